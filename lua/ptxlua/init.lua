@@ -1,0 +1,847 @@
+-- ptxlua -- the Lua DSL: kernels, registers, instruction chains, operators and helpers.
+-- Every instruction call and every operator on a register records exactly one PTX instruction
+-- through the C core (ptxlua.core), which validates it against the ISA table at the caller's line.
+
+local core = require "ptxlua.core"
+
+local P = { _VERSION = "0.1.0" }
+local floor, type, select, setmetatable, rawget, rawset = math.floor, type, select, setmetatable, rawget, rawset
+local tostring, tonumber, pairs, ipairs, error = tostring, tonumber, pairs, ipairs, error
+local fmt = string.format
+
+-- frames from this directory are the library's; anchors and errors skip them
+local LIBDIR = debug.getinfo(1, "S").source:match("^(@.*[/\\])") or "@ptxlua/"
+core.internal_source(LIBDIR)
+P._libdir = LIBDIR
+
+-- operand kinds shared with the C binding (t[0] of an operand table)
+local K_REG, K_ADDR, K_SYM, K_LABEL, K_SREG, K_NEG, K_SINK, K_PAIR, K_IMM = 1, 2, 3, 4, 5, 6, 7, 8, 9
+
+---------------------------------------------------------------------------------------------------
+-- errors at the user's line
+---------------------------------------------------------------------------------------------------
+local function user_where()
+  for lvl = 3, 60 do
+    local info = debug.getinfo(lvl, "Sl")
+    if not info then break end
+    local src = info.source
+    if info.currentline and info.currentline > 0 and src:sub(1, 1) == "@"
+       and src:sub(1, #LIBDIR) ~= LIBDIR then
+      return src:sub(2), info.currentline
+    end
+  end
+  return nil
+end
+
+local function perr(msg, ...)
+  if select("#", ...) > 0 then msg = fmt(msg, ...) end
+  local file, line = user_where()
+  if file then error(fmt("%s:%d: error: %s", file, line, msg), 0) end
+  error("error: " .. msg, 0)
+end
+P.error = perr
+
+---------------------------------------------------------------------------------------------------
+-- types
+---------------------------------------------------------------------------------------------------
+-- class: "f" float, "s" signed, "u" unsigned, "b" bits, "p" predicate; prefix: pool register names
+local TYPES = {
+  pred = { "p", 1, "p" },
+  b8 = { "b", 8, "bc" }, b16 = { "b", 16, "bs" }, b32 = { "b", 32, "b" }, b64 = { "b", 64, "bd" },
+  b128 = { "b", 128, "bq" },
+  u8 = { "u", 8, "uc" }, u16 = { "u", 16, "us" }, u32 = { "u", 32, "r" }, u64 = { "u", 64, "rd" },
+  s8 = { "s", 8, "sc" }, s16 = { "s", 16, "ss" }, s32 = { "s", 32, "si" }, s64 = { "s", 64, "sd" },
+  f16 = { "f", 16, "h" }, f16x2 = { "f", 32, "hh" }, bf16 = { "f", 16, "hb" }, bf16x2 = { "f", 32, "hhb" },
+  f32 = { "f", 32, "f" }, f64 = { "f", 64, "fd" },
+}
+P.types = TYPES
+local function tclass(t) return TYPES[t][1] end
+local function tbits(t) return TYPES[t][2] end
+
+---------------------------------------------------------------------------------------------------
+-- the trace being recorded
+---------------------------------------------------------------------------------------------------
+local CUR = nil          -- { mod = core module, kernel = def, nlabel = n, narr = n }
+local MOD = nil          -- CUR.mod, cached
+local OPC = {}           -- opcode text -> id (ids are stable for the Lua state)
+
+local function opid(text)
+  local id = OPC[text]
+  if not id then id = core.opcode(text); OPC[text] = id end
+  return id
+end
+
+local function need_trace()
+  if not MOD then perr("no kernel is being traced (this call belongs inside a kernel body)") end
+  return MOD
+end
+
+local function emit(text, ...)
+  local m = MOD or need_trace()
+  m:emit(OPC[text] or opid(text), ...)
+end
+P._emit = emit
+
+---------------------------------------------------------------------------------------------------
+-- registers
+---------------------------------------------------------------------------------------------------
+local REGMT = {}         -- type name -> metatable
+local RegMethods = {}    -- type name -> methods table
+
+local function isreg(v) return type(v) == "table" and rawget(v, 0) == K_REG end
+local function regtype(v) return getmetatable(v).ptype end
+P.isreg = isreg
+
+local function newreg(t, id) return setmetatable({ [0] = K_REG, id }, REGMT[t]) end
+
+local function poolreg(t)
+  local m = MOD or need_trace()
+  return newreg(t, m:pool(TYPES[t][3], t))
+end
+P._poolreg = poolreg
+
+local function typeof(v)
+  if isreg(v) then return regtype(v) end
+  return nil
+end
+
+-- the type of a binary operation: both registers of one type, or a register and a number
+local function optype(a, b, op)
+  local ta, tb = typeof(a), typeof(b)
+  if ta and tb then
+    if ta ~= tb then perr("type mismatch: .%s %s .%s (convert one side with :to(), no silent conversion)", ta, op, tb) end
+    return ta
+  end
+  local t = ta or tb
+  local other = ta and b or a
+  if type(other) ~= "number" and not (type(other) == "table" and rawget(other, 0) == K_IMM) then
+    perr("bad operand for '%s': .%s register %s %s", op, t, op, type(other) == "table" and "operand object" or type(other))
+  end
+  return t
+end
+
+-- opcode text of each operator per type class
+local function arith_opcode(op, t)
+  local c = tclass(t)
+  if c == "p" then perr("no arithmetic on predicates (use :and_(), :or_(), :xor(), :not_())") end
+  if c == "b" then perr("no arithmetic on .%s registers (declare them .u%d/.s%d/.f%d)", t, tbits(t), tbits(t), tbits(t)) end
+  if c == "f" then
+    if op == "rem" then perr("'%%' is not defined for .%s", t) end
+    if op == "div" and (t == "f16" or t == "bf16" or t == "f16x2" or t == "bf16x2") then perr("'/' is not defined for .%s", t) end
+    return op .. ".rn." .. t
+  end
+  if op == "mul" then return "mul.lo." .. t end
+  return op .. "." .. t
+end
+
+local ARITH_CACHE = {}
+local function arith(op, sym)
+  return function(a, b)
+    local t = optype(a, b, sym)
+    local key = op .. t
+    local text = ARITH_CACHE[key]
+    if not text then text = arith_opcode(op, t); ARITH_CACHE[key] = text end
+    local d = poolreg(t)
+    emit(text, d, a, b)
+    return d
+  end
+end
+
+local function unm(a)
+  local t = regtype(a)
+  local c = tclass(t)
+  if c == "u" then perr("unary minus on unsigned .%s (write 0 - x for wrap-around)", t) end
+  if c == "b" or c == "p" then perr("unary minus on .%s", t) end
+  local d = poolreg(t)
+  emit("neg." .. t, d, a)
+  return d
+end
+
+local function regtostring(r)
+  if MOD and rawget(r, 1) then
+    local ok, name = pcall(MOD.regname, MOD, r[1])
+    if ok then return fmt("%s (.%s)", name, regtype(r)) end
+  end
+  return fmt("register #%d (.%s)", r[1], regtype(r))
+end
+
+local function cmp_text(cmp, t)
+  local c = tclass(t)
+  if c == "p" then perr("comparison of predicates") end
+  if c == "b" and cmp ~= "eq" and cmp ~= "ne" then perr("ordered comparison of .%s registers (declare them .u/.s/.f)", t) end
+  return "setp." .. cmp .. "." .. t
+end
+
+local function bits_type(t) return "b" .. tbits(t) end
+
+local function method_table(t)
+  local M = {}
+  local c = tclass(t)
+  -- comparisons -> a new predicate
+  for _, cmp in ipairs { "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan" } do
+    M[cmp] = function(a, b)
+      local tt = optype(a, b, cmp)
+      local p = poolreg("pred")
+      emit(cmp_text(cmp, tt), p, a, b)
+      return p
+    end
+  end
+  -- bitwise
+  local function bitop(name, op)
+    M[name] = function(a, b)
+      local tt = optype(a, b, name)
+      if tt == "pred" then
+        local p = poolreg("pred"); emit(op .. ".pred", p, a, b); return p
+      end
+      if tclass(tt) == "f" then perr("bitwise %s on .%s (reinterpret with :as('b%d'))", op, tt, tbits(tt)) end
+      local d = poolreg(tt)
+      emit(op .. "." .. bits_type(tt), d, a, b)
+      return d
+    end
+  end
+  bitop("band", "and"); bitop("bor", "or"); bitop("bxor", "xor")
+  bitop("and_", "and"); bitop("or_", "or"); bitop("xor", "xor")
+  M.bnot = function(a)
+    if t == "pred" then local p = poolreg("pred"); emit("not.pred", p, a); return p end
+    if c == "f" then perr("bitwise not on .%s", t) end
+    local d = poolreg(t); emit("not." .. bits_type(t), d, a); return d
+  end
+  M.not_ = M.bnot
+  M.inv = function(a) -- !p as an operand (no instruction)
+    if t ~= "pred" then perr(":inv() is for predicates") end
+    return { [0] = K_NEG, a }
+  end
+  M.shl = function(a, n)
+    if c == "f" or c == "p" then perr("shift of .%s", t) end
+    local d = poolreg(t); emit("shl." .. bits_type(t), d, a, n); return d
+  end
+  M.shr = function(a, n)
+    if c == "f" or c == "p" then perr("shift of .%s", t) end
+    local d = poolreg(t); emit("shr." .. t, d, a, n); return d
+  end
+  M.min = function(a, b)
+    local tt = optype(a, b, "min"); local d = poolreg(tt); emit("min." .. tt, d, a, b); return d
+  end
+  M.max = function(a, b)
+    local tt = optype(a, b, "max"); local d = poolreg(tt); emit("max." .. tt, d, a, b); return d
+  end
+  M.abs = function(a)
+    if c == "u" or c == "b" or c == "p" then perr("abs of .%s", t) end
+    local d = poolreg(t); emit("abs." .. t, d, a); return d
+  end
+  M.fma = function(a, b, cc) -- a*b + c, one rounding
+    if c ~= "f" then perr(":fma is for floating point (use :mad for integers)") end
+    optype(a, b, "fma"); optype(a, cc, "fma")
+    local d = poolreg(t); emit("fma.rn." .. t, d, a, b, cc); return d
+  end
+  M.mad = function(a, b, cc) -- a*b + c, low half
+    if c ~= "u" and c ~= "s" then perr(":mad is for integers (use :fma for floating point)") end
+    optype(a, b, "mad"); optype(a, cc, "mad")
+    local d = poolreg(t); emit("mad.lo." .. t, d, a, b, cc); return d
+  end
+  M.mul_wide = function(a, b)
+    if not (t == "u32" or t == "s32" or t == "u16" or t == "s16") then perr(":mul_wide is for 16/32-bit integers") end
+    optype(a, b, "mul_wide")
+    local wide = (c == "u" and "u" or "s") .. (tbits(t) * 2)
+    local d = poolreg(wide); emit("mul.wide." .. t, d, a, b); return d
+  end
+  M.mul_hi = function(a, b)
+    optype(a, b, "mul_hi"); local d = poolreg(t); emit("mul.hi." .. t, d, a, b); return d
+  end
+  M.set = function(a, v) -- a := v (mov)
+    if isreg(v) and regtype(v) ~= t then perr("type mismatch in :set: .%s := .%s", t, regtype(v)) end
+    emit("mov." .. (t == "bf16" and "b16" or t == "bf16x2" and "b32" or t == "f16x2" and "b32" or t == "f16" and "b16" or t), a, v)
+    return a
+  end
+  M.select = function(p, a, b) -- p ? a : b
+    if t ~= "pred" then perr(":select is called on a predicate") end
+    local tt = optype(a, b, "select")
+    local d = poolreg(tt)
+    local st = tt
+    if tclass(tt) == "f" and tbits(tt) ~= 32 and tbits(tt) ~= 64 then st = "b" .. tbits(tt) end
+    emit("selp." .. st, d, a, b, p)
+    return d
+  end
+  M.to = function(a, t2) return P.cvt(t2, a) end
+  M.as = function(a, t2) -- reinterpret the bits (mov.bN)
+    if not TYPES[t2] then perr("unknown type '%s'", tostring(t2)) end
+    if tbits(t2) ~= tbits(t) then perr(":as('%s') on a .%s register: sizes differ", t2, t) end
+    local d = poolreg(t2); emit("mov.b" .. tbits(t), d, a); return d
+  end
+  M.sqrt = function(a)
+    if t ~= "f32" and t ~= "f64" then perr(":sqrt of .%s", t) end
+    local d = poolreg(t); emit("sqrt.rn." .. t, d, a); return d
+  end
+  M.type = function() return t end
+  M.name = function(a) return MOD and MOD:regname(a[1]) end
+  return M
+end
+
+for t in pairs(TYPES) do
+  local methods = method_table(t)
+  RegMethods[t] = methods
+  REGMT[t] = {
+    ptype = t, __index = methods, __name = "ptxlua.register",
+    __add = arith("add", "+"), __sub = arith("sub", "-"), __mul = arith("mul", "*"),
+    __div = arith("div", "/"), __mod = arith("rem", "%"), __unm = unm,
+    __tostring = regtostring,
+    __eq = function() perr("'==' cannot make a predicate in LuaJIT; use a:eq(b)") end,
+    __lt = function() perr("'<' cannot make a predicate in LuaJIT; use a:lt(b)") end,
+    __le = function() perr("'<=' cannot make a predicate in LuaJIT; use a:le(b)") end,
+    __concat = function() perr("'..' on a register") end,
+  }
+end
+
+-- conversions: P.cvt("f32", r) picks the rounding a C cast would (documented in docs/dsl.md)
+function P.cvt(t2, a)
+  if not isreg(a) then perr("cvt: a register expected") end
+  local t1 = regtype(a)
+  if not TYPES[t2] then perr("unknown type '%s'", tostring(t2)) end
+  if t1 == t2 then perr("cvt from .%s to itself", t1) end
+  local c1, c2 = tclass(t1), tclass(t2)
+  if c1 == "p" or c2 == "p" or c1 == "b" or c2 == "b" then perr("cvt between .%s and .%s (use :as or :select)", t1, t2) end
+  local text
+  if c1 ~= "f" and c2 ~= "f" then text = "cvt." .. t2 .. "." .. t1
+  elseif c1 == "f" and c2 ~= "f" then text = "cvt.rzi." .. t2 .. "." .. t1
+  elseif c1 ~= "f" then text = "cvt.rn." .. t2 .. "." .. t1
+  elseif tbits(t2) >= tbits(t1) and not (t1 == "bf16" and t2 == "f16") then text = "cvt." .. t2 .. "." .. t1
+  else text = "cvt.rn." .. t2 .. "." .. t1 end
+  local d = poolreg(t2)
+  emit(text, d, a)
+  return d
+end
+
+-- constructors: ptx.reg.f32() a fresh register, ptx.reg.f32 "name" a named one
+P.reg = setmetatable({}, { __index = function(_, t)
+  if not TYPES[t] then perr("unknown register type '%s'", tostring(t)) end
+  return function(name)
+    if name == nil then return poolreg(t) end
+    if type(name) ~= "string" then perr("register name must be a string (initial values: ptx.%s(v))", t) end
+    local m = MOD or need_trace()
+    return newreg(t, m:reg(t, name))
+  end
+end })
+
+-- arrays: ptx.regs.f32(64 [, "acc"]) -> { r1, ..., r64 } declared as %acc<64>
+P.regs = setmetatable({}, { __index = function(_, t)
+  if not TYPES[t] then perr("unknown register type '%s'", tostring(t)) end
+  return function(n, name)
+    local m = MOD or need_trace()
+    if type(n) ~= "number" or n < 1 or n ~= floor(n) then perr("register array size must be a positive integer") end
+    if name == nil then CUR.narr = CUR.narr + 1; name = TYPES[t][3] .. "v" .. CUR.narr .. "_" end
+    local first = m:reg(t, name, n)
+    local arr = {}
+    for i = 1, n do arr[i] = newreg(t, first + i - 1) end
+    return arr
+  end
+end })
+
+function P.pred(name) return P.reg.pred(name) end
+
+-- typed constants: ptx.f32(1.5) -> a new .f32 register, mov.f32 %f1, 0f3FC00000
+for t in pairs(TYPES) do
+  if t ~= "pred" and t ~= "b128" then
+    P[t] = function(v)
+      local d = poolreg(t)
+      local mt = t
+      if t == "f16" or t == "bf16" then mt = "b16" elseif t == "f16x2" or t == "bf16x2" then mt = "b32" end
+      emit("mov." .. mt, d, v)
+      return d
+    end
+  end
+end
+
+---------------------------------------------------------------------------------------------------
+-- operands that are not registers
+---------------------------------------------------------------------------------------------------
+-- [base + offset]: base a register, a symbol (param, shared variable) or nil (absolute)
+function P.addr(base, off)
+  off = off or 0
+  if type(off) ~= "number" then perr("address offset must be a number (add registers with an instruction)") end
+  if base ~= nil and not (type(base) == "table" and (rawget(base, 0) == K_REG or rawget(base, 0) == K_SYM)) then
+    perr("address base must be a register or a symbol")
+  end
+  return { [0] = K_ADDR, base, off }
+end
+
+function P.sym(name) return { [0] = K_SYM, name } end
+function P.hex(v) return { [0] = K_IMM, v, "hex" } end
+function P.imm(v) return { [0] = K_IMM, v } end
+P.sink = { [0] = K_SINK }
+P._ = P.sink
+function P.pair(p, q) return { [0] = K_PAIR, p, q } end
+
+-- special registers: ptx.sreg.tid.x, ptx.sreg.laneid, ...
+local function sreg(name, t) return { [0] = K_SREG, name, t } end
+local function xyz(base, t) return { x = sreg(base .. ".x", t), y = sreg(base .. ".y", t), z = sreg(base .. ".z", t) } end
+P.sreg = {
+  tid = xyz("tid", "u32"), ntid = xyz("ntid", "u32"), ctaid = xyz("ctaid", "u32"), nctaid = xyz("nctaid", "u32"),
+  clusterid = xyz("clusterid", "u32"), nclusterid = xyz("nclusterid", "u32"),
+  cluster_ctaid = xyz("cluster_ctaid", "u32"), cluster_nctaid = xyz("cluster_nctaid", "u32"),
+  laneid = sreg("laneid", "u32"), warpid = sreg("warpid", "u32"), nwarpid = sreg("nwarpid", "u32"),
+  smid = sreg("smid", "u32"), nsmid = sreg("nsmid", "u32"), gridid = sreg("gridid", "u64"),
+  lanemask_eq = sreg("lanemask_eq", "u32"), lanemask_le = sreg("lanemask_le", "u32"),
+  lanemask_lt = sreg("lanemask_lt", "u32"), lanemask_ge = sreg("lanemask_ge", "u32"),
+  lanemask_gt = sreg("lanemask_gt", "u32"),
+  clock = sreg("clock", "u32"), clock_hi = sreg("clock_hi", "u32"), clock64 = sreg("clock64", "u64"),
+  globaltimer = sreg("globaltimer", "u64"),
+  cluster_ctarank = sreg("cluster_ctarank", "u32"), cluster_nctarank = sreg("cluster_nctarank", "u32"),
+  is_explicit_cluster = sreg("is_explicit_cluster", "pred"),
+  dynamic_smem_size = sreg("dynamic_smem_size", "u32"), total_smem_size = sreg("total_smem_size", "u32"),
+  aggr_smem_size = sreg("aggr_smem_size", "u32"),
+}
+local SREG_BY_NAME = {}
+for k, v in pairs(P.sreg) do
+  if v[0] == K_SREG then SREG_BY_NAME[k] = v
+  else for c, s in pairs(v) do SREG_BY_NAME[k .. "." .. c] = s end end
+end
+
+-- ptx.special "tid.x" -> a new register holding it (mov.u32 %r1, %tid.x;)
+function P.special(name)
+  local s = SREG_BY_NAME[name]
+  if not s then perr("unknown special register '%%%s'", tostring(name)) end
+  local t = s[2]
+  local d = poolreg(t)
+  emit("mov." .. t, d, s)
+  return d
+end
+
+---------------------------------------------------------------------------------------------------
+-- instruction chains: ptx.add.f32(d, a, b) and ptx.op "add.f32" (d, a, b)
+---------------------------------------------------------------------------------------------------
+local CHAIN = {}
+-- spelling of a Lua key as a PTX modifier: trailing '_' dropped (and_, local_), a leading '_'
+-- before a digit dropped (_2d), '__' is '::' (shared__cluster)
+local function spell(k)
+  local s = k
+  if s:sub(-1) == "_" and #s > 1 then s = s:sub(1, -2) end
+  if s:match("^_%d") then s = s:sub(2) end
+  s = s:gsub("__", "::")
+  return s
+end
+P._spell = spell
+
+local function chain_node(text) return setmetatable({ text, false }, CHAIN) end
+CHAIN.__index = function(node, k)
+  if type(k) ~= "string" then perr("bad instruction modifier %s", tostring(k)) end
+  local child = chain_node(rawget(node, 1) .. "." .. spell(k))
+  rawset(node, k, child)
+  return child
+end
+CHAIN.__call = function(node, ...)
+  local id = rawget(node, 2)
+  if not id then id = opid(rawget(node, 1)); rawset(node, 2, id) end
+  local m = MOD or need_trace()
+  m:emit(id, ...)
+end
+CHAIN.__tostring = function(node) return "ptx instruction " .. rawget(node, 1) end
+CHAIN.__name = "ptxlua.instruction"
+
+local ROOTS = {}
+local OPCACHE = {}
+function P.op(text)
+  if type(text) ~= "string" then perr("ptx.op takes the opcode text, e.g. ptx.op \"add.f32\"") end
+  local n = OPCACHE[text]
+  if not n then n = chain_node(text); OPCACHE[text] = n end
+  return n
+end
+
+---------------------------------------------------------------------------------------------------
+-- guards, labels, control flow
+---------------------------------------------------------------------------------------------------
+local ROOT -- the table returned by require "ptxlua" (P with chain fallback)
+
+-- ptx.at(p).add.f32(...) : @p add.f32 ...; ptx.at_not(p) : @!p
+function P.at(p)
+  if not isreg(p) or regtype(p) ~= "pred" then perr("ptx.at expects a predicate register") end
+  local m = MOD or need_trace()
+  m:guard(p, false)
+  return ROOT
+end
+function P.at_not(p)
+  if not isreg(p) or regtype(p) ~= "pred" then perr("ptx.at_not expects a predicate register") end
+  local m = MOD or need_trace()
+  m:guard(p, true)
+  return ROOT
+end
+
+local function label_name(hint)
+  CUR.nlabel = CUR.nlabel + 1
+  return fmt("$L__%s%d", hint or "", CUR.nlabel)
+end
+
+-- ptx.label("name") -> a label object (placed later with ptx.place)
+function P.label(name)
+  need_trace()
+  if name ~= nil and (type(name) ~= "string" or not name:match("^[%a_$][%w_$]*$")) then
+    perr("bad label name %s", tostring(name))
+  end
+  return { [0] = K_LABEL, name and ("$" .. name) or label_name("") }
+end
+function P.place(l)
+  if type(l) ~= "table" or rawget(l, 0) ~= K_LABEL then perr("ptx.place expects a label from ptx.label()") end
+  local m = MOD or need_trace()
+  m:place(l[1])
+end
+
+-- if/else as branches (exact sequence in docs/dsl.md)
+function P.if_(p, then_fn, else_fn)
+  if not isreg(p) or regtype(p) ~= "pred" then perr("ptx.if_ expects a predicate register") end
+  if type(then_fn) ~= "function" then perr("ptx.if_(p, then_fn [, else_fn])") end
+  local l_else = { [0] = K_LABEL, label_name("else") }
+  local l_end = else_fn and { [0] = K_LABEL, label_name("endif") } or l_else
+  P.at_not(p); emit("bra", l_else)
+  then_fn()
+  if else_fn then
+    emit("bra.uni", l_end)
+    MOD:place(l_else[1])
+    else_fn()
+  end
+  MOD:place(l_end[1])
+end
+
+-- counted loop with a real backward branch: for i = start, stop-1, step
+function P.range(start, stop, step, body)
+  if body == nil and type(step) == "function" then body, step = step, 1 end
+  step = step or 1
+  if type(step) ~= "number" or step == 0 or step ~= floor(step) then perr("ptx.range: step must be a non-zero integer") end
+  if type(body) ~= "function" then perr("ptx.range(start, stop, [step,] function(i) ... end)") end
+  local t = typeof(start) or typeof(stop) or "u32"
+  if typeof(start) and typeof(stop) and typeof(start) ~= typeof(stop) then perr("ptx.range: start is .%s, stop is .%s", typeof(start), typeof(stop)) end
+  if t ~= "u32" and t ~= "s32" and t ~= "u64" and t ~= "s64" then perr("ptx.range: counter must be a 32/64-bit integer, got .%s", t) end
+  if step < 0 and t:sub(1, 1) == "u" and typeof(start) == nil and typeof(stop) == nil then t = "s32" end
+  local cmp_exit = step > 0 and "ge" or "le"
+  local cmp_loop = step > 0 and "lt" or "gt"
+  if type(start) == "number" and type(stop) == "number" then
+    if (step > 0 and start >= stop) or (step < 0 and start <= stop) then return end -- zero trips: nothing
+  end
+  local i = poolreg(t)
+  emit("mov." .. t, i, start)
+  local l_loop = { [0] = K_LABEL, label_name("loop") }
+  local l_end = { [0] = K_LABEL, label_name("endloop") }
+  local known = type(start) == "number" and type(stop) == "number"
+  if not known then
+    local p = poolreg("pred")
+    emit("setp." .. cmp_exit .. "." .. t, p, i, stop)
+    P.at(p); emit("bra", l_end)
+  end
+  MOD:place(l_loop[1])
+  body(i)
+  emit("add." .. t, i, i, step)
+  local q = poolreg("pred")
+  emit("setp." .. cmp_loop .. "." .. t, q, i, stop)
+  P.at(q); emit("bra", l_loop)
+  if not known then MOD:place(l_end[1]) end
+end
+function P.loop(n, body) return P.range(0, n, 1, body) end
+
+---------------------------------------------------------------------------------------------------
+-- kernel parameters
+---------------------------------------------------------------------------------------------------
+local PARAM = {}
+PARAM.__index = PARAM
+PARAM.__name = "ptxlua.param"
+PARAM.__tostring = function(p) return fmt("param %s (%s)", p[1], p.spec) end
+
+-- x:load() -> ld.param.<type> %r, [x]
+function PARAM.load(p)
+  local t = p.ptype
+  if p.count then perr("param '%s' is a byte array; take its address with ptx.addr(%s)", p[1], p[1]) end
+  local d = poolreg(t)
+  emit("ld.param." .. t, d, { [0] = K_ADDR, p, 0 })
+  return d
+end
+
+-- for each pointer parameter: ld.param.u64 %rdA, [p]; cvta.to.global.u64 %rdB, %rdA
+function P.global_ptrs(...)
+  local out = {}
+  for k = 1, select("#", ...) do
+    local p = select(k, ...)
+    if getmetatable(p) ~= PARAM or not p.pointer then perr("ptx.global_ptrs: argument %d is not a pointer parameter", k) end
+    local a = poolreg("u64")
+    emit("ld.param.u64", a, { [0] = K_ADDR, p, 0 })
+    local g = poolreg("u64")
+    emit("cvta.to.global.u64", g, a)
+    out[k] = g
+  end
+  return unpack(out, 1, select("#", ...))
+end
+
+-- parameter spec: {"x", "f32*", shape = {...}} | {"n", "u32"} | {"tmap", "tensormap"} | {"b", "b8", size=.., align=..}
+local function parse_param(spec, i)
+  if type(spec) ~= "table" or type(spec[1]) ~= "string" or type(spec[2]) ~= "string" then
+    perr("params[%d]: expected {name, type}, e.g. {\"x\", \"f32*\"}", i)
+  end
+  local name, ts = spec[1], spec[2]
+  if not name:match("^[%a_][%w_]*$") then perr("params[%d]: bad parameter name '%s'", i, name) end
+  local p = setmetatable({ [0] = K_SYM, name, spec = ts, shape = spec.shape }, PARAM)
+  local elem = ts:match("^(%w+)%*$")
+  if elem then
+    if not TYPES[elem] then perr("params[%d]: unknown element type '%s'", i, elem) end
+    p.pointer, p.elem, p.ptype = true, elem, "u64"
+  elseif ts == "tensormap" then
+    p.ptype, p.align, p.count, p.tensormap = "b8", 64, 128, true
+  elseif TYPES[ts] then
+    if ts == "pred" then perr("params[%d]: a parameter cannot be .pred", i) end
+    p.ptype = ts
+    if spec.size then
+      if type(spec.size) ~= "number" or spec.size < 1 or spec.size ~= floor(spec.size) then perr("params[%d]: size must be a positive integer", i) end
+      p.count, p.align = spec.size, spec.align
+    end
+  else
+    perr("params[%d]: unknown parameter type '%s' (e.g. \"f32*\", \"u32\", \"tensormap\")", i, ts)
+  end
+  return p
+end
+
+---------------------------------------------------------------------------------------------------
+-- shared memory (the planner of a later issue builds on these declarations)
+---------------------------------------------------------------------------------------------------
+-- ptx.shared("tile", "f32", 1024 [, align]) -> symbol of `.shared .align A .f32 tile[1024];`
+function P.shared(name, t, count, align)
+  local m = need_trace()
+  if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then perr("ptx.shared: bad name %s", tostring(name)) end
+  if not TYPES[t] or t == "pred" then perr("ptx.shared: bad type %s", tostring(t)) end
+  m:var("shared", name, (t == "bf16" or t == "f16") and "b16" or (t == "bf16x2" or t == "f16x2") and "b32" or t,
+        align or math.max(4, tbits(t) / 8), count or 0)
+  return { [0] = K_SYM, name }
+end
+-- ptx.shared_dynamic("smem" [, align]) -> `.extern .shared .align A .b8 smem[];`
+function P.shared_dynamic(name, align)
+  local m = need_trace()
+  m:var("shared", name, "b8", align or 16, 0, nil, "extern")
+  return { [0] = K_SYM, name }
+end
+
+---------------------------------------------------------------------------------------------------
+-- warp helpers (their exact sequences are pinned by tests and listed in docs/dsl.md)
+---------------------------------------------------------------------------------------------------
+-- in place: v = op(v, shfl.bfly(v, k)) for k = 16, 8, 4, 2, 1 (width 32; `width` narrower)
+function P.warp_reduce(v, op, width)
+  if not isreg(v) then perr("ptx.warp_reduce: a register expected") end
+  local t = regtype(v)
+  if tbits(t) ~= 32 then perr("ptx.warp_reduce: 32-bit registers only (got .%s)", t) end
+  width = width or 32
+  local ops = { sum = "add", max = "max", min = "min" }
+  local o = ops[op or "sum"]
+  if not o then perr("ptx.warp_reduce: op must be 'sum', 'max' or 'min'") end
+  local text = (tclass(t) == "f") and (o == "add" and "add.rn." .. t or o .. "." .. t) or (o .. "." .. t)
+  if tclass(t) == "b" then perr("ptx.warp_reduce: .%s has no arithmetic", t) end
+  local tmp = poolreg(t)
+  local k = width / 2
+  while k >= 1 do
+    emit("shfl.sync.bfly.b32", tmp, v, k, 31, 0xffffffff)
+    emit(text, v, v, tmp)
+    k = k / 2
+  end
+  return v
+end
+
+---------------------------------------------------------------------------------------------------
+-- kernels
+---------------------------------------------------------------------------------------------------
+local REGISTRY = {}      -- definitions in script order
+P._registry = REGISTRY
+
+local KERNEL = {}
+KERNEL.__index = KERNEL
+KERNEL.__name = "ptxlua.kernel"
+KERNEL.__tostring = function(k) return "kernel " .. k.name end
+
+local KNOWN_FIELDS = {
+  name = 1, target = 1, version = 1, params = 1, templates = 1, grid = 1, block = 1, cluster = 1,
+  maxntid = 1, reqntid = 1, minnctapersm = 1, maxnreg = 1, body = 1, doc = 1, smem = 1,
+}
+
+function P.kernel(def)
+  if type(def) ~= "table" then perr("ptx.kernel expects a table { name = ..., params = ..., body = function ... }") end
+  for k in pairs(def) do
+    if not KNOWN_FIELDS[k] then perr("ptx.kernel: unknown field '%s'", tostring(k)) end
+  end
+  if type(def.name) ~= "string" or not def.name:match("^[%a_][%w_]*$") then perr("ptx.kernel: 'name' must be an identifier") end
+  if type(def.body) ~= "function" then perr("ptx.kernel '%s': 'body' must be a function", def.name) end
+  local target = def.target or "sm_90a"
+  if not core.target(target) then perr("ptx.kernel '%s': unknown target '%s'", def.name, tostring(target)) end
+  local params = {}
+  for i, s in ipairs(def.params or {}) do
+    params[i] = parse_param(s, i)
+    for j = 1, i - 1 do if params[j][1] == params[i][1] then perr("ptx.kernel '%s': parameter '%s' twice", def.name, params[i][1]) end end
+  end
+  if def.templates ~= nil and type(def.templates) ~= "table" then perr("ptx.kernel '%s': 'templates' must be a table", def.name) end
+  for k, v in pairs(def.templates or {}) do
+    if type(k) ~= "string" or not k:match("^[%a_][%w_]*$") then perr("ptx.kernel '%s': bad template name %s", def.name, tostring(k)) end
+    local tv = type(v)
+    if tv ~= "number" and tv ~= "string" and tv ~= "boolean" then perr("template '%s' must default to a number, string or boolean", k) end
+  end
+  for _, other in ipairs(REGISTRY) do
+    if other.name == def.name then perr("kernel '%s' is defined twice", def.name) end
+  end
+  local file, line = user_where()
+  local k = setmetatable({ name = def.name, def = def, target = target, params = params,
+                           templates = def.templates or {}, file = file, line = line }, KERNEL)
+  REGISTRY[#REGISTRY + 1] = k
+  return k
+end
+
+local function coerce_define(k, name, raw, default)
+  if type(raw) ~= "string" then return raw end
+  local td = type(default)
+  if td == "number" then
+    local v = tonumber(raw)
+    if not v then perr("bad value for template %s of kernel %s: '%s' is not a number", name, k.name, raw) end
+    return v
+  elseif td == "boolean" then
+    if raw == "true" or raw == "1" then return true elseif raw == "false" or raw == "0" then return false end
+    perr("bad value for template %s of kernel %s: '%s' is not a boolean", name, k.name, raw)
+  end
+  return raw
+end
+
+-- the template values for a trace: defaults, then overrides (strings from -D are coerced)
+function KERNEL.resolve(k, overrides)
+  local t = {}
+  for name, v in pairs(k.templates) do t[name] = v end
+  for name, v in pairs(overrides or {}) do
+    if k.templates[name] ~= nil then t[name] = coerce_define(k, name, v, k.templates[name]) end
+  end
+  return t
+end
+
+local function eval(v, t, what, k)
+  if type(v) == "function" then v = v(t) end
+  if type(v) == "number" then v = { v } end
+  if v ~= nil and type(v) ~= "table" then perr("kernel %s: '%s' must be a number, a list or a function of the templates", k.name, what) end
+  return v
+end
+
+local function dims_of(v, what, k)
+  if v == nil then return nil end
+  local d = { v[1] or 1, v[2] or 1, v[3] or 1 }
+  for i = 1, 3 do
+    if type(d[i]) ~= "number" or d[i] < 1 or d[i] ~= floor(d[i]) then perr("kernel %s: %s[%d] must be a positive integer", k.name, what, i) end
+  end
+  return d
+end
+
+-- launch geometry for the given templates (used by the runtime and the emulator)
+function KERNEL.launch_dims(k, overrides)
+  local t = k:resolve(overrides)
+  local d = k.def
+  return dims_of(eval(d.grid, t, "grid", k), "grid", k), dims_of(eval(d.block, t, "block", k), "block", k),
+         dims_of(eval(d.cluster, t, "cluster", k), "cluster", k)
+end
+
+-- trace this kernel into module m (a core module)
+local function trace_into(k, m, overrides)
+  local d = k.def
+  local t = k:resolve(overrides)
+  t.kernel = k
+  m:func(k.name, "entry", "visible")
+  for _, p in ipairs(k.params) do m:param(p[1], p.ptype, p.align or 0, p.count or 0) end
+  local function dirv(name)
+    local v = eval(d[name], t, name, k)
+    if v then m:directive(name, v[1], v[2] or 1, v[3] or 1) end
+  end
+  dirv("maxntid"); dirv("reqntid")
+  local cl = eval(d.cluster, t, "cluster", k)
+  if cl and (cl[1] or 1) * (cl[2] or 1) * (cl[3] or 1) > 1 then m:directive("reqnctapercluster", cl[1], cl[2] or 1, cl[3] or 1) end
+  if d.minnctapersm then m:directive("minnctapersm", eval(d.minnctapersm, t, "minnctapersm", k)[1]) end
+  if d.maxnreg then m:directive("maxnreg", eval(d.maxnreg, t, "maxnreg", k)[1]) end
+  local saved_cur, saved_mod = CUR, MOD
+  CUR = { mod = m, kernel = k, nlabel = 0, narr = 0, t = t }
+  MOD = m
+  local ok, err = pcall(d.body, t, unpack(k.params))
+  CUR, MOD = saved_cur, saved_mod
+  if not ok then error(err, 0) end
+  m:endfunc()
+end
+
+-- build one module from kernels: opts.kernels (list of names, default all), opts.defines,
+-- opts.arch (overrides each kernel's target), opts.version
+function P.build(opts)
+  opts = opts or {}
+  local list = {}
+  local reg = opts.registry or REGISTRY
+  if opts.kernels and #opts.kernels > 0 then
+    for _, name in ipairs(opts.kernels) do
+      local found
+      for _, k in ipairs(reg) do if k.name == name then found = k end end
+      if not found then
+        local names = {}
+        for _, k in ipairs(reg) do names[#names + 1] = k.name end
+        error(fmt("error: no kernel named '%s' (the script defines: %s)", name, #names > 0 and table.concat(names, ", ") or "none"), 0)
+      end
+      list[#list + 1] = found
+    end
+  else
+    for _, k in ipairs(reg) do list[#list + 1] = k end
+  end
+  if #list == 0 then error("error: the script defines no kernel (call ptx.kernel{...})", 0) end
+  -- every define must name a template of some selected kernel
+  for name in pairs(opts.defines or {}) do
+    local used = false
+    for _, k in ipairs(list) do if k.templates[name] ~= nil then used = true end end
+    if not used then
+      local names = {}
+      for _, k in ipairs(list) do for n in pairs(k.templates) do names[#names + 1] = n end end
+      table.sort(names)
+      error(fmt("error: -D %s: no kernel has a template parameter '%s' (known: %s)", name, name,
+                #names > 0 and table.concat(names, ", ") or "none"), 0)
+    end
+  end
+  local target = opts.arch or list[1].target
+  for _, k in ipairs(list) do
+    if not opts.arch and k.target ~= target then
+      error(fmt("%s:%d: error: kernel %s targets %s but kernel %s targets %s; print them separately (--kernel) or pass --arch",
+                k.file or "?", k.line or 0, k.name, k.target, list[1].name, target), 0)
+    end
+  end
+  if not core.target(target) then error(fmt("error: unknown target '%s'", target), 0) end
+  local m = core.module(target)
+  for _, k in ipairs(list) do trace_into(k, m, opts.defines) end
+  local version = opts.version or list[1].def.version
+  for _, k in ipairs(list) do
+    if k.def.version and k.def.version ~= version then version = math.max(version, k.def.version) end
+  end
+  m:version(version)
+  return m, list
+end
+
+-- PTX text of one kernel (or of the module of several)
+function KERNEL.ptx(k, opts)
+  opts = opts or {}
+  local o = { kernels = { k.name }, defines = opts.defines, arch = opts.arch, version = opts.version, registry = { k } }
+  local m = P.build(o)
+  return m:print(opts.anchors)
+end
+function KERNEL.trace(k, opts)
+  opts = opts or {}
+  return (P.build { kernels = { k.name }, defines = opts.defines, arch = opts.arch, registry = { k } })
+end
+
+function P.ptx(opts)
+  opts = opts or {}
+  local m = P.build(opts)
+  return m:print(opts.anchors)
+end
+
+-- forget every kernel defined so far (the REPL reloads scripts)
+function P.reset()
+  for i = #REGISTRY, 1, -1 do REGISTRY[i] = nil end
+end
+function P.kernels() return REGISTRY end
+
+-- the trace state, for helpers in other modules
+function P._current() return CUR end
+
+---------------------------------------------------------------------------------------------------
+-- the root table: helpers first, then any other key starts an instruction chain
+---------------------------------------------------------------------------------------------------
+ROOT = setmetatable(P, { __index = function(t, k)
+  if type(k) ~= "string" then return nil end
+  local n = chain_node(spell(k))
+  rawset(t, k, n)
+  return n
+end })
+
+return ROOT

@@ -1,0 +1,374 @@
+/* engine.c -- the public C API (include/ptxlua.h): an engine owns one Lua state with the DSL.
+** No global state; errors are result codes with the message kept on the handle (as in SQLite);
+** nothing longjmps across the API: every call into Lua is protected. */
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "engine.h"
+#include "print.h"
+
+#ifndef PTXLUA_SOURCE_LUA_DIR
+#define PTXLUA_SOURCE_LUA_DIR ""
+#endif
+#ifndef PTXLUA_INSTALL_LUA_DIR
+#define PTXLUA_INSTALL_LUA_DIR ""
+#endif
+
+struct ptxlua_engine {
+  lua_State *L;
+  int defines_ref;        /* registry ref of the defines table */
+  char *arch;
+  char *errmsg, *errfile;
+  int errline;
+  char luadir[4096];
+  int dsl_loaded;
+};
+
+PTXLUA_API const char *ptxlua_version(void) { return PTXLUA_VERSION_STRING; }
+
+lua_State *plE_lua(ptxlua_engine *e) { return e ? e->L : NULL; }
+
+static char *dupstr(const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+static void clear_error(ptxlua_engine *e) {
+  free(e->errmsg); free(e->errfile);
+  e->errmsg = e->errfile = NULL; e->errline = 0;
+}
+
+/* "file:line: error: msg"; a plain Lua error "file:line: msg" gets the "error: " inserted */
+int plE_set_error(ptxlua_engine *e, int code, const char *msg) {
+  clear_error(e);
+  if (!msg) msg = "unknown error";
+  const char *p = msg;
+  /* find "file:line: " at the start (the file name may hold ':' only before the line) */
+  const char *colon = NULL;
+  for (const char *q = p; *q && *q != '\n'; q++) {
+    if (*q == ':' && q[1] >= '0' && q[1] <= '9') {
+      const char *r = q + 1;
+      while (*r >= '0' && *r <= '9') r++;
+      if (r[0] == ':' && r[1] == ' ') { colon = q; break; }
+    }
+  }
+  size_t n = strlen(msg);
+  char *out = malloc(n + 16);
+  if (!out) return code;
+  if (colon && strncmp(msg, "error:", 6) != 0) {
+    e->errfile = malloc((size_t)(colon - msg) + 1);
+    if (e->errfile) { memcpy(e->errfile, msg, (size_t)(colon - msg)); e->errfile[colon - msg] = 0; }
+    e->errline = atoi(colon + 1);
+    const char *rest = strchr(colon + 1, ':') + 2;
+    if (strncmp(rest, "error: ", 7) == 0) memcpy(out, msg, n + 1);
+    else snprintf(out, n + 16, "%.*s error: %s", (int)(rest - msg - 1), msg, rest);
+  } else if (strncmp(msg, "error:", 6) == 0) memcpy(out, msg, n + 1);
+  else snprintf(out, n + 16, "error: %s", msg);
+  e->errmsg = out;
+  return code;
+}
+
+static int exists_dir(const char *d) {
+  char buf[4200];
+  snprintf(buf, sizeof buf, "%s/ptxlua/init.lua", d);
+  struct stat st;
+  return stat(buf, &st) == 0;
+}
+
+static void find_luadir(ptxlua_engine *e) {
+  const char *env = getenv("PTXLUA_LUA_DIR");
+  if (env && *env && exists_dir(env)) { snprintf(e->luadir, sizeof e->luadir, "%s", env); return; }
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+      *slash = 0;
+      char cand[4200];
+      snprintf(cand, sizeof cand, "%s/../share/ptxlua/lua", exe);
+      if (exists_dir(cand)) { snprintf(e->luadir, sizeof e->luadir, "%s", cand); return; }
+    }
+  }
+  if (exists_dir(PTXLUA_SOURCE_LUA_DIR)) { snprintf(e->luadir, sizeof e->luadir, "%s", PTXLUA_SOURCE_LUA_DIR); return; }
+  snprintf(e->luadir, sizeof e->luadir, "%s", PTXLUA_INSTALL_LUA_DIR);
+}
+
+static int preload_core(lua_State *L) {
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "preload");
+  lua_pushcfunction(L, luaopen_ptxlua_core);
+  lua_setfield(L, -2, "ptxlua.core");
+  lua_pop(L, 2);
+  return 0;
+}
+
+static int set_path(lua_State *L, const char *dir) {
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "path");
+  const char *old = lua_tostring(L, -1);
+  lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s", dir, dir, old ? old : "");
+  lua_setfield(L, -3, "path");
+  lua_pop(L, 2);
+  return 0;
+}
+
+PTXLUA_API ptxlua_engine *ptxlua_open(void) {
+  ptxlua_engine *e = calloc(1, sizeof *e);
+  if (!e) return NULL;
+  e->defines_ref = LUA_NOREF;
+  e->L = luaL_newstate();
+  if (!e->L) { free(e); return NULL; }
+  luaL_openlibs(e->L);
+  preload_core(e->L);
+  find_luadir(e);
+  lua_newtable(e->L);
+  e->defines_ref = luaL_ref(e->L, LUA_REGISTRYINDEX);
+  return e;
+}
+
+PTXLUA_API void ptxlua_close(ptxlua_engine *e) {
+  if (!e) return;
+  if (e->L) lua_close(e->L);
+  clear_error(e);
+  free(e->arch);
+  free(e);
+}
+
+PTXLUA_API int ptxlua_set_lua_dir(ptxlua_engine *e, const char *dir) {
+  if (!e || !dir) return PTXLUA_MISUSE;
+  if (e->dsl_loaded) return plE_set_error(e, PTXLUA_MISUSE, "the Lua directory must be set before the first load");
+  snprintf(e->luadir, sizeof e->luadir, "%s", dir);
+  return PTXLUA_OK;
+}
+
+/* require "ptxlua" once (protected), then reset its kernel registry */
+static int load_dsl(ptxlua_engine *e) {
+  lua_State *L = e->L;
+  if (!e->dsl_loaded) {
+    set_path(L, e->luadir);
+    e->dsl_loaded = 1;
+  }
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "ptxlua");
+  if (lua_pcall(L, 1, 1, 0)) {
+    const char *m = lua_tostring(L, -1);
+    char buf[4600];
+    snprintf(buf, sizeof buf, "cannot load the ptxlua DSL from %s: %s", e->luadir, m ? m : "?");
+    lua_pop(L, 1);
+    return plE_set_error(e, PTXLUA_ERROR, buf);
+  }
+  lua_getfield(L, -1, "reset");
+  if (lua_pcall(L, 0, 0, 0)) { lua_pop(L, 2); return plE_set_error(e, PTXLUA_ERROR, "ptxlua.reset failed"); }
+  lua_pop(L, 1);
+  return PTXLUA_OK;
+}
+
+static int run_chunk(ptxlua_engine *e, int status) {
+  lua_State *L = e->L;
+  if (status == 0) status = lua_pcall(L, 0, 0, 0);
+  if (status) {
+    const char *m = lua_tostring(L, -1);
+    int code = status == LUA_ERRMEM ? PTXLUA_NOMEM : PTXLUA_ERROR;
+    plE_set_error(e, code, m ? m : "error object is not a string");
+    lua_pop(L, 1);
+    return code;
+  }
+  return PTXLUA_OK;
+}
+
+PTXLUA_API int ptxlua_load_file(ptxlua_engine *e, const char *path) {
+  if (!e || !path) return PTXLUA_MISUSE;
+  clear_error(e);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    char buf[4400];
+    snprintf(buf, sizeof buf, "%s: error: cannot open: %s", path, strerror(errno));
+    e->errmsg = dupstr(buf);
+    e->errfile = dupstr(path);
+    return PTXLUA_IO;
+  }
+  fclose(f);
+  int r = load_dsl(e);
+  if (r) return r;
+  return run_chunk(e, luaL_loadfile(e->L, path));
+}
+
+PTXLUA_API int ptxlua_load_string(ptxlua_engine *e, const char *chunkname, const char *text, size_t len) {
+  if (!e || !text) return PTXLUA_MISUSE;
+  clear_error(e);
+  int r = load_dsl(e);
+  if (r) return r;
+  char name[1024];
+  snprintf(name, sizeof name, "@%s", chunkname ? chunkname : "string");
+  return run_chunk(e, luaL_loadbuffer(e->L, text, len, name));
+}
+
+/* push require("ptxlua") */
+static int push_dsl(ptxlua_engine *e) {
+  lua_State *L = e->L;
+  if (!e->dsl_loaded) return 0;
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "loaded");
+  lua_getfield(L, -1, "ptxlua");
+  lua_remove(L, -2); lua_remove(L, -2);
+  if (!lua_istable(L, -1)) { lua_pop(L, 1); return 0; }
+  return 1;
+}
+
+PTXLUA_API int ptxlua_kernel_count(ptxlua_engine *e) {
+  if (!e || !push_dsl(e)) return 0;
+  lua_getfield(e->L, -1, "_registry");
+  int n = (int)lua_objlen(e->L, -1);
+  lua_pop(e->L, 2);
+  return n;
+}
+
+PTXLUA_API const char *ptxlua_kernel_name(ptxlua_engine *e, int i) {
+  if (!e || i < 0 || !push_dsl(e)) return NULL;
+  lua_State *L = e->L;
+  lua_getfield(L, -1, "_registry");
+  lua_rawgeti(L, -1, i + 1);
+  const char *name = NULL;
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, "name");
+    name = lua_tostring(L, -1);  /* kept alive by the registry entry */
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 3);
+  return name;
+}
+
+PTXLUA_API int ptxlua_define(ptxlua_engine *e, const char *name, const char *value) {
+  if (!e || !name || !*name) return PTXLUA_MISUSE;
+  lua_State *L = e->L;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, e->defines_ref);
+  if (value) lua_pushstring(L, value); else lua_pushnil(L);
+  lua_setfield(L, -2, name);
+  lua_pop(L, 1);
+  return PTXLUA_OK;
+}
+
+PTXLUA_API int ptxlua_set_arch(ptxlua_engine *e, const char *arch) {
+  if (!e) return PTXLUA_MISUSE;
+  free(e->arch);
+  e->arch = arch ? dupstr(arch) : NULL;
+  return arch && !e->arch ? PTXLUA_NOMEM : PTXLUA_OK;
+}
+
+/* build the module: leaves it on the stack (returns its IR), or sets the error */
+static plI_module *build(ptxlua_engine *e, const char *kernels, int *rc) {
+  lua_State *L = e->L;
+  clear_error(e);
+  if (!push_dsl(e)) { *rc = plE_set_error(e, PTXLUA_MISUSE, "no script is loaded"); return NULL; }
+  lua_getfield(L, -1, "build");
+  lua_remove(L, -2);
+  lua_createtable(L, 0, 4);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, e->defines_ref);
+  lua_setfield(L, -2, "defines");
+  if (e->arch) { lua_pushstring(L, e->arch); lua_setfield(L, -2, "arch"); }
+  lua_newtable(L);
+  if (kernels) {
+    int n = 0;
+    const char *p = kernels;
+    while (*p) {
+      const char *q = strchr(p, ',');
+      size_t len = q ? (size_t)(q - p) : strlen(p);
+      if (len) { lua_pushlstring(L, p, len); lua_rawseti(L, -2, ++n); }
+      if (!q) break;
+      p = q + 1;
+    }
+  }
+  lua_setfield(L, -2, "kernels");
+  if (lua_pcall(L, 1, 1, 0)) {
+    const char *m = lua_tostring(L, -1);
+    *rc = plE_set_error(e, PTXLUA_ERROR, m ? m : "error object is not a string");
+    lua_pop(L, 1);
+    return NULL;
+  }
+  plI_module *m = plL_tomodule(L, -1);
+  if (!m) { lua_pop(L, 1); *rc = plE_set_error(e, PTXLUA_ERROR, "ptxlua.build returned no module"); return NULL; }
+  *rc = PTXLUA_OK;
+  return m;
+}
+
+static int anchors_of(int flags) {
+  return (flags & PTXLUA_ANCHOR_LOC) ? PLP_ANCHOR_LOC : (flags & PTXLUA_ANCHOR_COMMENTS) ? PLP_ANCHOR_COMMENT : PLP_ANCHOR_NONE;
+}
+
+PTXLUA_API int ptxlua_ptx(ptxlua_engine *e, const char *kernels, int flags, char **out, size_t *len) {
+  if (!e || !out) return PTXLUA_MISUSE;
+  *out = NULL;
+  if (len) *len = 0;
+  int rc;
+  plI_module *m = build(e, kernels, &rc);
+  if (!m) return rc;
+  plU_buf b; plU_buf_init(&b);
+  plP_opts o = {anchors_of(flags), NULL, -1};
+  int r = plP_print(m, &o, &b);
+  lua_pop(e->L, 1);
+  if (r) { plU_buf_free(&b); return plE_set_error(e, PTXLUA_NOMEM, "out of memory while printing"); }
+  plU_buf_cstr(&b);
+  *out = b.p ? b.p : dupstr("");
+  if (len) *len = b.n;
+  return PTXLUA_OK;
+}
+
+PTXLUA_API void ptxlua_free(void *p) { free(p); }
+
+typedef struct { const plI_module *m; plP_opts o; } wctx;
+static int sink(void *ud, const char *s, size_t n) { return fwrite(s, 1, n, (FILE *)ud) == n; }
+static int fill_ptx(void *ud, FILE *f) { wctx *w = (wctx *)ud; return plP_write(w->m, &w->o, sink, f); }
+
+int plE_write_atomic(const char *path, int (*fill)(void *ud, FILE *f), void *ud, char *err, size_t errlen) {
+  size_t n = strlen(path);
+  char *tmp = malloc(n + 32);
+  if (!tmp) { snprintf(err, errlen, "out of memory"); return PTXLUA_NOMEM; }
+  snprintf(tmp, n + 32, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) { snprintf(err, errlen, "%s: error: cannot write: %s", path, strerror(errno)); free(tmp); return PTXLUA_IO; }
+  FILE *f = fdopen(fd, "wb");
+  if (!f) { close(fd); unlink(tmp); free(tmp); snprintf(err, errlen, "%s: error: cannot write", path); return PTXLUA_IO; }
+  int r = fill(ud, f);
+  int werr = ferror(f);
+  if (fclose(f) != 0) werr = 1;
+  if (r || werr) {
+    unlink(tmp); free(tmp);
+    snprintf(err, errlen, "%s: error: %s", path, r == 2 ? "out of memory while printing" : "write failed");
+    return r == 2 ? PTXLUA_NOMEM : PTXLUA_IO;
+  }
+  chmod(tmp, 0644);
+  if (rename(tmp, path) != 0) {
+    snprintf(err, errlen, "%s: error: cannot rename into place: %s", path, strerror(errno));
+    unlink(tmp); free(tmp);
+    return PTXLUA_IO;
+  }
+  free(tmp);
+  return PTXLUA_OK;
+}
+
+PTXLUA_API int ptxlua_write_ptx(ptxlua_engine *e, const char *kernels, int flags, const char *path) {
+  if (!e || !path) return PTXLUA_MISUSE;
+  int rc;
+  plI_module *m = build(e, kernels, &rc);
+  if (!m) return rc;
+  wctx w = {m, {anchors_of(flags), NULL, -1}};
+  char err[4400];
+  rc = plE_write_atomic(path, fill_ptx, &w, err, sizeof err);
+  lua_pop(e->L, 1);
+  if (rc) { clear_error(e); e->errmsg = dupstr(err); e->errfile = dupstr(path); }
+  return rc;
+}
+
+PTXLUA_API const char *ptxlua_errmsg(ptxlua_engine *e) { return e && e->errmsg ? e->errmsg : (e ? "no error" : "out of memory"); }
+PTXLUA_API const char *ptxlua_errfile(ptxlua_engine *e) { return e ? e->errfile : NULL; }
+PTXLUA_API int ptxlua_errline(ptxlua_engine *e) { return e ? e->errline : 0; }

@@ -1,0 +1,16 @@
+/* engine.h -- internals shared by the library's engine and the ptxlua executable. */
+#ifndef PL_ENGINE_H
+#define PL_ENGINE_H
+
+#include <stdio.h>
+#include <lua.h>
+#include "ptxlua.h"
+#include "ir.h"
+
+lua_State *plE_lua(ptxlua_engine *e);
+int plE_set_error(ptxlua_engine *e, int code, const char *msg); /* normalizes to file:line: error: */
+int luaopen_ptxlua_core(lua_State *L);
+plI_module *plL_tomodule(lua_State *L, int idx);  /* the IR of a core module userdata, or NULL */
+int plE_write_atomic(const char *path, int (*fill)(void *ud, FILE *f), void *ud, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,262 @@
+/* ir.c -- building the trace IR: functions, registers, variables, statements.
+** Errors are sticky (DynASM-style): the first one is kept in m->err, later calls are no-ops. */
+#include "ir.h"
+#include "isa.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+
+plI_module *plI_new(struct plA_ctx *isa) {
+  plI_module *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  plU_strtab_init(&m->strs);
+  plU_buf_init(&m->err);
+  m->isa = isa;
+  if (isa) plA_ref(isa);
+  m->version = 0;
+  m->address_size = 64;
+  return m;
+}
+
+static void free_func(plI_func *f) {
+  plU_vec_free(f->params); plU_vec_free(f->rets); plU_vec_free(f->regdecls);
+  plU_vec_free(f->vars); plU_vec_free(f->stmts);
+}
+
+void plI_free(plI_module *m) {
+  if (!m) return;
+  for (uint32_t i = 0; i < m->funcs.n; i++) free_func(&m->funcs.p[i]);
+  plU_vec_free(m->funcs); plU_vec_free(m->globals); plU_vec_free(m->regs);
+  plU_vec_free(m->opnds);
+  free(m->declmap);
+  plU_strtab_free(&m->strs);
+  plU_buf_free(&m->err);
+  if (m->isa) plA_unref(m->isa);
+  free(m);
+}
+
+int plI_fail(plI_module *m, int code, const char *fmt, ...) {
+  if (m->status) return m->status;
+  m->status = code ? code : 1;
+  va_list ap;
+  va_start(ap, fmt);
+  plU_buf_vprintf(&m->err, fmt, ap);
+  va_end(ap);
+  return m->status;
+}
+
+uint32_t plI_str(plI_module *m, const char *s) {
+  uint32_t id = plU_intern(&m->strs, s, strlen(s));
+  if (!id) plI_fail(m, 2, "out of memory");
+  return id;
+}
+
+int plI_func_new(plI_module *m, const char *name, int kind, int linkage) {
+  plI_func f;
+  memset(&f, 0, sizeof f);
+  f.name = plI_str(m, name);
+  f.kind = (uint8_t)kind;
+  f.linkage = (uint8_t)linkage;
+  if (!f.name) return -1;
+  for (uint32_t i = 0; i < m->funcs.n; i++)
+    if (m->funcs.p[i].name == f.name && !m->funcs.p[i].declared_only) {
+      plI_fail(m, 1, "function '%s' is defined twice", name);
+      return -1;
+    }
+  if (!plU_vec_push(m->funcs, f)) { plI_fail(m, 2, "out of memory"); return -1; }
+  m->cur = m->funcs.n - 1;
+  return (int)m->cur;
+}
+
+int plI_param(plI_module *m, int func, const char *name, int type, uint32_t align, uint64_t count, int ret) {
+  if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no such function"), -1;
+  plI_func *f = &m->funcs.p[func];
+  plI_var v;
+  memset(&v, 0, sizeof v);
+  v.name = plI_str(m, name);
+  v.space = PLV_PARAM; v.type = (uint8_t)type; v.align = align; v.count = count;
+  if (!v.name) return -1;
+  for (uint32_t i = 0; i < f->params.n; i++)
+    if (f->params.p[i].name == v.name) return plI_fail(m, 1, "parameter '%s' declared twice", name), -1;
+  if (ret ? !plU_vec_push(f->rets, v) : !plU_vec_push(f->params, v)) return plI_fail(m, 2, "out of memory"), -1;
+  return 0;
+}
+
+/* --- register names --------------------------------------------------------------------- */
+
+/* declmap[string id] = (func << 20 | decl index) + 1 for names declared in that function */
+static int declmap_get(plI_module *m, uint32_t func, uint32_t name) {
+  if (name >= m->declmap_n) return -1;
+  uint64_t e = m->declmap[name];
+  if (!e || (uint32_t)((e - 1) >> 32) != func) return -1;
+  return (int)((e - 1) & 0xffffffffu);
+}
+static int declmap_set(plI_module *m, uint32_t func, uint32_t name, uint32_t decl) {
+  if (name >= m->declmap_n) {
+    uint32_t n = m->declmap_n ? m->declmap_n : 256;
+    while (n <= name) n *= 2;
+    uint64_t *p = realloc(m->declmap, n * sizeof *p);
+    if (!p) return 0;
+    memset(p + m->declmap_n, 0, (n - m->declmap_n) * sizeof *p);
+    m->declmap = p; m->declmap_n = n;
+  }
+  m->declmap[name] = (((uint64_t)func << 32) | decl) + 1;
+  return 1;
+}
+
+static int valid_regname(const char *s) {
+  if (!*s) return 0;
+  if (!(isalpha((unsigned char)*s) || *s == '_' || *s == '$')) return 0;
+  for (s++; *s; s++)
+    if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '$')) return 0;
+  return 1;
+}
+
+/* a scalar "f12" collides with a range or pool "f" */
+static int collides(plI_module *m, uint32_t func, const char *name) {
+  size_t n = strlen(name), k = n;
+  while (k > 0 && isdigit((unsigned char)name[k - 1])) k--;
+  if (k == n || k == 0) return 0;
+  uint32_t base = plU_find(&m->strs, name, k);
+  if (!base) return 0;
+  int d = declmap_get(m, func, base);
+  return d >= 0 && m->funcs.p[func].regdecls.p[d].count > 0;
+}
+
+static uint32_t new_decl(plI_module *m, int func, const char *name, int type, uint32_t count, int pool) {
+  if (m->status) return 0;
+  if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), 0;
+  if (!valid_regname(name)) return plI_fail(m, 1, "bad register name '%s'", name), 0;
+  if (type <= PLT_NONE || type >= PLT__COUNT || (plT_info_tab[type].bits < 8 && type != PLT_PRED))
+    return plI_fail(m, 1, "bad register type"), 0;
+  uint32_t sid = plI_str(m, name);
+  if (!sid) return 0;
+  plI_func *f = &m->funcs.p[func];
+  if (declmap_get(m, (uint32_t)func, sid) >= 0)
+    return plI_fail(m, 1, "register name '%%%s' is already declared", name), 0;
+  if (collides(m, (uint32_t)func, name))
+    return plI_fail(m, 1, "register name '%%%s' collides with a register range", name), 0;
+  if (count || pool) { /* a range %name<N>: no scalar may be called name<digits> */
+    for (uint32_t i = 0; i < f->regdecls.n; i++) {
+      const plI_regdecl *d = &f->regdecls.p[i];
+      const char *dn = plI_cstr(m, d->name);
+      size_t k = strlen(name);
+      if (d->count == 0 && strncmp(dn, name, k) == 0 && dn[k]) {
+        const char *q = dn + k;
+        while (isdigit((unsigned char)*q)) q++;
+        if (!*q) return plI_fail(m, 1, "register range '%%%s' collides with register '%%%s'", name, dn), 0;
+      }
+    }
+  }
+  plI_regdecl d = {sid, plT_info_tab[type].decl, count};
+  if (!plU_vec_push(f->regdecls, d) || !declmap_set(m, (uint32_t)func, sid, f->regdecls.n - 1))
+    return plI_fail(m, 2, "out of memory"), 0;
+  uint32_t first = m->regs.n;
+  for (uint32_t i = 0; i < (count ? count : 1); i++) {
+    plI_reg r = {sid, count ? (int32_t)i : -1, (uint8_t)type, (uint32_t)func};
+    if (!plU_vec_push(m->regs, r)) return plI_fail(m, 2, "out of memory"), 0;
+  }
+  return first + 1; /* register ids are 1-based */
+}
+
+uint32_t plI_reg_scalar(plI_module *m, int func, const char *name, int type) {
+  return new_decl(m, func, name, type, 0, 0);
+}
+uint32_t plI_reg_range(plI_module *m, int func, const char *name, int type, uint32_t count) {
+  if (count == 0 || count > (1u << 24)) return plI_fail(m, 1, "bad register range size %u", count), 0;
+  return new_decl(m, func, name, type, count, 0);
+}
+
+uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type) {
+  if (m->status) return 0;
+  if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), 0;
+  uint32_t sid = plU_find(&m->strs, prefix, strlen(prefix));
+  int d = sid ? declmap_get(m, (uint32_t)func, sid) : -1;
+  if (d < 0) {
+    /* pools are numbered from 1, as nvcc does: %f<N> declares %f0..%f(N-1) and %f0 stays unused */
+    uint32_t id = new_decl(m, func, prefix, type, 2, 1);
+    if (!id) return 0;
+    m->regs.p[id - 1].type = 0xff; /* %prefix0: never handed out */
+    return id + 1;
+  }
+  plI_regdecl *dc = &m->funcs.p[func].regdecls.p[d];
+  uint32_t idx = dc->count;
+  if (dc->type != plT_info_tab[type].decl)
+    return plI_fail(m, 1, "register pool '%%%s' holds another type", prefix), 0;
+  dc->count++;
+  plI_reg r = {dc->name, (int32_t)idx, (uint8_t)type, (uint32_t)func};
+  if (!plU_vec_push(m->regs, r)) return plI_fail(m, 2, "out of memory"), 0;
+  return m->regs.n;
+}
+
+void plI_regname(const plI_module *m, uint32_t id, plU_buf *b) {
+  if (id == 0 || id > m->regs.n) { plU_buf_puts(b, "%<bad>"); return; }
+  const plI_reg *r = &m->regs.p[id - 1];
+  plU_buf_putc(b, '%');
+  plU_buf_puts(b, plI_cstr(m, r->name));
+  if (r->index >= 0) plU_buf_printf(b, "%d", r->index);
+}
+
+int plI_var_new(plI_module *m, int func, const char *name, int space, int linkage, int type,
+            uint32_t align, uint64_t count, const char *init) {
+  if (m->status) return -1;
+  plI_var v;
+  memset(&v, 0, sizeof v);
+  v.name = plI_str(m, name);
+  v.space = (uint8_t)space; v.linkage = (uint8_t)linkage; v.type = (uint8_t)type;
+  v.align = align; v.count = count;
+  v.init = init ? plI_str(m, init) : 0;
+  if (!v.name) return -1;
+  if (align & (align - 1)) return plI_fail(m, 1, "alignment %u of '%s' is not a power of two", align, name), -1;
+  if (func < 0) {
+    for (uint32_t i = 0; i < m->globals.n; i++)
+      if (m->globals.p[i].name == v.name) return plI_fail(m, 1, "variable '%s' declared twice", name), -1;
+    if (!plU_vec_push(m->globals, v)) return plI_fail(m, 2, "out of memory"), -1;
+    return (int)m->globals.n - 1;
+  }
+  if ((uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no such function"), -1;
+  plI_func *f = &m->funcs.p[func];
+  for (uint32_t i = 0; i < f->vars.n; i++)
+    if (f->vars.p[i].name == v.name) return plI_fail(m, 1, "variable '%s' declared twice", name), -1;
+  if (!plU_vec_push(f->vars, v)) return plI_fail(m, 2, "out of memory"), -1;
+  return (int)f->vars.n - 1;
+}
+
+uint32_t plI_opnd_push(plI_module *m, const plI_opnd *o) {
+  if (!plU_vec_push(m->opnds, *o)) { plI_fail(m, 2, "out of memory"); return UINT32_MAX; }
+  return m->opnds.n - 1;
+}
+
+static int push_stmt(plI_module *m, int func, plI_stmt *s) {
+  if (m->status) return -1;
+  if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), -1;
+  plI_func *f = &m->funcs.p[func];
+  if (!plU_vec_push(f->stmts, *s)) return plI_fail(m, 2, "out of memory"), -1;
+  return (int)f->stmts.n - 1;
+}
+
+int plI_insn(plI_module *m, int func, uint32_t opc, const plI_opnd *ops, int nops,
+             uint32_t guard, int negguard, uint32_t file, uint32_t line) {
+  if (m->status) return -1;
+  if (nops < 0 || nops > 0xffff) return plI_fail(m, 1, "too many operands"), -1;
+  plI_stmt s = {PLS_INSN, (uint8_t)(negguard ? PLOF_NEG : 0), (uint16_t)nops, opc, m->opnds.n, guard, file, line};
+  if (nops && m->opnds.n + (uint32_t)nops > m->opnds.cap &&
+      !plU_vec_grow((void **)&m->opnds.p, &m->opnds.cap, m->opnds.n + (uint32_t)nops, sizeof *m->opnds.p))
+    return plI_fail(m, 2, "out of memory"), -1;
+  if (nops) memcpy(m->opnds.p + m->opnds.n, ops, (size_t)nops * sizeof *ops);
+  m->opnds.n += (uint32_t)nops;
+  return push_stmt(m, func, &s);
+}
+
+int plI_label(plI_module *m, int func, uint32_t name, uint32_t file, uint32_t line) {
+  plI_stmt s = {PLS_LABEL, 0, 0, name, 0, 0, file, line};
+  return push_stmt(m, func, &s);
+}
+
+int plI_raw(plI_module *m, int func, const char *text, uint32_t file, uint32_t line) {
+  uint32_t id = plI_str(m, text);
+  if (!id) return -1;
+  plI_stmt s = {PLS_RAW, 0, 0, id, 0, 0, file, line};
+  return push_stmt(m, func, &s);
+}

@@ -1,0 +1,134 @@
+/* ir.h -- the trace IR: one module of PTX, as the DSL records it and the parser reads it.
+** Flat arrays of small records; strings interned; no pointers between records, only ids. */
+#ifndef PL_IR_H
+#define PL_IR_H
+
+#include "util.h"
+#include "types.h"
+
+/* operand kinds */
+enum {
+  PLO_NONE, PLO_REG, PLO_IMM, PLO_F32, PLO_F64, PLO_SYM, PLO_ADDR, PLO_VEC, PLO_SINK, PLO_RAW,
+  PLO_PAIR, /* p|q: two operands at id, id+1 of the pool */
+  PLO_LABEL, /* id: label name string */
+  PLO_SREG   /* id: special register name string ("tid.x"), n: its type */
+};
+/* operand flags */
+enum {
+  PLOF_NEG = 1,      /* !p */
+  PLOF_HEX = 2,      /* integer immediate printed in hex */
+  PLOF_BASE_REG = 4, /* ADDR: id is a register */
+  PLOF_BASE_SYM = 8, /* ADDR: id is a symbol string; neither: absolute address v */
+  PLOF_UNSIGNED = 16 /* IMM: print as unsigned (v is uint64) */
+};
+
+typedef struct plI_opnd {
+  uint8_t kind, flags;
+  uint16_t n;   /* VEC: element count */
+  uint32_t id;  /* REG: register id; SYM/RAW: string id; ADDR: base; VEC/PAIR: first element */
+  uint64_t v;   /* IMM: value; F32/F64: bits; ADDR: offset (int64) */
+} plI_opnd;
+
+/* statement kinds */
+enum { PLS_INSN, PLS_LABEL, PLS_RAW };
+
+typedef struct plI_stmt {
+  uint8_t kind, flags; /* flags: PLOF_NEG on the guard */
+  uint16_t nops;
+  uint32_t opc;   /* INSN: opcode id (ISA context); LABEL: name string; RAW: text string */
+  uint32_t ops;   /* first operand in the module's pool */
+  uint32_t guard; /* register id + 1, 0 = unguarded */
+  uint32_t file;  /* anchor: file string id (0 = none) */
+  uint32_t line;
+} plI_stmt;
+
+typedef struct plI_reg {
+  uint32_t name;  /* base name string id */
+  int32_t index;  /* element index in a %name<N> range, -1 for a scalar */
+  uint8_t type;   /* logical type (bf16 kept as bf16) */
+  uint32_t func;  /* owning function */
+} plI_reg;
+
+typedef struct plI_regdecl {
+  uint32_t name;  /* base name */
+  uint8_t type;   /* PTX declaration type */
+  uint32_t count; /* 0: scalar %name; else %name<count> */
+} plI_regdecl;
+
+/* state spaces of variables and parameters */
+enum { PLV_GLOBAL, PLV_SHARED, PLV_CONST, PLV_LOCAL, PLV_PARAM };
+enum { PLK_NONE, PLK_VISIBLE, PLK_EXTERN, PLK_WEAK, PLK_COMMON };
+
+typedef struct plI_var {
+  uint32_t name;
+  uint8_t space, linkage, type, ptr;  /* ptr: param is a pointer (.ptr) -- reserved */
+  uint32_t align;    /* 0 = natural */
+  uint64_t count;    /* 0 = scalar; UINT64_MAX = unsized [] */
+  uint32_t init;     /* initializer text string id ("{1, 2}"), 0 = none */
+  uint32_t file, line;
+} plI_var;
+
+enum { PLF_ENTRY, PLF_FUNC };
+
+typedef struct plI_func {
+  uint32_t name;
+  uint8_t kind, linkage, noreturn, explicitcluster;
+  PLU_VEC(plI_var) params;
+  PLU_VEC(plI_var) rets;
+  uint32_t maxntid[3], reqntid[3], reqnctapercluster[3];
+  uint32_t minnctapersm, maxnreg, maxclusterrank;
+  PLU_VEC(plI_regdecl) regdecls;
+  PLU_VEC(plI_var) vars;     /* function-scope .shared/.local */
+  PLU_VEC(plI_stmt) stmts;
+  uint32_t file, line;
+  int declared_only;         /* a prototype with no body */
+} plI_func;
+
+struct plA_ctx;
+
+typedef struct plI_module {
+  struct plA_ctx *isa;       /* opcode names and forms (shared, refcounted) */
+  plU_strtab strs;
+  int version;               /* 10*major + minor, e.g. 80 */
+  uint32_t target;           /* string id, e.g. "sm_90a" */
+  int address_size;
+  PLU_VEC(plI_func) funcs;
+  PLU_VEC(plI_var) globals;
+  PLU_VEC(plI_reg) regs;
+  PLU_VEC(plI_opnd) opnds;
+  uint32_t cur;              /* current function index */
+  uint64_t *declmap;         /* string id -> (func, register declaration) */
+  uint32_t declmap_n;
+  int status;                /* sticky: 0 ok, else first error code */
+  plU_buf err;               /* first error's message */
+} plI_module;
+
+plI_module *plI_new(struct plA_ctx *isa);
+void plI_free(plI_module *m);
+uint32_t plI_str(plI_module *m, const char *s);    /* intern; 0 on OOM */
+static inline const char *plI_cstr(const plI_module *m, uint32_t id) { return id ? m->strs.str[id] : ""; }
+
+/* functions */
+int  plI_func_new(plI_module *m, const char *name, int kind, int linkage); /* index or -1 */
+int  plI_param(plI_module *m, int func, const char *name, int type, uint32_t align, uint64_t count, int ret);
+/* registers: returns the first register id (count consecutive for a range) or 0 on error */
+uint32_t plI_reg_scalar(plI_module *m, int func, const char *name, int type);
+uint32_t plI_reg_range(plI_module *m, int func, const char *name, int type, uint32_t count);
+uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type); /* next %prefixN */
+int  plI_var_new(plI_module *m, int func, const char *name, int space, int linkage, int type,
+             uint32_t align, uint64_t count, const char *init); /* func -1: module scope */
+
+/* statements; return the statement index or -1 */
+int plI_insn(plI_module *m, int func, uint32_t opc, const plI_opnd *ops, int nops,
+             uint32_t guard, int negguard, uint32_t file, uint32_t line);
+int plI_label(plI_module *m, int func, uint32_t name, uint32_t file, uint32_t line);
+int plI_raw(plI_module *m, int func, const char *text, uint32_t file, uint32_t line);
+uint32_t plI_opnd_push(plI_module *m, const plI_opnd *o); /* index, or UINT32_MAX on OOM */
+
+/* sticky error */
+int plI_fail(plI_module *m, int code, const char *fmt, ...);
+
+/* name of register `id` into buf ("%f12") */
+void plI_regname(const plI_module *m, uint32_t id, plU_buf *b);
+
+#endif

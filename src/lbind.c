@@ -1,0 +1,757 @@
+/* lbind.c -- the ptxlua.core Lua module: a thin, checked door from the DSL into the C core.
+** Type rules live in Lua and in the ISA table; this file converts values and reports errors at
+** the script's line (the first stack frame outside the ptxlua library). */
+#include <lua.h>
+#include <lauxlib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include "ir.h"
+#include "isa.h"
+#include "print.h"
+#include "engine.h"
+
+#define MOD_MT "ptxlua.module"
+#define MAXARGS 64
+
+/* DSL operand kinds: t[0] of an operand table */
+enum { K_REG = 1, K_ADDR = 2, K_SYM = 3, K_LABEL = 4, K_SREG = 5, K_NEG = 6, K_SINK = 7, K_PAIR = 8, K_IMM = 9 };
+
+typedef struct labelinfo { uint32_t used_file, used_line, placed; } labelinfo;
+
+typedef struct LMod {
+  plI_module *m;
+  plA_target tgt;
+  int func;                  /* current function, -1 none */
+  uint32_t guard; int negguard; uint32_t guard_file, guard_line;
+  int maxptx;                /* highest PTX version an instruction needs */
+  int maxptx_line; uint32_t maxptx_file; uint32_t maxptx_opc;
+  PLU_VEC(labelinfo) labels; /* indexed by label string id */
+  const char *lastsrc; uint32_t lastfile;
+  plU_buf msg;
+  uint64_t ninsn;
+} LMod;
+
+/* ---- the ISA context and the internal source prefixes, per Lua state (upvalues) ----------- */
+typedef struct Shared { plA_ctx *isa; char prefix[8][512]; int nprefix; } Shared;
+
+static Shared *shared(lua_State *L) { return (Shared *)lua_touserdata(L, lua_upvalueindex(1)); }
+
+static int internal_src(Shared *S, const char *src) {
+  for (int i = 0; i < S->nprefix; i++)
+    if (strncmp(src, S->prefix[i], strlen(S->prefix[i])) == 0) return 1;
+  return 0;
+}
+
+/* the user's frame: first Lua frame whose source is not the library */
+static int user_frame(lua_State *L, Shared *S, lua_Debug *ar) {
+  for (int lvl = 1; lua_getstack(L, lvl, ar); lvl++) {
+    if (!lua_getinfo(L, "Sl", ar)) break;
+    if (ar->currentline <= 0 || ar->source == NULL || ar->source[0] == '=') continue;
+    if (internal_src(S, ar->source)) continue;
+    return 1;
+  }
+  return 0;
+}
+
+static const char *srcname(const char *source) { return source[0] == '@' ? source + 1 : source; }
+
+static void anchor(lua_State *L, LMod *M, uint32_t *file, uint32_t *line) {
+  lua_Debug ar;
+  *file = 0; *line = 0;
+  if (!user_frame(L, shared(L), &ar)) return;
+  if (ar.source != M->lastsrc) {
+    const char *s = srcname(ar.source);
+    M->lastfile = plU_intern(&M->m->strs, s, strlen(s));
+    M->lastsrc = ar.source;
+  }
+  *file = M->lastfile; *line = (uint32_t)ar.currentline;
+}
+
+static int raise_at(lua_State *L, LMod *M, uint32_t file, uint32_t line, const char *msg) {
+  if (file) lua_pushfstring(L, "%s:%d: error: %s", plI_cstr(M->m, file), (int)line, msg);
+  else lua_pushfstring(L, "error: %s", msg);
+  return lua_error(L);
+}
+
+static int raise_here(lua_State *L, LMod *M, const char *msg) {
+  uint32_t f, l;
+  anchor(L, M, &f, &l);
+  return raise_at(L, M, f, l, msg);
+}
+
+/* errors from the sticky IR status */
+static void check_ir(lua_State *L, LMod *M) {
+  if (!M->m->status) return;
+  lua_pushstring(L, plU_buf_cstr(&M->m->err));
+  M->m->status = 0; M->m->err.n = 0;  /* the error is reported now; the module stays usable */
+  raise_here(L, M, lua_tostring(L, -1));
+}
+
+static void *luaL_testudata_compat(lua_State *L, int idx) {  /* LuaJIT 2.1 has no luaL_testudata in 5.1 mode */
+  void *p = lua_touserdata(L, idx);
+  if (!p || !lua_getmetatable(L, idx)) return NULL;
+  luaL_getmetatable(L, MOD_MT);
+  int same = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return same ? p : NULL;
+}
+
+static LMod *checkmod(lua_State *L, int i) { return (LMod *)luaL_checkudata(L, i, MOD_MT); }
+
+static void needfunc(lua_State *L, LMod *M) {
+  if (M->func < 0) raise_here(L, M, "no kernel is being traced");
+}
+
+static int typearg(lua_State *L, LMod *M, int i) {
+  size_t n;
+  const char *s = luaL_checklstring(L, i, &n);
+  if (*s == '.') s++, n--;
+  int t = plT_from_name(s, n);
+  if (!t) { lua_pushfstring(L, "unknown PTX type '%s'", s); raise_here(L, M, lua_tostring(L, -1)); }
+  return t;
+}
+
+/* ---- module --------------------------------------------------------------------------------- */
+static int l_module(lua_State *L) {
+  Shared *S = shared(L);
+  const char *target = luaL_checkstring(L, 1);
+  LMod *M = (LMod *)lua_newuserdata(L, sizeof *M);
+  memset(M, 0, sizeof *M);           /* closed state first: __gc copes with a half-made module */
+  M->func = -1;
+  plU_buf_init(&M->msg);
+  luaL_getmetatable(L, MOD_MT);
+  lua_setmetatable(L, -2);
+  if (!plA_target_parse(target, &M->tgt))
+    return luaL_error(L, "unknown target '%s' (expected sm_80, sm_90a, sm_100a, ...)", target);
+  M->m = plI_new(S->isa);
+  if (!M->m) return luaL_error(L, "out of memory");
+  M->m->target = plI_str(M->m, target);
+  M->m->version = plA_target_min_version(&M->tgt);
+  M->maxptx = M->m->version;
+  return 1;
+}
+
+static int l_gc(lua_State *L) {
+  LMod *M = (LMod *)luaL_checkudata(L, 1, MOD_MT);
+  plI_free(M->m); M->m = NULL;
+  plU_vec_free(M->labels);
+  plU_buf_free(&M->msg);
+  return 0;
+}
+
+static int l_func(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  const char *kind = luaL_optstring(L, 3, "entry");
+  const char *link = luaL_optstring(L, 4, "visible");
+  int k = strcmp(kind, "func") == 0 ? PLF_FUNC : PLF_ENTRY;
+  int lk = strcmp(link, "visible") == 0 ? PLK_VISIBLE : strcmp(link, "extern") == 0 ? PLK_EXTERN
+         : strcmp(link, "weak") == 0 ? PLK_WEAK : PLK_NONE;
+  M->func = plI_func_new(M->m, name, k, lk);
+  check_ir(L, M);
+  uint32_t f, l;
+  anchor(L, M, &f, &l);
+  M->m->funcs.p[M->func].file = f;
+  M->m->funcs.p[M->func].line = l;
+  lua_pushinteger(L, M->func);
+  return 1;
+}
+
+static int l_param(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  needfunc(L, M);
+  const char *name = luaL_checkstring(L, 2);
+  int t = typearg(L, M, 3);
+  lua_Number align = luaL_optnumber(L, 4, 0), count = luaL_optnumber(L, 5, 0);
+  if (align < 0 || align > 65536 || count < 0 || count > 1e9) raise_here(L, M, "bad parameter alignment or size");
+  plI_param(M->m, M->func, name, t, (uint32_t)align, (uint64_t)count, lua_toboolean(L, 6));
+  check_ir(L, M);
+  return 0;
+}
+
+static void dims(lua_State *L, int i, uint32_t d[3]) {
+  for (int k = 0; k < 3; k++) {
+    lua_Number v = luaL_optnumber(L, i + k, k ? 1 : 0);
+    if (v < 1 || v > 1e9 || v != floor(v)) luaL_argerror(L, i + k, "positive integer expected");
+    d[k] = (uint32_t)v;
+  }
+}
+
+static int l_directive(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  needfunc(L, M);
+  plI_func *f = &M->m->funcs.p[M->func];
+  const char *d = luaL_checkstring(L, 2);
+  if (strcmp(d, "maxntid") == 0) dims(L, 3, f->maxntid);
+  else if (strcmp(d, "reqntid") == 0) dims(L, 3, f->reqntid);
+  else if (strcmp(d, "reqnctapercluster") == 0) { dims(L, 3, f->reqnctapercluster); f->explicitcluster = 1; }
+  else if (strcmp(d, "minnctapersm") == 0) f->minnctapersm = (uint32_t)luaL_checkinteger(L, 3);
+  else if (strcmp(d, "maxnreg") == 0) f->maxnreg = (uint32_t)luaL_checkinteger(L, 3);
+  else if (strcmp(d, "maxclusterrank") == 0) f->maxclusterrank = (uint32_t)luaL_checkinteger(L, 3);
+  else if (strcmp(d, "explicitcluster") == 0) f->explicitcluster = 1;
+  else if (strcmp(d, "noreturn") == 0) f->noreturn = 1;
+  else { lua_pushfstring(L, "unknown performance directive '%s'", d); raise_here(L, M, lua_tostring(L, -1)); }
+  return 0;
+}
+
+static int l_reg(lua_State *L) {  /* m:reg(type, name [, count]) -> first id */
+  LMod *M = checkmod(L, 1);
+  needfunc(L, M);
+  int t = typearg(L, M, 2);
+  const char *name = luaL_checkstring(L, 3);
+  uint32_t id;
+  if (lua_isnoneornil(L, 4)) id = plI_reg_scalar(M->m, M->func, name, t);
+  else {
+    lua_Number n = luaL_checknumber(L, 4);
+    if (n < 1 || n > (1 << 24) || n != floor(n)) raise_here(L, M, "register array size must be a positive integer");
+    id = plI_reg_range(M->m, M->func, name, t, (uint32_t)n);
+  }
+  check_ir(L, M);
+  lua_pushinteger(L, id);
+  return 1;
+}
+
+static int l_pool(lua_State *L) {  /* m:pool(prefix, type) -> id of the next %prefixN */
+  LMod *M = checkmod(L, 1);
+  needfunc(L, M);
+  int t = typearg(L, M, 3);
+  uint32_t id = plI_reg_pool(M->m, M->func, luaL_checkstring(L, 2), t);
+  check_ir(L, M);
+  lua_pushinteger(L, id);
+  return 1;
+}
+
+static int l_var(lua_State *L) {  /* m:var(space, name, type, align, count, init, linkage, global) */
+  LMod *M = checkmod(L, 1);
+  const char *sp = luaL_checkstring(L, 2);
+  const char *name = luaL_checkstring(L, 3);
+  int t = typearg(L, M, 4);
+  lua_Number align = luaL_optnumber(L, 5, 0), count = luaL_optnumber(L, 6, 0);
+  const char *init = luaL_optstring(L, 7, NULL);
+  const char *link = luaL_optstring(L, 8, "");
+  int global = lua_toboolean(L, 9);
+  int space = strcmp(sp, "shared") == 0 ? PLV_SHARED : strcmp(sp, "global") == 0 ? PLV_GLOBAL
+            : strcmp(sp, "const") == 0 ? PLV_CONST : strcmp(sp, "local") == 0 ? PLV_LOCAL : -1;
+  if (space < 0) { lua_pushfstring(L, "unknown state space '%s'", sp); raise_here(L, M, lua_tostring(L, -1)); }
+  int lk = strcmp(link, "extern") == 0 ? PLK_EXTERN : strcmp(link, "visible") == 0 ? PLK_VISIBLE
+         : strcmp(link, "weak") == 0 ? PLK_WEAK : PLK_NONE;
+  if (align < 0 || align > (1 << 20) || count < 0 || count > 1e12) raise_here(L, M, "bad variable alignment or size");
+  uint64_t cnt = count == 0 && lk == PLK_EXTERN ? UINT64_MAX : (uint64_t)count;
+  if (!global) needfunc(L, M);
+  plI_var_new(M->m, global ? -1 : M->func, name, space, lk, t, (uint32_t)align, cnt, init);
+  check_ir(L, M);
+  return 0;
+}
+
+/* ---- labels --------------------------------------------------------------------------------- */
+static labelinfo *label_slot(lua_State *L, LMod *M, uint32_t id) {
+  while (M->labels.n <= id) {
+    labelinfo z = {0, 0, 0};
+    if (!plU_vec_push(M->labels, z)) { luaL_error(L, "out of memory"); return NULL; }
+  }
+  return &M->labels.p[id];
+}
+
+static int l_place(lua_State *L) {  /* m:place(name) */
+  LMod *M = checkmod(L, 1);
+  needfunc(L, M);
+  const char *name = luaL_checkstring(L, 2);
+  uint32_t f, l;
+  anchor(L, M, &f, &l);
+  if (M->guard) raise_at(L, M, f, l, "a guard predicate (ptx.at) must be followed by an instruction, not a label");
+  uint32_t id = plI_str(M->m, name);
+  check_ir(L, M);
+  labelinfo *li = label_slot(L, M, id);
+  if (li->placed) { lua_pushfstring(L, "label '%s' is placed twice", name); raise_at(L, M, f, l, lua_tostring(L, -1)); }
+  li->placed = 1;
+  plI_label(M->m, M->func, id, f, l);
+  check_ir(L, M);
+  return 0;
+}
+
+/* ---- operands ------------------------------------------------------------------------------- */
+static uint32_t regid(lua_State *L, LMod *M, int idx, int opi) {
+  lua_rawgeti(L, idx, 1);
+  lua_Number v = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  uint32_t id = (uint32_t)v;
+  if (v < 1 || id > M->m->regs.n) {
+    lua_pushfstring(L, "operand %d: not a register of this module", opi);
+    raise_here(L, M, lua_tostring(L, -1));
+  }
+  if (M->m->regs.p[id - 1].func != (uint32_t)M->func) {
+    plU_buf b; plU_buf_init(&b);
+    plI_regname(M->m, id, &b);
+    lua_pushfstring(L, "operand %d: register %s belongs to another kernel (%s)", opi, plU_buf_cstr(&b),
+                    plI_cstr(M->m, M->m->funcs.p[M->m->regs.p[id - 1].func].name));
+    plU_buf_free(&b);
+    raise_here(L, M, lua_tostring(L, -1));
+  }
+  return id;
+}
+
+static uint32_t strid(lua_State *L, LMod *M, int idx, int k) {
+  lua_rawgeti(L, idx, k);
+  size_t n;
+  const char *s = lua_tolstring(L, -1, &n);
+  if (!s) raise_here(L, M, "malformed operand (name expected)");
+  uint32_t id = plU_intern(&M->m->strs, s, n);
+  lua_pop(L, 1);
+  if (!id) luaL_error(L, "out of memory");
+  return id;
+}
+
+/* a Lua number as an immediate of type t */
+static void number_imm(lua_State *L, LMod *M, lua_Number v, int t, int opi, const char *opc, plI_opnd *o) {
+  const plT_info *ti = &plT_info_tab[t];
+  if (t == PLT_F32 || (ti->cls == PLT_CF && ti->bits == 32 && t != PLT_F16X2 && t != PLT_BF16X2)) {
+    float f = (float)v;
+    uint32_t bits; memcpy(&bits, &f, 4);
+    o->kind = PLO_F32; o->v = bits; return;
+  }
+  if (t == PLT_F64) {
+    uint64_t bits; memcpy(&bits, &v, 8);
+    o->kind = PLO_F64; o->v = bits; return;
+  }
+  if (ti->cls == PLT_CF) {
+    lua_pushfstring(L, "operand %d of '%s': a .%s operand cannot be an immediate", opi, opc, ti->name);
+    raise_here(L, M, lua_tostring(L, -1));
+  }
+  if (t == PLT_PRED) {
+    lua_pushfstring(L, "operand %d of '%s': a predicate cannot be a number", opi, opc);
+    raise_here(L, M, lua_tostring(L, -1));
+  }
+  if (v != floor(v) || !isfinite(v)) {
+    lua_pushfstring(L, "operand %d of '%s': immediate %f is not an integer", opi, opc, v);
+    raise_here(L, M, lua_tostring(L, -1));
+  }
+  int bits = t == PLT_NONE ? 64 : ti->bits;
+  double lo = ti->cls == PLT_CU ? 0 : -ldexp(1, bits - 1);
+  double hi = ti->cls == PLT_CS ? ldexp(1, bits - 1) - 1 : ldexp(1, bits) - 1;
+  if (bits >= 64) { lo = -9223372036854775808.0; hi = 18446744073709551615.0; }
+  if (v < lo || v > hi) {
+    lua_pushfstring(L, "operand %d of '%s': immediate %.0f does not fit .%s", opi, opc, v, t ? ti->name : "b64");
+    raise_here(L, M, lua_tostring(L, -1));
+  }
+  o->kind = PLO_IMM;
+  if (v < 0) o->v = (uint64_t)(int64_t)v;
+  else if (v >= 9223372036854775808.0) { o->v = (uint64_t)v; o->flags |= PLOF_UNSIGNED; }
+  else o->v = (uint64_t)(int64_t)v;
+}
+
+/* 64-bit integers from LuaJIT cdata (0x..ULL literals): through their text */
+static int cdata_imm(lua_State *L, int idx, plI_opnd *o) {
+  lua_getglobal(L, "tostring");
+  lua_pushvalue(L, idx);
+  lua_call(L, 1, 1);
+  const char *s = lua_tostring(L, -1);
+  if (!s) { lua_pop(L, 1); return 0; }
+  char *end;
+  errno = 0;
+  int neg = s[0] == '-';
+  if (neg) { long long x = strtoll(s, &end, 10); o->v = (uint64_t)x; }
+  else { unsigned long long x = strtoull(s, &end, 10); o->v = (uint64_t)x; if (x > 9223372036854775807ULL) o->flags |= PLOF_UNSIGNED; }
+  int ok = errno == 0 && end != s && (*end == 'U' || *end == 'L' || *end == 'i' || !*end);
+  lua_pop(L, 1);
+  o->kind = PLO_IMM;
+  return ok;
+}
+
+static void convert(lua_State *L, LMod *M, int idx, int t, int opi, const char *opc, plI_opnd *o, int depth);
+
+static void convert_table(lua_State *L, LMod *M, int idx, int t, int opi, const char *opc, plI_opnd *o, int depth) {
+  lua_rawgeti(L, idx, 0);
+  int kind = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  memset(o, 0, sizeof *o);
+  switch (kind) {
+  case K_REG: o->kind = PLO_REG; o->id = regid(L, M, idx, opi); return;
+  case K_NEG:
+    lua_rawgeti(L, idx, 1);
+    convert(L, M, lua_gettop(L), t, opi, opc, o, depth + 1);
+    lua_pop(L, 1);
+    o->flags |= PLOF_NEG;
+    return;
+  case K_SYM: o->kind = PLO_SYM; o->id = strid(L, M, idx, 1); return;
+  case K_LABEL: {
+    o->kind = PLO_LABEL; o->id = strid(L, M, idx, 1);
+    labelinfo *li = label_slot(L, M, o->id);
+    if (!li->used_file) { uint32_t f, l; anchor(L, M, &f, &l); li->used_file = f ? f : 1; li->used_line = l; }
+    return;
+  }
+  case K_SREG: {
+    o->kind = PLO_SREG; o->id = strid(L, M, idx, 1);
+    lua_rawgeti(L, idx, 2);
+    size_t n; const char *ts = lua_tolstring(L, -1, &n);
+    o->n = (uint16_t)(ts ? plT_from_name(ts, n) : 0);
+    lua_pop(L, 1);
+    return;
+  }
+  case K_SINK: o->kind = PLO_SINK; return;
+  case K_ADDR: {
+    o->kind = PLO_ADDR;
+    lua_rawgeti(L, idx, 1);
+    int b = lua_gettop(L);
+    if (lua_istable(L, b)) {
+      lua_rawgeti(L, b, 0);
+      int bk = (int)lua_tointeger(L, -1);
+      lua_pop(L, 1);
+      if (bk == K_REG) { o->flags |= PLOF_BASE_REG; o->id = regid(L, M, b, opi); }
+      else if (bk == K_SYM) { o->flags |= PLOF_BASE_SYM; o->id = strid(L, M, b, 1); }
+      else raise_here(L, M, "an address base must be a register or a symbol");
+    } else if (!lua_isnil(L, b)) raise_here(L, M, "an address base must be a register or a symbol");
+    lua_pop(L, 1);
+    lua_rawgeti(L, idx, 2);
+    lua_Number off = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    if (off != floor(off) || fabs(off) > 9.0e15) raise_here(L, M, "an address offset must be an integer");
+    o->v = (uint64_t)(int64_t)off;
+    return;
+  }
+  case K_PAIR: {
+    plI_opnd e[2];
+    for (int k = 0; k < 2; k++) {
+      lua_rawgeti(L, idx, k + 1);
+      convert(L, M, lua_gettop(L), PLT_PRED, opi, opc, &e[k], depth + 1);
+      lua_pop(L, 1);
+    }
+    o->kind = PLO_PAIR; o->n = 2;
+    o->id = plI_opnd_push(M->m, &e[0]);
+    plI_opnd_push(M->m, &e[1]);
+    check_ir(L, M);
+    return;
+  }
+  case K_IMM: {  /* {[0]=K_IMM, value, format}: format "hex" */
+    lua_rawgeti(L, idx, 1);
+    int vi = lua_gettop(L);
+    if (lua_type(L, vi) == 10 /* cdata */) { if (!cdata_imm(L, vi, o)) raise_here(L, M, "bad 64-bit immediate"); }
+    else number_imm(L, M, luaL_checknumber(L, vi), t, opi, opc, o);
+    lua_pop(L, 1);
+    lua_rawgeti(L, idx, 2);
+    const char *fmt = lua_tostring(L, -1);
+    if (fmt && strcmp(fmt, "hex") == 0 && o->kind == PLO_IMM) o->flags |= PLOF_HEX;
+    lua_pop(L, 1);
+    return;
+  }
+  case 0: {  /* a plain list: a vector operand */
+    int n = (int)lua_objlen(L, idx);
+    if (n < 1 || n > 32 || depth > 0) raise_here(L, M, "a vector operand must hold 1 to 32 elements");
+    plI_opnd e[32];
+    for (int k = 0; k < n; k++) {
+      lua_rawgeti(L, idx, k + 1);
+      convert(L, M, lua_gettop(L), t, opi, opc, &e[k], depth + 1);
+      lua_pop(L, 1);
+    }
+    o->kind = PLO_VEC; o->n = (uint16_t)n;
+    o->id = M->m->opnds.n;
+    for (int k = 0; k < n; k++) plI_opnd_push(M->m, &e[k]);
+    check_ir(L, M);
+    return;
+  }
+  default:
+    lua_pushfstring(L, "operand %d of '%s': unknown operand object", opi, opc);
+    raise_here(L, M, lua_tostring(L, -1));
+  }
+}
+
+static void convert(lua_State *L, LMod *M, int idx, int t, int opi, const char *opc, plI_opnd *o, int depth) {
+  memset(o, 0, sizeof *o);
+  switch (lua_type(L, idx)) {
+  case LUA_TTABLE: convert_table(L, M, idx, t, opi, opc, o, depth); return;
+  case LUA_TNUMBER: number_imm(L, M, lua_tonumber(L, idx), t, opi, opc, o); return;
+  case 10: /* LuaJIT cdata */
+    if (!cdata_imm(L, idx, o)) raise_here(L, M, "bad 64-bit immediate");
+    return;
+  default:
+    lua_pushfstring(L, "operand %d of '%s': expected a register, number, address or label, got %s", opi, opc, luaL_typename(L, idx));
+    raise_here(L, M, lua_tostring(L, -1));
+  }
+}
+
+/* ---- instructions ----------------------------------------------------------------------------- */
+static int l_emit(lua_State *L) {  /* m:emit(opcode id, operands...) */
+  LMod *M = checkmod(L, 1);
+  uint32_t opc = (uint32_t)luaL_checkinteger(L, 2);
+  int n = lua_gettop(L) - 2;
+  Shared *S = shared(L);
+  if (M->func < 0) raise_here(L, M, "no kernel is being traced (instructions go inside a kernel body)");
+  const char *otext = plA_opcode_text(S->isa, opc);
+  M->msg.n = 0;
+  const plA_res *r = plA_resolve(S->isa, opc, &M->msg);
+  if (!r) raise_here(L, M, plU_buf_cstr(&M->msg));
+  plA_target tg = M->tgt;
+  if (!plA_check_target(r, otext, &tg, 0, &M->msg)) raise_here(L, M, plU_buf_cstr(&M->msg));
+  if (n > MAXARGS) raise_here(L, M, "too many operands");
+  plI_opnd ops[MAXARGS];
+  for (int i = 0; i < n; i++)
+    convert(L, M, i + 3, i < r->nops ? plA_optype(r, i) : PLT_NONE, i + 1, otext, &ops[i], 0);
+  if (!plA_check_ops(r, M->m, otext, ops, n, &M->msg)) raise_here(L, M, plU_buf_cstr(&M->msg));
+  uint32_t f, l;
+  anchor(L, M, &f, &l);
+  if (r->ptx_min > M->maxptx) { M->maxptx = r->ptx_min; M->maxptx_file = f; M->maxptx_line = (int)l; M->maxptx_opc = opc; }
+  plI_insn(M->m, M->func, opc, ops, n, M->guard, M->negguard, f, l);
+  M->guard = 0;
+  check_ir(L, M);
+  M->ninsn++;
+  return 0;
+}
+
+static int l_guard(lua_State *L) {  /* m:guard(pred reg table, negate) */
+  LMod *M = checkmod(L, 1);
+  needfunc(L, M);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  if (M->guard) raise_here(L, M, "two guard predicates in a row (ptx.at without an instruction)");
+  uint32_t id = regid(L, M, 2, 0);
+  if (M->m->regs.p[id - 1].type != PLT_PRED) raise_here(L, M, "a guard must be a predicate register");
+  M->guard = id + 1;
+  M->negguard = lua_toboolean(L, 3);
+  anchor(L, M, &M->guard_file, &M->guard_line);
+  return 0;
+}
+
+static int l_raw(lua_State *L) {  /* m:raw(text): a directive or comment line kept as written */
+  LMod *M = checkmod(L, 1);
+  needfunc(L, M);
+  uint32_t f, l;
+  anchor(L, M, &f, &l);
+  plI_raw(M->m, M->func, luaL_checkstring(L, 2), f, l);
+  check_ir(L, M);
+  return 0;
+}
+
+static int l_endfunc(lua_State *L) {  /* check what a function body leaves open */
+  LMod *M = checkmod(L, 1);
+  if (M->func < 0) return 0;
+  if (M->guard) raise_at(L, M, M->guard_file, M->guard_line, "a guard predicate (ptx.at) with no instruction after it");
+  for (uint32_t i = 0; i < M->labels.n; i++) {
+    labelinfo *li = &M->labels.p[i];
+    if (li->used_file && !li->placed) {
+      lua_pushfstring(L, "undefined label '%s'", plI_cstr(M->m, i));
+      raise_at(L, M, li->used_file == 1 && !plI_cstr(M->m, 1)[0] ? 0 : li->used_file, li->used_line, lua_tostring(L, -1));
+    }
+  }
+  M->labels.n = 0;
+  M->func = -1;
+  return 0;
+}
+
+/* ---- output ----------------------------------------------------------------------------------- */
+static int l_version(lua_State *L) {  /* m:version([v]) -> current, needed by instructions */
+  LMod *M = checkmod(L, 1);
+  if (!lua_isnoneornil(L, 2)) {
+    lua_Number v = luaL_checknumber(L, 2);
+    int iv = (int)floor(v * 10 + 0.5);
+    if (iv < 10 || iv > 99) raise_here(L, M, "bad PTX version");
+    if (iv < M->maxptx && M->maxptx_opc) {
+      lua_pushfstring(L, "'%s' requires PTX ISA %d.%d, above the requested .version %d.%d",
+                      plA_opcode_text(shared(L)->isa, M->maxptx_opc), M->maxptx / 10, M->maxptx % 10, iv / 10, iv % 10);
+      raise_at(L, M, M->maxptx_file, (uint32_t)M->maxptx_line, lua_tostring(L, -1));
+    }
+    int tmin = plA_target_min_version(&M->tgt);
+    if (iv < tmin) {
+      lua_pushfstring(L, "target %s requires PTX ISA %d.%d or later", plI_cstr(M->m, M->m->target), tmin / 10, tmin % 10);
+      raise_here(L, M, lua_tostring(L, -1));
+    }
+    M->m->version = iv;
+  } else M->m->version = M->maxptx;
+  lua_pushnumber(L, M->m->version / 10.0);
+  lua_pushnumber(L, M->maxptx / 10.0);
+  return 2;
+}
+
+static int anchors_opt(lua_State *L, int i) {
+  const char *a = luaL_optstring(L, i, "none");
+  if (strcmp(a, "none") == 0) return PLP_ANCHOR_NONE;
+  if (strcmp(a, "comment") == 0 || strcmp(a, "comments") == 0) return PLP_ANCHOR_COMMENT;
+  if (strcmp(a, "loc") == 0) return PLP_ANCHOR_LOC;
+  return luaL_argerror(L, i, "anchors must be 'none', 'comment' or 'loc'");
+}
+
+static int l_print(lua_State *L) {  /* m:print([anchors [, func index]]) -> text */
+  LMod *M = checkmod(L, 1);
+  plP_opts o = {anchors_opt(L, 2), luaL_optstring(L, 4, NULL), (int)luaL_optinteger(L, 3, -1)};
+  plU_buf b; plU_buf_init(&b);
+  int r = plP_print(M->m, &o, &b);
+  if (r) { plU_buf_free(&b); return luaL_error(L, "out of memory while printing"); }
+  lua_pushlstring(L, b.p ? b.p : "", b.n);
+  plU_buf_free(&b);
+  return 1;
+}
+
+static int file_sink(void *ud, const char *s, size_t n) { return fwrite(s, 1, n, (FILE *)ud) == n; }
+
+static int l_write(lua_State *L) {  /* m:write(file handle [, anchors [, func [, header]]]) -> true | nil, err */
+  LMod *M = checkmod(L, 1);
+  FILE **fp = (FILE **)luaL_checkudata(L, 2, "FILE*");
+  if (!fp || !*fp) return luaL_argerror(L, 2, "closed file");
+  plP_opts o = {anchors_opt(L, 3), luaL_optstring(L, 5, NULL), (int)luaL_optinteger(L, 4, -1)};
+  int r = plP_write(M->m, &o, file_sink, *fp);
+  if (r) { lua_pushnil(L); lua_pushstring(L, r == 2 ? "out of memory" : strerror(errno)); return 2; }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static int l_stats(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  lua_createtable(L, 0, 5);
+  lua_pushnumber(L, (lua_Number)M->ninsn); lua_setfield(L, -2, "instructions");
+  lua_pushnumber(L, (lua_Number)M->m->regs.n); lua_setfield(L, -2, "registers");
+  lua_pushnumber(L, (lua_Number)M->m->opnds.n); lua_setfield(L, -2, "operands");
+  lua_pushnumber(L, (lua_Number)M->m->funcs.n); lua_setfield(L, -2, "functions");
+  size_t bytes = M->m->opnds.cap * sizeof(plI_opnd) + M->m->regs.cap * sizeof(plI_reg);
+  for (uint32_t i = 0; i < M->m->funcs.n; i++) bytes += M->m->funcs.p[i].stmts.cap * sizeof(plI_stmt);
+  lua_pushnumber(L, (lua_Number)bytes); lua_setfield(L, -2, "ir_bytes");
+  return 1;
+}
+
+static int l_regname(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  lua_Number v = luaL_checknumber(L, 2);
+  if (v < 1 || v > M->m->regs.n) return luaL_argerror(L, 2, "no such register");
+  plU_buf b; plU_buf_init(&b);
+  plI_regname(M->m, (uint32_t)v, &b);
+  lua_pushstring(L, plU_buf_cstr(&b));
+  plU_buf_free(&b);
+  return 1;
+}
+
+static int l_func_count(lua_State *L) { lua_pushinteger(L, checkmod(L, 1)->m->funcs.n); return 1; }
+
+/* ---- module-level functions ------------------------------------------------------------------- */
+static int l_opcode(lua_State *L) {  /* core.opcode(text) -> id (resolution is lazy) */
+  size_t n;
+  const char *s = luaL_checklstring(L, 1, &n);
+  uint32_t id = plA_opcode(shared(L)->isa, s, n);
+  if (!id) return luaL_error(L, "out of memory");
+  lua_pushinteger(L, id);
+  return 1;
+}
+
+static int l_check_opcode(lua_State *L) {  /* core.check_opcode(text [, target]) -> true | false, msg */
+  Shared *S = shared(L);
+  size_t n;
+  const char *s = luaL_checklstring(L, 1, &n);
+  uint32_t id = plA_opcode(S->isa, s, n);
+  plU_buf b; plU_buf_init(&b);
+  const plA_res *r = id ? plA_resolve(S->isa, id, &b) : NULL;
+  int ok = r != NULL;
+  if (ok && !lua_isnoneornil(L, 2)) {
+    plA_target t;
+    if (!plA_target_parse(luaL_checkstring(L, 2), &t)) { plU_buf_free(&b); return luaL_argerror(L, 2, "unknown target"); }
+    ok = plA_check_target(r, s, &t, 0, &b);
+  }
+  lua_pushboolean(L, ok);
+  if (!ok) lua_pushstring(L, plU_buf_cstr(&b));
+  else { lua_pushinteger(L, r->ptx_min); }
+  plU_buf_free(&b);
+  return 2;
+}
+
+static int l_forms(lua_State *L) {  /* core.forms() -> { {pattern, operands, ptx, sm, flags}, ... } */
+  int n = plA_form_count();
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    const char *p, *o; int v, s, f;
+    plA_form_info(i, &p, &o, &v, &s, &f);
+    lua_createtable(L, 5, 0);
+    lua_pushstring(L, p); lua_rawseti(L, -2, 1);
+    lua_pushstring(L, o); lua_rawseti(L, -2, 2);
+    lua_pushinteger(L, v); lua_rawseti(L, -2, 3);
+    lua_pushinteger(L, s); lua_rawseti(L, -2, 4);
+    lua_pushinteger(L, f); lua_rawseti(L, -2, 5);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_createtable(L, 0, plA_set_count());
+  for (int i = 0; i < plA_set_count(); i++) {
+    const char *nm, *alts;
+    plA_set_info(i, &nm, &alts);
+    lua_pushstring(L, alts); lua_setfield(L, -2, nm);
+  }
+  return 2;
+}
+
+static int l_internal(lua_State *L) {  /* core.internal_source(prefix): frames to skip for anchors */
+  Shared *S = shared(L);
+  const char *p = luaL_checkstring(L, 1);
+  for (int i = 0; i < S->nprefix; i++) if (strcmp(S->prefix[i], p) == 0) return 0;
+  if (S->nprefix == 8 || strlen(p) >= sizeof S->prefix[0]) return luaL_error(L, "too many internal sources");
+  strcpy(S->prefix[S->nprefix++], p);
+  return 0;
+}
+
+static int l_target_info(lua_State *L) {  /* core.target(name) -> sm, arch_a, min version | nil */
+  plA_target t;
+  if (!plA_target_parse(luaL_checkstring(L, 1), &t)) return 0;
+  lua_pushinteger(L, t.sm);
+  lua_pushboolean(L, t.arch_a == 1);
+  lua_pushnumber(L, plA_target_min_version(&t) / 10.0);
+  return 3;
+}
+
+static int l_shared_gc(lua_State *L) {
+  Shared *S = (Shared *)lua_touserdata(L, 1);
+  if (S && S->isa) { plA_unref(S->isa); S->isa = NULL; }
+  return 0;
+}
+
+static const luaL_Reg mod_methods[] = {
+  {"func", l_func}, {"param", l_param}, {"directive", l_directive}, {"reg", l_reg}, {"pool", l_pool},
+  {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"raw", l_raw},
+  {"endfunc", l_endfunc}, {"version", l_version}, {"print", l_print}, {"write", l_write},
+  {"stats", l_stats}, {"func_count", l_func_count}, {"regname", l_regname}, {NULL, NULL}
+};
+static const luaL_Reg core_funcs[] = {
+  {"module", l_module}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode}, {"forms", l_forms},
+  {"internal_source", l_internal}, {"target", l_target_info}, {NULL, NULL}
+};
+
+static void setfuncs(lua_State *L, const luaL_Reg *r) {  /* each with the Shared upvalue (at -2) */
+  for (; r->name; r++) {
+    lua_pushvalue(L, -2);
+    lua_pushcclosure(L, r->func, 1);
+    lua_setfield(L, -2, r->name);
+  }
+}
+
+#if defined(_WIN32)
+#define PL_EXPORT __declspec(dllexport)
+#else
+#define PL_EXPORT __attribute__((visibility("default")))
+#endif
+
+PL_EXPORT int luaopen_ptxlua_core(lua_State *L) {
+  Shared *S = (Shared *)lua_newuserdata(L, sizeof *S);
+  memset(S, 0, sizeof *S);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, l_shared_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  S->isa = plA_new();
+  if (!S->isa) return luaL_error(L, "out of memory");
+  /* module metatable */
+  luaL_newmetatable(L, MOD_MT);     /* S, mt */
+  lua_pushvalue(L, -2);             /* S, mt, S */
+  lua_createtable(L, 0, 16);        /* S, mt, S, methods */
+  setfuncs(L, mod_methods);
+  lua_remove(L, -2);                /* S, mt, methods */
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, l_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pushliteral(L, "ptxlua.module");
+  lua_setfield(L, -2, "__name");
+  lua_pop(L, 1);                    /* S */
+  lua_createtable(L, 0, 8);         /* S, core */
+  setfuncs(L, core_funcs);
+  lua_pushinteger(L, plA_form_count());
+  lua_setfield(L, -2, "nforms");
+  lua_remove(L, -2);
+  return 1;
+}
+
+plI_module *plL_tomodule(lua_State *L, int idx) {
+  LMod *M = (LMod *)luaL_testudata_compat(L, idx);
+  return M ? M->m : NULL;
+}

@@ -1,0 +1,257 @@
+/* print.c -- IR -> PTX text. One pass, no allocation per instruction beyond the output buffer;
+** streaming through a sink so a million-instruction kernel never sits in memory twice. */
+#include "print.h"
+#include "isa.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct W { plU_buf b; plP_sink sink; void *ud; int err; } W;
+
+static void flush(W *w, int force) {
+  if (!w->sink || w->err) return;
+  if (!force && w->b.n < (1u << 16)) return;
+  if (w->b.n && !w->sink(w->ud, w->b.p, w->b.n)) w->err = 1;
+  w->b.n = 0;
+}
+
+static inline void puts_(plU_buf *b, const char *s, size_t n) {
+  if (b->n + n + 1 <= b->cap) { memcpy(b->p + b->n, s, n); b->n += n; }
+  else plU_buf_add(b, s, n);
+}
+#define PUTL(b, lit) puts_(b, lit, sizeof(lit) - 1)
+
+static void put_u64(plU_buf *b, uint64_t v) {
+  char tmp[24];
+  int i = 24;
+  do { tmp[--i] = (char)('0' + v % 10); v /= 10; } while (v);
+  puts_(b, tmp + i, (size_t)(24 - i));
+}
+static void put_i64(plU_buf *b, int64_t v) {
+  if (v < 0) { plU_buf_putc(b, '-'); put_u64(b, (uint64_t)0 - (uint64_t)v); }
+  else put_u64(b, (uint64_t)v);
+}
+static void put_str(plU_buf *b, const plI_module *m, uint32_t id) {
+  if (id) puts_(b, m->strs.str[id], m->strs.len[id]);
+}
+static void put_reg(plU_buf *b, const plI_module *m, uint32_t id) {
+  if (id == 0 || id > m->regs.n) { PUTL(b, "%<bad>"); return; }
+  const plI_reg *r = &m->regs.p[id - 1];
+  plU_buf_putc(b, '%');
+  put_str(b, m, r->name);
+  if (r->index >= 0) put_u64(b, (uint64_t)r->index);
+}
+static void put_hex(plU_buf *b, uint64_t v, int digits) {
+  static const char hx[] = "0123456789ABCDEF";
+  char tmp[16];
+  for (int i = digits - 1; i >= 0; i--) { tmp[i] = hx[v & 15]; v >>= 4; }
+  puts_(b, tmp, (size_t)digits);
+}
+
+void plP_operand(const plI_module *m, const plI_opnd *o, plU_buf *b) {
+  if (o->flags & PLOF_NEG && o->kind != PLO_ADDR) plU_buf_putc(b, '!');
+  switch (o->kind) {
+  case PLO_REG: put_reg(b, m, o->id); break;
+  case PLO_IMM:
+    if (o->flags & PLOF_HEX) { PUTL(b, "0x"); put_hex(b, o->v, 16); }
+    else if (o->flags & PLOF_UNSIGNED) put_u64(b, o->v);
+    else put_i64(b, (int64_t)o->v);
+    break;
+  case PLO_F32: PUTL(b, "0f"); put_hex(b, o->v, 8); break;
+  case PLO_F64: PUTL(b, "0d"); put_hex(b, o->v, 16); break;
+  case PLO_SYM: case PLO_LABEL: case PLO_RAW: put_str(b, m, o->id); break;
+  case PLO_SREG: plU_buf_putc(b, '%'); put_str(b, m, o->id); break;
+  case PLO_SINK: plU_buf_putc(b, '_'); break;
+  case PLO_ADDR:
+    plU_buf_putc(b, '[');
+    if (o->flags & PLOF_BASE_REG) put_reg(b, m, o->id);
+    else if (o->flags & PLOF_BASE_SYM) put_str(b, m, o->id);
+    if (o->flags & (PLOF_BASE_REG | PLOF_BASE_SYM)) {
+      if (o->v) { plU_buf_putc(b, '+'); put_i64(b, (int64_t)o->v); }
+    } else put_i64(b, (int64_t)o->v);
+    plU_buf_putc(b, ']');
+    break;
+  case PLO_VEC:
+    plU_buf_putc(b, '{');
+    for (uint16_t i = 0; i < o->n; i++) {
+      if (i) PUTL(b, ", ");
+      plP_operand(m, &m->opnds.p[o->id + i], b);
+    }
+    plU_buf_putc(b, '}');
+    break;
+  case PLO_PAIR:
+    plP_operand(m, &m->opnds.p[o->id], b);
+    plU_buf_putc(b, '|');
+    plP_operand(m, &m->opnds.p[o->id + 1], b);
+    break;
+  default: PUTL(b, "<?>");
+  }
+}
+
+static const char *space_name(int s) {
+  switch (s) {
+  case PLV_GLOBAL: return ".global"; case PLV_SHARED: return ".shared"; case PLV_CONST: return ".const";
+  case PLV_LOCAL: return ".local"; default: return ".param";
+  }
+}
+static const char *linkage_name(int k) {
+  switch (k) {
+  case PLK_VISIBLE: return ".visible "; case PLK_EXTERN: return ".extern "; case PLK_WEAK: return ".weak ";
+  case PLK_COMMON: return ".common "; default: return "";
+  }
+}
+
+static void put_var(plU_buf *b, const plI_module *m, const plI_var *v, int param) {
+  if (!param) { plU_buf_puts(b, linkage_name(v->linkage)); plU_buf_puts(b, space_name(v->space)); plU_buf_putc(b, ' '); }
+  else PUTL(b, ".param ");
+  if (v->align) { PUTL(b, ".align "); put_u64(b, v->align); plU_buf_putc(b, ' '); }
+  plU_buf_putc(b, '.');
+  plU_buf_puts(b, plT_info_tab[v->type].name);
+  plU_buf_putc(b, ' ');
+  put_str(b, m, v->name);
+  if (v->count == UINT64_MAX) PUTL(b, "[]");
+  else if (v->count) { plU_buf_putc(b, '['); put_u64(b, v->count); plU_buf_putc(b, ']'); }
+  if (v->init) { PUTL(b, " = "); put_str(b, m, v->init); }
+}
+
+static void put_dims(plU_buf *b, const char *name, const uint32_t d[3]) {
+  if (!d[0]) return;
+  plU_buf_puts(b, name);
+  plU_buf_putc(b, ' '); put_u64(b, d[0]); PUTL(b, ", "); put_u64(b, d[1] ? d[1] : 1);
+  PUTL(b, ", "); put_u64(b, d[2] ? d[2] : 1); plU_buf_putc(b, '\n');
+}
+
+/* file ids for .loc: in order of first appearance */
+typedef struct { uint32_t *map; uint32_t n; uint32_t next; } fileids;
+
+static void print_func(W *w, const plI_module *m, const plI_func *f, const plP_opts *o, fileids *fid) {
+  plU_buf *b = &w->b;
+  if (f->kind == PLF_ENTRY && f->linkage == PLK_VISIBLE && !f->declared_only) {
+    PUTL(b, "\t// .globl\t"); put_str(b, m, f->name); PUTL(b, "\n");
+  }
+  plU_buf_puts(b, linkage_name(f->linkage));
+  plU_buf_puts(b, f->kind == PLF_ENTRY ? ".entry " : ".func ");
+  if (f->kind == PLF_FUNC && f->rets.n) {
+    PUTL(b, "(");
+    for (uint32_t i = 0; i < f->rets.n; i++) { if (i) PUTL(b, ", "); put_var(b, m, &f->rets.p[i], 1); }
+    PUTL(b, ") ");
+  }
+  put_str(b, m, f->name);
+  if (f->params.n || f->kind == PLF_ENTRY) {
+    PUTL(b, "(");
+    for (uint32_t i = 0; i < f->params.n; i++) {
+      plU_buf_puts(b, i ? ",\n\t" : "\n\t");
+      put_var(b, m, &f->params.p[i], 1);
+    }
+    plU_buf_puts(b, f->params.n ? "\n)" : ")");
+  }
+  if (f->noreturn) PUTL(b, " .noreturn");
+  PUTL(b, "\n");
+  put_dims(b, ".maxntid", f->maxntid);
+  put_dims(b, ".reqntid", f->reqntid);
+  if (f->minnctapersm) { PUTL(b, ".minnctapersm "); put_u64(b, f->minnctapersm); PUTL(b, "\n"); }
+  if (f->maxnreg) { PUTL(b, ".maxnreg "); put_u64(b, f->maxnreg); PUTL(b, "\n"); }
+  if (f->explicitcluster) PUTL(b, ".explicitcluster\n");
+  put_dims(b, ".reqnctapercluster", f->reqnctapercluster);
+  if (f->maxclusterrank) { PUTL(b, ".maxclusterrank "); put_u64(b, f->maxclusterrank); PUTL(b, "\n"); }
+  if (f->declared_only) { PUTL(b, ";\n\n"); return; }
+  PUTL(b, "{\n");
+  for (uint32_t i = 0; i < f->regdecls.n; i++) {
+    const plI_regdecl *d = &f->regdecls.p[i];
+    PUTL(b, "\t.reg ."); plU_buf_puts(b, plT_info_tab[d->type].name); PUTL(b, " \t%");
+    put_str(b, m, d->name);
+    if (d->count) { plU_buf_putc(b, '<'); put_u64(b, d->count); plU_buf_putc(b, '>'); }
+    PUTL(b, ";\n");
+  }
+  for (uint32_t i = 0; i < f->vars.n; i++) { plU_buf_putc(b, '\t'); put_var(b, m, &f->vars.p[i], 0); PUTL(b, ";\n"); }
+  if (f->regdecls.n || f->vars.n) PUTL(b, "\n");
+  uint32_t lastfile = 0, lastline = 0;
+  for (uint32_t si = 0; si < f->stmts.n; si++) {
+    const plI_stmt *s = &f->stmts.p[si];
+    if (o->anchors == PLP_ANCHOR_LOC && s->kind == PLS_INSN && s->file && (s->file != lastfile || s->line != lastline)) {
+      PUTL(b, "\t.loc\t"); put_u64(b, s->file < fid->n ? fid->map[s->file] : 0); plU_buf_putc(b, ' ');
+      put_u64(b, s->line); PUTL(b, " 0\n");
+      lastfile = s->file; lastline = s->line;
+    }
+    switch (s->kind) {
+    case PLS_LABEL: put_str(b, m, s->opc); PUTL(b, ":\n"); break;
+    case PLS_RAW: plU_buf_putc(b, '\t'); put_str(b, m, s->opc); PUTL(b, "\n"); break;
+    default:
+      plU_buf_putc(b, '\t');
+      if (s->guard) {
+        plU_buf_putc(b, '@');
+        if (s->flags & PLOF_NEG) plU_buf_putc(b, '!');
+        put_reg(b, m, s->guard - 1);
+        plU_buf_putc(b, ' ');
+      }
+      puts_(b, plA_opcode_text(m->isa, s->opc), plA_opcode_len(m->isa, s->opc));
+      for (uint16_t k = 0; k < s->nops; k++) {
+        if (k) PUTL(b, ", "); else PUTL(b, " \t");
+        plP_operand(m, &m->opnds.p[s->ops + k], b);
+      }
+      plU_buf_putc(b, ';');
+      if (o->anchors == PLP_ANCHOR_COMMENT && s->file) {
+        PUTL(b, "\t// "); put_str(b, m, s->file); plU_buf_putc(b, ':'); put_u64(b, s->line);
+      }
+      plU_buf_putc(b, '\n');
+    }
+    flush(w, 0);
+  }
+  PUTL(b, "\n}\n");
+}
+
+static int run(const plI_module *m, const plP_opts *o, W *w) {
+  plU_buf *b = &w->b;
+  plP_opts dflt = {PLP_ANCHOR_NONE, NULL, -1};
+  if (!o) o = &dflt;
+  if (o->header) plU_buf_puts(b, o->header);
+  else PUTL(b, "//\n// Generated by ptxlua\n//\n");
+  PUTL(b, "\n.version "); put_u64(b, (uint64_t)(m->version / 10)); plU_buf_putc(b, '.'); put_u64(b, (uint64_t)(m->version % 10));
+  PUTL(b, "\n.target "); put_str(b, m, m->target);
+  PUTL(b, "\n.address_size "); put_u64(b, (uint64_t)m->address_size); PUTL(b, "\n");
+  fileids fid = {NULL, 0, 1};
+  if (o->anchors == PLP_ANCHOR_LOC) {
+    fid.n = m->strs.n;
+    fid.map = calloc(fid.n ? fid.n : 1, sizeof *fid.map);
+    if (!fid.map) return 2;
+    for (uint32_t fi = 0; fi < m->funcs.n; fi++) {
+      const plI_func *f = &m->funcs.p[fi];
+      if (o->func >= 0 && (uint32_t)o->func != fi) continue;
+      for (uint32_t si = 0; si < f->stmts.n; si++) {
+        uint32_t file = f->stmts.p[si].file;
+        if (file && file < fid.n && !fid.map[file]) {
+          fid.map[file] = fid.next++;
+          PUTL(b, ".file\t"); put_u64(b, fid.map[file]); PUTL(b, " \""); put_str(b, m, file); PUTL(b, "\"\n");
+        }
+      }
+    }
+  }
+  if (m->globals.n) PUTL(b, "\n");
+  for (uint32_t i = 0; i < m->globals.n; i++) { put_var(b, m, &m->globals.p[i], 0); PUTL(b, ";\n"); }
+  for (uint32_t fi = 0; fi < m->funcs.n; fi++) {
+    if (o->func >= 0 && (uint32_t)o->func != fi) continue;
+    PUTL(b, "\n");
+    print_func(w, m, &m->funcs.p[fi], o, &fid);
+  }
+  free(fid.map);
+  flush(w, 1);
+  if (b->oom) return 2;
+  return w->err ? 3 : 0;
+}
+
+int plP_print(const plI_module *m, const plP_opts *o, plU_buf *out) {
+  W w = {*out, NULL, NULL, 0};
+  int r = run(m, o, &w);
+  *out = w.b;
+  return r;
+}
+
+int plP_write(const plI_module *m, const plP_opts *o, plP_sink sink, void *ud) {
+  W w;
+  plU_buf_init(&w.b);
+  w.sink = sink; w.ud = ud; w.err = 0;
+  if (!plU_buf_reserve(&w.b, 1u << 17)) return 2;
+  int r = run(m, o, &w);
+  plU_buf_free(&w.b);
+  return r;
+}

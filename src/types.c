@@ -1,0 +1,33 @@
+/* types.c -- PTX type names and the operand type-compatibility rules.
+** The rules are those of the PTX ISA ("Type checking"), as ptxas applies them. */
+#include "types.h"
+#include <string.h>
+
+const plT_info plT_info_tab[PLT__COUNT] = {
+#define PLT_INFO(n, s, w, c, d) {s, w, c, PLT_##d},
+  PL_TYPELIST(PLT_INFO)
+#undef PLT_INFO
+};
+
+int plT_from_name(const char *s, size_t n) {
+  for (int i = 1; i < PLT__COUNT; i++)
+    if (strlen(plT_info_tab[i].name) == n && memcmp(plT_info_tab[i].name, s, n) == 0) return i;
+  return PLT_NONE;
+}
+
+int plT_compatible(int ins, int reg, int relaxed) {
+  if (ins == reg) return 1;
+  if (ins <= PLT_NONE || reg <= PLT_NONE || ins >= PLT__COUNT || reg >= PLT__COUNT) return 0;
+  const plT_info *I = &plT_info_tab[ins], *R = &plT_info_tab[reg];
+  if (I->cls == PLT_CPRED || R->cls == PLT_CPRED) return 0;
+  int sizeok = relaxed ? (R->bits >= I->bits) : (R->bits == I->bits);
+  switch (I->cls) {
+  case PLT_CB: /* .bN takes any register of the size */
+    return sizeok;
+  case PLT_CU: case PLT_CS: /* integers take .bN, .uN, .sN */
+    return sizeok && (R->cls == PLT_CB || R->cls == PLT_CU || R->cls == PLT_CS);
+  case PLT_CF: /* floats take their own type or .bN of the same size */
+    return R->cls == PLT_CB && R->bits == I->bits;
+  }
+  return 0;
+}
