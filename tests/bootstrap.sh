@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install what is missing (Debian: cmake, gcc, luajit, libluajit-5.1-dev, lua-busted, pkg-config)
+# and build ptxlua into build/. Safe to run again: it only installs what is absent.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+need=()
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v gcc >/dev/null 2>&1 || need+=(gcc)
+command -v make >/dev/null 2>&1 || need+=(make)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+command -v luajit >/dev/null 2>&1 || need+=(luajit)
+[ -f /usr/include/luajit-2.1/lua.h ] || need+=(libluajit-5.1-dev)
+command -v busted >/dev/null 2>&1 || need+=(lua-busted)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "bootstrap: installing ${need[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+# the CUDA toolkit's ptxas is the oracle of the tests; it lives outside the PATH on some machines
+if ! command -v ptxas >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/ptxas ]; then
+  echo "bootstrap: note: ptxas is in /usr/local/cuda/bin (not on the PATH); the tests find it there" >&2
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$(nproc)" >/dev/null

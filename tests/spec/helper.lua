@@ -1,0 +1,127 @@
+-- helper.lua -- shared by the specs: paths, running the ptxlua command, assembling with ptxas.
+-- ptxas is the oracle: a missing ptxas makes those tests pending locally and fails them under CI.
+local H = {}
+
+H.root = os.getenv("PTXLUA_ROOT") or "."
+H.build = os.getenv("PTXLUA_BUILD") or (H.root .. "/build")
+H.exe = os.getenv("PTXLUA_EXE") or (H.build .. "/ptxlua")
+H.ci = os.getenv("CI") == "true"
+
+local tmpn = 0
+-- a fresh temporary directory for this process
+local TMPDIR
+function H.tmpdir()
+  if not TMPDIR then
+    local p = io.popen("mktemp -d /tmp/ptxlua-spec.XXXXXX")
+    TMPDIR = p:read("*l"); p:close()
+  end
+  return TMPDIR
+end
+function H.tmpfile(suffix)
+  tmpn = tmpn + 1
+  return string.format("%s/f%d%s", H.tmpdir(), tmpn, suffix or "")
+end
+
+function H.write(path, text)
+  local f = assert(io.open(path, "wb")); f:write(text); f:close()
+  return path
+end
+function H.read(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("*a"); f:close()
+  return s
+end
+
+local function shq(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+H.shq = shq
+
+-- run a shell command; returns stdout, stderr, exit code
+function H.sh(cmd)
+  local out, err = H.tmpfile(".out"), H.tmpfile(".err")
+  local ok, how, code = os.execute("( " .. cmd .. " ) >" .. out .. " 2>" .. err)
+  -- LuaJIT (5.1 semantics) returns the raw status
+  local rc
+  if type(ok) == "number" then rc = ok >= 256 and math.floor(ok / 256) or ok
+  else rc = code or (ok and 0 or 1) end
+  return H.read(out) or "", H.read(err) or "", rc
+end
+
+-- run the ptxlua command with arguments (a list of strings)
+function H.ptxlua(args)
+  local parts = { shq(H.exe) }
+  for _, a in ipairs(args) do parts[#parts + 1] = shq(a) end
+  return H.sh(table.concat(parts, " "))
+end
+
+-- mark the running test pending (busted's pending lives in the spec's environment)
+function H.pending(msg, level)
+  local env = getfenv(level or 2)
+  local p = env and env.pending or pending
+  if p then p(msg) end
+end
+
+-- ptxas
+local PTXAS
+function H.ptxas_path()
+  if PTXAS == nil then
+    local out, _, rc = H.sh("command -v ptxas || ls /usr/local/cuda/bin/ptxas")
+    PTXAS = rc == 0 and out:match("[^\n]+") or false
+  end
+  return PTXAS
+end
+
+-- assemble PTX text for arch; returns ok, ptxas output (the -v resource report included)
+-- when ptxas is missing: pending() locally, an error under CI
+function H.assemble(ptx_text, arch, extra)
+  local ptxas = H.ptxas_path()
+  if not ptxas then
+    if H.ci then error("ptxas not found (CI requires the CUDA toolkit)") end
+    H.pending("ptxas not found", 3)
+    return nil
+  end
+  local src = H.write(H.tmpfile(".ptx"), ptx_text)
+  local cmd = string.format("%s -arch=%s -v %s %s -o %s", shq(ptxas), arch or "sm_90a", extra or "", shq(src), shq(src .. ".cubin"))
+  local out, err, rc = H.sh(cmd)
+  return rc == 0, out .. err
+end
+
+-- spill bytes from a ptxas -v report (sum of stores and loads over all functions)
+function H.spills(report)
+  local total = 0
+  for st, ld in report:gmatch("(%d+) bytes spill stores, (%d+) bytes spill loads") do
+    total = total + tonumber(st) + tonumber(ld)
+  end
+  return total
+end
+
+-- load a script text in this process as a fresh set of kernels; returns the ptxlua module
+function H.fresh()
+  local ptx = require "ptxlua"
+  ptx.reset()
+  return ptx
+end
+
+-- trace a kernel body quickly: H.body(function(ptx, ...) ... end, params, opts) -> PTX text
+function H.body(fn, params, opts)
+  local ptx = H.fresh()
+  opts = opts or {}
+  ptx.kernel { name = opts.name or "k", target = opts.target, params = params or {},
+               templates = opts.templates, body = function(...) fn(ptx, ...) end }
+  return ptx.ptx { anchors = opts.anchors, defines = opts.defines }
+end
+
+-- the instruction lines of a PTX text (tab-indented lines after the register declarations)
+function H.insns(ptx_text)
+  local out = {}
+  for line in ptx_text:gmatch("[^\n]+") do
+    if line:match("^\t[%a@]") and not line:match("^\t%.reg") and not line:match("^\t//") and not line:match("^\t%.shared") and not line:match("^\t%.local") then
+      out[#out + 1] = (line:gsub("^\t", ""):gsub(" \t", " "))
+    elseif line:match("^%$[%w_]+:$") then
+      out[#out + 1] = line
+    end
+  end
+  return out
+end
+
+return H
