@@ -5,6 +5,7 @@
 #define PTXLUA_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,6 +63,8 @@ PTXLUA_API int ptxlua_set_arch(ptxlua_engine *e, const char *arch);
 ** ptxlua_write_ptx: written atomically (a temporary file renamed into place). */
 PTXLUA_API int ptxlua_ptx(ptxlua_engine *e, const char *kernels, int flags, char **out, size_t *len);
 PTXLUA_API int ptxlua_write_ptx(ptxlua_engine *e, const char *kernels, int flags, const char *path);
+/* streamed to an open stream (standard output, a pipe): nothing is held in memory twice */
+PTXLUA_API int ptxlua_fwrite_ptx(ptxlua_engine *e, const char *kernels, int flags, FILE *f);
 PTXLUA_API void ptxlua_free(void *p);
 
 /* the last error: message as "file:line: error: text", and its parts (file NULL, line 0 if none) */

@@ -78,7 +78,8 @@ int plE_set_error(ptxlua_engine *e, int code, const char *msg) {
 }
 
 static int exists_dir(const char *d) {
-  char buf[4200];
+  char buf[4400];
+  if (strlen(d) > 4096) return 0;
   snprintf(buf, sizeof buf, "%s/ptxlua/init.lua", d);
   struct stat st;
   return stat(buf, &st) == 0;
@@ -95,8 +96,8 @@ static void find_luadir(ptxlua_engine *e) {
     if (slash) {
       *slash = 0;
       char cand[4200];
-      snprintf(cand, sizeof cand, "%s/../share/ptxlua/lua", exe);
-      if (exists_dir(cand)) { snprintf(e->luadir, sizeof e->luadir, "%s", cand); return; }
+      snprintf(cand, sizeof cand, "%.4000s/../share/ptxlua/lua", exe);
+      if (exists_dir(cand)) { snprintf(e->luadir, sizeof e->luadir, "%.4000s", cand); return; }
     }
   }
   if (exists_dir(PTXLUA_SOURCE_LUA_DIR)) { snprintf(e->luadir, sizeof e->luadir, "%s", PTXLUA_SOURCE_LUA_DIR); return; }
@@ -367,6 +368,19 @@ PTXLUA_API int ptxlua_write_ptx(ptxlua_engine *e, const char *kernels, int flags
   lua_pop(e->L, 1);
   if (rc) { clear_error(e); e->errmsg = dupstr(err); e->errfile = dupstr(path); }
   return rc;
+}
+
+PTXLUA_API int ptxlua_fwrite_ptx(ptxlua_engine *e, const char *kernels, int flags, FILE *f) {
+  if (!e || !f) return PTXLUA_MISUSE;
+  int rc;
+  plI_module *m = build(e, kernels, &rc);
+  if (!m) return rc;
+  plP_opts o = {anchors_of(flags), NULL, -1};
+  int r = plP_write(m, &o, sink, f);
+  lua_pop(e->L, 1);
+  if (r == 0 && fflush(f) != 0) r = 3;
+  if (r) return plE_set_error(e, r == 2 ? PTXLUA_NOMEM : PTXLUA_IO, r == 2 ? "out of memory while printing" : "writing the PTX failed");
+  return PTXLUA_OK;
 }
 
 PTXLUA_API const char *ptxlua_errmsg(ptxlua_engine *e) { return e && e->errmsg ? e->errmsg : (e ? "no error" : "out of memory"); }

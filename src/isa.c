@@ -446,7 +446,7 @@ static const char *expected_kinds(uint16_t k) {
 static int check_reg(const plI_module *m, uint32_t id, int want, int relaxed, int opi, const char *opc, plU_buf *err) {
   if (id == 0 || id > m->regs.n) { if (err) plU_buf_printf(err, "operand %d of '%s': unknown register", opi, opc); return 0; }
   int have = m->regs.p[id - 1].type;
-  if (want == PLT_NONE) return 1;
+  if (want == have || want == PLT_NONE) return 1;
   int ok = want == PLT_PRED ? have == PLT_PRED : plT_compatible(want, have, relaxed);
   if (!ok && err) {
     plU_buf_printf(err, "operand %d of '%s': expected a .%s register, got ", opi, opc, plT_info_tab[want].name);

@@ -16,8 +16,9 @@
 #define MOD_MT "ptxlua.module"
 #define MAXARGS 64
 
-/* DSL operand kinds: t[0] of an operand table */
-enum { K_REG = 1, K_ADDR = 2, K_SYM = 3, K_LABEL = 4, K_SREG = 5, K_NEG = 6, K_SINK = 7, K_PAIR = 8, K_IMM = 9 };
+/* DSL operand kinds: t[0] of an operand table is a register id (> 0), or minus one of these;
+** a plain list (t[0] == nil) is a vector */
+enum { K_ADDR = 2, K_SYM = 3, K_LABEL = 4, K_SREG = 5, K_NEG = 6, K_SINK = 7, K_PAIR = 8, K_IMM = 9 };
 
 typedef struct labelinfo { uint32_t used_file, used_line, placed; } labelinfo;
 
@@ -32,10 +33,22 @@ typedef struct LMod {
   const char *lastsrc; uint32_t lastfile;
   plU_buf msg;
   uint64_t ninsn;
+  uint8_t *tgt_ok;           /* opcode id -> 1 once its form was checked against the target */
+  uint64_t *sig_ok;          /* opcode id -> operand signature last accepted (kinds and types) */
+  uint32_t ntgt_ok;
+  struct Shared *S;
 } LMod;
 
 /* ---- the ISA context and the internal source prefixes, per Lua state (upvalues) ----------- */
-typedef struct Shared { plA_ctx *isa; char prefix[8][512]; int nprefix; } Shared;
+typedef struct Shared {
+  plA_ctx *isa;
+  struct LMod *cur;           /* the module being traced: core.emit records into it */
+  char prefix[8][512]; int nprefix;
+  /* function -> "is it the library's?" (and its chunk name); the functions are kept alive in a
+  ** registry table while cached, so a pointer can never be reused by another function */
+  struct { const void *fn; const char *source; int internal; } fc[64];
+  int fc_ref;
+} Shared;
 
 static Shared *shared(lua_State *L) { return (Shared *)lua_touserdata(L, lua_upvalueindex(1)); }
 
@@ -48,9 +61,23 @@ static int internal_src(Shared *S, const char *src) {
 /* the user's frame: first Lua frame whose source is not the library */
 static int user_frame(lua_State *L, Shared *S, lua_Debug *ar) {
   for (int lvl = 1; lua_getstack(L, lvl, ar); lvl++) {
-    if (!lua_getinfo(L, "Sl", ar)) break;
-    if (ar->currentline <= 0 || ar->source == NULL || ar->source[0] == '=') continue;
-    if (internal_src(S, ar->source)) continue;
+    if (!lua_getinfo(L, "f", ar)) break;
+    const void *fn = lua_topointer(L, -1);
+    unsigned slot = (unsigned)(((uintptr_t)fn >> 4) ^ ((uintptr_t)fn >> 10)) & 63u;
+    if (S->fc[slot].fn != fn) {
+      if (!lua_getinfo(L, "S", ar)) { lua_pop(L, 1); break; }
+      S->fc[slot].fn = fn;
+      S->fc[slot].source = ar->source;
+      S->fc[slot].internal = ar->source == NULL || ar->source[0] == '=' || internal_src(S, ar->source);
+      lua_rawgeti(L, LUA_REGISTRYINDEX, S->fc_ref);
+      lua_pushvalue(L, -2);
+      lua_rawseti(L, -2, (int)slot + 1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    if (S->fc[slot].internal) continue;
+    if (!lua_getinfo(L, "l", ar) || ar->currentline <= 0) continue;
+    ar->source = S->fc[slot].source;
     return 1;
   }
   return 0;
@@ -62,7 +89,7 @@ static void anchor(lua_State *L, LMod *M, uint32_t *file, uint32_t *line) {
   lua_Debug ar;
   *file = 0; *line = 0;
   if (!user_frame(L, shared(L), &ar)) return;
-  if (ar.source != M->lastsrc) {
+  if (ar.source != M->lastsrc || strcmp(srcname(ar.source), plI_cstr(M->m, M->lastfile)) != 0) {
     const char *s = srcname(ar.source);
     M->lastfile = plU_intern(&M->m->strs, s, strlen(s));
     M->lastsrc = ar.source;
@@ -129,6 +156,7 @@ static int l_module(lua_State *L) {
   M->m = plI_new(S->isa);
   if (!M->m) return luaL_error(L, "out of memory");
   M->m->target = plI_str(M->m, target);
+  M->S = S;
   M->m->version = plA_target_min_version(&M->tgt);
   M->maxptx = M->m->version;
   return 1;
@@ -136,6 +164,9 @@ static int l_module(lua_State *L) {
 
 static int l_gc(lua_State *L) {
   LMod *M = (LMod *)luaL_checkudata(L, 1, MOD_MT);
+  if (M->S && M->S->cur == M) M->S->cur = NULL;
+  free(M->tgt_ok); M->tgt_ok = NULL;
+  free(M->sig_ok); M->sig_ok = NULL;
   plI_free(M->m); M->m = NULL;
   plU_vec_free(M->labels);
   plU_buf_free(&M->msg);
@@ -273,10 +304,7 @@ static int l_place(lua_State *L) {  /* m:place(name) */
 }
 
 /* ---- operands ------------------------------------------------------------------------------- */
-static uint32_t regid(lua_State *L, LMod *M, int idx, int opi) {
-  lua_rawgeti(L, idx, 1);
-  lua_Number v = lua_tonumber(L, -1);
-  lua_pop(L, 1);
+static uint32_t regid_of(lua_State *L, LMod *M, lua_Number v, int opi) {
   uint32_t id = (uint32_t)v;
   if (v < 1 || id > M->m->regs.n) {
     lua_pushfstring(L, "operand %d: not a register of this module", opi);
@@ -291,6 +319,13 @@ static uint32_t regid(lua_State *L, LMod *M, int idx, int opi) {
     raise_here(L, M, lua_tostring(L, -1));
   }
   return id;
+}
+
+static uint32_t regid(lua_State *L, LMod *M, int idx, int opi) {
+  lua_rawgeti(L, idx, 0);
+  lua_Number v = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return regid_of(L, M, v, opi);
 }
 
 static uint32_t strid(lua_State *L, LMod *M, int idx, int k) {
@@ -364,11 +399,12 @@ static void convert(lua_State *L, LMod *M, int idx, int t, int opi, const char *
 
 static void convert_table(lua_State *L, LMod *M, int idx, int t, int opi, const char *opc, plI_opnd *o, int depth) {
   lua_rawgeti(L, idx, 0);
-  int kind = (int)lua_tointeger(L, -1);
+  lua_Number kv = lua_tonumber(L, -1);
   lua_pop(L, 1);
   memset(o, 0, sizeof *o);
+  if (kv > 0) { o->kind = PLO_REG; o->id = regid_of(L, M, kv, opi); return; }
+  int kind = (int)-kv;
   switch (kind) {
-  case K_REG: o->kind = PLO_REG; o->id = regid(L, M, idx, opi); return;
   case K_NEG:
     lua_rawgeti(L, idx, 1);
     convert(L, M, lua_gettop(L), t, opi, opc, o, depth + 1);
@@ -397,10 +433,10 @@ static void convert_table(lua_State *L, LMod *M, int idx, int t, int opi, const 
     int b = lua_gettop(L);
     if (lua_istable(L, b)) {
       lua_rawgeti(L, b, 0);
-      int bk = (int)lua_tointeger(L, -1);
+      lua_Number bk = lua_tonumber(L, -1);
       lua_pop(L, 1);
-      if (bk == K_REG) { o->flags |= PLOF_BASE_REG; o->id = regid(L, M, b, opi); }
-      else if (bk == K_SYM) { o->flags |= PLOF_BASE_SYM; o->id = strid(L, M, b, 1); }
+      if (bk > 0) { o->flags |= PLOF_BASE_REG; o->id = regid_of(L, M, bk, opi); }
+      else if (bk == -K_SYM) { o->flags |= PLOF_BASE_SYM; o->id = strid(L, M, b, 1); }
       else raise_here(L, M, "an address base must be a register or a symbol");
     } else if (!lua_isnil(L, b)) raise_here(L, M, "an address base must be a register or a symbol");
     lua_pop(L, 1);
@@ -472,23 +508,64 @@ static void convert(lua_State *L, LMod *M, int idx, int t, int opi, const char *
 }
 
 /* ---- instructions ----------------------------------------------------------------------------- */
-static int l_emit(lua_State *L) {  /* m:emit(opcode id, operands...) */
-  LMod *M = checkmod(L, 1);
-  uint32_t opc = (uint32_t)luaL_checkinteger(L, 2);
-  int n = lua_gettop(L) - 2;
-  Shared *S = shared(L);
+static uint64_t mix(uint64_t h, uint64_t v) { h ^= v; h *= 1099511628211ull; return h; }
+
+static uint64_t opsig(LMod *M, const plI_opnd *o, uint64_t h) {
+  h = mix(h, (uint64_t)o->kind | (uint64_t)o->flags << 8 | (uint64_t)o->n << 16);
+  switch (o->kind) {
+  case PLO_REG: return mix(h, M->m->regs.p[o->id - 1].type);
+  case PLO_ADDR: return (o->flags & PLOF_BASE_REG) ? mix(h, M->m->regs.p[o->id - 1].type) : h;
+  case PLO_VEC: case PLO_PAIR:
+    for (uint16_t j = 0; j < (o->kind == PLO_PAIR ? 2 : o->n); j++) h = opsig(M, &M->m->opnds.p[o->id + j], h);
+    return h;
+  default: return h;
+  }
+}
+
+static int emit(lua_State *L, LMod *M, int base) {
+  int n = lua_gettop(L) - base;
+  uint32_t opc = (uint32_t)lua_tointeger(L, base);
+  Shared *S = M->S;
   if (M->func < 0) raise_here(L, M, "no kernel is being traced (instructions go inside a kernel body)");
   const char *otext = plA_opcode_text(S->isa, opc);
-  M->msg.n = 0;
-  const plA_res *r = plA_resolve(S->isa, opc, &M->msg);
-  if (!r) raise_here(L, M, plU_buf_cstr(&M->msg));
-  plA_target tg = M->tgt;
-  if (!plA_check_target(r, otext, &tg, 0, &M->msg)) raise_here(L, M, plU_buf_cstr(&M->msg));
+  const plA_res *r = plA_resolve(S->isa, opc, NULL);
+  if (!r || opc >= M->ntgt_ok || !M->tgt_ok[opc]) {  /* first use of this opcode in this module */
+    M->msg.n = 0;
+    if (!r) { plA_resolve(S->isa, opc, &M->msg); raise_here(L, M, plU_buf_cstr(&M->msg)); }
+    plA_target tg = M->tgt;
+    if (!plA_check_target(r, otext, &tg, 0, &M->msg)) raise_here(L, M, plU_buf_cstr(&M->msg));
+    if (opc >= M->ntgt_ok) {
+      uint32_t nn = M->ntgt_ok ? M->ntgt_ok : 64;
+      while (nn <= opc) nn *= 2;
+      uint8_t *p = realloc(M->tgt_ok, nn);
+      if (!p) return luaL_error(L, "out of memory");
+      M->tgt_ok = p;
+      uint64_t *q = realloc(M->sig_ok, nn * sizeof *q);
+      if (!q) return luaL_error(L, "out of memory");
+      M->sig_ok = q;
+      memset(p + M->ntgt_ok, 0, nn - M->ntgt_ok);
+      memset(q + M->ntgt_ok, 0, (nn - M->ntgt_ok) * sizeof *q);
+      M->ntgt_ok = nn;
+    }
+    M->tgt_ok[opc] = 1;
+  }
   if (n > MAXARGS) raise_here(L, M, "too many operands");
   plI_opnd ops[MAXARGS];
   for (int i = 0; i < n; i++)
-    convert(L, M, i + 3, i < r->nops ? plA_optype(r, i) : PLT_NONE, i + 1, otext, &ops[i], 0);
-  if (!plA_check_ops(r, M->m, otext, ops, n, &M->msg)) raise_here(L, M, plU_buf_cstr(&M->msg));
+    convert(L, M, base + 1 + i, i < r->nops ? plA_optype(r, i) : PLT_NONE, i + 1, otext, &ops[i], 0);
+  /* the operand check depends only on operand kinds, flags and register types: an instruction
+  ** with the same signature as the last accepted one of its opcode needs no second look */
+  uint64_t sig = 1469598103934665603ull ^ (uint64_t)n;
+  for (int i = 0; i < n; i++) sig = opsig(M, &ops[i], sig);
+  if (sig == 0) sig = 1;
+  if (M->sig_ok[opc] != sig) {
+    if (!plA_check_ops(r, M->m, otext, ops, n, NULL)) {
+      M->msg.n = 0;
+      plA_check_ops(r, M->m, otext, ops, n, &M->msg);
+      raise_here(L, M, plU_buf_cstr(&M->msg));
+    }
+    M->sig_ok[opc] = sig;
+  }
   uint32_t f, l;
   anchor(L, M, &f, &l);
   if (r->ptx_min > M->maxptx) { M->maxptx = r->ptx_min; M->maxptx_file = f; M->maxptx_line = (int)l; M->maxptx_opc = opc; }
@@ -496,6 +573,31 @@ static int l_emit(lua_State *L) {  /* m:emit(opcode id, operands...) */
   M->guard = 0;
   check_ir(L, M);
   M->ninsn++;
+  return 0;
+}
+
+static int l_emit(lua_State *L) {  /* m:emit(opcode id, operands...) */
+  LMod *M = checkmod(L, 1);
+  luaL_checkinteger(L, 2);
+  return emit(L, M, 2);
+}
+
+/* core.emit(opcode id, operands...): into the module made current by m:activate() -- the fast path */
+static int l_cemit(lua_State *L) {
+  LMod *M = shared(L)->cur;
+  if (!M) {
+    lua_Debug ar;
+    if (user_frame(L, shared(L), &ar)) return luaL_error(L, "%s:%d: error: no kernel is being traced (instructions go inside a kernel body)", srcname(ar.source), ar.currentline);
+    return luaL_error(L, "error: no kernel is being traced");
+  }
+  return emit(L, M, 1);
+}
+
+static int l_activate(lua_State *L) {  /* m:activate() / m:activate(false) */
+  LMod *M = checkmod(L, 1);
+  Shared *S = shared(L);
+  if (lua_isboolean(L, 2) && !lua_toboolean(L, 2)) { if (S->cur == M) S->cur = NULL; }
+  else S->cur = M;
   return 0;
 }
 
@@ -679,6 +781,7 @@ static int l_internal(lua_State *L) {  /* core.internal_source(prefix): frames t
   for (int i = 0; i < S->nprefix; i++) if (strcmp(S->prefix[i], p) == 0) return 0;
   if (S->nprefix == 8 || strlen(p) >= sizeof S->prefix[0]) return luaL_error(L, "too many internal sources");
   strcpy(S->prefix[S->nprefix++], p);
+  memset(S->fc, 0, sizeof S->fc);
   return 0;
 }
 
@@ -701,11 +804,11 @@ static const luaL_Reg mod_methods[] = {
   {"func", l_func}, {"param", l_param}, {"directive", l_directive}, {"reg", l_reg}, {"pool", l_pool},
   {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"raw", l_raw},
   {"endfunc", l_endfunc}, {"version", l_version}, {"print", l_print}, {"write", l_write},
-  {"stats", l_stats}, {"func_count", l_func_count}, {"regname", l_regname}, {NULL, NULL}
+  {"stats", l_stats}, {"func_count", l_func_count}, {"regname", l_regname}, {"activate", l_activate}, {NULL, NULL}
 };
 static const luaL_Reg core_funcs[] = {
   {"module", l_module}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode}, {"forms", l_forms},
-  {"internal_source", l_internal}, {"target", l_target_info}, {NULL, NULL}
+  {"internal_source", l_internal}, {"target", l_target_info}, {"emit", l_cemit}, {NULL, NULL}
 };
 
 static void setfuncs(lua_State *L, const luaL_Reg *r) {  /* each with the Shared upvalue (at -2) */
@@ -731,6 +834,8 @@ PL_EXPORT int luaopen_ptxlua_core(lua_State *L) {
   lua_setmetatable(L, -2);
   S->isa = plA_new();
   if (!S->isa) return luaL_error(L, "out of memory");
+  lua_newtable(L);
+  S->fc_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   /* module metatable */
   luaL_newmetatable(L, MOD_MT);     /* S, mt */
   lua_pushvalue(L, -2);             /* S, mt, S */

@@ -112,15 +112,8 @@ int main(int argc, char **argv) {
     rc = ptxlua_write_ptx(e, *kernels ? kernels : NULL, flags, out);
     if (rc) return fail(e, rc);
   } else {
-    char *text; size_t len;
-    rc = ptxlua_ptx(e, *kernels ? kernels : NULL, flags, &text, &len);
+    rc = ptxlua_fwrite_ptx(e, *kernels ? kernels : NULL, flags, stdout);
     if (rc) return fail(e, rc);
-    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-      ptxlua_free(text); ptxlua_close(e);
-      fprintf(stderr, "ptxlua: error: writing standard output failed\n");
-      return 1;
-    }
-    ptxlua_free(text);
   }
   ptxlua_close(e);
   return 0;

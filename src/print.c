@@ -8,6 +8,10 @@
 
 typedef struct W { plU_buf b; plP_sink sink; void *ud; int err; } W;
 
+/* register names ("%f12"), formatted once per print: offsets into one buffer */
+typedef struct RN { plU_buf names; uint32_t *off; } RN;
+static _Thread_local const RN *cur_rn;  /* the names of the module being printed (NULL: format each time) */
+
 static void flush(W *w, int force) {
   if (!w->sink || w->err) return;
   if (!force && w->b.n < (1u << 16)) return;
@@ -36,6 +40,11 @@ static void put_str(plU_buf *b, const plI_module *m, uint32_t id) {
 }
 static void put_reg(plU_buf *b, const plI_module *m, uint32_t id) {
   if (id == 0 || id > m->regs.n) { PUTL(b, "%<bad>"); return; }
+  if (cur_rn && cur_rn->off) {
+    uint32_t o = cur_rn->off[id - 1], e = cur_rn->off[id];
+    puts_(b, cur_rn->names.p + o, e - o);
+    return;
+  }
   const plI_reg *r = &m->regs.p[id - 1];
   plU_buf_putc(b, '%');
   put_str(b, m, r->name);
@@ -200,7 +209,29 @@ static void print_func(W *w, const plI_module *m, const plI_func *f, const plP_o
   PUTL(b, "\n}\n");
 }
 
+static int run2(const plI_module *m, const plP_opts *o, W *w);
+
 static int run(const plI_module *m, const plP_opts *o, W *w) {
+  RN rn;
+  plU_buf_init(&rn.names);
+  rn.off = malloc(((size_t)m->regs.n + 1) * sizeof *rn.off);
+  if (rn.off) {
+    const RN *saved = cur_rn;
+    cur_rn = NULL;
+    for (uint32_t i = 0; i < m->regs.n; i++) { rn.off[i] = (uint32_t)rn.names.n; put_reg(&rn.names, m, i + 1); }
+    rn.off[m->regs.n] = (uint32_t)rn.names.n;
+    if (rn.names.oom) { free(rn.off); rn.off = NULL; }
+    cur_rn = &rn;
+    int r = run2(m, o, w);
+    cur_rn = saved;
+    free(rn.off);
+    plU_buf_free(&rn.names);
+    return r;
+  }
+  return run2(m, o, w);
+}
+
+static int run2(const plI_module *m, const plP_opts *o, W *w) {
   plU_buf *b = &w->b;
   plP_opts dflt = {PLP_ANCHOR_NONE, NULL, -1};
   if (!o) o = &dflt;

@@ -14,8 +14,9 @@ local LIBDIR = debug.getinfo(1, "S").source:match("^(@.*[/\\])") or "@ptxlua/"
 core.internal_source(LIBDIR)
 P._libdir = LIBDIR
 
--- operand kinds shared with the C binding (t[0] of an operand table)
-local K_REG, K_ADDR, K_SYM, K_LABEL, K_SREG, K_NEG, K_SINK, K_PAIR, K_IMM = 1, 2, 3, 4, 5, 6, 7, 8, 9
+-- operand kinds shared with the C binding: t[0] of an operand table is the register id (> 0) for a
+-- register, or one of these negative codes; a plain list (t[0] == nil) is a vector operand
+local K_ADDR, K_SYM, K_LABEL, K_SREG, K_NEG, K_SINK, K_PAIR, K_IMM = -2, -3, -4, -5, -6, -7, -8, -9
 
 ---------------------------------------------------------------------------------------------------
 -- errors at the user's line
@@ -76,9 +77,9 @@ local function need_trace()
   return MOD
 end
 
+local EMIT = core.emit     -- records into the module made current by m:activate()
 local function emit(text, ...)
-  local m = MOD or need_trace()
-  m:emit(OPC[text] or opid(text), ...)
+  EMIT(OPC[text] or opid(text), ...)
 end
 P._emit = emit
 
@@ -88,11 +89,11 @@ P._emit = emit
 local REGMT = {}         -- type name -> metatable
 local RegMethods = {}    -- type name -> methods table
 
-local function isreg(v) return type(v) == "table" and rawget(v, 0) == K_REG end
+local function isreg(v) return type(v) == "table" and (rawget(v, 0) or 0) > 0 end
 local function regtype(v) return getmetatable(v).ptype end
 P.isreg = isreg
 
-local function newreg(t, id) return setmetatable({ [0] = K_REG, id }, REGMT[t]) end
+local function newreg(t, id) return setmetatable({ [0] = id }, REGMT[t]) end
 
 local function poolreg(t)
   local m = MOD or need_trace()
@@ -159,10 +160,10 @@ end
 
 local function regtostring(r)
   if MOD and rawget(r, 1) then
-    local ok, name = pcall(MOD.regname, MOD, r[1])
+    local ok, name = pcall(MOD.regname, MOD, r[0])
     if ok then return fmt("%s (.%s)", name, regtype(r)) end
   end
-  return fmt("register #%d (.%s)", r[1], regtype(r))
+  return fmt("register #%d (.%s)", r[0], regtype(r))
 end
 
 local function cmp_text(cmp, t)
@@ -273,7 +274,7 @@ local function method_table(t)
     local d = poolreg(t); emit("sqrt.rn." .. t, d, a); return d
   end
   M.type = function() return t end
-  M.name = function(a) return MOD and MOD:regname(a[1]) end
+  M.name = function(a) return MOD and MOD:regname(a[0]) end
   return M
 end
 
@@ -358,7 +359,7 @@ end
 function P.addr(base, off)
   off = off or 0
   if type(off) ~= "number" then perr("address offset must be a number (add registers with an instruction)") end
-  if base ~= nil and not (type(base) == "table" and (rawget(base, 0) == K_REG or rawget(base, 0) == K_SYM)) then
+  if base ~= nil and not (type(base) == "table" and (isreg(base) or rawget(base, 0) == K_SYM)) then
     perr("address base must be a register or a symbol")
   end
   return { [0] = K_ADDR, base, off }
@@ -431,8 +432,7 @@ end
 CHAIN.__call = function(node, ...)
   local id = rawget(node, 2)
   if not id then id = opid(rawget(node, 1)); rawset(node, 2, id) end
-  local m = MOD or need_trace()
-  m:emit(id, ...)
+  EMIT(id, ...)
 end
 CHAIN.__tostring = function(node) return "ptx instruction " .. rawget(node, 1) end
 CHAIN.__name = "ptxlua.instruction"
@@ -750,8 +750,11 @@ local function trace_into(k, m, overrides)
   local saved_cur, saved_mod = CUR, MOD
   CUR = { mod = m, kernel = k, nlabel = 0, narr = 0, t = t }
   MOD = m
+  m:activate()
   local ok, err = pcall(d.body, t, unpack(k.params))
+  m:activate(false)
   CUR, MOD = saved_cur, saved_mod
+  if MOD then MOD:activate() end
   if not ok then error(err, 0) end
   m:endfunc()
 end
