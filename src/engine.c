@@ -96,7 +96,7 @@ static void find_luadir(ptxlua_engine *e) {
     if (slash) {
       *slash = 0;
       char cand[4200];
-      snprintf(cand, sizeof cand, "%.4000s/../share/ptxlua/lua", exe);
+      snprintf(cand, sizeof cand, "%.4000s/../share/lua/5.1", exe);
       if (exists_dir(cand)) { snprintf(e->luadir, sizeof e->luadir, "%.4000s", cand); return; }
     }
   }

@@ -315,24 +315,36 @@ end
 -- constructors: ptx.reg.f32() a fresh register, ptx.reg.f32 "name" a named one
 P.reg = setmetatable({}, { __index = function(_, t)
   if not TYPES[t] then perr("unknown register type '%s'", tostring(t)) end
-  return function(name)
-    if name == nil then return poolreg(t) end
-    if type(name) ~= "string" then perr("register name must be a string (initial values: ptx.%s(v))", t) end
-    local m = MOD or need_trace()
-    return newreg(t, m:reg(t, name))
+  -- ptx.reg.T([name [, init]]): with an initial value, one mov (mov.T %name, init)
+  return function(name, init)
+    local r
+    if name == nil then r = poolreg(t)
+    elseif type(name) ~= "string" then perr("register name must be a string (initial values: ptx.%s(v) or ptx.reg.%s(name, v))", t, t)
+    else
+      local m = MOD or need_trace()
+      r = newreg(t, m:reg(t, name))
+    end
+    if init ~= nil then RegMethods[t].set(r, init) end
+    return r
   end
 end })
 
 -- arrays: ptx.regs.f32(64 [, "acc"]) -> { r1, ..., r64 } declared as %acc<64>
 P.regs = setmetatable({}, { __index = function(_, t)
   if not TYPES[t] then perr("unknown register type '%s'", tostring(t)) end
-  return function(n, name)
+  -- ptx.regs.T(n [, name [, init]]): with an initial value, one mov per register, in order
+  return function(n, name, init)
     local m = MOD or need_trace()
     if type(n) ~= "number" or n < 1 or n ~= floor(n) then perr("register array size must be a positive integer") end
     if name == nil then CUR.narr = CUR.narr + 1; name = TYPES[t][3] .. "v" .. CUR.narr .. "_" end
+    if type(name) ~= "string" then perr("register array name must be a string") end
     local first = m:reg(t, name, n)
     local arr = {}
     for i = 1, n do arr[i] = newreg(t, first + i - 1) end
+    if init ~= nil then
+      local set = RegMethods[t].set
+      for i = 1, n do set(arr[i], init) end
+    end
     return arr
   end
 end })
