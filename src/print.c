@@ -36,7 +36,7 @@ static void put_i64(plU_buf *b, int64_t v) {
   else put_u64(b, (uint64_t)v);
 }
 static void put_str(plU_buf *b, const plI_module *m, uint32_t id) {
-  if (id) puts_(b, m->strs.str[id], m->strs.len[id]);
+  if (id && id < m->strs.n) puts_(b, m->strs.str[id], m->strs.len[id]);
 }
 static void put_reg(plU_buf *b, const plI_module *m, uint32_t id) {
   if (id == 0 || id > m->regs.n) { PUTL(b, "%<bad>"); return; }
@@ -57,12 +57,22 @@ static void put_hex(plU_buf *b, uint64_t v, int digits) {
   puts_(b, tmp, (size_t)digits);
 }
 
-void plP_operand(const plI_module *m, const plI_opnd *o, plU_buf *b) {
+/* elements of vectors and pairs: within the operand pool, and never nested deeper than a
+** vector of pairs -- a malformed IR prints <?> instead of reading past the pool or looping */
+static int elems_ok(const plI_module *m, const plI_opnd *o, uint32_t n, int depth) {
+  return depth < 2 && o->id <= m->opnds.n && n <= m->opnds.n - o->id;
+}
+
+static void operand(const plI_module *m, const plI_opnd *o, plU_buf *b, int depth) {
   if (o->flags & PLOF_NEG && o->kind != PLO_ADDR) plU_buf_putc(b, '!');
   switch (o->kind) {
   case PLO_REG: put_reg(b, m, o->id); break;
   case PLO_IMM:
-    if (o->flags & PLOF_HEX) { PUTL(b, "0x"); put_hex(b, o->v, 16); }
+    if (o->flags & PLOF_HEX) {  /* as few digits as the value needs, at least 4: 0x3C00, 0xFFFF0000 */
+      int digits = 4;
+      while (digits < 16 && (o->v >> (4 * digits)) != 0) digits++;
+      PUTL(b, "0x"); put_hex(b, o->v, digits);
+    }
     else if (o->flags & PLOF_UNSIGNED) put_u64(b, o->v);
     else put_i64(b, (int64_t)o->v);
     break;
@@ -81,21 +91,25 @@ void plP_operand(const plI_module *m, const plI_opnd *o, plU_buf *b) {
     plU_buf_putc(b, ']');
     break;
   case PLO_VEC:
+    if (!elems_ok(m, o, o->n, depth)) { PUTL(b, "<?>"); break; }
     plU_buf_putc(b, '{');
     for (uint16_t i = 0; i < o->n; i++) {
       if (i) PUTL(b, ", ");
-      plP_operand(m, &m->opnds.p[o->id + i], b);
+      operand(m, &m->opnds.p[o->id + i], b, depth + 1);
     }
     plU_buf_putc(b, '}');
     break;
   case PLO_PAIR:
-    plP_operand(m, &m->opnds.p[o->id], b);
+    if (!elems_ok(m, o, 2, depth)) { PUTL(b, "<?>"); break; }
+    operand(m, &m->opnds.p[o->id], b, depth + 1);
     plU_buf_putc(b, '|');
-    plP_operand(m, &m->opnds.p[o->id + 1], b);
+    operand(m, &m->opnds.p[o->id + 1], b, depth + 1);
     break;
   default: PUTL(b, "<?>");
   }
 }
+
+void plP_operand(const plI_module *m, const plI_opnd *o, plU_buf *b) { operand(m, o, b, 0); }
 
 static const char *space_name(int s) {
   switch (s) {
@@ -193,10 +207,12 @@ static void print_func(W *w, const plI_module *m, const plI_func *f, const plP_o
         put_reg(b, m, s->guard - 1);
         plU_buf_putc(b, ' ');
       }
-      puts_(b, plA_opcode_text(m->isa, s->opc), plA_opcode_len(m->isa, s->opc));
+      if (m->isa) puts_(b, plA_opcode_text(m->isa, s->opc), plA_opcode_len(m->isa, s->opc));
+      else plU_buf_putc(b, '?');
       for (uint16_t k = 0; k < s->nops; k++) {
         if (k) PUTL(b, ", "); else PUTL(b, " \t");
-        plP_operand(m, &m->opnds.p[s->ops + k], b);
+        if (s->ops < m->opnds.n && k < m->opnds.n - s->ops) operand(m, &m->opnds.p[s->ops + k], b, 0);
+        else PUTL(b, "<?>");
       }
       plU_buf_putc(b, ';');
       if (o->anchors == PLP_ANCHOR_COMMENT && s->file) {

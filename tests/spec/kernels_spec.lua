@@ -1,0 +1,162 @@
+-- kernels_spec.lua -- every kernel in kernels/: printed by the ptxlua command at its defaults and at
+-- uneven sizes, assembled by ptxas for sm_90a with no spills; invalid template values fail with
+-- `file:line: error: ...` on the kernel's own check; the small kernels' PTX at their defaults is
+-- pinned byte for byte in tests/golden/<name>.ptx.
+-- After an intended change to the PTX of a pinned kernel, regenerate the golden files with
+--   PTXLUA_UPDATE_GOLDEN=1 BUILD=build tests/spec.sh tests/spec/kernels_spec.lua
+-- and review the diff of tests/golden/ like code.
+local H = require "helper"
+
+local KDIR = H.root .. "/kernels/"
+local GDIR = H.root .. "/tests/golden/"
+local UPDATE = os.getenv("PTXLUA_UPDATE_GOLDEN") == "1"
+
+-- template values to print and assemble each kernel file at: the defaults first, then uneven and
+-- edge shapes (tails, short rows, partial tiles, the streaming path of the row kernels)
+local SIZES = {
+  ["vector_add.lua"] = { {}, { "N=1000" }, { "N=7", "BLOCK=32" } },
+  ["rmsnorm.lua"] = { {}, { "N=1000" }, { "N=7", "B=3" }, { "N=100001", "B=5" }, { "N=65536", "BLOCK=1024" } },
+  ["layernorm.lua"] = { {}, { "N=1000" }, { "N=7", "B=3" }, { "N=100001", "B=5" }, { "N=16384" } },
+  ["softmax.lua"] = { {}, { "N=1000" }, { "N=7", "B=3" }, { "N=100001", "B=5" }, { "N=8190", "BLOCK=1024" } },
+  ["swiglu.lua"] = { {}, { "M=3", "N=7" }, { "M=1000", "N=1001", "UNROLL=3" }, { "M=8192", "N=8192", "BLOCK=128" } },
+  ["gemm.lua"] = { {}, { "M=1000", "N=1000", "K=1000" }, { "M=127", "N=33", "K=8" },
+                   { "M=5000", "N=3001", "K=4104", "BM=128", "BN=64", "WM=64", "WN=64" },
+                   { "M=96", "N=80", "K=88", "BM=64", "BN=64", "WM=32", "WN=32", "BK=16", "STAGES=4", "GROUP=1" } },
+}
+
+-- invalid template values and the message each must give (a plain substring of it)
+local INVALID = {
+  ["vector_add.lua"] = { { { "BLOCK=0" }, "maxntid[1] must be a positive integer" },
+                         { { "N=abc" }, "'abc' is not a number" } },
+  ["rmsnorm.lua"] = { { { "N=0" }, "template N must be a positive integer" },
+                      { { "VEC=3" }, "VEC must be 1, 2 or 4" },
+                      { { "BLOCK=100" }, "BLOCK must be a multiple of 32" } },
+  ["layernorm.lua"] = { { { "B=2.5" }, "template B must be a positive integer" },
+                        { { "BLOCK=2048" }, "BLOCK must be a multiple of 32 up to 1024" } },
+  ["softmax.lua"] = { { { "N=-4" }, "template N must be a positive integer" },
+                      { { "N=2000000000" }, "a row must be under 4 GiB" } },
+  ["swiglu.lua"] = { { { "M=0" }, "template M must be a positive integer" },
+                     { { "M=65536", "N=65536" }, "M*N must be below 2^32" },
+                     { { "BLOCK=48" }, "BLOCK must be a multiple of 32" } },
+  ["gemm.lua"] = { { { "K=1001" }, "K (1001) must be a multiple of 8" },
+                   { { "STAGES=4" }, "static limit 49152" },
+                   { { "WM=24" }, "must be made of 16 x 16 blocks" },
+                   { { "WN=8" }, "must be made of 16 x 16 blocks" },
+                   { { "BM=96" }, "is not a grid of" },
+                   { { "BK=48" }, "BK must be 16, 32, 64 or 128" },
+                   { { "STAGES=1" }, "STAGES must be at least 2" },
+                   { { "GROUP=0" }, "template GROUP must be a positive integer" },
+                   { { "WM=128", "WN=64", "BM=128", "BN=64" }, "accumulator registers" },
+                   { { "BM=32", "BN=32", "WM=16", "WN=16", "BK=16" }, "cannot split" } },
+}
+
+-- kernels whose PTX at the defaults is pinned
+local GOLDEN = { "vector_add", "rmsnorm", "softmax" }
+
+local function args_of(file, defs)
+  local a = { KDIR .. file, "--print-ptx" }
+  for _, d in ipairs(defs) do a[#a + 1] = "-D"; a[#a + 1] = d end
+  return a
+end
+local function label(file, defs)
+  if #defs == 0 then return file .. " (defaults)" end
+  return file .. " -D " .. table.concat(defs, " -D ")
+end
+local function lines_of(path)
+  local t = {}
+  for l in (H.read(path) or ""):gmatch("([^\n]*)\n?") do t[#t + 1] = l end
+  return t
+end
+
+describe("kernels/", function()
+  it("has sizes and invalid values listed here for every kernel file", function()
+    local out, _, rc = H.sh("ls " .. H.shq(KDIR))
+    assert.are.equal(0, rc)
+    local n = 0
+    for f in out:gmatch("[^\n]+") do
+      if f:match("%.lua$") then
+        n = n + 1
+        assert.is_truthy(SIZES[f], "no sizes listed for kernels/" .. f)
+        assert.is_truthy(INVALID[f], "no invalid values listed for kernels/" .. f)
+      end
+    end
+    assert.is_true(n >= 6)
+  end)
+
+  for file, list in pairs(SIZES) do
+    describe(file, function()
+      for _, defs in ipairs(list) do
+        it("prints and assembles for sm_90a with no spills: " .. label(file, defs), function()
+          local out, err, rc = H.ptxlua(args_of(file, defs))
+          assert.are.equal(0, rc, err)
+          assert.truthy(out:find(".visible .entry", 1, true))
+          local ok, report = H.assemble(out, "sm_90a")
+          if ok == nil then return end
+          assert.is_true(ok, report)
+          assert.are.equal(0, H.spills(report), report)
+        end)
+      end
+
+      for _, case in ipairs(INVALID[file] or {}) do
+        local defs, msg = case[1], case[2]
+        it("rejects " .. table.concat(defs, " ") .. " at the kernel's line", function()
+          local out, err, rc = H.ptxlua(args_of(file, defs))
+          assert.are.equal(1, rc, out .. err)
+          assert.are.equal("", out)
+          local path = KDIR .. file
+          local line = err:match("^" .. path:gsub("%p", "%%%0") .. ":(%d+): error: ")
+          assert.is_truthy(line, err)
+          assert.truthy(err:find(msg, 1, true), err)
+          -- the line named is the kernel's own: its check, or its ptx.kernel definition
+          local src = lines_of(path)[tonumber(line)] or ""
+          assert.truthy(src:find("ptx.error", 1, true) or src:find("ptx.kernel", 1, true), src)
+        end)
+      end
+    end)
+  end
+
+  describe("golden PTX at the defaults", function()
+    for _, name in ipairs(GOLDEN) do
+      it(name, function()
+        local out, err, rc = H.ptxlua { KDIR .. name .. ".lua", "--print-ptx" }
+        assert.are.equal(0, rc, err)
+        local path = GDIR .. name .. ".ptx"
+        if UPDATE then H.write(path, out) end
+        local want = H.read(path)
+        assert.is_truthy(want, "missing " .. path .. " (PTXLUA_UPDATE_GOLDEN=1 writes it)")
+        if out ~= want then
+          local a, b = lines_of(path), {}
+          for l in (out .. "\n"):gmatch("([^\n]*)\n") do b[#b + 1] = l end
+          for i = 1, math.max(#a, #b) do
+            if a[i] ~= b[i] then
+              error(string.format("%s differs from the printed PTX at line %d:\n  golden:  %s\n  printed: %s\n" ..
+                                  "(after an intended change: PTXLUA_UPDATE_GOLDEN=1)", path, i, tostring(a[i]), tostring(b[i])))
+            end
+          end
+          error(path .. " differs from the printed PTX")
+        end
+      end)
+    end
+  end)
+
+  it("runs the GEMM's K loop in PTX: the same instructions at every K, one backward branch", function()
+    local function count(text, pat) local n = 0; for _ in text:gmatch(pat) do n = n + 1 end return n end
+    for _, k in ipairs { "64", "8192", "1000" } do
+      local out, err, rc = H.ptxlua { KDIR .. "gemm.lua", "--print-ptx", "-D", "K=" .. k }
+      assert.are.equal(0, rc, err)
+      -- defaults: 4 x 4 mma tiles of a 64 x 32 warp tile, 2 k-steps of 16 in a 32-wide k-tile
+      assert.are.equal(32, count(out, "\tmma%.sync%.aligned%.m16n8k16%.row%.col%.f32%.bf16%.bf16%.f32%s"), "K=" .. k)
+      assert.are.equal(12, count(out, "\tldmatrix%.sync%.aligned%.m8n8%.x4%.shared%.b16%s"), "K=" .. k)
+      assert.are.equal(1, count(out, "\tbar%.sync%s"), "K=" .. k)
+      local loop = out:match("\n(%$L__loop%d+):\n")
+      assert.is_truthy(loop, out)
+      assert.are.equal(1, count(out, "bra%s+" .. loop:gsub("%$", "%%$") .. ";"))
+    end
+  end)
+
+  it("prints the same GEMM twice, byte for byte", function()
+    local a = H.ptxlua { KDIR .. "gemm.lua", "--print-ptx", "-D", "M=1000" }
+    local b = H.ptxlua { KDIR .. "gemm.lua", "--print-ptx", "-D", "M=1000" }
+    assert.are.equal(a, b)
+  end)
+end)
