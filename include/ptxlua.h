@@ -55,7 +55,8 @@ PTXLUA_API const char *ptxlua_kernel_name(ptxlua_engine *e, int i); /* valid unt
 
 /* template parameters (as with -D NAME=VALUE); value NULL removes the override */
 PTXLUA_API int ptxlua_define(ptxlua_engine *e, const char *name, const char *value);
-/* override every kernel's target ("sm_90a", "sm_100a", ...); NULL restores the scripts' own */
+/* override every kernel's target ("sm_90a", "sm_100a", ...); NULL restores the scripts' own.
+** An unknown target is PTXLUA_MISUSE (the previous setting stays). */
 PTXLUA_API int ptxlua_set_arch(ptxlua_engine *e, const char *arch);
 
 /* PTX of one kernel (name), several (comma separated) or all (NULL), in one module.

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "engine.h"
+#include "isa.h"
 #include "print.h"
 
 #ifndef PTXLUA_SOURCE_LUA_DIR
@@ -261,6 +262,12 @@ PTXLUA_API int ptxlua_define(ptxlua_engine *e, const char *name, const char *val
 
 PTXLUA_API int ptxlua_set_arch(ptxlua_engine *e, const char *arch) {
   if (!e) return PTXLUA_MISUSE;
+  plA_target t;
+  if (arch && !plA_target_parse(arch, &t)) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "unknown target '%.100s' (expected sm_80, sm_90a, sm_100a, ...)", arch);
+    return plE_set_error(e, PTXLUA_MISUSE, buf);
+  }
   free(e->arch);
   e->arch = arch ? dupstr(arch) : NULL;
   return arch && !e->arch ? PTXLUA_NOMEM : PTXLUA_OK;

@@ -37,6 +37,7 @@ void plI_free(plI_module *m) {
 }
 
 int plI_fail(plI_module *m, int code, const char *fmt, ...) {
+  if (!m) return code ? code : 1;
   if (m->status) return m->status;
   m->status = code ? code : 1;
   va_list ap;
@@ -47,12 +48,15 @@ int plI_fail(plI_module *m, int code, const char *fmt, ...) {
 }
 
 uint32_t plI_str(plI_module *m, const char *s) {
+  if (!m) return 0;
+  if (!s) { plI_fail(m, 1, "a name is missing (NULL)"); return 0; }
   uint32_t id = plU_intern(&m->strs, s, strlen(s));
   if (!id) plI_fail(m, 2, "out of memory");
   return id;
 }
 
 int plI_func_new(plI_module *m, const char *name, int kind, int linkage) {
+  if (!m || m->status) return -1;  /* sticky: after an error, building is a no-op */
   plI_func f;
   memset(&f, 0, sizeof f);
   f.name = plI_str(m, name);
@@ -70,6 +74,7 @@ int plI_func_new(plI_module *m, const char *name, int kind, int linkage) {
 }
 
 int plI_param(plI_module *m, int func, const char *name, int type, uint32_t align, uint64_t count, int ret) {
+  if (!m || m->status) return -1;
   if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no such function"), -1;
   plI_func *f = &m->funcs.p[func];
   plI_var v;
@@ -89,8 +94,13 @@ int plI_param(plI_module *m, int func, const char *name, int type, uint32_t alig
 static int declmap_get(plI_module *m, uint32_t func, uint32_t name) {
   if (name >= m->declmap_n) return -1;
   uint64_t e = m->declmap[name];
-  if (!e || (uint32_t)((e - 1) >> 32) != func) return -1;
-  return (int)((e - 1) & 0xffffffffu);
+  if (!e) return -1;                                     /* never declared anywhere */
+  if ((uint32_t)((e - 1) >> 32) == func) return (int)((e - 1) & 0xffffffffu);
+  /* the entry is another function's (it declared the name later): look in this one's list */
+  const plI_func *f = &m->funcs.p[func];
+  for (uint32_t i = 0; i < f->regdecls.n; i++)
+    if (f->regdecls.p[i].name == name) { m->declmap[name] = (((uint64_t)func << 32) | i) + 1; return (int)i; }
+  return -1;
 }
 static int declmap_set(plI_module *m, uint32_t func, uint32_t name, uint32_t decl) {
   if (name >= m->declmap_n) {
@@ -125,9 +135,9 @@ static int collides(plI_module *m, uint32_t func, const char *name) {
 }
 
 static uint32_t new_decl(plI_module *m, int func, const char *name, int type, uint32_t count, int pool) {
-  if (m->status) return 0;
+  if (!m || m->status) return 0;
   if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), 0;
-  if (!valid_regname(name)) return plI_fail(m, 1, "bad register name '%s'", name), 0;
+  if (!name || !valid_regname(name)) return plI_fail(m, 1, "bad register name '%s'", name ? name : "(null)"), 0;
   if (type <= PLT_NONE || type >= PLT__COUNT || (plT_info_tab[type].bits < 8 && type != PLT_PRED))
     return plI_fail(m, 1, "bad register type"), 0;
   uint32_t sid = plI_str(m, name);
@@ -149,7 +159,7 @@ static uint32_t new_decl(plI_module *m, int func, const char *name, int type, ui
       }
     }
   }
-  plI_regdecl d = {sid, plT_info_tab[type].decl, count};
+  plI_regdecl d = {sid, plT_info_tab[type].decl, count, (uint8_t)(pool != 0)};
   if (!plU_vec_push(f->regdecls, d) || !declmap_set(m, (uint32_t)func, sid, f->regdecls.n - 1))
     return plI_fail(m, 2, "out of memory"), 0;
   uint32_t first = m->regs.n;
@@ -164,13 +174,15 @@ uint32_t plI_reg_scalar(plI_module *m, int func, const char *name, int type) {
   return new_decl(m, func, name, type, 0, 0);
 }
 uint32_t plI_reg_range(plI_module *m, int func, const char *name, int type, uint32_t count) {
+  if (!m || m->status) return 0;
   if (count == 0 || count > (1u << 24)) return plI_fail(m, 1, "bad register range size %u", count), 0;
   return new_decl(m, func, name, type, count, 0);
 }
 
 uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type) {
-  if (m->status) return 0;
+  if (!m || m->status) return 0;
   if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), 0;
+  if (!prefix || !valid_regname(prefix)) return plI_fail(m, 1, "bad register name '%s'", prefix ? prefix : "(null)"), 0;
   uint32_t sid = plU_find(&m->strs, prefix, strlen(prefix));
   int d = sid ? declmap_get(m, (uint32_t)func, sid) : -1;
   if (d < 0) {
@@ -182,6 +194,9 @@ uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type) {
   }
   plI_regdecl *dc = &m->funcs.p[func].regdecls.p[d];
   uint32_t idx = dc->count;
+  if (!dc->pool)
+    return plI_fail(m, 1, "register name '%%%s' is taken by a named register; unnamed .%s registers are named %%%sN",
+                    prefix, plT_info_tab[type].name, prefix), 0;
   if (dc->type != plT_info_tab[type].decl)
     return plI_fail(m, 1, "register pool '%%%s' holds another type", prefix), 0;
   dc->count++;
@@ -191,7 +206,8 @@ uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type) {
 }
 
 void plI_regname(const plI_module *m, uint32_t id, plU_buf *b) {
-  if (id == 0 || id > m->regs.n) { plU_buf_puts(b, "%<bad>"); return; }
+  if (!b) return;
+  if (!m || id == 0 || id > m->regs.n) { plU_buf_puts(b, "%<bad>"); return; }
   const plI_reg *r = &m->regs.p[id - 1];
   plU_buf_putc(b, '%');
   plU_buf_puts(b, plI_cstr(m, r->name));
@@ -200,7 +216,7 @@ void plI_regname(const plI_module *m, uint32_t id, plU_buf *b) {
 
 int plI_var_new(plI_module *m, int func, const char *name, int space, int linkage, int type,
             uint32_t align, uint64_t count, const char *init) {
-  if (m->status) return -1;
+  if (!m || m->status) return -1;
   plI_var v;
   memset(&v, 0, sizeof v);
   v.name = plI_str(m, name);
@@ -224,12 +240,13 @@ int plI_var_new(plI_module *m, int func, const char *name, int space, int linkag
 }
 
 uint32_t plI_opnd_push(plI_module *m, const plI_opnd *o) {
+  if (!m || !o || m->status) return UINT32_MAX;
   if (!plU_vec_push(m->opnds, *o)) { plI_fail(m, 2, "out of memory"); return UINT32_MAX; }
   return m->opnds.n - 1;
 }
 
 static int push_stmt(plI_module *m, int func, plI_stmt *s) {
-  if (m->status) return -1;
+  if (!m || m->status) return -1;
   if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), -1;
   plI_func *f = &m->funcs.p[func];
   if (!plU_vec_push(f->stmts, *s)) return plI_fail(m, 2, "out of memory"), -1;
@@ -238,8 +255,10 @@ static int push_stmt(plI_module *m, int func, plI_stmt *s) {
 
 int plI_insn(plI_module *m, int func, uint32_t opc, const plI_opnd *ops, int nops,
              uint32_t guard, int negguard, uint32_t file, uint32_t line) {
-  if (m->status) return -1;
+  if (!m || m->status) return -1;
+  if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), -1;
   if (nops < 0 || nops > 0xffff) return plI_fail(m, 1, "too many operands"), -1;
+  if (nops && !ops) return plI_fail(m, 1, "operands missing (NULL)"), -1;
   plI_stmt s = {PLS_INSN, (uint8_t)(negguard ? PLOF_NEG : 0), (uint16_t)nops, opc, m->opnds.n, guard, file, line};
   if (nops && m->opnds.n + (uint32_t)nops > m->opnds.cap &&
       !plU_vec_grow((void **)&m->opnds.p, &m->opnds.cap, m->opnds.n + (uint32_t)nops, sizeof *m->opnds.p))
@@ -255,6 +274,7 @@ int plI_label(plI_module *m, int func, uint32_t name, uint32_t file, uint32_t li
 }
 
 int plI_raw(plI_module *m, int func, const char *text, uint32_t file, uint32_t line) {
+  if (!m || m->status) return -1;
   uint32_t id = plI_str(m, text);
   if (!id) return -1;
   plI_stmt s = {PLS_RAW, 0, 0, id, 0, 0, file, line};

@@ -53,6 +53,7 @@ typedef struct plI_regdecl {
   uint32_t name;  /* base name */
   uint8_t type;   /* PTX declaration type */
   uint32_t count; /* 0: scalar %name; else %name<count> */
+  uint8_t pool;   /* a pool of generated registers (%f1, %f2, ...), grown as they are handed out */
 } plI_regdecl;
 
 /* state spaces of variables and parameters */
@@ -106,7 +107,7 @@ typedef struct plI_module {
 plI_module *plI_new(struct plA_ctx *isa);
 void plI_free(plI_module *m);
 uint32_t plI_str(plI_module *m, const char *s);    /* intern; 0 on OOM */
-static inline const char *plI_cstr(const plI_module *m, uint32_t id) { return id ? m->strs.str[id] : ""; }
+static inline const char *plI_cstr(const plI_module *m, uint32_t id) { return id && id < m->strs.n ? m->strs.str[id] : ""; }
 
 /* functions */
 int  plI_func_new(plI_module *m, const char *name, int kind, int linkage); /* index or -1 */

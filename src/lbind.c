@@ -424,6 +424,21 @@ static void convert_table(lua_State *L, LMod *M, int idx, int t, int opi, const 
     size_t n; const char *ts = lua_tolstring(L, -1, &n);
     o->n = (uint16_t)(ts ? plT_from_name(ts, n) : 0);
     lua_pop(L, 1);
+    lua_rawgeti(L, idx, 3);  /* optional: the PTX version and sm it needs (%aggr_smem_size: 81, 90) */
+    lua_rawgeti(L, idx, 4);
+    int pv = (int)lua_tointeger(L, -2), sv = (int)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    if (sv > M->tgt.sm) {
+      lua_pushfstring(L, "operand %d of '%s': %%%s requires sm_%d or later (the target is %s)", opi, opc,
+                      plI_cstr(M->m, o->id), sv, plI_cstr(M->m, M->m->target));
+      raise_here(L, M, lua_tostring(L, -1));
+    }
+    if (pv > M->maxptx) {
+      uint32_t f, l;
+      anchor(L, M, &f, &l);
+      M->maxptx = pv; M->maxptx_file = f; M->maxptx_line = (int)l;
+      M->maxptx_opc = plA_opcode(M->S->isa, opc, strlen(opc));
+    }
     return;
   }
   case K_SINK: o->kind = PLO_SINK; return;
@@ -614,6 +629,11 @@ static int l_guard(lua_State *L) {  /* m:guard(pred reg table, negate) */
   return 0;
 }
 
+static int l_guarded(lua_State *L) {  /* m:guarded() -> is a ptx.at guard waiting for its instruction? */
+  lua_pushboolean(L, checkmod(L, 1)->guard != 0);
+  return 1;
+}
+
 static int l_raw(lua_State *L) {  /* m:raw(text): a directive or comment line kept as written */
   LMod *M = checkmod(L, 1);
   needfunc(L, M);
@@ -802,7 +822,7 @@ static int l_shared_gc(lua_State *L) {
 
 static const luaL_Reg mod_methods[] = {
   {"func", l_func}, {"param", l_param}, {"directive", l_directive}, {"reg", l_reg}, {"pool", l_pool},
-  {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"raw", l_raw},
+  {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"guarded", l_guarded}, {"raw", l_raw},
   {"endfunc", l_endfunc}, {"version", l_version}, {"print", l_print}, {"write", l_write},
   {"stats", l_stats}, {"func_count", l_func_count}, {"regname", l_regname}, {"activate", l_activate}, {NULL, NULL}
 };

@@ -12,7 +12,7 @@ static const char *USAGE =
   "Runs a kernel script and prints the PTX of the kernels it defines.\n"
   "\n"
   "options:\n"
-  "  --print-ptx          print the PTX to standard output (the default without -o)\n"
+  "  --print-ptx          print the PTX to standard output (the default without -o; with -o, both)\n"
   "  -o FILE              write the PTX to FILE (atomically: a failed run leaves FILE as it was)\n"
   "  --arch SM            target for every kernel (sm_80, sm_90a, sm_100a, ...)\n"
   "  -D NAME=VALUE        set a template parameter (repeatable)\n"
@@ -94,7 +94,6 @@ int main(int argc, char **argv) {
     else return usage_error("more than one script given ('%s')", a);
   }
   if (!file) { fputs(USAGE, stderr); return 2; }
-  (void)print;
   ptxlua_engine *e = ptxlua_open();
   if (!e) { fprintf(stderr, "ptxlua: out of memory\n"); return 1; }
   for (int i = 0; i < ndefs; i++) {
@@ -105,13 +104,18 @@ int main(int argc, char **argv) {
     memcpy(name, defs[i], n); name[n] = 0;
     ptxlua_define(e, name, eq + 1);
   }
-  if (arch) ptxlua_set_arch(e, arch);
+  if (arch && ptxlua_set_arch(e, arch)) {
+    fprintf(stderr, "ptxlua: %s\n(ptxlua --help for usage)\n", ptxlua_errmsg(e));
+    ptxlua_close(e);
+    return 2;
+  }
   int rc = ptxlua_load_file(e, file);
   if (rc) return fail(e, rc);
   if (out) {
     rc = ptxlua_write_ptx(e, *kernels ? kernels : NULL, flags, out);
     if (rc) return fail(e, rc);
-  } else {
+  }
+  if (!out || print) {  /* -o with --print-ptx: both */
     rc = ptxlua_fwrite_ptx(e, *kernels ? kernels : NULL, flags, stdout);
     if (rc) return fail(e, rc);
   }

@@ -42,6 +42,26 @@ local function perr(msg, ...)
 end
 P.error = perr
 
+-- the keys of a table in a fixed order: pairs() order differs between processes, messages must not
+local function sorted_keys(t)
+  local ks = {}
+  for k in pairs(t) do ks[#ks + 1] = k end
+  table.sort(ks, function(a, b) return tostring(a) < tostring(b) end)
+  return ks
+end
+
+-- xpcall handler while tracing: any Lua error (a nil call in the body, a bad argument caught by
+-- the C binding, a slip inside this library) becomes "file:line: error: message" at the user's line
+local function user_error(e)
+  if type(e) ~= "string" or e:match("^error: ") then return e end
+  local f, l, rest = e:match("^(.-):(%d+): (.*)$")
+  if f and rest:match("^error: ") then return e end
+  if f and ("@" .. f):sub(1, #LIBDIR) ~= LIBDIR then return fmt("%s:%s: error: %s", f, l, rest) end
+  local uf, ul = user_where()            -- the stack is still there: the innermost user line
+  if uf then return fmt("%s:%d: error: %s", uf, ul, rest or e) end
+  return "error: " .. (rest or e)
+end
+
 ---------------------------------------------------------------------------------------------------
 -- types
 ---------------------------------------------------------------------------------------------------
@@ -59,6 +79,33 @@ P.types = TYPES
 local function tclass(t) return TYPES[t][1] end
 local function tbits(t) return TYPES[t][2] end
 
+-- a Lua number as the bits of a half-precision value, rounded to nearest even: PTX has no .f16 or
+-- .bf16 literal (mov.b16 %h1, 0x3C00 is 1.0), and a plain integer there would be the bit pattern
+local function half_bits(v, ebits, mbits)
+  if v ~= v then return ebits == 5 and 0x7E00 or 0x7FC0 end
+  local sign = (v < 0 or (v == 0 and 1 / v < 0)) and 2 ^ (ebits + mbits) or 0
+  v = math.abs(v)
+  local bias, inf = 2 ^ (ebits - 1) - 1, (2 ^ ebits - 1) * 2 ^ mbits
+  if v == math.huge then return sign + inf end
+  if v == 0 then return sign end
+  local m, e = math.frexp(v)                        -- v = m * 2^e, 0.5 <= m < 1
+  local E, q = e - 1 + bias, nil
+  if E >= 1 then q = (m * 2 - 1) * 2 ^ mbits        -- normal: fraction bits
+  else E, q = 0, v / 2 ^ (1 - bias - mbits) end     -- subnormal
+  local f = floor(q)
+  if q - f > 0.5 or (q - f == 0.5 and f % 2 == 1) then f = f + 1 end
+  return sign + math.min(E * 2 ^ mbits + f, inf)    -- a carry out of the fraction bumps E
+end
+local HALF = { f16 = { 5, 10 }, bf16 = { 8, 7 }, f16x2 = { 5, 10, true }, bf16x2 = { 8, 7, true } }
+-- the operand for a number given to a half-precision mov/selp (x2 types: the value in both halves)
+local function half_imm(t, v)
+  local h = HALF[t]
+  if not h or type(v) ~= "number" then return v end
+  local b = half_bits(v, h[1], h[2])
+  if h[3] then b = b * 65536 + b end
+  return P.hex(b)
+end
+
 ---------------------------------------------------------------------------------------------------
 -- the trace being recorded
 ---------------------------------------------------------------------------------------------------
@@ -75,6 +122,15 @@ end
 local function need_trace()
   if not MOD then perr("no kernel is being traced (this call belongs inside a kernel body)") end
   return MOD
+end
+
+-- helpers that emit several instructions refuse a waiting ptx.at guard: it would guard only the first
+local function no_guard(what)
+  local m = MOD or need_trace()
+  if m:guarded() then
+    perr("ptx.at guards the one next instruction, and %s emits several; branch on the predicate instead (ptx.if_, or a guarded bra)", what)
+  end
+  return m
 end
 
 local EMIT = core.emit     -- records into the module made current by m:activate()
@@ -114,6 +170,7 @@ local function optype(a, b, op)
     return ta
   end
   local t = ta or tb
+  if not t then perr("'%s' needs a register operand (its type is the result's)", op) end
   local other = ta and b or a
   if type(other) ~= "number" and not (type(other) == "table" and rawget(other, 0) == K_IMM) then
     perr("bad operand for '%s': .%s register %s %s", op, t, op, type(other) == "table" and "operand object" or type(other))
@@ -159,7 +216,7 @@ local function unm(a)
 end
 
 local function regtostring(r)
-  if MOD and rawget(r, 1) then
+  if MOD and rawget(r, 0) then
     local ok, name = pcall(MOD.regname, MOD, r[0])
     if ok then return fmt("%s (.%s)", name, regtype(r)) end
   end
@@ -251,7 +308,7 @@ local function method_table(t)
   end
   M.set = function(a, v) -- a := v (mov)
     if isreg(v) and regtype(v) ~= t then perr("type mismatch in :set: .%s := .%s", t, regtype(v)) end
-    emit("mov." .. (t == "bf16" and "b16" or t == "bf16x2" and "b32" or t == "f16x2" and "b32" or t == "f16" and "b16" or t), a, v)
+    emit("mov." .. (t == "bf16" and "b16" or t == "bf16x2" and "b32" or t == "f16x2" and "b32" or t == "f16" and "b16" or t), a, half_imm(t, v))
     return a
   end
   M.select = function(p, a, b) -- p ? a : b
@@ -260,10 +317,10 @@ local function method_table(t)
     local d = poolreg(tt)
     local st = tt
     if tclass(tt) == "f" and tbits(tt) ~= 32 and tbits(tt) ~= 64 then st = "b" .. tbits(tt) end
-    emit("selp." .. st, d, a, b, p)
+    emit("selp." .. st, d, half_imm(tt, a), half_imm(tt, b), p)
     return d
   end
-  M.to = function(a, t2) return P.cvt(t2, a) end
+  M.to = function(a, t2) return P.convert(t2, a) end
   M.as = function(a, t2) -- reinterpret the bits (mov.bN)
     if not TYPES[t2] then perr("unknown type '%s'", tostring(t2)) end
     if tbits(t2) ~= tbits(t) then perr(":as('%s') on a .%s register: sizes differ", t2, t) end
@@ -293,8 +350,9 @@ for t in pairs(TYPES) do
   }
 end
 
--- conversions: P.cvt("f32", r) picks the rounding a C cast would (documented in docs/dsl.md)
-function P.cvt(t2, a)
+-- conversions: ptx.cvt("f32", r) picks the rounding a C cast would (documented in docs/dsl.md);
+-- ptx.cvt.rn.f32.s32(d, a) is the instruction chain (see the end of the chains section)
+local function convert(t2, a)
   if not isreg(a) then perr("cvt: a register expected") end
   local t1 = regtype(a)
   if not TYPES[t2] then perr("unknown type '%s'", tostring(t2)) end
@@ -305,7 +363,7 @@ function P.cvt(t2, a)
   if c1 ~= "f" and c2 ~= "f" then text = "cvt." .. t2 .. "." .. t1
   elseif c1 == "f" and c2 ~= "f" then text = "cvt.rzi." .. t2 .. "." .. t1
   elseif c1 ~= "f" then text = "cvt.rn." .. t2 .. "." .. t1
-  elseif tbits(t2) >= tbits(t1) and not (t1 == "bf16" and t2 == "f16") then text = "cvt." .. t2 .. "." .. t1
+  elseif tbits(t2) >= tbits(t1) and tbits(t2) ~= 16 then text = "cvt." .. t2 .. "." .. t1 -- f16 <-> bf16 rounds
   else text = "cvt.rn." .. t2 .. "." .. t1 end
   local d = poolreg(t2)
   emit(text, d, a)
@@ -355,10 +413,11 @@ function P.pred(name) return P.reg.pred(name) end
 for t in pairs(TYPES) do
   if t ~= "pred" and t ~= "b128" then
     P[t] = function(v)
+      if tbits(t) == 8 then perr("ptx.%s(v): PTX has no mov for 8-bit registers (make a 16-bit value and convert it with :to)", t) end
       local d = poolreg(t)
       local mt = t
       if t == "f16" or t == "bf16" then mt = "b16" elseif t == "f16x2" or t == "bf16x2" then mt = "b32" end
-      emit("mov." .. mt, d, v)
+      emit("mov." .. mt, d, half_imm(t, v))
       return d
     end
   end
@@ -385,23 +444,26 @@ P._ = P.sink
 function P.pair(p, q) return { [0] = K_PAIR, p, q } end
 
 -- special registers: ptx.sreg.tid.x, ptx.sreg.laneid, ...
-local function sreg(name, t) return { [0] = K_SREG, name, t } end
-local function xyz(base, t) return { x = sreg(base .. ".x", t), y = sreg(base .. ".y", t), z = sreg(base .. ".z", t) } end
+-- [3], [4]: the PTX ISA version (10*major+minor) and sm the register needs, where above the floor
+local function sreg(name, t, ptxv, sm) return { [0] = K_SREG, name, t, ptxv, sm } end
+local function xyz(base, t, ptxv, sm)
+  return { x = sreg(base .. ".x", t, ptxv, sm), y = sreg(base .. ".y", t, ptxv, sm), z = sreg(base .. ".z", t, ptxv, sm) }
+end
 P.sreg = {
   tid = xyz("tid", "u32"), ntid = xyz("ntid", "u32"), ctaid = xyz("ctaid", "u32"), nctaid = xyz("nctaid", "u32"),
-  clusterid = xyz("clusterid", "u32"), nclusterid = xyz("nclusterid", "u32"),
-  cluster_ctaid = xyz("cluster_ctaid", "u32"), cluster_nctaid = xyz("cluster_nctaid", "u32"),
+  clusterid = xyz("clusterid", "u32", 78, 90), nclusterid = xyz("nclusterid", "u32", 78, 90),
+  cluster_ctaid = xyz("cluster_ctaid", "u32", 78, 90), cluster_nctaid = xyz("cluster_nctaid", "u32", 78, 90),
   laneid = sreg("laneid", "u32"), warpid = sreg("warpid", "u32"), nwarpid = sreg("nwarpid", "u32"),
   smid = sreg("smid", "u32"), nsmid = sreg("nsmid", "u32"), gridid = sreg("gridid", "u64"),
   lanemask_eq = sreg("lanemask_eq", "u32"), lanemask_le = sreg("lanemask_le", "u32"),
   lanemask_lt = sreg("lanemask_lt", "u32"), lanemask_ge = sreg("lanemask_ge", "u32"),
   lanemask_gt = sreg("lanemask_gt", "u32"),
-  clock = sreg("clock", "u32"), clock_hi = sreg("clock_hi", "u32"), clock64 = sreg("clock64", "u64"),
-  globaltimer = sreg("globaltimer", "u64"),
-  cluster_ctarank = sreg("cluster_ctarank", "u32"), cluster_nctarank = sreg("cluster_nctarank", "u32"),
-  is_explicit_cluster = sreg("is_explicit_cluster", "pred"),
-  dynamic_smem_size = sreg("dynamic_smem_size", "u32"), total_smem_size = sreg("total_smem_size", "u32"),
-  aggr_smem_size = sreg("aggr_smem_size", "u32"),
+  clock = sreg("clock", "u32"), clock_hi = sreg("clock_hi", "u32", 50), clock64 = sreg("clock64", "u64"),
+  globaltimer = sreg("globaltimer", "u64", 31),
+  cluster_ctarank = sreg("cluster_ctarank", "u32", 78, 90), cluster_nctarank = sreg("cluster_nctarank", "u32", 78, 90),
+  is_explicit_cluster = sreg("is_explicit_cluster", "pred", 78, 90),
+  dynamic_smem_size = sreg("dynamic_smem_size", "u32", 41), total_smem_size = sreg("total_smem_size", "u32", 41),
+  aggr_smem_size = sreg("aggr_smem_size", "u32", 81, 90),
 }
 local SREG_BY_NAME = {}
 for k, v in pairs(P.sreg) do
@@ -449,6 +511,17 @@ end
 CHAIN.__tostring = function(node) return "ptx instruction " .. rawget(node, 1) end
 CHAIN.__name = "ptxlua.instruction"
 
+-- ptx.cvt is both the conversion helper (a type name first: ptx.cvt("f32", r)) and the start of
+-- the cvt instruction chain (ptx.cvt.rn.f32.s32(d, a))
+P.convert = convert
+P.cvt = setmetatable({ "cvt", false }, {
+  __index = CHAIN.__index, __tostring = CHAIN.__tostring, __name = CHAIN.__name,
+  __call = function(node, t2, ...)
+    if type(t2) == "string" then return convert(t2, ...) end
+    return CHAIN.__call(node, t2, ...)
+  end,
+})
+
 local ROOTS = {}
 local OPCACHE = {}
 function P.op(text)
@@ -486,8 +559,9 @@ end
 function P.label(name)
   need_trace()
   if name ~= nil and (type(name) ~= "string" or not name:match("^[%a_$][%w_$]*$")) then
-    perr("bad label name %s", tostring(name))
+    perr("bad label name '%s'", tostring(name))
   end
+  if name and name:match("^L__") then perr("label names starting with 'L__' are reserved for generated labels ('%s')", name) end
   return { [0] = K_LABEL, name and ("$" .. name) or label_name("") }
 end
 function P.place(l)
@@ -499,7 +573,8 @@ end
 -- if/else as branches (exact sequence in docs/dsl.md)
 function P.if_(p, then_fn, else_fn)
   if not isreg(p) or regtype(p) ~= "pred" then perr("ptx.if_ expects a predicate register") end
-  if type(then_fn) ~= "function" then perr("ptx.if_(p, then_fn [, else_fn])") end
+  if type(then_fn) ~= "function" or (else_fn ~= nil and type(else_fn) ~= "function") then perr("ptx.if_(p, then_fn [, else_fn])") end
+  no_guard("ptx.if_")
   local l_else = { [0] = K_LABEL, label_name("else") }
   local l_end = else_fn and { [0] = K_LABEL, label_name("endif") } or l_else
   P.at_not(p); emit("bra", l_else)
@@ -518,10 +593,14 @@ function P.range(start, stop, step, body)
   step = step or 1
   if type(step) ~= "number" or step == 0 or step ~= floor(step) then perr("ptx.range: step must be a non-zero integer") end
   if type(body) ~= "function" then perr("ptx.range(start, stop, [step,] function(i) ... end)") end
+  no_guard("ptx.range")
   local t = typeof(start) or typeof(stop) or "u32"
   if typeof(start) and typeof(stop) and typeof(start) ~= typeof(stop) then perr("ptx.range: start is .%s, stop is .%s", typeof(start), typeof(stop)) end
   if t ~= "u32" and t ~= "s32" and t ~= "u64" and t ~= "s64" then perr("ptx.range: counter must be a 32/64-bit integer, got .%s", t) end
   if step < 0 and t:sub(1, 1) == "u" and typeof(start) == nil and typeof(stop) == nil then t = "s32" end
+  if step < -1 and t:sub(1, 1) == "u" then
+    perr("ptx.range: a .%s counter cannot step by %d (it would wrap below 0); use .s%s bounds", t, step, t:sub(2))
+  end
   local cmp_exit = step > 0 and "ge" or "le"
   local cmp_loop = step > 0 and "lt" or "gt"
   if type(start) == "number" and type(stop) == "number" then
@@ -539,7 +618,7 @@ function P.range(start, stop, step, body)
   end
   MOD:place(l_loop[1])
   body(i)
-  emit("add." .. t, i, i, step)
+  if step > 0 then emit("add." .. t, i, i, step) else emit("sub." .. t, i, i, -step) end -- sub: unsigned counters too
   local q = poolreg("pred")
   emit("setp." .. cmp_loop .. "." .. t, q, i, stop)
   P.at(q); emit("bra", l_loop)
@@ -566,6 +645,7 @@ end
 
 -- for each pointer parameter: ld.param.u64 %rdA, [p]; cvta.to.global.u64 %rdB, %rdA
 function P.global_ptrs(...)
+  no_guard("ptx.global_ptrs")
   local out = {}
   for k = 1, select("#", ...) do
     local p = select(k, ...)
@@ -619,9 +699,17 @@ function P.shared(name, t, count, align)
   return { [0] = K_SYM, name }
 end
 -- ptx.shared_dynamic("smem" [, align]) -> `.extern .shared .align A .b8 smem[];`
+-- declared at module scope (ptxas takes .extern .shared only there), once per name per module
+local DYNAMIC = setmetatable({}, { __mode = "k" })
 function P.shared_dynamic(name, align)
   local m = need_trace()
-  m:var("shared", name, "b8", align or 16, 0, nil, "extern")
+  if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then perr("ptx.shared_dynamic: bad name %s", tostring(name)) end
+  local seen = DYNAMIC[m]
+  if not seen then seen = {}; DYNAMIC[m] = seen end
+  if not seen[name] then
+    m:var("shared", name, "b8", align or 16, 0, nil, "extern", true)
+    seen[name] = true
+  end
   return { [0] = K_SYM, name }
 end
 
@@ -634,6 +722,10 @@ function P.warp_reduce(v, op, width)
   local t = regtype(v)
   if tbits(t) ~= 32 then perr("ptx.warp_reduce: 32-bit registers only (got .%s)", t) end
   width = width or 32
+  if width ~= 2 and width ~= 4 and width ~= 8 and width ~= 16 and width ~= 32 then
+    perr("ptx.warp_reduce: width must be 2, 4, 8, 16 or 32 (got %s)", tostring(width))
+  end
+  no_guard("ptx.warp_reduce")
   local ops = { sum = "add", max = "max", min = "min" }
   local o = ops[op or "sum"]
   if not o then perr("ptx.warp_reduce: op must be 'sum', 'max' or 'min'") end
@@ -667,20 +759,25 @@ local KNOWN_FIELDS = {
 
 function P.kernel(def)
   if type(def) ~= "table" then perr("ptx.kernel expects a table { name = ..., params = ..., body = function ... }") end
-  for k in pairs(def) do
+  for _, k in ipairs(sorted_keys(def)) do
     if not KNOWN_FIELDS[k] then perr("ptx.kernel: unknown field '%s'", tostring(k)) end
   end
   if type(def.name) ~= "string" or not def.name:match("^[%a_][%w_]*$") then perr("ptx.kernel: 'name' must be an identifier") end
   if type(def.body) ~= "function" then perr("ptx.kernel '%s': 'body' must be a function", def.name) end
+  if def.maxntid ~= nil and def.reqntid ~= nil then
+    perr("ptx.kernel '%s': maxntid and reqntid together conflict (ptxas rejects the pair); give one", def.name)
+  end
   local target = def.target or "sm_90a"
-  if not core.target(target) then perr("ptx.kernel '%s': unknown target '%s'", def.name, tostring(target)) end
+  if type(target) ~= "string" or not core.target(target) then perr("ptx.kernel '%s': unknown target '%s'", def.name, tostring(target)) end
+  if def.params ~= nil and type(def.params) ~= "table" then perr("ptx.kernel '%s': 'params' must be a list of {name, type}", def.name) end
   local params = {}
   for i, s in ipairs(def.params or {}) do
     params[i] = parse_param(s, i)
     for j = 1, i - 1 do if params[j][1] == params[i][1] then perr("ptx.kernel '%s': parameter '%s' twice", def.name, params[i][1]) end end
   end
   if def.templates ~= nil and type(def.templates) ~= "table" then perr("ptx.kernel '%s': 'templates' must be a table", def.name) end
-  for k, v in pairs(def.templates or {}) do
+  for _, k in ipairs(sorted_keys(def.templates or {})) do
+    local v = def.templates[k]
     if type(k) ~= "string" or not k:match("^[%a_][%w_]*$") then perr("ptx.kernel '%s': bad template name %s", def.name, tostring(k)) end
     local tv = type(v)
     if tv ~= "number" and tv ~= "string" and tv ~= "boolean" then perr("template '%s' must default to a number, string or boolean", k) end
@@ -695,16 +792,23 @@ function P.kernel(def)
   return k
 end
 
+-- an error in a kernel's definition found when it is traced: at the line of its ptx.kernel call
+local function kerr(k, msg, ...)
+  if select("#", ...) > 0 then msg = fmt(msg, ...) end
+  if k.file then error(fmt("%s:%d: error: %s", k.file, k.line, msg), 0) end
+  perr(msg)
+end
+
 local function coerce_define(k, name, raw, default)
   if type(raw) ~= "string" then return raw end
   local td = type(default)
   if td == "number" then
     local v = tonumber(raw)
-    if not v then perr("bad value for template %s of kernel %s: '%s' is not a number", name, k.name, raw) end
+    if not v then kerr(k, "bad value for template %s of kernel %s: '%s' is not a number", name, k.name, raw) end
     return v
   elseif td == "boolean" then
     if raw == "true" or raw == "1" then return true elseif raw == "false" or raw == "0" then return false end
-    perr("bad value for template %s of kernel %s: '%s' is not a boolean", name, k.name, raw)
+    kerr(k, "bad value for template %s of kernel %s: '%s' is not a boolean", name, k.name, raw)
   end
   return raw
 end
@@ -720,9 +824,13 @@ function KERNEL.resolve(k, overrides)
 end
 
 local function eval(v, t, what, k)
-  if type(v) == "function" then v = v(t) end
+  if type(v) == "function" then
+    local ok, r = xpcall(v, user_error, t)
+    if not ok then error(r, 0) end
+    v = r
+  end
   if type(v) == "number" then v = { v } end
-  if v ~= nil and type(v) ~= "table" then perr("kernel %s: '%s' must be a number, a list or a function of the templates", k.name, what) end
+  if v ~= nil and type(v) ~= "table" then kerr(k, "kernel %s: '%s' must be a number, a list or a function of the templates", k.name, what) end
   return v
 end
 
@@ -730,7 +838,7 @@ local function dims_of(v, what, k)
   if v == nil then return nil end
   local d = { v[1] or 1, v[2] or 1, v[3] or 1 }
   for i = 1, 3 do
-    if type(d[i]) ~= "number" or d[i] < 1 or d[i] ~= floor(d[i]) then perr("kernel %s: %s[%d] must be a positive integer", k.name, what, i) end
+    if type(d[i]) ~= "number" or d[i] < 1 or d[i] ~= floor(d[i]) then kerr(k, "kernel %s: %s[%d] must be a positive integer", k.name, what, i) end
   end
   return d
 end
@@ -751,19 +859,19 @@ local function trace_into(k, m, overrides)
   m:func(k.name, "entry", "visible")
   for _, p in ipairs(k.params) do m:param(p[1], p.ptype, p.align or 0, p.count or 0) end
   local function dirv(name)
-    local v = eval(d[name], t, name, k)
-    if v then m:directive(name, v[1], v[2] or 1, v[3] or 1) end
+    local v = dims_of(eval(d[name], t, name, k), name, k)
+    if v then m:directive(name, v[1], v[2], v[3]) end
   end
   dirv("maxntid"); dirv("reqntid")
-  local cl = eval(d.cluster, t, "cluster", k)
-  if cl and (cl[1] or 1) * (cl[2] or 1) * (cl[3] or 1) > 1 then m:directive("reqnctapercluster", cl[1], cl[2] or 1, cl[3] or 1) end
-  if d.minnctapersm then m:directive("minnctapersm", eval(d.minnctapersm, t, "minnctapersm", k)[1]) end
-  if d.maxnreg then m:directive("maxnreg", eval(d.maxnreg, t, "maxnreg", k)[1]) end
+  local cl = dims_of(eval(d.cluster, t, "cluster", k), "cluster", k)
+  if cl and cl[1] * cl[2] * cl[3] > 1 then m:directive("reqnctapercluster", cl[1], cl[2], cl[3]) end
+  if d.minnctapersm then m:directive("minnctapersm", dims_of(eval(d.minnctapersm, t, "minnctapersm", k), "minnctapersm", k)[1]) end
+  if d.maxnreg then m:directive("maxnreg", dims_of(eval(d.maxnreg, t, "maxnreg", k), "maxnreg", k)[1]) end
   local saved_cur, saved_mod = CUR, MOD
   CUR = { mod = m, kernel = k, nlabel = 0, narr = 0, t = t }
   MOD = m
   m:activate()
-  local ok, err = pcall(d.body, t, unpack(k.params))
+  local ok, err = xpcall(d.body, user_error, t, unpack(k.params))
   m:activate(false)
   CUR, MOD = saved_cur, saved_mod
   if MOD then MOD:activate() end
@@ -778,7 +886,10 @@ function P.build(opts)
   local list = {}
   local reg = opts.registry or REGISTRY
   if opts.kernels and #opts.kernels > 0 then
+    local seen = {}
     for _, name in ipairs(opts.kernels) do
+      if seen[name] then goto continue end
+      seen[name] = true
       local found
       for _, k in ipairs(reg) do if k.name == name then found = k end end
       if not found then
@@ -787,19 +898,20 @@ function P.build(opts)
         error(fmt("error: no kernel named '%s' (the script defines: %s)", name, #names > 0 and table.concat(names, ", ") or "none"), 0)
       end
       list[#list + 1] = found
+      ::continue::
     end
   else
     for _, k in ipairs(reg) do list[#list + 1] = k end
   end
   if #list == 0 then error("error: the script defines no kernel (call ptx.kernel{...})", 0) end
   -- every define must name a template of some selected kernel
-  for name in pairs(opts.defines or {}) do
+  for _, name in ipairs(sorted_keys(opts.defines or {})) do
     local used = false
     for _, k in ipairs(list) do if k.templates[name] ~= nil then used = true end end
     if not used then
-      local names = {}
-      for _, k in ipairs(list) do for n in pairs(k.templates) do names[#names + 1] = n end end
-      table.sort(names)
+      local known = {}
+      for _, k in ipairs(list) do for n in pairs(k.templates) do known[n] = true end end
+      local names = sorted_keys(known)
       error(fmt("error: -D %s: no kernel has a template parameter '%s' (known: %s)", name, name,
                 #names > 0 and table.concat(names, ", ") or "none"), 0)
     end
@@ -814,9 +926,21 @@ function P.build(opts)
   if not core.target(target) then error(fmt("error: unknown target '%s'", target), 0) end
   local m = core.module(target)
   for _, k in ipairs(list) do trace_into(k, m, opts.defines) end
-  local version = opts.version or list[1].def.version
-  for _, k in ipairs(list) do
-    if k.def.version and k.def.version ~= version then version = math.max(version, k.def.version) end
+  local version, vk = opts.version, nil   -- the highest .version a kernel asks for, and that kernel
+  if not version then
+    for _, k in ipairs(list) do
+      local v = k.def.version
+      if v ~= nil and type(v) ~= "number" then kerr(k, "ptx.kernel '%s': 'version' must be a number such as 8.0", k.name) end
+      if v and (not version or v > version) then version, vk = v, k end
+    end
+  end
+  if version then
+    local _, _, minv = core.target(target)
+    if version < minv - 1e-9 then
+      local msg = fmt("target %s requires PTX ISA %.1f or later (the kernel asks for .version %.1f)", target, minv, version)
+      if vk then kerr(vk, msg) end
+      error("error: " .. msg, 0)
+    end
   end
   m:version(version)
   return m, list
