@@ -228,6 +228,15 @@ static int l_directive(lua_State *L) {
   return 0;
 }
 
+/* a .b128 register needs PTX ISA 8.3, whatever the instructions around it need */
+static void type_version(lua_State *L, LMod *M, int t) {
+  if (t == PLT_B128 && M->maxptx < 83) {
+    uint32_t f, l;
+    anchor(L, M, &f, &l);
+    M->maxptx = 83; M->maxptx_file = f; M->maxptx_line = (int)l; M->maxptx_opc = 0;
+  }
+}
+
 static int l_reg(lua_State *L) {  /* m:reg(type, name [, count]) -> first id */
   LMod *M = checkmod(L, 1);
   needfunc(L, M);
@@ -241,6 +250,7 @@ static int l_reg(lua_State *L) {  /* m:reg(type, name [, count]) -> first id */
     id = plI_reg_range(M->m, M->func, name, t, (uint32_t)n);
   }
   check_ir(L, M);
+  type_version(L, M, t);
   lua_pushinteger(L, id);
   return 1;
 }
@@ -251,6 +261,7 @@ static int l_pool(lua_State *L) {  /* m:pool(prefix, type) -> id of the next %pr
   int t = typearg(L, M, 3);
   uint32_t id = plI_reg_pool(M->m, M->func, luaL_checkstring(L, 2), t);
   check_ir(L, M);
+  type_version(L, M, t);
   lua_pushinteger(L, id);
   return 1;
 }
@@ -667,9 +678,10 @@ static int l_version(lua_State *L) {  /* m:version([v]) -> current, needed by in
     lua_Number v = luaL_checknumber(L, 2);
     int iv = (int)floor(v * 10 + 0.5);
     if (iv < 10 || iv > 99) raise_here(L, M, "bad PTX version");
-    if (iv < M->maxptx && M->maxptx_opc) {
+    if (iv < M->maxptx && M->maxptx_file) {
       lua_pushfstring(L, "'%s' requires PTX ISA %d.%d, above the requested .version %d.%d",
-                      plA_opcode_text(shared(L)->isa, M->maxptx_opc), M->maxptx / 10, M->maxptx % 10, iv / 10, iv % 10);
+                      M->maxptx_opc ? plA_opcode_text(shared(L)->isa, M->maxptx_opc) : ".reg .b128",
+                      M->maxptx / 10, M->maxptx % 10, iv / 10, iv % 10);
       raise_at(L, M, M->maxptx_file, (uint32_t)M->maxptx_line, lua_tostring(L, -1));
     }
     int tmin = plA_target_min_version(&M->tgt);
@@ -737,6 +749,14 @@ static int l_regname(lua_State *L) {
   plI_regname(M->m, (uint32_t)v, &b);
   lua_pushstring(L, plU_buf_cstr(&b));
   plU_buf_free(&b);
+  return 1;
+}
+
+static int l_tostring(lua_State *L) {
+  LMod *M = (LMod *)luaL_checkudata(L, 1, MOD_MT);
+  if (!M->m) { lua_pushliteral(L, "ptxlua.module (closed)"); return 1; }
+  lua_pushfstring(L, "ptxlua.module %s, %d function(s), %d instruction(s)", plI_cstr(M->m, M->m->target),
+                  (int)M->m->funcs.n, (int)M->ninsn);
   return 1;
 }
 
@@ -865,6 +885,8 @@ PL_EXPORT int luaopen_ptxlua_core(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, l_gc);
   lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, l_tostring);
+  lua_setfield(L, -2, "__tostring");
   lua_pushliteral(L, "ptxlua.module");
   lua_setfield(L, -2, "__name");
   lua_pop(L, 1);                    /* S */
