@@ -68,6 +68,16 @@ PTXLUA_API int ptxlua_write_ptx(ptxlua_engine *e, const char *kernels, int flags
 PTXLUA_API int ptxlua_fwrite_ptx(ptxlua_engine *e, const char *kernels, int flags, FILE *f);
 PTXLUA_API void ptxlua_free(void *p);
 
+/* checks for ptxlua_emulate (out-of-bounds, misaligned accesses and deadlocks are always checked) */
+enum {
+  PTXLUA_CHECK_RACES = 1,         /* shared-memory races between two barriers */
+  PTXLUA_CHECK_UNINIT_SHARED = 2, /* reads of never-written shared memory */
+  PTXLUA_CHECK_UNINIT_REGS = 4    /* reads of never-written registers */
+};
+/* run kernels (as ptxlua_ptx selects them) in the CPU emulator on generated inputs sized by their
+** parameters' shapes; *summary (malloc'ed, free with ptxlua_free) says what ran and what it wrote */
+PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks, char **summary);
+
 /* the last error: message as "file:line: error: text", and its parts (file NULL, line 0 if none) */
 PTXLUA_API const char *ptxlua_errmsg(ptxlua_engine *e);
 PTXLUA_API const char *ptxlua_errfile(ptxlua_engine *e);

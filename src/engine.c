@@ -377,6 +377,56 @@ PTXLUA_API int ptxlua_write_ptx(ptxlua_engine *e, const char *kernels, int flags
   return rc;
 }
 
+PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks, char **summary) {
+  if (!e || !summary) return PTXLUA_MISUSE;
+  *summary = NULL;
+  clear_error(e);
+  lua_State *L = e->L;
+  if (!push_dsl(e)) return plE_set_error(e, PTXLUA_MISUSE, "no script is loaded");
+  lua_pop(L, 1);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "ptxlua.emu");
+  if (lua_pcall(L, 1, 1, 0)) {
+    const char *m = lua_tostring(L, -1);
+    int rc = plE_set_error(e, PTXLUA_ERROR, m ? m : "cannot load the emulator");
+    lua_pop(L, 1);
+    return rc;
+  }
+  lua_getfield(L, -1, "emulate_all");
+  lua_remove(L, -2);
+  lua_createtable(L, 0, 4);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, e->defines_ref);
+  lua_setfield(L, -2, "defines");
+  if (e->arch) { lua_pushstring(L, e->arch); lua_setfield(L, -2, "arch"); }
+  lua_createtable(L, 0, 3);
+  lua_pushboolean(L, (checks & PTXLUA_CHECK_RACES) != 0); lua_setfield(L, -2, "races");
+  lua_pushboolean(L, (checks & PTXLUA_CHECK_UNINIT_SHARED) != 0); lua_setfield(L, -2, "uninit_shared");
+  lua_pushboolean(L, (checks & PTXLUA_CHECK_UNINIT_REGS) != 0); lua_setfield(L, -2, "uninit_regs");
+  lua_setfield(L, -2, "checks");
+  lua_newtable(L);
+  if (kernels) {
+    int n = 0;
+    const char *p = kernels;
+    while (*p) {
+      const char *q = strchr(p, ',');
+      size_t len = q ? (size_t)(q - p) : strlen(p);
+      if (len) { lua_pushlstring(L, p, len); lua_rawseti(L, -2, ++n); }
+      if (!q) break;
+      p = q + 1;
+    }
+  }
+  lua_setfield(L, -2, "kernels");
+  if (lua_pcall(L, 1, 1, 0)) {
+    const char *m = lua_tostring(L, -1);
+    int rc = plE_set_error(e, PTXLUA_ERROR, m ? m : "error object is not a string");
+    lua_pop(L, 1);
+    return rc;
+  }
+  *summary = dupstr(lua_tostring(L, -1));
+  lua_pop(L, 1);
+  return *summary ? PTXLUA_OK : plE_set_error(e, PTXLUA_NOMEM, "out of memory");
+}
+
 PTXLUA_API int ptxlua_fwrite_ptx(ptxlua_engine *e, const char *kernels, int flags, FILE *f) {
   if (!e || !f) return PTXLUA_MISUSE;
   int rc;

@@ -10,24 +10,58 @@
 /* ---- the table ---------------------------------------------------------------------------- */
 typedef struct { const char *name, *alts; } set_def;
 typedef struct { const char *pat, *ops; uint16_t ptx, sm; uint16_t flags; } form_def;
+typedef struct { const char *base, *tok; uint16_t ptx, sm; } mod_def;
+typedef struct { const char *name; uint8_t type; uint16_t ptx, sm; const char *parts; } sreg_def;
 
 static const set_def SETS[] = {
 #define PL_SET(name, alts) {#name, alts},
+#define PL_MOD(b, tok, v, s)
+#define PL_SREG(n, t, v, s, x)
 #define PL_FORM(p, o, v, s, f)
 #include "isa_table.h"
 #undef PL_SET
+#undef PL_MOD
+#undef PL_SREG
+#undef PL_FORM
+};
+static const mod_def MODS[] = {
+#define PL_SET(name, alts)
+#define PL_MOD(b, tok, v, s) {b, tok, v, s},
+#define PL_SREG(n, t, v, s, x)
+#define PL_FORM(p, o, v, s, f)
+#include "isa_table.h"
+#undef PL_SET
+#undef PL_MOD
+#undef PL_SREG
+#undef PL_FORM
+};
+static const sreg_def SREGS[] = {
+#define PL_SET(name, alts)
+#define PL_MOD(b, tok, v, s)
+#define PL_SREG(n, t, v, s, x) {n, PLT_##t, v, s, x},
+#define PL_FORM(p, o, v, s, f)
+#include "isa_table.h"
+#undef PL_SET
+#undef PL_MOD
+#undef PL_SREG
 #undef PL_FORM
 };
 static const form_def FORMS[] = {
 #define PL_SET(name, alts)
+#define PL_MOD(b, tok, v, s)
+#define PL_SREG(n, t, v, s, x)
 #define PL_FORM(p, o, v, s, f) {p, o, v, s, f},
 #include "isa_table.h"
 #undef PL_SET
+#undef PL_MOD
+#undef PL_SREG
 #undef PL_FORM
 };
 #define NSETS ((int)(sizeof SETS / sizeof SETS[0]))
 #define NFORMS ((int)(sizeof FORMS / sizeof FORMS[0]))
-#define MAXOPS 16
+#define NMODS ((int)(sizeof MODS / sizeof MODS[0]))
+#define NSREGS ((int)(sizeof SREGS / sizeof SREGS[0]))
+#define MAXOPS PLA_MAXOPS
 #define MAXTOK 24
 
 int plA_form_count(void) { return NFORMS; }
@@ -36,6 +70,47 @@ void plA_form_info(int i, const char **pattern, const char **operands, int *ptx_
   *pattern = FORMS[i].pat; *operands = FORMS[i].ops;
   *ptx_min = FORMS[i].ptx; *sm_min = FORMS[i].sm; *flags = FORMS[i].flags;
 }
+int plA_mod_count(void) { return NMODS; }
+void plA_mod_info(int i, const char **base, const char **tok, int *ptx_min, int *sm_min) {
+  if (i < 0 || i >= NMODS) { *base = *tok = NULL; return; }
+  *base = MODS[i].base; *tok = MODS[i].tok; *ptx_min = MODS[i].ptx; *sm_min = MODS[i].sm;
+}
+/* a special register by name ("tid.x", "envreg3", "clock64"); NULL if PTX has none of that name */
+static const sreg_def *find_sreg(const char *name) {
+  for (int i = 0; i < NSREGS; i++) {
+    const sreg_def *r = &SREGS[i];
+    size_t n = strlen(r->name);
+    if (strncmp(name, r->name, n) != 0) continue;
+    const char *rest = name + n;
+    if (!r->parts[0]) { if (!*rest) return r; continue; }
+    if (strcmp(r->parts, "xyz") == 0) {
+      if (rest[0] == '.' && (rest[1] == 'x' || rest[1] == 'y' || rest[1] == 'z') && !rest[2]) return r;
+      continue;
+    }
+    int lo = 0, hi = 0, v = 0, nd = 0;            /* "0-7" (then a suffix, "0-7_64"): a number in the range */
+    if (sscanf(r->parts, "%d-%d", &lo, &hi) != 2) continue;
+    const char *suffix = strchr(r->parts, '-') + 1;
+    while (isdigit((unsigned char)*suffix)) suffix++;
+    while (isdigit((unsigned char)*rest) && nd < 3) v = v * 10 + (*rest++ - '0'), nd++;
+    if (nd && strcmp(rest, suffix) == 0 && v >= lo && v <= hi && !(nd > 1 && name[n] == '0')) return r;
+  }
+  return NULL;
+}
+
+int plA_sreg(const char *name, int *type, int *ptx_min, int *sm_min) {
+  const sreg_def *r = find_sreg(name);
+  if (!r) return 0;
+  if (type) *type = r->type;
+  if (ptx_min) *ptx_min = r->ptx;
+  if (sm_min) *sm_min = r->sm;
+  return 1;
+}
+int plA_sreg_count(void) { return NSREGS; }
+void plA_sreg_info(int i, const char **name, int *type, int *ptx_min, int *sm_min, const char **parts) {
+  if (i < 0 || i >= NSREGS) { *name = *parts = NULL; return; }
+  *name = SREGS[i].name; *type = SREGS[i].type; *ptx_min = SREGS[i].ptx; *sm_min = SREGS[i].sm; *parts = SREGS[i].parts;
+}
+
 int plA_set_count(void) { return NSETS; }
 void plA_set_info(int i, const char **name, const char **alts) {
   if (i < 0 || i >= NSETS) { *name = *alts = NULL; return; }
@@ -62,8 +137,10 @@ struct plA_ctx {
   PLU_VEC(c_elem) elems;
   c_form *forms;
   PLU_VEC(uint32_t) bybase; /* base token id -> first form index + 1 in `chain` */
+  PLU_VEC(uint32_t) condtoks; /* token lists of conditional operands, each ended by 0 */
   int32_t *chain;           /* next form with the same base, -1 ends */
   plA_res **cache;          /* opcode id -> resolution (NULL: not yet / failed) */
+  uint32_t modtok[NMODS ? NMODS : 1], modbase[NMODS ? NMODS : 1]; /* token ids of each PL_MOD (base 0: any) */
   uint32_t ncache;
 };
 
@@ -126,14 +203,18 @@ static int expand_alts(plA_ctx *c, const char *p, const char *e) {
   }
 }
 
-static int compile_ops(c_form *f, const char *s) {
-  int n = 0, opt = 0;
+/* Operands: see the header of isa_table.h. Optional operands may stand anywhere; when fewer
+** operands are given, the last optional ones are the ones left out (bar.red d, a{, b}, c).
+** A conditional operand (<.tok>) is there exactly when the opcode has .tok; resolution drops the
+** absent ones, so the checks below never see them. */
+static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
+  int n = 0;
   const char *p = s;
   while (*p == ' ') p++;
   if (!*p) { f->nops = 0; f->nopt = 0; return 1; }
   for (;;) {
     if (n >= MAXOPS) return 0;
-    plA_opspec o = {0, 1, PLT_NONE, 0, 0};
+    plA_opspec o = {0, 1, PLT_NONE, 0, 0, 0};
     switch (*p++) {
     case 'd': o.kinds = PLA_KREG; o.flags |= PLA_DEST; break;
     case 'a': o.kinds = PLA_KREG | PLA_KIMM; break;
@@ -152,13 +233,35 @@ static int compile_ops(c_form *f, const char *s) {
       char ch = *p;
       if (ch == 'v') { o.flags |= PLA_VECV; o.kinds |= PLA_KVEC; p++; }
       else if (ch == 'w') { o.flags |= PLA_RELAXED; p++; }
-      else if (ch == '?') { o.flags |= PLA_OPTIONAL; p++; opt = 1; }
+      else if (ch == '?') { o.flags |= PLA_OPTIONAL; p++; }
       else if (ch == '!') { o.flags |= PLA_NEGOK; p++; }
       else if (ch == '_') { o.kinds |= PLA_KSINK; p++; }
-      else if (ch == '[') {
+      else if (ch == '|') {                                        /* d|p: with a predicate */
+        if (o.kinds & PLA_KPAIR) o.kinds &= (uint16_t)~PLA_KREG;   /* a second '|': a pair only */
+        o.kinds |= PLA_KPAIR; p++;
+      }
+      else if (ch == '<') {           /* <.tok> or <$set>: iff the opcode has .tok (a token of $set) */
+        const char *q = ++p;
+        while (*q && *q != '>') q++;
+        if (*q != '>' || q - p < 2) return 0;
+        o.cond = c->condtoks.n + 1;   /* a 0-terminated list of token ids in condtoks */
+        size_t before = c->alts.n;
+        if (!expand_alts(c, p, q)) return 0;
+        for (size_t k = before; k < c->alts.n; k++) {
+          if (c->alts.p[k].ntok != 1) return 0;   /* single modifiers only */
+          if (!plU_vec_push(c->condtoks, c->seq.p[c->alts.p[k].tok0])) return 0;
+        }
+        c->alts.n = (uint32_t)before;
+        if (!plU_vec_push(c->condtoks, 0)) return 0;
+        p = q + 1;
+      } else if (ch == '[') {
         int k = 0; p++;
-        while (isdigit((unsigned char)*p)) k = k * 10 + (*p++ - '0');
-        if (*p++ != ']' || k <= 0 || k > 255) return 0;
+        if (*p == 'x') { o.flags |= PLA_VECX; p++; }
+        else {
+          while (isdigit((unsigned char)*p)) k = k * 10 + (*p++ - '0');
+          if (k <= 0 || k > 255) return 0;
+        }
+        if (*p++ != ']') return 0;
         o.vec = (uint8_t)k; o.kinds = (uint16_t)((o.kinds & ~PLA_KIMM) | PLA_KVEC);
       } else if (ch == ':') {
         const char *q = ++p;
@@ -173,9 +276,9 @@ static int compile_ops(c_form *f, const char *s) {
         p = q;
       } else break;
     }
-    if (opt && !(o.flags & PLA_OPTIONAL)) return 0; /* optional operands are trailing */
+    if ((o.flags & PLA_OPTIONAL) && o.cond) return 0;           /* one or the other */
     f->ops[n++] = o;
-    if (opt) f->nopt++;
+    if (o.flags & PLA_OPTIONAL) f->nopt++;
     while (*p == ' ') p++;
     if (!*p) break;
     if (*p++ != ',') return 0;
@@ -219,7 +322,7 @@ static int compile_form(plA_ctx *c, int fi) {
     if (!el.nalt || !plU_vec_push(c->elems, el)) return 0;
     f->nelem++;
   }
-  return compile_ops(f, FORMS[fi].ops);
+  return compile_ops(c, f, FORMS[fi].ops);
 }
 
 plA_ctx *plA_new(void) {
@@ -231,6 +334,12 @@ plA_ctx *plA_new(void) {
   c->forms = calloc(NFORMS ? NFORMS : 1, sizeof *c->forms);
   c->chain = malloc((NFORMS ? NFORMS : 1) * sizeof *c->chain);
   if (!c->forms || !c->chain) { plA_unref(c); return NULL; }
+  for (int i = 0; i < NMODS; i++) {
+    const char *t = MODS[i].tok + (MODS[i].tok[0] == '.');
+    c->modtok[i] = plU_intern(&c->toks, t, strlen(t));
+    c->modbase[i] = MODS[i].base[0] ? plU_intern(&c->toks, MODS[i].base, strlen(MODS[i].base)) : 0;
+    if (!c->modtok[i] || (MODS[i].base[0] && !c->modbase[i])) { plA_unref(c); return NULL; }
+  }
   for (int i = 0; i < NFORMS; i++) {
     if (!compile_form(c, i)) c->forms[i].bad = 1;
     c->chain[i] = -1;
@@ -252,7 +361,7 @@ void plA_unref(plA_ctx *c) {
   for (uint32_t i = 0; i < c->ncache; i++) free(c->cache[i]);
   free(c->cache);
   plU_strtab_free(&c->toks); plU_strtab_free(&c->opcodes);
-  plU_vec_free(c->seq); plU_vec_free(c->alts); plU_vec_free(c->elems); plU_vec_free(c->bybase);
+  plU_vec_free(c->seq); plU_vec_free(c->alts); plU_vec_free(c->elems); plU_vec_free(c->bybase); plU_vec_free(c->condtoks);
   free(c->forms); free(c->chain);
   free(c);
 }
@@ -285,6 +394,27 @@ static void list_forms(const plA_ctx *c, uint32_t base, plU_buf *err) {
   }
 }
 
+/* the operands of form f for an opcode with these tokens: conditional operands kept only when
+** their modifier is there (and then required) */
+static uint8_t effective_ops(const plA_ctx *c, const c_form *f, const uint32_t *tok, int nt, plA_opspec *out, uint8_t *nopt) {
+  uint8_t n = 0, no = 0;
+  for (int i = 0; i < f->nops; i++) {
+    const plA_opspec *o = &f->ops[i];
+    if (o->cond) {
+      int has = 0;
+      for (const uint32_t *ct = &c->condtoks.p[o->cond - 1]; *ct && !has; ct++)
+        for (int k = 0; k < nt && !has; k++) has = tok[k] == *ct;
+      if (!has) continue;
+    }
+    out[n] = *o;
+    out[n].cond = 0;
+    if (o->flags & PLA_OPTIONAL) no++;
+    n++;
+  }
+  *nopt = no;
+  return n;
+}
+
 const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
   if (id == 0 || id >= c->opcodes.n) { if (err) plU_buf_puts(err, "bad opcode id"); return NULL; }
   if (id < c->ncache && c->cache[id]) return c->cache[id];
@@ -314,11 +444,13 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
     }
     tok[nt++] = t;
   }
-  int fi = -1, alts[4], nalt = 0;
+  int fi = -1, alts[PLA_MAXALT], nalt = 0;
   for (int32_t i = (int32_t)c->bybase.p[base] - 1; i >= 0; i = c->chain[i])
     if (!c->forms[i].bad && match(c, &c->forms[i], 0, tok, nt, 0)) {
-      if (fi < 0) fi = i;
-      else if (nalt < 4 && strcmp(FORMS[i].pat, FORMS[fi].pat) == 0) alts[nalt++] = i;
+      if (fi < 0) { fi = i; continue; }
+      int dup = strcmp(FORMS[i].ops, FORMS[fi].ops) == 0;   /* same operands: never reached */
+      for (int k = 0; k < nalt && !dup; k++) dup = strcmp(FORMS[i].ops, FORMS[alts[k]].ops) == 0;
+      if (!dup && nalt < PLA_MAXALT) alts[nalt++] = i;
     }
   if (fi < 0) {
     if (err) { plU_buf_printf(err, "'%s' is not a valid form of %s", text, c->toks.str[base]); list_forms(c, base, err); }
@@ -332,14 +464,28 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
     int t = plT_from_name(ts, c->toks.len[tok[i]]);
     if (t && r->ntypes < 6) r->types[r->ntypes++] = (uint8_t)t;
     if (ts[0] == 'v' && (ts[1] == '2' || ts[1] == '4' || ts[1] == '8') && !ts[2]) r->vec = (uint8_t)(ts[1] - '0');
+    if (ts[0] == 'x' && (ts[1] == '1' || ts[1] == '2' || ts[1] == '4') && !ts[2]) r->xn = (uint8_t)(ts[1] - '0');
   }
-  r->ptx_min = FORMS[fi].ptx; r->sm_min = FORMS[fi].sm; r->flags = FORMS[fi].flags;
-  r->nops = c->forms[fi].nops; r->nopt = c->forms[fi].nopt;
-  r->ops = c->forms[fi].ops;
+  uint16_t mptx = 0, msm = 0;
+  for (int i = 0; i < nt; i++)        /* a modifier's own minimum raises the form's */
+    for (int k = 0; k < NMODS; k++)
+      if (c->modtok[k] == tok[i] && (!c->modbase[k] || c->modbase[k] == base)) {
+        if (MODS[k].ptx > mptx) mptx = MODS[k].ptx;
+        if (MODS[k].sm > msm) msm = MODS[k].sm;
+      }
+  r->ptx_min = FORMS[fi].ptx > mptx ? FORMS[fi].ptx : mptx;
+  r->sm_min = FORMS[fi].sm > msm ? FORMS[fi].sm : msm;
+  r->flags = FORMS[fi].flags;
   r->pattern = FORMS[fi].pat; r->operands = FORMS[fi].ops;
+  r->nops = effective_ops(c, &c->forms[fi], tok, nt, r->opbuf[0], &r->nopt);
+  r->ops = r->opbuf[0];
   for (int i = 0; i < nalt; i++) {
-    r->alt[i].ops = c->forms[alts[i]].ops; r->alt[i].nops = c->forms[alts[i]].nops;
-    r->alt[i].nopt = c->forms[alts[i]].nopt; r->alt[i].operands = FORMS[alts[i]].ops;
+    r->alt[i].nops = effective_ops(c, &c->forms[alts[i]], tok, nt, r->opbuf[i + 1], &r->alt[i].nopt);
+    r->alt[i].ops = r->opbuf[i + 1];
+    r->alt[i].operands = FORMS[alts[i]].ops;
+    r->alt[i].ptx_min = FORMS[alts[i]].ptx > r->ptx_min ? FORMS[alts[i]].ptx : r->ptx_min;
+    r->alt[i].sm_min = FORMS[alts[i]].sm > r->sm_min ? FORMS[alts[i]].sm : r->sm_min;
+    r->alt[i].flags = FORMS[alts[i]].flags;
   }
   r->nalt = (uint8_t)nalt;
   if (id >= c->ncache) {
@@ -354,12 +500,40 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
   return r;
 }
 
-int plA_optype(const plA_res *r, int i) {
-  if (i < 0 || i >= r->nops) return PLT_NONE;
-  const plA_opspec *o = &r->ops[i];
+static int spec_type(const plA_res *r, const plA_opspec *o) {
   if (o->tsrc == 0) return o->type;
   if (o->tsrc <= r->ntypes) return r->types[o->tsrc - 1];
   return PLT_NONE;
+}
+
+/* which spec stands at each of n given operands: the last (nops - n) optional ones are left out */
+static int map_ops(const plA_opspec *ops, int nops, int n, uint8_t *idx) {
+  int skip = nops - n;
+  uint8_t omit[MAXOPS] = {0};
+  for (int j = nops - 1; j >= 0 && skip > 0; j--)
+    if (ops[j].flags & PLA_OPTIONAL) { omit[j] = 1; skip--; }
+  if (skip > 0 || n > nops) return 0;
+  for (int j = 0, i = 0; j < nops; j++) if (!omit[j]) idx[i++] = (uint8_t)j;
+  return 1;
+}
+
+int plA_optype(const plA_res *r, int i) {
+  if (i < 0 || i >= r->nops) return PLT_NONE;
+  return spec_type(r, &r->ops[i]);
+}
+
+int plA_optype_n(const plA_res *r, int i, int n) {
+  uint8_t idx[MAXOPS];
+  if (i < 0 || i >= n || n > MAXOPS || !map_ops(r->ops, r->nops, n, idx)) return plA_optype(r, i);
+  return spec_type(r, &r->ops[idx[i]]);
+}
+
+int plA_bad_forms(const plA_ctx *c, int *first) {
+  int bad = 0;
+  if (first) *first = -1;
+  for (int i = 0; i < NFORMS; i++)
+    if (c->forms[i].bad) { if (first && *first < 0) *first = i; bad++; }
+  return bad;
 }
 
 /* ---- targets ------------------------------------------------------------------------------- */
@@ -404,24 +578,37 @@ int plA_target_min_version(const plA_target *t) {
   return v;
 }
 
-int plA_check_target(const plA_res *r, const char *opc, const plA_target *t, int check_version, plU_buf *err) {
-  if (t->sm < r->sm_min) {
-    if (err) plU_buf_printf(err, "'%s' requires sm_%d or later (the target is sm_%d%s)", opc, r->sm_min, t->sm, t->arch_a == 1 ? "a" : "");
+static int target_ok(int sm_min, int flags, int ptx_min, const char *opc, const plA_target *t, int check_version, plU_buf *err) {
+  const char *a = t->arch_a == 1 ? "a" : t->arch_a == 2 ? "f" : "";
+  if (t->sm < sm_min) {
+    if (err) plU_buf_printf(err, "'%s' requires sm_%d or later (the target is sm_%d%s)", opc, sm_min, t->sm, a);
     return 0;
   }
-  if ((r->flags & PLA_ARCH_A) && !(t->arch_a == 1 && t->sm == r->sm_min)) {
-    if (err) plU_buf_printf(err, "'%s' exists only on sm_%da (the target is sm_%d%s)", opc, r->sm_min, t->sm, t->arch_a == 1 ? "a" : "");
+  int family = t->sm / 10 == sm_min / 10;
+  if ((flags & PLA_ARCH_A) && !(t->arch_a == 1 && family)) {
+    if (err) plU_buf_printf(err, "'%s' exists only on the arch-specific target sm_%da%s (the target is sm_%d%s)", opc, sm_min,
+                            sm_min / 10 == 10 ? " or sm_103a" : "", t->sm, a);
     return 0;
   }
-  if ((r->flags & PLA_FAMILY_A) && !(t->arch_a == 1 && (t->sm / 10 == r->sm_min / 10 || (r->sm_min == 100 && t->sm == 110)))) {
-    if (err) plU_buf_printf(err, "'%s' exists only on the arch-specific sm_%da family (the target is sm_%d%s)", opc, r->sm_min, t->sm, t->arch_a == 1 ? "a" : "");
+  if ((flags & PLA_FAMILY_A) && !(t->arch_a && family)) {
+    if (err) plU_buf_printf(err, "'%s' exists only on the arch- or family-specific targets sm_%da and sm_%df%s (the target is sm_%d%s)", opc,
+                            sm_min, sm_min, sm_min / 10 == 10 ? " (or sm_103a, sm_103f)" : "", t->sm, a);
     return 0;
   }
-  if (check_version && t->version && t->version < r->ptx_min) {
-    if (err) plU_buf_printf(err, "'%s' requires PTX ISA %d.%d (the module declares %d.%d)", opc, r->ptx_min / 10, r->ptx_min % 10, t->version / 10, t->version % 10);
+  if ((flags & PLA_SPECIFIC) && !t->arch_a) {
+    if (err) plU_buf_printf(err, "'%s' exists only on arch- or family-specific targets (sm_%da, sm_%df or later; the target is sm_%d%s)", opc,
+                            sm_min, sm_min, t->sm, a);
+    return 0;
+  }
+  if (check_version && t->version && t->version < ptx_min) {
+    if (err) plU_buf_printf(err, "'%s' requires PTX ISA %d.%d (the module declares %d.%d)", opc, ptx_min / 10, ptx_min % 10, t->version / 10, t->version % 10);
     return 0;
   }
   return 1;
+}
+
+int plA_check_target(const plA_res *r, const char *opc, const plA_target *t, int check_version, plU_buf *err) {
+  return target_ok(r->sm_min, r->flags, r->ptx_min, opc, t, check_version, err);
 }
 
 /* ---- operand checks ------------------------------------------------------------------------ */
@@ -456,8 +643,9 @@ static int check_reg(const plI_module *m, uint32_t id, int want, int relaxed, in
   return ok;
 }
 
+/* 0 with a message, or the PTX version the instruction needs with these operands */
 static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc, const plI_opnd *ops, int n, plU_buf *err) {
-  int lo = r->nops - r->nopt;
+  int lo = r->nops - r->nopt, need = r->ptx_min;
   if (n < lo || n > r->nops) {
     if (err) {
       if (lo == r->nops) plU_buf_printf(err, "'%s' takes %d operand%s (%s), got %d", opc, lo, lo == 1 ? "" : "s", *r->operands ? r->operands : "none", n);
@@ -465,16 +653,18 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
     }
     return 0;
   }
+  uint8_t idx[MAXOPS];
+  map_ops(r->ops, r->nops, n, idx);
   for (int i = 0; i < n; i++) {
-    const plA_opspec *s = &r->ops[i];
+    const plA_opspec *s = &r->ops[idx[i]];
     const plI_opnd *o = &ops[i];
-    int want = plA_optype(r, i), relaxed = (s->flags & PLA_RELAXED) != 0;
+    int want = spec_type(r, s), relaxed = (s->flags & PLA_RELAXED) != 0;
     int k = o->kind, opi = i + 1;
     if ((o->flags & PLOF_NEG) && !(s->flags & PLA_NEGOK) && k != PLO_ADDR) {
       if (err) plU_buf_printf(err, "operand %d of '%s' cannot be negated", opi, opc);
       return 0;
     }
-    int wantvec = (s->flags & PLA_VECV) ? r->vec : s->vec;
+    int wantvec = (s->flags & PLA_VECV) ? r->vec : (s->flags & PLA_VECX) ? r->xn : s->vec;
     switch (k) {
     case PLO_REG:
       if (!(s->kinds & PLA_KREG) || wantvec > 1) goto badkind;
@@ -521,20 +711,35 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
       break;
     case PLO_SYM: if (!(s->kinds & PLA_KSYM)) goto badkind; break;
     case PLO_LABEL: if (!(s->kinds & PLA_KLABEL)) goto badkind; break;
-    case PLO_SREG:
+    case PLO_SREG: {
       if (!(s->kinds & PLA_KSREG)) goto badkind;
-      if (want != PLT_NONE && o->n && !plT_compatible(want, o->n, 1) && !plT_compatible(o->n, want, 1)) {
-        if (err) plU_buf_printf(err, "operand %d of '%s': %%%s is .%s", opi, opc, m->strs.str[o->id], plT_info_tab[o->n].name);
+      const char *name = plI_cstr(m, o->id);
+      const sreg_def *sr = find_sreg(name);
+      if (!sr) {
+        if (err) plU_buf_printf(err, "operand %d of '%s': PTX has no special register %%%s", opi, opc, name);
         return 0;
       }
+      if (want != PLT_NONE && !plT_compatible(want, sr->type, 0) && !plT_compatible(sr->type, want, 0)) {
+        if (err) plU_buf_printf(err, "operand %d of '%s': %%%s is .%s", opi, opc, name, plT_info_tab[sr->type].name);
+        return 0;
+      }
+      plA_target t;
+      if (m->target && plA_target_parse(plI_cstr(m, m->target), &t) && t.sm < sr->sm) {
+        if (err) plU_buf_printf(err, "operand %d of '%s': %%%s requires sm_%d or later (the target is %s)", opi, opc, name, sr->sm,
+                                plI_cstr(m, m->target));
+        return 0;
+      }
+      if (sr->ptx > need) need = sr->ptx;
       break;
+    }
     case PLO_SINK: if (!(s->kinds & PLA_KSINK)) goto badkind; break;
     case PLO_PAIR:
       if (!(s->kinds & PLA_KPAIR)) goto badkind;
-      for (int j = 0; j < 2; j++) {
+      for (int j = 0; j < 2; j++) {  /* p|q, or d|p: the first of the operand's type */
         const plI_opnd *e = &m->opnds.p[o->id + (uint32_t)j];
         if (e->kind == PLO_SINK) continue;
-        if (e->kind != PLO_REG || !check_reg(m, e->id, PLT_PRED, 0, opi, opc, err)) goto badkind;
+        if (e->kind != PLO_REG) goto badkind;
+        if (!check_reg(m, e->id, j ? PLT_PRED : want, j ? 0 : relaxed, opi, opc, err)) return 0;
       }
       break;
     case PLO_RAW: break;
@@ -548,18 +753,33 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
                             kindname(k));
     return 0;
   }
-  return 1;
+  return need;
 }
 
 int plA_check_ops(const plA_res *r, const plI_module *m, const char *opc, const plI_opnd *ops, int n, plU_buf *err) {
-  if (!r->nalt) return check_ops_one(r, m, opc, ops, n, err);
-  if (check_ops_one(r, m, opc, ops, n, NULL)) return 1;
+  int need = check_ops_one(r, m, opc, ops, n, r->nalt ? NULL : err);
+  if (need || !r->nalt) return need;
+  plA_target t;
+  int have_t = m->target && plA_target_parse(plI_cstr(m, m->target), &t);
+  int target_miss = -1;
   for (int i = 0; i < r->nalt; i++) {
     plA_res a = *r;
     a.ops = r->alt[i].ops; a.nops = r->alt[i].nops; a.nopt = r->alt[i].nopt; a.operands = r->alt[i].operands;
-    if (check_ops_one(&a, m, opc, ops, n, NULL)) return 1;
+    a.ptx_min = r->alt[i].ptx_min;
+    int aneed = check_ops_one(&a, m, opc, ops, n, NULL);
+    if (!aneed) continue;
+    if (have_t && !target_ok(r->alt[i].sm_min, r->alt[i].flags, r->alt[i].ptx_min, opc, &t, 0, NULL)) {
+      if (target_miss < 0) target_miss = i;
+      continue;
+    }
+    return aneed;
   }
   if (err) {
+    if (target_miss >= 0) {   /* the operands fit a form this target lacks */
+      plU_buf_printf(err, "'%s' with operands (%s): ", opc, r->alt[target_miss].operands);
+      target_ok(r->alt[target_miss].sm_min, r->alt[target_miss].flags, r->alt[target_miss].ptx_min, opc, &t, 0, err);
+      return 0;
+    }
     check_ops_one(r, m, opc, ops, n, err);
     plU_buf_puts(err, "; other forms take (");
     for (int i = 0; i < r->nalt; i++) { if (i) plU_buf_puts(err, "), ("); plU_buf_puts(err, r->alt[i].operands); }

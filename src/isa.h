@@ -12,21 +12,31 @@ enum {
   PLA_KVEC = 64, PLA_KSINK = 128, PLA_KPAIR = 256
 };
 /* operand flags */
-enum { PLA_DEST = 1, PLA_RELAXED = 2, PLA_OPTIONAL = 4, PLA_NEGOK = 8, PLA_VECV = 16 /* vector iff .vN */ };
-/* form flags */
 enum {
-  PLA_ARCH_A = 1,      /* needs the arch-specific target of its sm (sm_90a) */
-  PLA_FAMILY_A = 2,    /* needs an arch-specific target of the sm_100 family (sm_100a, sm_101a, sm_103a) */
-  PLA_BRANCH = 4,      /* a control transfer: its label operand must be defined */
-  PLA_MAXSM = 8        /* only up to the sm in `maxsm` */
+  PLA_DEST = 1, PLA_RELAXED = 2, PLA_OPTIONAL = 4, PLA_NEGOK = 8,
+  PLA_VECV = 16,       /* a vector iff the instruction has .vN (N registers) */
+  PLA_VECX = 32        /* a vector of N registers, N from the instruction's .xN (ldmatrix .x4) */
 };
+/* form flags: where a form exists beyond "sm_min or later" (a family is the sm numbers that
+** share their tens: sm_100 and sm_103; sm_120 and sm_121) */
+enum {
+  PLA_ARCH_A = 1,      /* only on an arch-specific target (sm_90a, sm_100a, sm_103a) of its family */
+  PLA_FAMILY_A = 2,    /* only on an arch- or family-specific target (sm_100a, sm_100f, ...) of its family */
+  PLA_BRANCH = 4,      /* a control transfer: its label operand must be defined */
+  PLA_SPECIFIC = 8     /* only on arch- or family-specific targets (sm_XXa, sm_XXf), from sm_min on */
+};
+
+#define PLA_MAXOPS 16
+#define PLA_MAXALT 6
 
 typedef struct plA_opspec {
   uint16_t kinds;
-  uint8_t tsrc;   /* 0: fixed type; 1..4: the Nth type modifier of the instruction */
+  uint8_t tsrc;   /* 0: fixed type; 1..6: the Nth type modifier of the instruction */
   uint8_t type;   /* fixed type, or PLT_NONE for "any" */
   uint8_t flags;
-  uint8_t vec;    /* fixed vector length (0 = scalar unless PLA_VECV) */
+  uint8_t vec;    /* fixed vector length (0 = scalar unless PLA_VECV / PLA_VECX) */
+  uint32_t cond;  /* 0, or 1 + where the 0-ended list of modifiers that make this operand present
+                  ** (<.L2::cache_hint>, <$boolop>) starts; always 0 in a resolution */
 } plA_opspec;
 
 typedef struct plA_res {
@@ -34,14 +44,20 @@ typedef struct plA_res {
   uint8_t types[6];       /* the instruction's type modifiers, in order */
   uint8_t ntypes;
   uint8_t vec;            /* .v2/.v4/.v8 width, 0 if none */
+  uint8_t xn;             /* .x1/.x2/.x4 count, 0 if none */
   uint16_t ptx_min, sm_min;
   uint16_t flags;
-  uint8_t nops, nopt;     /* operand count, of which optional (trailing) */
+  uint8_t nops, nopt;     /* operand count, of which optional (the last ones are left out first) */
   const plA_opspec *ops;
   const char *pattern, *operands; /* for messages */
-  /* further forms with the same modifiers but other operands (mov.b32 d, {a, b}) */
+  /* later forms that match the same opcode text, told apart by their operands (mov.b32 d, {a, b});
+  ** each with its own minimums, never below the first form's */
   uint8_t nalt;
-  struct { const plA_opspec *ops; uint8_t nops, nopt; const char *operands; } alt[4];
+  struct {
+    const plA_opspec *ops; uint8_t nops, nopt; const char *operands;
+    uint16_t ptx_min, sm_min, flags;
+  } alt[PLA_MAXALT];
+  plA_opspec opbuf[PLA_MAXALT + 1][PLA_MAXOPS]; /* operands of the form and its alternatives, conditional ones resolved */
 } plA_res;
 
 typedef struct plA_ctx plA_ctx;
@@ -54,15 +70,19 @@ const char *plA_opcode_text(const plA_ctx *c, uint32_t id);
 uint32_t plA_opcode_len(const plA_ctx *c, uint32_t id);
 /* resolve an opcode text to its form; NULL with a message in err when no form matches */
 const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err);
-/* the operand type expected at position i */
+/* the operand type expected at position i when every operand is given */
 int plA_optype(const plA_res *r, int i);
+/* the operand type expected at position i of n given operands (optional ones left out) */
+int plA_optype_n(const plA_res *r, int i, int n);
 /* is the form available for this target and PTX version? 1 yes, 0 no (message in err) */
 typedef struct plA_target { int sm; int arch_a; int version; } plA_target;
 int plA_target_parse(const char *s, plA_target *t); /* "sm_90a" -> sm=90, arch_a=1 */
 int plA_target_min_version(const plA_target *t);
 int plA_check_target(const plA_res *r, const char *opc, const plA_target *t, int check_version, plU_buf *err);
 
-/* check the operands of an instruction against its form; 1 ok, 0 with a message */
+/* check the operands of an instruction against its form and, failing that, its alternatives (an
+** alternative must also suit the module's target). 0 with a message when none takes them; else
+** the PTX version the operand form that took them needs (>= r->ptx_min). */
 struct plI_module; struct plI_opnd;
 int plA_check_ops(const plA_res *r, const struct plI_module *m, const char *opc,
                   const struct plI_opnd *ops, int n, plU_buf *err);
@@ -70,7 +90,15 @@ int plA_check_ops(const plA_res *r, const struct plI_module *m, const char *opc,
 /* the table, for tests and generators */
 int plA_form_count(void);
 void plA_form_info(int i, const char **pattern, const char **operands, int *ptx_min, int *sm_min, int *flags);
+int plA_mod_count(void);
+void plA_mod_info(int i, const char **base, const char **tok, int *ptx_min, int *sm_min);
+/* special registers: the type and minimums of %name ("tid.x"); 0 if PTX has no such register */
+int plA_sreg(const char *name, int *type, int *ptx_min, int *sm_min);
+int plA_sreg_count(void);
+void plA_sreg_info(int i, const char **name, int *type, int *ptx_min, int *sm_min, const char **parts);
 int plA_set_count(void);
 void plA_set_info(int i, const char **name, const char **alts);
+/* forms whose pattern or operand list did not compile (table bugs); the first bad index in *first */
+int plA_bad_forms(const plA_ctx *c, int *first);
 
 #endif

@@ -35,6 +35,7 @@ typedef struct LMod {
   uint64_t ninsn;
   uint8_t *tgt_ok;           /* opcode id -> 1 once its form was checked against the target */
   uint64_t *sig_ok;          /* opcode id -> operand signature last accepted (kinds and types) */
+  uint8_t *sig_ver;          /* opcode id -> the PTX version that signature's operand form needs */
   uint32_t ntgt_ok;
   struct Shared *S;
 } LMod;
@@ -167,6 +168,7 @@ static int l_gc(lua_State *L) {
   if (M->S && M->S->cur == M) M->S->cur = NULL;
   free(M->tgt_ok); M->tgt_ok = NULL;
   free(M->sig_ok); M->sig_ok = NULL;
+  free(M->sig_ver); M->sig_ver = NULL;
   plI_free(M->m); M->m = NULL;
   plU_vec_free(M->labels);
   plU_buf_free(&M->msg);
@@ -569,6 +571,10 @@ static int emit(lua_State *L, LMod *M, int base) {
       uint64_t *q = realloc(M->sig_ok, nn * sizeof *q);
       if (!q) return luaL_error(L, "out of memory");
       M->sig_ok = q;
+      uint8_t *v = realloc(M->sig_ver, nn);
+      if (!v) return luaL_error(L, "out of memory");
+      M->sig_ver = v;
+      memset(v + M->ntgt_ok, 0, nn - M->ntgt_ok);
       memset(p + M->ntgt_ok, 0, nn - M->ntgt_ok);
       memset(q + M->ntgt_ok, 0, (nn - M->ntgt_ok) * sizeof *q);
       M->ntgt_ok = nn;
@@ -578,23 +584,26 @@ static int emit(lua_State *L, LMod *M, int base) {
   if (n > MAXARGS) raise_here(L, M, "too many operands");
   plI_opnd ops[MAXARGS];
   for (int i = 0; i < n; i++)
-    convert(L, M, base + 1 + i, i < r->nops ? plA_optype(r, i) : PLT_NONE, i + 1, otext, &ops[i], 0);
+    convert(L, M, base + 1 + i, i < r->nops ? plA_optype_n(r, i, n) : PLT_NONE, i + 1, otext, &ops[i], 0);
   /* the operand check depends only on operand kinds, flags and register types: an instruction
   ** with the same signature as the last accepted one of its opcode needs no second look */
   uint64_t sig = 1469598103934665603ull ^ (uint64_t)n;
   for (int i = 0; i < n; i++) sig = opsig(M, &ops[i], sig);
   if (sig == 0) sig = 1;
   if (M->sig_ok[opc] != sig) {
-    if (!plA_check_ops(r, M->m, otext, ops, n, NULL)) {
+    int need = plA_check_ops(r, M->m, otext, ops, n, NULL);
+    if (!need) {
       M->msg.n = 0;
       plA_check_ops(r, M->m, otext, ops, n, &M->msg);
       raise_here(L, M, plU_buf_cstr(&M->msg));
     }
     M->sig_ok[opc] = sig;
+    M->sig_ver[opc] = (uint8_t)(need > 255 ? 255 : need);
   }
   uint32_t f, l;
   anchor(L, M, &f, &l);
-  if (r->ptx_min > M->maxptx) { M->maxptx = r->ptx_min; M->maxptx_file = f; M->maxptx_line = (int)l; M->maxptx_opc = opc; }
+  int need = M->sig_ver[opc] > r->ptx_min ? M->sig_ver[opc] : r->ptx_min;  /* the operand form may need more */
+  if (need > M->maxptx) { M->maxptx = need; M->maxptx_file = f; M->maxptx_line = (int)l; M->maxptx_opc = opc; }
   plI_insn(M->m, M->func, opc, ops, n, M->guard, M->negguard, f, l);
   M->guard = 0;
   check_ir(L, M);
@@ -895,6 +904,8 @@ PL_EXPORT int luaopen_ptxlua_core(lua_State *L) {
   lua_pushinteger(L, plA_form_count());
   lua_setfield(L, -2, "nforms");
   lua_remove(L, -2);
+  int plL_open_emu(lua_State *L, int core);  /* lemu.c: the emulator's functions */
+  plL_open_emu(L, lua_gettop(L));
   return 1;
 }
 

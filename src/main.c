@@ -18,6 +18,8 @@ static const char *USAGE =
   "  -D NAME=VALUE        set a template parameter (repeatable)\n"
   "  --kernel NAME        only this kernel (repeatable)\n"
   "  --anchors[=MODE]     mark each instruction with its script line: comment (default) or loc\n"
+  "  --emulate            run the kernels in the CPU emulator on generated inputs and summarize\n"
+  "  --check LIST         with --emulate, also check: races, uninit-shared, uninit-regs (comma separated)\n"
   "  --help               this text\n"
   "  --version            the version\n";
 
@@ -59,7 +61,7 @@ static int fail(ptxlua_engine *e, int rc) {
 
 int main(int argc, char **argv) {
   const char *file = NULL, *out = NULL, *arch = NULL;
-  int flags = 0, print = 0;
+  int flags = 0, print = 0, emulate = 0, checks = 0;
   char kernels[4096] = "";
   const char *defs[256];
   int ndefs = 0;
@@ -86,6 +88,20 @@ int main(int argc, char **argv) {
       if (*kernels) strcat(kernels, ",");
       strcat(kernels, k);
     }
+    else if (strcmp(a, "--emulate") == 0) emulate = 1;
+    else if (strcmp(a, "--check") == 0 || strncmp(a, "--check=", 8) == 0) {
+      const char *l = a[7] == '=' ? a + 8 : (++i < argc ? argv[i] : NULL);
+      if (!l || !*l) return usage_error("%s needs a list: races, uninit-shared, uninit-regs", a);
+      char buf[256];
+      snprintf(buf, sizeof buf, "%s", l);
+      for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (strcmp(tok, "races") == 0) checks |= PTXLUA_CHECK_RACES;
+        else if (strcmp(tok, "uninit-shared") == 0) checks |= PTXLUA_CHECK_UNINIT_SHARED;
+        else if (strcmp(tok, "uninit-regs") == 0) checks |= PTXLUA_CHECK_UNINIT_REGS;
+        else if (strcmp(tok, "all") == 0) checks |= PTXLUA_CHECK_RACES | PTXLUA_CHECK_UNINIT_SHARED | PTXLUA_CHECK_UNINIT_REGS;
+        else return usage_error("unknown check '%s' (races, uninit-shared, uninit-regs, all)", tok);
+      }
+    }
     else if (strcmp(a, "--anchors") == 0 || strcmp(a, "--anchors=comment") == 0) flags = PTXLUA_ANCHOR_COMMENTS;
     else if (strcmp(a, "--anchors=loc") == 0) flags = PTXLUA_ANCHOR_LOC;
     else if (strncmp(a, "--anchors=", 10) == 0) return usage_error("--anchors takes comment or loc, got '%s'", a + 10);
@@ -94,6 +110,7 @@ int main(int argc, char **argv) {
     else return usage_error("more than one script given ('%s')", a);
   }
   if (!file) { fputs(USAGE, stderr); return 2; }
+  if (checks && !emulate) return usage_error("--check goes with --emulate%s", "");
   ptxlua_engine *e = ptxlua_open();
   if (!e) { fprintf(stderr, "ptxlua: out of memory\n"); return 1; }
   for (int i = 0; i < ndefs; i++) {
@@ -111,11 +128,19 @@ int main(int argc, char **argv) {
   }
   int rc = ptxlua_load_file(e, file);
   if (rc) return fail(e, rc);
+  if (emulate) {
+    char *summary = NULL;
+    rc = ptxlua_emulate(e, *kernels ? kernels : NULL, checks, &summary);
+    if (rc) return fail(e, rc);
+    fputs(summary, stdout);
+    fflush(stdout);
+    ptxlua_free(summary);
+  }
   if (out) {
     rc = ptxlua_write_ptx(e, *kernels ? kernels : NULL, flags, out);
     if (rc) return fail(e, rc);
   }
-  if (!out || print) {  /* -o with --print-ptx: both */
+  if ((!out && !emulate) || print) {  /* -o with --print-ptx: both; --emulate alone prints no PTX */
     rc = ptxlua_fwrite_ptx(e, *kernels ? kernels : NULL, flags, stdout);
     if (rc) return fail(e, rc);
   }

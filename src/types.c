@@ -26,8 +26,8 @@ int plT_compatible(int ins, int reg, int relaxed) {
     return sizeok;
   case PLT_CU: case PLT_CS: /* integers take .bN, .uN, .sN */
     return sizeok && (R->cls == PLT_CB || R->cls == PLT_CU || R->cls == PLT_CS);
-  case PLT_CF: /* floats take their own type or .bN of the same size */
-    return R->cls == PLT_CB && R->bits == I->bits;
+  case PLT_CF: /* floats take their own type or .bN of the size (relaxed: of at least the size) */
+    return R->cls == PLT_CB && sizeok;
   }
   return 0;
 }

@@ -43,7 +43,13 @@ enum { PLT_CNONE, PLT_CPRED, PLT_CB, PLT_CU, PLT_CS, PLT_CF };
   _(E2M3,   "e2m3",   8,   PLT_CF,    B8)     \
   _(E3M2,   "e3m2",   8,   PLT_CF,    B8)     \
   _(UE8M0,  "ue8m0",  8,   PLT_CF,    B8)     \
-  _(UE4M3,  "ue4m3",  8,   PLT_CF,    B8)
+  _(UE4M3,  "ue4m3",  8,   PLT_CF,    B8)     \
+  _(F32X2,  "f32x2",  64,  PLT_CF,    B64)    \
+  _(E4M3X4, "e4m3x4", 32,  PLT_CF,    B32)    \
+  _(E5M2X4, "e5m2x4", 32,  PLT_CF,    B32)    \
+  _(E2M1X4, "e2m1x4", 16,  PLT_CF,    B16)    \
+  _(E2M3X4, "e2m3x4", 32,  PLT_CF,    B32)    \
+  _(E3M2X4, "e3m2x4", 32,  PLT_CF,    B32)
 
 enum {
 #define PLT_ENUM(n, s, w, c, d) PLT_##n,
@@ -56,8 +62,9 @@ typedef struct plT_info { const char *name; uint16_t bits; uint8_t cls; uint8_t 
 extern const plT_info plT_info_tab[PLT__COUNT];
 
 int plT_from_name(const char *s, size_t n); /* PLT_NONE (0) if not a type name */
-/* may a register of type `reg` stand where an instruction of type `ins` wants one?
-** relaxed: ld/st/cvt-style, where a wider integer/bit register is allowed. */
+/* may a register of type `reg` stand where an instruction of type `ins` wants one? As ptxas:
+** .bN takes any register of N bits; .uN/.sN take .bN/.uN/.sN; a float type takes itself or .bN.
+** relaxed (ld/st/cvt operands marked so in the table): the register may also be wider. */
 int plT_compatible(int ins, int reg, int relaxed);
 
 #endif

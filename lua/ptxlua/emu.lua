@@ -1,0 +1,358 @@
+-- ptxlua.emu -- run kernels on the CPU emulator: devices, arrays, launches, generated inputs.
+-- The calls are the ones a GPU backend will offer (rt.device(kind), dev:array, rt.launch), so host
+-- code written against the emulator runs unchanged on a GPU later.
+--
+--   local rt = require "ptxlua.emu"
+--   local dev = rt.device("emu")
+--   local x = dev:array("f32", n, function(i) return i * 0.5 end)   -- i = 1 .. n
+--   rt.launch(kernel, { device = dev, args = { x, y, out, n }, defines = { BLOCK = 128 } })
+--   local values = out:read()                                         -- a Lua table, 1-based
+
+local core = require "ptxlua.core"
+
+local M = {}
+local fmt, floor, type, pairs, ipairs, tostring = string.format, math.floor, type, pairs, ipairs, tostring
+
+local SIZES = {
+  b8 = 1, u8 = 1, s8 = 1, b16 = 2, u16 = 2, s16 = 2, f16 = 2, bf16 = 2,
+  b32 = 4, u32 = 4, s32 = 4, f32 = 4, b64 = 8, u64 = 8, s64 = 8, f64 = 8,
+}
+local FLOAT = { f16 = true, bf16 = true, f32 = true, f64 = true }
+M.sizes = SIZES
+
+-- errors at the caller's line, in the project's format
+local LIBSRC = debug.getinfo(1, "S").source
+local function fail(msg, ...)
+  if select("#", ...) > 0 then msg = fmt(msg, ...) end
+  for lvl = 3, 40 do
+    local info = debug.getinfo(lvl, "Sl")
+    if not info then break end
+    if info.source ~= LIBSRC and info.source:sub(1, 1) == "@" and (info.currentline or 0) > 0 then
+      error(fmt("%s:%d: error: %s", info.source:sub(2), info.currentline, msg), 0)
+    end
+  end
+  error("error: " .. msg, 0)
+end
+
+---------------------------------------------------------------------------------------------------
+-- arrays: device buffers of one element type
+---------------------------------------------------------------------------------------------------
+local Array = {}
+Array.__index = Array
+Array.__tostring = function(a) return fmt("%s[%d] on %s", a.dtype, a.n, a.device.kind) end
+M.Array = Array
+
+local function is_array(v) return getmetatable(v) == Array end
+M.is_array = is_array
+
+-- values: a table (1-based), a number for every element, or a function of the 1-based index
+function Array.write(a, values)
+  if a.freed then fail("the array was freed") end
+  local tv = type(values)
+  if tv == "number" then a.device.mem:write(a.addr, a.dtype, values)
+  elseif tv == "table" then
+    if #values > a.n then fail("%d values for an array of %d", #values, a.n) end
+    a.device.mem:write(a.addr, a.dtype, values)
+  elseif tv == "function" then
+    local t = {}
+    for i = 1, a.n do t[i] = values(i) end
+    a.device.mem:write(a.addr, a.dtype, t)
+  else fail("array values must be a table, a number or a function of the index") end
+  return a
+end
+Array.fill = Array.write
+
+-- NaN for floats, a recognizable pattern for integers: for every element a kernel should write
+function Array.poison(a)
+  if FLOAT[a.dtype] then return a:write(0 / 0) end
+  local s = SIZES[a.dtype]
+  return a:write(s == 1 and 0xA5 or s == 2 and 0xA5A5 or 0xA5A5A5A5)
+end
+
+function Array.read(a, first, count)
+  if a.freed then fail("the array was freed") end
+  return a.device.mem:read(a.addr, a.dtype, (first or 1) - 1, count)
+end
+function Array.get(a, i)
+  if type(i) ~= "number" or i < 1 or i > a.n or i ~= floor(i) then fail("index %s outside 1..%d", tostring(i), a.n) end
+  return a.device.mem:read(a.addr, a.dtype, i - 1, 1)[1]
+end
+function Array.set(a, i, v)
+  if type(i) ~= "number" or i < 1 or i > a.n or i ~= floor(i) then fail("index %s outside 1..%d", tostring(i), a.n) end
+  a.device.mem:write(a.addr, a.dtype, { v }, i - 1)
+end
+function Array.bytes(a) return a.device.mem:bytes(a.addr) end
+function Array.free(a)
+  if not a.freed then a.device.mem:free(a.addr); a.freed = true end
+end
+
+---------------------------------------------------------------------------------------------------
+-- devices
+---------------------------------------------------------------------------------------------------
+local Device = {}
+Device.__index = Device
+Device.__tostring = function(d) return "device " .. d.kind end
+M.Device = Device
+
+function M.device(kind)
+  kind = kind or "emu"
+  if kind ~= "emu" then fail("device '%s' is not available (this build runs kernels on the emulator: \"emu\")", tostring(kind)) end
+  return setmetatable({ kind = "emu", mem = core.emu_mem(), cache = setmetatable({}, { __mode = "k" }) }, Device)
+end
+
+-- dev:array(dtype, n [, values [, name]])
+function Device.array(d, dtype, n, values, name)
+  if not SIZES[dtype] then fail("unknown element type '%s' (f32, f16, bf16, f64, u8 .. s64)", tostring(dtype)) end
+  if type(n) ~= "number" or n < 1 or n ~= floor(n) then fail("array length must be a positive integer (got %s)", tostring(n)) end
+  local a = setmetatable({ device = d, dtype = dtype, n = n, bytes = n * SIZES[dtype] }, Array)
+  a.addr = d.mem:alloc(a.bytes, name or fmt("%s[%d]", dtype, n))
+  if values ~= nil then a:write(values) end
+  return a
+end
+
+function Device.launch(d, k, opts)
+  opts = opts or {}
+  opts.device = d
+  return M.launch(k, opts)
+end
+
+---------------------------------------------------------------------------------------------------
+-- launches
+---------------------------------------------------------------------------------------------------
+local function defines_key(defs)
+  local keys = {}
+  for k, v in pairs(defs or {}) do keys[#keys + 1] = tostring(k) .. "=" .. tostring(v) end
+  table.sort(keys)
+  return table.concat(keys, ";")
+end
+
+-- the emulator of kernel k traced with these defines (cached per device and kernel)
+local function emulator(d, k, opts)
+  local per = d.cache[k]
+  if not per then per = {}; d.cache[k] = per end
+  local key = defines_key(opts.defines) .. "|" .. tostring(opts.arch)
+  local e = per[key]
+  if not e then
+    local m = k:trace { defines = opts.defines, arch = opts.arch }
+    e = core.emu(m, k.name, d.mem)
+    local err = e:error()
+    if err then error(err, 0) end
+    per[key] = e
+  end
+  e:clear()
+  return e
+end
+
+local function dims(v, what)
+  if v == nil then return nil end
+  if type(v) == "number" then v = { v } end
+  if type(v) ~= "table" then fail("%s must be a number or a list of up to 3 numbers", what) end
+  local r = { v[1] or 1, v[2] or 1, v[3] or 1 }
+  for i = 1, 3 do
+    if type(r[i]) ~= "number" or r[i] < 1 or r[i] ~= floor(r[i]) then fail("%s[%d] must be a positive integer", what, i) end
+  end
+  return r
+end
+
+-- the bytes of argument v for parameter p (p from emu:params(), kp the DSL's declaration)
+local function arg_bytes(k, i, p, kp, v, d)
+  if kp and kp.pointer then
+    if is_array(v) then
+      if v.device ~= d then fail("argument %d (%s) of %s: the array lives on another device", i, p.name, k.name) end
+      if v.freed then fail("argument %d (%s) of %s: the array was freed", i, p.name, k.name) end
+      if kp.elem and SIZES[kp.elem] and SIZES[kp.elem] ~= SIZES[v.dtype] then
+        fail("argument %d (%s) of %s: a %s array for a %s* parameter", i, p.name, k.name, v.dtype, kp.elem)
+      end
+      return core.emu_pack("u64", v.addr)
+    elseif type(v) == "number" then return core.emu_pack("u64", v)   -- a raw device address (or 0)
+    end
+    fail("argument %d (%s) of %s: a device array expected, got %s", i, p.name, k.name, type(v))
+  end
+  if type(v) == "string" then
+    if #v ~= p.size then fail("argument %d (%s) of %s: %d bytes expected, got %d", i, p.name, k.name, p.size, #v) end
+    return v
+  end
+  if type(v) == "boolean" then v = v and 1 or 0 end
+  if type(v) ~= "number" then fail("argument %d (%s) of %s: a number expected, got %s", i, p.name, k.name, type(v)) end
+  if p.size ~= SIZES[p.type] then fail("argument %d (%s) of %s: a %d-byte parameter takes a string of bytes", i, p.name, k.name, p.size) end
+  if not FLOAT[p.type] and v ~= floor(v) then fail("argument %d (%s) of %s: %s is not an integer", i, p.name, k.name, tostring(v)) end
+  return core.emu_pack(p.type, v)
+end
+
+-- rt.launch(kernel, { device =, args = {...}, grid =, block =, smem =, defines =, arch =,
+--                     checks = { uninit_regs =, uninit_shared =, races = }, limit =,
+--                     trace = { cta =, thread = } or { cta =, warp = } })
+-- grid and block default to the kernel's launch_dims for the defines. Returns the run's statistics
+-- (thread_insns, warp_insns, ctas, seconds, grid, block, trace); raises "file:line: error: ..."
+-- on any failure (the line of the instruction for errors found while running). The trace text is
+-- also left in opts.trace.text, so it can be read after a run that failed.
+function M.launch(k, opts)
+  opts = opts or {}
+  local d = opts.device
+  if d == nil then fail("launch: no device (pass device = rt.device \"emu\")") end
+  if getmetatable(d) ~= Device then fail("launch: device must come from rt.device()") end
+  if type(k) ~= "table" or type(k.trace) ~= "function" then fail("launch: a kernel (from ptx.kernel) expected") end
+  local grid, block = dims(opts.grid, "grid"), dims(opts.block, "block")
+  if not grid or not block then
+    local g, b = k:launch_dims(opts.defines)
+    grid, block = grid or g, block or b
+  end
+  if not grid or not block then fail("launch of %s: no grid/block given and the kernel declares none", k.name) end
+  local e = emulator(d, k, opts)
+  local ps = e:params()
+  local args = opts.args or {}
+  local n = 0
+  for _ in pairs(args) do n = n + 1 end
+  if #args ~= #ps and n == #args then fail("launch of %s: %d arguments for %d parameters", k.name, #args, #ps) end
+  for i, p in ipairs(ps) do
+    local v = args[i]
+    if v == nil then v = args[p.name] end
+    if v == nil then fail("launch of %s: no argument for parameter %d (%s)", k.name, i, p.name) end
+    local ok, err = e:set_param(i, arg_bytes(k, i, p, k.params[i], v, d))
+    if not ok then error(err, 0) end
+  end
+  local c = opts.checks or {}
+  local tr = opts.trace
+  local trace
+  if tr then
+    if type(tr) ~= "table" then fail("trace must be { cta = n, thread = n } or { cta = n, warp = n }") end
+    trace = tr.warp and { tr.cta or 0, tr.warp * 32, true } or { tr.cta or 0, tr.thread or 0, false }
+  end
+  e:options { uninit_regs = c.uninit_regs, uninit_shared = c.uninit_shared, races = c.races, limit = opts.limit,
+              trace = trace }
+  local ok, err = e:launch(grid, block, opts.smem or 0)
+  if not ok then error(err, 0) end
+  local t0 = os.clock()
+  ok, err = e:run()
+  local secs = os.clock() - t0
+  local st = e:stats()
+  st.seconds = secs
+  st.grid, st.block = grid, block
+  if tr then st.trace = e:trace_text(); tr.text = st.trace end   -- tr.text survives a failed run
+  if not ok then error(err, 0) end
+  return st
+end
+
+---------------------------------------------------------------------------------------------------
+-- generated inputs and a summary (for `ptxlua FILE.lua --emulate`)
+---------------------------------------------------------------------------------------------------
+local function resolve_dim(dim, env, k, pname)
+  if type(dim) == "number" then return dim end
+  if type(dim) ~= "string" then fail("parameter %s of %s: a shape entry must be a number or a name", pname, k.name) end
+  if env[dim] ~= nil then return env[dim] end
+  local f = loadstring("return " .. dim)
+  if f then
+    setfenv(f, setmetatable({}, { __index = function(_, n)
+      local v = env[n]
+      if v == nil then fail("parameter %s of %s: shape name '%s' is neither a template nor a scalar parameter", pname, k.name, n) end
+      return v
+    end }))
+    local ok, v = pcall(f)
+    if ok and type(v) == "number" then return v end
+    if not ok then error(v, 0) end
+  end
+  fail("parameter %s of %s: cannot evaluate shape entry '%s'", pname, k.name, dim)
+end
+
+local function stats_line(a, before)
+  local st = a.device.mem:stats(a.addr, a.dtype)
+  local changed = a.device.mem:hash(a.addr) ~= before
+  local finite = st.n - st.nan - st.inf
+  local s = fmt("%-8s %s[%d]  %s", a.pname, a.dtype, a.n, changed and "written" or "unchanged")
+  if finite > 0 then s = s .. fmt(": min %.6g max %.6g mean %.6g", st.min, st.max, st.sum / finite) end
+  if st.nan > 0 or st.inf > 0 then s = s .. fmt(", %d NaN, %d Inf", st.nan, st.inf) end
+  return s
+end
+
+-- rt.emulate(kernel, { defines =, values = { param = number }, checks =, limit =, seed = })
+--   -> summary text, statistics
+-- Pointer parameters get arrays sized by their `shape` (names: templates, then scalar parameters;
+-- expressions such as "B*N" work), filled with deterministic values in [-1, 1) (floats) or [0, 100)
+-- (integers), the same on every machine. A scalar parameter takes opts.values[name], else the template of that name (in
+-- either case: n takes N), else 1 for a float; an integer without one is an error naming it.
+function M.emulate(k, opts)
+  opts = opts or {}
+  local d = opts.device or M.device("emu")
+  local t = k:resolve(opts.defines)
+  local env = {}
+  for name, v in pairs(t) do if type(v) == "number" then env[name] = v end end
+  local values = opts.values or {}
+  local args, arrays = {}, {}
+  for i, p in ipairs(k.params) do                 -- scalars first: shapes may name them
+    if not p.pointer then
+      local v = values[p[1]]
+      for _, name in ipairs { p[1], p[1]:upper(), p[1]:lower() } do
+        if v == nil and type(t[name]) == "number" then v = t[name] end
+      end
+      if p.count then v = string.rep("\0", p.count * (SIZES[p.ptype] or 1))
+      elseif v == nil then
+        if FLOAT[p.ptype] then v = 1
+        else fail("emulate %s: no value for scalar parameter '%s' (give it a template or a value)", k.name, p[1]) end
+      end
+      args[i] = v
+      if type(v) == "number" then env[p[1]] = v end
+    end
+  end
+  local seed = opts.seed or 12345
+  for i, p in ipairs(k.params) do
+    if p.pointer then
+      local shape = p.shape
+      if not shape then fail("emulate %s: pointer parameter '%s' has no shape (declare {\"%s\", \"%s*\", shape = {...}})", k.name, p[1], p[1], p.elem) end
+      local n = 1
+      for _, dim in ipairs(shape) do n = n * resolve_dim(dim, env, k, p[1]) end
+      if n < 1 or n ~= floor(n) then fail("emulate %s: parameter '%s' has %s elements", k.name, p[1], tostring(n)) end
+      local dtype = SIZES[p.elem] and p.elem or "b8"
+      local a = d:array(dtype, n, nil, p[1])
+      a.pname = p[1]
+      d.mem:fill_random(a.addr, dtype, seed + i)
+      a.before = d.mem:hash(a.addr)
+      arrays[#arrays + 1] = a
+      args[i] = a
+    end
+  end
+  local ok, st = pcall(M.launch, k, { device = d, args = args, defines = opts.defines, checks = opts.checks,
+                                      limit = opts.limit, smem = opts.smem, arch = opts.arch })
+  if not ok then
+    for _, a in ipairs(arrays) do a:free() end
+    error(st, 0)
+  end
+  local lines = {}
+  lines[1] = fmt("emulated %s: grid (%d,%d,%d) block (%d,%d,%d)", k.name, st.grid[1], st.grid[2], st.grid[3],
+                 st.block[1], st.block[2], st.block[3])
+  lines[2] = fmt("  %.0f thread instructions (%.0f warp instructions, %d CTAs) in %.3f s", st.thread_insns,
+                 st.warp_insns, st.ctas, st.seconds)
+  for _, a in ipairs(arrays) do lines[#lines + 1] = "  " .. stats_line(a, a.before) end
+  for _, a in ipairs(arrays) do a:free() end
+  return table.concat(lines, "\n"), st
+end
+
+-- every selected kernel of the loaded script, on generated inputs (the command's --emulate):
+-- opts.kernels (names; default all), opts.defines, opts.arch, opts.checks -> the summaries
+function M.emulate_all(opts)
+  opts = opts or {}
+  local ptx = require "ptxlua"
+  local reg = ptx.kernels()
+  local list, seen = {}, {}
+  if opts.kernels and #opts.kernels > 0 then
+    for _, name in ipairs(opts.kernels) do
+      local found
+      for _, k in ipairs(reg) do if k.name == name then found = k end end
+      if not found then
+        local names = {}
+        for _, k in ipairs(reg) do names[#names + 1] = k.name end
+        error(fmt("error: no kernel named '%s' (the script defines: %s)", name, #names > 0 and table.concat(names, ", ") or "none"), 0)
+      end
+      if not seen[name] then seen[name] = true; list[#list + 1] = found end
+    end
+  else
+    for _, k in ipairs(reg) do list[#list + 1] = k end
+  end
+  if #list == 0 then error("error: the script defines no kernel (call ptx.kernel{...})", 0) end
+  local out = {}
+  for _, k in ipairs(list) do
+    out[#out + 1] = (M.emulate(k, { defines = opts.defines, arch = opts.arch, checks = opts.checks, limit = opts.limit }))
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+return M

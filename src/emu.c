@@ -1,0 +1,650 @@
+/* emu.c -- the emulator's frame: device memory, the layout of a kernel's state spaces,
+** launches, the CTA scheduler with its barriers and deadlock reports, and error messages.
+**
+** Scheduling: CTAs run one after another in linear order (x fastest). Inside a CTA, each warp
+** runs until all its threads have exited or wait at a barrier; then the next warp runs; rounds
+** repeat until every thread has exited. A round in which no warp can run is a deadlock. Inside a
+** warp, the threads at the lowest PC among the ready ones execute together (emu_exec.c). */
+#include "emu_impl.h"
+#include "isa.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdarg.h>
+#include <ctype.h>
+#include <math.h>
+
+/* ---- device memory --------------------------------------------------------------------------- */
+plX_mem *plX_mem_new(void) {
+  plX_mem *m = calloc(1, sizeof *m);
+  if (m) m->next = X_GL_BASE;
+  return m;
+}
+
+void plX_mem_free(plX_mem *m) {
+  if (!m) return;
+  for (uint32_t i = 0; i < m->n; i++) { free(m->b[i].p); free(m->b[i].name); }
+  free(m->b);
+  free(m);
+}
+
+uint64_t plX_mem_alloc(plX_mem *m, uint64_t bytes, const char *name) {
+  if (!m || bytes == 0 || bytes > ((uint64_t)1 << 40)) return 0;
+  if (m->n == m->cap) {
+    uint32_t nc = m->cap ? m->cap * 2 : 16;
+    xbuf *nb = realloc(m->b, nc * sizeof *nb);
+    if (!nb) return 0;
+    m->b = nb; m->cap = nc;
+  }
+  xbuf b;
+  b.p = calloc(1, (size_t)bytes);
+  if (!b.p) return 0;
+  b.name = NULL;
+  if (name) {
+    size_t n = strlen(name) + 1;
+    b.name = malloc(n);
+    if (b.name) memcpy(b.name, name, n);
+  }
+  b.addr = m->next; b.size = bytes; b.ro = 0;
+  /* 256-byte aligned, with at least 256 unmapped bytes after each buffer: an access just past
+  ** the end of one buffer is never inside the next */
+  m->next = (m->next + bytes + 256 + 255) & ~(uint64_t)255;
+  m->b[m->n++] = b;                               /* addresses only grow: the array stays sorted */
+  return b.addr;
+}
+
+int plX_mem_release(plX_mem *m, uint64_t addr) {
+  if (!m) return -1;
+  for (uint32_t i = 0; i < m->n; i++)
+    if (m->b[i].addr == addr) {
+      free(m->b[i].p); free(m->b[i].name);
+      memmove(m->b + i, m->b + i + 1, (m->n - i - 1) * sizeof *m->b);
+      m->n--;
+      return 0;
+    }
+  return -1;
+}
+
+uint8_t *plX_mem_host(plX_mem *m, uint64_t addr, uint64_t *size) {
+  int32_t c = -1;
+  xbuf *b = m ? plX__find(m, addr, &c) : NULL;
+  if (!b || b->addr != addr) return NULL;
+  if (size) *size = b->size;
+  return b->p;
+}
+
+xbuf *plX__find(plX_mem *m, uint64_t a, int32_t *cache) {
+  int32_t c = *cache;
+  if (c >= 0 && (uint32_t)c < m->n && a - m->b[c].addr < m->b[c].size) return &m->b[c];
+  uint32_t lo = 0, hi = m->n;
+  while (lo < hi) {                               /* first buffer with addr > a */
+    uint32_t mid = (lo + hi) / 2;
+    if (m->b[mid].addr <= a) lo = mid + 1; else hi = mid;
+  }
+  if (lo == 0) return NULL;
+  xbuf *b = &m->b[lo - 1];
+  if (a - b->addr >= b->size) return NULL;
+  *cache = (int32_t)(lo - 1);
+  return b;
+}
+
+/* "address 0x... is just past the end of buffer 'out' (4000 bytes at 0x...)": the nearest buffer */
+void plX__describe_addr(plX_emu *e, plU_buf *o, uint64_t a, uint64_t n) {
+  plX_mem *m = e->mem;
+  xbuf *below = NULL, *above = NULL, *in = NULL;
+  for (uint32_t i = 0; i < m->n; i++) {
+    xbuf *b = &m->b[i];
+    if (a >= b->addr && a - b->addr < b->size) in = b;
+    else if (a >= b->addr + b->size) below = b;          /* sorted: the last one is the nearest */
+    else if (a < b->addr && !above) above = b;
+  }
+  plU_buf_printf(o, "address 0x%llx", (unsigned long long)a);
+  if (in) {
+    plU_buf_printf(o, " (%llu bytes) runs %llu bytes past the end of buffer '%s' (%llu bytes at 0x%llx)",
+                   (unsigned long long)n, (unsigned long long)(a + n - in->addr - in->size), in->name ? in->name : "?",
+                   (unsigned long long)in->size, (unsigned long long)in->addr);
+    return;
+  }
+  uint64_t dpast = below ? a - below->addr - below->size : UINT64_MAX;
+  uint64_t dbefore = above ? above->addr - a : UINT64_MAX;
+  if (!below && !above) { plU_buf_puts(o, " is in no buffer"); return; }
+  if (dpast <= dbefore) {
+    if (dpast == 0) plU_buf_puts(o, " is just past the end");
+    else plU_buf_printf(o, " is %llu bytes past the end", (unsigned long long)dpast);
+    plU_buf_printf(o, " of buffer '%s' (%llu bytes at 0x%llx)", below->name ? below->name : "?",
+                   (unsigned long long)below->size, (unsigned long long)below->addr);
+  } else
+    plU_buf_printf(o, " is %llu bytes before buffer '%s' (%llu bytes at 0x%llx)", (unsigned long long)dbefore,
+                   above->name ? above->name : "?", (unsigned long long)above->size, (unsigned long long)above->addr);
+}
+
+/* ---- errors ---------------------------------------------------------------------------------- */
+const char *plX__opname(const plX_emu *e, uint32_t stmt) {
+  const plI_func *f = &e->m->funcs.p[e->func];
+  if (stmt >= f->stmts.n || f->stmts.p[stmt].kind != PLS_INSN) return "?";
+  return plA_opcode_text(e->m->isa, f->stmts.p[stmt].opc);
+}
+
+int plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...) {
+  if (e->status) return e->status;
+  e->status = 1;
+  e->err.n = 0;
+  const plI_func *f = &e->m->funcs.p[e->func];
+  if (stmt != X_NOSLOT && stmt < f->stmts.n && f->stmts.p[stmt].file)
+    plU_buf_printf(&e->err, "%s:%u: error: ", plI_cstr(e->m, f->stmts.p[stmt].file), f->stmts.p[stmt].line);
+  else if (stmt == X_NOSLOT && f->file)
+    plU_buf_printf(&e->err, "%s:%u: error: ", plI_cstr(e->m, f->file), f->line);
+  else plU_buf_puts(&e->err, "error: ");
+  va_list ap;
+  va_start(ap, fmt);
+  plU_buf_vprintf(&e->err, fmt, ap);
+  va_end(ap);
+  return e->status;
+}
+
+int plX_status(const plX_emu *e) { return e ? e->status : 2; }
+const char *plX_error(const plX_emu *e) {
+  if (!e) return "error: out of memory";
+  return e->status ? plU_buf_cstr((plU_buf *)&e->err) : "";
+}
+void plX_clear(plX_emu *e) { if (e) { e->status = 0; e->err.n = 0; } }
+
+/* ---- layout: variables and parameters ------------------------------------------------------- */
+static uint32_t elem_size(int t) { uint32_t b = plT_info_tab[t].bits; return b < 8 ? 1 : b / 8; }
+static uint64_t align_up(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
+
+/* an initializer "{1, 2.5, 0f3F800000}" or "7" into n elements of type t; 0 when not understood */
+static int parse_init(const char *s, int t, uint8_t *out, uint64_t n) {
+  uint32_t es = elem_size(t);
+  int cls = plT_info_tab[t].cls;
+  uint64_t i = 0;
+  while (*s == ' ' || *s == '{') s++;
+  while (*s && *s != '}') {
+    if (i >= n) return 0;
+    const char *q = s;
+    while (*q && *q != ',' && *q != '}') q++;
+    char tok[64];
+    size_t k = (size_t)(q - s);
+    while (k && s[k - 1] == ' ') k--;
+    if (k == 0 || k >= sizeof tok) return 0;
+    memcpy(tok, s, k); tok[k] = 0;
+    uint64_t bits;
+    char *end;
+    if ((tok[0] == '0' && (tok[1] == 'f' || tok[1] == 'F')) || (tok[0] == '0' && (tok[1] == 'd' || tok[1] == 'D'))) {
+      bits = strtoull(tok + 2, &end, 16);
+      if (*end) return 0;
+      if ((tok[1] | 32) == 'f' && t == PLT_F64) { uint32_t u = (uint32_t)bits; float f; memcpy(&f, &u, 4); double d = f; memcpy(&bits, &d, 8); }
+      else if ((tok[1] | 32) == 'd' && t == PLT_F32) { double d; memcpy(&d, &bits, 8); float f = (float)d; uint32_t u; memcpy(&u, &f, 4); bits = u; }
+    } else if (cls == PLT_CF) {
+      double d = strtod(tok, &end);
+      if (*end) return 0;
+      if (t == PLT_F32) { float f = (float)d; uint32_t u; memcpy(&u, &f, 4); bits = u; }
+      else if (t == PLT_F64) memcpy(&bits, &d, 8);
+      else return 0;
+    } else {
+      int neg = tok[0] == '-';
+      bits = strtoull(tok + neg, &end, 0);
+      if (*end == 'U' || *end == 'u') end++;
+      if (*end) return 0;
+      if (neg) bits = (uint64_t)-(int64_t)bits;
+    }
+    memcpy(out + i * es, &bits, es);              /* little-endian host */
+    i++;
+    s = q;
+    while (*s == ',' || *s == ' ') s++;
+  }
+  return 1;
+}
+
+static int layout(plX_emu *e) {
+  const plI_module *m = e->m;
+  const plI_func *f = &m->funcs.p[e->func];
+  uint32_t nv = f->vars.n + m->globals.n;
+  e->vars = calloc(nv ? nv : 1, sizeof *e->vars);
+  e->gaddr = calloc(m->globals.n ? m->globals.n : 1, sizeof *e->gaddr);
+  e->params = calloc(f->params.n ? f->params.n : 1, sizeof *e->params);
+  if (!e->vars || !e->gaddr || !e->params) return plX__fail(e, X_NOSLOT, "out of memory");
+  uint64_t sh = 0, loc = 0;
+  uint32_t dyn_align = 0;
+  e->smem_align = 16;
+  /* module scope first, then the function: shared and local offsets in declaration order */
+  for (int pass = 0; pass < 2; pass++) {
+    uint32_t n = pass == 0 ? m->globals.n : f->vars.n;
+    for (uint32_t i = 0; i < n; i++) {
+      const plI_var *v = pass == 0 ? &m->globals.p[i] : &f->vars.p[i];
+      xvar *x = &e->vars[e->nvars++];
+      x->name = v->name;
+      uint32_t es = elem_size(v->type);
+      uint64_t al = v->align ? v->align : es;
+      uint64_t cnt = v->count == UINT64_MAX ? 0 : (v->count ? v->count : 1);
+      x->size = cnt * es;
+      switch (v->space) {
+      case PLV_SHARED:
+        x->space = XS_SHARED;
+        if (v->count == UINT64_MAX || v->linkage == PLK_EXTERN) {
+          x->addr = UINT64_MAX;                    /* the dynamic block: placed below */
+          if (al > dyn_align) dyn_align = (uint32_t)al;
+          e->has_dyn = 1;
+        } else {
+          sh = align_up(sh, al);
+          x->addr = sh; sh += x->size;
+          if (al > e->smem_align) e->smem_align = (uint32_t)al;
+        }
+        break;
+      case PLV_LOCAL:
+        x->space = XS_LOCAL;
+        loc = align_up(loc, al);
+        x->addr = loc; loc += x->size;
+        break;
+      case PLV_GLOBAL: case PLV_CONST: {
+        x->space = v->space == PLV_CONST ? XS_CONST : XS_GLOBAL;
+        if (x->size == 0) return plX__fail(e, X_NOSLOT, "module variable '%s' has no size", plI_cstr(m, v->name));
+        uint64_t a = plX_mem_alloc(e->mem, x->size, plI_cstr(m, v->name));
+        if (!a) return plX__fail(e, X_NOSLOT, "out of memory");
+        if (pass == 0) e->gaddr[i] = a;
+        x->addr = a;
+        uint64_t sz; uint8_t *p = plX_mem_host(e->mem, a, &sz);
+        if (v->space == PLV_CONST) {
+          int32_t c = -1; plX__find(e->mem, a, &c); e->mem->b[c].ro = 1;
+        }
+        if (v->init && !parse_init(plI_cstr(m, v->init), v->type, p, cnt)) {
+          e->status = 1; e->err.n = 0;
+          if (v->file) plU_buf_printf(&e->err, "%s:%u: error: ", plI_cstr(m, v->file), v->line);
+          else plU_buf_puts(&e->err, "error: ");
+          plU_buf_printf(&e->err, "the initializer of '%s' is not emulated", plI_cstr(m, v->name));
+          return e->status;
+        }
+        break;
+      }
+      default:
+        return plX__fail(e, X_NOSLOT, "variable '%s' in this state space is not emulated", plI_cstr(m, v->name));
+      }
+    }
+  }
+  if (sh > 0xffffffffu || loc > 0xffffffffu) return plX__fail(e, X_NOSLOT, "shared or local memory too large");
+  e->dyn_off = (uint32_t)align_up(sh, dyn_align ? dyn_align : 16);
+  e->smem_static = (uint32_t)sh;
+  for (uint32_t i = 0; i < e->nvars; i++)
+    if (e->vars[i].space == XS_SHARED && e->vars[i].addr == UINT64_MAX) e->vars[i].addr = e->dyn_off;
+  e->local_size = (uint32_t)align_up(loc, 16);
+  /* the parameter block */
+  uint64_t po = 0;
+  for (uint32_t i = 0; i < f->params.n; i++) {
+    const plI_var *v = &f->params.p[i];
+    plX_param *p = &e->params[e->nparams++];
+    uint32_t es = elem_size(v->type);
+    p->name = plI_cstr(m, v->name);
+    p->type = v->type;
+    p->align = v->align ? v->align : es;
+    p->size = (uint32_t)((v->count ? v->count : 1) * es);
+    po = align_up(po, p->align);
+    p->offset = (uint32_t)po;
+    po += p->size;
+  }
+  e->psize = (uint32_t)po;
+  e->pblock = calloc(1, po ? po : 1);
+  e->pset = calloc(1, e->nparams ? e->nparams : 1);
+  if (!e->pblock || !e->pset) return plX__fail(e, X_NOSLOT, "out of memory");
+  return 0;
+}
+
+/* the state space and address of a symbol: variables, then parameters */
+int plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr) {
+  for (uint32_t i = e->nvars; i-- > 0;)           /* function scope shadows module scope */
+    if (e->vars[i].name == name) { *space = e->vars[i].space; *addr = e->vars[i].addr; return 1; }
+  const plI_func *f = &e->m->funcs.p[e->func];
+  for (uint32_t i = 0; i < f->params.n; i++)
+    if (f->params.p[i].name == name) { *space = XS_PARAM; *addr = e->params[i].offset; return 1; }
+  return 0;
+}
+
+/* ---- the emulator object ---------------------------------------------------------------------- */
+plX_emu *plX_new(const plI_module *m, int func, plX_mem *mem) {
+  plX_emu *e = calloc(1, sizeof *e);
+  if (!e) return NULL;
+  plU_buf_init(&e->err);
+  plU_buf_init(&e->trace);
+  e->m = m; e->func = func; e->mem = mem;
+  e->trace_cta = -1; e->trace_thread = -1;
+  if (!m || func < 0 || (uint32_t)func >= m->funcs.n) { plX__fail(e, X_NOSLOT, "no such kernel"); e->func = 0; return e; }
+  if (!mem) { plX__fail(e, X_NOSLOT, "no device memory"); return e; }
+  if (m->funcs.p[func].kind != PLF_ENTRY) { plX__fail(e, X_NOSLOT, "'%s' is not a kernel (.entry)", plI_cstr(m, m->funcs.p[func].name)); return e; }
+  if (layout(e)) return e;
+  plX__decode(e);
+  return e;
+}
+
+static void free_cta(plX_emu *e) {
+  free(e->Rall); free(e->Pall); free(e->rdefall); free(e->pdefall); free(e->warps);
+  free(e->smem); free(e->smem_def); free(e->race_w); free(e->race_r); free(e->race_e); free(e->local);
+  if (e->cpq) for (uint32_t i = 0; i < e->nthreads; i++) plU_vec_free(e->cpq[i].q);
+  free(e->cpq);
+  for (int i = 0; i < 16; i++) plU_vec_free(e->bars[i].red);
+  e->Rall = NULL; e->Pall = NULL; e->rdefall = e->pdefall = NULL; e->warps = NULL;
+  e->smem = NULL; e->smem_def = NULL; e->race_w = e->race_r = e->race_e = NULL; e->local = NULL; e->cpq = NULL;
+  e->warp_cap = 0;
+}
+
+void plX_free(plX_emu *e) {
+  if (!e) return;
+  free_cta(e);
+  if (e->mem && e->gaddr && e->m && e->func >= 0 && (uint32_t)e->func < e->m->funcs.n)
+    for (uint32_t i = 0; i < e->m->globals.n; i++) if (e->gaddr[i]) plX_mem_release(e->mem, e->gaddr[i]);
+  free(e->vars); free(e->gaddr); free(e->params); free(e->pblock); free(e->pset);
+  xfunc *x = &e->xf;
+  free(x->code); free(x->consts); free(x->vslots); free(x->chk); free(x->slot_of); free(x->slot_reg); free(x->pred_reg); free(x->msgs);
+  plU_buf_free(&e->err);
+  plU_buf_free(&e->trace);
+  free(e);
+}
+
+int plX_param_count(const plX_emu *e) { return e ? (int)e->nparams : 0; }
+int plX_param_info(const plX_emu *e, int i, plX_param *p) {
+  if (!e || i < 0 || (uint32_t)i >= e->nparams) return -1;
+  *p = e->params[i];
+  return 0;
+}
+int plX_set_param(plX_emu *e, int i, const void *bytes, size_t n) {
+  if (e->status) return e->status;
+  if (i < 0 || (uint32_t)i >= e->nparams) return plX__fail(e, X_NOSLOT, "no parameter #%d", i + 1);
+  if (n != e->params[i].size)
+    return plX__fail(e, X_NOSLOT, "parameter '%s' takes %u bytes, got %u", e->params[i].name, e->params[i].size, (unsigned)n);
+  memcpy(e->pblock + e->params[i].offset, bytes, n);
+  e->pset[i] = 1;
+  return 0;
+}
+
+int plX_set_launch(plX_emu *e, const uint32_t grid[3], const uint32_t block[3], uint32_t dyn) {
+  if (e->status) return e->status;
+  uint64_t nt = (uint64_t)block[0] * block[1] * block[2];
+  if (!grid[0] || !grid[1] || !grid[2] || !nt) return plX__fail(e, X_NOSLOT, "launch dimensions must be positive");
+  if (nt > 1024) return plX__fail(e, X_NOSLOT, "a block of %llu threads exceeds 1024", (unsigned long long)nt);
+  if (block[2] > 64) return plX__fail(e, X_NOSLOT, "block.z %u exceeds 64", block[2]);
+  if (grid[1] > 65535 || grid[2] > 65535) return plX__fail(e, X_NOSLOT, "grid.y and grid.z must be at most 65535");
+  const plI_func *f = &e->m->funcs.p[e->func];
+  if (f->reqntid[0] && (f->reqntid[0] != block[0] || f->reqntid[1] != block[1] || f->reqntid[2] != block[2]))
+    return plX__fail(e, X_NOSLOT, "the block (%u, %u, %u) differs from .reqntid %u, %u, %u", block[0], block[1], block[2],
+                     f->reqntid[0], f->reqntid[1], f->reqntid[2]);
+  if (f->maxntid[0] && nt > (uint64_t)f->maxntid[0] * (f->maxntid[1] ? f->maxntid[1] : 1) * (f->maxntid[2] ? f->maxntid[2] : 1))
+    return plX__fail(e, X_NOSLOT, "a block of %llu threads exceeds .maxntid", (unsigned long long)nt);
+  if (dyn && !e->has_dyn) return plX__fail(e, X_NOSLOT, "%u bytes of dynamic shared memory, but the kernel declares no extern .shared array", dyn);
+  if ((uint64_t)e->dyn_off + dyn > 232448)
+    return plX__fail(e, X_NOSLOT, "%llu bytes of shared memory exceed the 227 KB a CTA may have", (unsigned long long)e->dyn_off + dyn);
+  memcpy(e->grid, grid, sizeof e->grid);
+  memcpy(e->block, block, sizeof e->block);
+  e->dyn_smem = dyn;
+  e->launched = 1;
+  return 0;
+}
+
+void plX_set_checks(plX_emu *e, unsigned flags) { e->checks = flags; }
+void plX_set_limit(plX_emu *e, uint64_t n) { e->limit = n; }
+void plX_set_trace(plX_emu *e, int64_t cta, int64_t thread, int whole_warp) {
+  e->trace_cta = cta; e->trace_thread = thread; e->trace_warp = whole_warp != 0;
+}
+const char *plX_trace_text(plX_emu *e, size_t *len) { if (len) *len = e->trace.n; return plU_buf_cstr(&e->trace); }
+void plX_get_stats(const plX_emu *e, plX_stats *s) { *s = e->st; }
+
+/* ---- memory accesses of one thread ------------------------------------------------------------- */
+static void who(plX_emu *e, plU_buf *b, uint32_t tid) {
+  uint32_t x = tid % e->block[0], y = tid / e->block[0] % e->block[1], z = tid / (e->block[0] * e->block[1]);
+  plU_buf_printf(b, "thread (%u,%u,%u) of CTA (%u,%u,%u)", x, y, z, e->ctaid[0], e->ctaid[1], e->ctaid[2]);
+}
+
+static const char *space_name(int s) {
+  switch (s) {
+  case XS_GLOBAL: return "global"; case XS_SHARED: return "shared"; case XS_LOCAL: return "local";
+  case XS_PARAM: return "param"; case XS_CONST: return "const"; default: return "generic";
+  }
+}
+
+static uint8_t *mem_fail(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n, uint32_t tid, const char *what) {
+  plU_buf b; plU_buf_init(&b);
+  plU_buf_printf(&b, "%s %s by ", what, plX__opname(e, in->stmt));
+  who(e, &b, tid);
+  plU_buf_puts(&b, ": ");
+  if (space == XS_GLOBAL || space == XS_CONST) plX__describe_addr(e, &b, a, n);
+  else {
+    uint64_t lim = space == XS_SHARED ? e->smem_size : space == XS_LOCAL ? e->local_size : e->psize;
+    plU_buf_printf(&b, "%s address 0x%llx (%u bytes) outside the %llu bytes of %s memory", space_name(space),
+                   (unsigned long long)a, n, (unsigned long long)lim, space_name(space));
+  }
+  plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
+  plU_buf_free(&b);
+  return NULL;
+}
+
+uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n, uint32_t tid, int write) {
+  if (space == XS_GENERIC) {
+    if (a - X_SH_BASE < X_WIN) { space = XS_SHARED; a -= X_SH_BASE; }
+    else if (a - X_LOC_BASE < X_WIN) { space = XS_LOCAL; a -= X_LOC_BASE; }
+    else if (a - X_PAR_BASE < X_WIN) { space = XS_PARAM; a -= X_PAR_BASE; }
+    else space = XS_GLOBAL;
+  }
+  if (n > 1 && (a & (n - 1))) {
+    plU_buf b; plU_buf_init(&b);
+    plU_buf_printf(&b, "misaligned %s by ", plX__opname(e, in->stmt));
+    who(e, &b, tid);
+    plU_buf_printf(&b, ": %s address 0x%llx is not a multiple of %u", space_name(space), (unsigned long long)a, n);
+    plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
+    plU_buf_free(&b);
+    return NULL;
+  }
+  switch (space) {
+  case XS_GLOBAL: case XS_CONST: {
+    xbuf *b = plX__find(e->mem, a, (int32_t *)&in->cache);
+    if (!b || a - b->addr + n > b->size) return mem_fail(e, in, XS_GLOBAL, a, n, tid, "out-of-bounds");
+    if (write && b->ro) return mem_fail(e, in, XS_CONST, a, n, tid, "write to constant memory by");
+    return b->p + (a - b->addr);
+  }
+  case XS_SHARED:
+    if (a + n > e->smem_size) return mem_fail(e, in, space, a, n, tid, "out-of-bounds");
+    if (e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES)) {
+      plX__shared_access(e, in, (uint32_t)a, n, tid, write);
+      if (e->status) return NULL;
+    }
+    return e->smem + a;
+  case XS_LOCAL:
+    if (a + n > e->local_size) return mem_fail(e, in, space, a, n, tid, "out-of-bounds");
+    return e->local + (uint64_t)tid * e->local_size + a;
+  case XS_PARAM:
+    if (a + n > e->psize) return mem_fail(e, in, space, a, n, tid, "out-of-bounds");
+    if (write) return mem_fail(e, in, space, a, n, tid, "write to a kernel parameter with");
+    return e->pblock + a;
+  }
+  return mem_fail(e, in, space, a, n, tid, "bad state space in");
+}
+
+/* opt-in checks of shared memory: bytes never written; two threads of different warps touching
+** the same byte, at least one writing, with no barrier between them (epochs count barriers) */
+void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid, int write) {
+  for (uint32_t i = off; i < off + n; i++) {
+    if ((e->checks & PLX_CHECK_UNINIT_SHARED) && !write && !e->smem_def[i]) {
+      plU_buf b; plU_buf_init(&b);
+      plU_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
+      who(e, &b, tid);
+      plU_buf_printf(&b, " reads shared byte 0x%x, which no thread has written", i);
+      plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
+      plU_buf_free(&b);
+      return;
+    }
+    if (write && e->smem_def) e->smem_def[i] = 1;
+    if (!(e->checks & PLX_CHECK_RACES) || write == 2) continue;   /* atomics never race */
+    uint32_t me = tid + 1, w = tid / 32;
+    int fresh = e->race_e[i] != e->epoch;
+    if (fresh) { e->race_e[i] = e->epoch; e->race_w[i] = 0; e->race_r[i] = 0; }
+    uint32_t ow = e->race_w[i], orr = e->race_r[i];
+    uint32_t other = 0, otherwrote = 0;
+    if (ow && (ow - 1) / 32 != w) { other = ow; otherwrote = 1; }
+    else if (write && orr && orr != 0xffffffffu && (orr - 1) / 32 != w) other = orr;
+    else if (write && orr == 0xffffffffu) other = 0xffffffffu;
+    if (other) {
+      plU_buf b; plU_buf_init(&b);
+      plU_buf_printf(&b, "shared-memory race on byte 0x%x: %s by ", i, plX__opname(e, in->stmt));
+      who(e, &b, tid);
+      plU_buf_printf(&b, " %s it", write ? "writes" : "reads");
+      if (other == 0xffffffffu) plU_buf_puts(&b, " while threads of other warps read it");
+      else {
+        plU_buf_printf(&b, " after ");
+        who(e, &b, other - 1);
+        plU_buf_printf(&b, " %s it", otherwrote ? "wrote" : "read");
+      }
+      plU_buf_puts(&b, " with no barrier between");
+      plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
+      plU_buf_free(&b);
+      return;
+    }
+    if (write) e->race_w[i] = me;
+    else if (!orr) e->race_r[i] = me;
+    else if (orr != me && (orr - 1) / 32 != w) e->race_r[i] = 0xffffffffu;
+  }
+}
+
+/* ---- CTAs -------------------------------------------------------------------------------------- */
+static int setup_cta(plX_emu *e) {
+  const xfunc *x = &e->xf;
+  uint32_t nt = e->block[0] * e->block[1] * e->block[2];
+  uint32_t nw = (nt + 31) / 32;
+  if (e->warp_cap != nw || e->nthreads != nt) {
+    free_cta(e);
+    e->nthreads = nt; e->nwarps = nw;
+    e->warps = calloc(nw, sizeof *e->warps);
+    e->Rall = malloc((size_t)nw * x->nslots * 32 * sizeof(uint64_t));
+    e->Pall = malloc((size_t)nw * x->npreds * sizeof(uint32_t));
+    e->smem_size = e->dyn_off + e->dyn_smem;
+    if (!e->has_dyn) e->smem_size = e->smem_static;
+    e->smem = malloc(e->smem_size ? e->smem_size : 1);
+    e->local = malloc((size_t)nt * (e->local_size ? e->local_size : 1));
+    e->cpq = calloc(nt, sizeof *e->cpq);
+    if (!e->warps || !e->Rall || !e->Pall || !e->smem || !e->local || !e->cpq) return plX__fail(e, X_NOSLOT, "out of memory");
+    if (e->checks & PLX_CHECK_UNINIT_REGS) {
+      e->rdefall = malloc((size_t)nw * x->nslots * sizeof(uint32_t));
+      e->pdefall = malloc((size_t)nw * x->npreds * sizeof(uint32_t));
+      if (!e->rdefall || !e->pdefall) return plX__fail(e, X_NOSLOT, "out of memory");
+    }
+    if (e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES)) {
+      e->smem_def = malloc(e->smem_size ? e->smem_size : 1);
+      if (!e->smem_def) return plX__fail(e, X_NOSLOT, "out of memory");
+    }
+    if (e->checks & PLX_CHECK_RACES) {
+      size_t n = e->smem_size ? e->smem_size : 1;
+      e->race_w = malloc(n * 4); e->race_r = malloc(n * 4); e->race_e = malloc(n * 4);
+      if (!e->race_w || !e->race_r || !e->race_e) return plX__fail(e, X_NOSLOT, "out of memory");
+    }
+    e->warp_cap = nw;
+  }
+  memset(e->smem, 0, e->smem_size ? e->smem_size : 1);
+  memset(e->local, 0, (size_t)nt * (e->local_size ? e->local_size : 1));
+  if (e->smem_def) memset(e->smem_def, 0, e->smem_size ? e->smem_size : 1);
+  if (e->race_e) { memset(e->race_e, 0xff, (size_t)(e->smem_size ? e->smem_size : 1) * 4); }
+  e->epoch = 0;
+  size_t rs = (size_t)x->nslots * 32;
+  for (uint32_t w = 0; w < nw; w++) {
+    xwarp *W = &e->warps[w];
+    memset(W, 0, sizeof *W);
+    W->idx = (int)w;
+    W->R = e->Rall + w * rs;
+    W->P = e->Pall + (size_t)w * x->npreds;
+    memset(W->R, 0, x->nregslots * 32 * sizeof(uint64_t) + 32 * sizeof(uint64_t));
+    for (uint32_t c = 0; c < x->nconsts; c++) {
+      uint64_t *s = W->R + (size_t)(x->nregslots + 1 + c) * 32, v = x->consts[c];
+      for (int l = 0; l < 32; l++) s[l] = v;
+    }
+    memset(W->P, 0, x->npreds * sizeof(uint32_t));
+    if (e->rdefall) {
+      W->rdef = e->rdefall + (size_t)w * x->nslots;
+      W->pdef = e->pdefall + (size_t)w * x->npreds;
+      memset(W->rdef, 0, x->nslots * sizeof(uint32_t));
+      for (uint32_t s = x->nregslots; s < x->nslots; s++) W->rdef[s] = 0xffffffffu;  /* junk and constants */
+      memset(W->pdef, 0, x->npreds * sizeof(uint32_t));
+      W->pdef[x->npreds - 1] = 0xffffffffu;
+    }
+    uint32_t n = nt - w * 32 < 32 ? nt - w * 32 : 32;
+    W->exists = n == 32 ? 0xffffffffu : ((1u << n) - 1);
+  }
+  for (int i = 0; i < 16; i++) { xbar *b = &e->bars[i]; b->expected = b->arrived = 0; b->red.n = 0; }
+  for (uint32_t t = 0; t < nt; t++) { e->cpq[t].q.n = 0; e->cpq[t].head = 0; e->cpq[t].gnext = 0; }
+  return 0;
+}
+
+/* the deadlock report: which barrier waits, for how many, and where every other thread is */
+static int deadlock(plX_emu *e) {
+  xwarp *W = NULL; int lane = 0;
+  for (uint32_t w = 0; w < e->nwarps && !W; w++)
+    if (e->warps[w].waiting) { W = &e->warps[w]; lane = __builtin_ctz(W->waiting); }
+  if (!W) return plX__fail(e, X_NOSLOT, "deadlock");
+  int id = W->bid[lane];
+  xbar *b = &e->bars[id];
+  uint32_t stmt = e->xf.code[W->bpc[lane]].stmt;
+  const plI_func *f = &e->m->funcs.p[e->func];
+  plU_buf m; plU_buf_init(&m);
+  plU_buf_printf(&m, "deadlock in CTA (%u,%u,%u): %s waits on barrier %d for %u threads, %u arrived",
+                 e->ctaid[0], e->ctaid[1], e->ctaid[2], plX__opname(e, stmt), id, b->expected, b->arrived);
+  int shown = 0;
+  for (uint32_t w = 0; w < e->nwarps && shown < 4; w++) {
+    xwarp *X = &e->warps[w];
+    uint32_t ex = X->exited & X->exists, other = X->waiting & X->exists;
+    uint32_t elsewhere = 0;
+    for (int l = 0; l < 32; l++) if ((other >> l & 1) && X->bid[l] != id) elsewhere |= 1u << l;
+    if (ex) {
+      const xins *xi = &e->xf.code[X->exitpc];
+      plU_buf_printf(&m, "; warp %u: %d thread%s exited", w, __builtin_popcount(ex), __builtin_popcount(ex) == 1 ? "" : "s");
+      if (xi->sub) plU_buf_puts(&m, " (at the end of the kernel)");
+      else plU_buf_printf(&m, " (line %u)", f->stmts.p[xi->stmt].line);
+      shown++;
+    }
+    if (elsewhere) {
+      int l = __builtin_ctz(elsewhere);
+      const plI_stmt *s = &f->stmts.p[e->xf.code[X->bpc[l]].stmt];
+      plU_buf_printf(&m, "; warp %u: %d thread%s wait on barrier %d (line %u)", w, __builtin_popcount(elsewhere),
+                     __builtin_popcount(elsewhere) == 1 ? "" : "s", X->bid[l], s->line);
+      shown++;
+    }
+  }
+  plX__fail(e, stmt, "%s", plU_buf_cstr(&m));
+  plU_buf_free(&m);
+  return e->status;
+}
+
+static int run_cta(plX_emu *e) {
+  if (setup_cta(e)) return e->status;
+  for (;;) {
+    int ran = 0, live = 0;
+    for (uint32_t w = 0; w < e->nwarps; w++) {
+      xwarp *W = &e->warps[w];
+      uint32_t ready = W->exists & ~W->exited & ~W->waiting;
+      if (W->exists & ~W->exited) live = 1;
+      if (!ready) continue;
+      ran = 1;
+      if (plX__run_warp(e, W)) return e->status;
+    }
+    if (!live) break;
+    if (!ran) return deadlock(e);
+  }
+  /* copies still in flight when their thread exited land now */
+  for (uint32_t t = 0; t < e->nthreads; t++) plX__cp_complete(e, t, 0);
+  e->st.ctas++;
+  return e->status;
+}
+
+int plX_run(plX_emu *e) {
+  if (e->status) return e->status;
+  if (!e->launched) return plX__fail(e, X_NOSLOT, "no launch geometry (grid, block) was set");
+  for (uint32_t i = 0; i < e->nparams; i++)
+    if (!e->pset[i]) return plX__fail(e, X_NOSLOT, "parameter '%s' was not set", e->params[i].name);
+  if (e->warp_cap && e->nthreads != e->block[0] * e->block[1] * e->block[2]) free_cta(e);
+  if (e->warp_cap && ((e->checks & PLX_CHECK_UNINIT_REGS) != 0) != (e->rdefall != NULL)) free_cta(e);
+  if (e->warp_cap && ((e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES)) != 0) != (e->smem_def != NULL)) free_cta(e);
+  if (e->warp_cap && ((e->checks & PLX_CHECK_RACES) != 0) != (e->race_w != NULL)) free_cta(e);
+  if (e->warp_cap && e->smem_size != (e->has_dyn ? e->dyn_off + e->dyn_smem : e->smem_static)) free_cta(e);
+  e->trace.n = 0;
+  uint64_t lin = 0;
+  for (uint32_t z = 0; z < e->grid[2]; z++)
+    for (uint32_t y = 0; y < e->grid[1]; y++)
+      for (uint32_t x = 0; x < e->grid[0]; x++, lin++) {
+        e->ctaid[0] = x; e->ctaid[1] = y; e->ctaid[2] = z;
+        e->cta_linear = lin;
+        if (run_cta(e)) return e->status;
+      }
+  return 0;
+}

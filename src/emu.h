@@ -1,0 +1,63 @@
+/* emu.h -- the emulator: a traced kernel's IR executed for a whole grid on the CPU.
+** Exact and deterministic; what it cannot compute exactly it refuses ("... is not emulated"). */
+#ifndef PL_EMU_H
+#define PL_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ir.h"
+
+/* Device memory: host buffers standing for global memory, each at a device address with a known
+** size (out-of-bounds accesses are reported against it). Shared by every kernel launched on it. */
+typedef struct plX_mem plX_mem;
+
+plX_mem *plX_mem_new(void);                    /* NULL on OOM */
+void     plX_mem_free(plX_mem *m);             /* NULL is a no-op */
+/* a zero-filled buffer of `bytes` (> 0); its device address (256-aligned), 0 on OOM or bad size */
+uint64_t plX_mem_alloc(plX_mem *m, uint64_t bytes, const char *name);
+int      plX_mem_release(plX_mem *m, uint64_t addr);          /* 0 ok, -1 not a buffer */
+/* host view of the buffer that starts at addr (its size in *size), NULL if none */
+uint8_t *plX_mem_host(plX_mem *m, uint64_t addr, uint64_t *size);
+
+/* One kernel of one module, ready to launch. The module must outlive it. */
+typedef struct plX_emu plX_emu;
+
+enum {                              /* opt-in checks (plX_set_checks) */
+  PLX_CHECK_UNINIT_REGS = 1,        /* reads of registers no instruction wrote */
+  PLX_CHECK_UNINIT_SHARED = 2,      /* reads of shared memory no thread wrote */
+  PLX_CHECK_RACES = 4               /* shared-memory races between two barriers */
+};
+
+typedef struct plX_stats {
+  uint64_t thread_insns;            /* instructions x active threads */
+  uint64_t warp_insns;              /* instructions issued by warps */
+  uint64_t ctas;                    /* CTAs run */
+} plX_stats;
+
+typedef struct plX_param {
+  const char *name;
+  int type;                         /* PLT_* of the .param declaration */
+  uint32_t offset, size, align;     /* in the parameter block */
+} plX_param;
+
+/* NULL only on OOM; a module the emulator cannot lay out gives an emulator with an error status */
+plX_emu *plX_new(const plI_module *m, int func, plX_mem *mem);
+void     plX_free(plX_emu *e);                                 /* NULL is a no-op */
+int      plX_status(const plX_emu *e);                         /* 0 ok, else the first error */
+const char *plX_error(const plX_emu *e);                       /* "file:line: error: ..." or "" */
+void     plX_clear(plX_emu *e);                                /* forget the error */
+
+int  plX_param_count(const plX_emu *e);
+int  plX_param_info(const plX_emu *e, int i, plX_param *p);    /* 0 ok, -1 no such parameter */
+int  plX_set_param(plX_emu *e, int i, const void *bytes, size_t n);  /* raw bytes, n == size */
+int  plX_set_launch(plX_emu *e, const uint32_t grid[3], const uint32_t block[3], uint32_t dyn_smem);
+void plX_set_checks(plX_emu *e, unsigned flags);
+void plX_set_limit(plX_emu *e, uint64_t max_warp_insns);       /* 0: none; else an error past it */
+/* trace every instruction thread `thread` of CTA `cta` (linear ids; -1: off) executes into the
+** trace text; whole_warp: every thread of that thread's warp, one line per warp instruction */
+void plX_set_trace(plX_emu *e, int64_t cta, int64_t thread, int whole_warp);
+const char *plX_trace_text(plX_emu *e, size_t *len);
+int  plX_run(plX_emu *e);                                      /* 0 ok, else plX_error says why */
+void plX_get_stats(const plX_emu *e, plX_stats *s);
+
+#endif

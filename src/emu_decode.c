@@ -1,0 +1,924 @@
+/* emu_decode.c -- a kernel's statements into internal instructions, once per launchable kernel.
+** Each distinct opcode text is taken apart into its modifiers once (dec_mods); every modifier must
+** be understood, or the instruction becomes X_UNSUP and stops the run with "<opcode> is not
+** emulated" when executed. Each statement then binds its operands (dec_ops).
+** Registers become value slots (64 bits per lane) or predicates (one bit per lane); immediates and
+** symbol addresses become constant slots, so every operand is a slot and no lane loop branches. */
+#include "emu_impl.h"
+#include "isa.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXTOK 24
+
+typedef struct toks {
+  char s[MAXTOK][40];
+  int n;
+  uint32_t used;
+  int types[6], nt;
+} toks;
+
+typedef struct D {
+  plX_emu *e;
+  xfunc *x;
+  const plI_module *m;
+  const plI_func *f;
+  uint32_t *labelpc;            /* string id -> pc + 1 */
+  xins *tmpl; uint8_t *have; uint32_t ntmpl;       /* opcode id -> its modifiers, decoded once */
+  uint64_t *ckey; uint32_t *cval; uint32_t ccap;   /* constant value -> slot */
+  uint32_t rd[64], wr[64]; int nrd, nwr;           /* registers this instruction reads, writes */
+  const char *opc;
+  uint32_t stmt;
+  plU_buf msgs;
+  int bad;                      /* an operand the emulator cannot take */
+  char why[160];
+} D;
+
+/* ---- tokens --------------------------------------------------------------------------------- */
+static int tokenize(const char *s, toks *k) {
+  memset(k, 0, sizeof *k);
+  while (*s) {
+    if (k->n == MAXTOK) return 0;
+    const char *q = s;
+    while (*q && *q != '.') q++;
+    size_t len = (size_t)(q - s);
+    if (len == 0 || len >= sizeof k->s[0]) return 0;
+    memcpy(k->s[k->n], s, len);
+    k->s[k->n][len] = 0;
+    int t = k->n ? plT_from_name(s, len) : 0;
+    if (t && k->nt < 6) { k->types[k->nt++] = t; k->used |= 1u << k->n; }
+    k->n++;
+    s = *q ? q + 1 : q;
+  }
+  k->used |= 1;  /* the base name */
+  return k->n > 0;
+}
+
+static int T(toks *k, const char *name) {
+  for (int i = 1; i < k->n; i++)
+    if (strcmp(k->s[i], name) == 0) { k->used |= 1u << i; return 1; }
+  return 0;
+}
+
+/* index + 1 in list of the first token that is one of list, 0 if none */
+static int TL(toks *k, const char *const *list) {
+  for (int i = 1; i < k->n; i++)
+    for (int j = 0; list[j]; j++)
+      if (strcmp(k->s[i], list[j]) == 0) { k->used |= 1u << i; return j + 1; }
+  return 0;
+}
+
+static const char *unused(toks *k) {
+  for (int i = 0; i < k->n; i++) if (!(k->used >> i & 1)) return k->s[i];
+  return NULL;
+}
+
+/* cache hints, memory orders and scopes: no effect on a sequential emulation */
+static void noise(toks *k) {
+  static const char *const N[] = { "ca", "cg", "cs", "lu", "cv", "wb", "wt", "weak", "volatile", "relaxed",
+    "acquire", "release", "acq_rel", "sc", "cta", "gpu", "sys", "L2::cache_hint", "L2::64B", "L2::128B", "L2::256B",
+    "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate",
+    "L2::evict_normal", "L2::evict_first", "L2::evict_last", "L1", "L2", "uni", NULL };
+  for (int i = 1; i < k->n; i++)
+    for (int j = 0; N[j]; j++)
+      if (strcmp(k->s[i], N[j]) == 0) k->used |= 1u << i;
+}
+
+static int space_tok(toks *k) {
+  static const char *const S[] = { "global", "shared", "shared::cta", "local", "param", "const", NULL };
+  switch (TL(k, S)) {
+  case 1: return XS_GLOBAL; case 2: case 3: return XS_SHARED; case 4: return XS_LOCAL;
+  case 5: return XS_PARAM; case 6: return XS_CONST;
+  }
+  return XS_GENERIC;
+}
+
+static int rnd_tok(toks *k) {
+  static const char *const R[] = { "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", NULL };
+  static const int V[] = { XR_RN, XR_RZ, XR_RM, XR_RP, XR_RNI, XR_RZI, XR_RMI, XR_RPI, XR_RNA };
+  int i = TL(k, R);
+  return i ? V[i - 1] : XR_NONE;
+}
+
+static int cmp_tok(toks *k) {
+  static const char *const C[] = { "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
+    "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan", NULL };
+  return TL(k, C) - 1;
+}
+
+/* ---- slots ------------------------------------------------------------------------------------ */
+static void bad(D *d, const char *fmt, const char *arg) {
+  if (d->bad) return;
+  d->bad = 1;
+  snprintf(d->why, sizeof d->why, fmt, arg);
+}
+
+static uint32_t cslot(D *d, uint64_t v) {
+  xfunc *x = d->x;
+  if (x->nconsts * 2 >= d->ccap) {
+    uint32_t nc = d->ccap ? d->ccap * 2 : 256;
+    uint64_t *nk = calloc(nc, sizeof *nk); uint32_t *nv = calloc(nc, sizeof *nv);
+    if (!nk || !nv) { free(nk); free(nv); bad(d, "out of memory%s", ""); return 0; }
+    for (uint32_t i = 0; i < d->ccap; i++)
+      if (d->cval[i]) {
+        uint32_t h = (uint32_t)((d->ckey[i] * 0x9E3779B97F4A7C15ull) >> 40) & (nc - 1);
+        while (nv[h]) h = (h + 1) & (nc - 1);
+        nk[h] = d->ckey[i]; nv[h] = d->cval[i];
+      }
+    free(d->ckey); free(d->cval);
+    d->ckey = nk; d->cval = nv; d->ccap = nc;
+    uint64_t *c = realloc(x->consts, nc / 2 * sizeof *c);
+    if (!c) { bad(d, "out of memory%s", ""); return 0; }
+    x->consts = c;
+  }
+  uint32_t h = (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 40) & (d->ccap - 1);
+  while (d->cval[h]) {
+    if (d->ckey[h] == v) return x->nregslots + d->cval[h];
+    h = (h + 1) & (d->ccap - 1);
+  }
+  x->consts[x->nconsts++] = v;
+  d->ckey[h] = v; d->cval[h] = x->nconsts;      /* slot nregslots + 1 + index */
+  return x->nregslots + x->nconsts;
+}
+
+static uint32_t junk(D *d) { return d->x->nregslots; }
+static uint32_t pjunk(D *d) { return d->x->npreds - 1; }
+
+static int regtype(D *d, uint32_t id) { return d->m->regs.p[id - 1].type; }
+
+static int fbits(int t, double v, uint64_t *out) {  /* a value as the bits of float type t */
+  int fmt = plX__fmt_of(t);
+  if (fmt < 0) return 0;
+  *out = plX__round(v, 0, fmt, XR_RN, 0);
+  return 1;
+}
+
+static uint64_t imm_bits(D *d, const plI_opnd *o, int t) {
+  int cls = t > PLT_NONE && t < PLT__COUNT ? plT_info_tab[t].cls : PLT_CB;
+  uint64_t b = o->v;
+  if (o->kind == PLO_IMM) {
+    if (cls == PLT_CF && t != PLT_F16X2 && t != PLT_BF16X2) {
+      double v = (o->flags & PLOF_UNSIGNED) ? (double)o->v : (double)(int64_t)o->v;
+      fbits(t, v, &b);
+    }
+    return b;
+  }
+  if (o->kind == PLO_F32) {
+    if (t == PLT_F32 || cls != PLT_CF) return b;
+    uint32_t u = (uint32_t)b; float f; memcpy(&f, &u, 4);
+    fbits(t, f, &b);
+    return b;
+  }
+  if (o->kind == PLO_F64) {
+    if (t == PLT_F64 || cls != PLT_CF) return b;
+    double v; memcpy(&v, &b, 8);
+    fbits(t, v, &b);
+    return b;
+  }
+  return b;
+}
+
+static void rdreg(D *d, uint32_t s) { if (d->nrd < 64) d->rd[d->nrd++] = s; }
+static void wrreg(D *d, uint32_t s) { if (d->nwr < 64) d->wr[d->nwr++] = s; }
+
+/* a symbol's value as an operand: its address in its state space */
+static uint64_t sym_value(D *d, uint32_t name, int generic) {
+  uint8_t sp; uint64_t a;
+  if (!plX__var_addr(d->e, name, &sp, &a)) { bad(d, "unknown symbol '%s'", plI_cstr(d->m, name)); return 0; }
+  if (generic) {
+    if (sp == XS_SHARED) a += X_SH_BASE;
+    else if (sp == XS_LOCAL) a += X_LOC_BASE;
+    else if (sp == XS_PARAM) a += X_PAR_BASE;
+  }
+  return a;
+}
+
+static uint32_t vsrc(D *d, const plI_opnd *o, int t) {
+  switch (o->kind) {
+  case PLO_REG: {
+    uint32_t s = d->x->slot_of[o->id - 1];
+    if (s & X_PREDBIT) { bad(d, "a predicate where a value is expected%s", ""); return junk(d); }
+    rdreg(d, s);
+    return s;
+  }
+  case PLO_IMM: case PLO_F32: case PLO_F64: return cslot(d, imm_bits(d, o, t));
+  case PLO_SYM: return cslot(d, sym_value(d, o->id, 0));
+  default: bad(d, "an operand of this kind%s", ""); return junk(d);
+  }
+}
+
+static uint32_t vdst(D *d, const plI_opnd *o) {
+  if (o->kind == PLO_SINK) return junk(d);
+  if (o->kind != PLO_REG) { bad(d, "a destination of this kind%s", ""); return junk(d); }
+  uint32_t s = d->x->slot_of[o->id - 1];
+  if (s & X_PREDBIT) { bad(d, "a predicate destination where a value is expected%s", ""); return junk(d); }
+  wrreg(d, s);
+  return s;
+}
+
+static uint32_t psrc(D *d, const plI_opnd *o, int *neg) {
+  if (neg) *neg = (o->flags & PLOF_NEG) != 0;
+  if (o->kind != PLO_REG) { bad(d, "a predicate operand of this kind%s", ""); return pjunk(d); }
+  uint32_t s = d->x->slot_of[o->id - 1];
+  if (!(s & X_PREDBIT)) { bad(d, "a value where a predicate is expected%s", ""); return pjunk(d); }
+  rdreg(d, s);
+  return s & ~X_PREDBIT;
+}
+
+static uint32_t pdst(D *d, const plI_opnd *o) {
+  if (o->kind == PLO_SINK) return pjunk(d);
+  if (o->kind != PLO_REG) { bad(d, "a predicate destination of this kind%s", ""); return pjunk(d); }
+  uint32_t s = d->x->slot_of[o->id - 1];
+  if (!(s & X_PREDBIT)) { bad(d, "a value where a predicate is expected%s", ""); return pjunk(d); }
+  wrreg(d, s);
+  return s & ~X_PREDBIT;
+}
+
+static uint32_t vpush(D *d, uint32_t s) {
+  xfunc *x = d->x;
+  if (x->nvslots == x->cvslots) {
+    uint32_t nc = x->cvslots ? x->cvslots * 2 : 256;
+    uint32_t *p = realloc(x->vslots, nc * sizeof *p);
+    if (!p) { bad(d, "out of memory%s", ""); return 0; }
+    x->vslots = p; x->cvslots = nc;
+  }
+  x->vslots[x->nvslots++] = s;
+  return x->nvslots - 1;
+}
+
+/* a vector operand {a, b, ...} of n elements (a scalar register counts as one) */
+static int vvec(D *d, const plI_opnd *o, int n, int dest, int t, uint32_t *first) {
+  *first = d->x->nvslots;
+  if (o->kind != PLO_VEC) {
+    if (n != 1) { bad(d, "a scalar where a vector is expected%s", ""); return 0; }
+    vpush(d, dest ? vdst(d, o) : vsrc(d, o, t));
+    return 1;
+  }
+  if (o->n != n) { bad(d, "a vector of another length%s", ""); return 0; }
+  for (int i = 0; i < n; i++) {
+    const plI_opnd *el = &d->m->opnds.p[o->id + (uint32_t)i];
+    vpush(d, dest ? vdst(d, el) : vsrc(d, el, t));
+  }
+  return 1;
+}
+
+/* [base + off]: the base register (or the zero constant) and the offset; symbols resolved */
+static void vaddr(D *d, const plI_opnd *o, xins *in, int space) {
+  if (o->kind != PLO_ADDR) { bad(d, "an address operand of this kind%s", ""); return; }
+  int64_t off = (int64_t)o->v;
+  in->abits = 64;
+  if (o->flags & PLOF_BASE_REG) {
+    uint32_t s = d->x->slot_of[o->id - 1];
+    if (s & X_PREDBIT) { bad(d, "a predicate as an address%s", ""); return; }
+    rdreg(d, s);
+    in->abase = s;
+    in->abits = (uint8_t)(plT_info_tab[regtype(d, o->id)].bits == 32 ? 32 : 64);
+    in->off = off;
+    return;
+  }
+  in->abase = cslot(d, 0);
+  if (o->flags & PLOF_BASE_SYM) {
+    uint8_t sp; uint64_t a;
+    if (!plX__var_addr(d->e, o->id, &sp, &a)) { bad(d, "unknown symbol '%s'", plI_cstr(d->m, o->id)); return; }
+    if (space == XS_GENERIC) {
+      if (sp == XS_SHARED) a += X_SH_BASE;
+      else if (sp == XS_LOCAL) a += X_LOC_BASE;
+      else if (sp == XS_PARAM) a += X_PAR_BASE;
+    } else if (sp != space && !(sp == XS_CONST && space == XS_GLOBAL) && !(sp == XS_GLOBAL && space == XS_CONST)) {
+      bad(d, "symbol '%s' in another state space than the instruction's", plI_cstr(d->m, o->id));
+      return;
+    }
+    in->off = (int64_t)a + off;
+    return;
+  }
+  in->off = off;
+}
+
+/* ---- special registers -------------------------------------------------------------------------- */
+static int sreg_id(const char *s) {
+  static const struct { const char *n; int id; } S[] = {
+    {"tid.x", XSR_TID_X}, {"tid.y", XSR_TID_Y}, {"tid.z", XSR_TID_Z},
+    {"ntid.x", XSR_NTID_X}, {"ntid.y", XSR_NTID_Y}, {"ntid.z", XSR_NTID_Z},
+    {"ctaid.x", XSR_CTAID_X}, {"ctaid.y", XSR_CTAID_Y}, {"ctaid.z", XSR_CTAID_Z},
+    {"nctaid.x", XSR_NCTAID_X}, {"nctaid.y", XSR_NCTAID_Y}, {"nctaid.z", XSR_NCTAID_Z},
+    {"laneid", XSR_LANEID}, {"warpid", XSR_WARPID}, {"nwarpid", XSR_NWARPID}, {"smid", XSR_SMID},
+    {"nsmid", XSR_NSMID}, {"gridid", XSR_GRIDID}, {"lanemask_eq", XSR_LANEMASK_EQ},
+    {"lanemask_le", XSR_LANEMASK_LE}, {"lanemask_lt", XSR_LANEMASK_LT}, {"lanemask_ge", XSR_LANEMASK_GE},
+    {"lanemask_gt", XSR_LANEMASK_GT}, {"clock", XSR_CLOCK}, {"clock_hi", XSR_CLOCK_HI}, {"clock64", XSR_CLOCK64},
+    {"globaltimer", XSR_GLOBALTIMER}, {"cluster_ctarank", XSR_ZERO}, {"cluster_nctarank", XSR_ONE},
+    {"cluster_ctaid.x", XSR_ZERO}, {"cluster_ctaid.y", XSR_ZERO}, {"cluster_ctaid.z", XSR_ZERO},
+    {"cluster_nctaid.x", XSR_ONE}, {"cluster_nctaid.y", XSR_ONE}, {"cluster_nctaid.z", XSR_ONE},
+    {"clusterid.x", XSR_CTAID_X}, {"clusterid.y", XSR_CTAID_Y}, {"clusterid.z", XSR_CTAID_Z},
+    {"nclusterid.x", XSR_NCTAID_X}, {"nclusterid.y", XSR_NCTAID_Y}, {"nclusterid.z", XSR_NCTAID_Z},
+    {"is_explicit_cluster", XSR_ZERO}, {"dynamic_smem_size", XSR_DYNSMEM}, {"total_smem_size", XSR_TOTALSMEM},
+    {"aggr_smem_size", XSR_TOTALSMEM},
+  };
+  for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) if (strcmp(S[i].n, s) == 0) return S[i].id;
+  return -1;
+}
+
+/* ---- one instruction ------------------------------------------------------------------------------ */
+static int isfloat(int t) { return t > PLT_NONE && t < PLT__COUNT && plT_info_tab[t].cls == PLT_CF; }
+static int tbits(int t) { return t > PLT_NONE && t < PLT__COUNT ? plT_info_tab[t].bits : 0; }
+
+static int unsup(D *d, xins *in, const char *detail) {
+  in->op = X_UNSUP;
+  in->off = (int64_t)d->msgs.n;
+  plU_buf_printf(&d->msgs, "%s is not emulated", d->opc);
+  if (detail && *detail) plU_buf_printf(&d->msgs, " (%s)", detail);
+  plU_buf_putc(&d->msgs, 0);
+  return 0;
+}
+
+#define NEED(cond, why) do { if (!(cond)) return unsup(d, in, why); } while (0)
+#define NOPS(k) NEED(n == (k), "operand count")
+
+/* Phase 1, once per opcode text: the modifiers. Sets op, types, rounding, flags, sub-operations,
+** space and vector width; X_UNSUP (with its message) when a modifier is not understood. */
+static int dec_mods(D *d, xins *in) {
+  toks K, *k = &K;
+  if (!tokenize(d->opc, k)) return unsup(d, in, "");
+  const char *b = k->s[0];
+  int t = k->nt > 0 ? k->types[0] : PLT_NONE, t2 = k->nt > 1 ? k->types[1] : PLT_NONE;
+  in->t = (uint8_t)t; in->t2 = (uint8_t)t2;
+  in->rnd = (uint8_t)rnd_tok(k);
+  if (T(k, "ftz")) in->fl |= XF_FTZ;
+  if (T(k, "sat")) in->fl |= XF_SAT;
+  if (T(k, "satfinite")) in->fl |= XF_SATF;
+  if (T(k, "relu")) in->fl |= XF_RELU;
+  if (T(k, "approx")) in->fl |= XF_APPROX;
+  if (T(k, "NaN")) in->fl |= XF_NAN;
+  int F = isfloat(t);
+  for (int i = 0; i < k->nt; i++)
+    if (tbits(k->types[i]) > 64) return unsup(d, in, "128-bit types");
+  if (T(k, "s16x2")) { t = PLT_S32; in->t = PLT_S32; in->sub2 = 1; }   /* min/max.relu.s16x2: two halves */
+  if (strcmp(b, "cvt") && strcmp(b, "mma"))
+    for (int i = 0; i < k->nt; i++) {
+      int ti = k->types[i];
+      if (isfloat(ti) && ti != PLT_F16 && ti != PLT_F16X2 && ti != PLT_BF16 && ti != PLT_BF16X2 && ti != PLT_F32 && ti != PLT_F64)
+        return unsup(d, in, "type");
+    }
+
+  if (!strcmp(b, "add") || !strcmp(b, "sub") || !strcmp(b, "addc") || !strcmp(b, "subc")) {
+    int sub = b[0] == 's', carry = b[3] == 'c';
+    int cc = T(k, "cc");
+    if (F) { NEED(!carry && !cc && k->nt == 1, ""); in->op = sub ? X_FSUB : X_FADD; }
+    else if (carry || cc) {
+      in->op = sub ? X_SUBC : X_ADDC;
+      if (carry) in->fl |= XF_CCIN;
+      if (cc) in->fl |= XF_CCOUT;
+    } else if (in->fl & XF_SAT) {
+      NEED(t == PLT_S32, "");
+      in->fl &= (uint16_t)~XF_SAT;
+      in->op = sub ? X_SUBSAT : X_ADDSAT;
+    } else in->op = sub ? X_SUB : X_ADD;
+  } else if (!strcmp(b, "mul") || !strcmp(b, "mad") || !strcmp(b, "madc") || !strcmp(b, "fma")) {
+    int mad = b[0] != 'm' || b[1] == 'a';
+    int lo = T(k, "lo"), hi = T(k, "hi"), wide = T(k, "wide"), cc = T(k, "cc");
+    if (F) { NEED(!lo && !hi && !wide && !cc, ""); in->op = mad ? X_FFMA : X_FMUL; }
+    else if (!mad) { NEED(lo + hi + wide == 1, ""); in->op = lo ? X_MULLO : hi ? X_MULHI : X_MULWIDE; }
+    else {
+      NEED(lo + hi + wide == 1 && strcmp(b, "fma"), "");
+      in->op = wide ? X_MADWIDE : lo ? X_MADLO : X_MADHI;
+      if (cc || b[3] == 'c') {
+        in->op = X_MADC; in->sub = (uint8_t)hi;
+        if (cc) in->fl |= XF_CCOUT;
+        if (b[3] == 'c') in->fl |= XF_CCIN;
+      }
+      if (in->fl & XF_SAT) NEED(hi && t == PLT_S32 && in->op == X_MADHI, "");
+    }
+  } else if (!strcmp(b, "mul24") || !strcmp(b, "mad24")) {
+    in->sub = (uint8_t)T(k, "hi"); T(k, "lo");
+    in->op = b[1] == 'u' ? X_MUL24 : X_MAD24;
+  } else if (!strcmp(b, "sad")) in->op = X_SAD;
+  else if (!strcmp(b, "div")) {
+    if (F) { if (T(k, "full")) in->fl |= XF_FULL; in->op = X_FDIV; } else in->op = X_DIV;
+  } else if (!strcmp(b, "rem")) in->op = X_REM;
+  else if (!strcmp(b, "abs")) in->op = F ? X_FABS : X_ABS;
+  else if (!strcmp(b, "neg")) in->op = F ? X_FNEG : X_NEG;
+  else if (!strcmp(b, "min") || !strcmp(b, "max")) {
+    int mx = b[1] == 'a';
+    if (F) {
+      if (T(k, "xorsign")) { NEED(T(k, "abs"), ""); in->fl |= XF_XORSIGN; }
+      in->op = mx ? X_FMAX : X_FMIN;
+    } else in->op = mx ? X_MAX : X_MIN;
+  } else if (!strcmp(b, "popc")) in->op = X_POPC;
+  else if (!strcmp(b, "clz")) in->op = X_CLZ;
+  else if (!strcmp(b, "brev")) in->op = X_BREV;
+  else if (!strcmp(b, "bfind")) { if (T(k, "shiftamt")) in->fl |= XF_SHIFTAMT; in->op = X_BFIND; }
+  else if (!strcmp(b, "bfe")) in->op = X_BFE;
+  else if (!strcmp(b, "bfi")) in->op = X_BFI;
+  else if (!strcmp(b, "bmsk") || !strcmp(b, "szext")) {
+    in->sub = (uint8_t)T(k, "clamp"); T(k, "wrap");
+    in->op = b[0] == 'b' ? X_BMSK : X_SZEXT;
+  } else if (!strcmp(b, "dp4a") || !strcmp(b, "dp2a")) {
+    in->sub = (uint8_t)T(k, "hi"); T(k, "lo");
+    in->op = b[2] == '4' ? X_DP4A : X_DP2A;
+  } else if (!strcmp(b, "and") || !strcmp(b, "or") || !strcmp(b, "xor")) {
+    if (t == PLT_PRED) in->op = b[0] == 'a' ? X_PAND : b[0] == 'o' ? X_POR : X_PXOR;
+    else in->op = b[0] == 'a' ? X_AND : b[0] == 'o' ? X_OR : X_XOR;
+  } else if (!strcmp(b, "not")) in->op = t == PLT_PRED ? X_PNOT : X_NOT;
+  else if (!strcmp(b, "cnot")) in->op = X_CNOT;
+  else if (!strcmp(b, "lop3")) in->op = X_LOP3;
+  else if (!strcmp(b, "shl") || !strcmp(b, "shr")) in->op = b[2] == 'l' ? X_SHL : X_SHR;
+  else if (!strcmp(b, "shf")) {
+    in->sub = (uint8_t)T(k, "r"); T(k, "l");
+    in->sub2 = (uint8_t)T(k, "clamp"); T(k, "wrap");
+    in->op = X_SHF;
+  } else if (!strcmp(b, "prmt")) {
+    static const char *const M[] = { "f4e", "b4e", "rc8", "ecl", "ecr", "rc16", NULL };
+    in->sub = (uint8_t)TL(k, M);
+    in->op = X_PRMT;
+  } else if (!strcmp(b, "setp") || !strcmp(b, "set")) {
+    int c = cmp_tok(k);
+    static const char *const B[] = { "and", "or", "xor", NULL };
+    int bo = TL(k, B);
+    NEED(c >= 0, "comparison");
+    int st = b[3] == 'p' ? t : t2;              /* the compared type */
+    in->sub = (uint8_t)c; in->sub2 = (uint8_t)bo;
+    in->t = (uint8_t)st; in->t2 = (uint8_t)t;    /* set: t2 = the destination type */
+    in->op = b[3] == 'p' ? X_SETP : X_SET;
+  } else if (!strcmp(b, "selp")) in->op = X_SELP;
+  else if (!strcmp(b, "slct")) in->op = X_SLCT;
+  else if (!strcmp(b, "rcp") || !strcmp(b, "sqrt") || !strcmp(b, "rsqrt") || !strcmp(b, "sin") || !strcmp(b, "cos") ||
+           !strcmp(b, "lg2") || !strcmp(b, "ex2") || !strcmp(b, "tanh")) {
+    NEED(F, "");
+    in->op = !strcmp(b, "rcp") ? X_RCP : !strcmp(b, "sqrt") ? X_SQRT : !strcmp(b, "rsqrt") ? X_RSQRT : !strcmp(b, "sin") ? X_SIN
+           : !strcmp(b, "cos") ? X_COS : !strcmp(b, "lg2") ? X_LG2 : !strcmp(b, "ex2") ? X_EX2 : X_TANH;
+  } else if (!strcmp(b, "copysign")) in->op = X_COPYSIGN;
+  else if (!strcmp(b, "testp")) {
+    static const char *const C[] = { "finite", "infinite", "number", "notanumber", "normal", "subnormal", NULL };
+    in->sub = (uint8_t)TL(k, C);
+    in->op = X_TESTP;
+  } else if (!strcmp(b, "cvt")) {
+    NEED(k->nt == 2, "");
+    for (int i = 0; i < 2; i++) {
+      int ti = k->types[i];
+      NEED(!isfloat(ti) || ti == PLT_F16 || ti == PLT_BF16 || ti == PLT_TF32 || ti == PLT_F32 || ti == PLT_F64 ||
+           ti == PLT_F16X2 || ti == PLT_BF16X2 || ti == PLT_E4M3X2 || ti == PLT_E5M2X2, "type");
+    }
+    NEED(!(t2 == PLT_E4M3X2 || t2 == PLT_E5M2X2) || t == PLT_F16X2, "");
+    int df = isfloat(t), sf = isfloat(t2), r = in->rnd;
+    int exact = t == t2 || (!df && !sf) || ((t2 == PLT_F16 || t2 == PLT_BF16) && (t == PLT_F32 || t == PLT_F64)) ||
+                (t2 == PLT_F32 && t == PLT_F64) || t == PLT_F16X2;
+    if (sf && !df) NEED(r >= XR_RNI && r <= XR_RPI, "a float-to-integer conversion needs .rni, .rzi, .rmi or .rpi");
+    else if (!sf && df) NEED(r >= XR_RN && r <= XR_RP, "an integer-to-float conversion needs .rn, .rz, .rm or .rp");
+    else if (!exact) NEED((r >= XR_RN && r <= XR_RP) || (r == XR_RNA && t == PLT_TF32), "a narrowing conversion needs a rounding modifier");
+    in->op = X_CVT;                               /* X_CVTPACK when it has two sources */
+  } else if (!strcmp(b, "cvta")) {
+    int to = T(k, "to");
+    int sp = space_tok(k);
+    NEED(sp != XS_GENERIC && sp != XS_PARAM, "");
+    NEED(t == PLT_U64, "32-bit generic addresses");
+    in->op = to ? X_CVTATO : X_CVTA;
+    in->space = (uint8_t)sp;
+  } else if (!strcmp(b, "isspacep")) {
+    int sp = space_tok(k);
+    NEED(sp != XS_GENERIC, "");
+    in->op = X_ISSPACEP; in->space = (uint8_t)sp;
+  } else if (!strcmp(b, "mov")) in->op = t == PLT_PRED ? X_PMOV : X_MOV;   /* X_MOVSREG, X_PACK, X_UNPACK by operands */
+  else if (!strcmp(b, "ld") || !strcmp(b, "ldu") || !strcmp(b, "st")) {
+    noise(k);
+    T(k, "nc");
+    int sp = space_tok(k);
+    static const char *const V[] = { "v2", "v4", "v8", NULL };
+    int v = TL(k, V);
+    in->vec = (uint8_t)(v == 0 ? 1 : v == 1 ? 2 : v == 2 ? 4 : 8);
+    NEED(k->nt == 1 && tbits(t) >= 8 && tbits(t) <= 64, "128-bit accesses");
+    in->space = (uint8_t)sp;
+    in->op = b[0] == 'l' ? X_LD : X_ST;
+  } else if (!strcmp(b, "prefetch") || !strcmp(b, "prefetchu")) {
+    noise(k); space_tok(k);
+    in->op = X_NOP;
+  } else if (!strcmp(b, "atom") || !strcmp(b, "red")) {
+    noise(k);
+    static const char *const A[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas", NULL };
+    int sp = space_tok(k);
+    NEED(sp == XS_GENERIC || sp == XS_GLOBAL || sp == XS_SHARED, "");
+    int a = TL(k, A);
+    NEED(a, "");
+    T(k, "noftz");
+    in->sub = (uint8_t)(a - 1); in->space = (uint8_t)sp;
+    in->op = b[0] == 'a' ? X_ATOM : X_RED;
+  } else if (!strcmp(b, "shfl")) {
+    static const char *const M[] = { "up", "down", "bfly", "idx", NULL };
+    NEED(T(k, "sync"), "shfl without .sync");
+    in->sub = (uint8_t)TL(k, M);
+    NEED(in->sub, "");
+    in->op = X_SHFL;
+  } else if (!strcmp(b, "vote")) {
+    static const char *const M[] = { "all", "any", "uni", "ballot", NULL };
+    NEED(T(k, "sync"), "vote without .sync");
+    in->sub = (uint8_t)TL(k, M);
+    NEED(in->sub, "");
+    in->op = X_VOTE;
+  } else if (!strcmp(b, "activemask")) in->op = X_ACTIVEMASK;
+  else if (!strcmp(b, "redux")) {
+    static const char *const M[] = { "add", "min", "max", "and", "or", "xor", NULL };
+    NEED(T(k, "sync"), "");
+    int o = TL(k, M);
+    NEED(o && !isfloat(t), "");
+    in->sub = (uint8_t)o;
+    in->op = X_REDUX;
+  } else if (!strcmp(b, "match")) {
+    in->sub = (uint8_t)T(k, "all"); T(k, "any");
+    NEED(T(k, "sync"), "");
+    in->op = X_MATCH;
+  } else if (!strcmp(b, "bar") && T(k, "warp")) {
+    NEED(T(k, "sync"), "");
+    in->op = X_BARWARP;
+  } else if (!strcmp(b, "bar") || !strcmp(b, "barrier")) {
+    T(k, "cta");
+    if (b[1] == 'a' && b[3] == 0) in->fl |= XF_ALIGNED;  /* bar = barrier.aligned */
+    if (T(k, "aligned")) in->fl |= XF_ALIGNED;
+    in->op = X_BAR;
+    if (T(k, "sync")) in->sub = XBAR_SYNC;
+    else if (T(k, "arrive")) in->sub = XBAR_ARRIVE;
+    else if (T(k, "red")) {
+      static const char *const M[] = { "popc", "and", "or", NULL };
+      int o = TL(k, M);
+      NEED(o, "");
+      in->sub = (uint8_t)(o == 1 ? XBAR_RED_POPC : o == 2 ? XBAR_RED_AND : XBAR_RED_OR);
+    } else return unsup(d, in, "");
+  } else if (!strcmp(b, "membar") || !strcmp(b, "fence")) {
+    static const char *const M[] = { "gl", "sys", "cta", "sc", "acq_rel", "gpu", "cluster", NULL };
+    while (TL(k, M)) {}
+    in->op = X_NOP;
+  } else if (!strcmp(b, "bra")) { T(k, "uni"); in->op = X_BRA; }
+  else if (!strcmp(b, "ret") || !strcmp(b, "exit")) { T(k, "uni"); in->op = X_EXIT; }
+  else if (!strcmp(b, "trap")) in->op = X_TRAP;
+  else if (!strcmp(b, "brkpt") || !strcmp(b, "nanosleep") || !strcmp(b, "pmevent")) { T(k, "mask"); in->op = X_NOP; }
+  else if (!strcmp(b, "mma")) {
+    NEED(T(k, "sync") && T(k, "aligned") && T(k, "row") && T(k, "col"), "");
+    static const char *const S[] = { "m16n8k16", "m16n8k8", "m16n8k32", NULL };
+    int sh = TL(k, S);
+    NEED(sh && k->nt == 4, "");
+    int dt = k->types[0], at = k->types[1], bt = k->types[2], ct = k->types[3];
+    NEED(at == bt || ((at == PLT_S8 || at == PLT_U8) && (bt == PLT_S8 || bt == PLT_U8)), "");
+    NEED(dt == ct, "");
+    int ok = ((at == PLT_F16 || at == PLT_BF16) && (sh == 1 || sh == 2) && (dt == PLT_F32 || (dt == PLT_F16 && at == PLT_F16)))
+          || (at == PLT_TF32 && sh == 2 && dt == PLT_F32)
+          || ((at == PLT_S8 || at == PLT_U8) && sh == 3 && dt == PLT_S32);
+    NEED(ok, "");
+    in->op = X_MMA; in->sub2 = (uint8_t)sh; in->t = (uint8_t)dt; in->t2 = (uint8_t)at; in->t3 = (uint8_t)bt;
+  } else if (!strcmp(b, "ldmatrix") || !strcmp(b, "stmatrix")) {
+    NEED(T(k, "sync") && T(k, "aligned") && T(k, "m8n8") && t == PLT_B16, "");
+    static const char *const X[] = { "x1", "x2", "x4", NULL };
+    int xn = TL(k, X);
+    NEED(xn, "");
+    in->vec = (uint8_t)(xn == 3 ? 4 : xn);
+    if (T(k, "trans")) in->fl |= XF_TRANS;
+    int sp = space_tok(k);
+    NEED(sp == XS_SHARED || sp == XS_GENERIC, "");
+    in->space = (uint8_t)sp;
+    in->op = b[0] == 'l' ? X_LDMATRIX : X_STMATRIX;
+  } else if (!strcmp(b, "cp") && T(k, "async")) {
+    if (T(k, "commit_group")) in->op = X_CPCOMMIT;
+    else if (T(k, "wait_group")) in->op = X_CPWAIT;
+    else if (T(k, "wait_all")) { in->op = X_CPWAIT; in->sub2 = 1; }
+    else {
+      noise(k);
+      NEED(T(k, "global"), "");
+      NEED(space_tok(k) == XS_SHARED, "");
+      in->op = X_CPASYNC;
+    }
+  } else return unsup(d, in, "");
+  const char *u = unused(k);
+  if (u) {
+    char m[64];
+    snprintf(m, sizeof m, "modifier .%s", u);
+    return unsup(d, in, m);
+  }
+  return 1;
+}
+
+/* Phase 2, per statement: the operands, for the op (and fields) phase 1 chose */
+static int dec_ops(D *d, const plI_stmt *s, xins *in) {
+  const plI_opnd *O = &d->m->opnds.p[s->ops];
+  int n = s->nops, t = in->t, t2 = in->t2;
+#define DST(i) (in->d = vdst(d, &O[i]))
+#define SRC(f, i, ty) (in->f = vsrc(d, &O[i], (ty)))
+  switch (in->op) {
+  case X_ADD: case X_SUB: case X_ADDSAT: case X_SUBSAT: case X_ADDC: case X_SUBC: case X_MULLO: case X_MULHI:
+  case X_MULWIDE: case X_DIV: case X_REM: case X_MIN: case X_MAX: case X_AND: case X_OR: case X_XOR: case X_MUL24:
+  case X_BMSK: case X_SZEXT: case X_FADD: case X_FSUB: case X_FMUL: case X_FDIV: case X_FMIN: case X_FMAX: case X_COPYSIGN:
+    NOPS(3); DST(0); SRC(a, 1, t); SRC(b, 2, t);
+    break;
+  case X_FFMA: case X_MADLO: case X_MADHI: case X_MADC: case X_MAD24: case X_SAD: case X_MADWIDE: {
+    int wt = t;
+    if (in->op == X_MADWIDE) wt = t == PLT_U16 ? PLT_U32 : t == PLT_S16 ? PLT_S32 : t == PLT_U32 ? PLT_U64 : PLT_S64;
+    NOPS(4); DST(0); SRC(a, 1, t); SRC(b, 2, t); SRC(c, 3, wt);
+    break;
+  }
+  case X_ABS: case X_NEG: case X_FABS: case X_FNEG: case X_POPC: case X_CLZ: case X_BREV: case X_BFIND: case X_NOT:
+  case X_CNOT: case X_RCP: case X_SQRT: case X_RSQRT: case X_SIN: case X_COS: case X_LG2: case X_EX2: case X_TANH:
+    NOPS(2); DST(0); SRC(a, 1, t);
+    break;
+  case X_BFE: NOPS(4); DST(0); SRC(a, 1, t); SRC(b, 2, PLT_U32); SRC(c, 3, PLT_U32); break;
+  case X_BFI: NOPS(5); DST(0); SRC(a, 1, t); SRC(b, 2, t); SRC(c, 3, PLT_U32); SRC(e, 4, PLT_U32); break;
+  case X_DP4A: case X_DP2A: NOPS(4); DST(0); SRC(a, 1, t); SRC(b, 2, t2); SRC(c, 3, PLT_U32); break;
+  case X_PAND: case X_POR: case X_PXOR: {
+    NOPS(3);
+    int na, nb;
+    in->d = pdst(d, &O[0]); in->a = psrc(d, &O[1], &na); in->b = psrc(d, &O[2], &nb);
+    in->sub = (uint8_t)na; in->sub2 = (uint8_t)nb;
+    break;
+  }
+  case X_PNOT: case X_PMOV: {
+    NOPS(2);
+    int na;
+    in->d = pdst(d, &O[0]); in->a = psrc(d, &O[1], &na); in->sub = (uint8_t)na;
+    break;
+  }
+  case X_LOP3:
+    NOPS(5); NEED(O[4].kind == PLO_IMM, "");
+    DST(0); SRC(a, 1, t); SRC(b, 2, t); SRC(c, 3, t);
+    in->sub = (uint8_t)O[4].v;
+    break;
+  case X_SHL: case X_SHR: NOPS(3); DST(0); SRC(a, 1, t); SRC(b, 2, PLT_U32); break;
+  case X_SHF: NOPS(4); DST(0); SRC(a, 1, t); SRC(b, 2, t); SRC(c, 3, PLT_U32); break;
+  case X_PRMT: NOPS(4); DST(0); SRC(a, 1, t); SRC(b, 2, t); SRC(c, 3, t); break;
+  case X_SETP: case X_SET:
+    NEED(n == 3 + (in->sub2 != 0), "operand count");
+    if (in->op == X_SETP) {
+      if (O[0].kind == PLO_PAIR) {
+        in->d = pdst(d, &d->m->opnds.p[O[0].id]);
+        in->d2 = pdst(d, &d->m->opnds.p[O[0].id + 1]);
+      } else {
+        NEED(t != PLT_F16X2 && t != PLT_BF16X2, "a packed comparison needs p|q");
+        in->d = pdst(d, &O[0]); in->d2 = pjunk(d);
+      }
+    } else DST(0);
+    SRC(a, 1, t); SRC(b, 2, t);
+    if (in->sub2) { int ng; in->c = psrc(d, &O[3], &ng); if (ng) in->fl |= XF_NEGC; }
+    break;
+  case X_SELP: {
+    NOPS(4); DST(0); SRC(a, 1, t); SRC(b, 2, t);
+    int ng; in->c = psrc(d, &O[3], &ng); if (ng) in->fl |= XF_NEGC;
+    break;
+  }
+  case X_SLCT: NOPS(4); DST(0); SRC(a, 1, t); SRC(b, 2, t); SRC(c, 3, t2); break;
+  case X_TESTP: NOPS(2); in->d = pdst(d, &O[0]); SRC(a, 1, t); break;
+  case X_CVT:
+    if (n == 3) {                               /* cvt.rn.f16x2.f32 d, a, b: a the upper half */
+      NEED(t == PLT_F16X2 || t == PLT_BF16X2 || t == PLT_E4M3X2 || t == PLT_E5M2X2, "");
+      NEED(t2 != PLT_E4M3X2 && t2 != PLT_E5M2X2, "");
+      in->op = X_CVTPACK; DST(0); SRC(a, 1, t2); SRC(b, 2, t2);
+    } else {
+      NOPS(2);
+      NEED(t != PLT_BF16X2 && t != PLT_E4M3X2 && t != PLT_E5M2X2, "operand count");
+      NEED(t != PLT_F16X2 || t2 == PLT_E4M3X2 || t2 == PLT_E5M2X2, "operand count");
+      DST(0); SRC(a, 1, t2);
+    }
+    break;
+  case X_CVTA: case X_CVTATO:
+    NOPS(2); DST(0);
+    if (O[1].kind == PLO_SYM) in->a = cslot(d, sym_value(d, O[1].id, in->op == X_CVTATO));
+    else SRC(a, 1, t);
+    break;
+  case X_ISSPACEP: NOPS(2); in->d = pdst(d, &O[0]); SRC(a, 1, PLT_U64); break;
+  case X_MOV:
+    NOPS(2);
+    if (O[1].kind == PLO_SREG) {
+      int id = sreg_id(plI_cstr(d->m, O[1].id));
+      NEED(id >= 0, plI_cstr(d->m, O[1].id));
+      in->op = X_MOVSREG; in->sub = (uint8_t)id; DST(0);
+    } else if (O[1].kind == PLO_VEC) {
+      NEED(O[1].n == 2 || O[1].n == 4, "");
+      in->op = X_PACK; in->vec = (uint8_t)O[1].n; DST(0);
+      vvec(d, &O[1], O[1].n, 0, PLT_NONE, &in->vs);
+    } else if (O[0].kind == PLO_VEC) {
+      NEED(O[0].n == 2 || O[0].n == 4, "");
+      in->op = X_UNPACK; in->vec = (uint8_t)O[0].n; SRC(a, 1, t);
+      vvec(d, &O[0], O[0].n, 1, PLT_NONE, &in->vs);
+    } else { DST(0); SRC(a, 1, t); }
+    break;
+  case X_LD: case X_ST:
+    NEED(n == 2 || n == 3, "operand count");
+    if (in->op == X_LD) { vvec(d, &O[0], in->vec, 1, t, &in->vs); vaddr(d, &O[1], in, in->space); }
+    else { vaddr(d, &O[0], in, in->space); vvec(d, &O[1], in->vec, 0, t, &in->vs); }
+    if (n == 3) vsrc(d, &O[2], PLT_U64);          /* the cache policy: read, no effect */
+    break;
+  case X_NOP:
+    for (int i = 0; i < n; i++) if (O[i].kind == PLO_REG) vsrc(d, &O[i], PLT_U32);
+    break;
+  case X_ATOM: case X_RED: {
+    int at = in->op == X_ATOM;
+    NEED(n == (at ? 3 : 2) + (in->sub == XA_CAS), "operand count");
+    if (at) DST(0); else in->d = junk(d);
+    vaddr(d, &O[at], in, in->space);
+    SRC(b, at + 1, t);
+    if (in->sub == XA_CAS) SRC(c, at + 2, t);
+    break;
+  }
+  case X_SHFL: NOPS(5); DST(0); SRC(a, 1, PLT_B32); SRC(b, 2, PLT_U32); SRC(c, 3, PLT_U32); SRC(e, 4, PLT_U32); break;
+  case X_VOTE: {
+    NOPS(3);
+    if (in->sub == 4) DST(0); else in->d = pdst(d, &O[0]);
+    int ng; in->a = psrc(d, &O[1], &ng); if (ng) in->fl |= XF_NEGC;
+    SRC(e, 2, PLT_U32);
+    break;
+  }
+  case X_ACTIVEMASK: NOPS(1); DST(0); break;
+  case X_REDUX: case X_MATCH: NOPS(3); DST(0); SRC(a, 1, t); SRC(e, 2, PLT_U32); break;
+  case X_BARWARP: NOPS(1); SRC(e, 0, PLT_U32); break;
+  case X_BAR:
+    if (in->sub == XBAR_SYNC) {
+      NEED(n == 1 || n == 2, "operand count");
+      SRC(a, 0, PLT_U32); in->b = n == 2 ? vsrc(d, &O[1], PLT_U32) : X_NOSLOT;
+    } else if (in->sub == XBAR_ARRIVE) { NOPS(2); SRC(a, 0, PLT_U32); SRC(b, 1, PLT_U32); }
+    else {
+      NEED(n == 3 || n == 4, "operand count");
+      if (in->sub == XBAR_RED_POPC) DST(0); else in->d = pdst(d, &O[0]);
+      SRC(a, 1, PLT_U32);
+      in->b = n == 4 ? vsrc(d, &O[2], PLT_U32) : X_NOSLOT;
+      int ng; in->c = psrc(d, &O[n - 1], &ng); if (ng) in->fl |= XF_NEGC;
+    }
+    break;
+  case X_BRA: {
+    NOPS(1); NEED(O[0].kind == PLO_LABEL, "an indirect branch");
+    uint32_t id = O[0].id;
+    NEED(id < d->m->strs.n && d->labelpc[id], "an undefined label");
+    in->target = d->labelpc[id] - 1;
+    break;
+  }
+  case X_EXIT: NOPS(0); break;
+  case X_TRAP: break;
+  case X_MMA: {
+    NOPS(4);
+    int at = in->t2, sh = in->sub2;
+    int na = at == PLT_TF32 ? 4 : sh == 2 ? 2 : 4, nb = at == PLT_TF32 ? 2 : sh == 2 ? 1 : 2, nc = t == PLT_F16 ? 2 : 4;
+    uint32_t v0, v1, v2, v3;
+    vvec(d, &O[0], nc, 1, PLT_NONE, &v0);
+    vvec(d, &O[1], na, 0, PLT_NONE, &v1);
+    vvec(d, &O[2], nb, 0, PLT_NONE, &v2);
+    vvec(d, &O[3], nc, 0, PLT_NONE, &v3);
+    in->vs = v0; in->a = v1; in->b = v2; in->c = v3;   /* vslots indices of D, A, B, C */
+    break;
+  }
+  case X_LDMATRIX: NOPS(2); vvec(d, &O[0], in->vec, 1, PLT_NONE, &in->vs); vaddr(d, &O[1], in, in->space); break;
+  case X_STMATRIX: NOPS(2); vaddr(d, &O[0], in, in->space); vvec(d, &O[1], in->vec, 0, PLT_NONE, &in->vs); break;
+  case X_CPCOMMIT: NOPS(0); break;
+  case X_CPWAIT:
+    if (in->sub2) { NOPS(0); in->c = 0; }
+    else { NOPS(1); NEED(O[0].kind == PLO_IMM, ""); in->c = (uint32_t)O[0].v; }
+    break;
+  case X_CPASYNC: {
+    NEED(n == 3 || n == 4, "operand count");
+    NEED(O[2].kind == PLO_IMM && (O[2].v == 4 || O[2].v == 8 || O[2].v == 16), "copy size");
+    in->vec = (uint8_t)O[2].v;
+    vaddr(d, &O[0], in, XS_SHARED);
+    xins src; memset(&src, 0, sizeof src);
+    vaddr(d, &O[1], &src, XS_GLOBAL);
+    in->a = src.abase; in->t3 = src.abits; in->off2 = src.off;   /* the source address */
+    in->b = n == 4 ? vsrc(d, &O[3], PLT_U32) : cslot(d, O[2].v);
+    break;
+  }
+  default: return unsup(d, in, "");
+  }
+#undef DST
+#undef SRC
+  if (d->bad) return unsup(d, in, d->why);
+  return 1;
+}
+
+/* ---- the whole function -------------------------------------------------------------------------- */
+static int is_directive(const char *s) {
+  while (*s == ' ' || *s == '\t') s++;
+  return *s == 0 || *s == '.' || (s[0] == '/' && s[1] == '/') || (s[0] == '/' && s[1] == '*');
+}
+
+static int chk_push(D *d, uint32_t v) {
+  xfunc *x = d->x;
+  if (x->nchk == x->cchk) {
+    uint32_t nc = x->cchk ? x->cchk * 2 : 1024;
+    uint32_t *p = realloc(x->chk, nc * sizeof *p);
+    if (!p) return 0;
+    x->chk = p; x->cchk = nc;
+  }
+  x->chk[x->nchk++] = v;
+  return 1;
+}
+
+int plX__decode(plX_emu *e) {
+  const plI_module *m = e->m;
+  const plI_func *f = &m->funcs.p[e->func];
+  xfunc *x = &e->xf;
+  D dd; memset(&dd, 0, sizeof dd);
+  D *d = &dd;
+  d->e = e; d->x = x; d->m = m; d->f = f;
+  plU_buf_init(&d->msgs);
+  /* registers: value slots and predicates of this function */
+  x->nregs = m->regs.n;
+  x->slot_of = calloc(m->regs.n ? m->regs.n : 1, sizeof *x->slot_of);
+  if (!x->slot_of) return plX__fail(e, X_NOSLOT, "out of memory");
+  uint32_t nv = 0, np = 0;
+  for (uint32_t i = 0; i < m->regs.n; i++) {
+    if (m->regs.p[i].func != (uint32_t)e->func) { x->slot_of[i] = X_NOSLOT; continue; }
+    if (m->regs.p[i].type == PLT_PRED) x->slot_of[i] = np++ | X_PREDBIT;
+    else x->slot_of[i] = nv++;
+  }
+  x->nregslots = nv;
+  x->npreds = np + 1;
+  x->slot_reg = calloc(nv + 1, sizeof *x->slot_reg);
+  x->pred_reg = calloc(np + 1, sizeof *x->pred_reg);
+  if (!x->slot_reg || !x->pred_reg) return plX__fail(e, X_NOSLOT, "out of memory");
+  for (uint32_t i = 0; i < m->regs.n; i++) {
+    uint32_t s = x->slot_of[i];
+    if (s == X_NOSLOT) continue;
+    if (s & X_PREDBIT) x->pred_reg[s & ~X_PREDBIT] = i + 1; else x->slot_reg[s] = i + 1;
+  }
+  /* labels -> pcs; statements that execute */
+  d->labelpc = calloc(m->strs.n + 1, sizeof *d->labelpc);
+  x->code = calloc(f->stmts.n + 1, sizeof *x->code);
+  if (!d->labelpc || !x->code) { free(d->labelpc); return plX__fail(e, X_NOSLOT, "out of memory"); }
+  uint32_t pc = 0;
+  for (uint32_t i = 0; i < f->stmts.n; i++) {
+    const plI_stmt *s = &f->stmts.p[i];
+    if (s->kind == PLS_LABEL) { if (s->opc < m->strs.n + 1) d->labelpc[s->opc] = pc + 1; }
+    else if (s->kind == PLS_INSN || !is_directive(plI_cstr(m, s->opc))) pc++;
+  }
+  pc = 0;
+  int oom = 0;
+  for (uint32_t i = 0; i < f->stmts.n; i++) {
+    const plI_stmt *s = &f->stmts.p[i];
+    if (s->kind == PLS_LABEL) continue;
+    if (s->kind == PLS_RAW && is_directive(plI_cstr(m, s->opc))) continue;
+    xins *in = &x->code[pc++];
+    memset(in, 0, sizeof *in);
+    in->stmt = i; in->guard = -1; in->cache = -1;
+    in->a = in->b = in->c = in->e = in->d = in->d2 = X_NOSLOT;
+    d->nrd = d->nwr = 0; d->bad = 0;
+    if (s->kind == PLS_RAW) {
+      d->opc = plI_cstr(m, s->opc);
+      unsup(d, in, "raw text");
+      continue;
+    }
+    d->opc = plA_opcode_text(m->isa, s->opc);
+    d->stmt = i;
+    if (s->opc >= d->ntmpl) {
+      uint32_t nn = d->ntmpl ? d->ntmpl : 64;
+      while (nn <= s->opc) nn *= 2;
+      xins *nt = realloc(d->tmpl, nn * sizeof *nt);
+      uint8_t *nh = realloc(d->have, nn);
+      if (nt) d->tmpl = nt;
+      if (nh) d->have = nh;
+      if (!nt || !nh) { oom = 1; break; }
+      memset(nh + d->ntmpl, 0, nn - d->ntmpl);
+      d->tmpl = nt; d->have = nh; d->ntmpl = nn;
+    }
+    if (!d->have[s->opc]) {                       /* phase 1, once per opcode text */
+      xins t; memcpy(&t, in, sizeof t);
+      dec_mods(d, &t);
+      d->tmpl[s->opc] = t;
+      d->have[s->opc] = 1;
+    }
+    {
+      const xins *t = &d->tmpl[s->opc];
+      in->op = t->op; in->t = t->t; in->t2 = t->t2; in->t3 = t->t3; in->rnd = t->rnd; in->sub = t->sub;
+      in->sub2 = t->sub2; in->space = t->space; in->vec = t->vec; in->fl = t->fl;
+      if (t->op == X_UNSUP) in->off = t->off;
+    }
+    if (s->guard) {
+      plI_opnd g; memset(&g, 0, sizeof g);
+      g.kind = PLO_REG; g.id = s->guard - 1;
+      in->guard = (int32_t)psrc(d, &g, NULL);
+      in->gneg = (s->flags & PLOF_NEG) != 0;
+    }
+    if (in->op != X_UNSUP) dec_ops(d, s, in);
+    in->chk = x->nchk; in->nrd = (uint16_t)d->nrd; in->nwr = (uint16_t)d->nwr;
+    for (int j = 0; j < d->nrd; j++) chk_push(d, d->rd[j]);
+    for (int j = 0; j < d->nwr; j++) chk_push(d, d->wr[j]);
+  }
+  /* the end of the function: an implicit exit */
+  xins *end = &x->code[pc++];
+  memset(end, 0, sizeof *end);
+  end->op = X_EXIT; end->guard = -1; end->cache = -1; end->sub = 1;   /* sub 1: the end of the body */
+  end->stmt = f->stmts.n ? f->stmts.n - 1 : X_NOSLOT;
+  x->ncode = pc;
+  x->nslots = x->nregslots + 1 + x->nconsts;
+  /* operand fields an instruction does not use name the junk slot: every field is a valid slot */
+  for (uint32_t i = 0; i < x->ncode; i++) {
+    xins *in = &x->code[i];
+    uint32_t js = x->nregslots, jp = x->npreds - 1;
+    if (in->a == X_NOSLOT) in->a = js;
+    if (in->b == X_NOSLOT && in->op != X_BAR) in->b = js;   /* a barrier without a thread count keeps it */
+    if (in->c == X_NOSLOT) in->c = (in->op == X_SETP || in->op == X_SET || in->op == X_SELP) ? jp : js;
+    if (in->e == X_NOSLOT) in->e = js;
+    if (in->d == X_NOSLOT) in->d = js;
+    if (in->d2 == X_NOSLOT) in->d2 = jp;
+  }
+  e->xf.consts = x->consts;
+  free(d->labelpc); free(d->ckey); free(d->cval); free(d->tmpl); free(d->have);
+  if (oom) { plU_buf_free(&d->msgs); return plX__fail(e, X_NOSLOT, "out of memory"); }
+  /* the messages of X_UNSUP instructions outlive decoding */
+  if (d->msgs.n) {
+    char *msg = malloc(d->msgs.n);
+    if (!msg) { plU_buf_free(&d->msgs); return plX__fail(e, X_NOSLOT, "out of memory"); }
+    memcpy(msg, d->msgs.p, d->msgs.n);
+    x->msgs = msg;
+  }
+  plU_buf_free(&d->msgs);
+  return 0;
+}

@@ -1,0 +1,579 @@
+/* emu_exec.c -- one instruction for the active lanes of a warp: a switch on the decoded operation,
+** each case a tight loop over the lanes (fast paths inline, the rest in emu_ops.c). Also loads,
+** stores, atomics, cp.async queues and the warp-synchronous instructions. */
+#include "emu_impl.h"
+#include <math.h>
+#include <float.h>
+#include <stdio.h>
+
+static inline uint64_t load_ext(const uint8_t *p, int t) {
+  switch (tb(t)) {
+  case 8: { uint8_t v = *p; return tsig(t) ? (uint64_t)(int64_t)(int8_t)v : v; }
+  case 16: { uint16_t v; memcpy(&v, p, 2); return tsig(t) ? (uint64_t)(int64_t)(int16_t)v : v; }
+  case 32: { uint32_t v; memcpy(&v, p, 4); return tsig(t) ? (uint64_t)(int64_t)(int32_t)v : v; }
+  default: { uint64_t v; memcpy(&v, p, 8); return v; }
+  }
+}
+
+static inline void store(uint8_t *p, uint64_t v, int bytes) { memcpy(p, &v, (size_t)bytes); }  /* little-endian host */
+
+void plX__cp_complete(plX_emu *e, uint32_t tid, uint32_t limit) {
+  xcpq *q = &e->cpq[tid];
+  while (q->head < q->q.n && q->q.p[q->head].grp < limit) {
+    xcp *c = &q->q.p[q->head++];
+    if (e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES)) {
+      plX__shared_access(e, &e->xf.code[c->pc], c->dst, c->n, tid, 1);
+      if (e->status) return;
+    }
+    memcpy(e->smem + c->dst, c->data, c->n);
+  }
+  if (q->head == q->q.n) { q->head = 0; q->q.n = 0; }
+}
+
+/* ---- warp-collective checks -------------------------------------------------------------------------- */
+/* membermask: the same in every executing lane, naming every executing lane, and every lane it names
+** that has not exited executes this instruction with them */
+static int member_check(plX_emu *e, xins *in, xwarp *w, uint32_t em, uint32_t *mm) {
+  uint64_t *M = S(in->e);
+  int first = __builtin_ctz(em);
+  uint32_t m0 = (uint32_t)M[first];
+  LANES(em, if ((uint32_t)M[l] != m0) return plX__fail_warp(e, in, w, "membermask differs between lanes", em));
+  if (em & ~m0) return plX__fail_warp(e, in, w, "executing lanes are missing from membermask", em & ~m0);
+  uint32_t absent = m0 & ~em & w->exists & ~w->exited;
+  if (absent) return plX__fail_warp(e, in, w, "lanes named in membermask did not execute this instruction with the others", absent);
+  *mm = m0;
+  return 0;
+}
+
+int plX__full_warp(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
+  if (em != 0xffffffffu) return plX__fail_warp(e, in, w, "needs all 32 threads of the warp (.sync.aligned); these lanes are not here", ~em);
+  return 0;
+}
+
+/* ---- one instruction, every active lane ------------------------------------------------------------ */
+int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
+  uint64_t *D = S(in->d), *A = S(in->a), *B = S(in->b), *C = S(in->c);
+  int t = in->t, bits = tb(t);
+  uint32_t *P = w->P;
+  switch (in->op) {
+  case X_NOP: break;
+  case X_UNSUP: return plX__fail(e, in->stmt, "%s", e->xf.msgs + in->off);
+  /* ---- integer ---- */
+  case X_ADD:
+    if (bits == 32) LANES(em, D[l] = (uint32_t)(A[l] + B[l]));
+    else if (bits == 64) LANES(em, D[l] = A[l] + B[l]);
+    else LANES(em, D[l] = zx(A[l] + B[l], bits));
+    break;
+  case X_SUB:
+    if (bits == 32) LANES(em, D[l] = (uint32_t)(A[l] - B[l]));
+    else if (bits == 64) LANES(em, D[l] = A[l] - B[l]);
+    else LANES(em, D[l] = zx(A[l] - B[l], bits));
+    break;
+  case X_ADDSAT: case X_SUBSAT:
+    LANES(em, {
+      int64_t r = in->op == X_ADDSAT ? (int64_t)(int32_t)A[l] + (int32_t)B[l] : (int64_t)(int32_t)A[l] - (int32_t)B[l];
+      if (r > INT32_MAX) r = INT32_MAX; if (r < INT32_MIN) r = INT32_MIN;
+      D[l] = (uint32_t)r; });
+    break;
+  case X_ADDC: case X_SUBC: {
+    uint32_t cc = w->cc, ncc = 0;
+    LANES(em, {
+      uint64_t a = zx(A[l], bits), b = zx(B[l], bits), cin = (in->fl & XF_CCIN) ? (cc >> l & 1) : 0;
+      unsigned __int128 r;
+      int cout;
+      if (in->op == X_ADDC) { r = (unsigned __int128)a + b + cin; cout = (int)(r >> bits & 1); }
+      else { r = (unsigned __int128)a - b - cin; cout = (unsigned __int128)a < (unsigned __int128)b + cin; }
+      D[l] = zx((uint64_t)r, bits);
+      ncc |= (uint32_t)cout << l; });
+    if (in->fl & XF_CCOUT) w->cc = pmerge(w->cc, ncc, em);
+    break;
+  }
+  case X_MULLO:
+    if (bits == 32) LANES(em, D[l] = (uint32_t)(A[l] * B[l]));
+    else LANES(em, D[l] = zx(A[l] * B[l], bits));
+    break;
+  case X_MULHI: LANES(em, D[l] = plX__mulhi(A[l], B[l], t)); break;
+  case X_MULWIDE:
+    if (t == PLT_U32) LANES(em, D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l]);
+    else LANES(em, D[l] = plX__mulwide(A[l], B[l], t));
+    break;
+  case X_MADLO:
+    if (bits == 32) LANES(em, D[l] = (uint32_t)(A[l] * B[l] + C[l]));
+    else LANES(em, D[l] = zx(A[l] * B[l] + C[l], bits));
+    break;
+  case X_MADHI:
+    if (in->fl & XF_SAT) LANES(em, {
+      int64_t r = (int64_t)(int32_t)plX__mulhi(A[l], B[l], PLT_S32) + (int32_t)C[l];
+      if (r > INT32_MAX) r = INT32_MAX; if (r < INT32_MIN) r = INT32_MIN;
+      D[l] = (uint32_t)r; });
+    else LANES(em, D[l] = zx(plX__mulhi(A[l], B[l], t) + C[l], bits));
+    break;
+  case X_MADWIDE: LANES(em, D[l] = zx(plX__mulwide(A[l], B[l], t) + C[l], 2 * bits)); break;
+  case X_MADC: {
+    uint32_t cc = w->cc, ncc = 0;
+    LANES(em, {
+      uint64_t p = in->sub ? plX__mulhi(A[l], B[l], t) : zx(A[l] * B[l], bits);
+      uint64_t cin = (in->fl & XF_CCIN) ? (cc >> l & 1) : 0;
+      unsigned __int128 r = (unsigned __int128)p + zx(C[l], bits) + cin;
+      D[l] = zx((uint64_t)r, bits);
+      ncc |= (uint32_t)(r >> bits & 1) << l; });
+    if (in->fl & XF_CCOUT) w->cc = pmerge(w->cc, ncc, em);
+    break;
+  }
+  case X_MUL24: case X_MAD24:
+    LANES(em, {
+      int64_t a = tsig(t) ? sx(A[l], 24) : (int64_t)zx(A[l], 24), b = tsig(t) ? sx(B[l], 24) : (int64_t)zx(B[l], 24);
+      uint64_t p = (uint64_t)(a * b);
+      uint64_t r = in->sub ? (p >> 16) : p;
+      if (in->op == X_MAD24) r += C[l];
+      D[l] = (uint32_t)r; });
+    break;
+  case X_SAD:
+    LANES(em, {
+      uint64_t diff = tsig(t) ? (sx(A[l], bits) > sx(B[l], bits) ? A[l] - B[l] : B[l] - A[l])
+                              : (zx(A[l], bits) > zx(B[l], bits) ? A[l] - B[l] : B[l] - A[l]);
+      D[l] = zx(C[l] + diff, bits); });
+    break;
+  case X_DIV: case X_REM:
+    LANES(em, {
+      if (zx(B[l], bits) == 0) return plX__fail_lane(e, in, w, l, "division by zero (the result is undefined in PTX)");
+      uint64_t r;
+      if (tsig(t)) {
+        int64_t a = sx(A[l], bits), b = sx(B[l], bits);
+        if (b == -1) r = in->op == X_DIV ? (uint64_t)0 - (uint64_t)a : 0;   /* wraps: MIN / -1 = MIN */
+        else r = (uint64_t)(in->op == X_DIV ? a / b : a % b);
+      } else {
+        uint64_t a = zx(A[l], bits), b = zx(B[l], bits);
+        r = in->op == X_DIV ? a / b : a % b;
+      }
+      D[l] = zx(r, bits); });
+    break;
+  case X_ABS: LANES(em, { int64_t a = sx(A[l], bits); D[l] = zx(a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, bits); }); break;
+  case X_NEG: LANES(em, D[l] = zx((uint64_t)0 - A[l], bits)); break;
+  case X_MIN: case X_MAX: {
+    int mx = in->op == X_MAX;
+    if (in->sub2 == 1) {                          /* .s16x2: two signed halves (.relu: each at least 0) */
+      LANES(em, {
+        uint32_t r = 0;
+        for (int h = 0; h < 2; h++) {
+          int32_t a = (int16_t)(A[l] >> (16 * h)), b = (int16_t)(B[l] >> (16 * h));
+          int32_t v = mx ? (a > b ? a : b) : (a < b ? a : b);
+          if ((in->fl & XF_RELU) && v < 0) v = 0;
+          r |= (uint32_t)(uint16_t)v << (16 * h);
+        }
+        D[l] = r; });
+      break;
+    }
+    if (tsig(t) && bits == 32 && !(in->fl & XF_RELU))
+      LANES(em, { int32_t a = (int32_t)A[l], b = (int32_t)B[l]; D[l] = (uint32_t)(mx ? (a > b ? a : b) : (a < b ? a : b)); });
+    else if (!tsig(t) && bits == 32)
+      LANES(em, { uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l]; D[l] = mx ? (a > b ? a : b) : (a < b ? a : b); });
+    else LANES(em, {
+      uint64_t r;
+      if (tsig(t)) { int64_t a = sx(A[l], bits), b = sx(B[l], bits); int64_t v = mx ? (a > b ? a : b) : (a < b ? a : b);
+                     if ((in->fl & XF_RELU) && v < 0) v = 0; r = (uint64_t)v; }
+      else { uint64_t a = zx(A[l], bits), b = zx(B[l], bits); r = mx ? (a > b ? a : b) : (a < b ? a : b); }
+      D[l] = zx(r, bits); });
+    break;
+  }
+  case X_POPC: LANES(em, D[l] = (uint64_t)__builtin_popcountll(zx(A[l], bits))); break;
+  case X_CLZ: LANES(em, { uint64_t v = zx(A[l], bits); D[l] = v ? (uint64_t)(__builtin_clzll(v) - (64 - bits)) : (uint64_t)bits; }); break;
+  case X_BREV: LANES(em, D[l] = plX__brev(A[l], bits)); break;
+  case X_BFIND: LANES(em, D[l] = plX__bfind(A[l], t, (in->fl & XF_SHIFTAMT) != 0)); break;
+  case X_BFE: LANES(em, D[l] = plX__bfe(A[l], (uint32_t)B[l], (uint32_t)C[l], t)); break;
+  case X_BFI: { uint64_t *E = S(in->e); LANES(em, D[l] = plX__bfi(A[l], B[l], (uint32_t)C[l], (uint32_t)E[l], t)); break; }
+  case X_BMSK:
+    LANES(em, {
+      uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l];
+      if (in->sub) { if (a > 32) a = 32; if (b > 32) b = 32; } else { a &= 31; b &= 31; }
+      uint64_t m = b >= 32 ? 0xffffffffull : ((1ull << b) - 1);
+      D[l] = a >= 32 ? 0 : (uint32_t)(m << a); });
+    break;
+  case X_SZEXT:
+    LANES(em, {
+      uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l];
+      if (in->sub) { if (b > 32) b = 32; } else b &= 31;
+      uint32_t r;
+      if (b == 0) r = 0;
+      else if (b >= 32) r = a;
+      else r = tsig(t) ? (uint32_t)sx(a, (int)b) : (uint32_t)zx(a, (int)b);
+      D[l] = r; });
+    break;
+  case X_DP4A:
+    LANES(em, {
+      uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l], s = (uint32_t)C[l];
+      for (int k = 0; k < 4; k++) {
+        int32_t x = tsig(t) ? (int8_t)(a >> (8 * k)) : (int32_t)(uint8_t)(a >> (8 * k));
+        int32_t y = tsig(in->t2) ? (int8_t)(b >> (8 * k)) : (int32_t)(uint8_t)(b >> (8 * k));
+        s += (uint32_t)(x * y);
+      }
+      D[l] = s; });
+    break;
+  case X_DP2A:
+    LANES(em, {
+      uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l], s = (uint32_t)C[l];
+      for (int k = 0; k < 2; k++) {
+        int32_t x = tsig(t) ? (int16_t)(a >> (16 * k)) : (int32_t)(uint16_t)(a >> (16 * k));
+        int sh = 8 * (k + (in->sub ? 2 : 0));
+        int32_t y = tsig(in->t2) ? (int8_t)(b >> sh) : (int32_t)(uint8_t)(b >> sh);
+        s += (uint32_t)(x * y);
+      }
+      D[l] = s; });
+    break;
+  case X_AND: LANES(em, D[l] = A[l] & B[l]); break;
+  case X_OR: LANES(em, D[l] = A[l] | B[l]); break;
+  case X_XOR: LANES(em, D[l] = A[l] ^ B[l]); break;
+  case X_NOT: LANES(em, D[l] = zx(~A[l], bits)); break;
+  case X_CNOT: LANES(em, D[l] = zx(A[l], bits) == 0); break;
+  case X_LOP3: {
+    uint8_t lut = in->sub;
+    LANES(em, {
+      uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l], c = (uint32_t)C[l], r = 0;
+      for (int i = 0; i < 8; i++)
+        if (lut >> i & 1) r |= ((i & 4) ? a : ~a) & ((i & 2) ? b : ~b) & ((i & 1) ? c : ~c);
+      D[l] = r; });
+    break;
+  }
+  case X_SHL:
+    if (bits == 32) LANES(em, { uint32_t n = (uint32_t)B[l]; D[l] = n >= 32 ? 0 : (uint32_t)((uint32_t)A[l] << n); });
+    else LANES(em, { uint32_t n = (uint32_t)B[l]; D[l] = n >= (uint32_t)bits ? 0 : zx(A[l] << n, bits); });
+    break;
+  case X_SHR:
+    if (tsig(t)) LANES(em, { uint32_t n = (uint32_t)B[l]; if (n > (uint32_t)bits - 1) n = (uint32_t)bits - 1;
+                              D[l] = zx((uint64_t)(sx(A[l], bits) >> n), bits); });
+    else if (bits == 32) LANES(em, { uint32_t n = (uint32_t)B[l]; D[l] = n >= 32 ? 0 : (uint32_t)A[l] >> n; });
+    else LANES(em, { uint32_t n = (uint32_t)B[l]; D[l] = n >= (uint32_t)bits ? 0 : zx(A[l], bits) >> n; });
+    break;
+  case X_SHF:
+    LANES(em, {
+      uint32_t n = (uint32_t)C[l];
+      if (in->sub2) { if (n > 32) n = 32; } else n &= 31;
+      uint64_t x = (uint64_t)(uint32_t)B[l] << 32 | (uint32_t)A[l];
+      D[l] = in->sub ? (uint32_t)(x >> n) : (uint32_t)((x << n) >> 32); });
+    break;
+  case X_PRMT: LANES(em, D[l] = plX__prmt((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l], in->sub)); break;
+  case X_PAND: case X_POR: case X_PXOR: {
+    uint32_t a = P[in->a] ^ (in->sub ? ~0u : 0), b = P[in->b] ^ (in->sub2 ? ~0u : 0);
+    uint32_t r = in->op == X_PAND ? a & b : in->op == X_POR ? a | b : a ^ b;
+    P[in->d] = pmerge(P[in->d], r, em);
+    break;
+  }
+  case X_PNOT: P[in->d] = pmerge(P[in->d], ~(P[in->a] ^ (in->sub ? ~0u : 0)), em); break;
+  case X_PMOV: P[in->d] = pmerge(P[in->d], P[in->a] ^ (in->sub ? ~0u : 0), em); break;
+  /* ---- comparison ---- */
+  case X_SETP: case X_SET: {
+    uint32_t p = 0, q = 0;
+    int x2 = t == PLT_F16X2 || t == PLT_BF16X2;
+    if (t == PLT_F32 && !(in->fl & XF_FTZ) && in->sub <= XC_GE)
+      LANES(em, { p |= (uint32_t)plX__fcmp(in->sub, f32(A[l]), f32(B[l])) << l; });
+    else if (bits == 32 && plT_info_tab[t].cls != PLT_CF && !tsig(t))
+      LANES(em, { p |= (uint32_t)plX__icmp(in->sub, (uint32_t)A[l], (uint32_t)B[l], PLT_U32) << l; });
+    else LANES(em, {
+      p |= (uint32_t)plX__cmp_lane(in, A[l], B[l], 0) << l;
+      if (x2) q |= (uint32_t)plX__cmp_lane(in, A[l], B[l], 1) << l; });
+    if (in->op == X_SET) {
+      uint32_t c = in->sub2 ? (P[in->c] ^ ((in->fl & XF_NEGC) ? ~0u : 0)) : 0;
+      uint32_t r = in->sub2 == XB_AND ? p & c : in->sub2 == XB_OR ? p | c : in->sub2 == XB_XOR ? p ^ c : p;
+      int dt = in->t2;
+      uint64_t one = dt == PLT_F32 ? 0x3f800000u : 0xffffffffu;
+      LANES(em, D[l] = (r >> l & 1) ? one : 0);
+      break;
+    }
+    if (x2) { P[in->d] = pmerge(P[in->d], p, em); P[in->d2] = pmerge(P[in->d2], q, em); break; }
+    uint32_t np = ~p;
+    if (in->sub2) {
+      uint32_t c = P[in->c] ^ ((in->fl & XF_NEGC) ? ~0u : 0);
+      switch (in->sub2) {
+      case XB_AND: p &= c; np &= c; break;
+      case XB_OR: p |= c; np |= c; break;
+      case XB_XOR: p ^= c; np ^= c; break;
+      }
+    }
+    P[in->d] = pmerge(P[in->d], p, em);
+    P[in->d2] = pmerge(P[in->d2], np, em);
+    break;
+  }
+  case X_SELP: {
+    uint32_t c = P[in->c] ^ ((in->fl & XF_NEGC) ? ~0u : 0);
+    LANES(em, D[l] = (c >> l & 1) ? A[l] : B[l]);
+    break;
+  }
+  case X_SLCT:
+    if (in->t2 == PLT_F32) LANES(em, { float c = f32(C[l]); if (in->fl & XF_FTZ && fabsf(c) < FLT_MIN) c = 0; D[l] = c >= 0 ? A[l] : B[l]; });
+    else LANES(em, D[l] = (int32_t)C[l] >= 0 ? A[l] : B[l]);
+    break;
+  /* ---- floating point ---- */
+  case X_FADD: case X_FSUB: case X_FMUL: case X_FFMA: case X_FDIV: {
+    int fast = t == PLT_F32 && in->rnd <= XR_RN && !(in->fl & (XF_FTZ | XF_SAT | XF_RELU | XF_APPROX | XF_FULL));
+    if (fast) {
+      switch (in->op) {
+      case X_FADD: LANES(em, D[l] = c32(f32(A[l]) + f32(B[l]))); break;
+      case X_FSUB: LANES(em, D[l] = c32(f32(A[l]) - f32(B[l]))); break;
+      case X_FMUL: LANES(em, D[l] = c32(f32(A[l]) * f32(B[l]))); break;
+      case X_FFMA: LANES(em, D[l] = c32(fmaf(f32(A[l]), f32(B[l]), f32(C[l])))); break;
+      default: LANES(em, D[l] = c32(f32(A[l]) / f32(B[l]))); break;
+      }
+    } else if (t == PLT_F64 && in->rnd <= XR_RN && !(in->fl & XF_APPROX)) {
+      switch (in->op) {
+      case X_FADD: LANES(em, D[l] = c64(f64(A[l]) + f64(B[l]))); break;
+      case X_FSUB: LANES(em, D[l] = c64(f64(A[l]) - f64(B[l]))); break;
+      case X_FMUL: LANES(em, D[l] = c64(f64(A[l]) * f64(B[l]))); break;
+      case X_FFMA: LANES(em, D[l] = c64(fma(f64(A[l]), f64(B[l]), f64(C[l])))); break;
+      default: LANES(em, D[l] = c64(f64(A[l]) / f64(B[l]))); break;
+      }
+    } else LANES(em, D[l] = plX__fop(in, in->op, A[l], B[l], C[l], t));
+    break;
+  }
+  case X_FMIN: case X_FMAX:
+    if (t == PLT_F32 && !(in->fl & (XF_FTZ | XF_NAN | XF_XORSIGN))) {
+      int mx = in->op == X_FMAX;
+      LANES(em, {
+        float a = f32(A[l]), b = f32(B[l]), r;
+        if (a != a) r = b; else if (b != b) r = a;
+        else if (mx) r = (a > b || (a == b && !signbit(a))) ? a : b;
+        else r = (a < b || (a == b && signbit(a))) ? a : b;
+        D[l] = c32(r); });
+    } else LANES(em, D[l] = plX__fop(in, in->op, A[l], B[l], 0, t));
+    break;
+  case X_FABS: case X_FNEG: case X_RCP: case X_SQRT: case X_RSQRT: case X_SIN: case X_COS:
+  case X_LG2: case X_EX2: case X_TANH:
+    LANES(em, D[l] = plX__fop(in, in->op, A[l], 0, 0, t));
+    break;
+  case X_COPYSIGN:
+    if (t == PLT_F32) LANES(em, D[l] = ((uint32_t)B[l] & 0x7fffffffu) | ((uint32_t)A[l] & 0x80000000u));
+    else LANES(em, D[l] = (B[l] & ~(1ull << 63)) | (A[l] & (1ull << 63)));
+    break;
+  case X_TESTP: {
+    uint32_t p = 0;
+    int fmt = plX__fmt_of(t);
+    LANES(em, {
+      double v = plX__to_double(A[l], fmt);
+      int r = 0;
+      switch (in->sub) {
+      case 1: r = isfinite(v); break; case 2: r = isinf(v); break; case 3: r = v == v; break;
+      case 4: r = v != v; break; case 5: r = isfinite(v) && fabs(v) >= (t == PLT_F32 ? (double)FLT_MIN : DBL_MIN); break;
+      case 6: r = v != 0 && fabs(v) < (t == PLT_F32 ? (double)FLT_MIN : DBL_MIN); break;
+      }
+      p |= (uint32_t)r << l; });
+    P[in->d] = pmerge(P[in->d], p, em);
+    break;
+  }
+  /* ---- conversion and movement ---- */
+  case X_CVT:                                     /* the common conversions inline; each is one exact rounding */
+    if (t == PLT_F32 && in->t2 == PLT_F16 && !in->fl) LANES(em, D[l] = b32((float)plX__to_double(A[l] & 0xffff, XFMT_F16)));
+    else if (t == PLT_F32 && in->t2 == PLT_BF16 && !in->fl) LANES(em, D[l] = (A[l] & 0xffff) << 16);
+    else if (t == PLT_F32 && in->t2 == PLT_U32 && in->rnd == XR_RN && !in->fl) LANES(em, D[l] = b32((float)(uint32_t)A[l]));
+    else if (t == PLT_F32 && in->t2 == PLT_S32 && in->rnd == XR_RN && !in->fl) LANES(em, D[l] = b32((float)(int32_t)A[l]));
+    else if (t == PLT_BF16 && in->t2 == PLT_F32 && in->rnd == XR_RN && !in->fl)
+      LANES(em, {
+        uint32_t u = (uint32_t)A[l];
+        D[l] = (u & 0x7fffffffu) > 0x7f800000u ? 0x7fff : (u + 0x7fffu + (u >> 16 & 1)) >> 16; });
+    else LANES(em, D[l] = plX__cvt(in, A[l]));
+    break;
+  case X_CVTPACK: LANES(em, D[l] = plX__cvtpack(in, A[l], B[l])); break;
+  case X_CVTA:
+    switch (in->space) {
+    case XS_SHARED: LANES(em, D[l] = X_SH_BASE + (uint32_t)A[l]); break;
+    case XS_LOCAL: LANES(em, D[l] = X_LOC_BASE + (uint32_t)A[l]); break;
+    default: LANES(em, D[l] = A[l]); break;
+    }
+    break;
+  case X_CVTATO: {
+    uint64_t base = in->space == XS_SHARED ? X_SH_BASE : in->space == XS_LOCAL ? X_LOC_BASE : 0;
+    LANES(em, {
+      uint64_t a = A[l];
+      int ins = a - X_SH_BASE < X_WIN ? XS_SHARED : a - X_LOC_BASE < X_WIN ? XS_LOCAL : a - X_PAR_BASE < X_WIN ? XS_PARAM : XS_GLOBAL;
+      int want = in->space == XS_CONST ? XS_GLOBAL : in->space;
+      if (ins != want) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "generic address 0x%llx is not in the %s window", (unsigned long long)a,
+                 want == XS_SHARED ? "shared" : want == XS_LOCAL ? "local" : "global");
+        return plX__fail_lane(e, in, w, l, msg);
+      }
+      D[l] = a - base; });
+    break;
+  }
+  case X_ISSPACEP: {
+    uint32_t p = 0;
+    LANES(em, {
+      uint64_t a = A[l];
+      int ins = a - X_SH_BASE < X_WIN ? XS_SHARED : a - X_LOC_BASE < X_WIN ? XS_LOCAL : a - X_PAR_BASE < X_WIN ? XS_PARAM : XS_GLOBAL;
+      int want = in->space == XS_CONST ? XS_GLOBAL : in->space;
+      p |= (uint32_t)(ins == want) << l; });
+    P[in->d] = pmerge(P[in->d], p, em);
+    break;
+  }
+  case X_MOV: LANES(em, D[l] = A[l]); break;
+  case X_MOVSREG: LANES(em, D[l] = plX__sreg(e, w, in->sub, l)); break;
+  case X_PACK: {
+    int n = in->vec, eb = bits / n;
+    const uint32_t *vs = e->xf.vslots + in->vs;
+    LANES(em, { uint64_t r = 0; for (int i = 0; i < n; i++) r |= zx(S(vs[i])[l], eb) << (eb * i); D[l] = r; });
+    break;
+  }
+  case X_UNPACK: {
+    int n = in->vec, eb = bits / n;
+    const uint32_t *vs = e->xf.vslots + in->vs;
+    LANES(em, { uint64_t v = A[l]; for (int i = 0; i < n; i++) S(vs[i])[l] = zx(v >> (eb * i), eb); });
+    break;
+  }
+  /* ---- memory ---- */
+  case X_LD: {
+    int es = bits / 8, n = in->vec;
+    const uint32_t *vs = e->xf.vslots + in->vs;
+    if (n == 1) {
+      uint64_t *D0 = S(vs[0]);
+      if (bits == 32 && !tsig(t)) LANES(em, {
+        uint8_t *p = lane_mem(e, in, w, l, addr_of(in, w, l), 4, 0); if (!p) return e->status;
+        uint32_t v; memcpy(&v, p, 4); D0[l] = v; });
+      else LANES(em, {
+        uint8_t *p = lane_mem(e, in, w, l, addr_of(in, w, l), (uint32_t)es, 0); if (!p) return e->status;
+        D0[l] = load_ext(p, t); });
+    } else LANES(em, {
+      uint8_t *p = lane_mem(e, in, w, l, addr_of(in, w, l), (uint32_t)(es * n), 0); if (!p) return e->status;
+      for (int i = 0; i < n; i++) S(vs[i])[l] = load_ext(p + i * es, t); });
+    break;
+  }
+  case X_ST: {
+    int es = bits / 8, n = in->vec;
+    const uint32_t *vs = e->xf.vslots + in->vs;
+    LANES(em, {
+      uint8_t *p = lane_mem(e, in, w, l, addr_of(in, w, l), (uint32_t)(es * n), 1); if (!p) return e->status;
+      for (int i = 0; i < n; i++) store(p + i * es, S(vs[i])[l], es); });
+    break;
+  }
+  case X_ATOM: case X_RED: {
+    int es = bits / 8;
+    LANES(em, {
+      uint8_t *p = lane_mem(e, in, w, l, addr_of(in, w, l), (uint32_t)es, 2); if (!p) return e->status;
+      uint64_t old = 0; memcpy(&old, p, (size_t)es);
+      uint64_t nv = plX__atom_op(in, old, B[l], C[l]);
+      store(p, nv, es);
+      D[l] = tsig(t) ? (uint64_t)sx(old, bits) : old; });
+    break;
+  }
+  case X_CPASYNC: {
+    uint32_t n = in->vec;
+    uint64_t *SZ = B;
+    LANES(em, {
+      uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
+      uint64_t dst = addr_of(in, w, l);
+      if (dst % n || dst + n > e->smem_size) {
+        plX__mem(e, in, XS_SHARED, dst, n, tid, 1);
+        if (!e->status) plX__fail(e, in->stmt, "bad cp.async destination");
+        return e->status;
+      }
+      uint64_t src = w->R[(size_t)in->a * 32 + (size_t)l];
+      if (in->t3 == 32) src = (uint32_t)src;
+      src += (uint64_t)in->off2;
+      uint32_t sz = (uint32_t)SZ[l];
+      if (sz > n) return plX__fail_lane(e, in, w, l, "src-size is larger than the copy size");
+      xcp c; memset(&c, 0, sizeof c);
+      if (sz) {
+        if (src % n) { xins tmp = *in; tmp.space = XS_GLOBAL; plX__mem(e, &tmp, XS_GLOBAL, src, n, tid, 0); return e->status; }
+        xins tmp = *in; tmp.space = XS_GLOBAL;
+        uint8_t *p = plX__mem(e, &tmp, XS_GLOBAL, src, sz, tid, 0);
+        if (!p) return e->status;
+        memcpy(c.data, p, sz);
+      }
+      xcpq *q = &e->cpq[tid];
+      c.grp = q->gnext; c.dst = (uint32_t)dst; c.n = n; c.pc = (uint32_t)(in - e->xf.code);
+      if (!plU_vec_push(q->q, c)) return plX__fail(e, in->stmt, "out of memory"); });
+    break;
+  }
+  case X_CPCOMMIT: LANES(em, e->cpq[(uint32_t)w->idx * 32 + (uint32_t)l].gnext++); break;
+  case X_CPWAIT:
+    LANES(em, {
+      uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
+      xcpq *q = &e->cpq[tid];
+      if (in->sub2) q->gnext++;                  /* wait_all: commit, then wait for everything */
+      uint32_t limit = in->sub2 ? UINT32_MAX : (q->gnext > in->c ? q->gnext - in->c : 0);
+      plX__cp_complete(e, tid, limit);
+      if (e->status) return e->status; });
+    break;
+  case X_LDMATRIX: return plX__ldmatrix(e, in, w, em);
+  case X_STMATRIX: return plX__stmatrix(e, in, w, em);
+  case X_MMA: return plX__mma(e, in, w, em);
+  /* ---- warp ---- */
+  case X_SHFL: {
+    if (!em) break;
+    uint32_t mm;
+    if (member_check(e, in, w, em, &mm)) return e->status;
+    uint64_t src[32], out[32];
+    LANES(em, src[l] = A[l]);
+    LANES(em, {
+      int lane = l, bval = (int)(B[l] & 31), cval = (int)(C[l] & 31), seg = (int)(C[l] >> 8 & 31);
+      int maxl = (lane & seg) | (cval & ~seg), minl = lane & seg;
+      int j, pv;
+      switch (in->sub) {
+      case 1: j = lane - bval; pv = j >= maxl; break;
+      case 2: j = lane + bval; pv = j <= maxl; break;
+      case 3: j = lane ^ bval; pv = j <= maxl; break;
+      default: j = minl | (bval & ~seg); pv = j <= maxl; break;
+      }
+      if (!pv) j = lane;
+      if (!(em >> j & 1)) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "reads lane %d, which does not execute this shfl (the value is undefined)", j);
+        return plX__fail_lane(e, in, w, l, msg);
+      }
+      out[l] = src[j]; });
+    LANES(em, D[l] = out[l]);
+    break;
+  }
+  case X_VOTE: {
+    if (!em) break;
+    uint32_t mm;
+    if (member_check(e, in, w, em, &mm)) return e->status;
+    uint32_t pv = (P[in->a] ^ ((in->fl & XF_NEGC) ? ~0u : 0)) & em;
+    if (in->sub == 4) { LANES(em, D[l] = pv); break; }
+    int r = in->sub == 1 ? pv == em : in->sub == 2 ? pv != 0 : (pv == em || pv == 0);
+    P[in->d] = pmerge(P[in->d], r ? ~0u : 0, em);
+    break;
+  }
+  case X_ACTIVEMASK: LANES(em, D[l] = am); break;
+  case X_REDUX: {
+    if (!em) break;
+    uint32_t mm;
+    if (member_check(e, in, w, em, &mm)) return e->status;
+    int first = __builtin_ctz(em);
+    uint32_t r = (uint32_t)A[first];
+    LANES(em & ~(1u << first), {
+      uint32_t v = (uint32_t)A[l];
+      switch (in->sub) {
+      case 1: r += v; break;
+      case 2: r = tsig(t) ? ((int32_t)v < (int32_t)r ? v : r) : (v < r ? v : r); break;
+      case 3: r = tsig(t) ? ((int32_t)v > (int32_t)r ? v : r) : (v > r ? v : r); break;
+      case 4: r &= v; break; case 5: r |= v; break; default: r ^= v; break;
+      } });
+    LANES(em, D[l] = r);
+    break;
+  }
+  case X_MATCH: {
+    if (!em) break;
+    uint32_t mm;
+    if (member_check(e, in, w, em, &mm)) return e->status;
+    uint64_t v[32], out[32];
+    LANES(em, v[l] = zx(A[l], bits));
+    if (in->sub) {
+      int first = __builtin_ctz(em), same = 1;
+      LANES(em, if (v[l] != v[first]) same = 0);
+      LANES(em, D[l] = same ? em : 0);
+    } else {
+      LANES(em, { uint32_t m = 0; for (int j = 0; j < 32; j++) if ((em >> j & 1) && v[j] == v[l]) m |= 1u << j; out[l] = m; });
+      LANES(em, D[l] = out[l]);
+    }
+    break;
+  }
+  case X_BARWARP: {
+    if (!em) break;
+    uint32_t mm;
+    if (member_check(e, in, w, em, &mm)) return e->status;
+    break;
+  }
+  default:
+    return plX__fail(e, in->stmt, "%s is not emulated", plX__opname(e, in->stmt));
+  }
+  return 0;
+}
+

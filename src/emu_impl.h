@@ -1,0 +1,302 @@
+/* emu_impl.h -- the emulator's internals, shared by emu.c (memory, launch, CTA scheduling),
+** emu_decode.c (statements -> internal instructions), emu_warp.c (the warp loop, barriers),
+** emu_exec.c (one instruction), emu_ops.c (element semantics), emu_mma.c, emu_fp.c (rounding). */
+#ifndef PL_EMU_IMPL_H
+#define PL_EMU_IMPL_H
+
+#include "emu.h"
+#include "util.h"
+
+/* ---- address windows of the generic space (global buffers live above X_GL_BASE) ---------- */
+#define X_SH_BASE  0x0000100000000000ull   /* generic shared  = X_SH_BASE + shared offset */
+#define X_LOC_BASE 0x0000200000000000ull   /* generic local   = X_LOC_BASE + local offset */
+#define X_PAR_BASE 0x0000300000000000ull   /* generic param   = X_PAR_BASE + param offset */
+#define X_WIN      0x0000000100000000ull   /* each window spans 4 GiB */
+#define X_GL_BASE  0x0000700000000000ull   /* first global buffer */
+
+enum { XS_GENERIC, XS_GLOBAL, XS_SHARED, XS_LOCAL, XS_PARAM, XS_CONST };
+
+typedef struct xbuf {
+  uint64_t addr, size;
+  uint8_t *p;
+  char *name;
+  int ro;                                   /* a .const variable */
+} xbuf;
+
+struct plX_mem {
+  xbuf *b;                                  /* sorted by address */
+  uint32_t n, cap;
+  uint64_t next;                            /* next free device address */
+};
+
+/* ---- decoded instructions ---------------------------------------------------------------- */
+enum {
+  X_NOP, X_UNSUP,
+  /* integer */
+  X_ADD, X_SUB, X_ADDSAT, X_SUBSAT, X_ADDC, X_SUBC, X_MULLO, X_MULHI, X_MULWIDE,
+  X_MADLO, X_MADHI, X_MADWIDE, X_MADC, X_MUL24, X_MAD24, X_SAD, X_DIV, X_REM, X_ABS, X_NEG,
+  X_MIN, X_MAX, X_POPC, X_CLZ, X_BFIND, X_BREV, X_BFE, X_BFI, X_BMSK, X_SZEXT, X_DP4A, X_DP2A,
+  X_AND, X_OR, X_XOR, X_NOT, X_CNOT, X_LOP3, X_SHL, X_SHR, X_SHF, X_PRMT,
+  X_PAND, X_POR, X_PXOR, X_PNOT, X_PMOV,
+  /* comparison and selection */
+  X_SETP, X_SET, X_SELP, X_SLCT,
+  /* floating point */
+  X_FADD, X_FSUB, X_FMUL, X_FFMA, X_FDIV, X_FABS, X_FNEG, X_FMIN, X_FMAX, X_RCP, X_SQRT,
+  X_RSQRT, X_SIN, X_COS, X_LG2, X_EX2, X_TANH, X_COPYSIGN, X_TESTP,
+  /* conversion and movement */
+  X_CVT, X_CVTPACK, X_CVTA, X_CVTATO, X_ISSPACEP, X_MOV, X_MOVSREG, X_PACK, X_UNPACK,
+  /* memory */
+  X_LD, X_ST, X_ATOM, X_RED, X_CPASYNC, X_CPCOMMIT, X_CPWAIT, X_LDMATRIX, X_STMATRIX, X_MMA,
+  /* warp */
+  X_SHFL, X_VOTE, X_ACTIVEMASK, X_REDUX, X_MATCH, X_BARWARP,
+  /* control */
+  X_BRA, X_EXIT, X_TRAP, X_BAR,
+  X__COUNT
+};
+
+/* flags */
+enum {
+  XF_FTZ = 1, XF_SAT = 2, XF_APPROX = 4, XF_NAN = 8, XF_XORSIGN = 16, XF_RELU = 32,
+  XF_SATF = 64, XF_CCIN = 128, XF_CCOUT = 256, XF_NEGC = 512, XF_TRANS = 1024,
+  XF_ALIGNED = 2048, XF_SIGNED = 4096, XF_SHIFTAMT = 8192, XF_FULL = 16384
+};
+/* rounding modes */
+enum { XR_NONE, XR_RN, XR_RZ, XR_RM, XR_RP, XR_RNI, XR_RZI, XR_RMI, XR_RPI, XR_RNA };
+/* comparison operators (setp/set) */
+enum { XC_EQ, XC_NE, XC_LT, XC_LE, XC_GT, XC_GE, XC_LO, XC_LS, XC_HI, XC_HS,
+       XC_EQU, XC_NEU, XC_LTU, XC_LEU, XC_GTU, XC_GEU, XC_NUM, XC_NAN };
+enum { XB_NONE, XB_AND, XB_OR, XB_XOR };
+/* atomic / reduction operators */
+enum { XA_ADD, XA_MIN, XA_MAX, XA_INC, XA_DEC, XA_AND, XA_OR, XA_XOR, XA_EXCH, XA_CAS };
+/* barrier kinds */
+enum { XBAR_SYNC, XBAR_ARRIVE, XBAR_RED_POPC, XBAR_RED_AND, XBAR_RED_OR };
+/* special registers */
+enum {
+  XSR_TID_X, XSR_TID_Y, XSR_TID_Z, XSR_NTID_X, XSR_NTID_Y, XSR_NTID_Z,
+  XSR_CTAID_X, XSR_CTAID_Y, XSR_CTAID_Z, XSR_NCTAID_X, XSR_NCTAID_Y, XSR_NCTAID_Z,
+  XSR_LANEID, XSR_WARPID, XSR_NWARPID, XSR_SMID, XSR_NSMID, XSR_GRIDID,
+  XSR_LANEMASK_EQ, XSR_LANEMASK_LE, XSR_LANEMASK_LT, XSR_LANEMASK_GE, XSR_LANEMASK_GT,
+  XSR_CLOCK, XSR_CLOCK_HI, XSR_CLOCK64, XSR_GLOBALTIMER,
+  XSR_ZERO, XSR_ONE,                   /* cluster registers of a one-CTA cluster */
+  XSR_DYNSMEM, XSR_TOTALSMEM
+};
+
+#define X_NOSLOT 0xffffffffu
+
+typedef struct xins {
+  uint16_t op;
+  uint8_t t, t2, t3;          /* instruction types (t: main, t2: source of cvt, ...) */
+  uint8_t rnd, sub, sub2;     /* rounding; cmp / atomic op / mode; bool op / shape */
+  uint8_t space, vec, gneg, abits;  /* state space; vector width; guard negated; address base bits */
+  uint16_t fl;                /* XF_* */
+  int32_t guard;              /* predicate index, -1 unguarded */
+  uint32_t d, a, b, c, e;     /* value slots, or predicate indices where the op says so */
+  uint32_t d2;                /* second destination (predicate q of p|q, ...) */
+  uint32_t abase;             /* address base slot, X_NOSLOT for a constant address */
+  int64_t off;                /* address offset (or the whole constant address) */
+  int64_t off2;               /* cp.async: the source address offset (base slot a, bits t3) */
+  uint32_t vs;                /* first slot of the vector operands in xf->vslots */
+  uint32_t target;            /* branch target */
+  uint32_t stmt;              /* statement index: anchor and opcode text */
+  uint32_t chk;               /* opt-in register checks: first entry in xf->chk (reads, then writes) */
+  uint16_t nrd, nwr;
+  int32_t cache;              /* last global buffer hit */
+} xins;
+
+/* a register of the check lists: value slot, or predicate index | X_PREDBIT */
+#define X_PREDBIT 0x80000000u
+
+typedef struct xfunc {
+  xins *code; uint32_t ncode;
+  uint32_t nslots, npreds;    /* value slots (registers, junk, constants); predicates (+ junk) */
+  uint32_t nregslots;         /* slots that are registers (the rest are junk + constants) */
+  uint64_t *consts; uint32_t nconsts;  /* values of slots nregslots+1 .. */
+  uint32_t *vslots; uint32_t nvslots, cvslots;
+  uint32_t *chk; uint32_t nchk, cchk;
+  uint32_t *slot_of;          /* register id -> slot (or predicate index | X_PREDBIT), module-wide */
+  uint32_t nregs;
+  uint32_t *slot_reg;         /* slot -> register id (for messages) */
+  uint32_t *pred_reg;
+  char *msgs;                 /* X_UNSUP messages (at xins.off) */
+} xfunc;
+
+/* a variable's place: state space and offset (shared/local/param) or device address */
+typedef struct xvar { uint32_t name; uint8_t space; uint64_t addr; uint64_t size; } xvar;
+
+/* ---- run state ---------------------------------------------------------------------------- */
+typedef struct xwarp {
+  uint64_t *R;                /* nslots x 32 */
+  uint32_t *P;                /* npreds */
+  uint32_t *rdef, *pdef;      /* opt-in: lanes that wrote each slot / predicate */
+  uint32_t pc[32];
+  uint32_t bpc[32];           /* where a waiting lane waits (barrier pc) */
+  uint8_t bid[32];            /* and on which barrier */
+  uint32_t exists, exited, waiting;
+  uint32_t cc;                /* carry flags */
+  uint32_t exitpc;            /* last exit executed (for deadlock messages) */
+  uint64_t clock;
+  int idx;
+} xwarp;
+
+typedef struct xwaiter { int warp; uint32_t mask; uint32_t d; int pred; } xwaiter;
+
+typedef struct xbar {
+  uint32_t expected, arrived;  /* 0 expected: idle */
+  uint32_t pc;                 /* first arrival (for messages) */
+  uint32_t popc; int all, any;
+  PLU_VEC(xwaiter) red;        /* bar.red waiters: results written at completion */
+} xbar;
+
+typedef struct xcp { uint32_t grp, dst, n, pc; uint8_t data[16]; } xcp;  /* a pending cp.async */
+typedef struct xcpq { PLU_VEC(xcp) q; uint32_t head, gnext; } xcpq;
+
+struct plX_emu {
+  const plI_module *m;
+  int func;
+  plX_mem *mem;
+  int status;
+  plU_buf err;
+  xfunc xf;
+  /* layout */
+  xvar *vars; uint32_t nvars;
+  uint32_t *gbufs; uint32_t ngbufs;        /* device addresses of module .global/.const vars */
+  uint64_t *gaddr;
+  uint32_t smem_static, smem_align, dyn_off; int has_dyn;
+  uint32_t local_size;
+  plX_param *params; uint32_t nparams;
+  uint8_t *pblock; uint32_t psize;
+  uint8_t *pset;                            /* which parameters were set */
+  /* launch */
+  uint32_t grid[3], block[3], dyn_smem;
+  int launched;
+  unsigned checks;
+  uint64_t limit;
+  int64_t trace_cta, trace_thread;
+  int trace_warp;                           /* trace the whole warp of trace_thread */
+  plU_buf trace;
+  plX_stats st;
+  /* current CTA */
+  uint32_t ctaid[3];
+  uint64_t cta_linear;
+  uint32_t nthreads, nwarps;
+  uint8_t *smem; uint32_t smem_size;
+  uint8_t *smem_def;                        /* uninit-shared check: written bytes */
+  uint32_t *race_w, *race_r, *race_e;       /* race check: writer, reader, epoch per byte */
+  uint32_t epoch;
+  uint8_t *local;
+  xwarp *warps;
+  uint64_t *Rall; uint32_t *Pall; uint32_t *rdefall, *pdefall;
+  xbar bars[16];
+  xcpq *cpq;                                /* per thread */
+  uint32_t warp_cap;
+};
+
+/* emu.c */
+int  plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...);
+const char *plX__opname(const plX_emu *e, uint32_t stmt);
+xbuf *plX__find(plX_mem *m, uint64_t addr, int32_t *cache);
+void plX__describe_addr(plX_emu *e, plU_buf *b, uint64_t addr, uint64_t n);
+int  plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr);
+/* a pointer to n bytes at addr in `space` for thread `tid` (CTA-linear), NULL after reporting */
+uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t addr, uint32_t n, uint32_t tid, int write);
+void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid, int write);
+
+/* emu_decode.c */
+int  plX__decode(plX_emu *e);
+
+/* emu_warp.c: run warp w until it blocks or exits; 0 ok, else an error was reported */
+int  plX__run_warp(plX_emu *e, xwarp *w);
+/* emu_exec.c: land thread tid's cp.async copies of groups below limit */
+void plX__cp_complete(plX_emu *e, uint32_t tid, uint32_t limit);
+
+/* emu_fp.c: floating-point formats and exact rounding */
+enum { XFMT_F16, XFMT_BF16, XFMT_TF32, XFMT_F32, XFMT_F64, XFMT_E4M3, XFMT_E5M2 };
+/* round (x + an infinitesimal of sign `sticky` relative to x, |that| < half an ulp of x in double)
+** into fmt with mode XR_RN/RZ/RM/RP; satf: clamp infinities and overflow to the largest finite */
+uint64_t plX__round(double x, int sticky, int fmt, int mode, int satf);
+/* the same from sign * (m + f) * 2^e, f in (0, 1) when st, else f = 0 */
+uint64_t plX__round_int(int sign, uint64_t m, int e, int st, int fmt, int mode, int satf);
+double   plX__to_double(uint64_t bits, int fmt);
+int      plX__isnan(uint64_t bits, int fmt);
+int      plX__fmt_of(int type);           /* PLT_* -> XFMT_*, -1 if not a float */
+/* exact operations on doubles that hold values of fmt, rounded once into fmt */
+uint64_t plX__add(double a, double b, int fmt, int mode);
+uint64_t plX__mul(double a, double b, int fmt, int mode);
+uint64_t plX__fma(double a, double b, double c, int fmt, int mode);
+uint64_t plX__div(double a, double b, int fmt, int mode);
+uint64_t plX__sqrt(double a, int fmt, int mode);
+uint64_t plX__canon_nan(int fmt);
+double   plX__flush(double x, int fmt);    /* subnormal of fmt -> signed zero */
+
+/* ---- shared by the execution files ----------------------------------------------------------- */
+#include <string.h>
+#include "types.h"
+
+/* body once per active lane l of mask em: a straight loop for a full warp, else set bits only */
+#define LANES(em, ...) do { uint32_t _m = (em); \
+  if (_m == 0xffffffffu) { for (int l = 0; l < 32; l++) { __VA_ARGS__; } } \
+  else { while (_m) { int l = __builtin_ctz(_m); _m &= _m - 1; __VA_ARGS__; } } } while (0)
+
+#define S(x) (w->R + (size_t)(x) * 32)
+
+static inline float f32(uint64_t v) { float f; uint32_t u = (uint32_t)v; memcpy(&f, &u, 4); return f; }
+static inline uint64_t b32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline double f64(uint64_t v) { double d; memcpy(&d, &v, 8); return d; }
+static inline uint64_t b64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+static inline uint64_t c32(float f) { return f != f ? 0x7fffffffu : b32(f); }
+static inline uint64_t c64(double f) { return f != f ? 0x7fffffffffffffffull : b64(f); }
+static inline int64_t sx(uint64_t v, int bits) { return bits >= 64 ? (int64_t)v : (int64_t)(v << (64 - bits)) >> (64 - bits); }
+static inline uint64_t zx(uint64_t v, int bits) { return bits >= 64 ? v : v & ((1ull << bits) - 1); }
+static inline int tb(int t) { return plT_info_tab[t].bits; }
+static inline int tsig(int t) { return plT_info_tab[t].cls == PLT_CS; }
+static inline uint32_t pmerge(uint32_t old, uint32_t v, uint32_t em) { return (old & ~em) | (v & em); }
+
+static inline uint64_t addr_of(const xins *in, const xwarp *w, int l) {
+  uint64_t base = w->R[(size_t)in->abase * 32 + (size_t)l];
+  if (in->abits == 32) base = (uint32_t)base;
+  return base + (uint64_t)in->off;
+}
+
+/* n bytes at a for lane l: the common cases inline, the rest (and every error) in plX__mem */
+static inline uint8_t *lane_mem(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, uint32_t n, int write) {
+  if (in->space == XS_GLOBAL && in->cache >= 0 && !(a & (n - 1))) {
+    xbuf *b = &e->mem->b[in->cache];
+    uint64_t o = a - b->addr;
+    if (o < b->size && n <= b->size - o && !(write && b->ro)) return b->p + o;
+  } else if (in->space == XS_SHARED && !e->checks && !(a & (n - 1)) && a + n <= e->smem_size) return e->smem + a;
+  return plX__mem(e, in, in->space, a, n, (uint32_t)w->idx * 32 + (uint32_t)l, write);
+}
+
+/* emu_warp.c: the warp loop, barriers, the register check, the trace; errors naming threads */
+int  plX__fail_lane(plX_emu *e, const xins *in, xwarp *w, int lane, const char *msg);
+int  plX__fail_warp(plX_emu *e, const xins *in, xwarp *w, const char *msg, uint32_t lanes);
+
+/* emu_exec.c: one instruction for the active lanes (em: after the guard; am: before it) */
+int  plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em);
+int  plX__full_warp(plX_emu *e, xins *in, xwarp *w, uint32_t em);
+
+/* emu_ops.c: the semantics of one element */
+int      plX__mode(int rnd);
+uint64_t plX__flush_bits(uint64_t r, int fmt);
+uint64_t plX__fop(const xins *in, int op, uint64_t A, uint64_t B, uint64_t C, int t);  /* x2: both halves */
+int      plX__fcmp(int c, double a, double b);
+int      plX__icmp(int c, uint64_t a, uint64_t b, int t);
+int      plX__cmp_lane(const xins *in, uint64_t A, uint64_t B, int half);
+uint64_t plX__cvt(const xins *in, uint64_t A);
+uint64_t plX__cvtpack(const xins *in, uint64_t A, uint64_t B);
+uint64_t plX__mulhi(uint64_t a, uint64_t b, int t);
+uint64_t plX__mulwide(uint64_t a, uint64_t b, int t);
+uint64_t plX__brev(uint64_t v, int bits);
+uint64_t plX__bfind(uint64_t a, int t, int shiftamt);
+uint64_t plX__bfe(uint64_t a, uint32_t pos, uint32_t len, int t);
+uint64_t plX__bfi(uint64_t a, uint64_t b, uint32_t pos, uint32_t len, int t);
+uint32_t plX__prmt(uint32_t a, uint32_t b, uint32_t c, int mode);
+uint64_t plX__sreg(plX_emu *e, xwarp *w, int id, int l);
+uint64_t plX__atom_op(const xins *in, uint64_t old, uint64_t b, uint64_t c);
+
+/* emu_mma.c: warp-collective matrix instructions */
+int plX__ldmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em);
+int plX__stmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em);
+int plX__mma(plX_emu *e, xins *in, xwarp *w, uint32_t em);
+
+#endif
