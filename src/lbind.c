@@ -843,6 +843,15 @@ static int l_target_info(lua_State *L) {  /* core.target(name) -> sm, arch_a, mi
   return 3;
 }
 
+static int l_sreg(lua_State *L) {  /* core.sreg("envreg3") -> type name, ptx min, sm min | nil */
+  int t = 0, pv = 0, sm = 0;
+  if (!plA_sreg(luaL_checkstring(L, 1), &t, &pv, &sm) || t <= 0 || t >= PLT__COUNT) return 0;
+  lua_pushstring(L, plT_info_tab[t].name);
+  lua_pushinteger(L, pv);
+  lua_pushinteger(L, sm);
+  return 3;
+}
+
 static int l_shared_gc(lua_State *L) {
   Shared *S = (Shared *)lua_touserdata(L, 1);
   if (S && S->isa) { plA_unref(S->isa); S->isa = NULL; }
@@ -857,7 +866,7 @@ static const luaL_Reg mod_methods[] = {
 };
 static const luaL_Reg core_funcs[] = {
   {"module", l_module}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode}, {"forms", l_forms},
-  {"internal_source", l_internal}, {"target", l_target_info}, {"emit", l_cemit}, {NULL, NULL}
+  {"internal_source", l_internal}, {"target", l_target_info}, {"emit", l_cemit}, {"sreg", l_sreg}, {NULL, NULL}
 };
 
 static void setfuncs(lua_State *L, const luaL_Reg *r) {  /* each with the Shared upvalue (at -2) */

@@ -471,9 +471,20 @@ for k, v in pairs(P.sreg) do
   else for c, s in pairs(v) do SREG_BY_NAME[k .. "." .. c] = s end end
 end
 
+-- any other special register the ISA table knows (%envreg3, %pm0, %globaltimer_lo, ...)
+local function sreg_lookup(name)
+  local s = SREG_BY_NAME[name]
+  if s == nil and type(name) == "string" then
+    local t, pv, sm = core.sreg(name)
+    if t then s = sreg(name, t, pv, sm); SREG_BY_NAME[name] = s end
+  end
+  return s
+end
+setmetatable(P.sreg, { __index = function(_, k) return sreg_lookup(k) end })
+
 -- ptx.special "tid.x" -> a new register holding it (mov.u32 %r1, %tid.x;)
 function P.special(name)
-  local s = SREG_BY_NAME[name]
+  local s = sreg_lookup(name)
   if not s then perr("unknown special register '%%%s'", tostring(name)) end
   local t = s[2]
   local d = poolreg(t)

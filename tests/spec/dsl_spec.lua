@@ -1027,3 +1027,13 @@ describe("names the DSL shares with PTX", function()
     end)
   end)
 end)
+
+describe("special registers beyond ptx.sreg's table", function()
+  it("any register the ISA table knows, by name", function()
+    assert.are.same({ "mov.b32 %b1, %envreg3;", "mov.u32 %r1, %globaltimer_lo;" }, lines(function(ptx)
+      ptx.special "envreg3"
+      ptx.mov.u32(ptx.reg.u32(), ptx.sreg.globaltimer_lo)
+    end))
+    fails("unknown special register '%nosuch'", function(ptx) ptx.special "nosuch" end)
+  end)
+end)
