@@ -969,6 +969,12 @@ function KERNEL.trace(k, opts)
   return (P.build { kernels = { k.name }, defines = opts.defines, arch = opts.arch, registry = { k } })
 end
 
+-- run the kernel: kernel:launch{ device = ptxlua.emu.device("emu"), args = {...}, grid =, block =,
+-- defines =, checks = } (the emulator today; a CUDA device later, through the same call)
+function KERNEL.launch(k, opts)
+  return require("ptxlua.emu").launch(k, opts)
+end
+
 function P.ptx(opts)
   opts = opts or {}
   local m = P.build(opts)
