@@ -384,12 +384,36 @@ static int match(const plA_ctx *c, const c_form *f, int ei, const uint32_t *tok,
   return el->opt && match(c, f, ei + 1, tok, nt, ti);
 }
 
+/* a pattern as a person reads it: named sets spelled out ("add$i16_64" -> "add(.u16|.u32|...)") */
+static void render_pattern(const char *p, plU_buf *b, int depth) {
+  int nest = 0;
+  while (*p) {
+    if (*p == '$' && depth < 4) {
+      const char *q = ++p;
+      while (isalnum((unsigned char)*q) || *q == '_') q++;
+      const char *alts = set_alts(p, (size_t)(q - p));
+      if (!alts) { plU_buf_putc(b, '$'); plU_buf_add(b, p, (size_t)(q - p)); }
+      else {
+        if (!nest) plU_buf_putc(b, '(');
+        render_pattern(alts, b, depth + 1);
+        if (!nest) plU_buf_putc(b, ')');
+      }
+      p = q;
+      continue;
+    }
+    if (*p == '{' || *p == '(') nest++;
+    if (*p == '}' || *p == ')') nest--;
+    if (*p == '.' && (p[1] == '(' || p[1] == '{' || p[1] == '$')) { p++; continue; } /* "mul.(.lo|.hi)" */
+    plU_buf_putc(b, *p++);
+  }
+}
+
 static void list_forms(const plA_ctx *c, uint32_t base, plU_buf *err) {
   int shown = 0;
   for (int32_t i = (int32_t)c->bybase.p[base] - 1; i >= 0; i = c->chain[i]) {
     if (shown == 6) { plU_buf_puts(err, " ..."); break; }
     plU_buf_puts(err, shown ? " | " : "; known forms: ");
-    plU_buf_puts(err, FORMS[i].pat);
+    render_pattern(FORMS[i].pat, err, 0);
     shown++;
   }
 }
