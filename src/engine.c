@@ -338,6 +338,22 @@ static int sink(void *ud, const char *s, size_t n) { return fwrite(s, 1, n, (FIL
 static int fill_ptx(void *ud, FILE *f) { wctx *w = (wctx *)ud; return plP_write(w->m, &w->o, sink, f); }
 
 int plE_write_atomic(const char *path, int (*fill)(void *ud, FILE *f), void *ud, char *err, size_t errlen) {
+  /* a device, FIFO or socket (-o /dev/null, -o /dev/stdout) is written in place: renaming a
+  ** temporary file over it would replace the device node itself */
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: error: is a directory", path); return PTXLUA_IO; }
+    FILE *f = fopen(path, "wb");
+    if (!f) { snprintf(err, errlen, "%s: error: cannot write: %s", path, strerror(errno)); return PTXLUA_IO; }
+    int r = fill(ud, f);
+    int werr = ferror(f);
+    if (fclose(f) != 0) werr = 1;
+    if (r || werr) {
+      snprintf(err, errlen, "%s: error: %s", path, r == 2 ? "out of memory while printing" : "write failed");
+      return r == 2 ? PTXLUA_NOMEM : PTXLUA_IO;
+    }
+    return PTXLUA_OK;
+  }
   size_t n = strlen(path);
   char *tmp = malloc(n + 32);
   if (!tmp) { snprintf(err, errlen, "out of memory"); return PTXLUA_NOMEM; }

@@ -309,3 +309,21 @@ describe("--anchors", function()
     assert.is_true(ok, report)
   end)
 end)
+
+describe("-o to something that is not a regular file", function()
+  it("writes through a FIFO (or a device such as /dev/null) instead of replacing it", function()
+    local dir = H.tmpdir()
+    local fifo = dir .. "/out.fifo"
+    local _, _, rc = H.sh("mkfifo " .. H.shq(fifo))
+    if rc ~= 0 then H.pending("mkfifo unavailable") return end
+    local got = dir .. "/got.ptx"
+    -- a reader drains the FIFO into a file while the command writes to it
+    local out, err, rc2 = H.sh("(cat " .. H.shq(fifo) .. " > " .. H.shq(got) .. " &) ; " ..
+                               H.shq(H.exe) .. " " .. H.shq(H.root .. "/kernels/vector_add.lua") .. " -o " .. H.shq(fifo) ..
+                               " ; sleep 0.2")
+    assert.are.equal(0, rc2, err)
+    local kind = H.sh("stat -c %F " .. H.shq(fifo))
+    assert.truthy(kind:find("fifo", 1, true), "the FIFO was replaced: " .. kind)
+    assert.truthy((H.read(got) or ""):find(".visible .entry vector_add(", 1, true))
+  end)
+end)

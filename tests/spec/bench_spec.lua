@@ -1,0 +1,97 @@
+-- bench_spec.lua -- the benchmark scripts in bench/ still run (at tiny sizes) and print their
+-- tables. No timing is asserted here: the figures live in docs/performance.md.
+local H = require "helper"
+
+local function luajit(args)
+  local parts = { "luajit" }
+  for _, a in ipairs(args) do parts[#parts + 1] = H.shq(a) end
+  return H.sh(table.concat(parts, " "))
+end
+
+describe("bench/gemm_unrolled.lua", function()
+  it("traces to about N instructions of real sm_80 code that ptxas accepts", function()
+    local out, err, rc = H.ptxlua { H.root .. "/bench/gemm_unrolled.lua", "-D", "N=2000", "--print-ptx" }
+    assert.are.equal(0, rc, err)
+    local n, mma, ldm = 0, 0, 0
+    for _, line in ipairs(H.insns(out)) do
+      n = n + 1
+      if line:find("^mma%.sync%.aligned%.m16n8k16%.row%.col%.f32%.bf16%.bf16%.f32") then mma = mma + 1 end
+      if line:find("^ldmatrix%.sync%.aligned%.m8n8%.x4%.shared%.b16") then ldm = ldm + 1 end
+    end
+    assert.is_true(n > 1900 and n <= 2000, "instructions: " .. n)
+    assert.is_true(mma > 0 and ldm > 0)
+    assert.truthy(out:find("cp.async.cg.shared.global", 1, true))
+    local ok, report = H.assemble(out, "sm_80")
+    if ok == nil then return end
+    assert.is_true(ok, report)
+    assert.are.equal(0, H.spills(report))
+  end)
+end)
+
+describe("bench/trace_throughput.lua", function()
+  it("prints its in-process and whole-command tables", function()
+    local out, err, rc = luajit { H.root .. "/bench/trace_throughput.lua", "--build", H.build, "--sizes", "300,1000", "--runs", "1" }
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find("in process (ptx.build = trace + validate", 1, true), out)
+    assert.truthy(out:find("\n%s+300%s+%d+%s+[%d.]+"), out)
+    assert.truthy(out:find("\n%s+1000%s+%d+%s+[%d.]+"), out)
+    assert.truthy(out:find("whole command: ptxlua bench/gemm_unrolled.lua", 1, true), out)
+    assert.truthy(out:find("\n%s+0%s+%d+%s+[%d.]+"), out)
+  end)
+end)
+
+describe("bench/runstat.lua", function()
+  it("reports wall and CPU time of a command", function()
+    local out, err, rc = luajit { H.root .. "/bench/runstat.lua", "-n", "2", "--warmup", "0", "--", H.exe, "--version" }
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find("\nwall%s+[%d.]+%s+[%d.]+%s+[%d.]+"), out)
+    assert.truthy(out:find("\ncpu%s+[%d.]+%s+[%d.]+%s+[%d.]+"), out)
+  end)
+  it("fails when the command fails", function()
+    local _, err, rc = luajit { H.root .. "/bench/runstat.lua", "-n", "1", "--warmup", "0", "--", H.exe, "/nonexistent.lua" }
+    assert.are.equal(1, rc)
+    assert.truthy(err:find("exited with status 1", 1, true), err)
+  end)
+end)
+
+describe("bench/startup.sh", function()
+  local function startup(args)
+    local parts = { "BUILD=" .. H.shq(H.build), H.shq(H.root .. "/bench/startup.sh") }
+    for _, a in ipairs(args) do parts[#parts + 1] = H.shq(a) end
+    return H.sh(table.concat(parts, " "))
+  end
+  it("times a kernel script", function()
+    local out, err, rc = startup { "-n", "2", H.root .. "/kernels/vector_add.lua" }
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find("kernels/vector_add.lua --print-ptx", 1, true), out)
+    assert.truthy(out:find("\nwall%s+[%d.]+"), out)
+    assert.truthy(out:find("\ncpu%s+[%d.]+"), out)
+  end)
+  it("measures kernels/gemm.lua by default, and says so when it is missing", function()
+    local out, err, rc = startup { "-n", "2" }
+    if H.read(H.root .. "/kernels/gemm.lua") then
+      assert.are.equal(0, rc, err)
+      assert.truthy(out:find("kernels/gemm.lua --print-ptx", 1, true), out)
+    else
+      assert.are.equal(1, rc)
+      assert.truthy(err:find("kernels/gemm.lua does not exist", 1, true), err)
+      assert.truthy(out:find("kernels/vector_add.lua --print-ptx", 1, true), out)
+    end
+  end)
+end)
+
+describe("bench/callgrind.sh", function()
+  it("counts machine instructions per PTX instruction", function()
+    local _, _, has = H.sh("command -v valgrind")
+    if has ~= 0 then H.pending("valgrind not found (an optional tool: apt-get install valgrind)"); return end
+    local cache = H.read(H.build .. "/CMakeCache.txt") or ""
+    if cache:find("PTXLUA_SANITIZE:BOOL=ON", 1, true) or (os.getenv("LD_PRELOAD") or ""):find("asan", 1, true) then
+      H.pending("valgrind cannot run a build with AddressSanitizer")
+      return
+    end
+    local out, err, rc = H.sh("BUILD=" .. H.shq(H.build) .. " " .. H.shq(H.root .. "/bench/callgrind.sh") .. " 300")
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find("Ir/insn", 1, true), out)
+    assert.truthy(out:find("\n%s+300%s+%d+%s+%d+%s+%d+"), out)
+  end)
+end)
