@@ -502,17 +502,33 @@ static void convert_table(lua_State *L, LMod *M, int idx, int t, int opi, const 
   }
   case 0: {  /* a plain list: a vector operand */
     int n = (int)lua_objlen(L, idx);
-    if (n < 1 || n > 32 || depth > 0) raise_here(L, M, "a vector operand must hold 1 to 32 elements");
-    plI_opnd e[32];
+    if (n < 1 || n > 128 || depth > 0) raise_here(L, M, "a vector operand must hold 1 to 128 elements"); /* wgmma n256: 128 */
+    plI_opnd e[128];
     for (int k = 0; k < n; k++) {
       lua_rawgeti(L, idx, k + 1);
-      convert(L, M, lua_gettop(L), t, opi, opc, &e[k], depth + 1);
-      lua_pop(L, 1);
+      int top = lua_gettop(L);
+      if (lua_type(L, top) == LUA_TTABLE) {  /* the common case, a register: one lookup */
+        lua_rawgeti(L, top, 0);
+        lua_Number ev = lua_tonumber(L, -1);
+        if (ev > 0) {
+          lua_settop(L, top - 1);
+          memset(&e[k], 0, sizeof e[k]);
+          e[k].kind = PLO_REG; e[k].id = regid_of(L, M, ev, opi);
+          continue;
+        }
+        lua_pop(L, 1);
+      }
+      convert(L, M, top, t, opi, opc, &e[k], depth + 1);
+      lua_settop(L, top - 1);
     }
+    plI_module *m = M->m;
+    if (m->opnds.n + (uint32_t)n > m->opnds.cap &&
+        !plU_vec_grow((void **)&m->opnds.p, &m->opnds.cap, m->opnds.n + (uint32_t)n, sizeof *m->opnds.p))
+      luaL_error(L, "out of memory");
     o->kind = PLO_VEC; o->n = (uint16_t)n;
-    o->id = M->m->opnds.n;
-    for (int k = 0; k < n; k++) plI_opnd_push(M->m, &e[k]);
-    check_ir(L, M);
+    o->id = m->opnds.n;
+    memcpy(m->opnds.p + m->opnds.n, e, (size_t)n * sizeof e[0]);
+    m->opnds.n += (uint32_t)n;
     return;
   }
   default:
@@ -583,8 +599,20 @@ static int emit(lua_State *L, LMod *M, int base) {
   }
   if (n > MAXARGS) raise_here(L, M, "too many operands");
   plI_opnd ops[MAXARGS];
-  for (int i = 0; i < n; i++)
-    convert(L, M, base + 1 + i, i < r->nops ? plA_optype_n(r, i, n) : PLT_NONE, i + 1, otext, &ops[i], 0);
+  for (int i = 0; i < n; i++) {
+    int idx = base + 1 + i;
+    if (lua_type(L, idx) == LUA_TTABLE) {  /* a register needs no expected type: one lookup */
+      lua_rawgeti(L, idx, 0);
+      lua_Number kv = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+      if (kv > 0) {
+        memset(&ops[i], 0, sizeof ops[i]);
+        ops[i].kind = PLO_REG; ops[i].id = regid_of(L, M, kv, i + 1);
+        continue;
+      }
+    }
+    convert(L, M, idx, i < r->nops ? plA_optype_n(r, i, n) : PLT_NONE, i + 1, otext, &ops[i], 0);
+  }
   /* the operand check depends only on operand kinds, flags and register types: an instruction
   ** with the same signature as the last accepted one of its opcode needs no second look */
   uint64_t sig = 1469598103934665603ull ^ (uint64_t)n;
