@@ -455,6 +455,23 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
   return mem_fail(e, in, space, a, n, tid, "bad state space in");
 }
 
+/* after a read of never-written shared memory: a cp.async still in flight to that byte is the likely
+** cause (a missing or too-early cp.async.wait_group), so name it and its line */
+static void pending_copy(plX_emu *e, plU_buf *b, uint32_t byte) {
+  const plI_func *f = &e->m->funcs.p[e->func];
+  for (uint32_t t = 0; t < e->nthreads; t++) {
+    const xcpq *q = &e->cpq[t];
+    for (uint32_t j = q->head; j < q->q.n; j++) {
+      const xcp *c = &q->q.p[j];
+      if (byte < c->dst || byte - c->dst >= c->n) continue;
+      plU_buf_printf(b, " (a cp.async of line %u by ", f->stmts.p[e->xf.code[c->pc].stmt].line);
+      who(e, b, t);
+      plU_buf_puts(b, " writes it, still in flight: no cp.async.wait_group has covered its group)");
+      return;
+    }
+  }
+}
+
 /* opt-in checks of shared memory: bytes never written; two threads of different warps touching
 ** the same byte, at least one writing, with no barrier between them (epochs count barriers) */
 void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid, int write) {
@@ -464,6 +481,7 @@ void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, ui
       plU_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
       who(e, &b, tid);
       plU_buf_printf(&b, " reads shared byte 0x%x, which no thread has written", i);
+      pending_copy(e, &b, i);
       plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
       plU_buf_free(&b);
       return;
@@ -638,6 +656,7 @@ int plX_run(plX_emu *e) {
   if (e->warp_cap && ((e->checks & PLX_CHECK_RACES) != 0) != (e->race_w != NULL)) free_cta(e);
   if (e->warp_cap && e->smem_size != (e->has_dyn ? e->dyn_off + e->dyn_smem : e->smem_static)) free_cta(e);
   e->trace.n = 0;
+  memset(&e->st, 0, sizeof e->st);  /* statistics, the limit and %globaltimer count this run only */
   uint64_t lin = 0;
   for (uint32_t z = 0; z < e->grid[2]; z++)
     for (uint32_t y = 0; y < e->grid[1]; y++)

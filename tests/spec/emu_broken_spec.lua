@@ -1,0 +1,265 @@
+-- emu_broken_spec.lua -- deliberately broken copies of the kernels in kernels/ must be caught by the
+-- emulator, at the right line. Each copy is made at test time by a plain-text substitution in the
+-- real kernel file (each pattern must occur exactly once), written to a temporary file and loaded
+-- from there, so the copies follow the kernels as they change and every message names the
+-- temporary file: the expected line is computed from the edited text.
+--   off-by-one bounds (vector_add, rmsnorm's tail)     -> out-of-bounds, at the load or store
+--   a store that skips the last element (vector_add)   -> the poisoned output shows it
+--   no bar.sync in a block reduction (rmsnorm)         -> uninit_shared at the ld.shared, races at
+--                                                         the st.shared, wrong results without checks
+--   bar.sync inside a branch (softmax)                 -> deadlock (some warps) or barrier misuse
+--                                                         (part of a warp), at the bar.sync
+--   gemm: no cp.async.wait_group                       -> uninit_shared at the ldmatrix, naming the
+--                                                         cp.async still in flight; wrong results
+--   gemm: no bar.sync in the k loop                    -> races at the cp.async, uninit_shared at
+--                                                         the ldmatrix
+--   gemm: A read without its swizzle                   -> wrong results (no check can see it)
+local H = require "helper"
+local rt = require "ptxlua.emu"
+
+local dev = rt.device("emu")
+local abs, fmt = math.abs, string.format
+
+-- kernels/<file> with edits applied: { { old, new }, ... } (plain text; each old exactly once).
+-- Returns the kernels by name, the temporary path and the edited text.
+local function broken(file, edits)
+  local text = assert(H.read(H.root .. "/kernels/" .. file), "cannot read kernels/" .. file)
+  for _, e in ipairs(edits) do
+    local a, b = text:find(e[1], 1, true)
+    assert(a, fmt("kernels/%s no longer contains %q: update this test", file, e[1]))
+    assert(not text:find(e[1], b + 1, true), fmt("kernels/%s contains %q more than once: update this test", file, e[1]))
+    text = text:sub(1, a - 1) .. e[2] .. text:sub(b + 1)
+  end
+  local path = H.write(H.tmpfile("_" .. file), text)
+  local ptx = H.fresh()
+  dofile(path)
+  local ks = {}
+  for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
+  return ks, path, text
+end
+
+-- the number of the one line of text that contains needle (plain)
+local function line_of(text, needle)
+  local n, found = 0, nil
+  for l in (text .. "\n"):gmatch("([^\n]*)\n") do
+    n = n + 1
+    if l:find(needle, 1, true) then
+      assert(not found, fmt("%q is on lines %d and %d", needle, found or 0, n))
+      found = n
+    end
+  end
+  return assert(found, fmt("%q not found", needle))
+end
+
+-- the error of a launch (the test fails if it runs cleanly)
+local function launch_error(k, opts)
+  opts.device = dev
+  local ok, err = pcall(k.launch, k, opts)
+  assert(not ok, "the broken kernel ran without an error")
+  return err
+end
+
+-- assert that err starts with "path:line: error: " and contains each of the plain strings
+local function expect(err, path, line, ...)
+  local at = fmt("%s:%d: error: ", path, line)
+  if err:sub(1, #at) ~= at then error(fmt("expected the error at %s, got: %s", at, err), 2) end
+  for _, s in ipairs { ... } do
+    if not err:find(s, 1, true) then error(fmt("expected %q in: %s", s, err), 2) end
+  end
+end
+
+-- deterministic pseudo-random numbers in [lo, hi) (Park-Miller)
+local function rng(seed)
+  local s = seed % 2147483646 + 1
+  return function(lo, hi)
+    s = s * 16807 % 2147483647
+    return lo + (hi - lo) * (s / 2147483647)
+  end
+end
+
+-- elements where |got - want| > bound (NaN counts), and the first of them (0-based)
+local function mismatches(got, want, bound)
+  local n, first = 0, nil
+  for i = 1, #want do
+    if not (abs(got[i] - want[i]) <= bound(i)) then n = n + 1; first = first or i - 1 end
+  end
+  return n, first
+end
+
+---------------------------------------------------------------------------------------------------
+describe("broken kernels: off-by-one indices", function()
+  local n = 37
+  local x, y, out
+
+  before_each(function()
+    x = dev:array("f32", n, function(i) return i end, "x")
+    y = dev:array("f32", n, 0.5, "y")
+    out = dev:array("f32", n, nil, "out"):poison()
+  end)
+  after_each(function() x:free(); y:free(); out:free() end)
+
+  it("vector_add: a bound check that lets i == n through reads past x, at the load", function()
+    local ks, path, text = broken("vector_add.lua", { { "local done = i:ge(count)", "local done = i:gt(count)  -- BROKEN" } })
+    local err = launch_error(ks.vector_add, { args = { x, y, out, n }, defines = { N = n, BLOCK = 32 } })
+    -- i = 37: thread 5 of CTA 1, the first load after the branch
+    expect(err, path, line_of(text, "ptx.ld.global.f32(a, ptx.addr(ax))"),
+           "out-of-bounds ld.global.f32 by thread (5,0,0) of CTA (1,0,0)", "just past the end of buffer 'x' (148 bytes")
+  end)
+
+  it("vector_add: an output address one element too far writes past out, at the store", function()
+    local ks, path, text = broken("vector_add.lua",
+      { { "local ax, ay, ao = px + off, py + off, po + off", "local ax, ay, ao = px + off, py + off, po + off + 4  -- BROKEN" } })
+    local err = launch_error(ks.vector_add, { args = { x, y, out, n }, defines = { N = n, BLOCK = 32 } })
+    -- i = 36 (thread 4 of CTA 1) stores out[37]
+    expect(err, path, line_of(text, "ptx.st.global.f32(ptx.addr(ao), a + b)"),
+           "out-of-bounds st.global.f32 by thread (4,0,0) of CTA (1,0,0)", "just past the end of buffer 'out' (148 bytes")
+  end)
+
+  it("vector_add: a bound check one too tight leaves the last element poisoned", function()
+    local ks = broken("vector_add.lua", { { "local done = i:ge(count)", "local done = i:ge(count - 1)  -- BROKEN" } })
+    ks.vector_add:launch { device = dev, args = { x, y, out, n }, defines = { N = n, BLOCK = 32 },
+                           checks = { races = true, uninit_shared = true, uninit_regs = true } }
+    local o = out:read()
+    for i = 1, n - 1 do assert(o[i] == i + 0.5, fmt("out[%d] = %s", i - 1, tostring(o[i]))) end
+    assert(o[n] ~= o[n], "out[36] was written: " .. tostring(o[n]))        -- still NaN
+  end)
+
+  it("rmsnorm: a tail guard of <= instead of < reads one vector past the row, at the load", function()
+    local ks, path, text = broken("rmsnorm.lua",
+      { { "local tail_ok = P.tail > 0 and tid:lt(P.tail) or nil", "local tail_ok = P.tail > 0 and tid:le(P.tail) or nil  -- BROKEN" } })
+    local w = dev:array("f32", n, 1, "w")
+    -- N = 37: one-float vectors, 64 threads, 37 of them in the (only, partial) sweep; thread 37 is let through
+    local err = launch_error(ks.rmsnorm, { args = { x, w, out, 1e-5 }, defines = { B = 1, N = n } })
+    expect(err, path, line_of(text, "if #v == 1 then on(guard).ld.global.nc.f32(v[1], ptx.addr(base, off))"),
+           "out-of-bounds ld.global.nc.f32 by thread (37,0,0) of CTA (0,0,0)", "just past the end of buffer 'x'")
+    w:free()
+  end)
+end)
+
+---------------------------------------------------------------------------------------------------
+describe("broken kernels: barriers", function()
+  -- rmsnorm at N = 1000: four-float vectors, 256 threads, 8 warps reduce through shared memory
+  local B, N = 2, 1000
+  local NOBAR = { { "ptx.bar.sync(0)", "do end  -- BROKEN: no bar.sync" } }
+  local x, w, y
+  before_each(function()
+    local r = rng(7)
+    x = dev:array("f32", B * N, function() return r(-2, 2) end, "x")
+    w = dev:array("f32", N, function() return r(0.5, 1.5) end, "w")
+    y = dev:array("f32", B * N, nil, "y"):poison()
+  end)
+  after_each(function() x:free(); w:free(); y:free() end)
+
+  it("rmsnorm without the reduction's bar.sync: warp 0 reads partials not yet written (uninit_shared)", function()
+    local ks, path, text = broken("rmsnorm.lua", NOBAR)
+    local err = launch_error(ks.rmsnorm, { args = { x, w, y, 1e-5 }, defines = { B = B, N = N }, checks = { uninit_shared = true } })
+    expect(err, path, line_of(text, "if n == 4 then ptx.ld.shared.v4.f32(chunk, ptx.addr(red, w * 4))"),
+           "ld.shared.v4.f32 by thread (0,0,0) of CTA (0,0,0) reads shared byte 0x4, which no thread has written")
+  end)
+
+  it("rmsnorm without the reduction's bar.sync: warp 1's partial races with warp 0's read (races)", function()
+    local ks, path, text = broken("rmsnorm.lua", NOBAR)
+    local err = launch_error(ks.rmsnorm, { args = { x, w, y, 1e-5 }, defines = { B = B, N = N }, checks = { races = true } })
+    expect(err, path, line_of(text, "ptx.at(lane:eq(0)).st.shared.f32(ptx.addr(slot), v)"),
+           "shared-memory race on byte 0x4: st.shared.f32 by thread (32,0,0) of CTA (0,0,0) writes it after thread (0,0,0) of CTA (0,0,0) read it with no barrier between")
+  end)
+
+  it("rmsnorm without the reduction's bar.sync: wrong results when no check is on", function()
+    local ks = broken("rmsnorm.lua", NOBAR)
+    ks.rmsnorm:launch { device = dev, args = { x, w, y, 1e-5 }, defines = { B = B, N = N } }
+    local xs, ws, want = x:read(), w:read(), {}
+    local e32 = dev:array("f32", 1, { 1e-5 })
+    local eps = e32:read()[1]; e32:free()
+    for b = 0, B - 1 do
+      local ss = 0
+      for j = 1, N do ss = ss + xs[b * N + j] ^ 2 end
+      for j = 1, N do want[b * N + j] = xs[b * N + j] / math.sqrt(ss / N + eps) * ws[j] end
+    end
+    local bad, first = mismatches(y:read(), want, function(i) return 1e-5 * abs(want[i]) + 1e-5 end)
+    assert(bad > 0, "the broken rmsnorm gave the right results")
+    assert(first == 0, "the first wrong element is " .. tostring(first))   -- warp 0 summed its own partial only
+  end)
+
+  it("softmax with its bar.sync reached by warp 0 only: deadlock, at the bar.sync", function()
+    local ks, path, text = broken("softmax.lua",
+      { { "ptx.bar.sync(0)", "ptx.if_(warp:eq(0), function() ptx.bar.sync(0) end)  -- BROKEN" } })
+    local err = launch_error(ks.softmax, { args = { x, y }, defines = { B = B, N = N } })
+    expect(err, path, line_of(text, "-- BROKEN"),
+           "deadlock in CTA (0,0,0): bar.sync waits on barrier 0 for 256 threads, 32 arrived",
+           fmt("warp 1: 32 threads exited (line %d)", line_of(text, "    ptx.ret()")))
+  end)
+
+  it("softmax with its bar.sync reached by half of each warp: barrier misuse, at the bar.sync", function()
+    local ks, path, text = broken("softmax.lua",
+      { { "ptx.bar.sync(0)", "ptx.if_(lane:lt(16), function() ptx.bar.sync(0) end)  -- BROKEN" } })
+    local err = launch_error(ks.softmax, { args = { x, y }, defines = { B = B, N = N } })
+    expect(err, path, line_of(text, "-- BROKEN"),
+           "bar.sync in warp 0 of CTA (0,0,0): an aligned barrier executed by part of a warp",
+           "(lanes 0xffff0000)")
+  end)
+end)
+
+---------------------------------------------------------------------------------------------------
+describe("broken kernels: the mma.sync GEMM", function()
+  local M, N, K = 64, 72, 96          -- partial tiles in M and N, three k-tiles of 32
+  local A, B, C, want, mag
+  setup(function()
+    local r = rng(11)
+    A = dev:array("bf16", M * K, function() return r(-1, 1) end, "A")
+    B = dev:array("bf16", N * K, function() return r(-1, 1) end, "B")
+    C = dev:array("f32", M * N, nil, "C")
+    local as, bs = A:read(), B:read()
+    want, mag = {}, {}
+    for i = 0, M - 1 do
+      for j = 0, N - 1 do
+        local s, m = 0, 0
+        for kk = 1, K do local p = as[i * K + kk] * bs[j * K + kk]; s, m = s + p, m + abs(p) end
+        want[i * N + j + 1], mag[i * N + j + 1] = s, m
+      end
+    end
+  end)
+  teardown(function() A:free(); B:free(); C:free() end)
+  local function bound(i) return K * 2 ^ -24 * mag[i] end
+  local function run(k, checks)
+    C:poison()
+    k:launch { device = dev, args = { A, B, C }, defines = { M = M, N = N, K = K }, checks = checks }
+    return C:read()
+  end
+
+  it("the real kernel passes (the reference and its bound are right)", function()
+    local ptx = H.fresh()
+    dofile(H.root .. "/kernels/gemm.lua")
+    local bad, first = mismatches(run(ptx.kernels()[1], { races = true, uninit_shared = true }), want, bound)
+    assert(bad == 0, fmt("%d wrong elements, the first C[%s]", bad, tostring(first)))
+  end)
+
+  it("without cp.async.wait_group: ldmatrix reads a tile still in flight (uninit_shared), and the results are wrong", function()
+    local ks, path, text = broken("gemm.lua", { { "ptx.cp.async.wait_group(t.STAGES - 2)", "do end  -- BROKEN: no wait" } })
+    local err = launch_error(ks.gemm, { args = { A, B, C }, defines = { M = M, N = N, K = K }, checks = { uninit_shared = true } })
+    local cp_line = line_of(text, "ptx.cp.async.cg.shared.global(ptx.addr(sdst, simm), ptx.addr(src), 16, n)")   -- the zero-filling copy
+    expect(err, path, line_of(text, "ptx.ldmatrix.sync.aligned.m8n8.x4.shared.b16(af[mi]"),
+           "ldmatrix.sync.aligned.m8n8.x4.shared.b16 by thread", "which no thread has written",
+           fmt("(a cp.async of line %d by thread", cp_line), "still in flight: no cp.async.wait_group has covered its group)")
+    local bad = mismatches(run(ks.gemm), want, bound)
+    assert(bad > 0, "the GEMM without cp.async.wait_group gave the right results")
+  end)
+
+  it("without the k loop's bar.sync: a refill races with other warps' reads (races), or is read unwritten (uninit_shared)", function()
+    local ks, path, text = broken("gemm.lua", { { "ptx.bar.sync(0)", "do end  -- BROKEN: no bar.sync" } })
+    local err = launch_error(ks.gemm, { args = { A, B, C }, defines = { M = M, N = N, K = K }, checks = { races = true } })
+    expect(err, path, line_of(text, "ptx.cp.async.cg.shared.global(ptx.addr(sdst, simm), ptx.addr(src), 16, n)"),
+           "shared-memory race on byte", "cp.async.cg.shared.global by thread (32,0,0) of CTA (0,0,0) writes it after thread",
+           "read it with no barrier between")
+    err = launch_error(ks.gemm, { args = { A, B, C }, defines = { M = M, N = N, K = K }, checks = { uninit_shared = true } })
+    expect(err, path, line_of(text, "ptx.ldmatrix.sync.aligned.m8n8.x4.shared.b16(af[mi]"),
+           "ldmatrix.sync.aligned.m8n8.x4.shared.b16 by thread", "which no thread has written")
+  end)
+
+  it("reading A without its swizzle: every check passes, the results are wrong", function()
+    local ks = broken("gemm.lua", { { "lda[ks] = smem + swz(arow_l, ks == 0 and apiece or apiece + 2 * ks)",
+                                      "lda[ks] = smem + arow_l:mad(P.rb, (ks == 0 and apiece or apiece + 2 * ks):shl(4))  -- BROKEN" } })
+    local bad, first = mismatches(run(ks.gemm, { races = true, uninit_shared = true, uninit_regs = true }), want, bound)
+    assert(bad > 0, "the GEMM with an unswizzled A read gave the right results")
+    assert(first == 2 * N, "the first wrong element is C[" .. tostring(first) .. "]")   -- rows 0, 1 have f(r) = 0
+  end)
+end)

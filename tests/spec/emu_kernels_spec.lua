@@ -1,0 +1,324 @@
+-- emu_kernels_spec.lua -- every kernel in kernels/ run in the emulator at small and odd sizes, every
+-- output element compared with a double-precision Lua reference. Outputs are poisoned (NaN) before
+-- each launch, so an element the kernel never writes fails the comparison; the opt-in checks
+-- (races, reads of never-written shared memory and registers) are on for every launch, and the
+-- always-on ones (out-of-bounds, misalignment, deadlock, barrier misuse) stop any run that trips them.
+--
+-- Inputs: deterministic pseudo-random values (Park-Miller, exact in doubles: the same on every
+-- machine), never all zeros. bf16 inputs are written rounded to nearest even, and the reference is
+-- computed from the rounded values read back.
+--
+-- Tolerances (|got - ref| <= bound for every element; see docs/emulator.md, "Testing kernels"):
+--   vector_add            exact: the f32 rounding of the double sum (one f32 add; rounding the
+--                         double sum again to f32 is exact, as 53 >= 2 * 24 + 2)
+--   rmsnorm, layernorm    1e-5 * |ref| + 1e-5 (f32 sums along chains of a few dozen partial sums,
+--                         a sqrt and an rcp: a few 1e-7 relative; outputs are O(1))
+--   softmax               1e-5 * |ref| + 1e-12 (ex2.approx.ftz: a couple of ulp, plus |x - max| * 2^-24
+--                         from the fused x*log2(e) - max*log2(e), plus the f32 sum)
+--   swiglu_f32            1e-5 * |ref| + 1e-6 (ex2.approx and rcp.approx: a few ulp each)
+--   swiglu (bf16 out)     half a bf16 ulp of the result (the final cvt.rn.bf16) + 1e-5 * |ref|
+--                         (the f32 math before it)
+--   gemm (bf16 in, f32)   K * 2^-24 * sum_k |a_ik * b_jk|: the error bound of summing K exact products
+--                         in f32 in any order (gamma_K); bf16 products are exact in f32
+-- Nothing is printed on success; a failure names the kernel, the size, the element, got and expected.
+local H = require "helper"
+local rt = require "ptxlua.emu"
+
+local dev = rt.device("emu")
+local abs, floor, frexp, ldexp = math.abs, math.floor, math.frexp, math.ldexp
+local fmt = string.format
+local CHECKS = { races = true, uninit_shared = true, uninit_regs = true }
+
+-- the kernels of kernels/<file>, by name (each file loaded once, into a fresh registry)
+local function load(file)
+  local ptx = H.fresh()
+  dofile(H.root .. "/kernels/" .. file)
+  local ks = {}
+  for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
+  return ks
+end
+
+-- deterministic pseudo-random numbers in [lo, hi): Park-Miller (products stay below 2^53)
+local function rng(seed)
+  local s = seed % 2147483646 + 1
+  return function(lo, hi)
+    s = s * 16807 % 2147483647
+    return lo + (hi - lo) * (s / 2147483647)
+  end
+end
+
+-- x rounded to a binary float with `bits` significand bits, to nearest even (normal range)
+local function round_to(x, bits)
+  if x == 0 or x ~= x or abs(x) == math.huge then return x end
+  local m, e = frexp(x)                          -- x = m * 2^e, 0.5 <= |m| < 1
+  local r = m * 2 ^ bits
+  local f = floor(r)
+  local d = r - f
+  if d > 0.5 or (d == 0.5 and f % 2 == 1) then f = f + 1 end
+  return ldexp(f, e - bits)
+end
+local function f32(x) return round_to(x, 24) end
+
+-- half an ulp of bf16 at |x| (8 significand bits)
+local function bf16_half_ulp(x)
+  if x == 0 then return 2 ^ -134 end
+  local _, e = frexp(abs(x))
+  return 2 ^ (e - 9)
+end
+
+local function desc(defs)
+  local keys = {}
+  for k in pairs(defs) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local s = {}
+  for _, k in ipairs(keys) do s[#s + 1] = k .. "=" .. tostring(defs[k]) end
+  return table.concat(s, " ")
+end
+
+-- every element: |got - want| <= bound(i, want) (NaN fails); the first failure is an error
+local function compare(what, got, want, bound, index_name)
+  assert(#got == #want, fmt("%s: %d outputs, %d expected", what, #got, #want))
+  for i = 1, #want do
+    local g, w = got[i], want[i]
+    local b = bound(i, w, g)
+    if not (abs(g - w) <= b) and g ~= w then
+      error(fmt("%s: element %s = %.9g, expected %.9g (|error| %.3g > %.3g)", what,
+                index_name and index_name(i) or tostring(i - 1), g, w, abs(g - w), b), 2)
+    end
+  end
+end
+
+local function launch(k, args, defs)
+  return k:launch { device = dev, args = args, defines = defs, checks = CHECKS }
+end
+
+local function free(...) for _, a in ipairs { ... } do a:free() end end
+
+---------------------------------------------------------------------------------------------------
+describe("emulated kernels: vector_add", function()
+  local k = load("vector_add.lua").vector_add
+  for _, c in ipairs { { N = 1 }, { N = 7 }, { N = 100 }, { N = 1000 }, { N = 4097 }, { N = 37, BLOCK = 32 },
+                       { N = 4097, BLOCK = 64 }, { N = 256 } } do
+    it(desc(c), function()
+      local n = c.N
+      local r = rng(n)
+      local x = dev:array("f32", n, function() return r(-100, 100) end, "x")
+      local y = dev:array("f32", n, function() return r(-1, 1) end, "y")
+      local out = dev:array("f32", n, nil, "out"):poison()
+      launch(k, { x, y, out, n }, c)
+      local xs, ys, want = x:read(), y:read(), {}
+      for i = 1, n do want[i] = f32(xs[i] + ys[i]) end
+      compare("vector_add " .. desc(c), out:read(), want, function() return 0 end)
+      free(x, y, out)
+    end)
+  end
+
+  it("counts statistics and the instruction limit per launch (the traced kernel is reused)", function()
+    local n = 1000
+    local x, y, out = dev:array("f32", n, 1), dev:array("f32", n, 2), dev:array("f32", n)
+    local defs = { N = n }
+    local a = k:launch { device = dev, args = { x, y, out, n }, defines = defs }
+    local b = k:launch { device = dev, args = { x, y, out, n }, defines = defs, limit = a.warp_insns }
+    assert(a.thread_insns == b.thread_insns and a.warp_insns == b.warp_insns and a.ctas == b.ctas and b.ctas == 4,
+           fmt("first launch %d/%d/%d, second %d/%d/%d", a.thread_insns, a.warp_insns, a.ctas, b.thread_insns, b.warp_insns, b.ctas))
+    free(x, y, out)
+  end)
+end)
+
+---------------------------------------------------------------------------------------------------
+-- the row kernels: B x N, one CTA a row. The sizes cover each path of the kernels' plan: vector
+-- widths 4 (N % 4 == 0), 2 and 1; one warp (no shared-memory reduction) and several: 2, 3 (the
+-- partials read as v2, as scalars), 8 and 32 (v4); rows held in registers (one sweep, several
+-- sweeps, with and without a partial last sweep) and streamed (BLOCK = 32 or 64, N = 20002 or
+-- 32768: the unrolled PTX loop, with and without rest sweeps after it and a partial tail sweep)
+local ROWS = {
+  { B = 1, N = 1 }, { B = 3, N = 7 }, { B = 5, N = 100 }, { B = 3, N = 1000 }, { B = 1, N = 4097 },
+  { B = 5, N = 6 }, { B = 3, N = 1002 }, { B = 1, N = 4096, VEC = 2 }, { B = 2, N = 1000, VEC = 1 },
+  { B = 3, N = 200 }, { B = 2, N = 300 }, { B = 2, N = 4096 },
+  { B = 2, N = 8190, BLOCK = 1024 }, { B = 2, N = 4097, BLOCK = 32 }, { B = 3, N = 5000, BLOCK = 64 },
+  { B = 1, N = 20002 }, { B = 1, N = 32768 },
+}
+
+local function rc(N) return function(i) return fmt("[%d][%d]", floor((i - 1) / N), (i - 1) % N) end end
+
+describe("emulated kernels: rmsnorm", function()
+  local k = load("rmsnorm.lua").rmsnorm
+  for _, c in ipairs(ROWS) do
+    it(desc(c), function()
+      local B, N = c.B, c.N
+      local r = rng(B * 7919 + N)
+      local x = dev:array("f32", B * N, function() return r(-3, 3) end, "x")
+      local w = dev:array("f32", N, function() return r(0.5, 1.5) end, "w")
+      local y = dev:array("f32", B * N, nil, "y"):poison()
+      local eps = 1e-5
+      launch(k, { x, w, y, eps }, c)
+      local xs, ws, e32 = x:read(), w:read(), f32(eps)
+      local want = {}
+      for b = 0, B - 1 do
+        local ss = 0
+        for j = 1, N do ss = ss + xs[b * N + j] ^ 2 end
+        local rstd = 1 / math.sqrt(ss / N + e32)
+        for j = 1, N do want[b * N + j] = xs[b * N + j] * rstd * ws[j] end
+      end
+      compare("rmsnorm " .. desc(c), y:read(), want, function(_, v) return 1e-5 * abs(v) + 1e-5 end, rc(N))
+      free(x, w, y)
+    end)
+  end
+end)
+
+describe("emulated kernels: layernorm", function()
+  local k = load("layernorm.lua").layernorm
+  for _, c in ipairs(ROWS) do
+    it(desc(c), function()
+      local B, N = c.B, c.N
+      local r = rng(B * 104729 + N)
+      local x = dev:array("f32", B * N, function() return r(-2, 2.5) end, "x")   -- mean ~0.25, not 0
+      local w = dev:array("f32", N, function() return r(0.5, 1.5) end, "w")
+      local bias = dev:array("f32", N, function() return r(-0.5, 0.5) end, "b")
+      local y = dev:array("f32", B * N, nil, "y"):poison()
+      local eps = 1e-5
+      launch(k, { x, w, bias, y, eps }, c)
+      local xs, ws, bs, e32 = x:read(), w:read(), bias:read(), f32(eps)
+      local want = {}
+      for b = 0, B - 1 do
+        local s = 0
+        for j = 1, N do s = s + xs[b * N + j] end
+        local mean = s / N
+        local v = 0
+        for j = 1, N do v = v + (xs[b * N + j] - mean) ^ 2 end
+        local rstd = 1 / math.sqrt(v / N + e32)
+        for j = 1, N do want[b * N + j] = (xs[b * N + j] - mean) * rstd * ws[j] + bs[j] end
+      end
+      compare("layernorm " .. desc(c), y:read(), want, function(_, v) return 1e-5 * abs(v) + 1e-5 end, rc(N))
+      free(x, w, bias, y)
+    end)
+  end
+end)
+
+describe("emulated kernels: softmax", function()
+  local k = load("softmax.lua").softmax
+  local cases = {}
+  for _, c in ipairs(ROWS) do cases[#cases + 1] = c end
+  cases[#cases + 1] = { B = 3, N = 300, special = true }   -- -inf entries, and logits ~100 under the max
+  for _, c in ipairs(cases) do
+    local defs = {}
+    for key, v in pairs(c) do if key ~= "special" then defs[key] = v end end
+    it(desc(c), function()
+      local B, N = c.B, c.N
+      local r = rng(B * 15485863 + N)
+      local vals = {}
+      for i = 1, B * N do vals[i] = r(-4, 4) end
+      if c.special then
+        for i = 1, B * N, 7 do vals[i] = -math.huge end
+        for i = 3, B * N, 11 do vals[i] = -100 end
+        vals[2] = 20                                        -- one dominant logit in row 0
+      end
+      local x = dev:array("f32", B * N, vals, "x")
+      local y = dev:array("f32", B * N, nil, "y"):poison()
+      launch(k, { x, y }, defs)
+      local xs, want = x:read(), {}
+      for b = 0, B - 1 do
+        local m = -math.huge
+        for j = 1, N do m = math.max(m, xs[b * N + j]) end
+        local s = 0
+        for j = 1, N do s = s + math.exp(xs[b * N + j] - m) end
+        for j = 1, N do want[b * N + j] = math.exp(xs[b * N + j] - m) / s end
+      end
+      compare("softmax " .. desc(c), y:read(), want, function(_, v) return 1e-5 * abs(v) + 1e-12 end, rc(N))
+      free(x, y)
+    end)
+  end
+end)
+
+---------------------------------------------------------------------------------------------------
+-- swiglu: out = g / (1 + exp(-g)) * u over M x N, walked as one flat array of 16-byte vectors. The
+-- sizes have M*N odd (a last partial vector done element by element, by a thread's first, second
+-- or third vector), M*N filling every CTA exactly (no guards), M*N with skipped vectors in the last
+-- CTA, UNROLL 1 and 3, blocks of 32 and 64
+local SWIGLU = {
+  { M = 1, N = 1 }, { M = 3, N = 7 }, { M = 5, N = 99 }, { M = 37, N = 41 }, { M = 99, N = 101 },
+  { M = 64, N = 64 }, { M = 32, N = 64 }, { M = 123, N = 457, BLOCK = 64, UNROLL = 3 },
+  { M = 17, N = 33, BLOCK = 32, UNROLL = 1 }, { M = 8, N = 1001, UNROLL = 3 },
+  { M = 3, N = 401, BLOCK = 64, UNROLL = 3 }, { M = 9, N = 67, BLOCK = 64, UNROLL = 3 },
+}
+
+local function silu_mul(g, u) return g / (1 + math.exp(-g)) * u end
+
+for _, variant in ipairs { { "swiglu", "bf16" }, { "swiglu_f32", "f32" } } do
+  local name, dtype = variant[1], variant[2]
+  describe("emulated kernels: " .. name, function()
+    local k = load("swiglu.lua")[name]
+    for _, c in ipairs(SWIGLU) do
+      it(desc(c), function()
+        local n = c.M * c.N
+        local r = rng(c.M * 31337 + c.N + #dtype)
+        local gate = dev:array(dtype, n, function() return r(-6, 6) end, "gate")
+        local up = dev:array(dtype, n, function() return r(-2, 2) end, "up")
+        local out = dev:array(dtype, n, nil, "out"):poison()
+        launch(k, { gate, up, out }, c)
+        local gs, us, want = gate:read(), up:read(), {}
+        for i = 1, n do want[i] = silu_mul(gs[i], us[i]) end
+        local bound
+        if dtype == "bf16" then
+          bound = function(_, v, g) return bf16_half_ulp(math.max(abs(v), abs(g))) + 1e-5 * abs(v) end
+        else
+          bound = function(_, v) return 1e-5 * abs(v) + 1e-6 end
+        end
+        compare(name .. " " .. desc(c), out:read(), want, bound, rc(c.N))
+        free(gate, up, out)
+      end)
+    end
+  end)
+end
+
+---------------------------------------------------------------------------------------------------
+-- gemm: C[M, N] = A[M, K] * B[N, K]^T, bf16 in, f32 out. Shapes: one mma tile (16 x 8 x 8, K below
+-- one k-tile), partial tiles on every edge (100 x 72 x 40, 257 x 129 x 72: odd N takes the scalar
+-- stores), exact tiles (128 x 128 x 64, 256 x 256 x 256: no guards, no zero fill), and other tile
+-- configurations: BK = 64 and 128, STAGES = 2, GROUP = 1 (and GROUP = 2 over an uneven grid), a
+-- 64 x 64 CTA tile with BK = 16 and 4 stages, a 64 x 64 warp tile, a one-warp CTA whose copy rows
+-- are 4 apart (swizzled offsets computed per piece rather than by an immediate); and the smallest
+-- shapes: 1 x 1 x 8, 33 x 17 x 104
+local GEMM = {
+  { M = 16, N = 8, K = 8 }, { M = 100, N = 72, K = 40 }, { M = 128, N = 128, K = 64 },
+  { M = 257, N = 129, K = 72 }, { M = 256, N = 256, K = 256 },
+  { M = 130, N = 200, K = 136, BM = 64, BN = 64, BK = 64 },
+  { M = 72, N = 136, K = 200, BM = 64, BK = 64, STAGES = 2 }, { M = 128, N = 96, K = 80, STAGES = 2 },
+  { M = 200, N = 136, K = 48, GROUP = 1 }, { M = 520, N = 136, K = 24, GROUP = 2 },
+  { M = 96, N = 80, K = 88, BM = 64, BN = 64, WM = 32, WN = 32, BK = 16, STAGES = 4, GROUP = 1 },
+  { M = 1, N = 1, K = 8 }, { M = 33, N = 17, K = 104 }, { M = 130, N = 70, K = 40, BN = 64, WN = 64 },
+  { M = 40, N = 50, K = 136, BM = 32, BN = 32, WM = 32, WN = 32, BK = 64 },
+  { M = 48, N = 100, K = 264, BM = 32, BN = 64, WM = 32, WN = 32, BK = 128, STAGES = 2 },
+}
+
+describe("emulated kernels: gemm", function()
+  local k = load("gemm.lua").gemm
+  for _, c in ipairs(GEMM) do
+    it(desc(c), function()
+      local M, N, K = c.M, c.N, c.K
+      local r = rng(M * 1000003 + N * 1009 + K)
+      local A = dev:array("bf16", M * K, function() return r(-1, 1) end, "A")
+      local B = dev:array("bf16", N * K, function() return r(-1, 1) end, "B")
+      local C = dev:array("f32", M * N, nil, "C"):poison()
+      local st = launch(k, { A, B, C }, c)
+      local as, bs = A:read(), B:read()
+      local want, mag = {}, {}
+      for i = 0, M - 1 do
+        for j = 0, N - 1 do
+          local s, m = 0, 0
+          local ai, bj = i * K, j * K
+          for kk = 1, K do
+            local p = as[ai + kk] * bs[bj + kk]
+            s, m = s + p, m + abs(p)
+          end
+          want[i * N + j + 1], mag[i * N + j + 1] = s, m
+        end
+      end
+      compare("gemm " .. desc(c), C:read(), want, function(i) return K * 2 ^ -24 * mag[i] end, rc(N))
+      if M == 256 and N == 256 and K == 256 then
+        assert(st.seconds < 1, fmt("the 256^3 GEMM took %.2f s to emulate (the goal: well under a second)", st.seconds))
+      end
+      free(A, B, C)
+    end)
+  end
+end)
