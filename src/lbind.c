@@ -60,8 +60,8 @@ static int internal_src(Shared *S, const char *src) {
 }
 
 /* the user's frame: first Lua frame whose source is not the library */
-static int user_frame(lua_State *L, Shared *S, lua_Debug *ar) {
-  for (int lvl = 1; lua_getstack(L, lvl, ar); lvl++) {
+static int user_frame_from(lua_State *L, Shared *S, lua_Debug *ar, int lvl0) {
+  for (int lvl = lvl0; lua_getstack(L, lvl, ar); lvl++) {
     if (!lua_getinfo(L, "f", ar)) break;
     const void *fn = lua_topointer(L, -1);
     unsigned slot = (unsigned)(((uintptr_t)fn >> 4) ^ ((uintptr_t)fn >> 10)) & 63u;
@@ -86,10 +86,13 @@ static int user_frame(lua_State *L, Shared *S, lua_Debug *ar) {
 
 static const char *srcname(const char *source) { return source[0] == '@' ? source + 1 : source; }
 
-static void anchor(lua_State *L, LMod *M, uint32_t *file, uint32_t *line) {
+static int user_frame(lua_State *L, Shared *S, lua_Debug *ar) { return user_frame_from(L, S, ar, 1); }
+static void anchor_from(lua_State *L, LMod *M, uint32_t *file, uint32_t *line, int lvl0);
+static void anchor(lua_State *L, LMod *M, uint32_t *file, uint32_t *line) { anchor_from(L, M, file, line, 1); }
+static void anchor_from(lua_State *L, LMod *M, uint32_t *file, uint32_t *line, int lvl0) {
   lua_Debug ar;
   *file = 0; *line = 0;
-  if (!user_frame(L, shared(L), &ar)) return;
+  if (!user_frame_from(L, shared(L), &ar, lvl0)) return;
   if (ar.source != M->lastsrc || strcmp(srcname(ar.source), plI_cstr(M->m, M->lastfile)) != 0) {
     const char *s = srcname(ar.source);
     M->lastfile = plU_intern(&M->m->strs, s, strlen(s));
@@ -566,7 +569,7 @@ static uint64_t opsig(LMod *M, const plI_opnd *o, uint64_t h) {
   }
 }
 
-static int emit(lua_State *L, LMod *M, int base) {
+static int emit(lua_State *L, LMod *M, int base, int lvl0) {
   int n = lua_gettop(L) - base;
   uint32_t opc = (uint32_t)lua_tointeger(L, base);
   Shared *S = M->S;
@@ -629,7 +632,7 @@ static int emit(lua_State *L, LMod *M, int base) {
     M->sig_ver[opc] = (uint8_t)(need > 255 ? 255 : need);
   }
   uint32_t f, l;
-  anchor(L, M, &f, &l);
+  anchor_from(L, M, &f, &l, lvl0);
   int need = M->sig_ver[opc] > r->ptx_min ? M->sig_ver[opc] : r->ptx_min;  /* the operand form may need more */
   if (need > M->maxptx) { M->maxptx = need; M->maxptx_file = f; M->maxptx_line = (int)l; M->maxptx_opc = opc; }
   plI_insn(M->m, M->func, opc, ops, n, M->guard, M->negguard, f, l);
@@ -642,7 +645,7 @@ static int emit(lua_State *L, LMod *M, int base) {
 static int l_emit(lua_State *L) {  /* m:emit(opcode id, operands...) */
   LMod *M = checkmod(L, 1);
   luaL_checkinteger(L, 2);
-  return emit(L, M, 2);
+  return emit(L, M, 2, 1);
 }
 
 /* core.emit(opcode id, operands...): into the module made current by m:activate() -- the fast path */
@@ -653,7 +656,7 @@ static int l_cemit(lua_State *L) {
     if (user_frame(L, shared(L), &ar)) return luaL_error(L, "%s:%d: error: no kernel is being traced (instructions go inside a kernel body)", srcname(ar.source), ar.currentline);
     return luaL_error(L, "error: no kernel is being traced");
   }
-  return emit(L, M, 1);
+  return emit(L, M, 1, 2);
 }
 
 static int l_activate(lua_State *L) {  /* m:activate() / m:activate(false) */

@@ -10,7 +10,7 @@ typedef struct W { plU_buf b; plP_sink sink; void *ud; int err; } W;
 
 /* register names ("%f12"), formatted once per print: offsets into one buffer */
 typedef struct RN { plU_buf names; uint32_t *off; } RN;
-static _Thread_local const RN *cur_rn;  /* the names of the module being printed (NULL: format each time) */
+static _Thread_local const RN *cur_rn __attribute__((tls_model("initial-exec")));  /* the names of the module being printed (NULL: format each time) */
 
 static void flush(W *w, int force) {
   if (!w->sink || w->err) return;
@@ -38,11 +38,17 @@ static void put_i64(plU_buf *b, int64_t v) {
 static void put_str(plU_buf *b, const plI_module *m, uint32_t id) {
   if (id && id < m->strs.n) puts_(b, m->strs.str[id], m->strs.len[id]);
 }
-static void put_reg(plU_buf *b, const plI_module *m, uint32_t id) {
+static inline void put_reg(plU_buf *b, const plI_module *m, uint32_t id) {
   if (id == 0 || id > m->regs.n) { PUTL(b, "%<bad>"); return; }
-  if (cur_rn && cur_rn->off) {
-    uint32_t o = cur_rn->off[id - 1], e = cur_rn->off[id];
-    puts_(b, cur_rn->names.p + o, e - o);
+  const RN *rn = cur_rn;
+  if (rn && rn->off) {
+    uint32_t o = rn->off[id - 1], n = rn->off[id] - o;
+    if (n <= 16 && b->n + 17 <= b->cap) {
+      const char *src = rn->names.p + o;
+      char *dst = b->p + b->n;
+      for (uint32_t k = 0; k < n; k++) dst[k] = src[k];
+      b->n += n;
+    } else puts_(b, rn->names.p + o, n);
     return;
   }
   const plI_reg *r = &m->regs.p[id - 1];
