@@ -78,6 +78,31 @@ enum {
 ** parameters' shapes; *summary (malloc'ed, free with ptxlua_free) says what ran and what it wrote */
 PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks, char **summary);
 
+/* assembling (no GPU needed): nvJitLink from the CUDA toolkit, else the ptxas binary, through a
+** disk cache ($PTXLUA_CACHE_DIR, $XDG_CACHE_HOME/ptxlua, ~/.cache/ptxlua). Flags add to the PTX ones. */
+enum {
+  PTXLUA_NO_CACHE = 0x100,    /* neither read nor write the cache */
+  PTXLUA_JSON = 0x200         /* ptxlua_check: the report as JSON */
+};
+/* resources of one assembled function (valid until the next call on the engine) */
+typedef struct ptxlua_resources {
+  const char *kernel;
+  int registers, barriers;
+  long smem_static, smem_dynamic;   /* bytes; dynamic: the kernel's `smem` for its templates */
+  long stack_frame, spill_stores, spill_loads;
+  int warnings;
+} ptxlua_resources;
+/* assemble the kernels and report their resources; *report (malloc'ed) is a table per kernel with
+** warnings at the script's lines (JSON with PTXLUA_JSON). An assembly error is PTXLUA_ERROR with
+** every error as "file:line: error: ..." in ptxlua_errmsg (the report is still filled). */
+PTXLUA_API int ptxlua_check(ptxlua_engine *e, const char *kernels, int flags, char **report);
+PTXLUA_API int ptxlua_resource_count(ptxlua_engine *e);
+PTXLUA_API const ptxlua_resources *ptxlua_resource(ptxlua_engine *e, int i);
+/* the cubin of the kernels (malloc'ed; free with ptxlua_free) */
+PTXLUA_API int ptxlua_compile(ptxlua_engine *e, const char *kernels, int flags, void **cubin, size_t *len);
+/* remove every cache entry; returns how many, or -1 */
+PTXLUA_API int ptxlua_clear_cache(void);
+
 /* the last error: message as "file:line: error: text", and its parts (file NULL, line 0 if none) */
 PTXLUA_API const char *ptxlua_errmsg(ptxlua_engine *e);
 PTXLUA_API const char *ptxlua_errfile(ptxlua_engine *e);

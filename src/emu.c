@@ -119,10 +119,19 @@ void plX__describe_addr(plX_emu *e, plU_buf *o, uint64_t a, uint64_t n) {
 }
 
 /* ---- errors ---------------------------------------------------------------------------------- */
-const char *plX__opname(const plX_emu *e, uint32_t stmt) {
+/* statements are numbered across the kernel (from 0) and the functions it calls (from their sbase) */
+const plI_stmt *plX__stmt(const plX_emu *e, uint32_t stmt) {
   const plI_func *f = &e->m->funcs.p[e->func];
-  if (stmt >= f->stmts.n || f->stmts.p[stmt].kind != PLS_INSN) return "?";
-  return plA_opcode_text(e->m->isa, f->stmts.p[stmt].opc);
+  if (stmt < f->stmts.n) return &f->stmts.p[stmt];
+  for (uint32_t i = 1; i < e->nfns; i++)
+    if (stmt - e->fns[i].sbase < e->fns[i].nstmt) return &e->m->funcs.p[e->fns[i].func].stmts.p[stmt - e->fns[i].sbase];
+  return NULL;
+}
+
+const char *plX__opname(const plX_emu *e, uint32_t stmt) {
+  const plI_stmt *s = plX__stmt(e, stmt);
+  if (!s || s->kind != PLS_INSN) return "?";
+  return plA_opcode_text(e->m->isa, s->opc);
 }
 
 int plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...) {
@@ -130,8 +139,9 @@ int plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...) {
   e->status = 1;
   e->err.n = 0;
   const plI_func *f = &e->m->funcs.p[e->func];
-  if (stmt != X_NOSLOT && stmt < f->stmts.n && f->stmts.p[stmt].file)
-    plU_buf_printf(&e->err, "%s:%u: error: ", plI_cstr(e->m, f->stmts.p[stmt].file), f->stmts.p[stmt].line);
+  const plI_stmt *s = stmt != X_NOSLOT ? plX__stmt(e, stmt) : NULL;
+  if (s && s->file)
+    plU_buf_printf(&e->err, "%s:%u: error: ", plI_cstr(e->m, s->file), s->line);
   else if (stmt == X_NOSLOT && f->file)
     plU_buf_printf(&e->err, "%s:%u: error: ", plI_cstr(e->m, f->file), f->line);
   else plU_buf_puts(&e->err, "error: ");
@@ -290,6 +300,17 @@ static int layout(plX_emu *e) {
 
 /* the state space and address of a symbol: variables, then parameters */
 int plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr) {
+  if (e->dfn > 0) {                               /* in a .func: its parameters and results, then module scope */
+    const xfn *fn = &e->fns[e->dfn];
+    const plI_func *cf = &e->m->funcs.p[fn->func];
+    for (uint32_t i = 0; i < cf->params.n + cf->rets.n; i++) {
+      const plI_var *v = i < cf->params.n ? &cf->params.p[i] : &cf->rets.p[i - cf->params.n];
+      if (v->name == name) { *space = XS_LOCAL; *addr = e->ploc[fn->ppar + i].off; return 1; }
+    }
+    for (uint32_t i = e->m->globals.n; i-- > 0;)
+      if (e->vars[i].name == name) { *space = e->vars[i].space; *addr = e->vars[i].addr; return 1; }
+    return 0;
+  }
   for (uint32_t i = e->nvars; i-- > 0;)           /* function scope shadows module scope */
     if (e->vars[i].name == name) { *space = e->vars[i].space; *addr = e->vars[i].addr; return 1; }
   const plI_func *f = &e->m->funcs.p[e->func];
@@ -317,6 +338,7 @@ plX_emu *plX_new(const plI_module *m, int func, plX_mem *mem) {
 static void free_cta(plX_emu *e) {
   free(e->Rall); free(e->Pall); free(e->rdefall); free(e->pdefall); free(e->warps);
   free(e->smem); free(e->smem_def); free(e->race_w); free(e->race_r); free(e->race_e); free(e->local);
+  free(e->cstack); free(e->cdepth); e->cstack = e->cdepth = NULL;
   if (e->cpq) for (uint32_t i = 0; i < e->nthreads; i++) plU_vec_free(e->cpq[i].q);
   free(e->cpq);
   for (int i = 0; i < 16; i++) plU_vec_free(e->bars[i].red);
@@ -330,7 +352,7 @@ void plX_free(plX_emu *e) {
   free_cta(e);
   if (e->mem && e->gaddr && e->m && e->func >= 0 && (uint32_t)e->func < e->m->funcs.n)
     for (uint32_t i = 0; i < e->m->globals.n; i++) if (e->gaddr[i]) plX_mem_release(e->mem, e->gaddr[i]);
-  free(e->vars); free(e->gaddr); free(e->params); free(e->pblock); free(e->pset);
+  free(e->vars); free(e->gaddr); free(e->params); free(e->pblock); free(e->pset); free(e->fns); free(e->ploc);
   xfunc *x = &e->xf;
   free(x->code); free(x->consts); free(x->vslots); free(x->chk); free(x->slot_of); free(x->slot_reg); free(x->pred_reg); free(x->msgs);
   plU_buf_free(&e->err);
@@ -458,13 +480,12 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
 /* after a read of never-written shared memory: a cp.async still in flight to that byte is the likely
 ** cause (a missing or too-early cp.async.wait_group), so name it and its line */
 static void pending_copy(plX_emu *e, plU_buf *b, uint32_t byte) {
-  const plI_func *f = &e->m->funcs.p[e->func];
   for (uint32_t t = 0; t < e->nthreads; t++) {
     const xcpq *q = &e->cpq[t];
     for (uint32_t j = q->head; j < q->q.n; j++) {
       const xcp *c = &q->q.p[j];
       if (byte < c->dst || byte - c->dst >= c->n) continue;
-      plU_buf_printf(b, " (a cp.async of line %u by ", f->stmts.p[e->xf.code[c->pc].stmt].line);
+      plU_buf_printf(b, " (a cp.async of line %u by ", plX__stmt(e, e->xf.code[c->pc].stmt)->line);
       who(e, b, t);
       plU_buf_puts(b, " writes it, still in flight: no cp.async.wait_group has covered its group)");
       return;
@@ -534,6 +555,9 @@ static int setup_cta(plX_emu *e) {
     e->smem = malloc(e->smem_size ? e->smem_size : 1);
     e->local = malloc((size_t)nt * (e->local_size ? e->local_size : 1));
     e->cpq = calloc(nt, sizeof *e->cpq);
+    e->cstack = malloc((size_t)nt * (e->maxdepth ? e->maxdepth : 1) * sizeof *e->cstack);
+    e->cdepth = malloc((size_t)nt * sizeof *e->cdepth);
+    if (!e->cstack || !e->cdepth) return plX__fail(e, X_NOSLOT, "out of memory");
     if (!e->warps || !e->Rall || !e->Pall || !e->smem || !e->local || !e->cpq) return plX__fail(e, X_NOSLOT, "out of memory");
     if (e->checks & PLX_CHECK_UNINIT_REGS) {
       e->rdefall = malloc((size_t)nw * x->nslots * sizeof(uint32_t));
@@ -553,6 +577,7 @@ static int setup_cta(plX_emu *e) {
   }
   memset(e->smem, 0, e->smem_size ? e->smem_size : 1);
   memset(e->local, 0, (size_t)nt * (e->local_size ? e->local_size : 1));
+  memset(e->cdepth, 0, (size_t)nt * sizeof *e->cdepth);
   if (e->smem_def) memset(e->smem_def, 0, e->smem_size ? e->smem_size : 1);
   if (e->race_e) { memset(e->race_e, 0xff, (size_t)(e->smem_size ? e->smem_size : 1) * 4); }
   e->epoch = 0;
@@ -561,6 +586,7 @@ static int setup_cta(plX_emu *e) {
     xwarp *W = &e->warps[w];
     memset(W, 0, sizeof *W);
     W->idx = (int)w;
+    for (int l = 0; l < 32; l++) W->pc[l] = e->entry_pc;
     W->R = e->Rall + w * rs;
     W->P = e->Pall + (size_t)w * x->npreds;
     memset(W->R, 0, x->nregslots * 32 * sizeof(uint64_t) + 32 * sizeof(uint64_t));
@@ -594,7 +620,6 @@ static int deadlock(plX_emu *e) {
   int id = W->bid[lane];
   xbar *b = &e->bars[id];
   uint32_t stmt = e->xf.code[W->bpc[lane]].stmt;
-  const plI_func *f = &e->m->funcs.p[e->func];
   plU_buf m; plU_buf_init(&m);
   plU_buf_printf(&m, "deadlock in CTA (%u,%u,%u): %s waits on barrier %d for %u threads, %u arrived",
                  e->ctaid[0], e->ctaid[1], e->ctaid[2], plX__opname(e, stmt), id, b->expected, b->arrived);
@@ -608,12 +633,12 @@ static int deadlock(plX_emu *e) {
       const xins *xi = &e->xf.code[X->exitpc];
       plU_buf_printf(&m, "; warp %u: %d thread%s exited", w, __builtin_popcount(ex), __builtin_popcount(ex) == 1 ? "" : "s");
       if (xi->sub) plU_buf_puts(&m, " (at the end of the kernel)");
-      else plU_buf_printf(&m, " (line %u)", f->stmts.p[xi->stmt].line);
+      else plU_buf_printf(&m, " (line %u)", plX__stmt(e, xi->stmt) ? plX__stmt(e, xi->stmt)->line : 0);
       shown++;
     }
     if (elsewhere) {
       int l = __builtin_ctz(elsewhere);
-      const plI_stmt *s = &f->stmts.p[e->xf.code[X->bpc[l]].stmt];
+      const plI_stmt *s = plX__stmt(e, e->xf.code[X->bpc[l]].stmt);
       plU_buf_printf(&m, "; warp %u: %d thread%s wait on barrier %d (line %u)", w, __builtin_popcount(elsewhere),
                      __builtin_popcount(elsewhere) == 1 ? "" : "s", X->bid[l], s->line);
       shown++;

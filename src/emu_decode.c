@@ -32,6 +32,7 @@ typedef struct D {
   uint32_t stmt;
   plU_buf msgs;
   int bad;                      /* an operand the emulator cannot take */
+  uint8_t *reach;               /* .func: which function reaches which through calls (fns indices) */
   char why[160];
 } D;
 
@@ -285,6 +286,8 @@ static void vaddr(D *d, const plI_opnd *o, xins *in, int space) {
       if (sp == XS_SHARED) a += X_SH_BASE;
       else if (sp == XS_LOCAL) a += X_LOC_BASE;
       else if (sp == XS_PARAM) a += X_PAR_BASE;
+    } else if (sp == XS_LOCAL && space == XS_PARAM && d->e->dfn > 0) {
+      in->space = XS_LOCAL;                       /* a .func's parameter: in the thread's local memory */
     } else if (sp != space && !(sp == XS_CONST && space == XS_GLOBAL) && !(sp == XS_GLOBAL && space == XS_CONST)) {
       bad(d, "symbol '%s' in another state space than the instruction's", plI_cstr(d->m, o->id));
       return;
@@ -546,7 +549,9 @@ static int dec_mods(D *d, xins *in) {
     while (TL(k, M)) {}
     in->op = X_NOP;
   } else if (!strcmp(b, "bra")) { T(k, "uni"); in->op = X_BRA; }
-  else if (!strcmp(b, "ret") || !strcmp(b, "exit")) { T(k, "uni"); in->op = X_EXIT; }
+  else if (!strcmp(b, "exit")) in->op = X_EXIT;
+  else if (!strcmp(b, "ret")) { T(k, "uni"); in->op = X_RET; }   /* in a kernel (no caller): exit */
+  else if (!strcmp(b, "call")) { T(k, "uni"); in->op = X_CALL; }
   else if (!strcmp(b, "trap")) in->op = X_TRAP;
   else if (!strcmp(b, "brkpt") || !strcmp(b, "nanosleep") || !strcmp(b, "pmevent")) { T(k, "mask"); in->op = X_NOP; }
   else if (!strcmp(b, "mma")) {
@@ -594,6 +599,9 @@ static int dec_mods(D *d, xins *in) {
 }
 
 /* Phase 2, per statement: the operands, for the op (and fields) phase 1 chose */
+static int callee(const plI_module *m, const plI_stmt *s);
+static int fn_index(const plX_emu *e, int func);
+
 static int dec_ops(D *d, const plI_stmt *s, xins *in) {
   const plI_opnd *O = &d->m->opnds.p[s->ops];
   int n = s->nops, t = in->t, t2 = in->t2;
@@ -743,7 +751,27 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     in->target = d->labelpc[id] - 1;
     break;
   }
-  case X_EXIT: NOPS(0); break;
+  case X_EXIT: case X_RET: NOPS(0); break;
+  case X_CALL: {                                  /* call (results), f, (arguments) */
+    int si = n > 1 && O[1].kind == PLO_SYM ? 1 : 0;
+    NEED(n >= 1 && O[si].kind == PLO_SYM, "an indirect call");
+    NEED(n - si <= 2, "operand count");
+    int c = callee(d->m, s);
+    NEED(c >= 0, "a call to a function with no body");
+    int fi = fn_index(d->e, c);
+    NEED(fi > 0, "a call to a kernel");
+    NEED(!d->reach[(uint32_t)fi * d->e->nfns + (uint32_t)d->e->dfn] && fi != d->e->dfn, "a recursive call");
+    const plI_func *cf = &d->m->funcs.p[c];
+    const plI_opnd *R = si ? &O[0] : NULL, *A = si + 1 < n ? &O[si + 1] : NULL;
+    int nr = R ? (R->kind == PLO_VEC ? R->n : -1) : 0, na = A ? (A->kind == PLO_VEC ? A->n : -1) : 0;
+    NEED(nr == (int)cf->rets.n && na == (int)cf->params.n, "results or arguments other than the function's");
+    NEED(nr < 256 && na < 256, "operand count");
+    in->vs = d->x->nvslots;
+    for (int k = 0; k < nr; k++) vpush(d, vdst(d, &d->m->opnds.p[R->id + (uint32_t)k]));
+    for (int k = 0; k < na; k++) vpush(d, vsrc(d, &d->m->opnds.p[A->id + (uint32_t)k], cf->params.p[k].type));
+    in->c = (uint32_t)fi; in->sub = (uint8_t)nr; in->sub2 = (uint8_t)na; in->target = d->e->fns[fi].pc;
+    break;
+  }
   case X_TRAP: break;
   case X_MMA: {
     NOPS(4);
@@ -801,53 +829,166 @@ static int chk_push(D *d, uint32_t v) {
   return 1;
 }
 
+/* a call's callee: the function with a body that the call's symbol names; -1 when the statement
+** is no call, -2 for a call to no function with a body (an indirect call, a prototype) */
+static int callee(const plI_module *m, const plI_stmt *s) {
+  if (s->kind != PLS_INSN) return -1;
+  const char *t = plA_opcode_text(m->isa, s->opc);
+  if (strncmp(t, "call", 4) != 0 || (t[4] && t[4] != '.')) return -1;
+  for (uint16_t i = 0; i < s->nops; i++) {
+    const plI_opnd *o = &m->opnds.p[s->ops + i];
+    if (o->kind != PLO_SYM) continue;
+    for (uint32_t f = 0; f < m->funcs.n; f++)
+      if (m->funcs.p[f].name == o->id && m->funcs.p[f].kind == PLF_FUNC && !m->funcs.p[f].declared_only) return (int)f;
+    return -2;
+  }
+  return -2;
+}
+
+/* the kernel and the functions it reaches: fns[0] the kernel, then the callees in module order (a
+** function is defined before its callers, so a callee sits at lower pcs than its calls: lanes that
+** skip a divergent call wait after it, and the callers rejoin them there on return) */
+static int reach_fns(plX_emu *e, uint8_t **reachp) {
+  const plI_module *m = e->m;
+  uint32_t nf = m->funcs.n;
+  uint8_t *in = calloc(nf, 1);
+  int *list = malloc(nf * sizeof *list);
+  if (!in || !list) { free(in); free(list); return 0; }
+  uint32_t n = 0;
+  list[n++] = e->func; in[e->func] = 1;
+  for (uint32_t k = 0; k < n; k++) {
+    const plI_func *f = &m->funcs.p[list[k]];
+    for (uint32_t i = 0; i < f->stmts.n; i++) {
+      int c = callee(m, &f->stmts.p[i]);
+      if (c >= 0 && !in[c]) { in[c] = 1; list[n++] = c; }
+    }
+  }
+  e->nfns = n;
+  e->fns = calloc(n, sizeof *e->fns);
+  uint8_t *reach = calloc((size_t)n * n, 1);        /* reach[a * n + b]: fns[a] calls fns[b], maybe through others */
+  if (!e->fns || !reach) { free(in); free(list); free(reach); return 0; }
+  e->fns[0].func = (uint32_t)e->func;
+  uint32_t k = 1;
+  for (uint32_t f = 0; f < nf; f++) if (in[f] && f != (uint32_t)e->func) e->fns[k++].func = f;
+  uint32_t sb = m->funcs.p[e->func].stmts.n, np = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const plI_func *f = &m->funcs.p[e->fns[i].func];
+    e->fns[i].nstmt = f->stmts.n;
+    if (i) { e->fns[i].sbase = sb; sb += f->stmts.n; e->fns[i].ppar = np; np += f->params.n + f->rets.n; }
+    for (uint32_t j = 0; j < f->stmts.n; j++) {
+      int c = callee(m, &f->stmts.p[j]);
+      if (c >= 0) for (uint32_t q = 0; q < n; q++) if (e->fns[q].func == (uint32_t)c) reach[i * n + q] = 1;
+    }
+  }
+  for (uint32_t q = 0; q < n; q++)                  /* the transitive closure */
+    for (uint32_t a = 0; a < n; a++)
+      if (reach[a * n + q]) for (uint32_t b = 0; b < n; b++) reach[a * n + b] |= reach[q * n + b];
+  /* parameters and results of the callees: in each thread's local memory, after the kernel's */
+  e->ploc = calloc(np ? np : 1, sizeof *e->ploc);
+  if (!e->ploc) { free(in); free(list); free(reach); return 0; }
+  uint64_t loc = e->local_size;
+  for (uint32_t i = 1; i < n; i++) {
+    const plI_func *f = &m->funcs.p[e->fns[i].func];
+    for (uint32_t j = 0; j < f->params.n + f->rets.n; j++) {
+      const plI_var *v = j < f->params.n ? &f->params.p[j] : &f->rets.p[j - f->params.n];
+      xploc *p = &e->ploc[e->fns[i].ppar + j];
+      uint32_t b = plT_info_tab[v->type].bits;
+      uint32_t es = b < 8 ? 1 : b / 8;
+      loc = (loc + es - 1) / es * es;
+      p->off = (uint32_t)loc; p->type = v->type; p->size = (uint8_t)es;
+      loc += es * (v->count ? v->count : 1);
+    }
+  }
+  e->local_size = (uint32_t)((loc + 15) / 16 * 16);
+  e->nploc = np;
+  e->maxdepth = n;
+  free(in); free(list);
+  *reachp = reach;
+  return 1;
+}
+
+static int fn_index(const plX_emu *e, int func) {
+  for (uint32_t i = 0; i < e->nfns; i++) if (e->fns[i].func == (uint32_t)func) return (int)i;
+  return -1;
+}
+
 int plX__decode(plX_emu *e) {
   const plI_module *m = e->m;
-  const plI_func *f = &m->funcs.p[e->func];
   xfunc *x = &e->xf;
   D dd; memset(&dd, 0, sizeof dd);
   D *d = &dd;
-  d->e = e; d->x = x; d->m = m; d->f = f;
+  d->e = e; d->x = x; d->m = m;
+  uint8_t *reach = NULL;
+  if (!reach_fns(e, &reach)) return plX__fail(e, X_NOSLOT, "out of memory");
+  d->reach = reach;
+  for (uint32_t i = 1; i < e->nfns; i++)
+    if (m->funcs.p[e->fns[i].func].vars.n) {
+      free(reach);
+      return plX__fail(e, X_NOSLOT, "variables declared inside .func '%s' are not emulated", plI_cstr(m, m->funcs.p[e->fns[i].func].name));
+    }
   plU_buf_init(&d->msgs);
-  /* registers: value slots and predicates of this function */
+  /* registers: value slots and predicates of these functions (their ids differ: one register file) */
+  uint8_t *infn = calloc(m->funcs.n ? m->funcs.n : 1, 1);
+  if (!infn) { free(reach); return plX__fail(e, X_NOSLOT, "out of memory"); }
+  for (uint32_t i = 0; i < e->nfns; i++) infn[e->fns[i].func] = 1;
   x->nregs = m->regs.n;
   x->slot_of = calloc(m->regs.n ? m->regs.n : 1, sizeof *x->slot_of);
-  if (!x->slot_of) return plX__fail(e, X_NOSLOT, "out of memory");
+  if (!x->slot_of) { free(reach); free(infn); return plX__fail(e, X_NOSLOT, "out of memory"); }
   uint32_t nv = 0, np = 0;
   for (uint32_t i = 0; i < m->regs.n; i++) {
-    if (m->regs.p[i].func != (uint32_t)e->func) { x->slot_of[i] = X_NOSLOT; continue; }
+    if (!infn[m->regs.p[i].func]) { x->slot_of[i] = X_NOSLOT; continue; }
     if (m->regs.p[i].type == PLT_PRED) x->slot_of[i] = np++ | X_PREDBIT;
     else x->slot_of[i] = nv++;
   }
+  free(infn);
   x->nregslots = nv;
   x->npreds = np + 1;
   x->slot_reg = calloc(nv + 1, sizeof *x->slot_reg);
   x->pred_reg = calloc(np + 1, sizeof *x->pred_reg);
-  if (!x->slot_reg || !x->pred_reg) return plX__fail(e, X_NOSLOT, "out of memory");
+  if (!x->slot_reg || !x->pred_reg) { free(reach); return plX__fail(e, X_NOSLOT, "out of memory"); }
   for (uint32_t i = 0; i < m->regs.n; i++) {
     uint32_t s = x->slot_of[i];
     if (s == X_NOSLOT) continue;
     if (s & X_PREDBIT) x->pred_reg[s & ~X_PREDBIT] = i + 1; else x->slot_reg[s] = i + 1;
   }
-  /* labels -> pcs; statements that execute */
+  /* pcs: the callees first, then the kernel; each function ends in an implicit ret (the kernel: exit) */
+  uint32_t total = 0;
+  for (uint32_t k = 0; k < e->nfns; k++) {
+    uint32_t i = (k + 1) % e->nfns;
+    const plI_func *f = &m->funcs.p[e->fns[i].func];
+    e->fns[i].pc = total;
+    for (uint32_t j = 0; j < f->stmts.n; j++) {
+      const plI_stmt *s = &f->stmts.p[j];
+      if (s->kind == PLS_INSN || (s->kind == PLS_RAW && !is_directive(plI_cstr(m, s->opc)))) total++;
+    }
+    total++;
+  }
+  e->entry_pc = e->fns[0].pc;
   d->labelpc = calloc(m->strs.n + 1, sizeof *d->labelpc);
-  x->code = calloc(f->stmts.n + 1, sizeof *x->code);
-  if (!d->labelpc || !x->code) { free(d->labelpc); return plX__fail(e, X_NOSLOT, "out of memory"); }
-  uint32_t pc = 0;
+  x->code = calloc(total, sizeof *x->code);
+  if (!d->labelpc || !x->code) { free(d->labelpc); free(reach); return plX__fail(e, X_NOSLOT, "out of memory"); }
+  int oom = 0;
+  for (uint32_t fk = 0; fk < e->nfns && !oom; fk++) {
+  uint32_t fi = (fk + 1) % e->nfns;
+  const plI_func *f = &m->funcs.p[e->fns[fi].func];
+  uint32_t sbase = e->fns[fi].sbase;
+  d->f = f; e->dfn = (int)fi;
+  /* labels -> pcs (labels are the function's own); statements that execute */
+  memset(d->labelpc, 0, (m->strs.n + 1) * sizeof *d->labelpc);
+  uint32_t pc = e->fns[fi].pc;
   for (uint32_t i = 0; i < f->stmts.n; i++) {
     const plI_stmt *s = &f->stmts.p[i];
     if (s->kind == PLS_LABEL) { if (s->opc < m->strs.n + 1) d->labelpc[s->opc] = pc + 1; }
     else if (s->kind == PLS_INSN || !is_directive(plI_cstr(m, s->opc))) pc++;
   }
-  pc = 0;
-  int oom = 0;
+  pc = e->fns[fi].pc;
   for (uint32_t i = 0; i < f->stmts.n; i++) {
     const plI_stmt *s = &f->stmts.p[i];
     if (s->kind == PLS_LABEL) continue;
     if (s->kind == PLS_RAW && is_directive(plI_cstr(m, s->opc))) continue;
     xins *in = &x->code[pc++];
     memset(in, 0, sizeof *in);
-    in->stmt = i; in->guard = -1; in->cache = -1;
+    in->stmt = sbase + i; in->guard = -1; in->cache = -1;
     in->a = in->b = in->c = in->e = in->d = in->d2 = X_NOSLOT;
     d->nrd = d->nwr = 0; d->bad = 0;
     if (s->kind == PLS_RAW) {
@@ -856,7 +997,7 @@ int plX__decode(plX_emu *e) {
       continue;
     }
     d->opc = plA_opcode_text(m->isa, s->opc);
-    d->stmt = i;
+    d->stmt = sbase + i;
     if (s->opc >= d->ntmpl) {
       uint32_t nn = d->ntmpl ? d->ntmpl : 64;
       while (nn <= s->opc) nn *= 2;
@@ -891,12 +1032,15 @@ int plX__decode(plX_emu *e) {
     for (int j = 0; j < d->nrd; j++) chk_push(d, d->rd[j]);
     for (int j = 0; j < d->nwr; j++) chk_push(d, d->wr[j]);
   }
-  /* the end of the function: an implicit exit */
+  /* the end of the function: an implicit exit (the kernel) or ret (a .func) */
   xins *end = &x->code[pc++];
   memset(end, 0, sizeof *end);
-  end->op = X_EXIT; end->guard = -1; end->cache = -1; end->sub = 1;   /* sub 1: the end of the body */
-  end->stmt = f->stmts.n ? f->stmts.n - 1 : X_NOSLOT;
-  x->ncode = pc;
+  end->op = fi ? X_RET : X_EXIT; end->guard = -1; end->cache = -1; end->sub = 1;   /* sub 1: the end of the body */
+  end->stmt = f->stmts.n ? sbase + f->stmts.n - 1 : X_NOSLOT;
+  }
+  e->dfn = 0;
+  free(reach); d->reach = NULL;
+  x->ncode = total;
   x->nslots = x->nregslots + 1 + x->nconsts;
   /* operand fields an instruction does not use name the junk slot: every field is a valid slot */
   for (uint32_t i = 0; i < x->ncode; i++) {

@@ -17,6 +17,43 @@ static inline uint64_t load_ext(const uint8_t *p, int t) {
 
 static inline void store(uint8_t *p, uint64_t v, int bytes) { memcpy(p, &v, (size_t)bytes); }  /* little-endian host */
 
+/* ---- .func calls: a per-thread stack of return pcs; parameters and results in local memory ---- */
+int plX__call(plX_emu *e, xwarp *w, const xins *in, uint32_t pc, uint32_t em) {
+  const xfn *fn = &e->fns[in->c];
+  const uint32_t *vs = e->xf.vslots + in->vs + in->sub;          /* the arguments follow the results */
+  LANES(em, {
+    uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
+    if (e->cdepth[tid] >= e->maxdepth) return plX__fail_lane(e, in, w, l, "the call stack is full");
+    e->cstack[(size_t)tid * e->maxdepth + e->cdepth[tid]++] = pc + 1;
+    uint8_t *loc = e->local + (size_t)tid * e->local_size;
+    for (int k = 0; k < in->sub2; k++) {
+      const xploc *p = &e->ploc[fn->ppar + (uint32_t)k];
+      store(loc + p->off, S(vs[k])[l], p->size);
+    }
+  });
+  return 0;
+}
+
+uint32_t plX__ret(plX_emu *e, xwarp *w, uint32_t em) {
+  uint32_t exited = 0;
+  LANES(em, {
+    uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
+    if (!e->cdepth[tid]) { exited |= 1u << l; continue; }       /* no caller: the kernel's ret */
+    uint32_t rp = e->cstack[(size_t)tid * e->maxdepth + --e->cdepth[tid]];
+    const xins *call = &e->xf.code[rp - 1];
+    const xfn *fn = &e->fns[call->c];
+    const uint32_t *vs = e->xf.vslots + call->vs;
+    const uint8_t *loc = e->local + (size_t)tid * e->local_size;
+    for (int k = 0; k < call->sub; k++) {
+      const xploc *p = &e->ploc[fn->ppar + call->sub2 + (uint32_t)k];
+      S(vs[k])[l] = load_ext(loc + p->off, p->type);
+      if (w->rdef) w->rdef[vs[k]] |= 1u << l;
+    }
+    w->pc[l] = rp;
+  });
+  return exited;
+}
+
 void plX__cp_complete(plX_emu *e, uint32_t tid, uint32_t limit) {
   xcpq *q = &e->cpq[tid];
   while (q->head < q->q.n && q->q.p[q->head].grp < limit) {

@@ -50,7 +50,7 @@ enum {
   /* warp */
   X_SHFL, X_VOTE, X_ACTIVEMASK, X_REDUX, X_MATCH, X_BARWARP,
   /* control */
-  X_BRA, X_EXIT, X_TRAP, X_BAR,
+  X_BRA, X_EXIT, X_TRAP, X_BAR, X_CALL, X_RET,
   X__COUNT
 };
 
@@ -120,6 +120,12 @@ typedef struct xfunc {
   char *msgs;                 /* X_UNSUP messages (at xins.off) */
 } xfunc;
 
+/* a function the kernel reaches through calls (fns[0] is the kernel): its first pc, where its
+** statements are numbered (xins.stmt = sbase + index), and its parameters then its results in
+** ploc[ppar ...] (a .func's parameters live in each thread's local memory) */
+typedef struct xfn { uint32_t func, sbase, nstmt, pc, ppar; } xfn;
+typedef struct xploc { uint32_t off; uint8_t type, size; } xploc;
+
 /* a variable's place: state space and offset (shared/local/param) or device address */
 typedef struct xvar { uint32_t name; uint8_t space; uint64_t addr; uint64_t size; } xvar;
 
@@ -166,6 +172,13 @@ struct plX_emu {
   plX_param *params; uint32_t nparams;
   uint8_t *pblock; uint32_t psize;
   uint8_t *pset;                            /* which parameters were set */
+  /* .func: the functions reached by calls, and each thread's call stack of return pcs */
+  xfn *fns; uint32_t nfns;
+  xploc *ploc; uint32_t nploc;
+  uint32_t entry_pc;                        /* the kernel's first instruction (callees come first) */
+  int dfn;                                  /* while decoding: the function (index in fns) */
+  uint32_t maxdepth;                        /* the deepest call chain (calls are not recursive) */
+  uint32_t *cstack, *cdepth;                /* per thread: maxdepth return pcs, and how many */
   /* launch */
   uint32_t grid[3], block[3], dyn_smem;
   int launched;
@@ -194,6 +207,7 @@ struct plX_emu {
 /* emu.c */
 int  plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...);
 const char *plX__opname(const plX_emu *e, uint32_t stmt);
+const plI_stmt *plX__stmt(const plX_emu *e, uint32_t stmt);  /* xins.stmt -> its statement, or NULL */
 xbuf *plX__find(plX_mem *m, uint64_t addr, int32_t *cache);
 void plX__describe_addr(plX_emu *e, plU_buf *b, uint64_t addr, uint64_t n);
 int  plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr);
@@ -274,6 +288,10 @@ int  plX__fail_warp(plX_emu *e, const xins *in, xwarp *w, const char *msg, uint3
 /* emu_exec.c: one instruction for the active lanes (em: after the guard; am: before it) */
 int  plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em);
 int  plX__full_warp(plX_emu *e, xins *in, xwarp *w, uint32_t em);
+/* call: lanes em push pc + 1 and pass their arguments; ret: lanes em return (their results land in
+** the call's registers and their pc is set), and the lanes with no caller (a kernel's ret) are returned */
+int  plX__call(plX_emu *e, xwarp *w, const xins *in, uint32_t pc, uint32_t em);
+uint32_t plX__ret(plX_emu *e, xwarp *w, uint32_t em);
 
 /* emu_ops.c: the semantics of one element */
 int      plX__mode(int rnd);

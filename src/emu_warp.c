@@ -85,10 +85,10 @@ static void value(plU_buf *b, int t, uint64_t v, int hex) {
 ** (lane >= 0), or for the whole warp (lane < 0: masks, then each register's value in every lane) */
 static void trace(plX_emu *e, xwarp *w, xins *in, int lane, uint32_t am, uint32_t em) {
   plU_buf *b = &e->trace;
-  const plI_func *f = &e->m->funcs.p[e->func];
-  const plI_stmt *s = in->stmt < f->stmts.n ? &f->stmts.p[in->stmt] : NULL;
+  const plI_stmt *s = plX__stmt(e, in->stmt);
   if (lane < 0) plU_buf_printf(b, "[warp %d, lanes 0x%08x] ", w->idx, am);
   if (in->op == X_EXIT && in->sub) { plU_buf_puts(b, "(the end of the kernel: exit)\n"); return; }
+  if (in->op == X_RET && in->sub) { plU_buf_puts(b, "(the end of the function: ret)\n"); return; }
   if (s && s->file) plU_buf_printf(b, "%s:%u: ", plI_cstr(e->m, s->file), s->line);
   plU_buf_puts(b, plX__opname(e, in->stmt));
   if (lane >= 0 ? !(em >> lane & 1) : !em) { plU_buf_puts(b, "  (guard false)\n"); return; }
@@ -166,10 +166,9 @@ static int barrier(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em) {
   xbar *b = &e->bars[id];
   if (b->expected == 0) { b->expected = expected; b->pc = pc; b->all = 1; b->any = 0; b->popc = 0; }
   else if (b->expected != expected) {
-    const plI_func *f = &e->m->funcs.p[e->func];
     char m[160];
     snprintf(m, sizeof m, "barrier %u expects %u threads here but %u at line %u, where other threads wait", id, expected,
-             b->expected, f->stmts.p[e->xf.code[b->pc].stmt].line);
+             b->expected, plX__stmt(e, e->xf.code[b->pc].stmt) ? plX__stmt(e, e->xf.code[b->pc].stmt)->line : 0);
     return plX__fail_warp(e, in, w, m, em);
   }
   if (in->sub >= XBAR_RED_POPC) {
@@ -239,6 +238,32 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
         pc++;
         if (!am) goto regroup;
         continue;
+      case X_CALL:                                /* like a branch, after passing the arguments */
+        if (tr) trace(e, w, in, tlane, am, em);
+        if (em && plX__call(e, w, in, pc, em)) return e->status;
+        if (em == am) {
+          pc = in->target;
+          if (pc > next) goto regroup;
+          continue;
+        }
+        if (em == 0) { pc++; continue; }
+        LANES(am, w->pc[l] = (em >> l & 1) ? in->target : pc + 1);
+        am = 0;
+        goto regroup;
+      case X_RET: {                               /* each lane to its caller; with none, it exits */
+        if (tr) trace(e, w, in, tlane, am, em);
+        uint32_t ex = em ? plX__ret(e, w, em) : 0;
+        if (ex) { w->exited |= ex; w->exitpc = pc; }
+        if (em & ~ex) {                           /* the returning lanes' pcs are set */
+          LANES(am & ~em, w->pc[l] = pc + 1);
+          am = 0;
+          goto regroup;
+        }
+        am &= ~em;
+        pc++;
+        if (!am) goto regroup;
+        continue;
+      }
       case X_TRAP:
         if (em) return plX__fail_lane(e, in, w, __builtin_ctz(em), "trap");
         pc++;

@@ -13,6 +13,7 @@
 #include "engine.h"
 #include "isa.h"
 #include "print.h"
+#include "compile.h"
 
 #ifndef PTXLUA_SOURCE_LUA_DIR
 #define PTXLUA_SOURCE_LUA_DIR ""
@@ -29,6 +30,9 @@ struct ptxlua_engine {
   int errline;
   char luadir[4096];
   int dsl_loaded;
+  ptxlua_resources *res;  /* the last check's report (names owned by resnames) */
+  char *resnames;
+  int nres;
 };
 
 PTXLUA_API const char *ptxlua_version(void) { return PTXLUA_VERSION_STRING; }
@@ -143,6 +147,7 @@ PTXLUA_API void ptxlua_close(ptxlua_engine *e) {
   if (e->L) lua_close(e->L);
   clear_error(e);
   free(e->arch);
+  free(e->res); free(e->resnames);
   free(e);
 }
 
@@ -459,3 +464,15 @@ PTXLUA_API int ptxlua_fwrite_ptx(ptxlua_engine *e, const char *kernels, int flag
 PTXLUA_API const char *ptxlua_errmsg(ptxlua_engine *e) { return e && e->errmsg ? e->errmsg : (e ? "no error" : "out of memory"); }
 PTXLUA_API const char *ptxlua_errfile(ptxlua_engine *e) { return e ? e->errfile : NULL; }
 PTXLUA_API int ptxlua_errline(ptxlua_engine *e) { return e ? e->errline : 0; }
+
+/* for compile_api.c (ptxlua_check / ptxlua_compile): the module of the kernels, left on the stack */
+plI_module *plE_build(ptxlua_engine *e, const char *kernels, int *rc) { return build(e, kernels, rc); }
+int plE_defines_ref(ptxlua_engine *e) { return e->defines_ref; }
+void plE_set_resources(ptxlua_engine *e, ptxlua_resources *r, char *names, int n) {
+  free(e->res); free(e->resnames);
+  e->res = r; e->resnames = names; e->nres = n;
+}
+PTXLUA_API int ptxlua_resource_count(ptxlua_engine *e) { return e ? e->nres : 0; }
+PTXLUA_API const ptxlua_resources *ptxlua_resource(ptxlua_engine *e, int i) {
+  return e && i >= 0 && i < e->nres ? &e->res[i] : NULL;
+}

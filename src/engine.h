@@ -11,6 +11,9 @@ lua_State *plE_lua(ptxlua_engine *e);
 int plE_set_error(ptxlua_engine *e, int code, const char *msg); /* normalizes to file:line: error: */
 int luaopen_ptxlua_core(lua_State *L);
 plI_module *plL_tomodule(lua_State *L, int idx);  /* the IR of a core module userdata, or NULL */
+plI_module *plE_build(ptxlua_engine *e, const char *kernels, int *rc);  /* leaves the module on the stack */
+int plE_defines_ref(ptxlua_engine *e);
+void plE_set_resources(ptxlua_engine *e, ptxlua_resources *r, char *names, int n);  /* takes ownership */
 int plE_write_atomic(const char *path, int (*fill)(void *ud, FILE *f), void *ud, char *err, size_t errlen);
 
 #endif

@@ -21,7 +21,7 @@ plI_module *plI_new(struct plA_ctx *isa) {
 
 static void free_func(plI_func *f) {
   plU_vec_free(f->params); plU_vec_free(f->rets); plU_vec_free(f->regdecls);
-  plU_vec_free(f->vars); plU_vec_free(f->stmts);
+  plU_vec_free(f->vars); plU_vec_free(f->stmts); plU_vec_free(f->vtext);
 }
 
 void plI_free(plI_module *m) {
@@ -32,6 +32,7 @@ void plI_free(plI_module *m) {
   free(m->declmap);
   plU_strtab_free(&m->strs);
   plU_buf_free(&m->err);
+  plU_buf_free(&m->vsrc); plU_vec_free(m->vpieces);
   if (m->isa) plA_unref(m->isa);
   free(m);
 }

@@ -19,7 +19,8 @@ enum {
   PLOF_HEX = 2,      /* integer immediate printed in hex */
   PLOF_BASE_REG = 4, /* ADDR: id is a register */
   PLOF_BASE_SYM = 8, /* ADDR: id is a symbol string; neither: absolute address v */
-  PLOF_UNSIGNED = 16 /* IMM: print as unsigned (v is uint64) */
+  PLOF_UNSIGNED = 16, /* IMM: print as unsigned (v is uint64) */
+  PLOF_PAREN = 32     /* VEC: a parenthesized list, as call writes its arguments: (a, b) */
 };
 
 typedef struct plI_opnd {
@@ -71,6 +72,12 @@ typedef struct plI_var {
 
 enum { PLF_ENTRY, PLF_FUNC };
 
+/* verbatim layout (a parsed module): spans of m->vsrc, the text as it was read, so that the
+** printer gives a file back byte for byte; a statement without a span prints canonically */
+typedef struct plI_span { uint32_t off, len; uint32_t tok; } plI_span; /* tok: first token's offset */
+enum { PLI_PIECE_TEXT, PLI_PIECE_FUNC };
+typedef struct plI_piece { uint32_t kind, func; plI_span text; } plI_piece;
+
 typedef struct plI_func {
   uint32_t name;
   uint8_t kind, linkage, noreturn, explicitcluster;
@@ -83,6 +90,8 @@ typedef struct plI_func {
   PLU_VEC(plI_stmt) stmts;
   uint32_t file, line;
   int declared_only;         /* a prototype with no body */
+  PLU_VEC(plI_span) vtext;   /* verbatim: the text of each statement (parallel to stmts), or none */
+  plI_span vhead, vtail;     /* verbatim: header through '{', and the closing '}' line */
 } plI_func;
 
 struct plA_ctx;
@@ -102,6 +111,8 @@ typedef struct plI_module {
   uint32_t declmap_n;
   int status;                /* sticky: 0 ok, else first error code */
   plU_buf err;               /* first error's message */
+  plU_buf vsrc;              /* verbatim: the source text a parser read (empty for a traced module) */
+  PLU_VEC(plI_piece) vpieces; /* verbatim: the module in source order, text between functions */
 } plI_module;
 
 plI_module *plI_new(struct plA_ctx *isa);

@@ -227,6 +227,10 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
     case 'x': o.kinds = PLA_KSYM | PLA_KLABEL; o.tsrc = 0; break;
     case 's': o.kinds = PLA_KREG | PLA_KIMM | PLA_KSREG | PLA_KSYM; break;
     case 'A': o.kinds = PLA_KREG | PLA_KSYM | PLA_KIMM; break; /* register or symbol address value */
+    case '_': o.kinds = PLA_KSINK; o.tsrc = 0; o.flags |= PLA_DEST; break; /* the sink only */
+    case 'F': o.kinds = PLA_KSYM; o.tsrc = 0; break;                    /* a function's name (call) */
+    case 'R': o.kinds = PLA_KLIST; o.tsrc = 0; o.flags |= PLA_DEST; break; /* (d, ...): call's results */
+    case 'L': o.kinds = PLA_KLIST; o.tsrc = 0; break;                   /* (a, ...): call's arguments */
     default: return 0;
     }
     for (;;) {
@@ -257,7 +261,16 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
       } else if (ch == '[') {
         int k = 0; p++;
         if (*p == 'x') { o.flags |= PLA_VECX; p++; }
-        else {
+        else if (*p == 'n' && p[1] == '/') {        /* [n/K]: N/K registers, N from .mMnNkK */
+          p += 2;
+          while (isdigit((unsigned char)*p)) k = k * 10 + (*p++ - '0');
+          if (k <= 0 || k > 255) return 0;
+          o.flags |= PLA_VECN;
+        } else if (*p == 'd') {                     /* [d] or [d-K]: D(-K) registers, D from .Dd */
+          p++;
+          if (*p == '-') { p++; while (isdigit((unsigned char)*p)) k = k * 10 + (*p++ - '0'); if (k <= 0 || k > 4) return 0; }
+          o.flags |= PLA_VECD;
+        } else {
           while (isdigit((unsigned char)*p)) k = k * 10 + (*p++ - '0');
           if (k <= 0 || k > 255) return 0;
         }
@@ -489,6 +502,9 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
     if (t && r->ntypes < 6) r->types[r->ntypes++] = (uint8_t)t;
     if (ts[0] == 'v' && (ts[1] == '2' || ts[1] == '4' || ts[1] == '8') && !ts[2]) r->vec = (uint8_t)(ts[1] - '0');
     if (ts[0] == 'x' && (ts[1] == '1' || ts[1] == '2' || ts[1] == '4') && !ts[2]) r->xn = (uint8_t)(ts[1] - '0');
+    if (ts[0] >= '1' && ts[0] <= '5' && ts[1] == 'd' && !ts[2]) r->dims = (uint8_t)(ts[0] - '0');
+    int mm, nn, kk, used = 0;              /* a shape .mMnNkK: the N that sizes [n/K] vectors */
+    if (ts[0] == 'm' && sscanf(ts, "m%dn%dk%d%n", &mm, &nn, &kk, &used) == 3 && !ts[used]) r->nn = (uint16_t)nn;
   }
   uint16_t mptx = 0, msm = 0;
   for (int i = 0; i < nt; i++)        /* a modifier's own minimum raises the form's */
@@ -645,6 +661,7 @@ static const char *kindname(int k) {
   }
 }
 static const char *expected_kinds(uint16_t k) {
+  if (k & PLA_KLIST) return "a parenthesized list (..)";
   if (k & PLA_KADDR) return "an address [...]";
   if (k & PLA_KLABEL) return (k & PLA_KSYM) ? "a label or symbol" : "a label";
   if ((k & PLA_KVEC) && !(k & (PLA_KIMM))) return "a register vector";
@@ -688,14 +705,30 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
       if (err) plU_buf_printf(err, "operand %d of '%s' cannot be negated", opi, opc);
       return 0;
     }
-    int wantvec = (s->flags & PLA_VECV) ? r->vec : (s->flags & PLA_VECX) ? r->xn : s->vec;
+    int wantvec = (s->flags & PLA_VECV) ? r->vec : (s->flags & PLA_VECX) ? r->xn
+                : (s->flags & PLA_VECN) ? r->nn / s->vec : (s->flags & PLA_VECD) ? r->dims - s->vec : s->vec;
     switch (k) {
     case PLO_REG:
       if (!(s->kinds & PLA_KREG) || wantvec > 1) goto badkind;
       if (!check_reg(m, o->id, want, relaxed, opi, opc, err)) return 0;
       break;
     case PLO_VEC:
-      if (!(s->kinds & PLA_KVEC) || !wantvec) goto badkind;
+      if (s->kinds & PLA_KLIST) {                 /* (a, b, ...): any length, any register type */
+        if (!(o->flags & PLOF_PAREN)) goto badkind;
+        for (uint16_t j = 0; j < o->n; j++) {
+          const plI_opnd *e = &m->opnds.p[o->id + j];
+          int ek = e->kind;
+          if (ek == PLO_SYM) continue;             /* a .param variable, as nvcc writes calls */
+          if (ek == PLO_REG ? !check_reg(m, e->id, PLT_NONE, 0, opi, opc, err)
+              : !(!(s->flags & PLA_DEST) && (ek == PLO_IMM || ek == PLO_F32 || ek == PLO_F64))) {
+            if (err && ek != PLO_REG) plU_buf_printf(err, "operand %d of '%s': element %d of the list is %s, expected a register, a .param variable%s", opi, opc,
+                                                     j + 1, kindname(ek), (s->flags & PLA_DEST) ? "" : " or an immediate");
+            return 0;
+          }
+        }
+        break;
+      }
+      if (!(s->kinds & PLA_KVEC) || !wantvec || (o->flags & PLOF_PAREN)) goto badkind;
       if (o->n != wantvec) {
         if (err) plU_buf_printf(err, "operand %d of '%s': expected a vector of %d registers, got %d", opi, opc, wantvec, o->n);
         return 0;

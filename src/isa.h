@@ -9,13 +9,16 @@
 /* operand kinds a form accepts (bit mask) */
 enum {
   PLA_KREG = 1, PLA_KIMM = 2, PLA_KADDR = 4, PLA_KLABEL = 8, PLA_KSYM = 16, PLA_KSREG = 32,
-  PLA_KVEC = 64, PLA_KSINK = 128, PLA_KPAIR = 256
+  PLA_KVEC = 64, PLA_KSINK = 128, PLA_KPAIR = 256,
+  PLA_KLIST = 512      /* a parenthesized list (a, b) of any length (call's arguments and results) */
 };
 /* operand flags */
 enum {
   PLA_DEST = 1, PLA_RELAXED = 2, PLA_OPTIONAL = 4, PLA_NEGOK = 8,
   PLA_VECV = 16,       /* a vector iff the instruction has .vN (N registers) */
-  PLA_VECX = 32        /* a vector of N registers, N from the instruction's .xN (ldmatrix .x4) */
+  PLA_VECX = 32,       /* a vector of N registers, N from the instruction's .xN (ldmatrix .x4) */
+  PLA_VECN = 64,       /* a vector of N/vec registers, N from the shape .mMnNkK (wgmma) */
+  PLA_VECD = 128       /* a vector of D-vec registers, D from the dimension .Dd (cp.async.bulk.tensor) */
 };
 /* form flags: where a form exists beyond "sm_min or later" (a family is the sm numbers that
 ** share their tens: sm_100 and sm_103; sm_120 and sm_121) */
@@ -45,6 +48,8 @@ typedef struct plA_res {
   uint8_t ntypes;
   uint8_t vec;            /* .v2/.v4/.v8 width, 0 if none */
   uint8_t xn;             /* .x1/.x2/.x4 count, 0 if none */
+  uint8_t dims;           /* .1d ... .5d, 0 if none */
+  uint16_t nn;            /* N of a shape .mMnNkK, 0 if none */
   uint16_t ptx_min, sm_min;
   uint16_t flags;
   uint8_t nops, nopt;     /* operand count, of which optional (the last ones are left out first) */

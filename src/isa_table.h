@@ -26,9 +26,16 @@
 **   d dest register   a register or immediate   r register   i immediate   m address [..]
 **   p predicate       P predicate dest (or p|q)  l label       x label or symbol
 **   s register, immediate, special register or symbol (mov)   A register, symbol or immediate
+**   _ the sink '_' only (a remote mbarrier.arrive returns no state)
+**   F a function's name (a symbol: call's callee)
+**   R a parenthesized list (d1, d2, ...) of destination registers, any length and types (call's
+**     results, or .param variables);  L the same, or immediates (call's arguments). Only one marked
+**     parenthesized (PLOF_PAREN) is a list, and a list is nothing else; () is an empty one.
 ** flags: :N type N of the instruction (default 1), :f32 a fixed type, :* any type;
 **   v a vector {..} when the instruction has .vN;  [K] a vector of K registers;
 **   [x] a vector of N registers when the instruction has .xN (ldmatrix .x4);
+**   [n/K] a vector of N/K registers, N from the shape .mMnNkK (wgmma: [n/2] .f32 accumulators);
+**   [d] a vector of D registers, D from the dimension .Dd; [d-K] of D-K (cp.async.bulk.tensor);
 **   w a wider register is allowed (ld/st/cvt: .u8 into .u32, .f32 into .b64);
 **   ! may be negated (!p);  _ may be the sink '_';  | may be a pair with a predicate (d|p),
 **   || must be one;
@@ -579,6 +586,9 @@ PL_FORM("fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster",
 /* ---- control flow ---- */
 PL_FORM("bra{.uni}", "l", 10, 10, PLA_BRANCH)
 PL_FORM("brx.idx{.uni}", "a:u32, x", 60, 30, 0)
+/* a direct call: (results), callee, (arguments); each list may be left out (the second form) */
+PL_FORM("call{.uni}", "R, F, L?", 20, 20, 0)
+PL_FORM("call{.uni}", "F, L?", 20, 20, 0)
 PL_FORM("ret{.uni}", "", 10, 10, 0)
 PL_FORM("exit", "", 10, 10, 0)
 PL_FORM("trap", "", 10, 10, 0)
@@ -604,3 +614,111 @@ PL_FORM("cp.async.(.ca|.cg).(.shared|.shared::cta).global{.L2::cache_hint}{$pref
 PL_FORM("cp.async.commit_group", "", 70, 80, 0)
 PL_FORM("cp.async.wait_group", "i:u32", 70, 80, 0)
 PL_FORM("cp.async.wait_all", "", 70, 80, 0)
+
+/* ---- Hopper and Blackwell async families ---- */
+/* wgmma (sm_90a): the accumulator is a vector of n/2 (.f32, .s32) or n/4 (.f16 pairs in .b32)
+** registers for shape m64nNkK; A comes from a descriptor (.b64 register or immediate) or from
+** four .b32 registers (then the form has no imm-trans-a). Operands after the matrices: scale-d
+** (a predicate), imm-scale-a/b (1 or -1), imm-trans-a/b (0 or 1); sparse forms add sp-meta and
+** sp-sel after b-desc. Shapes by K: */
+PL_SET(wgk8, ".m64n8k8|.m64n16k8|.m64n24k8|.m64n32k8|.m64n40k8|.m64n48k8|.m64n56k8|.m64n64k8|.m64n72k8|.m64n80k8|.m64n88k8|.m64n96k8|.m64n104k8|.m64n112k8|.m64n120k8|.m64n128k8|.m64n136k8|.m64n144k8|.m64n152k8|.m64n160k8|.m64n168k8|.m64n176k8|.m64n184k8|.m64n192k8|.m64n200k8|.m64n208k8|.m64n216k8|.m64n224k8|.m64n232k8|.m64n240k8|.m64n248k8|.m64n256k8")
+PL_SET(wgk16, ".m64n8k16|.m64n16k16|.m64n24k16|.m64n32k16|.m64n40k16|.m64n48k16|.m64n56k16|.m64n64k16|.m64n72k16|.m64n80k16|.m64n88k16|.m64n96k16|.m64n104k16|.m64n112k16|.m64n120k16|.m64n128k16|.m64n136k16|.m64n144k16|.m64n152k16|.m64n160k16|.m64n168k16|.m64n176k16|.m64n184k16|.m64n192k16|.m64n200k16|.m64n208k16|.m64n216k16|.m64n224k16|.m64n232k16|.m64n240k16|.m64n248k16|.m64n256k16")
+PL_SET(wgk32, ".m64n8k32|.m64n16k32|.m64n24k32|.m64n32k32|.m64n40k32|.m64n48k32|.m64n56k32|.m64n64k32|.m64n72k32|.m64n80k32|.m64n88k32|.m64n96k32|.m64n104k32|.m64n112k32|.m64n120k32|.m64n128k32|.m64n136k32|.m64n144k32|.m64n152k32|.m64n160k32|.m64n168k32|.m64n176k32|.m64n184k32|.m64n192k32|.m64n200k32|.m64n208k32|.m64n216k32|.m64n224k32|.m64n232k32|.m64n240k32|.m64n248k32|.m64n256k32")
+PL_SET(wgk64, ".m64n8k64|.m64n16k64|.m64n24k64|.m64n32k64|.m64n40k64|.m64n48k64|.m64n56k64|.m64n64k64|.m64n72k64|.m64n80k64|.m64n88k64|.m64n96k64|.m64n104k64|.m64n112k64|.m64n120k64|.m64n128k64|.m64n136k64|.m64n144k64|.m64n152k64|.m64n160k64|.m64n168k64|.m64n176k64|.m64n184k64|.m64n192k64|.m64n200k64|.m64n208k64|.m64n216k64|.m64n224k64|.m64n232k64|.m64n240k64|.m64n248k64|.m64n256k64")
+PL_SET(wgi32, ".m64n8k32|.m64n16k32|.m64n24k32|.m64n32k32|.m64n48k32|.m64n64k32|.m64n80k32|.m64n96k32|.m64n112k32|.m64n128k32|.m64n144k32|.m64n160k32|.m64n176k32|.m64n192k32|.m64n208k32|.m64n224k32|.m64n240k32|.m64n256k32")
+PL_SET(wgi64, ".m64n8k64|.m64n16k64|.m64n24k64|.m64n32k64|.m64n48k64|.m64n64k64|.m64n80k64|.m64n96k64|.m64n112k64|.m64n128k64|.m64n144k64|.m64n160k64|.m64n176k64|.m64n192k64|.m64n208k64|.m64n224k64|.m64n240k64|.m64n256k64")
+PL_SET(wgf16, ".f16.f16|.bf16.bf16")
+PL_SET(wgf8, ".e4m3.e4m3|.e4m3.e5m2|.e5m2.e4m3|.e5m2.e5m2")
+PL_FORM("wgmma.fence.sync.aligned", "", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.commit_group.sync.aligned", "", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.wait_group.sync.aligned", "i:u32", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk16.f32$wgf16", "d[n/2]:f32, a:b64, a:b64, p, i:s32, i:s32, i:s32, i:s32", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk16.f32$wgf16", "d[n/2]:f32, r[4]:b32, a:b64, p, i:s32, i:s32, i:s32", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk16.f16.f16.f16", "d[n/4]:b32, a:b64, a:b64, p, i:s32, i:s32, i:s32, i:s32", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk16.f16.f16.f16", "d[n/4]:b32, r[4]:b32, a:b64, p, i:s32, i:s32, i:s32", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk8.f32.tf32.tf32", "d[n/2]:f32, a:b64, a:b64, p, i:s32, i:s32", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk8.f32.tf32.tf32", "d[n/2]:f32, r[4]:b32, a:b64, p, i:s32, i:s32", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk32.f32$wgf8", "d[n/2]:f32, a:b64, a:b64, p, i:s32, i:s32", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk32.f32$wgf8", "d[n/2]:f32, r[4]:b32, a:b64, p, i:s32, i:s32", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk32.f16$wgf8", "d[n/4]:b32, a:b64, a:b64, p, i:s32, i:s32", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk32.f16$wgf8", "d[n/4]:b32, r[4]:b32, a:b64, p, i:s32, i:s32", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgi32{.satfinite}.s32(.s8.s8|.u8.u8)", "d[n/2]:s32, a:b64, a:b64, p", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgi32{.satfinite}.s32(.s8.s8|.u8.u8)", "d[n/2]:s32, r[4]:b32, a:b64, p", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgi32{.satfinite}.s32(.s8.u8|.u8.s8)", "d[n/2]:s32, a:b64, a:b64, p", 84, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgi32{.satfinite}.s32(.s8.u8|.u8.s8)", "d[n/2]:s32, r[4]:b32, a:b64, p", 84, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk32.f32$wgf16", "d[n/2]:f32, a:b64, a:b64, a:b32, i:s32, p, i:s32, i:s32, i:s32, i:s32", 82, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk32.f32$wgf16", "d[n/2]:f32, r[4]:b32, a:b64, a:b32, i:s32, p, i:s32, i:s32, i:s32", 82, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk32.f16.f16.f16", "d[n/4]:b32, a:b64, a:b64, a:b32, i:s32, p, i:s32, i:s32, i:s32, i:s32", 82, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk32.f16.f16.f16", "d[n/4]:b32, r[4]:b32, a:b64, a:b32, i:s32, p, i:s32, i:s32, i:s32", 82, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk16.f32.tf32.tf32", "d[n/2]:f32, a:b64, a:b64, a:b32, i:s32, p, i:s32, i:s32", 82, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk16.f32.tf32.tf32", "d[n/2]:f32, r[4]:b32, a:b64, a:b32, i:s32, p, i:s32, i:s32", 82, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f32$wgf8", "d[n/2]:f32, a:b64, a:b64, a:b32, i:s32, p, i:s32, i:s32", 82, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f32$wgf8", "d[n/2]:f32, r[4]:b32, a:b64, a:b32, i:s32, p, i:s32, i:s32", 82, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f16$wgf8", "d[n/4]:b32, a:b64, a:b64, a:b32, i:s32, p, i:s32, i:s32", 82, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f16$wgf8", "d[n/4]:b32, r[4]:b32, a:b64, a:b32, i:s32, p, i:s32, i:s32", 82, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.s8|.u8.u8)", "d[n/2]:s32, a:b64, a:b64, a:b32, i:s32, p", 82, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.s8|.u8.u8)", "d[n/2]:s32, r[4]:b32, a:b64, a:b32, i:s32, p", 82, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.u8|.u8.s8)", "d[n/2]:s32, a:b64, a:b64, a:b32, i:s32, p", 84, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.u8|.u8.s8)", "d[n/2]:s32, r[4]:b32, a:b64, a:b32, i:s32, p", 84, 90, PLA_ARCH_A)
+/* mbarrier: a .b64 object in shared memory; state .b64, parity .u32, counts .u32. .release /
+** .acquire with a scope from PTX 8.0 (sm_90), .relaxed from 8.6; a remote (.shared::cluster)
+** arrive returns no state: its destination is the sink '_' */
+PL_SET(mbsp, ".shared|.shared::cta")
+PL_FORM("mbarrier.init{$mbsp}.b64", "m, a:u32", 70, 80, 0)
+PL_FORM("mbarrier.inval{$mbsp}.b64", "m", 70, 80, 0)
+PL_FORM("mbarrier.arrive{$mbsp}.b64", "d:b64_, m", 70, 80, 0)
+PL_FORM("mbarrier.arrive{$mbsp}.b64", "d:b64_, m, a:u32", 78, 90, 0)
+PL_FORM("mbarrier.arrive.noComplete{$mbsp}.b64", "d:b64_, m, a:u32", 70, 80, 0)
+PL_FORM("mbarrier.arrive.release.(.cta|.cluster){$mbsp}.b64", "d:b64_, m, a?:u32", 80, 90, 0)
+PL_FORM("mbarrier.arrive{.release.cta|.release.cluster}.shared::cluster.b64", "_, m, a?:u32", 80, 90, 0)
+PL_FORM("mbarrier.arrive.expect_tx{.release.cta|.release.cluster}{$mbsp}.b64", "d:b64_, m, a:u32", 80, 90, 0)
+PL_FORM("mbarrier.arrive.expect_tx{.release.cta|.release.cluster}.shared::cluster.b64", "_, m, a:u32", 80, 90, 0)
+PL_FORM("mbarrier.arrive_drop{$mbsp}.b64", "d:b64_, m", 70, 80, 0)
+PL_FORM("mbarrier.arrive_drop{$mbsp}.b64", "d:b64_, m, a:u32", 78, 90, 0)
+PL_FORM("mbarrier.arrive_drop.noComplete{$mbsp}.b64", "d:b64_, m, a:u32", 70, 80, 0)
+PL_FORM("mbarrier.arrive_drop.release.(.cta|.cluster){$mbsp}.b64", "d:b64_, m, a?:u32", 80, 90, 0)
+PL_FORM("mbarrier.arrive_drop{.release.cta|.release.cluster}.shared::cluster.b64", "_, m, a?:u32", 80, 90, 0)
+PL_FORM("mbarrier.arrive_drop.expect_tx{.release.cta|.release.cluster}{$mbsp}.b64", "d:b64_, m, a:u32", 80, 90, 0)
+PL_FORM("mbarrier.expect_tx{.relaxed.cta|.relaxed.cluster}{$mbsp|.shared::cluster}.b64", "m, a:u32", 80, 90, 0)
+PL_FORM("mbarrier.complete_tx{.relaxed.cta|.relaxed.cluster}{$mbsp|.shared::cluster}.b64", "m, a:u32", 80, 90, 0)
+PL_FORM("mbarrier.test_wait{$mbsp}.b64", "p, m, r:b64", 70, 80, 0)
+PL_FORM("mbarrier.test_wait.parity{$mbsp}.b64", "p, m, a:u32", 71, 80, 0)
+PL_FORM("mbarrier.test_wait.acquire.(.cta|.cluster){$mbsp}.b64", "p, m, r:b64", 80, 90, 0)
+PL_FORM("mbarrier.test_wait.parity.acquire.(.cta|.cluster){$mbsp}.b64", "p, m, a:u32", 80, 90, 0)
+PL_FORM("mbarrier.try_wait{$mbsp}.b64", "p, m, r:b64, a?:u32", 78, 90, 0)
+PL_FORM("mbarrier.try_wait.parity{$mbsp}.b64", "p, m, a:u32, a?:u32", 78, 90, 0)
+PL_FORM("mbarrier.try_wait.acquire.(.cta|.cluster){$mbsp}.b64", "p, m, r:b64, a?:u32", 80, 90, 0)
+PL_FORM("mbarrier.try_wait.parity.acquire.(.cta|.cluster){$mbsp}.b64", "p, m, a:u32, a?:u32", 80, 90, 0)
+PL_FORM("mbarrier.pending_count.b64", "d:u32, r:b64", 70, 80, 0)
+PL_FORM("cp.async.mbarrier.arrive{.noinc}{$mbsp}.b64", "m", 70, 80, 0)
+/* bulk copies (sm_90): g2s completes on an mbarrier, s2g on a bulk group; sizes in bytes (.u32) */
+PL_FORM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint}",
+        "m, m, a:u32, m, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}", "m, m, a:u32, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes", "m, m, a:u32, m", 80, 90, 0)
+PL_FORM("cp.async.bulk.prefetch.L2.global{.L2::cache_hint}", "m, a:u32, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.async.bulk.commit_group", "", 80, 90, 0)
+PL_FORM("cp.async.bulk.wait_group{.read}", "i:u32", 80, 90, 0)
+PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.(.and|.or|.xor)$b32_64", "m, m, a:u32, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.add.(.u32|.s32|.u64|.f32|.f64)", "m, m, a:u32, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.(.min|.max).(.u32|.s32|.u64|.s64)", "m, m, a:u32, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.(.inc|.dec).u32", "m, m, a:u32, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.add.noftz.(.f16|.bf16)", "m, m, a:u32, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.(.min|.max).(.f16|.bf16)", "m, m, a:u32, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(.and|.or|.xor).b32", "m, m, a:u32, m", 80, 90, 0)
+PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(.add|.min|.max|.inc|.dec).u32", "m, m, a:u32, m", 80, 90, 0)
+PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(.add|.min|.max).s32", "m, m, a:u32, m", 80, 90, 0)
+PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u64", "m, m, a:u32, m", 80, 90, 0)
+/* tensor maps: fields of a 128-byte CUtensorMap in global or shared memory (sm_90a) */
+PL_SET(tmsp, ".global|.shared::cta")
+PL_FORM("tensormap.replace.tile.global_address$tmsp.b1024.b64", "m, a:b64", 83, 90, PLA_ARCH_A)
+PL_FORM("tensormap.replace.tile.rank$tmsp.b1024.b32", "m, a:b32", 83, 90, PLA_ARCH_A)
+PL_FORM("tensormap.replace.tile.(.box_dim|.global_dim|.element_stride)$tmsp.b1024.b32", "m, i:b32, a:b32", 83, 90, PLA_ARCH_A)
+PL_FORM("tensormap.replace.tile.global_stride$tmsp.b1024.b64", "m, i:b32, a:b64", 83, 90, PLA_ARCH_A)
+PL_FORM("tensormap.replace.tile.(.elemtype|.interleave_layout|.swizzle_mode|.fill_mode)$tmsp.b1024.b32", "m, i:b32", 83, 90, PLA_ARCH_A)
+/* clusters, elections, dependent grids, register budgets */
+PL_FORM("mapa{.shared::cluster}.(.u32|.u64)", "d, A, a:u32", 78, 90, 0)
+PL_FORM("getctarank{.shared::cluster}.(.u32|.u64)", "d:u32, A", 78, 90, 0)
+PL_FORM("elect.sync", "d:b32_||, a:u32", 80, 90, 0)
+PL_FORM("griddepcontrol.(.launch_dependents|.wait)", "", 78, 90, 0)
+PL_FORM("setmaxnreg.(.inc|.dec).sync.aligned.u32", "i", 80, 90, PLA_ARCH_A)

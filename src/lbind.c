@@ -11,6 +11,7 @@
 #include "ir.h"
 #include "isa.h"
 #include "print.h"
+#include "parse.h"
 #include "engine.h"
 
 #define MOD_MT "ptxlua.module"
@@ -18,7 +19,7 @@
 
 /* DSL operand kinds: t[0] of an operand table is a register id (> 0), or minus one of these;
 ** a plain list (t[0] == nil) is a vector */
-enum { K_ADDR = 2, K_SYM = 3, K_LABEL = 4, K_SREG = 5, K_NEG = 6, K_SINK = 7, K_PAIR = 8, K_IMM = 9 };
+enum { K_ADDR = 2, K_SYM = 3, K_LABEL = 4, K_SREG = 5, K_NEG = 6, K_SINK = 7, K_PAIR = 8, K_IMM = 9, K_PAREN = 10 };
 
 typedef struct labelinfo { uint32_t used_file, used_line, placed; } labelinfo;
 
@@ -87,6 +88,9 @@ static int user_frame_from(lua_State *L, Shared *S, lua_Debug *ar, int lvl0) {
 static const char *srcname(const char *source) { return source[0] == '@' ? source + 1 : source; }
 
 static int user_frame(lua_State *L, Shared *S, lua_Debug *ar) { return user_frame_from(L, S, ar, 1); }
+
+/* the anchor, searched from stack level lvl0 (core.emit's caller is always the library's own
+** chain or emit function, so the fast path starts one level up) */
 static void anchor_from(lua_State *L, LMod *M, uint32_t *file, uint32_t *line, int lvl0);
 static void anchor(lua_State *L, LMod *M, uint32_t *file, uint32_t *line) { anchor_from(L, M, file, line, 1); }
 static void anchor_from(lua_State *L, LMod *M, uint32_t *file, uint32_t *line, int lvl0) {
@@ -162,6 +166,29 @@ static int l_module(lua_State *L) {
   M->m->target = plI_str(M->m, target);
   M->S = S;
   M->m->version = plA_target_min_version(&M->tgt);
+  M->maxptx = M->m->version;
+  return 1;
+}
+
+/* core.parse(text, chunkname) -> a module holding the parsed PTX (printed back as written),
+** or nil, "chunkname:line:col: error: message" */
+static int l_parse(lua_State *L) {
+  Shared *S = shared(L);
+  size_t n;
+  const char *text = luaL_checklstring(L, 1, &n);
+  const char *name = luaL_optstring(L, 2, "<ptx>");
+  LMod *M = (LMod *)lua_newuserdata(L, sizeof *M);
+  memset(M, 0, sizeof *M);
+  M->func = -1;
+  plU_buf_init(&M->msg);
+  luaL_getmetatable(L, MOD_MT);
+  lua_setmetatable(L, -2);
+  plU_buf err; plU_buf_init(&err);
+  M->m = plR_parse(S->isa, text, n, name, &err);
+  if (!M->m) { lua_pushnil(L); lua_pushstring(L, plU_buf_cstr(&err)); plU_buf_free(&err); return 2; }
+  plU_buf_free(&err);
+  M->S = S;
+  plA_target_parse(plI_cstr(M->m, M->m->target), &M->tgt);
   M->maxptx = M->m->version;
   return 1;
 }
@@ -503,9 +530,11 @@ static void convert_table(lua_State *L, LMod *M, int idx, int t, int opi, const 
     lua_pop(L, 1);
     return;
   }
+  case K_PAREN:  /* {[0]=K_PAREN, a, b, ...}: a parenthesized list (call), possibly empty */
   case 0: {  /* a plain list: a vector operand */
-    int n = (int)lua_objlen(L, idx);
-    if (n < 1 || n > 128 || depth > 0) raise_here(L, M, "a vector operand must hold 1 to 128 elements"); /* wgmma n256: 128 */
+    int n = (int)lua_objlen(L, idx), paren = kind == K_PAREN;
+    if (paren ? (n > 128 || depth > 0) : (n < 1 || n > 128 || depth > 0))
+      raise_here(L, M, paren ? "a parenthesized list must hold at most 128 elements" : "a vector operand must hold 1 to 128 elements"); /* wgmma n256: 128 */
     plI_opnd e[128];
     for (int k = 0; k < n; k++) {
       lua_rawgeti(L, idx, k + 1);
@@ -529,6 +558,7 @@ static void convert_table(lua_State *L, LMod *M, int idx, int t, int opi, const 
         !plU_vec_grow((void **)&m->opnds.p, &m->opnds.cap, m->opnds.n + (uint32_t)n, sizeof *m->opnds.p))
       luaL_error(L, "out of memory");
     o->kind = PLO_VEC; o->n = (uint16_t)n;
+    if (paren) o->flags |= PLOF_PAREN;
     o->id = m->opnds.n;
     memcpy(m->opnds.p + m->opnds.n, e, (size_t)n * sizeof e[0]);
     m->opnds.n += (uint32_t)n;
@@ -656,7 +686,7 @@ static int l_cemit(lua_State *L) {
     if (user_frame(L, shared(L), &ar)) return luaL_error(L, "%s:%d: error: no kernel is being traced (instructions go inside a kernel body)", srcname(ar.source), ar.currentline);
     return luaL_error(L, "error: no kernel is being traced");
   }
-  return emit(L, M, 1, 2);
+  return emit(L, M, 1, 2);  /* level 1 is init.lua's chain call or emit(): never the user's */
 }
 
 static int l_activate(lua_State *L) {  /* m:activate() / m:activate(false) */
@@ -896,7 +926,7 @@ static const luaL_Reg mod_methods[] = {
   {"stats", l_stats}, {"func_count", l_func_count}, {"regname", l_regname}, {"activate", l_activate}, {NULL, NULL}
 };
 static const luaL_Reg core_funcs[] = {
-  {"module", l_module}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode}, {"forms", l_forms},
+  {"module", l_module}, {"parse", l_parse}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode}, {"forms", l_forms},
   {"internal_source", l_internal}, {"target", l_target_info}, {"emit", l_cemit}, {"sreg", l_sreg}, {NULL, NULL}
 };
 
@@ -946,6 +976,10 @@ PL_EXPORT int luaopen_ptxlua_core(lua_State *L) {
   lua_remove(L, -2);
   int plL_open_emu(lua_State *L, int core);  /* lemu.c: the emulator's functions */
   plL_open_emu(L, lua_gettop(L));
+  int plL_open_smem(lua_State *L, int core);  /* lsmem.c: the shared-memory planner and layouts */
+  plL_open_smem(L, lua_gettop(L));
+  int plL_open_rt(lua_State *L, int core);  /* lrt.c: assembling and the CUDA driver */
+  plL_open_rt(L, lua_gettop(L));
   return 1;
 }
 

@@ -5,6 +5,9 @@
 #include <string.h>
 #include "ptxlua.h"
 #include "engine.h"
+#include "parse.h"
+#include "compile.h"
+#include "runtime.h"
 
 static const char *USAGE =
   "usage: ptxlua FILE.lua [options]\n"
@@ -20,6 +23,13 @@ static const char *USAGE =
   "  --anchors[=MODE]     mark each instruction with its script line: comment (default) or loc\n"
   "  --emulate            run the kernels in the CPU emulator on generated inputs and summarize\n"
   "  --check LIST         with --emulate, also check: races, uninit-shared, uninit-regs (comma separated)\n"
+  "  --check              (without a list) assemble every kernel (nvJitLink or ptxas) and report registers,\n"
+  "                       shared memory, stack, spills and warnings; errors at the script's lines\n"
+  "  --json               with --check: the report as JSON\n"
+  "  --max-spills N       with --check: exit 1 when a kernel spills more than N bytes (stores + loads)\n"
+  "  --no-cache           with --check: do not use the cubin cache\n"
+  "  --clear-cache        empty the cubin cache ($PTXLUA_CACHE_DIR, $XDG_CACHE_HOME/ptxlua, ~/.cache/ptxlua)\n"
+  "  --doctor             say whether the CUDA toolkit and driver are usable, and why not\n"
   "  --help               this text\n"
   "  --version            the version\n";
 
@@ -59,9 +69,46 @@ static int fail(ptxlua_engine *e, int rc) {
   return rc == PTXLUA_MISUSE ? 2 : 1;
 }
 
+/* "races,uninit-regs": a list for --check with --emulate (anything else after --check is not) */
+static int is_check_list(const char *s) {
+  char buf[256];
+  if (!*s || strlen(s) >= sizeof buf) return 0;
+  snprintf(buf, sizeof buf, "%s", s);
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+    if (strcmp(tok, "races") && strcmp(tok, "uninit-shared") && strcmp(tok, "uninit-regs") && strcmp(tok, "all")) return 0;
+  return 1;
+}
+
+/* one screen: which step of finding the toolkit and the driver holds, and why not */
+static int doctor(void) {
+  const plC_toolkit *t = plC_toolkit_get();
+  printf("%-22s %s\n", "ptxas runs", t->ptxas[0] ? t->ptxas_version : "no");
+  if (t->ptxas[0]) printf("  at: %s\n", t->ptxas); else printf("  why: %s\n", t->ptxas_why);
+  if (t->nvjitlink[0]) printf("%-22s yes (%d.%d)\n  at: %s\n", "nvJitLink loads", t->nvj_major, t->nvj_minor, t->nvjitlink);
+  else printf("%-22s no\n  why: %s\n", "nvJitLink loads", t->nvjitlink_why[0] ? t->nvjitlink_why : "not found");
+  printf("%-22s %s\n", "toolkit found", t->ptxas[0] || t->nvjitlink[0] ? "yes (assembling works)" : "no (--check cannot assemble)");
+  char dir[4096];
+  if (plC_cache_dir(dir, sizeof dir) == 0) printf("%-22s %s\n", "cubin cache", dir);
+  int rc = plR_doctor(stdout);
+  printf("%s\n", rc ? "no GPU use here: printing, --check and --emulate work; launching on a CUDA device does not"
+                     : "ready: kernels can be assembled and launched");
+  return 0;
+}
+
+static int clear_cache(void) {
+  char err[512], dir[4096] = "?";
+  plC_cache_dir(dir, sizeof dir);
+  int n = plC_cache_clear(err, sizeof err);
+  if (n < 0) { fprintf(stderr, "ptxlua: error: %s\n", err); return 1; }
+  printf("removed %d cache entr%s from %s\n", n, n == 1 ? "y" : "ies", dir);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  { int handled, prc = plR_main(argc, argv, &handled); if (handled) return prc; }  /* PTX in: parse_cli.c */
   const char *file = NULL, *out = NULL, *arch = NULL;
-  int flags = 0, print = 0, emulate = 0, checks = 0;
+  int flags = 0, print = 0, emulate = 0, checks = 0, assemble = 0, json = 0, nocache = 0;
+  long max_spills = -1;
   char kernels[4096] = "";
   const char *defs[256];
   int ndefs = 0;
@@ -89,6 +136,16 @@ int main(int argc, char **argv) {
       strcat(kernels, k);
     }
     else if (strcmp(a, "--emulate") == 0) emulate = 1;
+    else if (strcmp(a, "--doctor") == 0) return doctor();
+    else if (strcmp(a, "--clear-cache") == 0) return clear_cache();
+    else if (strcmp(a, "--json") == 0) json = 1;
+    else if (strcmp(a, "--no-cache") == 0) nocache = 1;
+    else if (strcmp(a, "--max-spills") == 0 || strncmp(a, "--max-spills=", 13) == 0) {
+      const char *v = a[12] == '=' ? a + 13 : (++i < argc ? argv[i] : NULL);
+      char *end;
+      if (!v || !*v || (max_spills = strtol(v, &end, 10), *end) || max_spills < 0) return usage_error("--max-spills needs a number of bytes, got '%s'", v ? v : "");
+    }
+    else if (strcmp(a, "--check") == 0 && (i + 1 >= argc || !is_check_list(argv[i + 1]))) assemble = 1;  /* no list: assemble */
     else if (strcmp(a, "--check") == 0 || strncmp(a, "--check=", 8) == 0) {
       const char *l = a[7] == '=' ? a + 8 : (++i < argc ? argv[i] : NULL);
       if (!l || !*l) return usage_error("%s needs a list: races, uninit-shared, uninit-regs", a);
@@ -110,7 +167,8 @@ int main(int argc, char **argv) {
     else return usage_error("more than one script given ('%s')", a);
   }
   if (!file) { fputs(USAGE, stderr); return 2; }
-  if (checks && !emulate) return usage_error("--check goes with --emulate%s", "");
+  if (checks && !emulate) return usage_error("--check LIST goes with --emulate%s", "");
+  if ((json || max_spills >= 0 || nocache) && !assemble) return usage_error("--json, --max-spills and --no-cache go with --check%s", "");
   ptxlua_engine *e = ptxlua_open();
   if (!e) { fprintf(stderr, "ptxlua: out of memory\n"); return 1; }
   for (int i = 0; i < ndefs; i++) {
@@ -128,6 +186,22 @@ int main(int argc, char **argv) {
   }
   int rc = ptxlua_load_file(e, file);
   if (rc) return fail(e, rc);
+  if (assemble) {
+    char *report = NULL;
+    rc = ptxlua_check(e, *kernels ? kernels : NULL, (json ? PTXLUA_JSON : 0) | (nocache ? PTXLUA_NO_CACHE : 0), &report);
+    if (report) { fputs(report, stdout); fflush(stdout); ptxlua_free(report); }
+    if (rc) return fail(e, rc);
+    int over = 0;
+    for (int k = 0; max_spills >= 0 && k < ptxlua_resource_count(e); k++) {
+      const ptxlua_resources *r = ptxlua_resource(e, k);
+      if (r->spill_stores + r->spill_loads > max_spills) {
+        fprintf(stderr, "ptxlua: error: kernel %s spills %ld bytes (%ld stored, %ld loaded), more than --max-spills %ld\n",
+                r->kernel, r->spill_stores + r->spill_loads, r->spill_stores, r->spill_loads, max_spills);
+        over = 1;
+      }
+    }
+    if (over || (!emulate && !out && !print)) { ptxlua_close(e); return over; }
+  }
   if (emulate) {
     char *summary = NULL;
     rc = ptxlua_emulate(e, *kernels ? kernels : NULL, checks, &summary);

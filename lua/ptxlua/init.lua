@@ -17,6 +17,7 @@ P._libdir = LIBDIR
 -- operand kinds shared with the C binding: t[0] of an operand table is the register id (> 0) for a
 -- register, or one of these negative codes; a plain list (t[0] == nil) is a vector operand
 local K_ADDR, K_SYM, K_LABEL, K_SREG, K_NEG, K_SINK, K_PAIR, K_IMM = -2, -3, -4, -5, -6, -7, -8, -9
+local K_PAREN = -10      -- a parenthesized list (a, b): call's results and arguments
 
 ---------------------------------------------------------------------------------------------------
 -- errors at the user's line
@@ -654,6 +655,15 @@ function PARAM.load(p)
   return d
 end
 
+-- r:store(v) -> st.param.<type> [r], v (a .func's return value)
+function PARAM.store(p, v)
+  if not p.ret then perr("'%s' is not a return value of a ptx.func (only those are stored with :store)", p[1]) end
+  if isreg(v) and regtype(v) ~= p.ptype and not (tclass(p.ptype) == "b" and tbits(regtype(v)) == tbits(p.ptype)) then
+    perr("%s:store: a .%s value expected, got .%s", p[1], p.ptype, regtype(v))
+  end
+  emit("st.param." .. p.ptype, { [0] = K_ADDR, p, 0 }, v)
+end
+
 -- for each pointer parameter: ld.param.u64 %rdA, [p]; cvta.to.global.u64 %rdB, %rdA
 function P.global_ptrs(...)
   no_guard("ptx.global_ptrs")
@@ -890,6 +900,131 @@ local function trace_into(k, m, overrides)
   m:endfunc()
 end
 
+---------------------------------------------------------------------------------------------------
+-- device functions (.func) and calls
+---------------------------------------------------------------------------------------------------
+local FUNCS = {}         -- ptx.func definitions in script order (traced before the kernels)
+P._funcs = FUNCS
+local FUNC = {}
+FUNC.__index = FUNC
+FUNC.__name = "ptxlua.func"
+FUNC.__tostring = function(f) return "func " .. f.name end
+
+local FUNC_FIELDS = { name = 1, params = 1, returns = 1, body = 1, doc = 1 }
+
+-- ptx.func { name =, params = { {"a", "s32"} }, returns = { {"r", "s32"} }, body = function(t, a, r) } -> f
+function P.func(def)
+  if type(def) ~= "table" then perr("ptx.func expects a table { name = ..., params = ..., returns = ..., body = function ... }") end
+  for _, k in ipairs(sorted_keys(def)) do
+    if not FUNC_FIELDS[k] then perr("ptx.func: unknown field '%s'", tostring(k)) end
+  end
+  if type(def.name) ~= "string" or not def.name:match("^[%a_][%w_]*$") then perr("ptx.func: 'name' must be an identifier") end
+  if type(def.body) ~= "function" then perr("ptx.func '%s': 'body' must be a function", def.name) end
+  local all = {}
+  local function specs(list, what, ret)
+    if list ~= nil and type(list) ~= "table" then perr("ptx.func '%s': '%s' must be a list of {name, type}", def.name, what) end
+    local out = {}
+    for i, sp in ipairs(list or {}) do
+      local p = parse_param(sp, i)
+      if p.count or p.tensormap then perr("ptx.func '%s': %s[%d]: a function parameter is a scalar or a pointer", def.name, what, i) end
+      p.ret = ret
+      for _, q in ipairs(all) do if q[1] == p[1] then perr("ptx.func '%s': parameter '%s' twice", def.name, p[1]) end end
+      all[#all + 1] = p
+      out[i] = p
+    end
+    return out
+  end
+  local params, rets = specs(def.params, "params", false), specs(def.returns, "returns", true)
+  if #rets > 1 then
+    perr("ptx.func '%s': %d results, but ptxas takes one .param result (return a packed value, or store through a pointer)", def.name, #rets)
+  end
+  for _, o in ipairs(FUNCS) do
+    if o.name == def.name then perr("function '%s' is defined twice", def.name) end
+  end
+  for _, k in ipairs(REGISTRY) do
+    if k.name == def.name then perr("function '%s': a kernel has that name", def.name) end
+  end
+  local file, line = user_where()
+  local f = setmetatable({ name = def.name, def = def, params = params, returns = rets, file = file, line = line,
+                           index = #FUNCS + 1 }, FUNC)
+  FUNCS[#FUNCS + 1] = f
+  return f
+end
+function P.funcs() return FUNCS end
+
+local function trace_func(f, m)
+  m:func(f.name, "func", "none")
+  for _, p in ipairs(f.params) do m:param(p[1], p.ptype, 0, 0) end
+  for _, p in ipairs(f.returns) do m:param(p[1], p.ptype, 0, 0, true) end
+  local saved_cur, saved_mod = CUR, MOD
+  local t = { func = f }
+  CUR = { mod = m, func = f, nlabel = 0, narr = 0, t = t }
+  MOD = m
+  m:activate()
+  local args = {}
+  for _, p in ipairs(f.params) do args[#args + 1] = p end
+  for _, p in ipairs(f.returns) do args[#args + 1] = p end
+  local ok, err = xpcall(f.def.body, user_error, t, unpack(args))
+  m:activate(false)
+  CUR, MOD = saved_cur, saved_mod
+  if MOD then MOD:activate() end
+  if not ok then error(err, 0) end
+  m:endfunc()
+end
+
+-- one operand of a call list: a register of the parameter's type (a .bN parameter takes any N-bit
+-- register), or a number for an integer parameter
+local function call_operand(f, p, v, what, i)
+  if isreg(v) then
+    local t = regtype(v)
+    if t ~= p.ptype and not (tclass(p.ptype) == "b" and tbits(t) == tbits(p.ptype) and t ~= "pred") then
+      perr("ptx.call %s: %s %d ('%s') is .%s, got a .%s register", f.name, what, i, p[1], p.ptype, t)
+    end
+    return v
+  end
+  if what == "argument" and type(v) == "number" then
+    local c = tclass(p.ptype)
+    if c == "f" then perr("ptx.call %s: argument %d ('%s') is .%s: pass a register (a number is for an integer parameter)", f.name, i, p[1], p.ptype) end
+    if v ~= floor(v) then perr("ptx.call %s: argument %d ('%s'): %s is not an integer", f.name, i, p[1], tostring(v)) end
+    return v
+  end
+  perr("ptx.call %s: %s %d ('%s') must be a .%s register%s, got %s", f.name, what, i, p[1], p.ptype,
+       what == "argument" and " or an integer" or "", type(v) == "table" and "an operand object" or type(v))
+end
+
+-- ptx.call(f [, {results...} [, {arguments...} [, { uni = false }]]]): one instruction,
+-- call.uni (%r), f, (%a); with no results or no arguments the list is left out
+function P.call(f, rets, args, opts)
+  local m = MOD or need_trace()
+  if type(f) == "string" then
+    local found
+    for _, g in ipairs(FUNCS) do if g.name == f then found = g end end
+    if not found then perr("ptx.call: no function named '%s' (define it with ptx.func)", f) end
+    f = found
+  end
+  if getmetatable(f) ~= FUNC then perr("ptx.call: the first argument must be a function from ptx.func, got %s", type(f)) end
+  if FUNCS[f.index] ~= f then perr("ptx.call: function '%s' is not defined in this script (ptx.reset forgot it?)", f.name) end
+  local cur = CUR and CUR.func
+  if cur and f.index > cur.index then
+    perr("ptx.call: function '%s' is defined after '%s', which calls it (PTX declares a function before its calls): define it first", f.name, cur.name)
+  end
+  if rets ~= nil and type(rets) ~= "table" then perr("ptx.call %s: the results must be a list of registers", f.name) end
+  if args ~= nil and type(args) ~= "table" then perr("ptx.call %s: the arguments must be a list", f.name) end
+  if opts ~= nil and type(opts) ~= "table" then perr("ptx.call %s: options must be a table such as { uni = false }", f.name) end
+  rets, args = rets or {}, args or {}
+  if #rets ~= #f.returns then perr("ptx.call %s: %d result%s expected, got %d", f.name, #f.returns, #f.returns == 1 and "" or "s", #rets) end
+  if #args ~= #f.params then perr("ptx.call %s: %d argument%s expected, got %d", f.name, #f.params, #f.params == 1 and "" or "s", #args) end
+  local R, A = { [0] = K_PAREN }, { [0] = K_PAREN }
+  for i, p in ipairs(f.returns) do R[i] = call_operand(f, p, rets[i], "result", i) end
+  for i, p in ipairs(f.params) do A[i] = call_operand(f, p, args[i], "argument", i) end
+  local text = (opts and opts.uni == false) and "call" or "call.uni"
+  local sym = { [0] = K_SYM, f.name }
+  if #R > 0 and #A > 0 then emit(text, R, sym, A)
+  elseif #R > 0 then emit(text, R, sym)
+  elseif #A > 0 then emit(text, sym, A)
+  else emit(text, sym) end
+end
+
 -- build one module from kernels: opts.kernels (list of names, default all), opts.defines,
 -- opts.arch (overrides each kernel's target), opts.version
 function P.build(opts)
@@ -915,6 +1050,7 @@ function P.build(opts)
     for _, k in ipairs(reg) do list[#list + 1] = k end
   end
   if #list == 0 then error("error: the script defines no kernel (call ptx.kernel{...})", 0) end
+  if list[1].verbatim then return list[1].verbatim:build(list, opts), list end  -- PTX kept as written (ptxlua.verbatim)
   -- every define must name a template of some selected kernel
   for _, name in ipairs(sorted_keys(opts.defines or {})) do
     local used = false
@@ -936,6 +1072,7 @@ function P.build(opts)
   end
   if not core.target(target) then error(fmt("error: unknown target '%s'", target), 0) end
   local m = core.module(target)
+  for _, f in ipairs(FUNCS) do trace_func(f, m) end     -- before the kernels: PTX declares before calls
   for _, k in ipairs(list) do trace_into(k, m, opts.defines) end
   local version, vk = opts.version, nil   -- the highest .version a kernel asks for, and that kernel
   if not version then
@@ -972,8 +1109,11 @@ end
 -- run the kernel: kernel:launch{ device = ptxlua.emu.device("emu"), args = {...}, grid =, block =,
 -- defines =, checks = } (the emulator today; a CUDA device later, through the same call)
 function KERNEL.launch(k, opts)
+  local d = type(opts) == "table" and opts.device
+  if type(d) == "table" and d.kind == "cuda" then return require("ptxlua.cuda").launch(k, opts) end
   return require("ptxlua.emu").launch(k, opts)
 end
+function KERNEL.bench(k, opts) return require("ptxlua.cuda").bench(k, opts) end
 
 function P.ptx(opts)
   opts = opts or {}
@@ -984,6 +1124,7 @@ end
 -- forget every kernel defined so far (the REPL reloads scripts)
 function P.reset()
   for i = #REGISTRY, 1, -1 do REGISTRY[i] = nil end
+  for i = #FUNCS, 1, -1 do FUNCS[i] = nil end
 end
 function P.kernels() return REGISTRY end
 
@@ -1000,4 +1141,5 @@ ROOT = setmetatable(P, { __index = function(t, k)
   return n
 end })
 
+require("ptxlua.hopper")(P)  -- Hopper helpers (smem plans, swizzle, descriptors, mbarrier waits): docs/hopper.md
 return ROOT

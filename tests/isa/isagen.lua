@@ -233,7 +233,7 @@ function G.parse_ops(s)
   for spec in (s .. ","):gmatch("%s*([^,]+),") do
     local o = { letter = spec:sub(1, 1), tsrc = 1 }
     local l = o.letter
-    if l == "m" or l == "p" or l == "P" or l == "l" or l == "x" then o.tsrc = 0 end
+    if l == "m" or l == "p" or l == "P" or l == "l" or l == "x" or l == "_" then o.tsrc = 0 end
     if l == "p" or l == "P" then o.type = "pred" end
     local rest = spec:sub(2)
     local i = 1
@@ -253,8 +253,11 @@ function G.parse_ops(s)
         for _, alt in ipairs(expand_alts(c)) do o.cond[alt[1]] = true end
         i = i + #c + 2
       elseif ch == "[" then
-        local k = rest:match("^%[([x%d]+)%]", i)
-        if k == "x" then o.vecx = true else o.vec = tonumber(k) end
+        local k = rest:match("^%[([^%]]+)%]", i)
+        if k == "x" then o.vecx = true
+        elseif k:match("^n/%d+$") then o.vecn = tonumber(k:sub(3))     -- [n/K]: N of .mMnNkK over K
+        elseif k:match("^d") then o.vecd = tonumber(k:match("^d%-(%d)$") or 0) -- [d], [d-K]: .Dd
+        else o.vec = tonumber(k) end
         i = i + #k + 2
       elseif ch == ":" then
         local t = rest:match("^:([%w*]+)", i)
@@ -410,6 +413,8 @@ function G.shape(p, text)
     if G.TYPEBITS[t] then sh.types[#sh.types + 1] = t end
     local v = t:match("^v([248])$"); if v then sh.vec = tonumber(v) end
     local x = t:match("^x([124])$"); if x then sh.xn = tonumber(x) end
+    local d = t:match("^([1-5])d$"); if d then sh.dims = tonumber(d) end
+    local nn = t:match("^m%d+n(%d+)k%d+$"); if nn then sh.nn = tonumber(nn) end
     if SPACES[t] then sh.spaces[#sh.spaces + 1] = SPACES[t] end
   end
   sh.ops = {}
@@ -455,17 +460,21 @@ function G.operands(p, text, env, opts)
         return r, r:name()
       end
       local v, vt
-      if l == "m" then
+      if l == "_" then
+        v, vt = ptx._, "_"
+      elseif l == "m" then
         nm = nm + 1
         v, vt = env.addr(sh.spaces[nm] or sh.spaces[1] or "generic", nm, sh)
       elseif l == "l" or l == "x" then
         v, vt = env.label, env.labelname
       elseif l == "i" then
         v = env.imm and env.imm(sh, o) or G.IMM[sh.base] or 1
+        if type(v) == "function" then v = v(sh, k) end           -- by operand position
         vt = tostring(v)
       else
-        local n = o.vec or (o.vecv and sh.vec) or (o.vecx and sh.xn)
-        if n and n > 0 and (o.vec or o.vecv or o.vecx) then
+        local n = o.vec or (o.vecv and sh.vec) or (o.vecx and sh.xn) or (o.vecn and sh.nn and sh.nn / o.vecn)
+                  or (o.vecd and sh.dims and sh.dims - o.vecd)
+        if n and n > 0 and (o.vec or o.vecv or o.vecx or o.vecn or o.vecd) then
           v, vt = {}, {}
           for e = 1, n do v[e], vt[e] = reg() end
           vt = "{" .. table.concat(vt, ", ") .. "}"

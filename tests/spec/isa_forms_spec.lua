@@ -6,6 +6,10 @@
 local H = require "helper"
 package.path = H.root .. "/tests/isa/?.lua;" .. package.path
 local G = require("isagen").init(H.root)
+-- immediates of the Hopper families: wgmma's sp-sel (operand 5 of a sparse form) is 0, its scales
+-- and transposes 1; a register budget is a multiple of 8 in 24..256
+G.IMM.wgmma = function(sh, k) return (sh.has.sp and k == 5) and 0 or 1 end
+G.IMM.setmaxnreg = 240
 local core = require "ptxlua.core"
 local ptx = require "ptxlua"
 
@@ -21,8 +25,26 @@ local function brx(text)
   end }
 end
 
+-- call needs a .func in the module: every module G.build makes gets one (G.build calls ptx.reset)
+local reset = ptx.reset
+ptx.reset = function()
+  reset()
+  ptx.func { name = "isa_fn", params = { { "a", "u32" } }, returns = { { "r", "u32" } }, body = function() end }
+end
+local function call(text, rets, args)
+  return { text = text, run = function(p, env, emit)
+    local PAREN = -10                                  -- the kind tag of a parenthesized list (init.lua)
+    local ops = {}
+    if rets then ops[#ops + 1] = { [0] = PAREN, p.reg.u32() } end
+    ops[#ops + 1] = p.sym("isa_fn")
+    if args then ops[#ops + 1] = { [0] = PAREN, args == "imm" and 7 or p.reg.u32() } end
+    emit(text, unpack(ops))
+  end }
+end
+
 local HAND = {
   ["brx.idx{.uni}"] = { brx "brx.idx", brx "brx.idx.uni" },
+  ["call{.uni}"] = { call("call.uni", true, "reg"), call("call", true, "imm") },
 }
 
 -- more instances, beside the generated ones: operand kinds the generator does not try

@@ -1,0 +1,332 @@
+-- ptxlua.cuda -- run kernels on a CUDA GPU through the driver (loaded at run time, never linked).
+-- The same calls as the emulator (ptxlua.emu), so host code runs unchanged on either:
+--
+--   local cuda = require "ptxlua.cuda"
+--   local dev = cuda.device(0)                      -- a clear error where there is no driver
+--   local x = dev:array("f32", n, function(i) return i * 0.5 end)
+--   kernel:launch { device = dev, args = { x, y, out, n }, defines = { N = n } }
+--   local ms = dev:time(function() kernel:launch { device = dev, args = { x, y, out, n } } end)
+--
+-- PTX is assembled by nvJitLink (or ptxas) through the disk cache; the driver loads the cubin.
+
+local core = require "ptxlua.core"
+
+local M = {}
+local fmt, floor, type, pairs, ipairs, tostring = string.format, math.floor, type, pairs, ipairs, tostring
+
+local SIZES = {
+  b8 = 1, u8 = 1, s8 = 1, b16 = 2, u16 = 2, s16 = 2, f16 = 2, bf16 = 2,
+  b32 = 4, u32 = 4, s32 = 4, f32 = 4, b64 = 8, u64 = 8, s64 = 8, f64 = 8,
+}
+local FLOAT = { f16 = true, bf16 = true, f32 = true, f64 = true }
+
+-- errors at the caller's line, in the project's format
+local LIBSRC = debug.getinfo(1, "S").source
+local function fail(msg, ...)
+  if select("#", ...) > 0 then msg = fmt(msg, ...) end
+  for lvl = 3, 40 do
+    local info = debug.getinfo(lvl, "Sl")
+    if not info then break end
+    local src = info.source
+    if src ~= LIBSRC and src:sub(1, 1) == "@" and not src:match("ptxlua/init%.lua$") and not src:match("ptxlua/emu%.lua$")
+       and (info.currentline or 0) > 0 then
+      error(fmt("%s:%d: error: %s", src:sub(2), info.currentline, msg), 0)
+    end
+  end
+  error("error: " .. msg, 0)
+end
+
+-- is a CUDA driver usable here? -> true | false, why
+function M.available()
+  local ok, err = core.cuda_init()
+  if ok then return true end
+  return false, err
+end
+
+---------------------------------------------------------------------------------------------------
+-- arrays: device memory with a host mirror (an emulator buffer) that converts values to bytes
+---------------------------------------------------------------------------------------------------
+local Array = {}
+Array.__index = Array
+Array.__tostring = function(a) return fmt("%s[%d] on %s", a.dtype, a.n, tostring(a.device)) end
+M.Array = Array
+
+local function check(ok, err) if not ok then fail("%s", err) end return ok end
+
+local function push(a) check(core.cuda_htod(a.addr, a.device.mirror:bytes(a.host))) end
+local function pull(a)
+  local s, err = core.cuda_dtoh(a.addr, a.bytes)
+  if not s then fail("%s", err) end
+  a.device.mirror:bytes(a.host, s)
+end
+
+function Array.write(a, values)
+  if a.freed then fail("the array was freed") end
+  local tv = type(values)
+  if tv == "function" then
+    local t = {}
+    for i = 1, a.n do t[i] = values(i) end
+    values = t
+  elseif tv ~= "number" and tv ~= "table" then fail("array values must be a table, a number or a function of the index") end
+  if tv == "table" and #values > a.n then fail("%d values for an array of %d", #values, a.n) end
+  a.device.mirror:write(a.host, a.dtype, values)
+  push(a)
+  return a
+end
+Array.fill = Array.write
+function Array.poison(a)
+  if FLOAT[a.dtype] then return a:write(0 / 0) end
+  local s = SIZES[a.dtype]
+  return a:write(s == 1 and 0xA5 or s == 2 and 0xA5A5 or 0xA5A5A5A5)
+end
+function Array.read(a, first, count)
+  if a.freed then fail("the array was freed") end
+  pull(a)
+  return a.device.mirror:read(a.host, a.dtype, (first or 1) - 1, count)
+end
+function Array.get(a, i)
+  if type(i) ~= "number" or i < 1 or i > a.n or i ~= floor(i) then fail("index %s outside 1..%d", tostring(i), a.n) end
+  return a:read(i, 1)[1]
+end
+function Array.set(a, i, v)
+  if type(i) ~= "number" or i < 1 or i > a.n or i ~= floor(i) then fail("index %s outside 1..%d", tostring(i), a.n) end
+  pull(a)
+  a.device.mirror:write(a.host, a.dtype, { v }, i - 1)
+  push(a)
+end
+function Array.bytes(a) pull(a); return a.device.mirror:bytes(a.host) end
+function Array.free(a)
+  if not a.freed then core.cuda_free(a.addr); a.device.mirror:free(a.host); a.freed = true end
+end
+
+---------------------------------------------------------------------------------------------------
+-- devices
+---------------------------------------------------------------------------------------------------
+local Device = {}
+Device.__index = Device
+Device.__tostring = function(d) return fmt("cuda device %d (%s, sm_%d%d)", d.ordinal, d.info.name, d.info.cc_major, d.info.cc_minor) end
+M.Device = Device
+
+local DEVICES = {}
+function M.device(ordinal)
+  ordinal = ordinal or 0
+  if type(ordinal) ~= "number" or ordinal < 0 or ordinal ~= floor(ordinal) then fail("cuda.device: a device number expected (0, 1, ...)") end
+  if DEVICES[ordinal] then return DEVICES[ordinal] end
+  local info, err = core.cuda_device(ordinal)
+  if not info then fail("CUDA device %d is not available: %s", ordinal, err) end
+  local d = setmetatable({ kind = "cuda", ordinal = ordinal, info = info, mirror = core.emu_mem(),
+                           modules = setmetatable({}, { __mode = "k" }) }, Device)
+  DEVICES[ordinal] = d
+  return d
+end
+
+function Device.array(d, dtype, n, values, name)
+  if not SIZES[dtype] then fail("unknown element type '%s' (f32, f16, bf16, f64, u8 .. s64)", tostring(dtype)) end
+  if type(n) ~= "number" or n < 1 or n ~= floor(n) then fail("array length must be a positive integer (got %s)", tostring(n)) end
+  local a = setmetatable({ device = d, dtype = dtype, n = n, bytes = n * SIZES[dtype] }, Array)
+  check(core.cuda_current(d.info.ctx))
+  local addr, err = core.cuda_alloc(a.bytes)
+  if not addr then fail("%s", err) end
+  a.addr = addr
+  a.host = d.mirror:alloc(a.bytes, name or fmt("%s[%d]", dtype, n))
+  a:write(values ~= nil and values or 0)
+  return a
+end
+
+-- a TMA tensor map over an array: { dims = {inner, ...}, box = {...}, strides = {bytes of dim 2, ...}
+-- (default: packed), swizzle = "none"|"32B"|"64B"|"128B", dtype = (default the array's) }
+local TensorMap = { __name = "ptxlua.tensormap" }
+TensorMap.__index = TensorMap
+M.TensorMap = TensorMap
+function Device.tensormap(d, a, spec)
+  if getmetatable(a) ~= Array then fail("tensormap: a device array expected") end
+  spec = spec or {}
+  local dims = spec.dims or { a.n }
+  local dtype = spec.dtype or a.dtype
+  local strides = spec.strides
+  if not strides then
+    strides = {}
+    local s = SIZES[dtype]
+    for i = 1, #dims - 1 do s = s * dims[i]; strides[i] = s end
+  end
+  local bytes, err = core.cuda_tensormap(dtype, a.addr, dims, strides, spec.box or dims, spec.element_strides, spec.swizzle or "none")
+  if not bytes then fail("%s", err) end
+  return setmetatable({ bytes = bytes, array = a }, TensorMap)
+end
+
+function Device.launch(d, k, opts)
+  opts = opts or {}
+  opts.device = d
+  return M.launch(k, opts)
+end
+
+function Device.sync(d) check(core.cuda_current(d.info.ctx)); check(core.cuda_sync()) end
+
+-- milliseconds of GPU time fn's launches take (events around it)
+function Device.time(d, fn)
+  check(core.cuda_current(d.info.ctx))
+  local a, b = core.cuda_event(), core.cuda_event()
+  if not a or not b then fail("cannot create CUDA events") end
+  check(core.cuda_record(a))
+  fn()
+  check(core.cuda_record(b))
+  local ms, err = core.cuda_elapsed(a, b)
+  core.cuda_event_free(a); core.cuda_event_free(b)
+  if not ms then fail("%s", err) end
+  return ms
+end
+
+---------------------------------------------------------------------------------------------------
+-- argument packing: by the kernel's declared parameters, checked before anything is launched
+---------------------------------------------------------------------------------------------------
+local INT_RANGE = { u8 = { 0, 255 }, u16 = { 0, 65535 }, u32 = { 0, 4294967295 }, s8 = { -128, 127 },
+                    s16 = { -32768, 32767 }, s32 = { -2147483648, 2147483647 } }
+
+-- the bytes of each argument, in parameter order: args by position or by name.
+-- device: arrays must live on it (nil: any array is accepted, for tests without a GPU)
+function M.pack_args(k, args, device)
+  args = args or {}
+  local params = k.params
+  local n = 0
+  for _ in pairs(args) do n = n + 1 end
+  if #args > 0 and #args ~= #params and n == #args then fail("launch of %s: %d arguments for %d parameters", k.name, #args, #params) end
+  local out = {}
+  for i, p in ipairs(params) do
+    local name = p[1]
+    local v = args[i]
+    if v == nil then v = args[name] end
+    if v == nil then fail("launch of %s: no argument for parameter %d (%s)", k.name, i, name) end
+    local where = fmt("argument %d (%s) of %s", i, name, k.name)
+    if p.pointer then
+      if getmetatable(v) == Array then
+        if device and v.device ~= device then fail("%s: the array lives on another device", where) end
+        if v.freed then fail("%s: the array was freed", where) end
+        if SIZES[p.elem] ~= SIZES[v.dtype] then fail("%s: a %s array for a %s* parameter", where, v.dtype, p.elem) end
+        out[i] = core.emu_pack("u64", v.addr)
+      elseif type(v) == "number" and v >= 0 and v == floor(v) then out[i] = core.emu_pack("u64", v)
+      else fail("%s: a device array expected, got %s", where, type(v) == "table" and tostring(v) or type(v)) end
+    elseif p.tensormap then
+      if getmetatable(v) == TensorMap then v = v.bytes end
+      if type(v) ~= "string" or #v ~= 128 then fail("%s: a tensor map (dev:tensormap(array, {...})) expected, got %s", where, type(v)) end
+      out[i] = v
+    elseif p.count and p.count > 0 then
+      local size = p.count * SIZES[p.ptype]
+      if type(v) ~= "string" or #v ~= size then fail("%s: a string of %d bytes expected", where, size) end
+      out[i] = v
+    else
+      if type(v) == "boolean" then v = v and 1 or 0 end
+      if type(v) ~= "number" then fail("%s: a number expected, got %s", where, type(v)) end
+      local t = p.ptype
+      if not FLOAT[t] then
+        if v ~= floor(v) then fail("%s: %s is not an integer (.%s)", where, tostring(v), t) end
+        local r = INT_RANGE[t]
+        if r and (v < r[1] or v > r[2]) then fail("%s: %s does not fit .%s", where, tostring(v), t) end
+      end
+      out[i] = core.emu_pack(t, v)
+    end
+  end
+  return out
+end
+
+---------------------------------------------------------------------------------------------------
+-- launches
+---------------------------------------------------------------------------------------------------
+local function key_of(opts)
+  local keys = {}
+  for name, v in pairs(opts.defines or {}) do keys[#keys + 1] = tostring(name) .. "=" .. tostring(v) end
+  table.sort(keys)
+  return table.concat(keys, ";") .. "|" .. tostring(opts.arch)
+end
+
+-- assemble (through the cache) and load; errors at the script's lines
+local function module_of(d, k, opts)
+  local per = d.modules[k]
+  if not per then per = {}; d.modules[k] = per end
+  local key = key_of(opts)
+  local e = per[key]
+  if e then return e end
+  local m = k:trace { defines = opts.defines, arch = opts.arch }
+  local text = m:print("comment")
+  local target = text:match("\n%.target ([%w_]+)")
+  local r, err = core.compile(text, target, { key = "driver " .. tostring(d.info.driver) })
+  if not r then fail("%s", err) end
+  if not r.ok then
+    local lines = {}
+    for _, dg in ipairs(r.diagnostics) do
+      if dg.error then
+        local f, l = core.ptx_anchor(text, dg.ptx_line)
+        if not f and (dg.func ~= "" or dg.ptx_line > 0) then f, l = k.file, k.line end
+        lines[#lines + 1] = f and fmt("%s:%d: error: %s", f, l, dg.message) or ("error: " .. dg.message)
+      end
+    end
+    error(#lines > 0 and table.concat(lines, "\n") or "error: the assembler rejected the PTX of " .. k.name, 0)
+  end
+  check(core.cuda_current(d.info.ctx))
+  local mod, merr = core.cuda_module(r.cubin, false)
+  if not mod then fail("loading %s: %s", k.name, merr) end
+  local fn, ferr = core.cuda_function(mod, k.name)
+  if not fn then fail("%s", ferr) end
+  e = { module = mod, fn = fn, smem_set = 49152, report = r }
+  per[key] = e
+  return e
+end
+
+local function dims(v, what)
+  if v == nil then return nil end
+  if type(v) == "number" then v = { v } end
+  if type(v) ~= "table" then fail("%s must be a number or a list of up to 3 numbers", what) end
+  local r = { v[1] or 1, v[2] or 1, v[3] or 1 }
+  for i = 1, 3 do
+    if type(r[i]) ~= "number" or r[i] < 1 or r[i] ~= floor(r[i]) then fail("%s[%d] must be a positive integer", what, i) end
+  end
+  return r
+end
+
+-- kernel:launch{ device = cuda.device(0), args =, grid =, block =, cluster =, smem =, defines =,
+-- arch =, async = } -- the emulator's call; waits for the kernel unless async
+function M.launch(k, opts)
+  opts = opts or {}
+  local d = opts.device
+  if getmetatable(d) ~= Device then fail("launch: device must come from cuda.device()") end
+  local grid, block, cluster = dims(opts.grid, "grid"), dims(opts.block, "block"), dims(opts.cluster, "cluster")
+  if not grid or not block or not cluster then
+    local g, b, c = k:launch_dims(opts.defines)
+    grid, block, cluster = grid or g, block or b, cluster or c
+  end
+  if not grid or not block then fail("launch of %s: no grid/block given and the kernel declares none", k.name) end
+  local packed = M.pack_args(k, opts.args, d)     -- before anything touches the GPU
+  local e = module_of(d, k, opts)
+  local smem = opts.smem or M.dynamic_smem(k.name, opts.defines, k) or 0
+  if smem > e.smem_set then check(core.cuda_set_smem(e.fn, smem)); e.smem_set = smem end
+  check(core.cuda_current(d.info.ctx))
+  check(core.cuda_launch(e.fn, grid, block, cluster, smem, nil, packed))
+  if not opts.async then check(core.cuda_sync()) end
+  return { grid = grid, block = block, cluster = cluster, smem = smem, registers = e.report.funcs[1] and e.report.funcs[1].registers }
+end
+
+-- mean milliseconds per launch over `iters` launches (after one warm-up)
+function M.bench(k, opts)
+  local d = opts.device
+  local o = {}
+  for name, v in pairs(opts) do o[name] = v end
+  o.async = true
+  M.launch(k, o)
+  d:sync()
+  local iters = opts.iters or 20
+  local ms = d:time(function() for _ = 1, iters do M.launch(k, o) end end)
+  return ms / iters
+end
+
+-- dynamic shared memory of a kernel for the defines: its `smem` field (a number of bytes or a
+-- function of the templates), else 0. ptxlua --check reports it.
+function M.dynamic_smem(name, defines, k)
+  if not k then
+    for _, kk in ipairs(require("ptxlua").kernels()) do if kk.name == name then k = kk end end
+  end
+  if not k then return 0 end
+  local s = k.def.smem
+  if type(s) == "function" then s = s(k:resolve(defines)) end
+  return type(s) == "number" and s or 0
+end
+
+return M

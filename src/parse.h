@@ -1,0 +1,29 @@
+/* parse.h -- the PTX parser: PTX text -> the trace IR, remembering the text so that printing the
+** module gives the file back byte for byte. Also the linter, the diff and the Lua writer over it. */
+#ifndef PL_PARSE_H
+#define PL_PARSE_H
+
+#include "ir.h"
+
+struct plA_ctx;
+
+/* limits that keep hostile input bounded */
+#define PLR_MAXDEPTH 64          /* nested { } scopes in a body */
+#define PLR_MAXTEXT 0xfffffff0u  /* bytes of one file (spans are 32-bit) */
+
+/* parse `n` bytes of PTX; NULL with "file:line:col: error: message" in err */
+plI_module *plR_parse(struct plA_ctx *isa, const char *text, size_t n, const char *file, plU_buf *err);
+/* line and column (1-based) of byte offset `off` of the module's source */
+void plR_linecol(const plI_module *m, uint32_t off, int *line, int *col);
+
+/* lint: every error as "file:line:col: error: message" lines into out; returns the error count */
+int plR_lint(plI_module *m, const char *file, plU_buf *out);
+/* instruction-level diff of two parsed modules into out; returns the number of differences */
+int plR_diff(const plI_module *a, const plI_module *b, const char *fa, const char *fb, plU_buf *out);
+/* the Lua script that rebuilds the module's text through the DSL (ptxlua.verbatim) */
+int plR_to_lua(const plI_module *m, const char *srcname, const char *name, plU_buf *out);
+
+/* the command's PTX-in options (--from-ptx, --lint, --diff): *handled 0 when none is given */
+int plR_main(int argc, char **argv, int *handled);
+
+#endif

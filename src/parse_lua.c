@@ -1,0 +1,65 @@
+/* parse_lua.c -- a parsed module -> the Lua script (ptxlua.verbatim) that rebuilds it byte for
+** byte: one call per statement, its text kept as written, kernels registered under their names. */
+#include "parse.h"
+#include <string.h>
+
+/* a Lua string literal: printable ASCII as is, the rest escaped (decimal escapes, as Lua 5.1) */
+static void lua_str(plU_buf *b, const char *s, uint32_t n) {
+  plU_buf_putc(b, '"');
+  for (uint32_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    switch (c) {
+    case '"': plU_buf_puts(b, "\\\""); break;
+    case '\\': plU_buf_puts(b, "\\\\"); break;
+    case '\n': plU_buf_puts(b, "\\n"); break;
+    case '\t': plU_buf_puts(b, "\\t"); break;
+    case '\r': plU_buf_puts(b, "\\r"); break;
+    default:
+      if (c < 32 || c >= 127) plU_buf_printf(b, "\\%03u", c);
+      else plU_buf_putc(b, (char)c);
+    }
+  }
+  plU_buf_putc(b, '"');
+}
+
+typedef struct LW { plU_buf *b; const plI_module *m; uint32_t inblock; } LW;
+
+static void stmt(LW *w, plI_span sp) {
+  if (!sp.len) return;
+  if (w->inblock >= 2000) { plU_buf_puts(w->b, "end)\nm:block(function(m)\n"); w->inblock = 0; }
+  const char *p = w->m->vsrc.p + sp.off;
+  uint32_t n = sp.len;
+  /* most statements end in their newline: m "text\n" */
+  plU_buf_puts(w->b, "m ");
+  lua_str(w->b, p, n);
+  plU_buf_putc(w->b, '\n');
+  w->inblock++;
+}
+
+int plR_to_lua(const plI_module *m, const char *srcname, const char *name, plU_buf *out) {
+  LW w = {out, m, 0};
+  plU_buf_printf(out, "-- %s as a ptxlua script (ptxlua --from-ptx): `ptxlua THIS.lua --print-ptx` prints it back\n"
+                      "-- byte for byte. Each m \"...\" is one PTX statement kept as written, with the comments and\n"
+                      "-- blank lines before it; edit them freely (ptxlua --lint checks the result).\n", srcname);
+  plU_buf_puts(out, "local ptx = require \"ptxlua.verbatim\"\nlocal m = ptx.module ");
+  lua_str(out, name, (uint32_t)strlen(name));
+  plU_buf_puts(out, "\nm:block(function(m)\n");
+  for (uint32_t i = 0; i < m->vpieces.n; i++) {
+    const plI_piece *pc = &m->vpieces.p[i];
+    if (pc->kind == PLI_PIECE_TEXT) { stmt(&w, pc->text); continue; }
+    if (pc->func >= m->funcs.n) continue;
+    const plI_func *f = &m->funcs.p[pc->func];
+    const char *fn = plI_cstr(m, f->name);
+    plU_buf_printf(out, "-- %s %s\n", f->kind == PLF_ENTRY ? ".entry" : ".func", fn);
+    if (f->kind == PLF_ENTRY && !f->declared_only) {
+      plU_buf_puts(out, "m:func(");
+      lua_str(out, fn, (uint32_t)strlen(fn));
+      plU_buf_puts(out, ", \"entry\")\n");
+    }
+    stmt(&w, f->vhead);
+    for (uint32_t s = 0; s < f->vtext.n; s++) stmt(&w, f->vtext.p[s]);
+    stmt(&w, f->vtail);
+  }
+  plU_buf_puts(out, "end)\nm:done()\n");
+  return out->oom ? 2 : 0;
+}

@@ -1,0 +1,61 @@
+/* runtime.h -- the CUDA driver, loaded at run time: dlopen("libcuda.so.1") once, every entry point
+** through cuGetProcAddress; contexts, modules, launches, memory, streams, events, tensor maps.
+** Never linked against libcuda: a machine without a driver builds, prints, assembles and emulates. */
+#ifndef PL_RUNTIME_H
+#define PL_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* every call returns 0 on success, else -1 with a message in err ("cuMemAlloc: CUDA_ERROR_... (text)") */
+int plR_init(char *err, size_t n);                 /* loads the driver and calls cuInit(0), once */
+int plR_driver_version(int *v, char *err, size_t n);
+int plR_device_count(int *count, char *err, size_t n);
+
+typedef struct plR_device {
+  int ordinal, dev, cc_major, cc_minor, sm_count;
+  void *ctx;                                       /* the primary context (retained) */
+  char name[256];
+} plR_device;
+int plR_device_open(int ordinal, plR_device *d, char *err, size_t n);  /* retains, makes current */
+void plR_device_close(plR_device *d);                                  /* releases */
+int plR_make_current(void *ctx, char *err, size_t n);
+
+/* a module from a cubin (is_ptx 0) or PTX text (is_ptx 1: the JIT's error log into err) */
+int plR_module_load(const void *image, size_t len, int is_ptx, void **mod, char *err, size_t n);
+void plR_module_unload(void *mod);
+int plR_function(void *mod, const char *name, void **fn, char *err, size_t n);
+int plR_set_dynamic_smem(void *fn, int bytes, char *err, size_t n);  /* above 48 KB needs this */
+int plR_launch(void *fn, const unsigned grid[3], const unsigned block[3], const unsigned cluster[3],
+               unsigned smem, void *stream, void **params, char *err, size_t n);
+
+int plR_alloc(uint64_t *ptr, size_t bytes, char *err, size_t n);
+int plR_free(uint64_t ptr);
+int plR_htod(uint64_t dst, const void *src, size_t bytes, char *err, size_t n);
+int plR_dtoh(void *dst, uint64_t src, size_t bytes, char *err, size_t n);
+int plR_memset8(uint64_t dst, unsigned char v, size_t bytes, char *err, size_t n);
+int plR_sync(char *err, size_t n);                                  /* the current context */
+
+int plR_stream_create(void **s, char *err, size_t n);
+int plR_stream_sync(void *s, char *err, size_t n);
+void plR_stream_destroy(void *s);
+int plR_event_create(void **ev, char *err, size_t n);
+int plR_event_record(void *ev, void *stream, char *err, size_t n);
+int plR_event_elapsed(float *ms, void *start, void *end, char *err, size_t n);  /* waits for end */
+void plR_event_destroy(void *ev);
+
+/* TMA: a 128-byte CUtensorMap from a global tensor (dims/strides innermost first, strides in bytes
+** for dims 1..rank-1), the box a copy moves and the swizzle ("none", "32B", "64B", "128B") */
+enum { PLR_TM_U8, PLR_TM_U16, PLR_TM_U32, PLR_TM_S32, PLR_TM_U64, PLR_TM_S64, PLR_TM_F16, PLR_TM_F32,
+       PLR_TM_F64, PLR_TM_BF16, PLR_TM_F32_FTZ, PLR_TM_TF32, PLR_TM_TF32_FTZ };
+int plR_tensormap_dtype(const char *dtype);        /* -1 if none */
+int plR_swizzle(const char *s);                    /* -1 if unknown */
+int plR_tensormap(uint8_t out[128], int dtype, int rank, uint64_t addr, const uint64_t *dims,
+                  const uint64_t *strides, const uint32_t *box, const uint32_t *estrides, int swizzle,
+                  char *err, size_t n);
+
+/* ptxlua --doctor, driver half: libcuda loads / cuInit / device count / compute capability */
+int plR_doctor(FILE *f);
+
+#endif

@@ -1,0 +1,33 @@
+/* fuzz_parse.c -- libFuzzer target for the PTX parser: any input parses or fails with a
+** positioned error; what parses prints back byte for byte, lints, diffs and becomes Lua. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "parse.h"
+#include "print.h"
+#include "isa.h"
+
+static plA_ctx *isa;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
+  if (!isa) isa = plA_new();
+  plU_buf err; plU_buf_init(&err);
+  plI_module *m = plR_parse(isa, (const char *)data, n, "fuzz.ptx", &err);
+  if (!m) {
+    if (strncmp(plU_buf_cstr(&err), "fuzz.ptx:", 9) != 0) abort(); /* every error is positioned */
+    plU_buf_free(&err);
+    return 0;
+  }
+  plU_buf out; plU_buf_init(&out);
+  if (plP_print(m, NULL, &out) != 0 || out.n != n || (n && memcmp(out.p, data, n) != 0)) abort();
+  out.n = 0;
+  plR_lint(m, "fuzz.ptx", &out);
+  out.n = 0;
+  plR_diff(m, m, "a", "b", &out);
+  out.n = 0;
+  plR_to_lua(m, "fuzz.ptx", "fuzz", &out);
+  plU_buf_free(&out);
+  plU_buf_free(&err);
+  plI_free(m);
+  return 0;
+}
