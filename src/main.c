@@ -11,6 +11,7 @@
 
 static const char *USAGE =
   "usage: ptxlua FILE.lua [options]\n"
+  "       ptxlua --from-ptx FILE.ptx [--name NAME] [-o OUT.lua] | --lint FILE.ptx | --diff A.ptx B.ptx\n"
   "\n"
   "Runs a kernel script and prints the PTX of the kernels it defines.\n"
   "\n"
@@ -30,6 +31,9 @@ static const char *USAGE =
   "  --no-cache           with --check: do not use the cubin cache\n"
   "  --clear-cache        empty the cubin cache ($PTXLUA_CACHE_DIR, $XDG_CACHE_HOME/ptxlua, ~/.cache/ptxlua)\n"
   "  --doctor             say whether the CUDA toolkit and driver are usable, and why not\n"
+  "  --from-ptx FILE.ptx  write a Lua script that prints FILE.ptx back byte for byte (-o OUT.lua)\n"
+  "  --lint FILE.ptx      check PTX against the ISA table: file:line:col: error: ... (exit 1 on errors)\n"
+  "  --diff A.ptx B.ptx   instruction-level diff of two PTX files\n"
   "  --help               this text\n"
   "  --version            the version\n";
 
