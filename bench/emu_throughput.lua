@@ -1,19 +1,21 @@
 -- emu_throughput.lua -- the emulator's speed: thread instructions per second on one core, for SIMT
 -- kernels (vector add, RMSNorm at its default size, a softmax block) and the mma.sync GEMM.
--- Run from the repository root with the build's Lua module on the path:
---   LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="build/lua/?.so;;" luajit bench/emu_throughput.lua [--runs 3] [--quick]
+-- Run from the repository root:
+--   luajit bench/emu_throughput.lua [--build DIR] [--runs 3] [--quick]
 -- Prints one line per case: thread instructions, CPU seconds (median of the runs), M thread-instr/s.
-local ptx = require "ptxlua"
-local rt = require "ptxlua.emu"
-
-local runs, quick = 3, false
+local runs, quick, build = 3, false, "build"
 local i = 1
 while i <= #arg do
   if arg[i] == "--runs" then runs = tonumber(arg[i + 1]); i = i + 1
+  elseif arg[i] == "--build" then build = arg[i + 1]; i = i + 1
   elseif arg[i] == "--quick" then quick = true
-  else io.stderr:write("usage: emu_throughput.lua [--runs N] [--quick]\n"); os.exit(2) end
+  else io.stderr:write("usage: emu_throughput.lua [--build DIR] [--runs N] [--quick]\n"); os.exit(2) end
   i = i + 1
 end
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = build .. "/lua/?.so;" .. package.cpath
+local ptx = require "ptxlua"
+local rt = require "ptxlua.emu"
 
 local function load(file)
   ptx.reset()

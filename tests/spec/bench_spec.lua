@@ -98,8 +98,7 @@ end)
 
 describe("bench/emu_throughput.lua", function()
   it("runs every case in the emulator and prints its table", function()
-    local out, err, rc = H.sh("cd " .. H.shq(H.root) .. " && LUA_PATH=" .. H.shq(H.root .. "/lua/?.lua;" .. H.root .. "/lua/?/init.lua;;") ..
-                              " LUA_CPATH=" .. H.shq(H.build .. "/lua/?.so;;") .. " luajit bench/emu_throughput.lua --quick --runs 1")
+    local out, err, rc = H.sh("cd " .. H.shq(H.root) .. " && luajit bench/emu_throughput.lua --build " .. H.shq(H.build) .. " --quick --runs 1")
     assert.are.equal(0, rc, err)
     for _, name in ipairs { "vector_add", "rmsnorm", "softmax", "gemm" } do
       assert.truthy(out:find("\n" .. name, 1, true) or out:find("^" .. name), name .. " missing:\n" .. out)
