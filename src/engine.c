@@ -1,6 +1,8 @@
 /* engine.c -- the public C API (include/ptxlua.h): an engine owns one Lua state with the DSL.
 ** No global state; errors are result codes with the message kept on the handle (as in SQLite);
 ** nothing longjmps across the API: every call into Lua is protected. */
+#define _GNU_SOURCE 1  /* dladdr: where the library itself was loaded from */
+#include <dlfcn.h>
 #include <lua.h>
 #include <lauxlib.h>
 #include <lualib.h>
@@ -93,6 +95,18 @@ static int exists_dir(const char *d) {
 static void find_luadir(ptxlua_engine *e) {
   const char *env = getenv("PTXLUA_LUA_DIR");
   if (env && *env && exists_dir(env)) { snprintf(e->luadir, sizeof e->luadir, "%s", env); return; }
+  /* an installed library: PREFIX/lib/libptxlua.so next to PREFIX/share/lua/5.1 (found wherever the
+  ** prefix was moved); then an installed command beside it; then the source tree of a build */
+  Dl_info info;
+  if (dladdr((void *)ptxlua_open, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
+    char lib[4096];
+    snprintf(lib, sizeof lib, "%s", info.dli_fname);
+    char *slash = strrchr(lib, '/');
+    *slash = 0;
+    char cand[4200];
+    snprintf(cand, sizeof cand, "%.4000s/../share/lua/5.1", lib);
+    if (exists_dir(cand)) { snprintf(e->luadir, sizeof e->luadir, "%.4000s", cand); return; }
+  }
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n > 0) {

@@ -11,7 +11,9 @@ enum {
   PLO_NONE, PLO_REG, PLO_IMM, PLO_F32, PLO_F64, PLO_SYM, PLO_ADDR, PLO_VEC, PLO_SINK, PLO_RAW,
   PLO_PAIR, /* p|q: two operands at id, id+1 of the pool */
   PLO_LABEL, /* id: label name string */
-  PLO_SREG   /* id: special register name string ("tid.x"), n: its type */
+  PLO_SREG,  /* id: special register name string ("tid.x"), n: its type */
+  PLO_TADDR  /* [tmap, {c0, c1, ...}]: a tensor address (cp.async.bulk.tensor); the pool holds the
+             ** base (a symbol or register) at id, then its n coordinates (registers or immediates) */
 };
 /* operand flags */
 enum {

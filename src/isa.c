@@ -229,6 +229,7 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
     case 'A': o.kinds = PLA_KREG | PLA_KSYM | PLA_KIMM; break; /* register or symbol address value */
     case '_': o.kinds = PLA_KSINK; o.tsrc = 0; o.flags |= PLA_DEST; break; /* the sink only */
     case 'F': o.kinds = PLA_KSYM; o.tsrc = 0; break;                    /* a function's name (call) */
+    case 'T': o.kinds = PLA_KTADDR; break;            /* [tmap, {c, ...}]: its type the coordinates' */
     case 'R': o.kinds = PLA_KLIST; o.tsrc = 0; o.flags |= PLA_DEST; break; /* (d, ...): call's results */
     case 'L': o.kinds = PLA_KLIST; o.tsrc = 0; break;                   /* (a, ...): call's arguments */
     default: return 0;
@@ -275,7 +276,8 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
           if (k <= 0 || k > 255) return 0;
         }
         if (*p++ != ']') return 0;
-        o.vec = (uint8_t)k; o.kinds = (uint16_t)((o.kinds & ~PLA_KIMM) | PLA_KVEC);
+        o.vec = (uint8_t)k;
+        if (!(o.kinds & PLA_KTADDR)) o.kinds = (uint16_t)((o.kinds & ~PLA_KIMM) | PLA_KVEC); /* T[d]: coordinates */
       } else if (ch == ':') {
         const char *q = ++p;
         while (isalnum((unsigned char)*q) || *q == '*') q++;
@@ -657,12 +659,13 @@ static const char *kindname(int k) {
   case PLO_REG: return "a register"; case PLO_IMM: case PLO_F32: case PLO_F64: return "an immediate";
   case PLO_SYM: return "a symbol"; case PLO_ADDR: return "an address"; case PLO_VEC: return "a vector";
   case PLO_SINK: return "'_'"; case PLO_PAIR: return "a predicate pair"; case PLO_LABEL: return "a label";
-  case PLO_SREG: return "a special register"; default: return "an operand";
+  case PLO_SREG: return "a special register"; case PLO_TADDR: return "a tensor address"; default: return "an operand";
   }
 }
 static const char *expected_kinds(uint16_t k) {
   if (k & PLA_KLIST) return "a parenthesized list (..)";
   if (k & PLA_KADDR) return "an address [...]";
+  if (k & PLA_KTADDR) return "a tensor address [tmap, {..}]";
   if (k & PLA_KLABEL) return (k & PLA_KSYM) ? "a label or symbol" : "a label";
   if ((k & PLA_KVEC) && !(k & (PLA_KIMM))) return "a register vector";
   if ((k & PLA_KREG) && (k & PLA_KIMM)) return "a register or immediate";
@@ -766,6 +769,40 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
         }
       }
       break;
+    case PLO_TADDR: {  /* [tmap, {c, ...}]: tmap a symbol or a 64-bit integer register */
+      if (!(s->kinds & PLA_KTADDR)) goto badkind;
+      const plI_opnd *base = &m->opnds.p[o->id];
+      if (base->kind == PLO_REG) {
+        if (base->id == 0 || base->id > m->regs.n) goto badkind;
+        int bt = m->regs.p[base->id - 1].type;
+        const plT_info *ti = &plT_info_tab[bt < PLT__COUNT ? bt : 0];
+        if (!(ti->bits == 64 && (ti->cls == PLT_CB || ti->cls == PLT_CU || ti->cls == PLT_CS))) {
+          if (err) {
+            plU_buf_printf(err, "operand %d of '%s': a tensor map register must be a 64-bit integer, got ", opi, opc);
+            plI_regname(m, base->id, err);
+            plU_buf_printf(err, " (.%s)", ti->name);
+          }
+          return 0;
+        }
+      } else if (base->kind != PLO_SYM) {
+        if (err) plU_buf_printf(err, "operand %d of '%s': a tensor map must be a symbol or a register, got %s", opi, opc, kindname(base->kind));
+        return 0;
+      }
+      if (wantvec && o->n != wantvec) {
+        if (err) plU_buf_printf(err, "operand %d of '%s': expected %d tensor coordinates, got %d", opi, opc, wantvec, o->n);
+        return 0;
+      }
+      for (uint16_t j = 0; j < o->n; j++) {
+        const plI_opnd *e = &m->opnds.p[o->id + 1 + j];
+        if (e->kind == PLO_IMM) continue;
+        if (e->kind != PLO_REG) {
+          if (err) plU_buf_printf(err, "operand %d of '%s': tensor coordinate %d is %s, expected a register or an integer", opi, opc, j + 1, kindname(e->kind));
+          return 0;
+        }
+        if (!check_reg(m, e->id, want, relaxed, opi, opc, err)) return 0;
+      }
+      break;
+    }
     case PLO_SYM: if (!(s->kinds & PLA_KSYM)) goto badkind; break;
     case PLO_LABEL: if (!(s->kinds & PLA_KLABEL)) goto badkind; break;
     case PLO_SREG: {
@@ -805,7 +842,7 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
     continue;
   badkind:
     if (err) plU_buf_printf(err, "operand %d of '%s': expected %s%s%s, got %s", opi, opc,
-                            wantvec > 1 ? "a vector of registers" : expected_kinds(s->kinds),
+                            wantvec > 1 && !(s->kinds & PLA_KTADDR) ? "a vector of registers" : expected_kinds(s->kinds),
                             want != PLT_NONE ? " of type ." : "", want != PLT_NONE ? plT_info_tab[want].name : "",
                             kindname(k));
     return 0;

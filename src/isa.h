@@ -10,7 +10,8 @@
 enum {
   PLA_KREG = 1, PLA_KIMM = 2, PLA_KADDR = 4, PLA_KLABEL = 8, PLA_KSYM = 16, PLA_KSREG = 32,
   PLA_KVEC = 64, PLA_KSINK = 128, PLA_KPAIR = 256,
-  PLA_KLIST = 512      /* a parenthesized list (a, b) of any length (call's arguments and results) */
+  PLA_KLIST = 512,     /* a parenthesized list (a, b) of any length (call's arguments and results) */
+  PLA_KTADDR = 1024    /* a tensor address [tmap, {c, ...}] (cp.async.bulk.tensor) */
 };
 /* operand flags */
 enum {

@@ -28,6 +28,10 @@
 **   s register, immediate, special register or symbol (mov)   A register, symbol or immediate
 **   _ the sink '_' only (a remote mbarrier.arrive returns no state)
 **   F a function's name (a symbol: call's callee)
+**   T a tensor address [tmap, {c0, c1, ...}] (cp.async.bulk.tensor): tmap a .b64/.u64 register
+**     (ptxas wants a tensor-map parameter's address in a register: mov.b64 or cvta.param.u64 of
+**     it) or a symbol, then the coordinates, registers of the operand's type or integers;
+**     T[d] takes D of them, D from the dimension .Dd
 **   R a parenthesized list (d1, d2, ...) of destination registers, any length and types (call's
 **     results, or .param variables);  L the same, or immediates (call's arguments). Only one marked
 **     parenthesized (PLOF_PAREN) is a list, and a list is nothing else; () is an empty one.
@@ -696,6 +700,24 @@ PL_FORM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.mult
         "m, m, a:u32, m, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 80, 90, 0)
 PL_FORM("cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}", "m, m, a:u32, a<.L2::cache_hint>:u64", 80, 90, 0)
 PL_FORM("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes", "m, m, a:u32, m", 80, 90, 0)
+/* TMA (sm_90, PTX 8.0): tensor copies addressed by a tensor map [tmap, {c0, ...}] with one .s32
+** coordinate per dimension; im2col (3d-5d) loads and prefetches add D-2 .b16 offsets; a
+** multicast load its .b16 ctaMask; .L2::cache_hint its .u64 cache-policy. Stores and reductions
+** read shared::cta and complete on a bulk group; their im2col mode is .im2col_no_offs. */
+PL_SET(tmadim, ".1d|.2d|.3d|.4d|.5d")
+PL_SET(tmadim3, ".3d|.4d|.5d")
+PL_SET(tmared, ".add|.min|.max|.inc|.dec|.and|.or|.xor")
+PL_FORM("cp.async.bulk.tensor$tmadim.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint}",
+        "m, T[d]:b32, m, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cluster.global.im2col.mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint}",
+        "m, T[d]:b32, m, r[d-2]:b16, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.async.bulk.tensor$tmadim.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}", "T[d]:b32, m, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.async.bulk.tensor$tmadim3.global.shared::cta.im2col_no_offs.bulk_group{.L2::cache_hint}", "T[d]:b32, m, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.reduce.async.bulk.tensor$tmadim.global.shared::cta$tmared{.tile}.bulk_group{.L2::cache_hint}", "T[d]:b32, m, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.reduce.async.bulk.tensor$tmadim3.global.shared::cta$tmared.im2col_no_offs.bulk_group{.L2::cache_hint}",
+        "T[d]:b32, m, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.async.bulk.prefetch.tensor$tmadim.L2.global{.tile}{.L2::cache_hint}", "T[d]:b32, a<.L2::cache_hint>:u64", 80, 90, 0)
+PL_FORM("cp.async.bulk.prefetch.tensor$tmadim3.L2.global.im2col{.L2::cache_hint}", "T[d]:b32, r[d-2]:b16, a<.L2::cache_hint>:u64", 80, 90, 0)
 PL_FORM("cp.async.bulk.prefetch.L2.global{.L2::cache_hint}", "m, a:u32, a<.L2::cache_hint>:u64", 80, 90, 0)
 PL_FORM("cp.async.bulk.commit_group", "", 80, 90, 0)
 PL_FORM("cp.async.bulk.wait_group{.read}", "i:u32", 80, 90, 0)

@@ -19,7 +19,7 @@
 
 /* DSL operand kinds: t[0] of an operand table is a register id (> 0), or minus one of these;
 ** a plain list (t[0] == nil) is a vector */
-enum { K_ADDR = 2, K_SYM = 3, K_LABEL = 4, K_SREG = 5, K_NEG = 6, K_SINK = 7, K_PAIR = 8, K_IMM = 9, K_PAREN = 10 };
+enum { K_ADDR = 2, K_SYM = 3, K_LABEL = 4, K_SREG = 5, K_NEG = 6, K_SINK = 7, K_PAIR = 8, K_IMM = 9, K_PAREN = 10, K_TADDR = 11 };
 
 typedef struct labelinfo { uint32_t used_file, used_line, placed; } labelinfo;
 
@@ -530,6 +530,40 @@ static void convert_table(lua_State *L, LMod *M, int idx, int t, int opi, const 
     lua_pop(L, 1);
     return;
   }
+  case K_TADDR: {  /* {[0]=K_TADDR, tmap, {c0, c1, ...}}: [tmap, {c0, c1}], tmap a symbol or register */
+    plI_opnd e[6];
+    lua_rawgeti(L, idx, 1);
+    int b = lua_gettop(L);
+    if (!lua_istable(L, b)) raise_here(L, M, "a tensor address base must be a register or a symbol");
+    lua_rawgeti(L, b, 0);
+    lua_Number bk = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    memset(&e[0], 0, sizeof e[0]);
+    if (bk > 0) { e[0].kind = PLO_REG; e[0].id = regid_of(L, M, bk, opi); }
+    else if (bk == -K_SYM) { e[0].kind = PLO_SYM; e[0].id = strid(L, M, b, 1); }
+    else raise_here(L, M, "a tensor address base must be a register or a symbol");
+    lua_pop(L, 1);
+    lua_rawgeti(L, idx, 2);
+    int c = lua_gettop(L);
+    int n = lua_istable(L, c) ? (int)lua_objlen(L, c) : -1;
+    if (n < 1 || n > 5 || depth > 0) raise_here(L, M, "a tensor address takes a list of 1 to 5 coordinates");
+    for (int k = 0; k < n; k++) {
+      lua_rawgeti(L, c, k + 1);
+      convert(L, M, lua_gettop(L), t, opi, opc, &e[k + 1], depth + 1);
+      if (e[k + 1].kind != PLO_REG && e[k + 1].kind != PLO_IMM) raise_here(L, M, "a tensor coordinate must be a register or an integer");
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    plI_module *m = M->m;
+    if (m->opnds.n + (uint32_t)n + 1 > m->opnds.cap &&
+        !plU_vec_grow((void **)&m->opnds.p, &m->opnds.cap, m->opnds.n + (uint32_t)n + 1, sizeof *m->opnds.p))
+      luaL_error(L, "out of memory");
+    o->kind = PLO_TADDR; o->n = (uint16_t)n;
+    o->id = m->opnds.n;
+    memcpy(m->opnds.p + m->opnds.n, e, (size_t)(n + 1) * sizeof e[0]);
+    m->opnds.n += (uint32_t)n + 1;
+    return;
+  }
   case K_PAREN:  /* {[0]=K_PAREN, a, b, ...}: a parenthesized list (call), possibly empty */
   case 0: {  /* a plain list: a vector operand */
     int n = (int)lua_objlen(L, idx), paren = kind == K_PAREN;
@@ -592,8 +626,8 @@ static uint64_t opsig(LMod *M, const plI_opnd *o, uint64_t h) {
   switch (o->kind) {
   case PLO_REG: return mix(h, M->m->regs.p[o->id - 1].type);
   case PLO_ADDR: return (o->flags & PLOF_BASE_REG) ? mix(h, M->m->regs.p[o->id - 1].type) : h;
-  case PLO_VEC: case PLO_PAIR:
-    for (uint16_t j = 0; j < (o->kind == PLO_PAIR ? 2 : o->n); j++) h = opsig(M, &M->m->opnds.p[o->id + j], h);
+  case PLO_VEC: case PLO_PAIR: case PLO_TADDR:
+    for (uint16_t j = 0; j < (o->kind == PLO_PAIR ? 2 : o->kind == PLO_TADDR ? o->n + 1 : o->n); j++) h = opsig(M, &M->m->opnds.p[o->id + j], h);
     return h;
   default: return h;
   }

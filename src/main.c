@@ -8,6 +8,7 @@
 #include "parse.h"
 #include "compile.h"
 #include "runtime.h"
+#include "repl.h"
 
 static const char *USAGE =
   "usage: ptxlua FILE.lua [options]\n"
@@ -169,6 +170,13 @@ int main(int argc, char **argv) {
     else if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
     else if (!file) file = a;
     else return usage_error("more than one script given ('%s')", a);
+  }
+  if (!file && argc == 1) {  /* no script and no other action: the REPL (src/repl.c) */
+    ptxlua_engine *re = ptxlua_open();
+    if (!re) { fprintf(stderr, "ptxlua: out of memory\n"); return 1; }
+    int rrc = plX_repl(re);
+    ptxlua_close(re);
+    return rrc;
   }
   if (!file) { fputs(USAGE, stderr); return 2; }
   if (checks && !emulate) return usage_error("--check LIST goes with --emulate%s", "");

@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* a declared register name in scope: a scalar (count 0, id) or a range %name<count> whose
 ** element registers are made on first use (so %r<100000000> costs nothing until used) */
@@ -131,7 +134,15 @@ static uint32_t stmt_end(R *r, uint32_t i, int stop_brace) {
   const char *s = r->s;
   uint32_t start = i;
   int depth = 0;
+  /* the bytes the switch below acts on; the others are skipped eight at a time */
+  static const unsigned char hot[256] = {[';'] = 1, ['"'] = 1, ['/'] = 1, ['{'] = 1, ['['] = 1, ['('] = 1,
+                                         ['}'] = 1, [']'] = 1, [')'] = 1};
+  const unsigned char *u = (const unsigned char *)s;
   while (i < r->n) {
+    while (i + 8 <= r->n && !(hot[u[i]] | hot[u[i + 1]] | hot[u[i + 2]] | hot[u[i + 3]] |
+                              hot[u[i + 4]] | hot[u[i + 5]] | hot[u[i + 6]] | hot[u[i + 7]])) i += 8;
+    while (i < r->n && !hot[u[i]]) i++;
+    if (i >= r->n) break;
     char c = s[i];
     switch (c) {
     case ';': if (depth == 0) return i; break;
@@ -1011,6 +1022,20 @@ static int parse_module(R *r) {
   }
 }
 
+/* large buffers filled once (the source copy, the operand array): advise transparent huge pages,
+** so that touching fresh memory costs one fault per 2 MiB instead of one per 4 KiB (on a VM a page
+** fault is several microseconds: at 4 KiB pages, half the parse time of a 30 MB file) */
+static void advise_huge(void *p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (!p || bytes < (4u << 20)) return;
+  uintptr_t a = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
+  uintptr_t b = ((uintptr_t)p + bytes) & ~(uintptr_t)((2u << 20) - 1);
+  if (b > a) (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+  (void)p; (void)bytes;
+#endif
+}
+
 plI_module *plR_parse(struct plA_ctx *isa, const char *text, size_t n, const char *file, plU_buf *err) {
   R r;
   memset(&r, 0, sizeof r);
@@ -1022,7 +1047,13 @@ plI_module *plR_parse(struct plA_ctx *isa, const char *text, size_t n, const cha
   plI_module *m = plI_new(isa);
   if (!m) { plU_buf_printf(err, "%s:1:1: error: out of memory", r.file); return NULL; }
   m->address_size = 64;
-  plU_buf_add(&m->vsrc, text ? text : "", n);
+  /* the module keeps its own copy of the text, allocated at its size (no doubling) */
+  m->vsrc.p = malloc(n + 1);
+  if (m->vsrc.p) {
+    advise_huge(m->vsrc.p, n + 1);
+    if (n) memcpy(m->vsrc.p, text, n);
+    m->vsrc.n = n; m->vsrc.cap = n + 1;
+  } else m->vsrc.oom = 1;
   if (m->vsrc.oom || !plU_buf_reserve(&m->vsrc, 1)) { plI_free(m); plU_buf_printf(err, "%s:1:1: error: out of memory", r.file); return NULL; }
   m->vsrc.p[n] = 0;
   r.s = m->vsrc.p ? m->vsrc.p : ""; r.n = (uint32_t)n;
@@ -1031,6 +1062,7 @@ plI_module *plR_parse(struct plA_ctx *isa, const char *text, size_t n, const cha
   if (n > 4096 && !plU_vec_grow((void **)&m->opnds.p, &m->opnds.cap, (uint32_t)(n / 8), sizeof *m->opnds.p)) {
     plI_free(m); plU_buf_printf(err, "%s:1:1: error: out of memory", r.file); return NULL;
   }
+  advise_huge(m->opnds.p, (size_t)m->opnds.cap * sizeof *m->opnds.p);
   int ok = parse_module(&r);
   if (ok && !r.failed && !m->vpieces.n) {  /* an empty file: one empty piece keeps it verbatim */
     plI_piece p = {PLI_PIECE_TEXT, 0, {0, 0, 0}};

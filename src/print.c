@@ -110,6 +110,17 @@ static void operand(const plI_module *m, const plI_opnd *o, plU_buf *b, int dept
     }
     plU_buf_putc(b, o->flags & PLOF_PAREN ? ')' : '}');
     break;
+  case PLO_TADDR:  /* [tmap, {c0, c1}] */
+    if (!elems_ok(m, o, (uint32_t)o->n + 1, depth)) { PUTL(b, "<?>"); break; }
+    plU_buf_putc(b, '[');
+    operand(m, &m->opnds.p[o->id], b, depth + 1);
+    PUTL(b, ", {");
+    for (uint16_t i = 0; i < o->n; i++) {
+      if (i) PUTL(b, ", ");
+      operand(m, &m->opnds.p[o->id + 1 + i], b, depth + 1);
+    }
+    PUTL(b, "}]");
+    break;
   case PLO_PAIR:
     if (!elems_ok(m, o, 2, depth)) { PUTL(b, "<?>"); break; }
     operand(m, &m->opnds.p[o->id], b, depth + 1);

@@ -18,6 +18,7 @@ P._libdir = LIBDIR
 -- register, or one of these negative codes; a plain list (t[0] == nil) is a vector operand
 local K_ADDR, K_SYM, K_LABEL, K_SREG, K_NEG, K_SINK, K_PAIR, K_IMM = -2, -3, -4, -5, -6, -7, -8, -9
 local K_PAREN = -10      -- a parenthesized list (a, b): call's results and arguments
+local K_TADDR = -11      -- a tensor address [tmap, {c0, c1, ...}] (cp.async.bulk.tensor)
 
 ---------------------------------------------------------------------------------------------------
 -- errors at the user's line
@@ -438,6 +439,20 @@ function P.addr(base, off)
 end
 
 function P.sym(name) return { [0] = K_SYM, name } end
+
+-- [tmap, {c0, c1, ...}]: the tensor address of cp.async.bulk.tensor; tmap a symbol (a "tensormap"
+-- kernel parameter) or a u64 register holding its address, coordinates registers or integers
+function P.taddr(tmap, coords)
+  if not (type(tmap) == "table" and (isreg(tmap) or rawget(tmap, 0) == K_SYM)) then
+    perr("tensor address: the tensor map must be a register or a symbol")
+  end
+  if type(coords) ~= "table" or #coords < 1 or #coords > 5 then
+    perr("tensor address: expected a list of 1 to 5 coordinates")
+  end
+  local c = {}
+  for i = 1, #coords do c[i] = coords[i] end
+  return { [0] = K_TADDR, tmap, c }
+end
 function P.hex(v) return { [0] = K_IMM, v, "hex" } end
 function P.imm(v) return { [0] = K_IMM, v } end
 P.sink = { [0] = K_SINK }

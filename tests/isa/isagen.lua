@@ -73,7 +73,7 @@ function G.build(ptx, insts, target, version)
     local list = {}
     emitted[kname] = list
     ptx.kernel { name = kname, target = target,
-      params = { { "p", "b8*" }, { "pb", "b8", size = 64, align = 16 } },
+      params = { { "p", "b8*" }, { "pb", "b8", size = 64, align = 16 }, { "tmap", "tensormap" } },
       body = function(_, p, pb)
         local function op(text, ...) ptx.op(text)(...); list[#list + 1] = {} end
         local gen = ptx.reg.u64()
@@ -88,7 +88,7 @@ function G.build(ptx, insts, target, version)
         cur.mod:raw((".param .align 16 .b8 prm_%s[64];"):format(kname))
         local label = ptx.label("L_" .. kname)
         local env = { ptx = ptx, label = label, labelname = "$L_" .. kname, gen = gen, glob = glob, sm = sm,
-                      pb = pb, kname = kname, mod = cur.mod }
+                      pb = pb, kname = kname, mod = cur.mod, tmapname = "tmap", op = op }
         function env.addr(space, k, sh)
           local function sym(name) return ptx.addr(ptx.sym(name)), "[" .. name .. "]" end
           if space == "global" then return ptx.addr(glob), "[" .. glob:name() .. "]"
@@ -234,6 +234,7 @@ function G.parse_ops(s)
     local o = { letter = spec:sub(1, 1), tsrc = 1 }
     local l = o.letter
     if l == "m" or l == "p" or l == "P" or l == "l" or l == "x" or l == "_" then o.tsrc = 0 end
+    if l == "T" then o.taddr = true end
     if l == "p" or l == "P" then o.type = "pred" end
     local rest = spec:sub(2)
     local i = 1
@@ -465,6 +466,17 @@ function G.operands(p, text, env, opts)
       elseif l == "m" then
         nm = nm + 1
         v, vt = env.addr(sh.spaces[nm] or sh.spaces[1] or "generic", nm, sh)
+      elseif l == "T" then  -- [tmap, {c0, ...}]: the tensormap parameter, D coordinate registers
+        nm = nm + 1         -- it stands for the global space of the opcode
+        local cs, ct = {}, {}
+        for e = 1, (sh.dims or 1) - (o.vecd or 0) do cs[e], ct[e] = reg() end
+        -- ptxas takes the tensor map's address in a register, not the parameter's name
+        if not env.tmapreg then
+          env.tmapreg = ptx.reg.u64()
+          env.op("mov.b64", env.tmapreg, ptx.sym(env.tmapname))
+        end
+        v = ptx.taddr(env.tmapreg, cs)
+        vt = "[" .. env.tmapreg:name() .. ", {" .. table.concat(ct, ", ") .. "}]"
       elseif l == "l" or l == "x" then
         v, vt = env.label, env.labelname
       elseif l == "i" then
@@ -562,7 +574,7 @@ function G.build(ptx, insts, target, version)
     local list = {}
     emitted[kname] = list
     ptx.kernel { name = kname, target = target,
-      params = { { "p", "b8*" }, { "pb", "b8", size = 64, align = 16 } },
+      params = { { "p", "b8*" }, { "pb", "b8", size = 64, align = 16 }, { "tmap", "tensormap" } },
       body = function(_, p, pb)
         local function op(text, ...) ptx.op(text)(...); list[#list + 1] = {} end
         local gen = ptx.reg.u64()
@@ -577,7 +589,7 @@ function G.build(ptx, insts, target, version)
         cur.mod:raw((".param .align 16 .b8 prm_%s[64];"):format(kname))
         local label = ptx.label("L_" .. kname)
         local env = { ptx = ptx, label = label, labelname = "$L_" .. kname, gen = gen, glob = glob, sm = sm,
-                      pb = pb, kname = kname, mod = cur.mod }
+                      pb = pb, kname = kname, mod = cur.mod, tmapname = "tmap", op = op }
         function env.addr(space, k, sh)
           local function sym(name) return ptx.addr(ptx.sym(name)), "[" .. name .. "]" end
           if space == "global" then return ptx.addr(glob), "[" .. glob:name() .. "]"

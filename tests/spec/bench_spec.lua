@@ -117,3 +117,13 @@ describe("bench/fma_unrolled.lua", function()
     if ok ~= nil then assert.is_true(ok, report) end
   end)
 end)
+
+describe("bench/parse_throughput.sh", function()
+  it("builds the parse bench and prints parse / transpile / round-trip figures at a tiny size", function()
+    local out, err, rc = H.sh("BUILD=" .. H.shq(H.build) .. " " .. H.shq(H.root .. "/bench/parse_throughput.sh") .. " -n 1 -s 0.05 -r 1")
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find("parse MB/s", 1, true), out)
+    assert.truthy(out:find("synthetic", 1, true), out)
+    assert.falsy(out:find("DIFFERS", 1, true), out)
+  end)
+end)

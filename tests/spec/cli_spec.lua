@@ -55,7 +55,6 @@ describe("bad usage exits 2 and prints nothing on stdout", function()
   before_each(function() path = two() end)
   local CASES = {
     { { "--bogus" }, "unknown option '--bogus'" },
-    { {}, "usage: ptxlua FILE.lua" },
     { { "@", "other.lua" }, "more than one script given ('other.lua')" },
     { { "@", "-o" }, "-o needs a file name" },
     { { "@", "--arch" }, "--arch needs a target" },

@@ -174,3 +174,13 @@ describe("ptxlua --diff", function()
     assert.falsy(out:find("mov.u32", 1, true))
   end)
 end)
+
+describe("tests/lint/mutate.lua", function()
+  it("makes mutants of the accepted corpus files and reports lint agreement with ptxas (a small sample)", function()
+    if not have_corpus() then pending("corpus absent: " .. CORPUS) return end
+    local out, err, rc = H.sh("cd " .. H.shq(H.root) .. " && luajit tests/lint/mutate.lua --build " .. H.shq(H.build) .. " --count 4")
+    assert.are.equal(0, rc, err)
+    if out:find("no ptxas", 1, true) then pending("no ptxas") return end
+    assert.truthy(out:find("mutants: 4 from %d+ accepted files; agreement %d+ of 4"), out)
+  end)
+end)

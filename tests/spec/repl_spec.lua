@@ -1,0 +1,122 @@
+-- repl_spec.lua -- the REPL of `ptxlua` with no arguments, driven through stdin (and a
+-- pseudo-terminal with `script` when there is one): values printed, multi-line input, errors that
+-- do not end the session, and the :load/:ptx/:set/:emu/:plan commands.
+local H = require "helper"
+
+local SCRIPT = [[
+local ptx = require "ptxlua"
+ptx.kernel { name = "add", templates = { N = 4 }, grid = { 1 }, block = { 32 }, body = function(t)
+  local a = ptx.reg.u32()
+  ptx.mov.u32(a, 1)
+  ptx.add.u32(a, a, t.N)
+end }
+]]
+
+-- run the REPL on these input lines; returns stdout, stderr, exit status
+local function repl(lines)
+  local input = H.write(H.tmpfile(".in"), table.concat(lines, "\n") .. "\n")
+  return H.sh(H.shq(H.exe) .. " < " .. H.shq(input))
+end
+
+describe("the REPL through stdin", function()
+  it("prints the values of expressions and exits 0 at the end of input", function()
+    local out, err, rc = repl { "1 + 2", "'a', nil, 3", "x = 5", "x * 2" }
+    assert.are.equal(0, rc, err)
+    assert.are.equal("", err)
+    assert.are.equal("3\na\tnil\t3\n10\n", out)
+  end)
+
+  it("reads on while a chunk is unfinished", function()
+    local out, err, rc = repl { "function f(a)", "  local b = a + 1", "  return b * 2", "end", "f(20)", "t = {", "1, 2 }", "#t" }
+    assert.are.equal(0, rc, err)
+    assert.are.equal("42\n2\n", out)
+  end)
+
+  it("prints errors as file:line: error: and goes on", function()
+    local out, err, rc = repl { "nosuch.field", "x y", ":bogus", "error('boom')", "7" }
+    assert.are.equal(0, rc)
+    assert.truthy(err:find("stdin:1: error: attempt to index global 'nosuch'", 1, true), err)
+    assert.truthy(err:find("stdin:1: error: '=' expected near 'y'", 1, true), err)
+    assert.truthy(err:find("error: unknown command ':bogus'", 1, true), err)
+    assert.truthy(err:find("boom", 1, true), err)
+    assert.are.equal("7\n", out)
+  end)
+
+  it("has the DSL loaded as ptx", function()
+    local out, err, rc = repl { "type(ptx.kernel)", "type(repl.load)" }
+    assert.are.equal(0, rc, err)
+    assert.are.equal("function\nfunction\n", out)
+  end)
+
+  it("loads a script, prints its PTX, sets a template and re-prints, with anchors", function()
+    local path = H.write(H.tmpfile(".lua"), SCRIPT)
+    local file = path:match("[^/]+$")
+    local out, err, rc = repl { ":load " .. path, ":kernels", ":ptx add", ":set N=16", ":anchors", ":ptx" }
+    assert.are.equal(0, rc, err)
+    assert.are.equal("", err)
+    assert.truthy(out:find("loaded " .. path .. ": 1 kernel (add)", 1, true), out)
+    assert.truthy(out:find("add  N=4", 1, true), out)
+    assert.truthy(out:find("add.u32 \t%r1, %r1, 4;", 1, true), out)
+    assert.truthy(out:find("add.u32 \t%r1, %r1, 16;\n", 1, true), out)
+    assert.truthy(out:find("add.u32 \t%r1, %r1, 16;\t// " .. path .. ":5", 1, true) or out:find(file .. ":5", 1, true), out)
+  end)
+
+  it("re-prints after a template change in well under a second", function()
+    local path = H.write(H.tmpfile(".lua"), SCRIPT)
+    local lines = { ":load " .. path }
+    for i = 1, 20 do lines[#lines + 1] = ":set N=" .. i end
+    local start = os.time()
+    local out, err, rc = repl(lines)
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find("add.u32 \t%r1, %r1, 20;", 1, true), out)
+    assert.truthy(os.time() - start <= 3, "20 re-prints took more than 3 s")
+  end)
+
+  it("reloads, emulates, shows the plan (or none) and reports a bad kernel name", function()
+    local path = H.write(H.tmpfile(".lua"), SCRIPT)
+    local out, err, rc = repl { ":load " .. path, ":reload", ":emu", ":plan", ":ptx nope", "1" }
+    assert.are.equal(0, rc)
+    assert.truthy(select(2, out:gsub("loaded ", "")) == 2, out)
+    assert.truthy(out:find("emulated add: grid (1,1,1) block (32,1,1)", 1, true), out)
+    assert.truthy(out:find("add: no plan", 1, true), out)
+    assert.truthy(err:find("no kernel named 'nope'", 1, true), err)
+    assert.truthy(out:find("\n1\n$"), out)
+  end)
+
+  it("shows a kernel's shared-memory plan", function()
+    local path = H.write(H.tmpfile(".lua"), [[
+local ptx = require "ptxlua"
+ptx.kernel { name = "staged", target = "sm_90a", templates = { STAGES = 2 }, body = function(t)
+  local plan = ptx.smem_plan()
+  local A = plan:alloc("A", "bf16", { 64, 64 }, { stages = t.STAGES, swizzle = "128B" })
+  ptx.op "mbarrier.init.shared::cta.b64" (A:addr(0), 1)
+end }
+]])
+    local out, err, rc = repl { ":load " .. path, ":plan", ":set STAGES=3", ":plan" }
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find("staged: plan 'smem', 16384 bytes", 1, true), out)
+    assert.truthy(out:find("staged: plan 'smem', 24576 bytes", 1, true), out)
+  end)
+
+  it("a script error on :load is reported at the script's line", function()
+    local path = H.write(H.tmpfile(".lua"), "local ptx = require 'ptxlua'\nptx.nosuch_helper_call_x()\n")
+    local out, err, rc = repl { ":load " .. path, "2" }
+    assert.are.equal(0, rc)
+    assert.truthy(err:find(":2: error:", 1, true), err)
+    assert.are.equal("2\n", out)
+  end)
+end)
+
+describe("the REPL through a pseudo-terminal", function()
+  it("prompts, evaluates and quits at Ctrl-D", function()
+    local _, _, has = H.sh("command -v script")
+    if has ~= 0 then return H.pending("no `script` command for a pseudo-terminal") end
+    local input = H.write(H.tmpfile(".in"), "1 + 41\nfunction g()\nreturn 'multi'\nend\ng()\n\4")
+    local out, err, rc = H.sh("PTXLUA_NO_READLINE=1 script -qec " .. H.shq(H.exe) .. " /dev/null < " .. H.shq(input))
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find("ptx> ", 1, true), out)
+    assert.truthy(out:find("...> ", 1, true), out)
+    assert.truthy(out:find("42", 1, true), out)
+    assert.truthy(out:find("multi", 1, true), out)
+  end)
+end)
