@@ -19,7 +19,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
-cc -O2 -I"$ROOT/src" -I"$ROOT/include" "$ROOT/bench/parse_bench.c" "$BUILD/libptxlua.a" \
+# a sanitizer build's library needs the sanitizer runtimes at link time
+SAN=""
+if grep -q '^PTXLUA_SANITIZE:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then SAN="-fsanitize=address,undefined"; fi
+cc -O2 $SAN -I"$ROOT/src" -I"$ROOT/include" "$ROOT/bench/parse_bench.c" "$BUILD/libptxlua.a" \
   $(pkg-config --libs luajit) -lm -ldl -lpthread -o "$TMP/parse_bench"
 CORPUS=$ROOT/../shared/corpus/pyptx
 set --
