@@ -293,6 +293,21 @@ PTXLUA_API int ptxlua_set_arch(ptxlua_engine *e, const char *arch) {
 }
 
 /* build the module: leaves it on the stack (returns its IR), or sets the error */
+/* "a,b,c" (or NULL: all) as the Lua list the DSL's build and emulate_all take */
+static void push_kernel_list(lua_State *L, const char *kernels) {
+  lua_newtable(L);
+  if (!kernels) return;
+  int n = 0;
+  const char *p = kernels;
+  while (*p) {
+    const char *q = strchr(p, ',');
+    size_t len = q ? (size_t)(q - p) : strlen(p);
+    if (len) { lua_pushlstring(L, p, len); lua_rawseti(L, -2, ++n); }
+    if (!q) break;
+    p = q + 1;
+  }
+}
+
 static plI_module *build(ptxlua_engine *e, const char *kernels, int *rc) {
   lua_State *L = e->L;
   clear_error(e);
@@ -303,18 +318,7 @@ static plI_module *build(ptxlua_engine *e, const char *kernels, int *rc) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, e->defines_ref);
   lua_setfield(L, -2, "defines");
   if (e->arch) { lua_pushstring(L, e->arch); lua_setfield(L, -2, "arch"); }
-  lua_newtable(L);
-  if (kernels) {
-    int n = 0;
-    const char *p = kernels;
-    while (*p) {
-      const char *q = strchr(p, ',');
-      size_t len = q ? (size_t)(q - p) : strlen(p);
-      if (len) { lua_pushlstring(L, p, len); lua_rawseti(L, -2, ++n); }
-      if (!q) break;
-      p = q + 1;
-    }
-  }
+  push_kernel_list(L, kernels);
   lua_setfield(L, -2, "kernels");
   if (lua_pcall(L, 1, 1, 0)) {
     const char *m = lua_tostring(L, -1);
@@ -438,18 +442,7 @@ PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks,
   lua_pushboolean(L, (checks & PTXLUA_CHECK_UNINIT_SHARED) != 0); lua_setfield(L, -2, "uninit_shared");
   lua_pushboolean(L, (checks & PTXLUA_CHECK_UNINIT_REGS) != 0); lua_setfield(L, -2, "uninit_regs");
   lua_setfield(L, -2, "checks");
-  lua_newtable(L);
-  if (kernels) {
-    int n = 0;
-    const char *p = kernels;
-    while (*p) {
-      const char *q = strchr(p, ',');
-      size_t len = q ? (size_t)(q - p) : strlen(p);
-      if (len) { lua_pushlstring(L, p, len); lua_rawseti(L, -2, ++n); }
-      if (!q) break;
-      p = q + 1;
-    }
-  }
+  push_kernel_list(L, kernels);
   lua_setfield(L, -2, "kernels");
   if (lua_pcall(L, 1, 1, 0)) {
     const char *m = lua_tostring(L, -1);
