@@ -474,6 +474,9 @@ PL_FORM("st{.weak}{.global}{$stcop}.L2::cache_hint$ldvtq", "m, avw, a:u64", 10, 
 PL_FORM("st{.weak}{.global}$l1evict{.L2::cache_hint}$ldvtq", "m, avw, a<.L2::cache_hint>:u64", 10, 10, 0)
 PL_FORM("st{.weak}{.global}{$l1evict}{$l2evict}{.L2::cache_hint}$ldvt256", "m, avw, a<.L2::cache_hint>:u64", 88, 100, 0)
 PL_FORM("st.volatile{$gsss}$ldvtq", "m, avw", 11, 10, 0)
+/* the older order, state space before .volatile, which ptxas still takes (nvcc and clang emit it) */
+PL_FORM("ld$gsss.volatile$ldvtq", "dvw, m", 11, 10, 0)
+PL_FORM("st$gsss.volatile$ldvtq", "m, avw", 11, 10, 0)
 PL_FORM("st.(.relaxed|.release)$scope78{$gsss}$ldvt", "m, avw", 60, 70, 0)
 PL_FORM("st.(.relaxed|.release).(.cta|.cluster|.gpu){$gsss}.b128", "m, a", 83, 70, 0)
 PL_FORM("st.(.relaxed|.release).sys{$gsss}.b128", "m, a", 84, 70, 0)
@@ -738,6 +741,8 @@ PL_FORM("tensormap.replace.tile.rank$tmsp.b1024.b32", "m, a:b32", 83, 90, PLA_AR
 PL_FORM("tensormap.replace.tile.(.box_dim|.global_dim|.element_stride)$tmsp.b1024.b32", "m, i:b32, a:b32", 83, 90, PLA_ARCH_A)
 PL_FORM("tensormap.replace.tile.global_stride$tmsp.b1024.b64", "m, i:b32, a:b64", 83, 90, PLA_ARCH_A)
 PL_FORM("tensormap.replace.tile.(.elemtype|.interleave_layout|.swizzle_mode|.fill_mode)$tmsp.b1024.b32", "m, i:b32", 83, 90, PLA_ARCH_A)
+/* copy a tensor map from shared to global memory with the fence that makes the tensormap proxy see it */
+PL_FORM("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release(.cta|.cluster|.gpu|.sys).sync.aligned", "m, m, i:u32", 83, 90, 0)
 /* clusters, elections, dependent grids, register budgets */
 PL_FORM("mapa{.shared::cluster}.(.u32|.u64)", "d, A, a:u32", 78, 90, 0)
 PL_FORM("getctarank{.shared::cluster}.(.u32|.u64)", "d:u32, A", 78, 90, 0)

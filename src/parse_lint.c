@@ -137,12 +137,7 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
       l.msg.n = 0;
       const plA_res *r = plA_resolve(m->isa, s->opc, &l.msg);
       if (!r) {
-        if (base_in_table(opc, strcspn(opc, ".")) && strncmp(opc, "cp.async.bulk", 13) != 0 && strncmp(opc, "cp.reduce", 9) != 0
-            && strncmp(opc, "mbarrier", 8) != 0 && strncmp(opc, "fence.proxy", 11) != 0 && strncmp(opc, "bar.warp", 8) != 0
-            && strncmp(opc, "st.async", 8) != 0 && strncmp(opc, "red.async", 9) != 0 && strncmp(opc, "mov", 3) != 0
-            && strncmp(opc, "ld", 2) != 0 && strncmp(opc, "st", 2) != 0 && strncmp(opc, "wgmma", 5) != 0
-            && strncmp(opc, "cvt", 3) != 0 && strncmp(opc, "mma", 3) != 0 && strncmp(opc, "tensormap", 9) != 0
-            && strncmp(opc, "atom", 4) != 0 && strncmp(opc, "red", 3) != 0 && strncmp(opc, "fence", 5) != 0)
+        if (base_in_table(opc, strcspn(opc, ".")) && strncmp(opc, "st.async", 8) != 0 && strncmp(opc, "red.async", 9) != 0)
           report(&l, off, "%s%s", plU_buf_cstr(&l.msg), "");
         else if (!base_known(opc, &blen) && !base_in_table(opc, strcspn(opc, ".")))
           report(&l, off, "unknown instruction '%s'%s", opc, "");

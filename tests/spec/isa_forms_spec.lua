@@ -10,6 +10,8 @@ local G = require("isagen").init(H.root)
 -- and transposes 1; a register budget is a multiple of 8 in 24..256
 G.IMM.wgmma = function(sh, k) return (sh.has.sp and k == 5) and 0 or 1 end
 G.IMM.setmaxnreg = 240
+-- tensormap.cp_fenceproxy copies a whole 128-byte map; tensormap.replace takes small field ordinals
+G.IMM.tensormap = function(sh) return sh.has.cp_fenceproxy and 128 or 1 end
 local core = require "ptxlua.core"
 local ptx = require "ptxlua"
 
