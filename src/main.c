@@ -13,6 +13,7 @@
 static const char *USAGE =
   "usage: ptxlua FILE.lua [options]\n"
   "       ptxlua --from-ptx FILE.ptx [--name NAME] [-o OUT.lua] | --lint FILE.ptx | --diff A.ptx B.ptx\n"
+  "       ptxlua                (no arguments: the interactive session, docs/repl.md)\n"
   "\n"
   "Runs a kernel script and prints the PTX of the kernels it defines.\n"
   "\n"
