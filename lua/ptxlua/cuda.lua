@@ -271,16 +271,7 @@ local function module_of(d, k, opts)
   return e
 end
 
-local function dims(v, what)
-  if v == nil then return nil end
-  if type(v) == "number" then v = { v } end
-  if type(v) ~= "table" then fail("%s must be a number or a list of up to 3 numbers", what) end
-  local r = { v[1] or 1, v[2] or 1, v[3] or 1 }
-  for i = 1, 3 do
-    if type(r[i]) ~= "number" or r[i] < 1 or r[i] ~= floor(r[i]) then fail("%s[%d] must be a positive integer", what, i) end
-  end
-  return r
-end
+local function dims(v, what) return require("ptxlua.emu")._dims(v, what, fail) end
 
 -- kernel:launch{ device = cuda.device(0), args =, grid =, block =, cluster =, smem =, defines =,
 -- arch =, async = } -- the emulator's call; waits for the kernel unless async

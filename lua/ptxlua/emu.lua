@@ -143,16 +143,20 @@ local function emulator(d, k, opts)
   return e
 end
 
-local function dims(v, what)
+-- grid/block/cluster as given to a launch: a number or up to 3 numbers -> {x, y, z} (nil stays nil);
+-- also the CUDA device's (ptxlua.cuda), which reports through its own err
+local function dims(v, what, err)
   if v == nil then return nil end
+  err = err or fail
   if type(v) == "number" then v = { v } end
-  if type(v) ~= "table" then fail("%s must be a number or a list of up to 3 numbers", what) end
+  if type(v) ~= "table" then err("%s must be a number or a list of up to 3 numbers", what) end
   local r = { v[1] or 1, v[2] or 1, v[3] or 1 }
   for i = 1, 3 do
-    if type(r[i]) ~= "number" or r[i] < 1 or r[i] ~= floor(r[i]) then fail("%s[%d] must be a positive integer", what, i) end
+    if type(r[i]) ~= "number" or r[i] < 1 or r[i] ~= floor(r[i]) then err("%s[%d] must be a positive integer", what, i) end
   end
   return r
 end
+M._dims = dims
 
 -- the bytes of argument v for parameter p (p from emu:params(), kp the DSL's declaration)
 local function arg_bytes(k, i, p, kp, v, d)
@@ -330,24 +334,7 @@ end
 -- opts.kernels (names; default all), opts.defines, opts.arch, opts.checks -> the summaries
 function M.emulate_all(opts)
   opts = opts or {}
-  local ptx = require "ptxlua"
-  local reg = ptx.kernels()
-  local list, seen = {}, {}
-  if opts.kernels and #opts.kernels > 0 then
-    for _, name in ipairs(opts.kernels) do
-      local found
-      for _, k in ipairs(reg) do if k.name == name then found = k end end
-      if not found then
-        local names = {}
-        for _, k in ipairs(reg) do names[#names + 1] = k.name end
-        error(fmt("error: no kernel named '%s' (the script defines: %s)", name, #names > 0 and table.concat(names, ", ") or "none"), 0)
-      end
-      if not seen[name] then seen[name] = true; list[#list + 1] = found end
-    end
-  else
-    for _, k in ipairs(reg) do list[#list + 1] = k end
-  end
-  if #list == 0 then error("error: the script defines no kernel (call ptx.kernel{...})", 0) end
+  local list = require("ptxlua").select_kernels(opts.kernels)
   local out = {}
   for _, k in ipairs(list) do
     out[#out + 1] = (M.emulate(k, { defines = opts.defines, arch = opts.arch, checks = opts.checks, limit = opts.limit }))

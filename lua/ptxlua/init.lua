@@ -1042,29 +1042,36 @@ end
 
 -- build one module from kernels: opts.kernels (list of names, default all), opts.defines,
 -- opts.arch (overrides each kernel's target), opts.version
-function P.build(opts)
-  opts = opts or {}
+-- the kernels named (each once, in the order given; all when names is empty) from a registry;
+-- an unknown name, or no kernel at all, is an error listing what the script defines
+function P.select_kernels(names, registry)
+  local reg = registry or REGISTRY
   local list = {}
-  local reg = opts.registry or REGISTRY
-  if opts.kernels and #opts.kernels > 0 then
+  if names and #names > 0 then
     local seen = {}
-    for _, name in ipairs(opts.kernels) do
-      if seen[name] then goto continue end
-      seen[name] = true
-      local found
-      for _, k in ipairs(reg) do if k.name == name then found = k end end
-      if not found then
-        local names = {}
-        for _, k in ipairs(reg) do names[#names + 1] = k.name end
-        error(fmt("error: no kernel named '%s' (the script defines: %s)", name, #names > 0 and table.concat(names, ", ") or "none"), 0)
+    for _, name in ipairs(names) do
+      if not seen[name] then
+        seen[name] = true
+        local found
+        for _, k in ipairs(reg) do if k.name == name then found = k end end
+        if not found then
+          local known = {}
+          for _, k in ipairs(reg) do known[#known + 1] = k.name end
+          error(fmt("error: no kernel named '%s' (the script defines: %s)", name, #known > 0 and table.concat(known, ", ") or "none"), 0)
+        end
+        list[#list + 1] = found
       end
-      list[#list + 1] = found
-      ::continue::
     end
   else
     for _, k in ipairs(reg) do list[#list + 1] = k end
   end
   if #list == 0 then error("error: the script defines no kernel (call ptx.kernel{...})", 0) end
+  return list
+end
+
+function P.build(opts)
+  opts = opts or {}
+  local list = P.select_kernels(opts.kernels, opts.registry)
   if list[1].verbatim then return list[1].verbatim:build(list, opts), list end  -- PTX kept as written (ptxlua.verbatim)
   -- every define must name a template of some selected kernel
   for _, name in ipairs(sorted_keys(opts.defines or {})) do
