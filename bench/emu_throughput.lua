@@ -1,5 +1,6 @@
 -- emu_throughput.lua -- the emulator's speed: thread instructions per second on one core, for SIMT
--- kernels (vector add, RMSNorm at its default size, a softmax block) and the mma.sync GEMM.
+-- kernels (vector add, RMSNorm at its default size, a softmax block), the mma.sync GEMM and the
+-- Hopper GEMM (kernels/gemm.lua: TMA, wgmma, mbarriers, a cluster of 2, 256x256x128).
 -- Run from the repository root:
 --   luajit bench/emu_throughput.lua [--build DIR] [--runs 3] [--quick]
 -- Prints one line per case: thread instructions, CPU seconds (median of the runs), M thread-instr/s.
@@ -19,10 +20,10 @@ local rt = require "ptxlua.emu"
 
 local function load(file)
   ptx.reset()
-  dofile(file)
+  local ret = dofile(file)
   local ks = {}
   for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
-  return ks
+  return ks, ret
 end
 
 local dev = rt.device("emu")
@@ -31,14 +32,16 @@ local function rand(n)
   return function() s = (s * 16807) % 2147483647; return (s / 2147483647) * 2 - 1 end
 end
 
--- one case: kernel, defines, arrays (dtype, count), scalar args; returns thread instructions, seconds
+-- one case: kernel, defines, arrays (dtype, count, and a dev:tensormap spec when the kernel takes
+-- the array's tensor map), scalar args; returns thread instructions, seconds
 local function case(k, defines, arrays, scalars)
   local args, made = {}, {}
   for idx, spec in ipairs(arrays) do
     if spec then
       local r = rand()
       local a = dev:array(spec[1], spec[2], function() return r() end)
-      args[idx] = a; made[#made + 1] = a
+      args[idx] = spec[3] and dev:tensormap(a, spec[3]) or a
+      made[#made + 1] = a
     end
   end
   for idx, v in pairs(scalars or {}) do args[idx] = v end
@@ -71,10 +74,18 @@ local sm = load("kernels/softmax.lua").softmax
 B = quick and 16 or 512
 report(string.format("softmax B=%d N=%d", B, N), case(sm, { B = B, N = N }, { { "f32", B * N }, { "f32", B * N } }))
 
-local gemm = load("kernels/gemm.lua").gemm
+local gemm = load("kernels/gemm_mma.lua").gemm_mma
 local M = quick and 128 or 256
 report(string.format("gemm (mma.sync) %dx%dx%d", M, M, M),
        case(gemm, { M = M, N = M, K = M }, { { "bf16", M * M }, { "bf16", M * M }, { "f32", M * M } }))
+
+local hgemm, hret = load("kernels/gemm.lua")
+hgemm = hgemm.gemm
+local HM, HK = quick and 128 or 256, quick and 64 or 128
+local hdefs = { M = HM, N = HM, K = HK, SMS = 2 }
+local ma, mb, mc = hret.maps(hdefs)
+report(string.format("gemm (wgmma, TMA) %dx%dx%d", HM, HM, HK),
+       case(hgemm, hdefs, { { "bf16", HM * HK, ma }, { "bf16", HM * HK, mb }, { "bf16", HM * HM, mc } }))
 
 print(string.format("%-34s %14s %9s %10s", "case", "thread insns", "cpu s", "M/s"))
 for _, r in ipairs(rows) do print(r) end

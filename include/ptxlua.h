@@ -5,6 +5,7 @@
 #define PTXLUA_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -102,6 +103,102 @@ PTXLUA_API const ptxlua_resources *ptxlua_resource(ptxlua_engine *e, int i);
 PTXLUA_API int ptxlua_compile(ptxlua_engine *e, const char *kernels, int flags, void **cubin, size_t *len);
 /* remove every cache entry; returns how many, or -1 */
 PTXLUA_API int ptxlua_clear_cache(void);
+
+/* ---- running kernels: a device, its buffers, prepared kernels, launches with typed arguments ----
+** A device is "emu" (the CPU emulator: exact, slow, always there) or "cuda:N" (GPU N through the
+** driver, loaded at run time). Devices, buffers and kernels belong to the engine they were opened
+** on; errors go to that engine's ptxlua_errmsg. ptxlua_close closes what is still open. */
+typedef struct ptxlua_device ptxlua_device;
+typedef struct ptxlua_buffer ptxlua_buffer;
+typedef struct ptxlua_kernel ptxlua_kernel;
+
+/* name "emu" or "cuda:0" ("cuda" = "cuda:0"); without a driver "cuda:N" is PTXLUA_ERROR naming
+** the missing piece */
+PTXLUA_API int ptxlua_device_open(ptxlua_engine *e, const char *name, ptxlua_device **out);
+PTXLUA_API void ptxlua_device_close(ptxlua_device *d);   /* its buffers and kernels too; NULL no-op */
+PTXLUA_API int ptxlua_device_sync(ptxlua_device *d);     /* wait for every launch */
+PTXLUA_API const char *ptxlua_device_describe(ptxlua_device *d);  /* "emu", "cuda:0 (NVIDIA H200, sm_90)" */
+
+/* device memory: bytes, not zeroed */
+PTXLUA_API int ptxlua_buffer_alloc(ptxlua_device *d, size_t bytes, ptxlua_buffer **out);
+PTXLUA_API int ptxlua_buffer_upload(ptxlua_buffer *b, size_t offset, const void *src, size_t bytes);
+PTXLUA_API int ptxlua_buffer_download(ptxlua_buffer *b, size_t offset, void *dst, size_t bytes);
+PTXLUA_API uint64_t ptxlua_buffer_address(const ptxlua_buffer *b);  /* the device address */
+PTXLUA_API size_t ptxlua_buffer_size(const ptxlua_buffer *b);
+PTXLUA_API void ptxlua_buffer_free(ptxlua_buffer *b);   /* NULL is a no-op */
+
+/* a TMA tensor map over a buffer (on "emu", the emulator's own encoding), passed by value to a `tensormap` parameter:
+** dims innermost first, strides in bytes for dims 2..rank (NULL: packed), box the tile a copy
+** moves, swizzle "none", "32B", "64B" or "128B"; dtype "bf16", "f16", "f32", "u8", ... */
+#if defined(__GNUC__)
+typedef struct ptxlua_tensormap { unsigned char bytes[128]; } __attribute__((aligned(64))) ptxlua_tensormap;
+#else
+typedef struct ptxlua_tensormap { _Alignas(64) unsigned char bytes[128]; } ptxlua_tensormap;
+#endif
+PTXLUA_API int ptxlua_tensormap_encode(ptxlua_buffer *b, const char *dtype, int rank, const uint64_t *dims,
+                                       const uint64_t *strides, const uint32_t *box, const char *swizzle,
+                                       ptxlua_tensormap *out);
+
+/* a kernel of the loaded script, traced with the engine's current template parameters and target,
+** assembled (through the cache) and loaded on the device once; later ptxlua_define calls do not
+** change it (prepare again). */
+PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *kernel, ptxlua_kernel **out);
+PTXLUA_API void ptxlua_kernel_free(ptxlua_kernel *k);   /* NULL is a no-op */
+
+/* its parameters, as the script declared them and the .param layout places them */
+enum { PTXLUA_PARAM_POINTER = 1, PTXLUA_PARAM_SCALAR, PTXLUA_PARAM_TENSORMAP, PTXLUA_PARAM_BYTES };
+typedef struct ptxlua_param {
+  const char *name;
+  int kind;                      /* PTXLUA_PARAM_* */
+  const char *dtype;             /* scalar: "u32", "f32", ...; pointer: the element type; else "b8" */
+  unsigned offset, size, align;  /* in the parameter block */
+} ptxlua_param;
+PTXLUA_API int ptxlua_kernel_param_count(const ptxlua_kernel *k);
+PTXLUA_API int ptxlua_kernel_param(const ptxlua_kernel *k, int i, ptxlua_param *p);
+/* the kernel's own launch geometry for its templates (grid/block/cluster {x, y, z}, dynamic smem) */
+PTXLUA_API int ptxlua_kernel_dims(const ptxlua_kernel *k, unsigned grid[3], unsigned block[3], unsigned cluster[3],
+                                  unsigned *smem);
+
+/* a typed argument: build them with the ptxlua_arg_* functions below */
+enum {
+  PTXLUA_ARG_BUFFER = 1, PTXLUA_ARG_ADDRESS, PTXLUA_ARG_TENSORMAP, PTXLUA_ARG_BYTES,
+  PTXLUA_ARG_U8, PTXLUA_ARG_U16, PTXLUA_ARG_U32, PTXLUA_ARG_U64, PTXLUA_ARG_S8, PTXLUA_ARG_S16,
+  PTXLUA_ARG_S32, PTXLUA_ARG_S64, PTXLUA_ARG_F16, PTXLUA_ARG_BF16, PTXLUA_ARG_F32, PTXLUA_ARG_F64
+};
+typedef struct ptxlua_arg {
+  int type;                      /* PTXLUA_ARG_* */
+  size_t size;                   /* PTXLUA_ARG_BYTES: the byte count */
+  union {
+    const ptxlua_buffer *buffer;
+    const ptxlua_tensormap *tensormap;
+    const void *bytes;
+    uint64_t u;                  /* unsigned integers, an address, f16/bf16 bits */
+    int64_t s;
+    double f;
+  } v;
+} ptxlua_arg;
+static inline ptxlua_arg ptxlua_arg_make_(int type) { ptxlua_arg a; a.type = type; a.size = 0; a.v.u = 0; return a; }
+static inline ptxlua_arg ptxlua_arg_buffer(const ptxlua_buffer *b) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_BUFFER); a.v.buffer = b; return a; }
+static inline ptxlua_arg ptxlua_arg_address(uint64_t p) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_ADDRESS); a.v.u = p; return a; }
+static inline ptxlua_arg ptxlua_arg_tensormap(const ptxlua_tensormap *t) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_TENSORMAP); a.v.tensormap = t; return a; }
+static inline ptxlua_arg ptxlua_arg_bytes(const void *p, size_t n) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_BYTES); a.v.bytes = p; a.size = n; return a; }
+static inline ptxlua_arg ptxlua_arg_u32(uint32_t x) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_U32); a.v.u = x; return a; }
+static inline ptxlua_arg ptxlua_arg_u64(uint64_t x) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_U64); a.v.u = x; return a; }
+static inline ptxlua_arg ptxlua_arg_s32(int32_t x) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_S32); a.v.s = x; return a; }
+static inline ptxlua_arg ptxlua_arg_s64(int64_t x) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_S64); a.v.s = x; return a; }
+static inline ptxlua_arg ptxlua_arg_f32(float x) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_F32); a.v.f = x; return a; }
+static inline ptxlua_arg ptxlua_arg_f64(double x) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_F64); a.v.f = x; return a; }
+static inline ptxlua_arg ptxlua_arg_scalar(int type, uint64_t bits) { ptxlua_arg a = ptxlua_arg_make_(type); a.v.u = bits; return a; } /* u8/u16/s8/s16/f16/bf16 by their bits */
+
+/* launch: grid/block NULL = the kernel's own (ptxlua_kernel_dims), cluster dims the kernel's;
+** smem the dynamic shared bytes (PTXLUA_SMEM_KERNEL: the kernel's `smem`); stream a CUstream (NULL:
+** the default stream; ignored by "emu"). The arguments are checked against the parameters (count,
+** kind, dtype, size) first: a mismatch is PTXLUA_MISUSE naming the argument, and nothing runs.
+** On "emu" the launch runs to completion; on CUDA it is asynchronous (ptxlua_device_sync).
+** A launch of a prepared kernel on CUDA does not allocate and does not enter Lua. */
+#define PTXLUA_SMEM_KERNEL 0xFFFFFFFFu
+PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned smem,
+                             void *stream, const ptxlua_arg *args, int nargs);
 
 /* the last error: message as "file:line: error: text", and its parts (file NULL, line 0 if none) */
 PTXLUA_API const char *ptxlua_errmsg(ptxlua_engine *e);

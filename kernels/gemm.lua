@@ -1,287 +1,331 @@
--- gemm.lua -- C = A * B^T on the tensor cores: A M x K, B N x K (both row-major bf16), C M x N f32.
--- mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32, fed by ldmatrix.x4 from shared memory that
--- cp.async (16 bytes, .cg) fills STAGES k-tiles ahead.
+-- gemm.lua -- the Hopper GEMM: C = A * B^T, A M x K and B N x K row-major bf16 (both K-major),
+-- f32 accumulation, C M x N row-major in OUT (bf16 or f32). sm_90a: TMA, wgmma, mbarriers, warp
+-- specialization, thread-block clusters with TMA multicast, a persistent tile scheduler.
+-- (kernels/gemm_mma.lua is the sm_80 mma.sync GEMM.) docs/hopper.md, "Writing a pipelined Hopper
+-- kernel", walks through this file phase by phase.
 --
--- Tiling: a CTA computes a BM x BN tile of C with (BM/WM) x (BN/WN) warps; a warp owns a WM x WN
--- tile: (WM/16) x (WN/8) mma tiles, four f32 accumulators each per thread. The K loop is a real
--- PTX loop over k-tiles of BK (one bar.sync per tile); the warp tile and the k-steps of 16 inside
--- a k-tile are unrolled by Lua. The 1-D grid walks the tiles of C GROUP tile-rows at a time
--- (GROUP = 1: row by row), for L2 reuse.
+-- Phases:
+--   plan       shared memory: STAGES stages of an A tile (BM x BK) and a B tile (BN x BK), both
+--              128B-swizzled as the TMA writes them and wgmma reads them; a full and an empty
+--              mbarrier per stage; two epilogue buffers per consumer warpgroup (64 rows x 128 bytes).
+--   maps       three tensor maps, passed by value (.param .align 64 .b8 [128]); their address goes
+--              into a .u64 register with cvta.param (ptxas refuses the parameter inside [map, {..}]):
+--                A: dims {K, M}, box {BK, BM},            swizzle 128B
+--                B: dims {K, N}, box {BK, BN / CLUSTER},  swizzle 128B
+--                C: dims {N, M}, box {EN, 64},            swizzle 128B  (EN = 128 bytes of OUT)
+--              `maps(t)` below (returned by this file) gives the three specs for dev:tensormap.
+--   barriers   full[s]: one arrival (the producer's arrive.expect_tx) + the stage's bytes;
+--              empty[s]: one arrival per consumer warp of every CTA of the cluster (a multicast
+--              writes the stage in every CTA, so all of them must have released it).
+--   producer   warpgroup 0, 40 registers; one thread walks the same tiles and k-tiles as the
+--              consumers: wait empty[s], expect the stage's bytes on full[s], load A (its own rows)
+--              and its 1/CLUSTER share of B multicast to every CTA of the cluster.
+--   consumers  warpgroups 1 .. BM/64, 232 registers; warpgroup w owns rows 64(w-1) .. of the tile:
+--              per k-tile wait full[s], issue BK/16 wgmma m64nBNk16 from descriptors, then wait
+--              until only these are in flight and release the previous k-tile's stage (a remote
+--              mbarrier arrive on its empty barrier in every CTA of the cluster).
+--   epilogue   per 128-byte column chunk: accumulators -> bf16/f32 into a swizzled buffer
+--              (st.shared), fence.proxy.async, a named barrier, one thread stores the 64 x EN box
+--              with TMA (clipped at the M, N edges); two buffers alternate (wait_group.read 1).
+--   scheduler  persistent: a grid of at most SMS CTAs (a multiple of CLUSTER); cluster c takes
+--              cluster tiles c, c + nclusters, ...; a cluster tile is CLUSTER tile-rows (one per CTA,
+--              by rank) of one tile-column, tile-rows fastest. The producer runs ahead into the next
+--              tile while the consumers store this one.
 --
--- Templates: M, N, K the shape; BM, BN, BK the CTA tile; WM, WN the warp tile; STAGES the depth of
--- the cp.async pipeline; GROUP the tile-rows of the grid walk. Every combination that does not fit
--- (tiles not multiples of 16, more than 1024 threads, more than 48 KB of static shared memory,
--- pieces that do not split evenly over the threads, over 128 accumulators) is an error naming it.
---
--- Shared memory: STAGES stages of [A tile BM x BK | B tile BN x BK], rows of BK bf16 (BK/8 pieces of
--- 16 bytes). Piece c of row r is stored at piece c ^ f(r), f(r) = (r >> SH) & FM, which puts the 8
--- rows an ldmatrix phase reads (and the rows a warp's cp.async writes) in 8 different 16-byte
--- bank groups: no bank conflicts and no padding.
---
--- Fragments (PTX ISA, mma.m16n8k16, g = lane >> 2, q = lane & 3):
---   A: reg0 = A[g][2q..2q+1], reg1 = A[g+8][2q..], reg2 = A[g][2q+8..], reg3 = A[g+8][2q+8..]
---      = ldmatrix.x4 of the 8x8 blocks (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15),
---        (rows 8-15, k 8-15); lane l gives the address of row l & 15, k (l >> 4) * 8.
---   B: reg0 = B^T[n=g][k=2q..2q+1], reg1 = B^T[g][2q+8..]: B's rows are the n of the mma, so one
---      ldmatrix.x4 (no .trans) gives two n8 tiles: blocks (n 0-7, k 0-7), (n 0-7, k 8-15),
---      (n 8-15, k 0-7), (n 8-15, k 8-15); lane l gives row (l & 7) + (l >> 4) * 8, k ((l >> 3) & 1) * 8.
---   C: c0, c1 = C[g][2q], C[g][2q+1]; c2, c3 = C[g+8][2q], C[g+8][2q+1].
---
--- Shapes: any M, N >= 1, K >= 8 with K % 8 == 0 (16-byte rows for cp.async). Partial tiles at the
--- M, N and K edges are zero-filled in shared memory (cp.async with src-size 0, source clamped to
--- the matrix start) and C is stored under bounds guards; shapes that fill every tile get neither.
--- A, B, C must be 16-byte aligned.
--- ptxas (CUDA 13.0, sm_90a) at the defaults (128 x 128 x 32 tiles, 8 warps of 64 x 32, 3 stages):
--- 256 threads, 100 registers, 49152 bytes of shared memory, no spills; 4096 CTAs.
+-- Shapes: any M, N >= 1 and K >= 8 with K % 8 == 0 (TMA global strides are multiples of 16 bytes);
+-- N % 8 == 0 for bf16 output, N % 4 == 0 for f32 (the same rule for C's rows). Partial tiles need
+-- nothing: the TMA zero-fills loads outside the tensor and clips stores.
+-- ptxas (CUDA 13.0, sm_90a) at the defaults (128 x 256 x 64 tiles, 4 stages, clusters of 2, bf16
+-- out): 384 threads, 164 registers, no spills; 225 KB of dynamic shared memory.
 local ptx = require "ptxlua"
 
-local function log2(x) local n = 0; while x > 1 do x = x / 2; n = n + 1 end return n end
+local OUT_BYTES = { bf16 = 2, f32 = 4 }
 
 -- the tiling for a set of templates; every impossible combination is an error here
 local function plan(t)
-  for _, k in ipairs { "M", "N", "K", "BM", "BN", "BK", "WM", "WN", "STAGES", "GROUP" } do
+  for _, k in ipairs { "M", "N", "K", "BM", "BN", "BK", "STAGES", "CLUSTER", "SMS" } do
     local v = t[k]
     if type(v) ~= "number" or v < 1 or v ~= math.floor(v) then ptx.error("template %s must be a positive integer (got %s)", k, tostring(v)) end
   end
-  if t.K % 8 ~= 0 then ptx.error("K (%d) must be a multiple of 8: rows of A and B are copied in 16-byte pieces (pad K with zeros)", t.K) end
-  if t.BK ~= 16 and t.BK ~= 32 and t.BK ~= 64 and t.BK ~= 128 then ptx.error("BK must be 16, 32, 64 or 128 (got %d)", t.BK) end
-  if t.WM % 16 ~= 0 or t.WN % 16 ~= 0 then ptx.error("the warp tile WM x WN (%d x %d) must be made of 16 x 16 blocks", t.WM, t.WN) end
-  if t.BM % t.WM ~= 0 or t.BN % t.WN ~= 0 then ptx.error("the CTA tile %d x %d is not a grid of %d x %d warp tiles", t.BM, t.BN, t.WM, t.WN) end
-  if t.STAGES < 2 then ptx.error("STAGES must be at least 2 (got %d)", t.STAGES) end
   local P = {}
-  P.warps_m, P.warps_n = t.BM / t.WM, t.BN / t.WN
-  P.threads = P.warps_m * P.warps_n * 32
-  if P.threads > 1024 then ptx.error("%d warps of %d x %d make %d threads (at most 1024)", P.warps_m * P.warps_n, t.WM, t.WN, P.threads) end
-  P.mt, P.nt = t.WM / 16, t.WN / 8                       -- mma tiles of a warp
-  P.acc = P.mt * P.nt * 4
-  if P.acc > 128 then ptx.error("a %d x %d warp tile needs %d accumulator registers a thread (at most 128)", t.WM, t.WN, P.acc) end
-  P.cpr = t.BK / 8                                       -- 16-byte pieces per tile row
-  P.rb = t.BK * 2                                        -- bytes per tile row
-  P.ks = t.BK / 16                                       -- mma k-steps per k-tile
-  P.sh = log2(math.max(1, 8 / P.cpr))                    -- swizzle f(r) = (r >> sh) & fm
-  P.fm = math.min(P.cpr, 8) - 1
-  P.a_bytes = t.BM * P.rb
-  P.stage = (t.BM + t.BN) * P.rb                         -- bytes per stage
-  P.smem = t.STAGES * P.stage
-  if P.smem > 49152 then ptx.error("%d stages of (%d + %d) x %d bf16 need %d bytes of shared memory (static limit 49152)", t.STAGES, t.BM, t.BN, t.BK, P.smem) end
-  if (t.BM * P.cpr) % P.threads ~= 0 or (t.BN * P.cpr) % P.threads ~= 0 then
-    ptx.error("%d threads cannot split the %d x %d and %d x %d tiles in whole 16-byte pieces", P.threads, t.BM, t.BK, t.BN, t.BK)
+  P.ob = OUT_BYTES[t.OUT]
+  if not P.ob then ptx.error("OUT must be \"bf16\" or \"f32\" (got %s)", tostring(t.OUT)) end
+  if t.K % 8 ~= 0 then ptx.error("K (%d) must be a multiple of 8: TMA rows are multiples of 16 bytes (pad K with zeros)", t.K) end
+  if (t.N * P.ob) % 16 ~= 0 then ptx.error("N (%d) times %d bytes must be a multiple of 16: TMA rows of C are multiples of 16 bytes", t.N, P.ob) end
+  if t.BM ~= 64 and t.BM ~= 128 then ptx.error("BM must be 64 or 128: one or two consumer warpgroups of 64 rows (got %d)", t.BM) end
+  if t.BN % 64 ~= 0 or t.BN > 256 then ptx.error("BN must be 64, 128, 192 or 256: the n of wgmma m64nNk16, whole 128-byte epilogue chunks (got %d)", t.BN) end
+  if t.BK ~= 64 then ptx.error("BK must be 64: one 128-byte swizzle row of bf16 (got %d)", t.BK) end
+  if t.STAGES < 2 then ptx.error("STAGES must be at least 2 (got %d)", t.STAGES) end
+  if t.CLUSTER ~= 1 and t.CLUSTER ~= 2 and t.CLUSTER ~= 4 then ptx.error("CLUSTER must be 1, 2 or 4 (got %d)", t.CLUSTER) end
+  if (t.BN / t.CLUSTER) % 8 ~= 0 then ptx.error("BN (%d) must split into CLUSTER (%d) multicast slices of whole 8-row groups", t.BN, t.CLUSTER) end
+  if t.SMS < t.CLUSTER then ptx.error("SMS (%d) must hold at least one cluster of %d", t.SMS, t.CLUSTER) end
+  P.wgs = t.BM / 64                                     -- consumer warpgroups
+  P.threads = 128 * (1 + P.wgs)
+  P.en = 128 / P.ob                                     -- epilogue chunk: 128 bytes of a C row
+  P.chunks = math.ceil(t.BN / P.en)
+  P.a_bytes, P.b_bytes = t.BM * t.BK * 2, t.BN * t.BK * 2
+  P.b_slice = t.BN / t.CLUSTER                          -- rows of B each CTA loads and multicasts
+  P.smem = t.STAGES * (P.a_bytes + P.b_bytes) + 2 * P.wgs * 8192 + 16 * t.STAGES
+  if P.smem > 232448 then
+    ptx.error("%d stages of (%d + %d) x %d bf16 and the epilogue buffers need %d bytes of shared memory (227 KB a block)", t.STAGES, t.BM, t.BN, t.BK, P.smem)
   end
-  P.a_it, P.b_it = t.BM * P.cpr / P.threads, t.BN * P.cpr / P.threads   -- pieces per thread
-  P.rstep = P.threads / P.cpr                            -- rows between a thread's pieces
-  P.kt = math.ceil(t.K / t.BK)                           -- k-tiles
-  P.gx, P.gy = math.ceil(t.N / t.BN), math.ceil(t.M / t.BM)  -- tiles of C along N and M
-  if P.gx * P.gy > 2147483647 then ptx.error("%d x %d tiles exceed the grid limit 2^31-1", P.gy, P.gx) end
-  if t.K * 2 >= 2 ^ 31 or t.N * 4 >= 2 ^ 31 then ptx.error("K (%d) or N (%d) is too large for 32-bit row offsets", t.K, t.N) end
-  if math.max(t.BM, t.BN) * t.K * 2 >= 2 ^ 31 or t.WM * t.N * 4 >= 2 ^ 31 then
-    ptx.error("a tile spans more than 2 GiB (K = %d, N = %d): address offsets overflow", t.K, t.N)
-  end
-  P.edge_m, P.edge_n, P.edge_k = t.M % t.BM ~= 0, t.N % t.BN ~= 0, t.K % t.BK ~= 0
-  P.zfill = P.edge_m or P.edge_n or P.edge_k             -- some tile is partial: zero-fill copies
+  P.kt = math.ceil(t.K / t.BK)
+  P.tm, P.tn = math.ceil(t.M / t.BM), math.ceil(t.N / t.BN)
+  P.tmc = math.ceil(P.tm / t.CLUSTER)                   -- cluster tile-rows
+  P.tiles = P.tmc * P.tn                                -- cluster tiles
+  P.clusters = math.min(math.floor(t.SMS / t.CLUSTER), P.tiles)
+  if P.tiles > 2 ^ 31 or t.M >= 2 ^ 31 or t.N >= 2 ^ 31 or t.K >= 2 ^ 31 then ptx.error("M, N, K (%d, %d, %d) must be below 2^31", t.M, t.N, t.K) end
   return P
-end
-
--- n fresh registers of type t
-local function regs(t, n)
-  local r = {}
-  for j = 1, n do r[j] = ptx.reg[t]() end
-  return r
 end
 
 ptx.kernel {
   name = "gemm",
-  doc = "C[M, N] = A[M, K] * B[N, K]^T, bf16 inputs, f32 accumulation and output",
+  doc = "C[M, N] = A[M, K] * B[N, K]^T on Hopper: TMA, wgmma, mbarrier pipeline, clusters, persistent",
   target = "sm_90a",
-  templates = { M = 8192, N = 8192, K = 8192, BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, STAGES = 3, GROUP = 8 },
-  params = { {"A", "bf16*", shape = {"M", "K"}}, {"B", "bf16*", shape = {"N", "K"}}, {"C", "f32*", shape = {"M", "N"}} },
-  grid = function(t) local P = plan(t); return { P.gx * P.gy } end,
+  templates = { M = 8192, N = 8192, K = 8192, BM = 128, BN = 256, BK = 64, STAGES = 4, CLUSTER = 2, SMS = 132, OUT = "bf16" },
+  params = { { "A_map", "tensormap" }, { "B_map", "tensormap" }, { "C_map", "tensormap" } },
+  grid = function(t) local P = plan(t); return { P.clusters * t.CLUSTER } end,
   block = function(t) return { plan(t).threads } end,
   maxntid = function(t) return { plan(t).threads } end,
-  body = function(t, A, B, C)
+  cluster = function(t) plan(t); return { t.CLUSTER } end,
+  body = function(t, A_map, B_map, C_map)
     local P = plan(t)
-    local pa, pb, pc = ptx.global_ptrs(A, B, C)
+    local CL = t.CLUSTER
 
-    -- place: CTA ctaid.x takes tile (bm, bn) of C, walking GROUP tile-rows at a time column by
-    -- column, so that the CTAs resident together share rows of A and columns of B in L2;
-    -- warp (wm, wn) of the CTA's warp grid
-    local pid = ptx.special "ctaid.x"
-    local bm, bn
-    if t.GROUP == 1 then
-      bm, bn = pid / P.gx, pid % P.gx
-    else
-      local first = (pid / (t.GROUP * P.gx)) * t.GROUP          -- first tile-row of pid's group
-      local rows = (P.gy - first):min(t.GROUP)                     -- tile-rows in the group
-      local inner = pid % (t.GROUP * P.gx)
-      bm, bn = first + inner % rows, inner / rows
-    end
+    -- plan: every offset is fixed here; the block is dynamic (over 48 KB)
+    local sm = ptx.smem_plan()
+    local sA = sm:alloc("A", "bf16", { t.BM, t.BK }, { stages = t.STAGES, swizzle = "128B" })
+    local sB = sm:alloc("B", "bf16", { t.BN, t.BK }, { stages = t.STAGES, swizzle = "128B" })
+    local sC = sm:alloc("C", t.OUT, { 64, P.en }, { stages = 2 * P.wgs, swizzle = "128B" })
+    local full = sm:alloc("full", "b64", t.STAGES, { align = 8 })
+    local empty = sm:alloc("empty", "b64", t.STAGES, { align = 8 })
+
+    -- tensor maps: their generic addresses
+    local amap, bmap, cmap = ptx.reg.u64(), ptx.reg.u64(), ptx.reg.u64()
+    ptx.op "cvta.param.u64" (amap, A_map)
+    ptx.op "cvta.param.u64" (bmap, B_map)
+    ptx.op "cvta.param.u64" (cmap, C_map)
+
+    -- barriers: thread 0 initializes them, the fence makes them visible to the async proxy and
+    -- the cluster, and every CTA of the cluster waits for all of them before any copy
     local tid = ptx.special "tid.x"
-    local lane = tid:band(31)
-    local warp = tid:shr(5)
-    local wm, wn = warp / P.warps_n, warp % P.warps_n
-    local smem = ptx.reg.u32()
-    ptx.mov.u32(smem, ptx.shared("smem", "b8", P.smem, 128))
-
-    -- copy roles: thread tid copies piece cc of tile rows crow + j * rstep (A: j < a_it, B: j < b_it)
-    local crow, cc = tid / P.cpr, tid % P.cpr
-    local arow, brow = bm:mad(t.BM, crow), bn:mad(t.BN, crow)     -- global rows of piece 0
-    local coff = cc:mul_wide(16)
-    local ga = pa + arow:mul_wide(t.K * 2) + coff                 -- global address of piece 0
-    local gb = pb + brow:mul_wide(t.K * 2) + coff
-    local function swz(row, chunk)                                -- row * RB + (chunk ^ f(row)) * 16
-      local f = (P.sh > 0 and row:shr(P.sh) or row):band(P.fm)
-      return row:mad(P.rb, chunk:bxor(f):shl(4))
-    end
-    local dst = {}                                                -- smem offset of each piece in a stage
-    for j = 0, math.max(P.a_it, P.b_it) - 1 do
-      if j == 0 or P.rstep % 8 ~= 0 then dst[j] = smem + swz(j == 0 and crow or crow + j * P.rstep, cc)
-      else dst[j] = dst[0] end                                   -- f repeats every 8 rows: offset by an immediate
-    end
-    local function dimm(j) return (j == 0 or P.rstep % 8 ~= 0) and 0 or j * P.rstep * P.rb end
-    local a_ok, b_ok = {}, {}                                     -- rows inside the matrices
-    for j = 0, P.a_it - 1 do if P.edge_m then a_ok[j] = arow:lt(math.max(0, t.M - j * P.rstep)) end end
-    for j = 0, P.b_it - 1 do if P.edge_n then b_ok[j] = brow:lt(math.max(0, t.N - j * P.rstep)) end end
-    local cc8 = cc:shl(3)                                         -- first k of this thread's piece
-
-    -- one 16-byte piece, global -> shared; ok: nil (always), false (never) or a predicate
-    local function piece(sdst, simm, gsrc, gimm, ok, base)
-      if ok == false then return end
-      if ok == nil then ptx.cp.async.cg.shared.global(ptx.addr(sdst, simm), ptx.addr(gsrc, gimm), 16); return end
-      if not P.zfill then ptx.at(ok).cp.async.cg.shared.global(ptx.addr(sdst, simm), ptx.addr(gsrc, gimm), 16); return end
-      local src = ok:select(gimm == 0 and gsrc or gsrc + gimm, base)  -- out of range: from the matrix start,
-      local n = ptx.reg.u32()                                         -- 0 bytes (16 zeros land in shared)
-      ptx.selp.u32(n, 16, 0, ok)
-      ptx.cp.async.cg.shared.global(ptx.addr(sdst, simm), ptx.addr(src), 16, n)
-    end
-    local function both(p, q)
-      if p == false or q == false then return false end
-      if p == nil then return q end
-      if q == nil then return p end
-      return p:and_(q)
-    end
-    -- a k-tile: A and B pieces into the stage at sbase + simm, from ga/gb + gimm; kok: k in range
-    local function load_tile(sbase, simm, gA, gB, gimm, kok)
-      for j = 0, P.a_it - 1 do
-        piece(sbase[j], simm + dimm(j), gA, gimm + j * P.rstep * t.K * 2, both(kok, a_ok[j]), pa)
+    ptx.if_(tid:eq(0), function()
+      for s = 0, t.STAGES - 1 do
+        ptx.op "mbarrier.init.shared::cta.b64" (full:addr(0, 8 * s), 1)
+        ptx.op "mbarrier.init.shared::cta.b64" (empty:addr(0, 8 * s), 4 * P.wgs * CL)
       end
-      for j = 0, P.b_it - 1 do
-        piece(sbase[j], simm + P.a_bytes + dimm(j), gB, gimm + j * P.rstep * t.K * 2, both(kok, b_ok[j]), pb)
-      end
-    end
-
-    -- ldmatrix roles: the tile row whose address this lane gives (A: row l & 15 of a 16-row block,
-    -- B: row (l & 7) + 8 * (l >> 4) of a 16-column block) and its piece in k-step 0 (A: l >> 4,
-    -- B: (l >> 3) & 1); k-step ks is 2 * ks pieces further. lda/ldb: shared addresses in stage 0
-    local arow_l = wm:mad(t.WM, lane:band(15))
-    local brow_l = wn:mad(t.WN, lane:band(7) + lane:shr(4):shl(3))
-    local apiece, bpiece = lane:shr(4), lane:shr(3):band(1)
-    local sb = smem + P.a_bytes
-    local lda, ldb = {}, {}
-    for ks = 0, P.ks - 1 do
-      lda[ks] = smem + swz(arow_l, ks == 0 and apiece or apiece + 2 * ks)
-      ldb[ks] = sb + swz(brow_l, ks == 0 and bpiece or bpiece + 2 * ks)
-    end
-
-    -- accumulators: acc[mi][ni] = the four f32 of mma tile (mi, ni), zero
-    local acc = {}
-    for mi = 1, P.mt do
-      acc[mi] = {}
-      for ni = 1, P.nt do
-        acc[mi][ni] = regs("f32", 4)
-        for r = 1, 4 do ptx.mov.f32(acc[mi][ni][r], 0) end
-      end
-    end
-
-    -- prologue: k-tiles 0 .. STAGES-2 into stages 0 .. STAGES-2, one commit group each
-    for s = 0, t.STAGES - 2 do
-      local kok = nil
-      if s * t.BK >= t.K then kok = false                      -- past K: nothing to copy
-      elseif (s + 1) * t.BK > t.K then kok = cc8:lt(t.K - s * t.BK) end
-      load_tile(dst, s * P.stage, ga, gb, s * t.BK * 2, kok)
-      ptx.cp.async.commit_group()
-    end
-
-    -- main loop over k-tiles: wait for tile kt, refill the stage of tile kt-1 with tile
-    -- kt + STAGES-1, multiply tile kt
-    local rd = ptx.u32(0)                                         -- stage offset of tile kt
-    local wr = ptx.u32((t.STAGES - 1) * P.stage)                  -- stage offset of tile kt + STAGES-1
-    local kn = cc8 + (t.STAGES - 1) * t.BK                        -- k of this thread's piece of that tile
-    local gan = ga + (t.STAGES - 1) * t.BK * 2                    -- its global addresses
-    local gbn = gb + (t.STAGES - 1) * t.BK * 2
-    local function advance(off)                                   -- off = (off + stage) mod (STAGES * stage)
-      ptx.add.u32(off, off, P.stage)
-      ptx.at(off:eq(t.STAGES * P.stage)).mov.u32(off, 0)
-    end
-    ptx.loop(P.kt, function()
-      ptx.cp.async.wait_group(t.STAGES - 2)
-      ptx.bar.sync(0)
-
-      -- load: tile kt + STAGES-1 (pieces past K are skipped, or zero-filled at the K edge)
-      local wdst, moved = {}, {}
-      for j, d in pairs(dst) do moved[d] = moved[d] or d + wr; wdst[j] = moved[d] end
-      load_tile(wdst, 0, gan, gbn, 0, kn:lt(t.K))
-      ptx.cp.async.commit_group()
-      ptx.add.u32(kn, kn, t.BK)
-      ptx.add.u64(gan, gan, t.BK * 2)
-      ptx.add.u64(gbn, gbn, t.BK * 2)
-      advance(wr)
-
-      -- multiply: per k-step, A fragments (ldmatrix.x4 per 16 rows), B fragments (ldmatrix.x4
-      -- per 16 columns), then every mma of the warp tile
-      for ks = 0, P.ks - 1 do
-        local ra, rb = lda[ks] + rd, ldb[ks] + rd
-        local af, bf = {}, {}
-        for mi = 1, P.mt do
-          af[mi] = regs("b32", 4)
-          ptx.ldmatrix.sync.aligned.m8n8.x4.shared.b16(af[mi], ptx.addr(ra, (mi - 1) * 16 * P.rb))
-        end
-        for np = 1, P.nt / 2 do
-          local r = regs("b32", 4)
-          ptx.ldmatrix.sync.aligned.m8n8.x4.shared.b16(r, ptx.addr(rb, (np - 1) * 16 * P.rb))
-          bf[2 * np - 1], bf[2 * np] = { r[1], r[2] }, { r[3], r[4] }
-        end
-        for mi = 1, P.mt do
-          for ni = 1, P.nt do
-            ptx.op "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" (acc[mi][ni], af[mi], bf[ni], acc[mi][ni])
-          end
-        end
-      end
-      advance(rd)
+      ptx.op "fence.mbarrier_init.release.cluster" ()
     end)
-    ptx.cp.async.wait_all()                                       -- nothing left in flight at exit
-
-    -- store: thread (g, q) of a warp holds C[g (+8)][2q, 2q+1] of each mma tile
-    local g, q = lane:shr(2), lane:band(3)
-    local row0 = bm:mad(t.BM, wm:mad(t.WM, g))
-    local col0 = bn:mad(t.BN, wn:mad(t.WN, q:shl(1)))
-    local cbase = pc + row0:mul_wide(t.N * 4) + col0:mul_wide(4)
-    local rok, cok = {}, {}
-    for r = 0, 2 * P.mt - 1 do if P.edge_m then rok[r] = row0:lt(math.max(0, t.M - r * 8)) end end
-    for ni = 0, P.nt - 1 do
-      if P.edge_n then
-        cok[ni] = col0:lt(math.max(0, t.N - ni * 8))
-        if t.N % 2 == 1 then cok[ni + P.nt] = col0:lt(math.max(0, t.N - ni * 8 - 1)) end  -- column 2q+1
-      end
+    if CL > 1 then
+      ptx.op "barrier.cluster.arrive.release.aligned" ()
+      ptx.op "barrier.cluster.wait.acquire.aligned" ()
+    else
+      ptx.bar.sync(0)
     end
-    for mi = 1, P.mt do
-      for h = 0, 1 do
-        local r = 2 * (mi - 1) + h                                -- rows r*8 .. r*8+7 of the warp tile
-        for ni = 1, P.nt do
-          local imm = (r * 8 * t.N + (ni - 1) * 8) * 4
-          local c = acc[mi][ni]
-          if t.N % 2 == 0 then                                    -- 8-byte aligned pairs
-            local ok = both(rok[r], cok[ni - 1])
-            if ok then ptx.at(ok).st.global.v2.f32(ptx.addr(cbase, imm), { c[2 * h + 1], c[2 * h + 2] })
-            else ptx.st.global.v2.f32(ptx.addr(cbase, imm), { c[2 * h + 1], c[2 * h + 2] }) end
-          else
-            for e = 0, 1 do
-              local ok = both(rok[r], cok[ni - 1 + e * P.nt])
-              if ok then ptx.at(ok).st.global.f32(ptx.addr(cbase, imm + 4 * e), c[2 * h + 1 + e])
-              else ptx.st.global.f32(ptx.addr(cbase, imm + 4 * e), c[2 * h + 1 + e]) end
-            end
+
+    -- the scheduler: this CTA's cluster, the number of clusters, its rank in the cluster
+    local cid, ncl, rank = ptx.reg.u32(), ptx.reg.u32(), ptx.reg.u32()
+    if CL > 1 then
+      ptx.mov.u32(cid, ptx.sreg.clusterid.x)
+      ptx.mov.u32(ncl, ptx.sreg.nclusterid.x)
+      ptx.mov.u32(rank, ptx.sreg.cluster_ctarank)
+    else
+      ptx.mov.u32(cid, ptx.sreg.ctaid.x)
+      ptx.mov.u32(ncl, ptx.sreg.nctaid.x)
+      ptx.mov.u32(rank, 0)
+    end
+    -- the tile loop shared by both roles: body(m0, n0) for every tile of this CTA
+    local function tiles(body)
+      local ct = ptx.reg.u32()
+      ptx.mov.u32(ct, cid)
+      local top, done = ptx.label(), ptx.label()
+      ptx.place(top)
+      ptx.at(ct:ge(P.tiles)).bra(done)
+      local cm, cn = ct % P.tmc, ct / P.tmc
+      local m0 = cm:mad(CL, rank) * t.BM
+      local n0 = cn * t.BN
+      body(m0, n0)
+      ptx.add.u32(ct, ct, ncl)
+      ptx.bra.uni(top)
+      ptx.place(done)
+    end
+    -- the pipeline position: stage s and the parity of its current phase
+    local function advance(s, phase)
+      ptx.add.u32(s, s, 1)
+      local wrap = s:eq(t.STAGES)
+      ptx.at(wrap).mov.u32(s, 0)
+      ptx.at(wrap).xor.b32(phase, phase, 1)
+    end
+
+    ptx.warp_specialize {
+      regs = { producer = 40, consumers = 232 },
+
+      -- producer: thread 0 issues every copy of this CTA
+      producer = function()
+        ptx.if_(tid:eq(0), function()
+          local s, phase = ptx.u32(0), ptx.u32(0)
+          local base = ptx.reg.u32()
+          ptx.mov.u32(base, ptx.sym "smem")
+          local bslice = rank * (P.b_slice * t.BK * 2)
+          tiles(function(m0, n0)
+            local nb = rank:mad(P.b_slice, n0)                     -- this CTA's rows of B
+            ptx.loop(P.kt, function(kt)
+              local k0 = kt * t.BK
+              local fb = s:mad(8, base + full.offset)               -- full[s], empty[s]
+              local eb = s:mad(8, base + empty.offset)
+              ptx.mbarrier_wait(ptx.addr(eb), phase:bxor(1))        -- the stage is free everywhere
+              ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, ptx.addr(fb), P.a_bytes + P.b_bytes)
+              local da = s:mad(sA.stage_bytes, base + sA.offset)
+              local db = s:mad(sB.stage_bytes, base + sB.offset) + bslice
+              local load = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+              load(ptx.addr(da), ptx.taddr(amap, { k0, m0 }), ptx.addr(fb))
+              if CL > 1 then                                        -- B: this CTA's slice, to every CTA
+                local mcast = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                mcast(ptx.addr(db), ptx.taddr(bmap, { k0, nb }), ptx.addr(fb), 2 ^ CL - 1)
+              else
+                load(ptx.addr(db), ptx.taddr(bmap, { k0, nb }), ptx.addr(fb))
+              end
+              advance(s, phase)
+            end)
+          end)
+        end)
+      end,
+
+      -- consumers: warpgroup wg (1-based) computes rows 64 (wg - 1) .. of each tile
+      consumers = function(wg)
+        local w = wg - 1
+        local wtid = tid:band(127)
+        local warp, lane = wtid:shr(5), tid:band(31)
+        local g, q = lane:shr(2), lane:band(3)
+        local base = ptx.reg.u32()
+        ptx.mov.u32(base, ptx.sym "smem")
+        local acc = ptx.regs.f32(t.BN / 2, "acc", 0)
+        local s, phase = ptx.u32(0), ptx.u32(0)
+
+        -- descriptors of stage 0, k-step 0: A's rows of this warpgroup, all of B
+        local da0 = ptx.wgmma_desc(sA, { mn = 64, k = t.BK, base = w:mad(64 * 128, base), swizzle = "128B" }):as("u64")
+        local db0 = ptx.wgmma_desc(sB, { mn = t.BN, k = t.BK, base = base, swizzle = "128B" }):as("u64")
+
+        -- release targets: empty[s] of every CTA of the cluster, through mapa (lane 0 of each warp)
+        local is_lead = lane:eq(0)
+        local empty_cl = {}
+        for r = 0, CL - 1 do
+          if CL > 1 then
+            local a = ptx.reg.u32()
+            ptx.op "mapa.shared::cluster.u32" (a, base + empty.offset, r)
+            empty_cl[r] = a
           end
         end
-      end
+
+        -- epilogue addresses: row 16 warp + g (+8) of this warpgroup's buffer, the 8-byte (f32) or
+        -- 4-byte (bf16) piece of n8 block j of a chunk, 128B-swizzled: chunk16 ^ (row & 7)
+        local jpc = P.en / 8                                     -- n8 blocks per chunk
+        local row = warp:mad(16, g)
+        local cbuf = w:mad(2 * sC.stage_bytes, base + sC.offset)
+        local rowaddr = row:mad(128, cbuf)
+        local paddr = {}
+        for j = 0, jpc - 1 do
+          local byte = q:mad(2 * P.ob, j * 8 * P.ob)
+          local c16 = byte:shr(4):bxor(g):shl(4)
+          paddr[j] = rowaddr + c16 + byte:band(15)
+        end
+        -- release stage st in every CTA of the cluster (a remote arrive on each empty[st])
+        local prev = ptx.u32(0)
+        local function release(st)
+          if CL > 1 then
+            for r = 0, CL - 1 do
+              ptx.op "mbarrier.arrive.release.cluster.shared::cluster.b64" (ptx._, ptx.addr(st:mad(8, empty_cl[r])))
+            end
+          else
+            ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, ptx.addr(st:mad(8, base + empty.offset)))
+          end
+        end
+        local wlead = wtid:eq(0)
+        local namedbar = w + 1                                   -- bar.sync 1 + w, 128 threads
+        local ptrue = lane:eq(lane)                              -- wgmma scale-d: accumulate
+
+        tiles(function(m0, n0)
+          -- main loop: k-tiles through the stages
+          ptx.loop(P.kt, function(kt)
+            local fb = s:mad(8, base + full.offset)
+            ptx.mbarrier_wait(ptx.addr(fb), phase)
+            local accumulate = kt:ne(0)
+            local sa = s:mul_wide(sA.stage_bytes / 16)
+            local sb = s:mul_wide(sB.stage_bytes / 16)
+            local da, db = da0 + sa, db0 + sb
+            ptx.wgmma.fence.sync.aligned()
+            local wgmma = ptx.op("wgmma.mma_async.sync.aligned.m64n" .. t.BN .. "k16.f32.bf16.bf16")
+            for kk = 0, t.BK / 16 - 1 do
+              -- scale-d false (overwrite) only for the first k-step of a tile's first k-tile
+              wgmma(acc, (da + 2 * kk):as("b64"), (db + 2 * kk):as("b64"), kk == 0 and accumulate or ptrue, 1, 1, 0, 0)
+            end
+            ptx.wgmma.commit_group.sync.aligned()
+            -- k-tile kt - 1 is done when at most this one is in flight: release its stage
+            ptx.wgmma.wait_group.sync.aligned(1)
+            ptx.if_(is_lead:and_(accumulate), function() release(prev) end)
+            prev:set(s)
+            advance(s, phase)
+          end)
+          ptx.wgmma.wait_group.sync.aligned(0)
+          ptx.if_(is_lead, function() release(prev) end)
+
+          -- epilogue: chunk c holds columns c*EN .. of the tile, buffer c % 2 of this warpgroup
+          local y = w:mad(64, m0)
+          for c = 0, P.chunks - 1 do
+            local boff = (c % 2) * sC.stage_bytes
+            -- the store that last read this buffer is done: at most the other buffer's is pending
+            -- (an odd number of chunks: the previous tile's last store read this very buffer)
+            local pending = (c == 0 and P.chunks % 2 == 1) and 0 or 1
+            ptx.if_(wlead, function() ptx.op "cp.async.bulk.wait_group.read" (pending) end)
+            ptx.bar.sync(namedbar, 128)
+            for j = 0, jpc - 1 do
+              local nb = c * jpc + j                               -- n8 block of the tile
+              if nb < t.BN / 8 then
+                for h = 0, 1 do
+                  local a0, a1 = acc[4 * nb + 2 * h + 1], acc[4 * nb + 2 * h + 2]
+                  local at = ptx.addr(paddr[j], boff + h * 8 * 128)
+                  if t.OUT == "bf16" then
+                    local v = ptx.reg.b32()
+                    ptx.op "cvt.rn.bf16x2.f32" (v, a1, a0)
+                    ptx.st.shared.b32(at, v)
+                  else
+                    ptx.st.shared.v2.f32(at, { a0, a1 })
+                  end
+                end
+              end
+            end
+            ptx.op "fence.proxy.async.shared::cta" ()
+            ptx.bar.sync(namedbar, 128)
+            ptx.if_(wlead, function()
+              local src = cbuf + boff
+              local store = ptx.op "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"
+              store(ptx.taddr(cmap, { n0 + c * P.en, y }), ptx.addr(src))
+              ptx.op "cp.async.bulk.commit_group" ()
+            end)
+          end
+        end)
+        ptx.if_(wlead, function() ptx.op "cp.async.bulk.wait_group" (0) end)
+      end,
+    }
+
+    -- no CTA leaves while a peer may still multicast into it or arrive on its barriers
+    if CL > 1 then
+      ptx.op "barrier.cluster.arrive.release" ()
+      ptx.op "barrier.cluster.wait.acquire" ()
     end
     ptx.ret()
   end,
 }
+
+-- the tensor-map specs this kernel expects, for dev:tensormap(array, spec), at template values t
+-- (the defaults filled in): A, B, C
+local DEFAULTS = { M = 8192, N = 8192, K = 8192, BM = 128, BN = 256, BK = 64, STAGES = 4, CLUSTER = 2, SMS = 132, OUT = "bf16" }
+local function maps(t)
+  local v = {}
+  for k, d in pairs(DEFAULTS) do v[k] = (t or {})[k] or d end
+  local en = 128 / OUT_BYTES[v.OUT]
+  return { dims = { v.K, v.M }, box = { v.BK, v.BM }, swizzle = "128B" },
+         { dims = { v.K, v.N }, box = { v.BK, v.BN / v.CLUSTER }, swizzle = "128B" },
+         { dims = { v.N, v.M }, box = { en, 64 }, swizzle = "128B", dtype = v.OUT }
+end
+return { maps = maps }

@@ -335,21 +335,28 @@ plX_emu *plX_new(const plI_module *m, int func, plX_mem *mem) {
   return e;
 }
 
-static void free_cta(plX_emu *e) {
-  free(e->Rall); free(e->Pall); free(e->rdefall); free(e->pdefall); free(e->warps);
-  free(e->smem); free(e->smem_def); free(e->race_w); free(e->race_r); free(e->race_e); free(e->local);
-  free(e->cstack); free(e->cdepth); e->cstack = e->cdepth = NULL;
-  if (e->cpq) for (uint32_t i = 0; i < e->nthreads; i++) plU_vec_free(e->cpq[i].q);
-  free(e->cpq);
-  for (int i = 0; i < 16; i++) plU_vec_free(e->bars[i].red);
-  e->Rall = NULL; e->Pall = NULL; e->rdefall = e->pdefall = NULL; e->warps = NULL;
-  e->smem = NULL; e->smem_def = NULL; e->race_w = e->race_r = e->race_e = NULL; e->local = NULL; e->cpq = NULL;
-  e->warp_cap = 0;
+static void free_cta(xcta *c, uint32_t nthreads) {
+  free(c->Rall); free(c->Pall); free(c->rdefall); free(c->pdefall); free(c->warps);
+  free(c->smem); free(c->smem_def); free(c->race_w); free(c->race_r); free(c->race_e); free(c->local);
+  free(c->cstack); free(c->cdepth);
+  if (c->cpq) for (uint32_t i = 0; i < nthreads; i++) plU_vec_free(c->cpq[i].q);
+  free(c->cpq);
+  for (int i = 0; i < 16; i++) plU_vec_free(c->bars[i].red);
+  plX__hop_free(c);
+  memset(c, 0, sizeof *c);
+}
+
+static void free_ctas(plX_emu *e) {
+  for (uint32_t i = 0; i < e->nctas_cap; i++) free_cta(&e->ctas[i], e->ctas[i].cap_threads);
+  free(e->ctas);
+  e->ctas = NULL; e->nctas_cap = 0; e->C = NULL;
 }
 
 void plX_free(plX_emu *e) {
   if (!e) return;
-  free_cta(e);
+  free_ctas(e);
+  for (uint32_t i = 0; i < e->H.q.n; i++) { free(e->H.q.p[i].data); free(e->H.q.p[i].valid); }
+  plU_vec_free(e->H.q);
   if (e->mem && e->gaddr && e->m && e->func >= 0 && (uint32_t)e->func < e->m->funcs.n)
     for (uint32_t i = 0; i < e->m->globals.n; i++) if (e->gaddr[i]) plX_mem_release(e->mem, e->gaddr[i]);
   free(e->vars); free(e->gaddr); free(e->params); free(e->pblock); free(e->pset); free(e->fns); free(e->ploc);
@@ -396,6 +403,34 @@ int plX_set_launch(plX_emu *e, const uint32_t grid[3], const uint32_t block[3], 
   memcpy(e->block, block, sizeof e->block);
   e->dyn_smem = dyn;
   e->launched = 1;
+  return plX_set_cluster(e, NULL);
+}
+
+/* the cluster shape: launch's, else the kernel's .reqnctapercluster, else one CTA (implicit) */
+int plX_set_cluster(plX_emu *e, const uint32_t cl[3]) {
+  if (e->status) return e->status;
+  const plI_func *f = &e->m->funcs.p[e->func];
+  uint32_t c[3] = {1, 1, 1};
+  int expl = 0;
+  if (f->reqnctapercluster[0]) {
+    for (int i = 0; i < 3; i++) c[i] = f->reqnctapercluster[i] ? f->reqnctapercluster[i] : 1;
+    expl = 1;
+  }
+  if (cl) {
+    if (!cl[0] || !cl[1] || !cl[2]) return plX__fail(e, X_NOSLOT, "cluster dimensions must be positive");
+    if (expl && (cl[0] != c[0] || cl[1] != c[1] || cl[2] != c[2]))
+      return plX__fail(e, X_NOSLOT, "the cluster (%u, %u, %u) differs from .reqnctapercluster %u, %u, %u", cl[0], cl[1], cl[2], c[0], c[1], c[2]);
+    memcpy(c, cl, sizeof c);
+    expl = 1;
+  }
+  if (f->explicitcluster) expl = 1;
+  uint64_t n = (uint64_t)c[0] * c[1] * c[2];
+  if (n > 16) return plX__fail(e, X_NOSLOT, "a cluster of %llu CTAs exceeds 16", (unsigned long long)n);
+  if (f->maxclusterrank && n > f->maxclusterrank)
+    return plX__fail(e, X_NOSLOT, "a cluster of %llu CTAs exceeds .maxclusterrank %u", (unsigned long long)n, f->maxclusterrank);
+  memcpy(e->H.cl, c, sizeof c);
+  e->H.ncl = (uint32_t)n;
+  e->H.explicit_cl = expl;
   return 0;
 }
 
@@ -410,7 +445,7 @@ void plX_get_stats(const plX_emu *e, plX_stats *s) { *s = e->st; }
 /* ---- memory accesses of one thread ------------------------------------------------------------- */
 static void who(plX_emu *e, plU_buf *b, uint32_t tid) {
   uint32_t x = tid % e->block[0], y = tid / e->block[0] % e->block[1], z = tid / (e->block[0] * e->block[1]);
-  plU_buf_printf(b, "thread (%u,%u,%u) of CTA (%u,%u,%u)", x, y, z, e->ctaid[0], e->ctaid[1], e->ctaid[2]);
+  plU_buf_printf(b, "thread (%u,%u,%u) of CTA (%u,%u,%u)", x, y, z, e->C->ctaid[0], e->C->ctaid[1], e->C->ctaid[2]);
 }
 
 static const char *space_name(int s) {
@@ -459,16 +494,25 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
     if (write && b->ro) return mem_fail(e, in, XS_CONST, a, n, tid, "write to constant memory by");
     return b->p + (a - b->addr);
   }
-  case XS_SHARED:
+  case XS_SHARED: {
+    xcta *c = e->C;
+    if (a >= ((uint64_t)1 << X_DSM_SHIFT) && a < X_WIN) {   /* a shared::cluster address (mapa) */
+      uint32_t off;
+      if (!plX__hop_smem(e, a, &c, &off)) return mem_fail(e, in, space, a, n, tid, "out-of-bounds (no such CTA in the cluster)");
+      if (c != e->C && !(in->fl & XF_CLUSTER) && in->space != XS_GENERIC)
+        return mem_fail(e, in, space, a, n, tid, "another CTA's shared memory (a shared::cluster address) in a .shared::cta access:");
+      a = off;
+    }
     if (a + n > e->smem_size) return mem_fail(e, in, space, a, n, tid, "out-of-bounds");
-    if (e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES)) {
+    if (c == e->C && (e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES | X_CHECK_TRACK))) {
       plX__shared_access(e, in, (uint32_t)a, n, tid, write);
       if (e->status) return NULL;
     }
-    return e->smem + a;
+    return c->smem + a;
+  }
   case XS_LOCAL:
     if (a + n > e->local_size) return mem_fail(e, in, space, a, n, tid, "out-of-bounds");
-    return e->local + (uint64_t)tid * e->local_size + a;
+    return e->C->local + (uint64_t)tid * e->local_size + a;
   case XS_PARAM:
     if (a + n > e->psize) return mem_fail(e, in, space, a, n, tid, "out-of-bounds");
     if (write) return mem_fail(e, in, space, a, n, tid, "write to a kernel parameter with");
@@ -481,7 +525,7 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
 ** cause (a missing or too-early cp.async.wait_group), so name it and its line */
 static void pending_copy(plX_emu *e, plU_buf *b, uint32_t byte) {
   for (uint32_t t = 0; t < e->nthreads; t++) {
-    const xcpq *q = &e->cpq[t];
+    const xcpq *q = &e->C->cpq[t];
     for (uint32_t j = q->head; j < q->q.n; j++) {
       const xcp *c = &q->q.p[j];
       if (byte < c->dst || byte - c->dst >= c->n) continue;
@@ -496,8 +540,11 @@ static void pending_copy(plX_emu *e, plU_buf *b, uint32_t byte) {
 /* opt-in checks of shared memory: bytes never written; two threads of different warps touching
 ** the same byte, at least one writing, with no barrier between them (epochs count barriers) */
 void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid, int write) {
+  if (write && e->C->h.pw) plX__hop_generic_write(e, off, n, tid);
+  if (write && e->C->h.rd.n && plX__hop_wg_clobber(e, in->stmt, e->C, off, n, plX__opname(e, in->stmt))) return;
+  if (!(e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES))) return;
   for (uint32_t i = off; i < off + n; i++) {
-    if ((e->checks & PLX_CHECK_UNINIT_SHARED) && !write && !e->smem_def[i]) {
+    if ((e->checks & PLX_CHECK_UNINIT_SHARED) && !write && !e->C->smem_def[i]) {
       plU_buf b; plU_buf_init(&b);
       plU_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
       who(e, &b, tid);
@@ -507,12 +554,12 @@ void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, ui
       plU_buf_free(&b);
       return;
     }
-    if (write && e->smem_def) e->smem_def[i] = 1;
+    if (write && e->C->smem_def) e->C->smem_def[i] = 1;
     if (!(e->checks & PLX_CHECK_RACES) || write == 2) continue;   /* atomics never race */
     uint32_t me = tid + 1, w = tid / 32;
-    int fresh = e->race_e[i] != e->epoch;
-    if (fresh) { e->race_e[i] = e->epoch; e->race_w[i] = 0; e->race_r[i] = 0; }
-    uint32_t ow = e->race_w[i], orr = e->race_r[i];
+    int fresh = e->C->race_e[i] != e->C->epoch;
+    if (fresh) { e->C->race_e[i] = e->C->epoch; e->C->race_w[i] = 0; e->C->race_r[i] = 0; }
+    uint32_t ow = e->C->race_w[i], orr = e->C->race_r[i];
     uint32_t other = 0, otherwrote = 0;
     if (ow && (ow - 1) / 32 != w) { other = ow; otherwrote = 1; }
     else if (write && orr && orr != 0xffffffffu && (orr - 1) / 32 != w) other = orr;
@@ -533,71 +580,71 @@ void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, ui
       plU_buf_free(&b);
       return;
     }
-    if (write) e->race_w[i] = me;
-    else if (!orr) e->race_r[i] = me;
-    else if (orr != me && (orr - 1) / 32 != w) e->race_r[i] = 0xffffffffu;
+    if (write) e->C->race_w[i] = me;
+    else if (!orr) e->C->race_r[i] = me;
+    else if (orr != me && (orr - 1) / 32 != w) e->C->race_r[i] = 0xffffffffu;
   }
 }
 
 /* ---- CTAs -------------------------------------------------------------------------------------- */
-static int setup_cta(plX_emu *e) {
+static int setup_cta(plX_emu *e, xcta *C) {
   const xfunc *x = &e->xf;
   uint32_t nt = e->block[0] * e->block[1] * e->block[2];
   uint32_t nw = (nt + 31) / 32;
-  if (e->warp_cap != nw || e->nthreads != nt) {
-    free_cta(e);
-    e->nthreads = nt; e->nwarps = nw;
-    e->warps = calloc(nw, sizeof *e->warps);
-    e->Rall = malloc((size_t)nw * x->nslots * 32 * sizeof(uint64_t));
-    e->Pall = malloc((size_t)nw * x->npreds * sizeof(uint32_t));
-    e->smem_size = e->dyn_off + e->dyn_smem;
-    if (!e->has_dyn) e->smem_size = e->smem_static;
-    e->smem = malloc(e->smem_size ? e->smem_size : 1);
-    e->local = malloc((size_t)nt * (e->local_size ? e->local_size : 1));
-    e->cpq = calloc(nt, sizeof *e->cpq);
-    e->cstack = malloc((size_t)nt * (e->maxdepth ? e->maxdepth : 1) * sizeof *e->cstack);
-    e->cdepth = malloc((size_t)nt * sizeof *e->cdepth);
-    if (!e->cstack || !e->cdepth) return plX__fail(e, X_NOSLOT, "out of memory");
-    if (!e->warps || !e->Rall || !e->Pall || !e->smem || !e->local || !e->cpq) return plX__fail(e, X_NOSLOT, "out of memory");
+  unsigned ck = e->checks & (PLX_CHECK_UNINIT_REGS | PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES);
+  if (C->warp_cap && (C->cap_threads != nt || C->cap_smem != e->smem_size || C->cap_checks != ck)) free_cta(C, C->cap_threads);
+  e->C = C;
+  if (e->C->warp_cap != nw) {
+    e->C->warps = calloc(nw, sizeof *e->C->warps);
+    e->C->Rall = malloc((size_t)nw * x->nslots * 32 * sizeof(uint64_t));
+    e->C->Pall = malloc((size_t)nw * x->npreds * sizeof(uint32_t));
+    e->C->smem = malloc(e->smem_size ? e->smem_size : 1);
+    e->C->local = malloc((size_t)nt * (e->local_size ? e->local_size : 1));
+    e->C->cpq = calloc(nt, sizeof *e->C->cpq);
+    e->C->cstack = malloc((size_t)nt * (e->maxdepth ? e->maxdepth : 1) * sizeof *e->C->cstack);
+    e->C->cdepth = malloc((size_t)nt * sizeof *e->C->cdepth);
+    if (!e->C->cstack || !e->C->cdepth) return plX__fail(e, X_NOSLOT, "out of memory");
+    if (!e->C->warps || !e->C->Rall || !e->C->Pall || !e->C->smem || !e->C->local || !e->C->cpq) return plX__fail(e, X_NOSLOT, "out of memory");
     if (e->checks & PLX_CHECK_UNINIT_REGS) {
-      e->rdefall = malloc((size_t)nw * x->nslots * sizeof(uint32_t));
-      e->pdefall = malloc((size_t)nw * x->npreds * sizeof(uint32_t));
-      if (!e->rdefall || !e->pdefall) return plX__fail(e, X_NOSLOT, "out of memory");
+      e->C->rdefall = malloc((size_t)nw * x->nslots * sizeof(uint32_t));
+      e->C->pdefall = malloc((size_t)nw * x->npreds * sizeof(uint32_t));
+      if (!e->C->rdefall || !e->C->pdefall) return plX__fail(e, X_NOSLOT, "out of memory");
     }
     if (e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES)) {
-      e->smem_def = malloc(e->smem_size ? e->smem_size : 1);
-      if (!e->smem_def) return plX__fail(e, X_NOSLOT, "out of memory");
+      e->C->smem_def = malloc(e->smem_size ? e->smem_size : 1);
+      if (!e->C->smem_def) return plX__fail(e, X_NOSLOT, "out of memory");
     }
     if (e->checks & PLX_CHECK_RACES) {
       size_t n = e->smem_size ? e->smem_size : 1;
-      e->race_w = malloc(n * 4); e->race_r = malloc(n * 4); e->race_e = malloc(n * 4);
-      if (!e->race_w || !e->race_r || !e->race_e) return plX__fail(e, X_NOSLOT, "out of memory");
+      e->C->race_w = malloc(n * 4); e->C->race_r = malloc(n * 4); e->C->race_e = malloc(n * 4);
+      if (!e->C->race_w || !e->C->race_r || !e->C->race_e) return plX__fail(e, X_NOSLOT, "out of memory");
     }
-    e->warp_cap = nw;
+    e->C->warp_cap = nw;
+    C->cap_threads = nt; C->cap_smem = e->smem_size; C->cap_checks = ck;
   }
-  memset(e->smem, 0, e->smem_size ? e->smem_size : 1);
-  memset(e->local, 0, (size_t)nt * (e->local_size ? e->local_size : 1));
-  memset(e->cdepth, 0, (size_t)nt * sizeof *e->cdepth);
-  if (e->smem_def) memset(e->smem_def, 0, e->smem_size ? e->smem_size : 1);
-  if (e->race_e) { memset(e->race_e, 0xff, (size_t)(e->smem_size ? e->smem_size : 1) * 4); }
-  e->epoch = 0;
+  memset(e->C->smem, 0, e->smem_size ? e->smem_size : 1);
+  memset(e->C->local, 0, (size_t)nt * (e->local_size ? e->local_size : 1));
+  memset(e->C->cdepth, 0, (size_t)nt * sizeof *e->C->cdepth);
+  if (e->C->smem_def) memset(e->C->smem_def, 0, e->smem_size ? e->smem_size : 1);
+  if (e->C->race_e) { memset(e->C->race_e, 0xff, (size_t)(e->smem_size ? e->smem_size : 1) * 4); }
+  e->C->epoch = 0;
   size_t rs = (size_t)x->nslots * 32;
   for (uint32_t w = 0; w < nw; w++) {
-    xwarp *W = &e->warps[w];
+    xwarp *W = &e->C->warps[w];
     memset(W, 0, sizeof *W);
     W->idx = (int)w;
     for (int l = 0; l < 32; l++) W->pc[l] = e->entry_pc;
-    W->R = e->Rall + w * rs;
-    W->P = e->Pall + (size_t)w * x->npreds;
+    W->R = e->C->Rall + w * rs;
+    W->P = e->C->Pall + (size_t)w * x->npreds;
     memset(W->R, 0, x->nregslots * 32 * sizeof(uint64_t) + 32 * sizeof(uint64_t));
     for (uint32_t c = 0; c < x->nconsts; c++) {
       uint64_t *s = W->R + (size_t)(x->nregslots + 1 + c) * 32, v = x->consts[c];
       for (int l = 0; l < 32; l++) s[l] = v;
     }
     memset(W->P, 0, x->npreds * sizeof(uint32_t));
-    if (e->rdefall) {
-      W->rdef = e->rdefall + (size_t)w * x->nslots;
-      W->pdef = e->pdefall + (size_t)w * x->npreds;
+    if (e->C->rdefall) {
+      W->rdef = e->C->rdefall + (size_t)w * x->nslots;
+      W->pdef = e->C->pdefall + (size_t)w * x->npreds;
       memset(W->rdef, 0, x->nslots * sizeof(uint32_t));
       for (uint32_t s = x->nregslots; s < x->nslots; s++) W->rdef[s] = 0xffffffffu;  /* junk and constants */
       memset(W->pdef, 0, x->npreds * sizeof(uint32_t));
@@ -606,29 +653,36 @@ static int setup_cta(plX_emu *e) {
     uint32_t n = nt - w * 32 < 32 ? nt - w * 32 : 32;
     W->exists = n == 32 ? 0xffffffffu : ((1u << n) - 1);
   }
-  for (int i = 0; i < 16; i++) { xbar *b = &e->bars[i]; b->expected = b->arrived = 0; b->red.n = 0; }
-  for (uint32_t t = 0; t < nt; t++) { e->cpq[t].q.n = 0; e->cpq[t].head = 0; e->cpq[t].gnext = 0; }
-  return 0;
+  for (int i = 0; i < 16; i++) { xbar *b = &e->C->bars[i]; b->expected = b->arrived = 0; b->red.n = 0; }
+  for (uint32_t t = 0; t < nt; t++) { e->C->cpq[t].q.n = 0; e->C->cpq[t].head = 0; e->C->cpq[t].gnext = 0; }
+  C->done = 0;
+  return plX__hop_setup(e, C);
 }
 
 /* the deadlock report: which barrier waits, for how many, and where every other thread is */
 static int deadlock(plX_emu *e) {
   xwarp *W = NULL; int lane = 0;
-  for (uint32_t w = 0; w < e->nwarps && !W; w++)
-    if (e->warps[w].waiting) { W = &e->warps[w]; lane = __builtin_ctz(W->waiting); }
+  for (uint32_t c = 0; c < e->H.ncl && !W; c++) {
+    e->C = &e->ctas[c];
+    for (uint32_t w = 0; w < e->nwarps && !W; w++)
+      if (e->C->warps[w].waiting & ~e->C->warps[w].exited) { W = &e->C->warps[w]; lane = __builtin_ctz(W->waiting & ~W->exited); }
+  }
   if (!W) return plX__fail(e, X_NOSLOT, "deadlock");
-  int id = W->bid[lane];
-  xbar *b = &e->bars[id];
-  uint32_t stmt = e->xf.code[W->bpc[lane]].stmt;
   plU_buf m; plU_buf_init(&m);
-  plU_buf_printf(&m, "deadlock in CTA (%u,%u,%u): %s waits on barrier %d for %u threads, %u arrived",
-                 e->ctaid[0], e->ctaid[1], e->ctaid[2], plX__opname(e, stmt), id, b->expected, b->arrived);
+  int id = W->bid[lane];
+  uint32_t stmt = e->xf.code[W->bpc[lane]].stmt;
+  if (id >= XB_MBAR) plX__hop_deadlock(e, &m, W, lane);
+  else {
+    xbar *b = &e->C->bars[id];
+    plU_buf_printf(&m, "deadlock in CTA (%u,%u,%u): %s waits on barrier %d for %u threads, %u arrived",
+                   e->C->ctaid[0], e->C->ctaid[1], e->C->ctaid[2], plX__opname(e, stmt), id, b->expected, b->arrived);
+  }
   int shown = 0;
   for (uint32_t w = 0; w < e->nwarps && shown < 4; w++) {
-    xwarp *X = &e->warps[w];
-    uint32_t ex = X->exited & X->exists, other = X->waiting & X->exists;
+    xwarp *X = &e->C->warps[w];
+    uint32_t ex = X->exited & X->exists, other = X->waiting & X->exists & ~X->exited;
     uint32_t elsewhere = 0;
-    for (int l = 0; l < 32; l++) if ((other >> l & 1) && X->bid[l] != id) elsewhere |= 1u << l;
+    for (int l = 0; l < 32; l++) if ((other >> l & 1) && (X->bid[l] != id || X->bpc[l] != W->bpc[lane])) elsewhere |= 1u << l;
     if (ex) {
       const xins *xi = &e->xf.code[X->exitpc];
       plU_buf_printf(&m, "; warp %u: %d thread%s exited", w, __builtin_popcount(ex), __builtin_popcount(ex) == 1 ? "" : "s");
@@ -639,8 +693,11 @@ static int deadlock(plX_emu *e) {
     if (elsewhere) {
       int l = __builtin_ctz(elsewhere);
       const plI_stmt *s = plX__stmt(e, e->xf.code[X->bpc[l]].stmt);
-      plU_buf_printf(&m, "; warp %u: %d thread%s wait on barrier %d (line %u)", w, __builtin_popcount(elsewhere),
-                     __builtin_popcount(elsewhere) == 1 ? "" : "s", X->bid[l], s->line);
+      int b = X->bid[l];
+      plU_buf_printf(&m, "; warp %u: %d thread%s wait ", w, __builtin_popcount(elsewhere), __builtin_popcount(elsewhere) == 1 ? "" : "s");
+      if (b < XB_MBAR) plU_buf_printf(&m, "on barrier %d", b);
+      else plU_buf_printf(&m, "in %s", plX__opname(e, e->xf.code[X->bpc[l]].stmt));
+      plU_buf_printf(&m, " (line %u)", s ? s->line : 0);
       shown++;
     }
   }
@@ -649,24 +706,50 @@ static int deadlock(plX_emu *e) {
   return e->status;
 }
 
-static int run_cta(plX_emu *e) {
-  if (setup_cta(e)) return e->status;
+/* one cluster (one CTA without clusters): its CTAs run together, round by round; when no warp can
+** run, the copies in flight land (and may complete mbarrier phases), else it is a deadlock */
+static int run_cluster(plX_emu *e, const uint32_t first[3]) {
+  xhop *H = &e->H;
+  for (uint32_t r = 0; r < H->ncl; r++) {
+    xcta *c = &e->ctas[r];
+    c->ctaid[0] = first[0] + r % H->cl[0];
+    c->ctaid[1] = first[1] + r / H->cl[0] % H->cl[1];
+    c->ctaid[2] = first[2] + r / (H->cl[0] * H->cl[1]);
+    c->cta_linear = ((uint64_t)c->ctaid[2] * e->grid[1] + c->ctaid[1]) * e->grid[0] + c->ctaid[0];
+    c->rank = r;
+    if (setup_cta(e, c)) return e->status;
+  }
   for (;;) {
     int ran = 0, live = 0;
-    for (uint32_t w = 0; w < e->nwarps; w++) {
-      xwarp *W = &e->warps[w];
-      uint32_t ready = W->exists & ~W->exited & ~W->waiting;
-      if (W->exists & ~W->exited) live = 1;
-      if (!ready) continue;
-      ran = 1;
-      if (plX__run_warp(e, W)) return e->status;
+    for (uint32_t r = 0; r < H->ncl; r++) {
+      e->C = &e->ctas[r];
+      for (uint32_t w = 0; w < e->nwarps; w++) {
+        xwarp *W = &e->C->warps[w];
+        uint32_t ready = W->exists & ~W->exited & ~W->waiting;
+        if (W->exists & ~W->exited) live = 1;
+        if (!ready) continue;
+        ran = 1;
+        if (plX__run_warp(e, W)) return e->status;
+      }
     }
     if (!live) break;
-    if (!ran) return deadlock(e);
+    if (ran) continue;
+    int f = plX__hop_flush(e);
+    if (f < 0) return e->status;
+    if (f) continue;
+    f = plX__hop_cluster_check(e);
+    if (f < 0) return e->status;
+    if (f) continue;
+    return deadlock(e);
   }
-  /* copies still in flight when their thread exited land now */
-  for (uint32_t t = 0; t < e->nthreads; t++) plX__cp_complete(e, t, 0);
-  e->st.ctas++;
+  if (plX__hop_flush(e) < 0) return e->status;      /* copies nobody waited for land too */
+  for (uint32_t r = 0; r < H->ncl; r++) {
+    e->C = &e->ctas[r];
+    /* copies still in flight when their thread exited land now */
+    for (uint32_t t = 0; t < e->nthreads; t++) plX__cp_complete(e, t, 0);
+    if (e->status) return e->status;
+    e->st.ctas++;
+  }
   return e->status;
 }
 
@@ -675,20 +758,30 @@ int plX_run(plX_emu *e) {
   if (!e->launched) return plX__fail(e, X_NOSLOT, "no launch geometry (grid, block) was set");
   for (uint32_t i = 0; i < e->nparams; i++)
     if (!e->pset[i]) return plX__fail(e, X_NOSLOT, "parameter '%s' was not set", e->params[i].name);
-  if (e->warp_cap && e->nthreads != e->block[0] * e->block[1] * e->block[2]) free_cta(e);
-  if (e->warp_cap && ((e->checks & PLX_CHECK_UNINIT_REGS) != 0) != (e->rdefall != NULL)) free_cta(e);
-  if (e->warp_cap && ((e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES)) != 0) != (e->smem_def != NULL)) free_cta(e);
-  if (e->warp_cap && ((e->checks & PLX_CHECK_RACES) != 0) != (e->race_w != NULL)) free_cta(e);
-  if (e->warp_cap && e->smem_size != (e->has_dyn ? e->dyn_off + e->dyn_smem : e->smem_static)) free_cta(e);
+  xhop *H = &e->H;
+  for (int i = 0; i < 3; i++)
+    if (e->grid[i] % H->cl[i])
+      return plX__fail(e, X_NOSLOT, "the grid (%u, %u, %u) is not a whole number of clusters (%u, %u, %u)", e->grid[0], e->grid[1],
+                       e->grid[2], H->cl[0], H->cl[1], H->cl[2]);
+  e->nthreads = e->block[0] * e->block[1] * e->block[2];
+  e->nwarps = (e->nthreads + 31) / 32;
+  e->smem_size = e->has_dyn ? e->dyn_off + e->dyn_smem : e->smem_static;
+  if (e->nctas_cap < H->ncl) {
+    xcta *nc = realloc(e->ctas, H->ncl * sizeof *nc);
+    if (!nc) return plX__fail(e, X_NOSLOT, "out of memory");
+    memset(nc + e->nctas_cap, 0, (H->ncl - e->nctas_cap) * sizeof *nc);
+    e->ctas = nc; e->nctas_cap = H->ncl;
+  }
   e->trace.n = 0;
   memset(&e->st, 0, sizeof e->st);  /* statistics, the limit and %globaltimer count this run only */
-  uint64_t lin = 0;
-  for (uint32_t z = 0; z < e->grid[2]; z++)
-    for (uint32_t y = 0; y < e->grid[1]; y++)
-      for (uint32_t x = 0; x < e->grid[0]; x++, lin++) {
-        e->ctaid[0] = x; e->ctaid[1] = y; e->ctaid[2] = z;
-        e->cta_linear = lin;
-        if (run_cta(e)) return e->status;
+  e->checks &= ~(unsigned)X_CHECK_TRACK;
+  plX__hop_scan(e);
+  if (e->H.track) e->checks |= X_CHECK_TRACK;
+  for (uint32_t z = 0; z < e->grid[2]; z += H->cl[2])
+    for (uint32_t y = 0; y < e->grid[1]; y += H->cl[1])
+      for (uint32_t x = 0; x < e->grid[0]; x += H->cl[0]) {
+        uint32_t first[3] = {x, y, z};
+        if (run_cluster(e, first)) return e->status;
       }
   return 0;
 }

@@ -57,7 +57,17 @@ void plX_set_limit(plX_emu *e, uint64_t max_warp_insns);       /* 0: none; else 
 ** trace text; whole_warp: every thread of that thread's warp, one line per warp instruction */
 void plX_set_trace(plX_emu *e, int64_t cta, int64_t thread, int whole_warp);
 const char *plX_trace_text(plX_emu *e, size_t *len);
+/* clusters: CTAs per cluster (x, y, z); NULL: the kernel's .reqnctapercluster, else one CTA.
+** plX_set_launch resets it to that default; call this after it. */
+int  plX_set_cluster(plX_emu *e, const uint32_t cluster[3]);
 int  plX_run(plX_emu *e);                                      /* 0 ok, else plX_error says why */
 void plX_get_stats(const plX_emu *e, plX_stats *s);
+
+/* A tensor map for TMA (cp.async.bulk.tensor), the emulator's own 128-byte encoding (the real
+** CUtensorMap is opaque): dtype a PLR_TM_* code (runtime.h), dims innermost first, strides in bytes of
+** dims 1..rank-1, box and element strides per dim, swizzle PLSM_SW_*. Validated as
+** cuTensorMapEncodeTiled validates; addr must lie in a buffer of m. 0 ok, else -1 and a message. */
+int plX_tensormap(plX_mem *m, uint8_t out[128], int dtype, int rank, uint64_t addr, const uint64_t *dims,
+                  const uint64_t *strides, const uint32_t *box, const uint32_t *estrides, int swizzle, char *err, size_t n);
 
 #endif

@@ -70,6 +70,15 @@ static int TL(toks *k, const char *const *list) {
   return 0;
 }
 
+/* every not yet used token that is one of list: marked used; how many */
+static int TLALL(toks *k, const char *const *list) {
+  int c = 0;
+  for (int i = 1; i < k->n; i++)
+    for (int j = 0; list[j]; j++)
+      if (!(k->used >> i & 1) && strcmp(k->s[i], list[j]) == 0) { k->used |= 1u << i; c++; break; }
+  return c;
+}
+
 static const char *unused(toks *k) {
   for (int i = 0; i < k->n; i++) if (!(k->used >> i & 1)) return k->s[i];
   return NULL;
@@ -258,8 +267,8 @@ static int vvec(D *d, const plI_opnd *o, int n, int dest, int t, uint32_t *first
   }
   if (o->n != n) { bad(d, "a vector of another length%s", ""); return 0; }
   for (int i = 0; i < n; i++) {
-    const plI_opnd *el = &d->m->opnds.p[o->id + (uint32_t)i];
-    vpush(d, dest ? vdst(d, el) : vsrc(d, el, t));
+    plI_opnd el = plI_elem(d->m, o, (uint32_t)i);
+    vpush(d, dest ? vdst(d, &el) : vsrc(d, &el, t));
   }
   return 1;
 }
@@ -309,12 +318,12 @@ static int sreg_id(const char *s) {
     {"nsmid", XSR_NSMID}, {"gridid", XSR_GRIDID}, {"lanemask_eq", XSR_LANEMASK_EQ},
     {"lanemask_le", XSR_LANEMASK_LE}, {"lanemask_lt", XSR_LANEMASK_LT}, {"lanemask_ge", XSR_LANEMASK_GE},
     {"lanemask_gt", XSR_LANEMASK_GT}, {"clock", XSR_CLOCK}, {"clock_hi", XSR_CLOCK_HI}, {"clock64", XSR_CLOCK64},
-    {"globaltimer", XSR_GLOBALTIMER}, {"cluster_ctarank", XSR_ZERO}, {"cluster_nctarank", XSR_ONE},
-    {"cluster_ctaid.x", XSR_ZERO}, {"cluster_ctaid.y", XSR_ZERO}, {"cluster_ctaid.z", XSR_ZERO},
-    {"cluster_nctaid.x", XSR_ONE}, {"cluster_nctaid.y", XSR_ONE}, {"cluster_nctaid.z", XSR_ONE},
-    {"clusterid.x", XSR_CTAID_X}, {"clusterid.y", XSR_CTAID_Y}, {"clusterid.z", XSR_CTAID_Z},
-    {"nclusterid.x", XSR_NCTAID_X}, {"nclusterid.y", XSR_NCTAID_Y}, {"nclusterid.z", XSR_NCTAID_Z},
-    {"is_explicit_cluster", XSR_ZERO}, {"dynamic_smem_size", XSR_DYNSMEM}, {"total_smem_size", XSR_TOTALSMEM},
+    {"globaltimer", XSR_GLOBALTIMER}, {"cluster_ctarank", XSR_CL_RANK}, {"cluster_nctarank", XSR_CL_NRANK},
+    {"cluster_ctaid.x", XSR_CL_CTAID_X}, {"cluster_ctaid.y", XSR_CL_CTAID_Y}, {"cluster_ctaid.z", XSR_CL_CTAID_Z},
+    {"cluster_nctaid.x", XSR_CL_NCTAID_X}, {"cluster_nctaid.y", XSR_CL_NCTAID_Y}, {"cluster_nctaid.z", XSR_CL_NCTAID_Z},
+    {"clusterid.x", XSR_CLID_X}, {"clusterid.y", XSR_CLID_Y}, {"clusterid.z", XSR_CLID_Z},
+    {"nclusterid.x", XSR_NCLID_X}, {"nclusterid.y", XSR_NCLID_Y}, {"nclusterid.z", XSR_NCLID_Z},
+    {"is_explicit_cluster", XSR_CL_EXPLICIT}, {"dynamic_smem_size", XSR_DYNSMEM}, {"total_smem_size", XSR_TOTALSMEM},
     {"aggr_smem_size", XSR_TOTALSMEM},
   };
   for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) if (strcmp(S[i].n, s) == 0) return S[i].id;
@@ -336,6 +345,130 @@ static int unsup(D *d, xins *in, const char *detail) {
 
 #define NEED(cond, why) do { if (!(cond)) return unsup(d, in, why); } while (0)
 #define NOPS(k) NEED(n == (k), "operand count")
+
+/* the Hopper families: 1 when b is one of them (op set, or X_UNSUP with its message), 0 otherwise */
+#define HNEED(cond, why) do { if (!(cond)) { unsup(d, in, why); return 1; } } while (0)
+static int dec_hopper(D *d, toks *k, xins *in, const char *b) {
+  static const char *const SC[] = { "cta", "cluster", "release", "relaxed", "acquire", "sync", "aligned", NULL };
+  if (!strcmp(b, "mbarrier")) {
+    static const char *const K[] = { "init", "inval", "arrive", "arrive_drop", "expect_tx", "complete_tx",
+      "test_wait", "try_wait", "pending_count", NULL };
+    int kind = TL(k, K);
+    if (!kind) return unsup(d, in, ""), 1;
+    TLALL(k, SC);
+    if (T(k, "shared::cluster")) in->fl |= XF_CLUSTER;
+    else if (T(k, "shared") || T(k, "shared::cta")) in->space = XS_SHARED;
+    else in->space = XS_GENERIC;
+    if (in->fl & XF_CLUSTER) in->space = XS_SHARED;
+    if (kind >= 1 && kind <= 6) {
+      in->op = X_MBAR; in->sub = (uint8_t)(kind - 1);
+      if ((kind == 3 || kind == 4) && T(k, "expect_tx")) in->sub2 |= 1;
+      if ((kind == 3 || kind == 4) && T(k, "noComplete")) in->sub2 |= 2;
+      T(k, "bytes");
+    } else if (kind == 7 || kind == 8) {
+      in->op = X_MBWAIT; in->sub = (uint8_t)(kind == 8);
+      if (T(k, "parity")) in->sub2 = 1;
+    } else in->op = X_MBPENDING;
+    if (!T(k, "b64")) return unsup(d, in, "type"), 1;
+    return 1;
+  }
+  if (!strcmp(b, "cp") && T(k, "mbarrier")) {
+    HNEED(T(k, "async") && T(k, "arrive") && T(k, "b64"), "");
+    in->sub = (uint8_t)T(k, "noinc");
+    in->space = (T(k, "shared") || T(k, "shared::cta")) ? XS_SHARED : XS_GENERIC;
+    in->op = X_CPMBARRIVE;
+    return 1;
+  }
+  if (!strcmp(b, "cp") && T(k, "bulk")) {
+    int red = T(k, "reduce");
+    HNEED(T(k, "async"), "");
+    noise(k);
+    T(k, "L2::cache_hint");
+    if (T(k, "commit_group")) { in->op = X_BULKCOMMIT; return 1; }
+    if (T(k, "wait_group")) { in->op = X_BULKWAIT; in->sub2 = (uint8_t)T(k, "read"); return 1; }
+    static const char *const DIM[] = { "1d", "2d", "3d", "4d", "5d", NULL };
+    static const char *const OPS[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor", NULL };
+    int tensor = T(k, "tensor");
+    int dims = tensor ? TL(k, DIM) : 0;
+    if (tensor) HNEED(dims, "");
+    HNEED(!T(k, "im2col") && !T(k, "im2col_no_offs") && !T(k, "im2col::w") && !T(k, "im2col::w::128"),
+         "im2col mode is not emulated; tile mode is");
+    T(k, "tile");
+    int mc = T(k, "multicast::cluster");
+    int txb = T(k, "mbarrier::complete_tx::bytes"), grp = T(k, "bulk_group");
+    int sh_cl = T(k, "shared::cluster"), sh_cta = T(k, "shared::cta"), gl = T(k, "global");
+    int pf = T(k, "prefetch"); T(k, "L2");
+    if (red) {
+      int o = TL(k, OPS);
+      HNEED(o, "");
+      in->sub2 = (uint8_t)(o - 1);
+      T(k, "noftz");
+    }
+    if (mc) in->fl |= XF_CLUSTER;
+    in->vec = (uint8_t)dims;
+    if (pf) { HNEED(gl && !red, ""); in->sub = tensor ? 3 : 4; }
+    else if (red) { HNEED(gl && sh_cta && grp && !sh_cl, "a reduction into shared::cluster memory"); in->sub = tensor ? 2 : 3; }
+    else if (txb && gl) { HNEED(!grp, ""); in->sub = 0; }                    /* global -> shared, mbarrier */
+    else if (txb && sh_cl && sh_cta) { HNEED(!tensor && !mc, ""); in->sub = 1; }  /* shared::cta -> shared::cluster */
+    else if (grp && gl && sh_cta) { in->sub = tensor ? 1 : 2; }           /* shared -> global */
+    else return unsup(d, in, ""), 1;
+    if (tensor) {
+      in->op = X_TMA;
+      if (in->sub == 3 && pf) in->sub = 3;
+    } else in->op = X_BULK;
+    if (in->op == X_BULK && in->sub == 0 && mc) in->fl |= XF_CLUSTER;
+    return 1;
+  }
+  if (!strcmp(b, "wgmma")) {
+    if (T(k, "fence")) { HNEED(T(k, "sync") && T(k, "aligned"), ""); in->op = X_WGFENCE; return 1; }
+    if (T(k, "commit_group")) { HNEED(T(k, "sync") && T(k, "aligned"), ""); in->op = X_WGCOMMIT; return 1; }
+    if (T(k, "wait_group")) { HNEED(T(k, "sync") && T(k, "aligned"), ""); in->op = X_WGWAIT; return 1; }
+    HNEED(T(k, "mma_async") && T(k, "sync") && T(k, "aligned"), "");
+    HNEED(!T(k, "sp"), "sparse wgmma (.sp)");
+    if (T(k, "satfinite")) in->fl |= XF_SATF;
+    int sh = -1;
+    for (int i = 1; i < k->n; i++) {
+      unsigned mm, nn, kk; char tail;
+      if (sscanf(k->s[i], "m%un%uk%u%c", &mm, &nn, &kk, &tail) == 3 && mm == 64) { sh = (int)nn; k->used |= 1u << i; in->sub2 = (uint8_t)kk; }
+    }
+    HNEED(sh >= 8 && sh <= 256 && sh % 8 == 0, "shape");
+    HNEED(k->nt == 3, "types");
+    int dt = k->types[0], at = k->types[1], bt = k->types[2];
+    int f16 = (at == PLT_F16 || at == PLT_BF16) && at == bt && in->sub2 == 16 && (dt == PLT_F32 || (dt == PLT_F16 && at == PLT_F16));
+    int tf = at == PLT_TF32 && bt == PLT_TF32 && in->sub2 == 8 && dt == PLT_F32;
+    int f8 = (at == PLT_E4M3 || at == PLT_E5M2) && (bt == PLT_E4M3 || bt == PLT_E5M2) && in->sub2 == 32 && (dt == PLT_F32 || dt == PLT_F16);
+    int i8 = (at == PLT_S8 || at == PLT_U8) && (bt == PLT_S8 || bt == PLT_U8) && in->sub2 == 32 && dt == PLT_S32;
+    HNEED(f16 || tf || f8 || i8, "type combination");
+    in->op = X_WGMMA; in->t = (uint8_t)dt; in->t2 = (uint8_t)at; in->t3 = (uint8_t)bt; in->vec = (uint8_t)(sh / 8);
+    return 1;
+  }
+  if (!strcmp(b, "barrier") && T(k, "cluster")) {
+    if (T(k, "arrive")) in->sub = 0; else if (T(k, "wait")) in->sub = 1; else return unsup(d, in, ""), 1;
+    T(k, "release"); T(k, "relaxed"); T(k, "acquire");
+    if (T(k, "aligned")) in->fl |= XF_ALIGNED;
+    in->op = X_CLBAR;
+    return 1;
+  }
+  if (!strcmp(b, "mapa") || !strcmp(b, "getctarank")) {
+    if (T(k, "shared::cluster")) in->space = XS_SHARED; else in->space = XS_GENERIC;
+    HNEED(k->nt == 1 && (k->types[0] == PLT_U32 || k->types[0] == PLT_U64), "type");
+    HNEED(in->space == XS_SHARED || k->types[0] == PLT_U64, "32-bit generic addresses");
+    in->op = b[0] == 'm' ? X_MAPA : X_GETRANK;
+    return 1;
+  }
+  if (!strcmp(b, "elect")) { HNEED(T(k, "sync"), ""); in->op = X_ELECT; return 1; }
+  if (!strcmp(b, "setmaxnreg")) {
+    if (T(k, "inc")) in->sub = 1; else if (T(k, "dec")) in->sub = 0; else return unsup(d, in, ""), 1;
+    HNEED(T(k, "sync") && T(k, "aligned") && k->nt == 1 && k->types[0] == PLT_U32, "");
+    in->op = X_SETMAXNREG;
+    return 1;
+  }
+  if (!strcmp(b, "griddepcontrol")) { T(k, "launch_dependents"); T(k, "wait"); in->op = X_NOP; return 1; }
+  if (!strcmp(b, "tensormap")) return unsup(d, in, "tensormap.replace: build the tensor map on the host (dev:tensormap)"), 1;
+  return 0;
+}
+
+#undef HNEED
 
 /* Phase 1, once per opcode text: the modifiers. Sets op, types, rounding, flags, sub-operations,
 ** space and vector width; X_UNSUP (with its message) when a modifier is not understood. */
@@ -363,7 +496,9 @@ static int dec_mods(D *d, xins *in) {
         return unsup(d, in, "type");
     }
 
-  if (!strcmp(b, "add") || !strcmp(b, "sub") || !strcmp(b, "addc") || !strcmp(b, "subc")) {
+  if (dec_hopper(d, k, in, b)) {
+    if (in->op == X_UNSUP) return 0;
+  } else if (!strcmp(b, "add") || !strcmp(b, "sub") || !strcmp(b, "addc") || !strcmp(b, "subc")) {
     int sub = b[0] == 's', carry = b[3] == 'c';
     int cc = T(k, "cc");
     if (F) { NEED(!carry && !cc && k->nt == 1, ""); in->op = sub ? X_FSUB : X_FADD; }
@@ -472,7 +607,7 @@ static int dec_mods(D *d, xins *in) {
   } else if (!strcmp(b, "cvta")) {
     int to = T(k, "to");
     int sp = space_tok(k);
-    NEED(sp != XS_GENERIC && sp != XS_PARAM, "");
+    NEED(sp != XS_GENERIC, "");
     NEED(t == PLT_U64, "32-bit generic addresses");
     in->op = to ? X_CVTATO : X_CVTA;
     in->space = (uint8_t)sp;
@@ -484,7 +619,8 @@ static int dec_mods(D *d, xins *in) {
   else if (!strcmp(b, "ld") || !strcmp(b, "ldu") || !strcmp(b, "st")) {
     noise(k);
     T(k, "nc");
-    int sp = space_tok(k);
+    if (T(k, "shared::cluster")) in->fl |= XF_CLUSTER;
+    int sp = (in->fl & XF_CLUSTER) ? XS_SHARED : space_tok(k);
     static const char *const V[] = { "v2", "v4", "v8", NULL };
     int v = TL(k, V);
     in->vec = (uint8_t)(v == 0 ? 1 : v == 1 ? 2 : v == 2 ? 4 : 8);
@@ -492,12 +628,14 @@ static int dec_mods(D *d, xins *in) {
     in->space = (uint8_t)sp;
     in->op = b[0] == 'l' ? X_LD : X_ST;
   } else if (!strcmp(b, "prefetch") || !strcmp(b, "prefetchu")) {
-    noise(k); space_tok(k);
+    noise(k); space_tok(k); T(k, "tensormap");
     in->op = X_NOP;
   } else if (!strcmp(b, "atom") || !strcmp(b, "red")) {
     noise(k);
     static const char *const A[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas", NULL };
-    int sp = space_tok(k);
+    if (T(k, "shared::cluster")) in->fl |= XF_CLUSTER;
+    int sp = (in->fl & XF_CLUSTER) ? XS_SHARED : space_tok(k);
+    T(k, "cluster");
     NEED(sp == XS_GENERIC || sp == XS_GLOBAL || sp == XS_SHARED, "");
     int a = TL(k, A);
     NEED(a, "");
@@ -544,9 +682,21 @@ static int dec_mods(D *d, xins *in) {
       NEED(o, "");
       in->sub = (uint8_t)(o == 1 ? XBAR_RED_POPC : o == 2 ? XBAR_RED_AND : XBAR_RED_OR);
     } else return unsup(d, in, "");
+  } else if (!strcmp(b, "fence") && T(k, "proxy")) {
+    static const char *const M[] = { "shared::cta", "shared::cluster", "global", "shared", "release", "acquire",
+      "cta", "cluster", "gpu", "sys", NULL };
+    if (T(k, "async")) in->sub = 1;
+    else if (T(k, "tensormap::generic")) in->sub = 0;
+    else if (T(k, "alias")) in->sub = 0;
+    else return unsup(d, in, "");
+    TLALL(k, M);
+    in->op = X_FENCEPROXY;
+  } else if (!strcmp(b, "fence") && T(k, "mbarrier_init")) {
+    T(k, "release"); T(k, "cluster");
+    in->op = X_NOP;
   } else if (!strcmp(b, "membar") || !strcmp(b, "fence")) {
     static const char *const M[] = { "gl", "sys", "cta", "sc", "acq_rel", "gpu", "cluster", NULL };
-    while (TL(k, M)) {}
+    TLALL(k, M);
     in->op = X_NOP;
   } else if (!strcmp(b, "bra")) { T(k, "uni"); in->op = X_BRA; }
   else if (!strcmp(b, "exit")) in->op = X_EXIT;
@@ -767,8 +917,8 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     NEED(nr == (int)cf->rets.n && na == (int)cf->params.n, "results or arguments other than the function's");
     NEED(nr < 256 && na < 256, "operand count");
     in->vs = d->x->nvslots;
-    for (int k = 0; k < nr; k++) vpush(d, vdst(d, &d->m->opnds.p[R->id + (uint32_t)k]));
-    for (int k = 0; k < na; k++) vpush(d, vsrc(d, &d->m->opnds.p[A->id + (uint32_t)k], cf->params.p[k].type));
+    for (int k = 0; k < nr; k++) { plI_opnd e = plI_elem(d->m, R, (uint32_t)k); vpush(d, vdst(d, &e)); }
+    for (int k = 0; k < na; k++) { plI_opnd e = plI_elem(d->m, A, (uint32_t)k); vpush(d, vsrc(d, &e, cf->params.p[k].type)); }
     in->c = (uint32_t)fi; in->sub = (uint8_t)nr; in->sub2 = (uint8_t)na; in->target = d->e->fns[fi].pc;
     break;
   }
@@ -803,6 +953,121 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     in->b = n == 4 ? vsrc(d, &O[3], PLT_U32) : cslot(d, O[2].v);
     break;
   }
+  /* ---- Hopper ---- */
+  case X_MBAR:
+    switch (in->sub) {
+    case 0: NOPS(2); vaddr(d, &O[0], in, in->space); SRC(b, 1, PLT_U32); break;           /* init [a], count */
+    case 1: NOPS(1); vaddr(d, &O[0], in, in->space); break;                                /* inval [a] */
+    case 2: case 3:                                                                        /* arrive(_drop) s, [a]{, n} */
+      NEED(n == 2 || n == 3, "operand count");
+      DST(0); vaddr(d, &O[1], in, in->space);
+      in->b = n == 3 ? vsrc(d, &O[2], PLT_U32) : cslot(d, 1);
+      NEED(n == 3 || !(in->sub2 & 1), "operand count");
+      break;
+    default: NOPS(2); vaddr(d, &O[0], in, in->space); SRC(b, 1, PLT_U32); break;           /* expect_tx / complete_tx */
+    }
+    break;
+  case X_MBWAIT:
+    NEED(n == 3 || n == 4, "operand count");
+    in->d = pdst(d, &O[0]); vaddr(d, &O[1], in, in->space); SRC(b, 2, in->sub2 ? PLT_U32 : PLT_U64);
+    if (n == 4) vsrc(d, &O[3], PLT_U32);
+    break;
+  case X_MBPENDING: NOPS(2); DST(0); SRC(a, 1, PLT_U64); break;
+  case X_CPMBARRIVE: NOPS(1); vaddr(d, &O[0], in, in->space); break;
+  case X_TMA: {
+    const plI_opnd *ta = NULL, *sm = NULL, *mb = NULL;
+    int extra = 0;
+    if (in->sub == 0) { NEED(n >= 3, "operand count"); sm = &O[0]; ta = &O[1]; mb = &O[2]; extra = 3; }
+    else if (in->sub == 3) { NEED(n >= 1, "operand count"); ta = &O[0]; extra = 1; }
+    else { NEED(n >= 2, "operand count"); ta = &O[0]; sm = &O[1]; extra = 2; }
+    NEED(ta->kind == PLO_TADDR && ta->n == in->vec, "a tensor address [tmap, {c0, ...}] with one coordinate per dimension");
+    in->vs = d->x->nvslots;
+    const plI_opnd *base = &d->m->opnds.p[ta->id];
+    if (base->kind == PLO_SYM) vpush(d, cslot(d, sym_value(d, base->id, 1)));   /* the parameter's generic address */
+    else vpush(d, vsrc(d, base, PLT_U64));
+    for (int i = 0; i < ta->n; i++) vpush(d, vsrc(d, &d->m->opnds.p[ta->id + 1 + (uint32_t)i], PLT_S32));
+    if (sm) vaddr(d, sm, in, XS_SHARED);
+    if (mb) {
+      xins mt; memset(&mt, 0, sizeof mt);
+      vaddr(d, mb, &mt, XS_SHARED);
+      in->e = mt.abase; in->rnd = mt.abits; in->target = (uint32_t)mt.off;
+    }
+    if (in->fl & XF_CLUSTER) { NEED(n > extra, "the ctaMask operand of .multicast::cluster"); SRC(c, extra, PLT_U16); extra++; }
+    NEED(n <= extra + 1, "operand count");
+    if (n == extra + 1) vsrc(d, &O[extra], PLT_U64);                 /* the cache policy: no effect */
+    break;
+  }
+  case X_BULK: {
+    int k = 0;
+    if (in->sub == 4) { NEED(n == 2 || n == 3, "operand count"); }
+    else { NEED(n >= 3, "operand count"); vaddr(d, &O[k++], in, in->sub <= 1 ? XS_SHARED : XS_GLOBAL); }
+    xins src; memset(&src, 0, sizeof src);
+    vaddr(d, &O[k++], &src, in->sub == 0 || in->sub == 4 ? XS_GLOBAL : XS_SHARED);
+    in->a = src.abase; in->t3 = src.abits; in->off2 = src.off;
+    SRC(b, k, PLT_U32); k++;
+    if (in->sub <= 1) {
+      NEED(n > k, "operand count");
+      xins mt; memset(&mt, 0, sizeof mt);
+      vaddr(d, &O[k++], &mt, XS_SHARED);
+      in->e = mt.abase; in->rnd = mt.abits; in->target = (uint32_t)mt.off;
+    }
+    if (in->fl & XF_CLUSTER) { NEED(n > k, "the ctaMask operand"); SRC(c, k, PLT_U16); k++; }
+    NEED(n <= k + 1, "operand count");
+    if (n == k + 1) vsrc(d, &O[k], PLT_U64);
+    break;
+  }
+  case X_BULKCOMMIT: case X_WGFENCE: case X_WGCOMMIT: NOPS(0); break;
+  case X_BULKWAIT: case X_WGWAIT: NOPS(1); NEED(O[0].kind == PLO_IMM, "a wait_group count that is not an immediate"); in->c = (uint32_t)O[0].v; break;
+  case X_WGMMA: {
+    int N = in->vec * 8, at = in->t2, dt = in->t;
+    int f16ab = at == PLT_F16 || at == PLT_BF16, integer = at == PLT_S8 || at == PLT_U8;
+    int nd = dt == PLT_F16 ? N / 4 : N / 2;
+    NEED(n >= 4, "operand count");
+    vvec(d, &O[0], nd, 1, PLT_NONE, &in->vs);
+    int aregs = O[1].kind == PLO_VEC;
+    if (aregs) { uint32_t v; vvec(d, &O[1], 4, 0, PLT_NONE, &v); in->a = v; in->sub |= 16; }
+    else SRC(a, 1, PLT_U64);
+    SRC(b, 2, PLT_U64);
+    if (O[3].kind == PLO_IMM) { in->sub |= 32; if (O[3].v) in->sub |= 64; }
+    else in->c = psrc(d, &O[3], NULL);
+    int want = integer ? 4 : f16ab ? (aregs ? 7 : 8) : 6;
+    NEED(n == want, "operand count");
+    for (int i = 4; i < n; i++) NEED(O[i].kind == PLO_IMM, "an immediate scale or transpose");
+    if (!integer) {
+      int64_t sa = (int64_t)O[4].v, sb = (int64_t)O[5].v;
+      NEED((sa == 1 || sa == -1) && (sb == 1 || sb == -1), "imm-scale-a/b must be 1 or -1");
+      if (sa == -1) in->sub |= 4;
+      if (sb == -1) in->sub |= 8;
+    }
+    if (f16ab) {
+      if (!aregs) { NEED(O[6].v <= 1, "imm-trans-a must be 0 or 1"); if (O[6].v) in->sub |= 1; }
+      NEED(O[n - 1].v <= 1, "imm-trans-b must be 0 or 1");
+      if (O[n - 1].v) in->sub |= 2;
+    }
+    break;
+  }
+  case X_CLBAR: NOPS(0); break;
+  case X_MAPA:
+    NOPS(3); DST(0);
+    if (O[1].kind == PLO_SYM) in->a = cslot(d, sym_value(d, O[1].id, in->space == XS_GENERIC));
+    else SRC(a, 1, t);
+    SRC(b, 2, PLT_U32);
+    break;
+  case X_GETRANK:
+    NOPS(2); DST(0);
+    if (O[1].kind == PLO_SYM) in->a = cslot(d, sym_value(d, O[1].id, in->space == XS_GENERIC));
+    else SRC(a, 1, t);
+    break;
+  case X_ELECT:
+    NOPS(2);
+    if (O[0].kind == PLO_PAIR) {
+      in->d = vdst(d, &d->m->opnds.p[O[0].id]);
+      in->d2 = pdst(d, &d->m->opnds.p[O[0].id + 1]);
+    } else in->d2 = pdst(d, &O[0]);
+    SRC(e, 1, PLT_U32);
+    break;
+  case X_SETMAXNREG: NOPS(1); NEED(O[0].kind == PLO_IMM, "a register count that is not an immediate"); in->c = (uint32_t)O[0].v; break;
+  case X_FENCEPROXY: NOPS(0); break;
   default: return unsup(d, in, "");
   }
 #undef DST

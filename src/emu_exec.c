@@ -23,9 +23,9 @@ int plX__call(plX_emu *e, xwarp *w, const xins *in, uint32_t pc, uint32_t em) {
   const uint32_t *vs = e->xf.vslots + in->vs + in->sub;          /* the arguments follow the results */
   LANES(em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
-    if (e->cdepth[tid] >= e->maxdepth) return plX__fail_lane(e, in, w, l, "the call stack is full");
-    e->cstack[(size_t)tid * e->maxdepth + e->cdepth[tid]++] = pc + 1;
-    uint8_t *loc = e->local + (size_t)tid * e->local_size;
+    if (e->C->cdepth[tid] >= e->maxdepth) return plX__fail_lane(e, in, w, l, "the call stack is full");
+    e->C->cstack[(size_t)tid * e->maxdepth + e->C->cdepth[tid]++] = pc + 1;
+    uint8_t *loc = e->C->local + (size_t)tid * e->local_size;
     for (int k = 0; k < in->sub2; k++) {
       const xploc *p = &e->ploc[fn->ppar + (uint32_t)k];
       store(loc + p->off, S(vs[k])[l], p->size);
@@ -38,12 +38,12 @@ uint32_t plX__ret(plX_emu *e, xwarp *w, uint32_t em) {
   uint32_t exited = 0;
   LANES(em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
-    if (!e->cdepth[tid]) { exited |= 1u << l; continue; }       /* no caller: the kernel's ret */
-    uint32_t rp = e->cstack[(size_t)tid * e->maxdepth + --e->cdepth[tid]];
+    if (!e->C->cdepth[tid]) { exited |= 1u << l; continue; }       /* no caller: the kernel's ret */
+    uint32_t rp = e->C->cstack[(size_t)tid * e->maxdepth + --e->C->cdepth[tid]];
     const xins *call = &e->xf.code[rp - 1];
     const xfn *fn = &e->fns[call->c];
     const uint32_t *vs = e->xf.vslots + call->vs;
-    const uint8_t *loc = e->local + (size_t)tid * e->local_size;
+    const uint8_t *loc = e->C->local + (size_t)tid * e->local_size;
     for (int k = 0; k < call->sub; k++) {
       const xploc *p = &e->ploc[fn->ppar + call->sub2 + (uint32_t)k];
       S(vs[k])[l] = load_ext(loc + p->off, p->type);
@@ -55,14 +55,14 @@ uint32_t plX__ret(plX_emu *e, xwarp *w, uint32_t em) {
 }
 
 void plX__cp_complete(plX_emu *e, uint32_t tid, uint32_t limit) {
-  xcpq *q = &e->cpq[tid];
+  xcpq *q = &e->C->cpq[tid];
   while (q->head < q->q.n && q->q.p[q->head].grp < limit) {
     xcp *c = &q->q.p[q->head++];
-    if (e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES)) {
+    if (e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES | X_CHECK_TRACK)) {
       plX__shared_access(e, &e->xf.code[c->pc], c->dst, c->n, tid, 1);
       if (e->status) return;
     }
-    memcpy(e->smem + c->dst, c->data, c->n);
+    memcpy(e->C->smem + c->dst, c->data, c->n);
   }
   if (q->head == q->q.n) { q->head = 0; q->q.n = 0; }
 }
@@ -412,11 +412,12 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
     switch (in->space) {
     case XS_SHARED: LANES(em, D[l] = X_SH_BASE + (uint32_t)A[l]); break;
     case XS_LOCAL: LANES(em, D[l] = X_LOC_BASE + (uint32_t)A[l]); break;
+    case XS_PARAM: LANES(em, D[l] = X_PAR_BASE + (uint32_t)A[l]); break;
     default: LANES(em, D[l] = A[l]); break;
     }
     break;
   case X_CVTATO: {
-    uint64_t base = in->space == XS_SHARED ? X_SH_BASE : in->space == XS_LOCAL ? X_LOC_BASE : 0;
+    uint64_t base = in->space == XS_SHARED ? X_SH_BASE : in->space == XS_LOCAL ? X_LOC_BASE : in->space == XS_PARAM ? X_PAR_BASE : 0;
     LANES(em, {
       uint64_t a = A[l];
       int ins = a - X_SH_BASE < X_WIN ? XS_SHARED : a - X_LOC_BASE < X_WIN ? XS_LOCAL : a - X_PAR_BASE < X_WIN ? XS_PARAM : XS_GLOBAL;
@@ -424,7 +425,7 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
       if (ins != want) {
         char msg[128];
         snprintf(msg, sizeof msg, "generic address 0x%llx is not in the %s window", (unsigned long long)a,
-                 want == XS_SHARED ? "shared" : want == XS_LOCAL ? "local" : "global");
+                 want == XS_SHARED ? "shared" : want == XS_LOCAL ? "local" : want == XS_PARAM ? "param" : "global");
         return plX__fail_lane(e, in, w, l, msg);
       }
       D[l] = a - base; });
@@ -513,16 +514,16 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
         if (!p) return e->status;
         memcpy(c.data, p, sz);
       }
-      xcpq *q = &e->cpq[tid];
+      xcpq *q = &e->C->cpq[tid];
       c.grp = q->gnext; c.dst = (uint32_t)dst; c.n = n; c.pc = (uint32_t)(in - e->xf.code);
       if (!plU_vec_push(q->q, c)) return plX__fail(e, in->stmt, "out of memory"); });
     break;
   }
-  case X_CPCOMMIT: LANES(em, e->cpq[(uint32_t)w->idx * 32 + (uint32_t)l].gnext++); break;
+  case X_CPCOMMIT: LANES(em, e->C->cpq[(uint32_t)w->idx * 32 + (uint32_t)l].gnext++); break;
   case X_CPWAIT:
     LANES(em, {
       uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
-      xcpq *q = &e->cpq[tid];
+      xcpq *q = &e->C->cpq[tid];
       if (in->sub2) q->gnext++;                  /* wait_all: commit, then wait for everything */
       uint32_t limit = in->sub2 ? UINT32_MAX : (q->gnext > in->c ? q->gnext - in->c : 0);
       plX__cp_complete(e, tid, limit);
@@ -608,6 +609,10 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
     if (member_check(e, in, w, em, &mm)) return e->status;
     break;
   }
+  case X_MBAR: case X_MBPENDING: case X_CPMBARRIVE: case X_TMA: case X_BULK: case X_BULKCOMMIT: case X_BULKWAIT:
+  case X_WGMMA: case X_WGFENCE: case X_WGCOMMIT: case X_WGWAIT: case X_MAPA: case X_GETRANK: case X_ELECT:
+  case X_FENCEPROXY:
+    return plX__hop_exec(e, w, in, 0, am, em);
   default:
     return plX__fail(e, in->stmt, "%s is not emulated", plX__opname(e, in->stmt));
   }

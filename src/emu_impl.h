@@ -51,6 +51,9 @@ enum {
   X_SHFL, X_VOTE, X_ACTIVEMASK, X_REDUX, X_MATCH, X_BARWARP,
   /* control */
   X_BRA, X_EXIT, X_TRAP, X_BAR, X_CALL, X_RET,
+  /* Hopper (emu_hopper.c) */
+  X_MBAR, X_MBWAIT, X_MBPENDING, X_TMA, X_BULK, X_BULKCOMMIT, X_BULKWAIT, X_WGMMA, X_WGFENCE, X_WGCOMMIT,
+  X_WGWAIT, X_CLBAR, X_MAPA, X_GETRANK, X_ELECT, X_SETMAXNREG, X_FENCEPROXY, X_CPMBARRIVE,
   X__COUNT
 };
 
@@ -58,7 +61,8 @@ enum {
 enum {
   XF_FTZ = 1, XF_SAT = 2, XF_APPROX = 4, XF_NAN = 8, XF_XORSIGN = 16, XF_RELU = 32,
   XF_SATF = 64, XF_CCIN = 128, XF_CCOUT = 256, XF_NEGC = 512, XF_TRANS = 1024,
-  XF_ALIGNED = 2048, XF_SIGNED = 4096, XF_SHIFTAMT = 8192, XF_FULL = 16384
+  XF_ALIGNED = 2048, XF_SIGNED = 4096, XF_SHIFTAMT = 8192, XF_FULL = 16384,
+  XF_CLUSTER = 32768          /* a .shared::cluster access: another CTA's shared memory is allowed */
 };
 /* rounding modes */
 enum { XR_NONE, XR_RN, XR_RZ, XR_RM, XR_RP, XR_RNI, XR_RZI, XR_RMI, XR_RPI, XR_RNA };
@@ -77,11 +81,16 @@ enum {
   XSR_LANEID, XSR_WARPID, XSR_NWARPID, XSR_SMID, XSR_NSMID, XSR_GRIDID,
   XSR_LANEMASK_EQ, XSR_LANEMASK_LE, XSR_LANEMASK_LT, XSR_LANEMASK_GE, XSR_LANEMASK_GT,
   XSR_CLOCK, XSR_CLOCK_HI, XSR_CLOCK64, XSR_GLOBALTIMER,
-  XSR_ZERO, XSR_ONE,                   /* cluster registers of a one-CTA cluster */
-  XSR_DYNSMEM, XSR_TOTALSMEM
+  XSR_ZERO, XSR_ONE,
+  XSR_DYNSMEM, XSR_TOTALSMEM,
+  XSR_CL_RANK, XSR_CL_NRANK, XSR_CL_CTAID_X, XSR_CL_CTAID_Y, XSR_CL_CTAID_Z, XSR_CL_NCTAID_X, XSR_CL_NCTAID_Y,
+  XSR_CL_NCTAID_Z, XSR_CLID_X, XSR_CLID_Y, XSR_CLID_Z, XSR_NCLID_X, XSR_NCLID_Y, XSR_NCLID_Z, XSR_CL_EXPLICIT
 };
+/* where a waiting lane waits (xwarp.bid): a named barrier 0..15, or */
+enum { XB_MBAR = 16, XB_CLUSTER = 17, XB_REGS = 18 };
 
 #define X_NOSLOT 0xffffffffu
+#define X_CHECK_TRACK 0x100u              /* internal check bit: proxy and swizzle tracking (Hopper) */
 
 typedef struct xins {
   uint16_t op;
@@ -137,6 +146,9 @@ typedef struct xwarp {
   uint32_t pc[32];
   uint32_t bpc[32];           /* where a waiting lane waits (barrier pc) */
   uint8_t bid[32];            /* and on which barrier */
+  uint32_t wmb[32];           /* XB_MBAR: the mbarrier's shared offset */
+  uint32_t wg_cur, wg_done, wg_last;  /* wgmma groups: the open one, those below done are complete, last+1 issued */
+  uint32_t wg_gpc[16];        /* the first wgmma pc of group g % 16 (messages) */
   uint32_t exists, exited, waiting;
   uint32_t cc;                /* carry flags */
   uint32_t exitpc;            /* last exit executed (for deadlock messages) */
@@ -155,6 +167,77 @@ typedef struct xbar {
 
 typedef struct xcp { uint32_t grp, dst, n, pc; uint8_t data[16]; } xcp;  /* a pending cp.async */
 typedef struct xcpq { PLU_VEC(xcp) q; uint32_t head, gnext; } xcpq;
+
+/* ---- Hopper state (emu_hopper.c) ---------------------------------------------------------- */
+typedef struct xmbar {
+  uint32_t off;                /* shared offset of the 8-byte object */
+  uint32_t expected, pending;  /* arrivals a phase needs (arrive_drop lowers it), still missing */
+  int32_t tx;                  /* the transaction count of the current phase */
+  uint32_t phase;              /* phases completed */
+  uint32_t pc;                 /* the init (messages) */
+  int valid;
+} xmbar;
+
+/* shared bytes [lo, hi) a wgmma.mma_async of warp `warp` reads through a descriptor, until a
+** wgmma.wait_group covers its group (1-based, as wgg): writes there before are reported */
+typedef struct xwgrd {
+  uint32_t lo, hi, warp, group, pc;
+} xwgrd;
+
+typedef struct xcta_hop {
+  PLU_VEC(xmbar) mb;
+  PLU_VEC(xwgrd) rd;           /* the wgmma operand reads not yet waited for */
+  uint8_t *psw;                /* per shared byte: 1 + the swizzle a TMA load wrote it with; 0 other writers */
+  uint32_t *pw, *ps;           /* per shared byte: the generic writer (thread + 1) and its fence count then */
+  uint32_t *fences;            /* per thread: fence.proxy.async executed */
+  uint32_t *wgg;               /* per warp and slot: 1 + the wgmma group writing it (accumulator check) */
+  uint32_t *nreg;              /* per warp: its setmaxnreg count */
+  uint32_t *clarr;             /* per thread: 1 + the cluster-barrier phase it arrived in, 0 none */
+} xcta_hop;
+
+/* a copy into shared memory in flight (TMA load, bulk copy): it lands when every warp of the cluster
+** waits (emu_hopper.c), in each CTA of mask, with complete_tx on the mbarrier at the same offset */
+typedef struct xasync {
+  uint32_t pc, tid, rank;      /* issued by: instruction, thread, CTA rank */
+  uint32_t mask;               /* destination ranks */
+  uint32_t lo, n;              /* shared bytes [lo, lo + n) of each destination */
+  uint32_t mbar, tx;           /* the mbarrier and the transaction bytes it completes */
+  uint8_t *data, *valid;       /* n bytes, and which of them are written (NULL: all) */
+  int sw;                      /* the swizzle of a TMA load (psw tracking), -1 none */
+} xasync;
+
+typedef struct xhop {
+  int used;                    /* the kernel has Hopper instructions: tracking is on */
+  int track;                   /* proxy and swizzle tracking arrays are kept */
+  uint32_t cl[3], ncl;         /* cluster shape and size */
+  int explicit_cl;
+  uint32_t clphase, clcount;   /* barrier.cluster */
+  PLU_VEC(xasync) q;           /* copies in flight */
+  uint32_t budget;             /* setmaxnreg: registers per thread at launch */
+  int scanned, has_wgmma;      /* the code was looked at once */
+} xhop;
+
+/* the state of one CTA: its shared and local memory, warps, barriers and copies in flight. The CTAs
+** of a cluster run together (emu.c), each with its own; e->C is the one executing. */
+typedef struct xcta {
+  uint32_t ctaid[3];
+  uint64_t cta_linear;
+  uint32_t rank;                            /* %cluster_ctarank */
+  uint8_t *smem;
+  uint8_t *smem_def;                        /* uninit-shared check: written bytes */
+  uint32_t *race_w, *race_r, *race_e;       /* race check: writer, reader, epoch per byte */
+  uint32_t epoch;
+  uint8_t *local;
+  xwarp *warps;
+  uint64_t *Rall; uint32_t *Pall; uint32_t *rdefall, *pdefall;
+  xbar bars[16];
+  xcpq *cpq;                                /* per thread */
+  uint32_t *cstack, *cdepth;                /* per thread: maxdepth return pcs, and how many */
+  uint32_t warp_cap;
+  uint32_t cap_threads, cap_smem; unsigned cap_checks;   /* what the buffers were made for */
+  int done;                                 /* every thread exited */
+  xcta_hop h;                               /* mbarriers, proxy and swizzle tracking (emu_hopper.c) */
+} xcta;
 
 struct plX_emu {
   const plI_module *m;
@@ -178,7 +261,6 @@ struct plX_emu {
   uint32_t entry_pc;                        /* the kernel's first instruction (callees come first) */
   int dfn;                                  /* while decoding: the function (index in fns) */
   uint32_t maxdepth;                        /* the deepest call chain (calls are not recursive) */
-  uint32_t *cstack, *cdepth;                /* per thread: maxdepth return pcs, and how many */
   /* launch */
   uint32_t grid[3], block[3], dyn_smem;
   int launched;
@@ -188,20 +270,12 @@ struct plX_emu {
   int trace_warp;                           /* trace the whole warp of trace_thread */
   plU_buf trace;
   plX_stats st;
-  /* current CTA */
-  uint32_t ctaid[3];
-  uint64_t cta_linear;
+  /* the CTAs of the cluster being run (one without clusters); C is the one executing */
   uint32_t nthreads, nwarps;
-  uint8_t *smem; uint32_t smem_size;
-  uint8_t *smem_def;                        /* uninit-shared check: written bytes */
-  uint32_t *race_w, *race_r, *race_e;       /* race check: writer, reader, epoch per byte */
-  uint32_t epoch;
-  uint8_t *local;
-  xwarp *warps;
-  uint64_t *Rall; uint32_t *Pall; uint32_t *rdefall, *pdefall;
-  xbar bars[16];
-  xcpq *cpq;                                /* per thread */
-  uint32_t warp_cap;
+  uint32_t smem_size;
+  xcta *ctas; uint32_t nctas_cap;
+  xcta *C;
+  xhop H;                                   /* Hopper state shared by the cluster (emu_hopper.c) */
 };
 
 /* emu.c */
@@ -277,7 +351,7 @@ static inline uint8_t *lane_mem(plX_emu *e, xins *in, xwarp *w, int l, uint64_t 
     xbuf *b = &e->mem->b[in->cache];
     uint64_t o = a - b->addr;
     if (o < b->size && n <= b->size - o && !(write && b->ro)) return b->p + o;
-  } else if (in->space == XS_SHARED && !e->checks && !(a & (n - 1)) && a + n <= e->smem_size) return e->smem + a;
+  } else if (in->space == XS_SHARED && !e->checks && !(a & (n - 1)) && a + n <= e->smem_size) return e->C->smem + a;
   return plX__mem(e, in, in->space, a, n, (uint32_t)w->idx * 32 + (uint32_t)l, write);
 }
 
@@ -311,6 +385,21 @@ uint64_t plX__bfi(uint64_t a, uint64_t b, uint32_t pos, uint32_t len, int t);
 uint32_t plX__prmt(uint32_t a, uint32_t b, uint32_t c, int mode);
 uint64_t plX__sreg(plX_emu *e, xwarp *w, int id, int l);
 uint64_t plX__atom_op(const xins *in, uint64_t old, uint64_t b, uint64_t c);
+
+/* emu_hopper.c: mbarrier, TMA and bulk copies, wgmma, clusters, elect, setmaxnreg, proxy fences */
+#define X_DSM_SHIFT 24                    /* shared::cluster address = (rank + 1) << 24 | offset */
+int  plX__hop_exec(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t am, uint32_t em);  /* 0 ok */
+int  plX__hop_wait(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em, uint32_t *blocked);  /* mbarrier waits, barrier.cluster */
+int  plX__hop_setup(plX_emu *e, xcta *c);  /* a CTA starts */
+void plX__hop_scan(plX_emu *e);            /* which Hopper state the kernel needs (once) */
+void plX__hop_free(xcta *c);
+int  plX__hop_flush(plX_emu *e);           /* land the copies in flight: 1 if any landed, -1 error */
+int  plX__hop_cluster_check(plX_emu *e);   /* barrier.cluster completes when exits leave only arrivals */
+int  plX__hop_deadlock(plX_emu *e, plU_buf *m, xwarp *W, int lane);   /* the mbarrier/cluster part of a report */
+int  plX__hop_accum_check(plX_emu *e, xwarp *w, xins *in);           /* accumulator read before wait_group */
+void plX__hop_generic_write(plX_emu *e, uint32_t off, uint32_t n, uint32_t tid);
+int  plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, const char *who); /* 1 after reporting */
+int  plX__hop_smem(plX_emu *e, uint64_t a, xcta **c, uint32_t *off);  /* shared::cluster address -> CTA, offset */
 
 /* emu_mma.c: warp-collective matrix instructions */
 int plX__ldmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em);

@@ -331,7 +331,7 @@ uint64_t plX__sreg(plX_emu *e, xwarp *w, int id, int l) {
   case XSR_TID_Y: return tid / e->block[0] % e->block[1];
   case XSR_TID_Z: return tid / (e->block[0] * e->block[1]);
   case XSR_NTID_X: return e->block[0]; case XSR_NTID_Y: return e->block[1]; case XSR_NTID_Z: return e->block[2];
-  case XSR_CTAID_X: return e->ctaid[0]; case XSR_CTAID_Y: return e->ctaid[1]; case XSR_CTAID_Z: return e->ctaid[2];
+  case XSR_CTAID_X: return e->C->ctaid[0]; case XSR_CTAID_Y: return e->C->ctaid[1]; case XSR_CTAID_Z: return e->C->ctaid[2];
   case XSR_NCTAID_X: return e->grid[0]; case XSR_NCTAID_Y: return e->grid[1]; case XSR_NCTAID_Z: return e->grid[2];
   case XSR_LANEID: return (uint64_t)l;
   case XSR_WARPID: return (uint64_t)w->idx;
@@ -348,6 +348,21 @@ uint64_t plX__sreg(plX_emu *e, xwarp *w, int id, int l) {
   case XSR_CLOCK64: return w->clock;
   case XSR_GLOBALTIMER: return e->st.warp_insns * 32;
   case XSR_DYNSMEM: return e->dyn_smem;
+  case XSR_CL_RANK: return e->C->rank;
+  case XSR_CL_NRANK: return e->H.ncl;
+  case XSR_CL_CTAID_X: return e->C->ctaid[0] % e->H.cl[0];
+  case XSR_CL_CTAID_Y: return e->C->ctaid[1] % e->H.cl[1];
+  case XSR_CL_CTAID_Z: return e->C->ctaid[2] % e->H.cl[2];
+  case XSR_CL_NCTAID_X: return e->H.cl[0];
+  case XSR_CL_NCTAID_Y: return e->H.cl[1];
+  case XSR_CL_NCTAID_Z: return e->H.cl[2];
+  case XSR_CLID_X: return e->C->ctaid[0] / e->H.cl[0];
+  case XSR_CLID_Y: return e->C->ctaid[1] / e->H.cl[1];
+  case XSR_CLID_Z: return e->C->ctaid[2] / e->H.cl[2];
+  case XSR_NCLID_X: return e->grid[0] / e->H.cl[0];
+  case XSR_NCLID_Y: return e->grid[1] / e->H.cl[1];
+  case XSR_NCLID_Z: return e->grid[2] / e->H.cl[2];
+  case XSR_CL_EXPLICIT: return (uint64_t)e->H.explicit_cl;
   case XSR_TOTALSMEM: return e->smem_size;
   }
   return 0;

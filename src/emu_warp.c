@@ -12,7 +12,7 @@
 static void who(plX_emu *e, plU_buf *b, xwarp *w, int lane) {
   uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)lane;
   uint32_t x = tid % e->block[0], y = tid / e->block[0] % e->block[1], z = tid / (e->block[0] * e->block[1]);
-  plU_buf_printf(b, "thread (%u,%u,%u) of CTA (%u,%u,%u)", x, y, z, e->ctaid[0], e->ctaid[1], e->ctaid[2]);
+  plU_buf_printf(b, "thread (%u,%u,%u) of CTA (%u,%u,%u)", x, y, z, e->C->ctaid[0], e->C->ctaid[1], e->C->ctaid[2]);
 }
 
 int plX__fail_lane(plX_emu *e, const xins *in, xwarp *w, int lane, const char *msg) {
@@ -30,7 +30,7 @@ int plX__fail_lane(plX_emu *e, const xins *in, xwarp *w, int lane, const char *m
 int plX__fail_warp(plX_emu *e, const xins *in, xwarp *w, const char *msg, uint32_t lanes) {
   plU_buf b; plU_buf_init(&b);
   plU_buf_printf(&b, "%s in warp %d of CTA (%u,%u,%u): %s (lanes 0x%08x)", plX__opname(e, in->stmt), w->idx,
-                 e->ctaid[0], e->ctaid[1], e->ctaid[2], msg, lanes);
+                 e->C->ctaid[0], e->C->ctaid[1], e->C->ctaid[2], msg, lanes);
   plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
   plU_buf_free(&b);
   return e->status;
@@ -133,20 +133,20 @@ static int uniform_u32(plX_emu *e, xins *in, xwarp *w, uint32_t slot, uint32_t e
 }
 
 static void bar_complete(plX_emu *e, int id) {
-  xbar *b = &e->bars[id];
+  xbar *b = &e->C->bars[id];
   for (uint32_t i = 0; i < b->red.n; i++) {
     xwaiter *wt = &b->red.p[i];
-    xwarp *W = &e->warps[wt->warp];
+    xwarp *W = &e->C->warps[wt->warp];
     if (wt->pred) W->P[wt->d] = pmerge(W->P[wt->d], (wt->pred == XBAR_RED_AND ? b->all : b->any) ? ~0u : 0, wt->mask);
     else { uint64_t *D = W->R + (size_t)wt->d * 32; LANES(wt->mask, D[l] = b->popc); }
   }
   for (uint32_t w = 0; w < e->nwarps; w++) {
-    xwarp *W = &e->warps[w];
+    xwarp *W = &e->C->warps[w];
     uint32_t m = W->waiting;
     while (m) { int l = __builtin_ctz(m); m &= m - 1; if (W->bid[l] == id) W->waiting &= ~(1u << l); }
   }
   b->expected = b->arrived = 0; b->red.n = 0; b->popc = 0; b->all = 1; b->any = 0;
-  e->epoch++;
+  e->C->epoch++;
 }
 
 /* arrive (and for sync/red, wait); returns 0 ok */
@@ -163,7 +163,7 @@ static int barrier(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em) {
     return plX__fail_warp(e, in, w, "an aligned barrier executed by part of a warp: these non-exited threads of the warp are elsewhere",
                      (w->exists & ~w->exited) & ~em);
   uint32_t expected = count ? count : aligned ? e->nwarps * 32 : e->nthreads;
-  xbar *b = &e->bars[id];
+  xbar *b = &e->C->bars[id];
   if (b->expected == 0) { b->expected = expected; b->pc = pc; b->all = 1; b->any = 0; b->popc = 0; }
   else if (b->expected != expected) {
     char m[160];
@@ -194,7 +194,7 @@ static int barrier(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em) {
 int plX__run_warp(plX_emu *e, xwarp *w) {
   xins *code = e->xf.code;
   int checks = (e->checks & PLX_CHECK_UNINIT_REGS) != 0;
-  int tracing = e->trace_cta >= 0 && (uint64_t)e->trace_cta == e->cta_linear && e->trace_thread >= 0 &&
+  int tracing = e->trace_cta >= 0 && (uint64_t)e->trace_cta == e->C->cta_linear && e->trace_thread >= 0 &&
                 (uint64_t)e->trace_thread / 32 == (uint64_t)w->idx;
   int tlane = e->trace_warp ? -1 : (int)(e->trace_thread % 32);
   for (;;) {
@@ -218,6 +218,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
         return plX__fail(e, in->stmt, "the instruction limit (%llu warp instructions) was reached: does the kernel loop forever?",
                          (unsigned long long)e->limit);
       if (checks && check_reads(e, w, in, am, em)) return e->status;
+      if (w->wg_last > w->wg_done && in->op != X_WGMMA && e->C->h.wgg && plX__hop_accum_check(e, w, in)) return e->status;
       int tr = tracing && (tlane < 0 ? am != 0 : (am >> tlane & 1));
       switch (in->op) {
       case X_BRA:
@@ -275,6 +276,17 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
         LANES(am, w->pc[l] = pc + 1);
         am = 0;
         goto regroup;
+      case X_MBWAIT: case X_CLBAR: case X_SETMAXNREG: {   /* lanes that must wait stay at this pc */
+        if (!em) { pc++; continue; }
+        if (tr) trace(e, w, in, tlane, am, em);
+        uint32_t blocked;
+        if (plX__hop_wait(e, w, in, pc, em, &blocked)) return e->status;
+        if (checks) mark_writes(e, w, in, em & ~blocked);
+        if (!blocked) { pc++; continue; }
+        LANES(am, w->pc[l] = (blocked >> l & 1) ? pc : pc + 1);
+        am = 0;
+        goto regroup;
+      }
       default:
         if (plX__exec(e, w, in, am, em)) return e->status;
         if (checks) mark_writes(e, w, in, em);

@@ -35,6 +35,7 @@ struct ptxlua_engine {
   ptxlua_resources *res;  /* the last check's report (names owned by resnames) */
   char *resnames;
   int nres;
+  ptxlua_device *devices;  /* open devices (launch.c), closed by ptxlua_close */
 };
 
 PTXLUA_API const char *ptxlua_version(void) { return PTXLUA_VERSION_STRING; }
@@ -158,6 +159,7 @@ PTXLUA_API ptxlua_engine *ptxlua_open(void) {
 
 PTXLUA_API void ptxlua_close(ptxlua_engine *e) {
   if (!e) return;
+  plK_close_all(e);
   if (e->L) lua_close(e->L);
   clear_error(e);
   free(e->arch);
@@ -471,6 +473,9 @@ PTXLUA_API int ptxlua_fwrite_ptx(ptxlua_engine *e, const char *kernels, int flag
 PTXLUA_API const char *ptxlua_errmsg(ptxlua_engine *e) { return e && e->errmsg ? e->errmsg : (e ? "no error" : "out of memory"); }
 PTXLUA_API const char *ptxlua_errfile(ptxlua_engine *e) { return e ? e->errfile : NULL; }
 PTXLUA_API int ptxlua_errline(ptxlua_engine *e) { return e ? e->errline : 0; }
+
+void plE_clear_error(ptxlua_engine *e) { if (e && (e->errmsg || e->errfile)) clear_error(e); else if (e) e->errline = 0; }
+ptxlua_device **plE_devices(ptxlua_engine *e) { return &e->devices; }
 
 /* for compile_api.c (ptxlua_check / ptxlua_compile): the module of the kernels, left on the stack */
 plI_module *plE_build(ptxlua_engine *e, const char *kernels, int *rc) { return build(e, kernels, rc); }

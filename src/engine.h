@@ -14,6 +14,9 @@ plI_module *plL_tomodule(lua_State *L, int idx);  /* the IR of a core module use
 plI_module *plE_build(ptxlua_engine *e, const char *kernels, int *rc);  /* leaves the module on the stack */
 int plE_defines_ref(ptxlua_engine *e);
 void plE_set_resources(ptxlua_engine *e, ptxlua_resources *r, char *names, int n);  /* takes ownership */
+void plE_clear_error(ptxlua_engine *e);
+ptxlua_device **plE_devices(ptxlua_engine *e);   /* the devices open on the engine (launch.c) */
+void plK_close_all(ptxlua_engine *e);            /* launch.c: close them, their buffers and kernels */
 int plE_write_atomic(const char *path, int (*fill)(void *ud, FILE *f), void *ud, char *err, size_t errlen);
 
 #endif

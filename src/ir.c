@@ -28,7 +28,7 @@ void plI_free(plI_module *m) {
   if (!m) return;
   for (uint32_t i = 0; i < m->funcs.n; i++) free_func(&m->funcs.p[i]);
   plU_vec_free(m->funcs); plU_vec_free(m->globals); plU_vec_free(m->regs);
-  plU_vec_free(m->opnds);
+  plU_vec_free(m->opnds); plU_vec_free(m->vregs);
   free(m->declmap);
   plU_strtab_free(&m->strs);
   plU_buf_free(&m->err);

@@ -22,7 +22,10 @@ enum {
   PLOF_BASE_REG = 4, /* ADDR: id is a register */
   PLOF_BASE_SYM = 8, /* ADDR: id is a symbol string; neither: absolute address v */
   PLOF_UNSIGNED = 16, /* IMM: print as unsigned (v is uint64) */
-  PLOF_PAREN = 32     /* VEC: a parenthesized list, as call writes its arguments: (a, b) */
+  PLOF_PAREN = 32,    /* VEC: a parenthesized list, as call writes its arguments: (a, b) */
+  PLOF_REGS = 64      /* VEC: every element a register, their ids a run of m->vregs from id (4 bytes an
+                      ** element, not a 16-byte operand each: how the DSL records register vectors);
+                      ** read the elements of any VEC with plI_elem */
 };
 
 typedef struct plI_opnd {
@@ -108,6 +111,7 @@ typedef struct plI_module {
   PLU_VEC(plI_var) globals;
   PLU_VEC(plI_reg) regs;
   PLU_VEC(plI_opnd) opnds;
+  PLU_VEC(uint32_t) vregs;   /* register ids of the PLOF_REGS vectors */
   uint32_t cur;              /* current function index */
   uint64_t *declmap;         /* string id -> (func, register declaration) */
   uint32_t declmap_n;
@@ -138,6 +142,21 @@ int plI_insn(plI_module *m, int func, uint32_t opc, const plI_opnd *ops, int nop
 int plI_label(plI_module *m, int func, uint32_t name, uint32_t file, uint32_t line);
 int plI_raw(plI_module *m, int func, const char *text, uint32_t file, uint32_t line);
 uint32_t plI_opnd_push(plI_module *m, const plI_opnd *o); /* index, or UINT32_MAX on OOM */
+
+/* element k of the vector (VEC), pair (PAIR) or tensor address (TADDR) o, as an operand record:
+** a compact register vector's elements come back as PLO_REG records. The caller checks k against
+** the element count (plI_elems_ok says whether the elements lie within the pools). */
+static inline plI_opnd plI_elem(const plI_module *m, const plI_opnd *o, uint32_t k) {
+  if (o->kind == PLO_VEC && (o->flags & PLOF_REGS)) {
+    plI_opnd e = {PLO_REG, 0, 0, m->vregs.p[o->id + k], 0};
+    return e;
+  }
+  return m->opnds.p[o->id + k];
+}
+static inline int plI_elems_ok(const plI_module *m, const plI_opnd *o, uint32_t n) {
+  if (o->kind == PLO_VEC && (o->flags & PLOF_REGS)) return o->id <= m->vregs.n && n <= m->vregs.n - o->id;
+  return o->id <= m->opnds.n && n <= m->opnds.n - o->id;
+}
 
 /* sticky error */
 int plI_fail(plI_module *m, int code, const char *fmt, ...);

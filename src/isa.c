@@ -83,8 +83,8 @@ static const sreg_def *find_sreg(const char *name) {
     if (strncmp(name, r->name, n) != 0) continue;
     const char *rest = name + n;
     if (!r->parts[0]) { if (!*rest) return r; continue; }
-    if (strcmp(r->parts, "xyz") == 0) {
-      if (rest[0] == '.' && (rest[1] == 'x' || rest[1] == 'y' || rest[1] == 'z') && !rest[2]) return r;
+    if (strcmp(r->parts, "xyzw") == 0) {          /* .x .y .z, and .w of the .v4 (ptxas reads 0 there) */
+      if (rest[0] == '.' && rest[1] && strchr("xyzw", rest[1]) && !rest[2]) return r;
       continue;
     }
     int lo = 0, hi = 0, v = 0, nd = 0;            /* "0-7" (then a suffix, "0-7_64"): a number in the range */
@@ -261,7 +261,10 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
         p = q + 1;
       } else if (ch == '[') {
         int k = 0; p++;
-        if (*p == 'x') { o.flags |= PLA_VECX; p++; }
+        if (*p == 'x') {                            /* [x] or [x*K]: N or N*K registers, N from .xN */
+          o.flags |= PLA_VECX; p++;
+          if (*p == '*') { p++; while (isdigit((unsigned char)*p)) k = k * 10 + (*p++ - '0'); if (k <= 0 || k > 8) return 0; }
+        }
         else if (*p == 'n' && p[1] == '/') {        /* [n/K]: N/K registers, N from .mMnNkK */
           p += 2;
           while (isdigit((unsigned char)*p)) k = k * 10 + (*p++ - '0');
@@ -503,7 +506,8 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
     int t = plT_from_name(ts, c->toks.len[tok[i]]);
     if (t && r->ntypes < 6) r->types[r->ntypes++] = (uint8_t)t;
     if (ts[0] == 'v' && (ts[1] == '2' || ts[1] == '4' || ts[1] == '8') && !ts[2]) r->vec = (uint8_t)(ts[1] - '0');
-    if (ts[0] == 'x' && (ts[1] == '1' || ts[1] == '2' || ts[1] == '4') && !ts[2]) r->xn = (uint8_t)(ts[1] - '0');
+    if (ts[0] == 'x' && ts[1] >= '1' && ts[1] <= '9' && strspn(ts + 1, "0123456789") == strlen(ts + 1) && strlen(ts) <= 4
+        && atoi(ts + 1) <= 128) r->xn = (uint8_t)atoi(ts + 1);   /* .x1 ... .x128 (ldmatrix, tcgen05.ld) */
     if (ts[0] >= '1' && ts[0] <= '5' && ts[1] == 'd' && !ts[2]) r->dims = (uint8_t)(ts[0] - '0');
     int mm, nn, kk, used = 0;              /* a shape .mMnNkK: the N that sizes [n/K] vectors */
     if (ts[0] == 'm' && sscanf(ts, "m%dn%dk%d%n", &mm, &nn, &kk, &used) == 3 && !ts[used]) r->nn = (uint16_t)nn;
@@ -708,7 +712,7 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
       if (err) plU_buf_printf(err, "operand %d of '%s' cannot be negated", opi, opc);
       return 0;
     }
-    int wantvec = (s->flags & PLA_VECV) ? r->vec : (s->flags & PLA_VECX) ? r->xn
+    int wantvec = (s->flags & PLA_VECV) ? r->vec : (s->flags & PLA_VECX) ? r->xn * (s->vec ? s->vec : 1)
                 : (s->flags & PLA_VECN) ? r->nn / s->vec : (s->flags & PLA_VECD) ? r->dims - s->vec : s->vec;
     switch (k) {
     case PLO_REG:
@@ -719,7 +723,8 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
       if (s->kinds & PLA_KLIST) {                 /* (a, b, ...): any length, any register type */
         if (!(o->flags & PLOF_PAREN)) goto badkind;
         for (uint16_t j = 0; j < o->n; j++) {
-          const plI_opnd *e = &m->opnds.p[o->id + j];
+          plI_opnd ev = plI_elem(m, o, j);
+          const plI_opnd *e = &ev;
           int ek = e->kind;
           if (ek == PLO_SYM) continue;             /* a .param variable, as nvcc writes calls */
           if (ek == PLO_REG ? !check_reg(m, e->id, PLT_NONE, 0, opi, opc, err)
@@ -731,13 +736,22 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
         }
         break;
       }
+      if ((s->flags & PLA_VECV) && !wantvec && o->n == 1 && !(o->flags & PLOF_PAREN)) {
+        /* ld/st without .vN: ptxas takes a one-element vector {%r1} for the scalar */
+        plI_opnd ev = plI_elem(m, o, 0);
+        const plI_opnd *e = &ev;
+        if (e->kind == PLO_REG) { if (!check_reg(m, e->id, want, relaxed, opi, opc, err)) return 0; break; }
+        if ((e->kind == PLO_IMM || e->kind == PLO_F32 || e->kind == PLO_F64) && (s->kinds & PLA_KIMM)) break;
+        goto badkind;
+      }
       if (!(s->kinds & PLA_KVEC) || !wantvec || (o->flags & PLOF_PAREN)) goto badkind;
       if (o->n != wantvec) {
         if (err) plU_buf_printf(err, "operand %d of '%s': expected a vector of %d registers, got %d", opi, opc, wantvec, o->n);
         return 0;
       }
       for (uint16_t j = 0; j < o->n; j++) {
-        const plI_opnd *e = &m->opnds.p[o->id + j];
+        plI_opnd ev = plI_elem(m, o, j);
+        const plI_opnd *e = &ev;
         if (e->kind == PLO_SINK && (s->kinds & PLA_KSINK)) continue;
         if (e->kind == PLO_IMM || e->kind == PLO_F32 || e->kind == PLO_F64) {
           if (!(s->flags & PLA_DEST)) continue; /* st.v4 [a], {%r1, 0, ...} */

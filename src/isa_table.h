@@ -11,7 +11,8 @@
 **                        .tok needs at least this version and target, whatever its form says
 **                        (.L2::cache_hint: 7.4, sm_80), so forms need not be split by modifier.
 ** PL_SREG(name, type, ptx_min, sm_min, "parts")
-**                        a special register %name of a type; parts "xyz": %name.x/.y/.z,
+**                        a special register %name of a type; parts "xyzw": %name.x/.y/.z (and .w,
+**                        the fourth component of the .v4 the ISA declares, which ptxas takes),
 **                        "0-7": %name0 ... %name7. A special-register operand is checked here.
 ** PL_FORM(pattern, operands, ptx_min, sm_min, flags)
 **
@@ -37,7 +38,8 @@
 **     parenthesized (PLOF_PAREN) is a list, and a list is nothing else; () is an empty one.
 ** flags: :N type N of the instruction (default 1), :f32 a fixed type, :* any type;
 **   v a vector {..} when the instruction has .vN;  [K] a vector of K registers;
-**   [x] a vector of N registers when the instruction has .xN (ldmatrix .x4);
+**   [x] a vector of N registers when the instruction has .xN (ldmatrix .x4, tcgen05.ld .x128);
+**   [x*K] of N*K registers (tcgen05.ld .16x128b: 2 a column);
 **   [n/K] a vector of N/K registers, N from the shape .mMnNkK (wgmma: [n/2] .f32 accumulators);
 **   [d] a vector of D registers, D from the dimension .Dd; [d-K] of D-K (cp.async.bulk.tensor);
 **   w a wider register is allowed (ld/st/cvt: .u8 into .u32, .f32 into .b64);
@@ -165,21 +167,21 @@ PL_MOD("cvta", ".param", 77, 0)
 PL_MOD("isspacep", ".param", 77, 0)
 
 /* ---- special registers ---- */
-PL_SREG("tid", U32, 20, 10, "xyz")
-PL_SREG("ntid", U32, 20, 10, "xyz")
+PL_SREG("tid", U32, 20, 10, "xyzw")
+PL_SREG("ntid", U32, 20, 10, "xyzw")
 PL_SREG("laneid", U32, 13, 10, "")
 PL_SREG("warpid", U32, 13, 10, "")
 PL_SREG("nwarpid", U32, 20, 20, "")
-PL_SREG("ctaid", U32, 20, 10, "xyz")
-PL_SREG("nctaid", U32, 20, 10, "xyz")
+PL_SREG("ctaid", U32, 20, 10, "xyzw")
+PL_SREG("nctaid", U32, 20, 10, "xyzw")
 PL_SREG("smid", U32, 13, 10, "")
 PL_SREG("nsmid", U32, 20, 20, "")
 PL_SREG("gridid", U64, 30, 10, "")
 PL_SREG("is_explicit_cluster", PRED, 78, 90, "")
-PL_SREG("clusterid", U32, 78, 90, "xyz")
-PL_SREG("nclusterid", U32, 78, 90, "xyz")
-PL_SREG("cluster_ctaid", U32, 78, 90, "xyz")
-PL_SREG("cluster_nctaid", U32, 78, 90, "xyz")
+PL_SREG("clusterid", U32, 78, 90, "xyzw")
+PL_SREG("nclusterid", U32, 78, 90, "xyzw")
+PL_SREG("cluster_ctaid", U32, 78, 90, "xyzw")
+PL_SREG("cluster_nctaid", U32, 78, 90, "xyzw")
 PL_SREG("cluster_ctarank", U32, 78, 90, "")
 PL_SREG("cluster_nctarank", U32, 78, 90, "")
 PL_SREG("lanemask_eq", U32, 20, 20, "")
@@ -612,7 +614,31 @@ PL_FORM("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", "d[4]:f32, r[2]:b32,
 PL_FORM("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", "d[2]:b32, r[4]:b32, r[2]:b32, r[2]:b32", 70, 80, 0)
 PL_FORM("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16", "d[2]:b32, r[2]:b32, r[1]:b32, r[2]:b32", 65, 75, 0)
 PL_FORM("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "d[4]:f32, r[4]:b32, r[2]:b32, r[4]:f32", 70, 80, 0)
+PL_FORM("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", "d[2]:b64, r[1]:b64, r[1]:b64, r[2]:b64", 70, 80, 0)
 PL_FORM("mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.(.s8|.u8).(.s8|.u8).s32", "d[4]:s32, r[4]:b32, r[2]:b32, r[4]:s32", 70, 80, 0)
+/* wmma (sm_70 f16, sm_80 tf32): fragments of a warp-wide matrix; the a/b fragments of .f16 are 8
+** .b32 registers (f16 pairs), of .tf32 4; c/d are 8 .f32 or 4 .b32 (f16 pairs). An optional
+** stride (.u32) follows the address. ptxas also takes the shape before the layout and the state
+** space anywhere before the type (nvcc and hand writers use both orders); the forms list the
+** orders the corpus shows. */
+PL_SET(wmss, ".global|.shared|.shared::cta")
+PL_SET(wmlay, ".row|.col")
+PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.m16n16k16{$wmss}.f16", "d[8]:b32, m, a?:u32", 60, 70, 0)
+PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.(.m32n8k16|.m8n32k16){$wmss}.f16", "d[8]:b32, m, a?:u32", 61, 70, 0)
+PL_FORM("wmma.load.c.sync.aligned$wmlay.m16n16k16{$wmss}.f16", "d[4]:b32, m, a?:u32", 60, 70, 0)
+PL_FORM("wmma.load.c.sync.aligned$wmlay.m16n16k16{$wmss}.f32", "d[8]:f32, m, a?:u32", 60, 70, 0)
+PL_FORM("wmma.store.d.sync.aligned$wmlay.m16n16k16{$wmss}.f16", "m, r[4]:b32, a?:u32", 60, 70, 0)
+PL_FORM("wmma.store.d.sync.aligned$wmlay.m16n16k16{$wmss}.f32", "m, r[8]:f32, a?:u32", 60, 70, 0)
+PL_FORM("wmma.store.d.sync.aligned.m16n16k16{$wmss}$wmlay.f32", "m, r[8]:f32, a?:u32", 60, 70, 0)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f16.f16", "d[4]:b32, r[8]:b32, r[8]:b32, r[4]:b32", 60, 70, 0)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f32.f16", "d[8]:f32, r[8]:b32, r[8]:b32, r[4]:b32", 60, 70, 0)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f16.f32", "d[4]:b32, r[8]:b32, r[8]:b32, r[8]:f32", 60, 70, 0)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f32.f32", "d[8]:f32, r[8]:b32, r[8]:b32, r[8]:f32", 60, 70, 0)
+PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.m16n16k8{$wmss}.tf32", "d[4]:b32, m, a?:u32", 70, 80, 0)
+PL_FORM("wmma.load.c.sync.aligned$wmlay.m16n16k8{$wmss}.f32", "d[8]:f32, m, a?:u32", 70, 80, 0)
+PL_FORM("wmma.store.d.sync.aligned$wmlay.m16n16k8{$wmss}.f32", "m, r[8]:f32, a?:u32", 70, 80, 0)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k8.f32.tf32.tf32.f32", "d[8]:f32, r[4]:b32, r[4]:b32, r[8]:f32", 70, 80, 0)
+PL_FORM("wmma.mma.sync.aligned.m16n16k8$wmlay$wmlay.f32.tf32.tf32.f32", "d[8]:f32, r[4]:b32, r[4]:b32, r[8]:f32", 70, 80, 0)
 PL_FORM("ldmatrix.sync.aligned.m8n8.(.x1|.x2|.x4){.trans}{.shared|.shared::cta}.b16", "d[x]:b32, m", 65, 75, 0)
 PL_FORM("stmatrix.sync.aligned.m8n8.(.x1|.x2|.x4){.trans}{.shared|.shared::cta}.b16", "m, r[x]:b32", 78, 90, 0)
 PL_FORM("movmatrix.sync.aligned.m8n8.trans.b16", "d:b32, r:b32", 78, 75, 0)
@@ -667,6 +693,9 @@ PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.s8|.u8.u8)", 
 PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.s8|.u8.u8)", "d[n/2]:s32, r[4]:b32, a:b64, a:b32, i:s32, p", 82, 90, PLA_ARCH_A)
 PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.u8|.u8.s8)", "d[n/2]:s32, a:b64, a:b64, a:b32, i:s32, p", 84, 90, PLA_ARCH_A)
 PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.u8|.u8.s8)", "d[n/2]:s32, r[4]:b32, a:b64, a:b32, i:s32, p", 84, 90, PLA_ARCH_A)
+PL_SET(wgb1, ".m64n8k256|.m64n16k256|.m64n24k256|.m64n32k256|.m64n48k256|.m64n64k256|.m64n80k256|.m64n96k256|.m64n112k256|.m64n128k256|.m64n144k256|.m64n160k256|.m64n176k256|.m64n192k256|.m64n208k256|.m64n224k256|.m64n240k256|.m64n256k256")
+PL_FORM("wgmma.mma_async.sync.aligned$wgb1.s32.b1.b1.and.popc", "d[n/2]:s32, a:b64, a:b64, p", 80, 90, PLA_ARCH_A)
+PL_FORM("wgmma.mma_async.sync.aligned$wgb1.s32.b1.b1.and.popc", "d[n/2]:s32, r[4]:b32, a:b64, p", 80, 90, PLA_ARCH_A)
 /* mbarrier: a .b64 object in shared memory; state .b64, parity .u32, counts .u32. .release /
 ** .acquire with a scope from PTX 8.0 (sm_90), .relaxed from 8.6; a remote (.shared::cluster)
 ** arrive returns no state: its destination is the sink '_' */
@@ -688,15 +717,15 @@ PL_FORM("mbarrier.arrive_drop{.release.cta|.release.cluster}.shared::cluster.b64
 PL_FORM("mbarrier.arrive_drop.expect_tx{.release.cta|.release.cluster}{$mbsp}.b64", "d:b64_, m, a:u32", 80, 90, 0)
 PL_FORM("mbarrier.expect_tx{.relaxed.cta|.relaxed.cluster}{$mbsp|.shared::cluster}.b64", "m, a:u32", 80, 90, 0)
 PL_FORM("mbarrier.complete_tx{.relaxed.cta|.relaxed.cluster}{$mbsp|.shared::cluster}.b64", "m, a:u32", 80, 90, 0)
-PL_FORM("mbarrier.test_wait{$mbsp}.b64", "p, m, r:b64", 70, 80, 0)
+PL_FORM("mbarrier.test_wait{$mbsp}.b64", "p, m, a:b64", 70, 80, 0)
 PL_FORM("mbarrier.test_wait.parity{$mbsp}.b64", "p, m, a:u32", 71, 80, 0)
-PL_FORM("mbarrier.test_wait.acquire.(.cta|.cluster){$mbsp}.b64", "p, m, r:b64", 80, 90, 0)
+PL_FORM("mbarrier.test_wait.acquire.(.cta|.cluster){$mbsp}.b64", "p, m, a:b64", 80, 90, 0)
 PL_FORM("mbarrier.test_wait.parity.acquire.(.cta|.cluster){$mbsp}.b64", "p, m, a:u32", 80, 90, 0)
-PL_FORM("mbarrier.try_wait{$mbsp}.b64", "p, m, r:b64, a?:u32", 78, 90, 0)
+PL_FORM("mbarrier.try_wait{$mbsp}.b64", "p, m, a:b64, a?:u32", 78, 90, 0)
 PL_FORM("mbarrier.try_wait.parity{$mbsp}.b64", "p, m, a:u32, a?:u32", 78, 90, 0)
-PL_FORM("mbarrier.try_wait.acquire.(.cta|.cluster){$mbsp}.b64", "p, m, r:b64, a?:u32", 80, 90, 0)
+PL_FORM("mbarrier.try_wait.acquire.(.cta|.cluster){$mbsp}.b64", "p, m, a:b64, a?:u32", 80, 90, 0)
 PL_FORM("mbarrier.try_wait.parity.acquire.(.cta|.cluster){$mbsp}.b64", "p, m, a:u32, a?:u32", 80, 90, 0)
-PL_FORM("mbarrier.pending_count.b64", "d:u32, r:b64", 70, 80, 0)
+PL_FORM("mbarrier.pending_count.b64", "d:u32, a:b64", 70, 80, 0)
 PL_FORM("cp.async.mbarrier.arrive{.noinc}{$mbsp}.b64", "m", 70, 80, 0)
 /* bulk copies (sm_90): g2s completes on an mbarrier, s2g on a bulk group; sizes in bytes (.u32) */
 PL_FORM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint}",
@@ -743,6 +772,48 @@ PL_FORM("tensormap.replace.tile.global_stride$tmsp.b1024.b64", "m, i:b32, a:b64"
 PL_FORM("tensormap.replace.tile.(.elemtype|.interleave_layout|.swizzle_mode|.fill_mode)$tmsp.b1024.b32", "m, i:b32", 83, 90, PLA_ARCH_A)
 /* copy a tensor map from shared to global memory with the fence that makes the tensormap proxy see it */
 PL_FORM("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release(.cta|.cluster|.gpu|.sys).sync.aligned", "m, m, i:u32", 83, 90, 0)
+/* tcgen05 (sm_100 family, PTX 8.6): tensor memory and the 5th-generation tensor core. Tensor-memory
+** addresses are .b32 registers in brackets ([%r1]); tcgen05.alloc writes the allocated address to
+** shared memory; descriptors are .b64, the instruction descriptor .b32. A kernel uses one
+** .cta_group throughout (ptxas checks that per function). ptxas 13 takes the family forms on
+** sm_100a/f and sm_103a/f (and sm_110a/f from PTX 9.0, a family this table does not model), .kind::i8
+** and tcgen05.shift only on the arch-specific targets. .kind::f16/.tf32 take an optional immediate
+** scale-input-d; .kind::i8 an optional sixth predicate that ptxas takes though the ISA lists none. tcgen05.ld/st: .32x32b, .16x64b and
+** .16x32bx2 move N registers for .xN, .16x128b 2N, .16x256b 4N; .16x32bx2 adds an immediate offset. */
+PL_SET(tccg, ".cta_group::1|.cta_group::2")
+PL_SET(tckind, ".kind::f16|.kind::tf32|.kind::f8f6f4")
+PL_SET(tcx128, ".x1|.x2|.x4|.x8|.x16|.x32|.x64|.x128")
+PL_SET(tcx64, ".x1|.x2|.x4|.x8|.x16|.x32|.x64")
+PL_SET(tcx32, ".x1|.x2|.x4|.x8|.x16|.x32")
+PL_FORM("tcgen05.alloc$tccg.sync.aligned{.shared::cta}.b32", "m, a:u32", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.dealloc$tccg.sync.aligned.b32", "a:b32, a:u32", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.relinquish_alloc_permit$tccg.sync.aligned", "", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.mma$tccg.(.kind::f16|.kind::tf32)", "m, a:b64, a:b64, a:b32, p, i?:u32", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.mma$tccg.(.kind::f16|.kind::tf32)", "m, m, a:b64, a:b32, p, i?:u32", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.mma$tccg.kind::f8f6f4", "m, a:b64, a:b64, a:b32, p", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.mma$tccg.kind::f8f6f4", "m, m, a:b64, a:b32, p", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.mma$tccg.kind::i8", "m, a:b64, a:b64, a:b32, p, p?", 86, 100, PLA_ARCH_A)
+PL_FORM("tcgen05.mma$tccg.kind::i8", "m, m, a:b64, a:b32, p, p?", 86, 100, PLA_ARCH_A)
+PL_FORM("tcgen05.mma.ws.cta_group::1$tckind", "m, a:b64, a:b64, a:b32, p", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.mma.ws.cta_group::1$tckind", "m, m, a:b64, a:b32, p", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.mma.ws.cta_group::1.kind::i8", "m, a:b64, a:b64, a:b32, p", 86, 100, PLA_ARCH_A)
+PL_FORM("tcgen05.mma.ws.cta_group::1.kind::i8", "m, m, a:b64, a:b32, p", 86, 100, PLA_ARCH_A)
+PL_FORM("tcgen05.commit$tccg.mbarrier::arrive::one{.shared::cluster}.b64", "m", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.commit$tccg.mbarrier::arrive::one{.shared::cluster}.multicast::cluster.b64", "m, a:b16", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.ld.sync.aligned.(.32x32b|.16x64b)$tcx128{.pack::16b}.b32", "d[x]:b32, m", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.ld.sync.aligned.16x128b$tcx64{.pack::16b}.b32", "d[x*2]:b32, m", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.ld.sync.aligned.16x256b$tcx32{.pack::16b}.b32", "d[x*4]:b32, m", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.ld.sync.aligned.16x32bx2$tcx128{.pack::16b}.b32", "d[x]:b32, m, i:u32", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.st.sync.aligned.(.32x32b|.16x64b)$tcx128{.unpack::16b}.b32", "m, r[x]:b32", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.st.sync.aligned.16x128b$tcx64{.unpack::16b}.b32", "m, r[x*2]:b32", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.st.sync.aligned.16x256b$tcx32{.unpack::16b}.b32", "m, r[x*4]:b32", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.st.sync.aligned.16x32bx2$tcx128{.unpack::16b}.b32", "m, i:u32, r[x]:b32", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.wait::ld.sync.aligned", "", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.wait::st.sync.aligned", "", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.fence::before_thread_sync", "", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.fence::after_thread_sync", "", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.cp$tccg.(.128x256b|.4x256b|.128x128b|.64x128b.warpx2::02_13|.64x128b.warpx2::01_23|.32x128b.warpx4)", "m, a:b64", 86, 100, PLA_FAMILY_A)
+PL_FORM("tcgen05.shift$tccg.down", "m", 86, 100, PLA_ARCH_A)
 /* clusters, elections, dependent grids, register budgets */
 PL_FORM("mapa{.shared::cluster}.(.u32|.u64)", "d, A, a:u32", 78, 90, 0)
 PL_FORM("getctarank{.shared::cluster}.(.u32|.u64)", "d:u32, A", 78, 90, 0)

@@ -16,6 +16,7 @@
 
 #define MOD_MT "ptxlua.module"
 #define MAXARGS 64
+#define OPBUF_N 1024
 
 /* DSL operand kinds: t[0] of an operand table is a register id (> 0), or minus one of these;
 ** a plain list (t[0] == nil) is a vector */
@@ -31,7 +32,7 @@ typedef struct LMod {
   int maxptx;                /* highest PTX version an instruction needs */
   int maxptx_line; uint32_t maxptx_file; uint32_t maxptx_opc;
   PLU_VEC(labelinfo) labels; /* indexed by label string id */
-  const char *lastsrc; uint32_t lastfile;
+  uint32_t serial;           /* this module's number within its Shared (fc[].mod) */
   plU_buf msg;
   uint64_t ninsn;
   uint8_t *tgt_ok;           /* opcode id -> 1 once its form was checked against the target */
@@ -48,8 +49,13 @@ typedef struct Shared {
   char prefix[8][512]; int nprefix;
   /* function -> "is it the library's?" (and its chunk name); the functions are kept alive in a
   ** registry table while cached, so a pointer can never be reused by another function */
-  struct { const void *fn; const char *source; int internal; } fc[64];
+  struct { const void *fn; const char *source; int internal; uint32_t mod, file; } fc[64];
   int fc_ref;
+  uint32_t nmod;              /* serial numbers of the modules made here (LMod.serial) */
+  /* operands pre-read by the DSL (init.lua, through the FFI) for core.emitv: opbuf[0] operands
+  ** described, then for each: 0 (convert the Lua value), 1 id (a register), 2 n id... (a vector
+  ** of n registers) */
+  uint32_t opbuf[OPBUF_N];
 } Shared;
 
 static Shared *shared(lua_State *L) { return (Shared *)lua_touserdata(L, lua_upvalueindex(1)); }
@@ -60,10 +66,12 @@ static int internal_src(Shared *S, const char *src) {
   return 0;
 }
 
-/* the user's frame: first Lua frame whose source is not the library */
+/* the user's frame: first Lua frame whose source is not the library; its slot in S->fc, or -1.
+** One lua_getinfo per frame ("fl": the function, for the cache, and its current line); a function
+** seen before is classified (and its chunk name known) from the cache. */
 static int user_frame_from(lua_State *L, Shared *S, lua_Debug *ar, int lvl0) {
   for (int lvl = lvl0; lua_getstack(L, lvl, ar); lvl++) {
-    if (!lua_getinfo(L, "f", ar)) break;
+    if (!lua_getinfo(L, "fl", ar)) break;
     const void *fn = lua_topointer(L, -1);
     unsigned slot = (unsigned)(((uintptr_t)fn >> 4) ^ ((uintptr_t)fn >> 10)) & 63u;
     if (S->fc[slot].fn != fn) {
@@ -71,38 +79,41 @@ static int user_frame_from(lua_State *L, Shared *S, lua_Debug *ar, int lvl0) {
       S->fc[slot].fn = fn;
       S->fc[slot].source = ar->source;
       S->fc[slot].internal = ar->source == NULL || ar->source[0] == '=' || internal_src(S, ar->source);
+      S->fc[slot].mod = 0;
       lua_rawgeti(L, LUA_REGISTRYINDEX, S->fc_ref);
       lua_pushvalue(L, -2);
       lua_rawseti(L, -2, (int)slot + 1);
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    if (S->fc[slot].internal) continue;
-    if (!lua_getinfo(L, "l", ar) || ar->currentline <= 0) continue;
+    if (S->fc[slot].internal || ar->currentline <= 0) continue;
     ar->source = S->fc[slot].source;
-    return 1;
+    return (int)slot;
   }
-  return 0;
+  return -1;
 }
 
 static const char *srcname(const char *source) { return source[0] == '@' ? source + 1 : source; }
 
-static int user_frame(lua_State *L, Shared *S, lua_Debug *ar) { return user_frame_from(L, S, ar, 1); }
+static int user_frame(lua_State *L, Shared *S, lua_Debug *ar) { return user_frame_from(L, S, ar, 1) >= 0; }
 
 /* the anchor, searched from stack level lvl0 (core.emit's caller is always the library's own
-** chain or emit function, so the fast path starts one level up) */
+** chain or emit function, so the fast path starts one level up). The chunk name's string id in
+** this module is cached beside the function (the cache keeps the function, so its name, alive). */
 static void anchor_from(lua_State *L, LMod *M, uint32_t *file, uint32_t *line, int lvl0);
 static void anchor(lua_State *L, LMod *M, uint32_t *file, uint32_t *line) { anchor_from(L, M, file, line, 1); }
 static void anchor_from(lua_State *L, LMod *M, uint32_t *file, uint32_t *line, int lvl0) {
   lua_Debug ar;
+  Shared *S = shared(L);
   *file = 0; *line = 0;
-  if (!user_frame_from(L, shared(L), &ar, lvl0)) return;
-  if (ar.source != M->lastsrc || strcmp(srcname(ar.source), plI_cstr(M->m, M->lastfile)) != 0) {
+  int slot = user_frame_from(L, S, &ar, lvl0);
+  if (slot < 0) return;
+  if (S->fc[slot].mod != M->serial || !M->serial) {
     const char *s = srcname(ar.source);
-    M->lastfile = plU_intern(&M->m->strs, s, strlen(s));
-    M->lastsrc = ar.source;
+    S->fc[slot].file = plU_intern(&M->m->strs, s, strlen(s));
+    S->fc[slot].mod = S->fc[slot].file ? M->serial : 0;
   }
-  *file = M->lastfile; *line = (uint32_t)ar.currentline;
+  *file = S->fc[slot].file; *line = (uint32_t)ar.currentline;
 }
 
 static int raise_at(lua_State *L, LMod *M, uint32_t file, uint32_t line, const char *msg) {
@@ -165,6 +176,7 @@ static int l_module(lua_State *L) {
   if (!M->m) return luaL_error(L, "out of memory");
   M->m->target = plI_str(M->m, target);
   M->S = S;
+  M->serial = ++S->nmod;
   M->m->version = plA_target_min_version(&M->tgt);
   M->maxptx = M->m->version;
   return 1;
@@ -188,6 +200,7 @@ static int l_parse(lua_State *L) {
   if (!M->m) { lua_pushnil(L); lua_pushstring(L, plU_buf_cstr(&err)); plU_buf_free(&err); return 2; }
   plU_buf_free(&err);
   M->S = S;
+  M->serial = ++S->nmod;
   plA_target_parse(plI_cstr(M->m, M->m->target), &M->tgt);
   M->maxptx = M->m->version;
   return 1;
@@ -440,10 +453,61 @@ static int cdata_imm(lua_State *L, int idx, plI_opnd *o) {
 
 static void convert(lua_State *L, LMod *M, int idx, int t, int opi, const char *opc, plI_opnd *o, int depth);
 
-static void convert_table(lua_State *L, LMod *M, int idx, int t, int opi, const char *opc, plI_opnd *o, int depth) {
-  lua_rawgeti(L, idx, 0);
-  lua_Number kv = lua_tonumber(L, -1);
-  lua_pop(L, 1);
+/* a list at idx ({a, b, ...}, or (a, b, ...) when paren): a vector operand. A list of registers
+** only (the common case: mma fragments, ld.v4 destinations) is recorded compactly, its ids in
+** m->vregs (PLOF_REGS); any other element makes it a list of operand records. */
+static void vector_operand(lua_State *L, LMod *M, int idx, int t, int opi, const char *opc, plI_opnd *o, int paren, int depth,
+                           const plA_res *r, int nops) {  /* r: t is r's type of operand opi (of nops), found when needed */
+  int n = (int)lua_objlen(L, idx);
+  if (n < 0 || (paren ? (n > 128 || depth > 0) : (n < 1 || n > 128 || depth > 0)))
+    raise_here(L, M, paren ? "a parenthesized list must hold at most 128 elements" : "a vector operand must hold 1 to 128 elements"); /* wgmma n256: 128 */
+  plI_module *m = M->m;
+  uint32_t ids[128];
+  int k = 0, top0 = lua_gettop(L);
+  for (; k < n; k++) {  /* registers: the element, its [0], one check */
+    lua_rawgeti(L, idx, k + 1);
+    if (lua_type(L, -1) != LUA_TTABLE) break;
+    lua_rawgeti(L, -1, 0);
+    lua_Number ev = lua_tonumber(L, -1);
+    if (!(ev > 0)) { lua_pop(L, 1); break; }
+    lua_pop(L, 2);
+    uint32_t id = (uint32_t)ev;
+    if (id == 0 || id > m->regs.n || m->regs.p[id - 1].func != (uint32_t)M->func) id = regid_of(L, M, ev, opi);
+    ids[k] = id;
+  }
+  memset(o, 0, sizeof *o);
+  o->kind = PLO_VEC; o->n = (uint16_t)n;
+  if (paren) o->flags |= PLOF_PAREN;
+  if (k == n) {
+    if (m->vregs.n + (uint32_t)n > m->vregs.cap &&
+        !plU_vec_grow((void **)&m->vregs.p, &m->vregs.cap, m->vregs.n + (uint32_t)n, sizeof *m->vregs.p))
+      luaL_error(L, "out of memory");
+    o->flags |= PLOF_REGS;
+    o->id = m->vregs.n;
+    if (n) memcpy(m->vregs.p + m->vregs.n, ids, (size_t)n * sizeof ids[0]);
+    m->vregs.n += (uint32_t)n;
+    return;
+  }
+  /* element k (on the stack top) is no register: operand records for all */
+  if (r) t = opi - 1 < r->nops ? plA_optype_n(r, opi - 1, nops) : PLT_NONE;
+  plI_opnd e[128];
+  memset(e, 0, (size_t)n * sizeof e[0]);
+  for (int j = 0; j < k; j++) { e[j].kind = PLO_REG; e[j].id = ids[j]; }
+  for (; k < n; k++) {
+    if (lua_gettop(L) == top0) lua_rawgeti(L, idx, k + 1);
+    convert(L, M, top0 + 1, t, opi, opc, &e[k], depth + 1);
+    lua_settop(L, top0);
+  }
+  if (m->opnds.n + (uint32_t)n > m->opnds.cap &&
+      !plU_vec_grow((void **)&m->opnds.p, &m->opnds.cap, m->opnds.n + (uint32_t)n, sizeof *m->opnds.p))
+    luaL_error(L, "out of memory");
+  o->id = m->opnds.n;
+  memcpy(m->opnds.p + m->opnds.n, e, (size_t)n * sizeof e[0]);
+  m->opnds.n += (uint32_t)n;
+}
+
+/* the operand table at idx, whose [0] is kv */
+static void convert_table(lua_State *L, LMod *M, int idx, lua_Number kv, int t, int opi, const char *opc, plI_opnd *o, int depth) {
   memset(o, 0, sizeof *o);
   if (kv > 0) { o->kind = PLO_REG; o->id = regid_of(L, M, kv, opi); return; }
   int kind = (int)-kv;
@@ -565,39 +629,9 @@ static void convert_table(lua_State *L, LMod *M, int idx, int t, int opi, const 
     return;
   }
   case K_PAREN:  /* {[0]=K_PAREN, a, b, ...}: a parenthesized list (call), possibly empty */
-  case 0: {  /* a plain list: a vector operand */
-    int n = (int)lua_objlen(L, idx), paren = kind == K_PAREN;
-    if (paren ? (n > 128 || depth > 0) : (n < 1 || n > 128 || depth > 0))
-      raise_here(L, M, paren ? "a parenthesized list must hold at most 128 elements" : "a vector operand must hold 1 to 128 elements"); /* wgmma n256: 128 */
-    plI_opnd e[128];
-    for (int k = 0; k < n; k++) {
-      lua_rawgeti(L, idx, k + 1);
-      int top = lua_gettop(L);
-      if (lua_type(L, top) == LUA_TTABLE) {  /* the common case, a register: one lookup */
-        lua_rawgeti(L, top, 0);
-        lua_Number ev = lua_tonumber(L, -1);
-        if (ev > 0) {
-          lua_settop(L, top - 1);
-          memset(&e[k], 0, sizeof e[k]);
-          e[k].kind = PLO_REG; e[k].id = regid_of(L, M, ev, opi);
-          continue;
-        }
-        lua_pop(L, 1);
-      }
-      convert(L, M, top, t, opi, opc, &e[k], depth + 1);
-      lua_settop(L, top - 1);
-    }
-    plI_module *m = M->m;
-    if (m->opnds.n + (uint32_t)n > m->opnds.cap &&
-        !plU_vec_grow((void **)&m->opnds.p, &m->opnds.cap, m->opnds.n + (uint32_t)n, sizeof *m->opnds.p))
-      luaL_error(L, "out of memory");
-    o->kind = PLO_VEC; o->n = (uint16_t)n;
-    if (paren) o->flags |= PLOF_PAREN;
-    o->id = m->opnds.n;
-    memcpy(m->opnds.p + m->opnds.n, e, (size_t)n * sizeof e[0]);
-    m->opnds.n += (uint32_t)n;
+  case 0:        /* a plain list: a vector operand */
+    vector_operand(L, M, idx, t, opi, opc, o, kind == K_PAREN, depth, NULL, 0);
     return;
-  }
   default:
     lua_pushfstring(L, "operand %d of '%s': unknown operand object", opi, opc);
     raise_here(L, M, lua_tostring(L, -1));
@@ -607,7 +641,13 @@ static void convert_table(lua_State *L, LMod *M, int idx, int t, int opi, const 
 static void convert(lua_State *L, LMod *M, int idx, int t, int opi, const char *opc, plI_opnd *o, int depth) {
   memset(o, 0, sizeof *o);
   switch (lua_type(L, idx)) {
-  case LUA_TTABLE: convert_table(L, M, idx, t, opi, opc, o, depth); return;
+  case LUA_TTABLE: {
+    lua_rawgeti(L, idx, 0);
+    lua_Number kv = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    convert_table(L, M, idx, kv, t, opi, opc, o, depth);
+    return;
+  }
   case LUA_TNUMBER: number_imm(L, M, lua_tonumber(L, idx), t, opi, opc, o); return;
   case 10: /* LuaJIT cdata */
     if (!cdata_imm(L, idx, o)) raise_here(L, M, "bad 64-bit immediate");
@@ -621,10 +661,21 @@ static void convert(lua_State *L, LMod *M, int idx, int t, int opi, const char *
 /* ---- instructions ----------------------------------------------------------------------------- */
 static uint64_t mix(uint64_t h, uint64_t v) { h ^= v; h *= 1099511628211ull; return h; }
 
-static uint64_t opsig(LMod *M, const plI_opnd *o, uint64_t h) {
+static uint64_t opsig_rec(LMod *M, const plI_opnd *o, uint64_t h);
+/* registers and register vectors (the common operands) inline, the rest through opsig_rec */
+static inline uint64_t opsig(LMod *M, const plI_opnd *o, uint64_t h) {
   h = mix(h, (uint64_t)o->kind | (uint64_t)o->flags << 8 | (uint64_t)o->n << 16);
+  const plI_reg *regs = M->m->regs.p;
+  if (o->kind == PLO_REG) return mix(h, regs[o->id - 1].type);
+  if (o->kind == PLO_VEC && (o->flags & PLOF_REGS)) {  /* kind, flags and length above; the types */
+    const uint32_t *id = M->m->vregs.p + o->id;
+    for (uint16_t j = 0; j < o->n; j++) h = mix(h, regs[id[j] - 1].type);
+    return h;
+  }
+  return opsig_rec(M, o, h);
+}
+static uint64_t opsig_rec(LMod *M, const plI_opnd *o, uint64_t h) {
   switch (o->kind) {
-  case PLO_REG: return mix(h, M->m->regs.p[o->id - 1].type);
   case PLO_ADDR: return (o->flags & PLOF_BASE_REG) ? mix(h, M->m->regs.p[o->id - 1].type) : h;
   case PLO_VEC: case PLO_PAIR: case PLO_TADDR:
     for (uint16_t j = 0; j < (o->kind == PLO_PAIR ? 2 : o->kind == PLO_TADDR ? o->n + 1 : o->n); j++) h = opsig(M, &M->m->opnds.p[o->id + j], h);
@@ -633,7 +684,13 @@ static uint64_t opsig(LMod *M, const plI_opnd *o, uint64_t h) {
   }
 }
 
-static int emit(lua_State *L, LMod *M, int base, int lvl0) {
+/* a register id as the DSL read it (core.emitv): the slow path's checks and messages when bad */
+static inline uint32_t regid_pre(lua_State *L, LMod *M, uint32_t id, int opi) {
+  if (id == 0 || id > M->m->regs.n || M->m->regs.p[id - 1].func != (uint32_t)M->func) return regid_of(L, M, (lua_Number)id, opi);
+  return id;
+}
+
+static int emit(lua_State *L, LMod *M, int base, int lvl0, const uint32_t *pre) {
   int n = lua_gettop(L) - base;
   uint32_t opc = (uint32_t)lua_tointeger(L, base);
   Shared *S = M->S;
@@ -666,17 +723,54 @@ static int emit(lua_State *L, LMod *M, int base, int lvl0) {
   }
   if (n > MAXARGS) raise_here(L, M, "too many operands");
   plI_opnd ops[MAXARGS];
+  uint32_t npre = pre ? pre[0] : 0, p = 1;  /* operands the DSL read already, and where they are */
   for (int i = 0; i < n; i++) {
     int idx = base + 1 + i;
-    if (lua_type(L, idx) == LUA_TTABLE) {  /* a register needs no expected type: one lookup */
-      lua_rawgeti(L, idx, 0);
-      lua_Number kv = lua_tonumber(L, -1);
-      lua_pop(L, 1);
-      if (kv > 0) {
+    if ((uint32_t)i < npre && p + 2 < OPBUF_N) {
+      uint32_t tag = pre[p];
+      if (tag == 1) {  /* a register */
         memset(&ops[i], 0, sizeof ops[i]);
-        ops[i].kind = PLO_REG; ops[i].id = regid_of(L, M, kv, i + 1);
+        ops[i].kind = PLO_REG; ops[i].id = regid_pre(L, M, pre[p + 1], i + 1);
+        p += 2;
         continue;
       }
+      uint32_t c = pre[p + 1];
+      if (tag == 2 && c >= 1 && c <= 128 && p + 2 + c <= OPBUF_N) {  /* a vector of registers */
+        plI_module *m = M->m;
+        const uint32_t *ids = pre + p + 2;
+        for (uint32_t k = 0; k < c; k++) (void)regid_pre(L, M, ids[k], i + 1);
+        if (m->vregs.n + c > m->vregs.cap &&
+            !plU_vec_grow((void **)&m->vregs.p, &m->vregs.cap, m->vregs.n + c, sizeof *m->vregs.p))
+          return luaL_error(L, "out of memory");
+        memset(&ops[i], 0, sizeof ops[i]);
+        ops[i].kind = PLO_VEC; ops[i].flags = PLOF_REGS; ops[i].n = (uint16_t)c; ops[i].id = m->vregs.n;
+        memcpy(m->vregs.p + m->vregs.n, ids, c * sizeof *ids);
+        m->vregs.n += c;
+        p += 2 + c;
+        continue;
+      }
+      npre = 0;  /* anything else: this operand and the rest from their Lua values */
+    }
+    if (lua_type(L, idx) == LUA_TTABLE) {  /* registers, vectors of them, addresses: no expected type */
+      lua_rawgeti(L, idx, 0);
+      lua_Number kv = lua_tonumber(L, -1);
+      int list = kv == 0 && lua_type(L, -1) == LUA_TNIL;
+      lua_pop(L, 1);
+      if (kv > 0) {
+        uint32_t id = (uint32_t)kv;
+        if (id == 0 || id > M->m->regs.n || M->m->regs.p[id - 1].func != (uint32_t)M->func) id = regid_of(L, M, kv, i + 1);
+        memset(&ops[i], 0, sizeof ops[i]);
+        ops[i].kind = PLO_REG; ops[i].id = id;
+        continue;
+      }
+      if (list) { vector_operand(L, M, idx, PLT_NONE, i + 1, otext, &ops[i], 0, 0, r, n); continue; }
+      int k = (int)-kv;  /* kinds whose conversion does not look at the expected type */
+      if (!list && (k == K_ADDR || k == K_SYM || k == K_LABEL || k == K_SREG || k == K_SINK) && kv == -(lua_Number)k) {
+        convert_table(L, M, idx, kv, PLT_NONE, i + 1, otext, &ops[i], 0);
+        continue;
+      }
+      convert_table(L, M, idx, kv, i < r->nops ? plA_optype_n(r, i, n) : PLT_NONE, i + 1, otext, &ops[i], 0);
+      continue;
     }
     convert(L, M, idx, i < r->nops ? plA_optype_n(r, i, n) : PLT_NONE, i + 1, otext, &ops[i], 0);
   }
@@ -709,7 +803,7 @@ static int emit(lua_State *L, LMod *M, int base, int lvl0) {
 static int l_emit(lua_State *L) {  /* m:emit(opcode id, operands...) */
   LMod *M = checkmod(L, 1);
   luaL_checkinteger(L, 2);
-  return emit(L, M, 2, 1);
+  return emit(L, M, 2, 1, NULL);
 }
 
 /* core.emit(opcode id, operands...): into the module made current by m:activate() -- the fast path */
@@ -720,7 +814,34 @@ static int l_cemit(lua_State *L) {
     if (user_frame(L, shared(L), &ar)) return luaL_error(L, "%s:%d: error: no kernel is being traced (instructions go inside a kernel body)", srcname(ar.source), ar.currentline);
     return luaL_error(L, "error: no kernel is being traced");
   }
-  return emit(L, M, 1, 2);  /* level 1 is init.lua's chain call or emit(): never the user's */
+  return emit(L, M, 1, 2, NULL);  /* level 1 is init.lua's chain call or emit(): never the user's */
+}
+
+/* core.emitv(opcode id, operands...): core.emit, with the operands the DSL already read into the
+** operand buffer (core.opbuf) taken from there; the buffer is consumed (emptied) by the call */
+static int l_cemitv(lua_State *L) {
+  Shared *S = shared(L);
+  uint32_t pre[OPBUF_N];
+  uint32_t np = S->opbuf[0];
+  S->opbuf[0] = 0;
+  if (!S->cur || np == 0) return l_cemit(L);
+  /* a copy: converting the other operands may run Lua (tostring of a cdata) that refills the buffer */
+  uint32_t len = 1;
+  for (uint32_t i = 0; i < np && len + 2 <= OPBUF_N; i++) {
+    uint32_t tag = S->opbuf[len];
+    len += tag == 1 ? 2 : tag == 2 && S->opbuf[len + 1] <= 128 ? 2 + S->opbuf[len + 1] : 1;
+  }
+  if (len > OPBUF_N) len = OPBUF_N;
+  memcpy(pre, S->opbuf, len * sizeof pre[0]);
+  pre[0] = np;
+  return emit(L, S->cur, 1, 2, pre);  /* level 1: init.lua's emit_id (tail-called: no frame of its caller) */
+}
+
+static int l_opbuf(lua_State *L) {  /* core.opbuf() -> the operand buffer (light userdata), its size in words */
+  Shared *S = shared(L);
+  lua_pushlightuserdata(L, S->opbuf);
+  lua_pushinteger(L, OPBUF_N);
+  return 2;
 }
 
 static int l_activate(lua_State *L) {  /* m:activate() / m:activate(false) */
@@ -839,7 +960,7 @@ static int l_stats(lua_State *L) {
   lua_pushnumber(L, (lua_Number)M->m->regs.n); lua_setfield(L, -2, "registers");
   lua_pushnumber(L, (lua_Number)M->m->opnds.n); lua_setfield(L, -2, "operands");
   lua_pushnumber(L, (lua_Number)M->m->funcs.n); lua_setfield(L, -2, "functions");
-  size_t bytes = M->m->opnds.cap * sizeof(plI_opnd) + M->m->regs.cap * sizeof(plI_reg);
+  size_t bytes = M->m->opnds.cap * sizeof(plI_opnd) + M->m->vregs.cap * sizeof(uint32_t) + M->m->regs.cap * sizeof(plI_reg);
   for (uint32_t i = 0; i < M->m->funcs.n; i++) bytes += M->m->funcs.p[i].stmts.cap * sizeof(plI_stmt);
   lua_pushnumber(L, (lua_Number)bytes); lua_setfield(L, -2, "ir_bytes");
   return 1;
@@ -961,7 +1082,7 @@ static const luaL_Reg mod_methods[] = {
 };
 static const luaL_Reg core_funcs[] = {
   {"module", l_module}, {"parse", l_parse}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode}, {"forms", l_forms},
-  {"internal_source", l_internal}, {"target", l_target_info}, {"emit", l_cemit}, {"sreg", l_sreg}, {NULL, NULL}
+  {"internal_source", l_internal}, {"target", l_target_info}, {"emit", l_cemit}, {"emitv", l_cemitv}, {"opbuf", l_opbuf}, {"sreg", l_sreg}, {NULL, NULL}
 };
 
 static void setfuncs(lua_State *L, const luaL_Reg *r) {  /* each with the Shared upvalue (at -2) */

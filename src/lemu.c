@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include "emu_impl.h"
 #include "engine.h"
+#include "runtime.h"
+#include "smem.h"
 
 #define MEM_MT "ptxlua.emu_mem"
 #define EMU_MT "ptxlua.emu"
@@ -343,6 +345,64 @@ static int l_emu_launch(lua_State *L) {  /* emu:launch(grid, block, dynamic smem
   return result(L, E->e);
 }
 
+/* emu:cluster({x, y, z} | nil) -> true | nil, err (after launch: nil keeps the kernel's default) */
+static int l_emu_cluster(lua_State *L) {
+  LEmu *E = checkemu(L, 1);
+  if (lua_isnoneornil(L, 2)) { plX_set_cluster(E->e, NULL); return result(L, E->e); }
+  uint32_t c[3];
+  dim3(L, 2, c);
+  plX_set_cluster(E->e, c);
+  return result(L, E->e);
+}
+
+static int u64list(lua_State *L, int i, uint64_t *out, int max, const char *what) {
+  if (lua_isnoneornil(L, i)) return 0;
+  luaL_checktype(L, i, LUA_TTABLE);
+  int n = (int)lua_objlen(L, i);
+  if (n > max) return luaL_error(L, "tensor map: more than %d %s", max, what);
+  for (int k = 0; k < n; k++) {
+    lua_rawgeti(L, i, k + 1);
+    lua_Number v = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    if (v < 0 || v != floor(v) || v > 18446744073709551615.0) return luaL_error(L, "tensor map: %s[%d] must be a non-negative integer", what, k + 1);
+    out[k] = (uint64_t)v;
+  }
+  return n;
+}
+
+/* mem:tensormap(dtype, addr, dims, strides (rank-1, bytes), box, element_strides|nil, swizzle) -> 128 bytes | nil, err */
+static int l_mem_tensormap(lua_State *L) {
+  LMem *M = checkmem(L, 1);
+  int dt = plR_tensormap_dtype(luaL_checkstring(L, 2));
+  if (dt < 0) { lua_pushnil(L); lua_pushfstring(L, "tensor map: element type '%s' (u8 .. f64, bf16, tf32)", lua_tostring(L, 2)); return 2; }
+  uint64_t addr = (uint64_t)luaL_checknumber(L, 3);
+  uint64_t dims[5], strides[5], box64[5], es64[5] = {1, 1, 1, 1, 1};
+  int rank = u64list(L, 4, dims, 5, "dims");
+  int ns = u64list(L, 5, strides, 4, "strides");
+  int nb = u64list(L, 6, box64, 5, "box sizes");
+  int ne = lua_isnoneornil(L, 7) ? rank : u64list(L, 7, es64, 5, "element strides");
+  int sw = plSm_swizzle_parse(luaL_optstring(L, 8, "none"));
+  if (sw < 0) { lua_pushnil(L); lua_pushfstring(L, "tensor map: swizzle '%s' (none, 32B, 64B, 128B)", lua_tostring(L, 8)); return 2; }
+  if (rank < 1 || ns != rank - 1 || nb != rank || ne != rank) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "tensor map: %d dims need %d strides, %d box sizes and %d element strides (got %d, %d, %d)", rank, rank > 0 ? rank - 1 : 0,
+                    rank, rank, ns, nb, ne);
+    return 2;
+  }
+  uint32_t box[5], es[5];
+  for (int i = 0; i < rank; i++) {
+    box[i] = box64[i] > 0xffffffffu ? 0xffffffffu : (uint32_t)box64[i];
+    es[i] = es64[i] > 0xffffffffu ? 0xffffffffu : (uint32_t)es64[i];
+  }
+  uint8_t out[128];
+  char err[256];
+  if (plX_tensormap(M->m, out, dt, rank, addr, dims, strides, box, es, sw, err, sizeof err)) {
+    lua_pushnil(L); lua_pushstring(L, err); return 2;
+  }
+  lua_pushlstring(L, (const char *)out, 128);
+  return 1;
+}
+
 static int l_emu_options(lua_State *L) {  /* emu:options{uninit_regs=, uninit_shared=, races=, limit=, trace={cta, thread}} */
   LEmu *E = checkemu(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -395,12 +455,12 @@ static int l_emu_trace(lua_State *L) {
 static const luaL_Reg mem_methods[] = {
   {"alloc", l_mem_alloc}, {"free", l_mem_free}, {"write", l_mem_write}, {"read", l_mem_read},
   {"size", l_mem_size}, {"bytes", l_mem_bytes}, {"fill_random", l_mem_random}, {"stats", l_mem_stats},
-  {"hash", l_mem_hash}, {NULL, NULL}
+  {"hash", l_mem_hash}, {"tensormap", l_mem_tensormap}, {NULL, NULL}
 };
 static const luaL_Reg emu_methods[] = {
   {"params", l_emu_params}, {"set_param", l_emu_set_param}, {"launch", l_emu_launch}, {"options", l_emu_options},
   {"run", l_emu_run}, {"error", l_emu_error}, {"clear", l_emu_clear}, {"stats", l_emu_stats},
-  {"trace_text", l_emu_trace}, {NULL, NULL}
+  {"trace_text", l_emu_trace}, {"cluster", l_emu_cluster}, {NULL, NULL}
 };
 
 static void newmt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc) {

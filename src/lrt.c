@@ -190,6 +190,28 @@ static int l_dtoh(lua_State *L) {
   free(buf);
   return 1;
 }
+/* host memory by address (LuaJIT ffi buffers: tonumber(ffi.cast("uintptr_t", p))), no Lua string:
+** core.cuda_htod_ptr(dst, host, n), core.cuda_dtoh_ptr(host, src, n), core.cuda_dtod(dst, src, n) */
+static void *hostptr(lua_State *L, int i) {
+  lua_Number v = luaL_checknumber(L, i);
+  if (v <= 0) luaL_argerror(L, i, "a host address expected");
+  return (void *)(uintptr_t)v;
+}
+static int l_htod_ptr(lua_State *L) {
+  ERRBUF;
+  TRY(plR_htod((uint64_t)luaL_checknumber(L, 1), hostptr(L, 2), (size_t)luaL_checknumber(L, 3), err, sizeof err));
+  lua_pushboolean(L, 1); return 1;
+}
+static int l_dtoh_ptr(lua_State *L) {
+  ERRBUF;
+  TRY(plR_dtoh(hostptr(L, 1), (uint64_t)luaL_checknumber(L, 2), (size_t)luaL_checknumber(L, 3), err, sizeof err));
+  lua_pushboolean(L, 1); return 1;
+}
+static int l_dtod(lua_State *L) {
+  ERRBUF;
+  TRY(plR_dtod((uint64_t)luaL_checknumber(L, 1), (uint64_t)luaL_checknumber(L, 2), (size_t)luaL_checknumber(L, 3), err, sizeof err));
+  lua_pushboolean(L, 1); return 1;
+}
 static int l_sync(lua_State *L) { ERRBUF; TRY(plR_sync(err, sizeof err)); lua_pushboolean(L, 1); return 1; }
 static int l_event(lua_State *L) { ERRBUF; void *e = NULL; TRY(plR_event_create(&e, err, sizeof err)); lua_pushlightuserdata(L, e); return 1; }
 static int l_record(lua_State *L) {
@@ -240,7 +262,8 @@ static const luaL_Reg funcs[] = {
   {"compile", l_compile}, {"ptx_anchor", l_anchor}, {"ptx_func_at", l_func_at}, {"toolkit", l_toolkit},
   {"cuda_init", l_init}, {"cuda_device", l_device}, {"cuda_current", l_current}, {"cuda_module", l_module},
   {"cuda_unload", l_unload}, {"cuda_function", l_function}, {"cuda_set_smem", l_set_smem}, {"cuda_launch", l_launch},
-  {"cuda_alloc", l_alloc}, {"cuda_free", l_free}, {"cuda_htod", l_htod}, {"cuda_dtoh", l_dtoh}, {"cuda_sync", l_sync},
+  {"cuda_alloc", l_alloc}, {"cuda_free", l_free}, {"cuda_htod", l_htod}, {"cuda_dtoh", l_dtoh},
+  {"cuda_htod_ptr", l_htod_ptr}, {"cuda_dtoh_ptr", l_dtoh_ptr}, {"cuda_dtod", l_dtod}, {"cuda_sync", l_sync},
   {"cuda_event", l_event}, {"cuda_record", l_record}, {"cuda_elapsed", l_elapsed}, {"cuda_event_free", l_event_free},
   {"cuda_stream", l_stream}, {"cuda_stream_sync", l_stream_sync}, {"cuda_stream_free", l_stream_free},
   {"cuda_tensormap", l_tensormap}, {NULL, NULL}};

@@ -6,13 +6,14 @@
 #include "ptxlua.h"
 #include "engine.h"
 #include "parse.h"
+#include "parse_sugar.h"
 #include "compile.h"
 #include "runtime.h"
 #include "repl.h"
 
 static const char *USAGE =
   "usage: ptxlua FILE.lua [options]\n"
-  "       ptxlua --from-ptx FILE.ptx [--name NAME] [-o OUT.lua] | --lint FILE.ptx | --diff A.ptx B.ptx\n"
+  "       ptxlua --from-ptx FILE.ptx [--sugar] [--name NAME] [-o OUT.lua] | --lint FILE.ptx | --diff A.ptx B.ptx\n"
   "       ptxlua                (no arguments: the interactive session, docs/repl.md)\n"
   "\n"
   "Runs a kernel script and prints the PTX of the kernels it defines.\n"
@@ -34,10 +35,28 @@ static const char *USAGE =
   "  --clear-cache        empty the cubin cache ($PTXLUA_CACHE_DIR, $XDG_CACHE_HOME/ptxlua, ~/.cache/ptxlua)\n"
   "  --doctor             say whether the CUDA toolkit and driver are usable, and why not\n"
   "  --from-ptx FILE.ptx  write a Lua script that prints FILE.ptx back byte for byte (-o OUT.lua)\n"
+  "  --sugar              with --from-ptx: an editable DSL script (docs/transpiler.md); it says which\n"
+  "                       lines it keeps as written, and why\n"
   "  --lint FILE.ptx      check PTX against the ISA table: file:line:col: error: ... (exit 1 on errors)\n"
   "  --diff A.ptx B.ptx   instruction-level diff of two PTX files\n"
   "  --help               this text\n"
   "  --version            the version\n";
+
+/* runs a sugared script for --from-ptx --sugar, which checks that it prints the file back */
+static int sugar_run(const char *chunk, const char *text, size_t n, plU_buf *ptx, plU_buf *err) {
+  ptxlua_engine *e = ptxlua_open();
+  if (!e) { plU_buf_puts(err, "out of memory"); return 1; }
+  int rc = ptxlua_load_string(e, chunk, text, n);
+  if (!rc) {
+    char *o = NULL; size_t len = 0;
+    rc = ptxlua_ptx(e, NULL, 0, &o, &len);
+    if (!rc && o) plU_buf_add(ptx, o, len);
+    ptxlua_free(o);
+  }
+  if (rc) plU_buf_puts(err, ptxlua_errmsg(e));
+  ptxlua_close(e);
+  return rc;
+}
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "ptxlua: ");
@@ -111,6 +130,7 @@ static int clear_cache(void) {
 }
 
 int main(int argc, char **argv) {
+  plR_set_runner(sugar_run);
   { int handled, prc = plR_main(argc, argv, &handled); if (handled) return prc; }  /* PTX in: parse_cli.c */
   const char *file = NULL, *out = NULL, *arch = NULL;
   int flags = 0, print = 0, emulate = 0, checks = 0, assemble = 0, json = 0, nocache = 0;

@@ -2,6 +2,7 @@
 ** source it came from (its leading comments and blank lines, itself, the rest of its line), so
 ** the printer gives the file back byte for byte, while instructions are real opcodes and operands.
 ** One pass, no recursion deeper than a vector operand; bounded scopes; every allocation checked. */
+#define _DEFAULT_SOURCE 1   /* madvise and MADV_HUGEPAGE (the build defines only _POSIX_C_SOURCE) */
 #include "parse.h"
 #include "isa.h"
 #include <stdio.h>

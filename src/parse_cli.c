@@ -1,6 +1,7 @@
 /* parse_cli.c -- the PTX-in options of the ptxlua command: --from-ptx, --lint, --diff.
 ** plR_main looks for them first; with none of them it leaves the command line to main.c. */
 #include "parse.h"
+#include "parse_sugar.h"
 #include "isa.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,7 @@ int plR_main(int argc, char **argv, int *handled) {
     else { fprintf(stderr, "ptxlua: '%s' does not go with --from-ptx, --lint or --diff\n(ptxlua --help for usage)\n", a); return 2; }
   }
   if (!!from + !!lint + !!da > 1) { fprintf(stderr, "ptxlua: give one of --from-ptx, --lint, --diff\n"); return 2; }
-  if (sugar) { fprintf(stderr, "ptxlua: --sugar is not implemented yet (the plain script round-trips byte for byte)\n"); return 2; }
+  if (sugar && !from) { fprintf(stderr, "ptxlua: --sugar goes with --from-ptx\n(ptxlua --help for usage)\n"); return 2; }
   plA_ctx *isa = plA_new();
   if (!isa) { fprintf(stderr, "ptxlua: out of memory\n"); return 1; }
   int rc = 0;
@@ -92,7 +93,14 @@ int plR_main(int argc, char **argv, int *handled) {
       char nm[256];
       if (name) snprintf(nm, sizeof nm, "%s", name); else stem(from, nm, sizeof nm);
       const char *base = strrchr(from, '/');
-      rc = plR_to_lua(m, base ? base + 1 : from, nm, &b) ? 1 : write_out(out, &b);
+      if (sugar) {
+        /* the sugared script, checked by running it; what it keeps as written is said on stderr */
+        plU_buf notes; plU_buf_init(&notes);
+        rc = plR_to_sugar(m, from, nm, out ? out : "sugar.lua", &b, &notes) ? 1 : write_out(out, &b);
+        fputs(plU_buf_cstr(&notes), stderr);
+        plU_buf_free(&notes);
+      } else
+        rc = plR_to_lua(m, base ? base + 1 : from, nm, &b) ? 1 : write_out(out, &b);
       plI_free(m);
     }
   } else if (lint) {

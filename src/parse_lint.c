@@ -52,18 +52,153 @@ static int base_in_table(const char *opc, size_t n) {
   for (int i = 0; i < plA_form_count(); i++) {
     const char *p, *o; int a, b, c;
     plA_form_info(i, &p, &o, &a, &b, &c);
-    if (p && strncmp(p, opc, n) == 0 && (p[n] == '.' || p[n] == '{' || p[n] == 0 || p[n] == ' ')) return 1;
+    if (p && strncmp(p, opc, n) == 0 && (p[n] == '.' || p[n] == '{' || p[n] == '(' || p[n] == '$' || p[n] == 0 || p[n] == ' ')) return 1;
   }
   return 0;
 }
 
-static int sym_declared(const plI_module *m, const plI_func *f, uint32_t id) {
+/* the state space a symbol lives in: a PLV_ space, 5 for a function, -1 when not declared */
+enum { SP_FUNC = 5 };
+static int sym_space(const plI_module *m, const plI_func *f, uint32_t id, int *input_param) {
+  *input_param = 0;
+  for (uint32_t i = 0; i < f->params.n; i++) if (f->params.p[i].name == id) { *input_param = 1; return PLV_PARAM; }
+  for (uint32_t i = 0; i < f->rets.n; i++) if (f->rets.p[i].name == id) return PLV_PARAM;
+  for (uint32_t i = f->vars.n; i-- > 0;) if (f->vars.p[i].name == id) return f->vars.p[i].space;
+  for (uint32_t i = 0; i < m->globals.n; i++) if (m->globals.p[i].name == id) return m->globals.p[i].space;
+  for (uint32_t i = 0; i < m->funcs.n; i++) if (m->funcs.p[i].name == id) return SP_FUNC;
+  return -1;
+}
+/* is %name (given without its '%') declared in f: a scalar, or an element of a range %name<N> */
+static int reg_declared(const plI_module *m, const plI_func *f, const char *nm) {
+  size_t n = strlen(nm);
+  for (uint32_t i = 0; i < f->regdecls.n; i++) {
+    const plI_regdecl *d = &f->regdecls.p[i];
+    const char *dn = plI_cstr(m, d->name);
+    size_t k = strlen(dn);
+    if (!d->count) { if (k == n && memcmp(dn, nm, n) == 0) return 1; continue; }
+    if (k >= n || memcmp(dn, nm, k) != 0 || strspn(nm + k, "0123456789") != n - k) continue;
+    if (strtoul(nm + k, NULL, 10) < d->count) return 1;
+  }
+  return 0;
+}
+
+/* .reg parameters of a .func, used by name: operands the table's kinds do not cover */
+static int reg_param(const plI_func *f, uint32_t id) {
   for (uint32_t i = 0; i < f->params.n; i++) if (f->params.p[i].name == id) return 1;
   for (uint32_t i = 0; i < f->rets.n; i++) if (f->rets.p[i].name == id) return 1;
-  for (uint32_t i = 0; i < f->vars.n; i++) if (f->vars.p[i].name == id) return 1;
-  for (uint32_t i = 0; i < m->globals.n; i++) if (m->globals.p[i].name == id) return 1;
-  for (uint32_t i = 0; i < m->funcs.n; i++) if (m->funcs.p[i].name == id) return 1;
   return 0;
+}
+
+static const char *const SPNAME[] = { ".global", ".shared", ".const", ".local", ".param", "a function" };
+
+/* the state-space modifiers of an opcode, in order (".shared::cta" counts as .shared, ".param::func"
+** as .param); at most 4. Returns how many. */
+static int opcode_spaces(const char *opc, int *sp) {
+  int n = 0;
+  for (const char *p = strchr(opc, '.'); p && n < 4; p = strchr(p + 1, '.')) {
+    size_t k = strcspn(p + 1, ".");
+    const char *t = p + 1;
+    int s = -1;
+    if ((k == 6 && !memcmp(t, "global", 6))) s = PLV_GLOBAL;
+    else if ((k == 6 && !memcmp(t, "shared", 6)) || (k == 11 && !memcmp(t, "shared::cta", 11)) || (k == 15 && !memcmp(t, "shared::cluster", 15))) s = PLV_SHARED;
+    else if (k == 5 && !memcmp(t, "local", 5)) s = PLV_LOCAL;
+    else if (k == 5 && !memcmp(t, "const", 5)) s = PLV_CONST;
+    else if ((k == 5 && !memcmp(t, "param", 5)) || (k == 12 && !memcmp(t, "param::entry", 12)) || (k == 11 && !memcmp(t, "param::func", 11))) s = PLV_PARAM;
+    if (s >= 0) sp[n++] = s;
+  }
+  return n;
+}
+
+static int base_is(const char *opc, const char *b) {
+  size_t n = strlen(b);
+  return strncmp(opc, b, n) == 0 && (opc[n] == '.' || opc[n] == 0);
+}
+
+/* an instruction whose address operands name a state space: which space the k-th address of
+** the instruction is in (-1 generic, -2 not checked). Generic addresses reach .global, .shared
+** and .local variables (not .const or .param); an mbarrier is always in .shared. */
+static int addr_space(const char *opc, int k) {
+  int sp[4], n = opcode_spaces(opc, sp);
+  if (base_is(opc, "cp")) return k < n ? sp[k] : PLV_SHARED;         /* cp.*.dst.src: then an mbarrier */
+  if (base_is(opc, "mbarrier")) return PLV_SHARED;
+  if (base_is(opc, "ld") || base_is(opc, "st") || base_is(opc, "ldu") || base_is(opc, "atom") || base_is(opc, "red")
+      || (base_is(opc, "prefetch") && !strstr(opc, ".tensormap")) || base_is(opc, "prefetchu"))
+    return n ? sp[0] : -1;
+  return n == 1 ? sp[0] : -2;   /* wmma.load.a...shared, tensormap.replace...shared::cta, ldmatrix... */
+}
+
+/* special registers: the base names the table knows (%tid of %tid.x), for messages */
+static int sreg_base_known(const char *nm, size_t n, const char **parts) {
+  for (int i = 0; i < plA_sreg_count(); i++) {
+    const char *name, *pp; int t, a, b;
+    plA_sreg_info(i, &name, &t, &a, &b, &pp);
+    if (strlen(name) == n && memcmp(name, nm, n) == 0) { *parts = pp; return 1; }
+  }
+  return 0;
+}
+
+/* 1.5, 0.0, 1e-3, -2.5: a decimal float literal (ptxas takes it as a 64-bit float) */
+static int is_decimal_float(const char *t) {
+  const char *p = t + (*t == '-');
+  size_t d = strspn(p, "0123456789");
+  if (!d) return 0;
+  p += d;
+  int frac = 0, ex = 0;
+  if (*p == '.') { frac = 1; p++; p += strspn(p, "0123456789"); }
+  if (*p == 'e' || *p == 'E') {
+    ex = 1; p++;
+    if (*p == '+' || *p == '-') p++;
+    if (!strspn(p, "0123456789")) return 0;
+    p += strspn(p, "0123456789");
+  }
+  return (frac || ex) && *p == 0;
+}
+
+/* immediates and their operand's type, as ptxas has them: an integer never stands for a float
+** (add.f32 d, a, 1 is an error: 1.0 or 0f3F800000); a float literal stands for a float, or for
+** .b32 (0f...) or .b64 (0d... and 1.5) bits of its own size */
+static void imm_check(LT *l, const plI_opnd *x, int want, const char *opc, int opi, uint32_t off) {
+  if (want == PLT_NONE || want >= PLT__COUNT) return;
+  const plT_info *ti = &plT_info_tab[want];
+  char a[160];
+  if (x->kind == PLO_IMM && ti->cls == PLT_CF) {
+    snprintf(a, sizeof a, "operand %d of '%s' is .%s: an integer immediate does not stand for a float (write 1.0 or 0f3F800000)", opi, opc, ti->name);
+    report(l, off, "%s%s", a, "");
+  } else if ((x->kind == PLO_F32 || x->kind == PLO_F64) && ti->cls != PLT_CF
+             && !(ti->cls == PLT_CB && ti->bits == (x->kind == PLO_F32 ? 32 : 64))) {
+    snprintf(a, sizeof a, "operand %d of '%s' is .%s: a float immediate stands only for a float or for .b%d bits", opi, opc, ti->name,
+             x->kind == PLO_F32 ? 32 : 64);
+    report(l, off, "%s%s", a, "");
+  }
+}
+static void imm_types(LT *l, const plI_module *m, const plA_res *r, const char *opc, const plI_opnd *ops, int n, uint32_t off) {
+  for (int i = 0; r->nalt && i < n; i++)    /* mov.b32 d, {a, b}: an alternative took them */
+    if (ops[i].kind == PLO_VEC) return;
+  for (int i = 0; i < n; i++) {
+    int want = plA_optype_n(r, i, n);
+    if (ops[i].kind == PLO_VEC && !(ops[i].flags & PLOF_PAREN)) {
+      for (uint16_t e = 0; e < ops[i].n; e++) imm_check(l, &m->opnds.p[ops[i].id + e], want, opc, i + 1, off);
+    } else imm_check(l, &ops[i], want, opc, i + 1, off);
+  }
+}
+
+/* call (results), f, (arguments): as many as f declares */
+static void call_arity(LT *l, const plI_module *m, const plI_opnd *ops, int n, uint32_t off) {
+  int fi = -1, nr = -1, na = -1, k = 0;
+  if (k < n && ops[k].kind == PLO_VEC && (ops[k].flags & PLOF_PAREN)) nr = ops[k++].n;
+  if (k < n && ops[k].kind == PLO_SYM) {
+    for (uint32_t i = 0; i < m->funcs.n; i++) if (m->funcs.p[i].name == ops[k].id) fi = (int)i;
+    k++;
+  }
+  if (fi < 0) return;                       /* an indirect call, or through a prototype */
+  if (k < n && ops[k].kind == PLO_VEC && (ops[k].flags & PLOF_PAREN)) na = ops[k++].n;
+  const plI_func *f = &m->funcs.p[fi];
+  char a[200];
+  if ((nr < 0 ? 0 : nr) != (int)f->rets.n || (na < 0 ? 0 : na) != (int)f->params.n) {
+    snprintf(a, sizeof a, "call of '%s' with %d result%s and %d argument%s: it declares %u and %u", plI_cstr(m, f->name),
+             nr < 0 ? 0 : nr, nr == 1 ? "" : "s", na < 0 ? 0 : na, na == 1 ? "" : "s", f->rets.n, f->params.n);
+    report(l, off, "%s%s", a, "");
+  }
 }
 
 int plR_lint(plI_module *m, const char *file, plU_buf *out) {
@@ -96,39 +231,115 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
       uint32_t off = si < f->vtext.n ? f->vtext.p[si].tok : 0;
       const char *opc = plA_opcode_text(m->isa, s->opc);
       if (s->flags & 0x80) report(&l, off, "the guard of '%s' is not a declared predicate register%s", opc, "");
-      int raw = 0, bad = 0;
+      int raw = 0, bad = 0, naddr = 0, has_sreg = 0, fl = 0;
+      int video = opc[0] == 'v' && base_known(opc, &(size_t){0});   /* vadd ... %r1.b0: byte and half selectors */
       for (uint16_t k = 0; k < s->nops; k++) {
         const plI_opnd *o = &m->opnds.p[s->ops + k];
         const plI_opnd *el = o;
         uint16_t ne = 1;
         if (o->kind == PLO_VEC || o->kind == PLO_PAIR) { el = &m->opnds.p[o->id]; ne = o->kind == PLO_PAIR ? 2 : o->n; }
+        if (o->kind == PLO_ADDR || o->kind == PLO_TADDR || (o->kind == PLO_RAW && plI_cstr(m, o->id)[0] == '[')) naddr++;
         for (uint16_t e = 0; e < ne; e++) {
           const plI_opnd *x = &el[e];
           if (x->kind == PLO_RAW) {
             const char *t = plI_cstr(m, x->id);
+            if (is_decimal_float(t)) {
+              if (x == o) { fl = 1; continue; }   /* checked below as a 64-bit float immediate */
+              raw = 1; continue;
+            }
             raw = 1;
+            const char *t1 = t + 1 + (t[0] == '[' ? strspn(t + 1, " \t") : 0);
+            if (t[0] == '[' && ((*t1 >= '0' && *t1 <= '9') || *t1 == '-')) {   /* [1+32] */
+              int sp[4], n = opcode_spaces(opc, sp);
+              int want = base_is(opc, "cp") ? (naddr - 1 < n ? sp[naddr - 1] : PLV_SHARED) : n ? sp[0] : -1;
+              if (want != PLV_LOCAL) {
+                report(&l, off, "an immediate address (%s) is legal only in the .local state space; address through a register or a variable in '%s'", t, opc);
+                bad = 1;
+              }
+              continue;
+            }
+            if (o->kind != PLO_PAIR && strchr(t, '|') && t[0] != '[' && (strchr("0123456789-", t[0]) || strchr("0123456789-", strchr(t, '|')[1 + strspn(strchr(t, '|') + 1, " \t")]))) {
+              report(&l, off, "'%s': a pair p|q is two predicate registers or '_' (in '%s'), not an immediate", t, opc);
+              bad = 1;
+              continue;
+            }
             /* %name or [%name...] whose name is a plain identifier (not %clusterid.w, not [%rd1, {...}]) */
             const char *c = t + (t[0] == '[');
             char nm[96]; size_t q = 0;
             if (*c == '%') nm[q++] = *c++;
             while (*c && q < sizeof nm - 1 && ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '$')) nm[q++] = *c++;
             nm[q] = 0;
-            int plain = q > 1 && (t[0] == '[' ? *c == ']' : *c == 0);
-            if (t[0] == '%' ? plain : (t[0] == '[' && t[1] == '%' && plain)) {
+            int plain = q > 1 && (t[0] == '[' ? (*c == ']' || *c == '+' || *c == '-' || *c == ' ') : *c == 0);
+            const char *parts = NULL;
+            int sb = t[0] == '%' && q > 1 && sreg_base_known(nm + 1, q - 1, &parts);
+            if (sb && (plain || *c == '.')) {
+              /* a special register with a component it lacks, or without the one it needs */
+              char want[64];
+              if (!parts[0]) snprintf(want, sizeof want, "%s (no component)", nm);
+              else if (parts[0] == 'x') snprintf(want, sizeof want, "%s.x, %s.y, %s.z (or %s.w)", nm, nm, nm, nm);
+              else snprintf(want, sizeof want, "%s%s", nm, parts);
+              report(&l, off, "'%s' is not a special register; PTX has %s", t, want);
+              bad = 1;
+            } else if (t[0] == '%' ? plain : (t[0] == '[' && t[1] == '%' && plain && (*c == ']' || !reg_declared(m, f, nm + 1)))) {
               report(&l, off, "'%s' is not a declared register (in '%s')", nm, opc);
               bad = 1;
+            } else if (t[0] == '%' && q > 1 && *c == '.' && !video) {
+              /* %r1.x: only the video instructions select parts (.b0 ... .h1) of a register */
+              report(&l, off, "'%s': a component of a register is legal only in the video instructions (vadd, vmad, ...)%s", t, "");
+              bad = 1;
+            } else if (t[0] >= '0' && t[0] <= '9' && t[strspn(t, "0123456789")] == '.'
+                       && strchr("abcdfghijklmnopqrstuvwxyzABCDFGHIJKLMNOPQRSTUVWXYZ_", t[strspn(t, "0123456789") + 1])
+                       && t[strspn(t, "0123456789") + 1]) {
+              /* 1.x: a number with a component (a special register replaced by a number); 1.5 is a float */
+              report(&l, off, "'%s' is not an operand (an immediate is a plain number: 42, 0x2a, 0f3F800000)%s", t, "");
+              bad = 1;
             }
-          } else if (x->kind == PLO_SREG && strncmp(opc, "mov", 3) != 0) {
-            raw = 1;     /* the table's operand kinds do not list every place a special register may go */
+          } else if (x->kind == PLO_SREG) {
+            const char *sr = plI_cstr(m, x->id);
+            has_sreg = 1;
+            if (!base_is(opc, "mov") && !base_is(opc, "cvt")) {
+              report(&l, off, "a special register (%%%s) is read only by mov or cvt, not by '%s'; move it into a register first", sr, opc);
+              bad = 1;
+            }
           } else if (x->kind == PLO_ADDR && (x->flags & PLOF_BASE_REG) && m->address_size == 64 && x->id && x->id <= m->regs.n
                      && plT_info_tab[m->regs.p[x->id - 1].type < PLT__COUNT ? m->regs.p[x->id - 1].type : 0].bits == 32
                      && !strstr(opc, ".shared") && !strstr(opc, ".local") && !strstr(opc, ".param") && !strstr(opc, ".const")
-                     && !strstr(opc, ".global")) {
+                     && !strstr(opc, ".global") && !base_is(opc, "tcgen05")) {   /* [%r1]: a tensor-memory address */
             report(&l, off, "a 32-bit address register in a generic address of '%s' under .address_size 64%s", opc, " (ptxas: conflicting with .address_size)");
             bad = 1;
-          } else if (x->kind == PLO_ADDR && (x->flags & PLOF_BASE_SYM) && !sym_declared(m, f, x->id)) {
-            report(&l, off, "'%s' is not declared (in '%s'): a parameter, variable or function name goes here", plI_cstr(m, x->id), opc);
-            bad = 1;
+          } else if (x->kind == PLO_ADDR && (x->flags & PLOF_BASE_SYM)) {
+            int input, sp = sym_space(m, f, x->id, &input);
+            const char *nm = plI_cstr(m, x->id);
+            int want = addr_space(opc, naddr - 1);
+            if (sp < 0) {
+              report(&l, off, "'%s' is not declared (in '%s'): a parameter, variable or function name goes here", nm, opc);
+              bad = 1;
+            } else if (sp == SP_FUNC && want != -2) {
+              report(&l, off, "'%s' is a function: '%s' takes the address of a variable or parameter", nm, opc);
+              bad = 1;
+            } else if (want >= 0 && sp != want) {
+              char why[160];
+              snprintf(why, sizeof why, "'%s' is in %s, but this address of '%s' is in %s", nm, SPNAME[sp], opc, SPNAME[want]);
+              report(&l, off, "state space mismatch: %s%s", why, base_is(opc, "mbarrier") ? " (an mbarrier object lives in .shared)" : "");
+              bad = 1;
+            } else if (want == -1 && (sp == PLV_CONST || sp == PLV_PARAM)) {
+              report(&l, off, "state space mismatch: '%s' is in %s, which a generic address does not reach; write '%s' with the state space", nm,
+                     sp == PLV_CONST ? ".const" : ".param");
+              bad = 1;
+            } else if (want == PLV_PARAM && input && base_is(opc, "st")) {
+              report(&l, off, "'%s' is an input parameter: st.param writes only a function's return values and the .param variables of a call%s", nm, "");
+              bad = 1;
+            }
+          } else if (x->kind == PLO_ADDR && !(x->flags & (PLOF_BASE_REG | PLOF_BASE_SYM))) {
+            int sp[4], n = opcode_spaces(opc, sp);
+            int want = base_is(opc, "cp") ? (naddr - 1 < n ? sp[naddr - 1] : PLV_SHARED) : n ? sp[0] : -1;
+            if (want != PLV_LOCAL) {
+              report(&l, off, "an immediate address ([%s]) is legal only in the .local state space; address through a register or a variable in '%s'",
+                     "N", opc);
+              bad = 1;
+            }
+          } else if (x->kind == PLO_SYM && reg_param(f, x->id)) {
+            raw = 1;     /* a .reg parameter used by name: the table's operand kinds do not cover it */
           }
         }
       }
@@ -152,14 +363,63 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
           continue;
         }
       }
-      if (raw) continue;
-      l.msg.n = 0;
-      if (!plA_check_ops(r, m, opc, s->nops ? &m->opnds.p[s->ops] : NULL, s->nops, &l.msg)) {
-        const char *msg = plU_buf_cstr(&l.msg);
-        /* immediates for predicates (wgmma scale-d, mov.pred) and .reg parameters used by name:
-        ** legal PTX the table's operand kinds do not cover yet */
-        if (!strstr(msg, "got an immediate") && !strstr(msg, "got a symbol")) report(&l, off, "%s%s", msg, "");
+      /* a destination is a register: never an immediate, an address or a symbol */
+      if (s->nops && r->nops && (r->ops[0].flags & PLA_DEST)) {
+        const plI_opnd *d0 = &m->opnds.p[s->ops];
+        if (d0->kind == PLO_IMM || d0->kind == PLO_F32 || d0->kind == PLO_F64) {
+          report(&l, off, "operand 1 of '%s' is its destination: a register, not an immediate%s", opc, "");
+          continue;
+        }
       }
+      if (has_sreg) {
+        /* mov reads a special register of its own size (mov.u32 %r, %tid.x; mov.u64 %rd, %clock64),
+        ** cvt converts one between integer types */
+        int ok = 1;
+        for (int k = 0; k < r->ntypes; k++) {
+          int cls = plT_info_tab[r->types[k] < PLT__COUNT ? r->types[k] : 0].cls;
+          if (cls == PLT_CF) ok = 0;
+        }
+        for (uint16_t k = 0; ok && k < s->nops && base_is(opc, "mov"); k++) {
+          const plI_opnd *o = &m->opnds.p[s->ops + k];
+          int st; int pm, sm;
+          if (o->kind != PLO_SREG || !plA_sreg(plI_cstr(m, o->id), &st, &pm, &sm)) continue;
+          if (!r->ntypes || plT_info_tab[st].bits != plT_info_tab[r->types[0] < PLT__COUNT ? r->types[0] : 0].bits) ok = 0;
+        }
+        if (!ok) {
+          report(&l, off, "'%s' cannot read this special register: mov takes one of the register's size (.u32/.s32/.b32 for %%tid.x, .u64 for %%clock64), cvt converts it between integer types%s", opc, "");
+          continue;
+        }
+        if (base_is(opc, "cvt")) continue;
+      }
+      if (raw) {
+        /* operands the table's kinds do not cover: their count still has to fit */
+        int lo = r->nops - r->nopt;
+        if (!r->nalt && (s->nops < lo || s->nops > r->nops)) {
+          char a[64];
+          if (lo == r->nops) snprintf(a, sizeof a, "%d", lo); else snprintf(a, sizeof a, "%d to %d", lo, r->nops);
+          report(&l, off, "'%s' takes %s operands", opc, a);
+        }
+        continue;
+      }
+      /* the operands, with 1.5-style floats as 64-bit float immediates (ptxas reads them so) */
+      plI_opnd ops[PLA_MAXOPS];
+      int nops = s->nops < PLA_MAXOPS ? s->nops : PLA_MAXOPS;
+      for (int k = 0; k < nops; k++) {
+        ops[k] = m->opnds.p[s->ops + k];
+        if (fl && ops[k].kind == PLO_RAW && is_decimal_float(plI_cstr(m, ops[k].id))) { ops[k].kind = PLO_F64; ops[k].v = 0; }
+      }
+      l.msg.n = 0;
+      if (s->nops > PLA_MAXOPS) {
+        report(&l, off, "'%s' takes %s", opc, *r->operands ? r->operands : "no operands");
+      } else if (!plA_check_ops(r, m, opc, nops ? ops : NULL, nops, &l.msg)) {
+        const char *msg = plU_buf_cstr(&l.msg);
+        /* immediates for predicates (wgmma scale-d, mov.pred): legal PTX the table's operand kinds
+        ** do not cover yet */
+        if (!strstr(msg, "of type .pred, got an immediate")) report(&l, off, "%s%s", msg, "");
+      } else {
+        imm_types(&l, m, r, opc, ops, nops, off);
+      }
+      if (base_is(opc, "call")) call_arity(&l, m, ops, nops, off);
     }
   }
   plU_buf_free(&l.msg);

@@ -8,8 +8,10 @@
 
 typedef struct W { plU_buf b; plP_sink sink; void *ud; int err; } W;
 
-/* register names ("%f12"), formatted once per print: offsets into one buffer */
-typedef struct RN { plU_buf names; uint32_t *off; } RN;
+/* register names ("%f12"), formatted once per print: offsets into one buffer, which ends in
+** RN_FAST spare bytes so that a short name can be copied as one fixed-size move */
+typedef struct RN { plU_buf names; uint32_t *off; uint32_t maxlen; } RN;  /* maxlen >= RN_FAST */
+#define RN_FAST 16
 #if defined(__GNUC__)
 /* initial-exec: a plain load, not a __tls_get_addr call per register name, in the shared object too */
 static _Thread_local const RN *cur_rn __attribute__((tls_model("initial-exec")));
@@ -29,6 +31,10 @@ static inline void puts_(plU_buf *b, const char *s, size_t n) {
   else plU_buf_add(b, s, n);
 }
 #define PUTL(b, lit) puts_(b, lit, sizeof(lit) - 1)
+static inline void putc_(plU_buf *b, char c) {
+  if (b->n + 2 <= b->cap) b->p[b->n++] = c;
+  else plU_buf_putc(b, c);
+}
 
 static void put_u64(plU_buf *b, uint64_t v) {
   char tmp[24];
@@ -37,7 +43,7 @@ static void put_u64(plU_buf *b, uint64_t v) {
   puts_(b, tmp + i, (size_t)(24 - i));
 }
 static void put_i64(plU_buf *b, int64_t v) {
-  if (v < 0) { plU_buf_putc(b, '-'); put_u64(b, (uint64_t)0 - (uint64_t)v); }
+  if (v < 0) { putc_(b, '-'); put_u64(b, (uint64_t)0 - (uint64_t)v); }
   else put_u64(b, (uint64_t)v);
 }
 static void put_str(plU_buf *b, const plI_module *m, uint32_t id) {
@@ -48,16 +54,14 @@ static inline void put_reg(plU_buf *b, const plI_module *m, uint32_t id) {
   const RN *rn = cur_rn;
   if (rn && rn->off) {
     uint32_t o = rn->off[id - 1], n = rn->off[id] - o;
-    if (n <= 16 && b->n + 17 <= b->cap) {  /* short names: a byte loop beats a memcpy call */
-      const char *src = rn->names.p + o;
-      char *dst = b->p + b->n;
-      for (uint32_t k = 0; k < n; k++) dst[k] = src[k];
+    if (n <= RN_FAST && b->n + RN_FAST + 1 <= b->cap) {  /* short names: one fixed-size move (the names end in padding) */
+      memcpy(b->p + b->n, rn->names.p + o, RN_FAST);
       b->n += n;
     } else puts_(b, rn->names.p + o, n);
     return;
   }
   const plI_reg *r = &m->regs.p[id - 1];
-  plU_buf_putc(b, '%');
+  putc_(b, '%');
   put_str(b, m, r->name);
   if (r->index >= 0) put_u64(b, (uint64_t)r->index);
 }
@@ -75,7 +79,7 @@ static int elems_ok(const plI_module *m, const plI_opnd *o, uint32_t n, int dept
 }
 
 static void operand(const plI_module *m, const plI_opnd *o, plU_buf *b, int depth) {
-  if (o->flags & PLOF_NEG && o->kind != PLO_ADDR) plU_buf_putc(b, '!');
+  if (o->flags & PLOF_NEG && o->kind != PLO_ADDR) putc_(b, '!');
   switch (o->kind) {
   case PLO_REG: put_reg(b, m, o->id); break;
   case PLO_IMM:
@@ -90,29 +94,60 @@ static void operand(const plI_module *m, const plI_opnd *o, plU_buf *b, int dept
   case PLO_F32: PUTL(b, "0f"); put_hex(b, o->v, 8); break;
   case PLO_F64: PUTL(b, "0d"); put_hex(b, o->v, 16); break;
   case PLO_SYM: case PLO_LABEL: case PLO_RAW: put_str(b, m, o->id); break;
-  case PLO_SREG: plU_buf_putc(b, '%'); put_str(b, m, o->id); break;
-  case PLO_SINK: plU_buf_putc(b, '_'); break;
+  case PLO_SREG: putc_(b, '%'); put_str(b, m, o->id); break;
+  case PLO_SINK: putc_(b, '_'); break;
   case PLO_ADDR:
-    plU_buf_putc(b, '[');
+    putc_(b, '[');
     if (o->flags & PLOF_BASE_REG) put_reg(b, m, o->id);
     else if (o->flags & PLOF_BASE_SYM) put_str(b, m, o->id);
     if (o->flags & (PLOF_BASE_REG | PLOF_BASE_SYM)) {
-      if (o->v) { plU_buf_putc(b, '+'); put_i64(b, (int64_t)o->v); }
+      if (o->v) { putc_(b, '+'); put_i64(b, (int64_t)o->v); }
     } else put_i64(b, (int64_t)o->v);
-    plU_buf_putc(b, ']');
+    putc_(b, ']');
     break;
   case PLO_VEC:
+    if (o->flags & PLOF_REGS) {  /* a register vector: ids in m->vregs */
+      if (depth >= 2 || !plI_elems_ok(m, o, o->n)) { PUTL(b, "<?>"); break; }
+      const uint32_t *id = m->vregs.p + o->id;
+      const RN *rn = cur_rn;
+      size_t room = (size_t)o->n * (rn ? rn->maxlen + 2 : 0) + 2;  /* each name fits its slot */
+      if (rn && rn->off && (b->n + room + 1 <= b->cap || (plU_buf_reserve(b, room + 1) && !b->oom))) {
+        /* the names formatted once (run), copied RN_FAST bytes at a time: one move a register */
+        char *d = b->p + b->n;
+        *d++ = o->flags & PLOF_PAREN ? '(' : '{';
+        uint32_t nregs = m->regs.n;
+        for (uint16_t i = 0; i < o->n; i++) {
+          if (i) { d[0] = ','; d[1] = ' '; d += 2; }
+          uint32_t r = id[i];
+          if (r == 0 || r > nregs) { b->n = (size_t)(d - b->p); PUTL(b, "%<bad>"); d = b->p + b->n; continue; }
+          uint32_t off = rn->off[r - 1], len = rn->off[r] - off;
+          if (len <= RN_FAST) memcpy(d, rn->names.p + off, RN_FAST);
+          else memcpy(d, rn->names.p + off, len);
+          d += len;
+        }
+        *d++ = o->flags & PLOF_PAREN ? ')' : '}';
+        b->n = (size_t)(d - b->p);
+        break;
+      }
+      putc_(b, o->flags & PLOF_PAREN ? '(' : '{');
+      for (uint16_t i = 0; i < o->n; i++) {
+        if (i) PUTL(b, ", ");
+        put_reg(b, m, id[i]);
+      }
+      putc_(b, o->flags & PLOF_PAREN ? ')' : '}');
+      break;
+    }
     if (!elems_ok(m, o, o->n, depth)) { PUTL(b, "<?>"); break; }
-    plU_buf_putc(b, o->flags & PLOF_PAREN ? '(' : '{');
+    putc_(b, o->flags & PLOF_PAREN ? '(' : '{');
     for (uint16_t i = 0; i < o->n; i++) {
       if (i) PUTL(b, ", ");
       operand(m, &m->opnds.p[o->id + i], b, depth + 1);
     }
-    plU_buf_putc(b, o->flags & PLOF_PAREN ? ')' : '}');
+    putc_(b, o->flags & PLOF_PAREN ? ')' : '}');
     break;
   case PLO_TADDR:  /* [tmap, {c0, c1}] */
     if (!elems_ok(m, o, (uint32_t)o->n + 1, depth)) { PUTL(b, "<?>"); break; }
-    plU_buf_putc(b, '[');
+    putc_(b, '[');
     operand(m, &m->opnds.p[o->id], b, depth + 1);
     PUTL(b, ", {");
     for (uint16_t i = 0; i < o->n; i++) {
@@ -124,7 +159,7 @@ static void operand(const plI_module *m, const plI_opnd *o, plU_buf *b, int dept
   case PLO_PAIR:
     if (!elems_ok(m, o, 2, depth)) { PUTL(b, "<?>"); break; }
     operand(m, &m->opnds.p[o->id], b, depth + 1);
-    plU_buf_putc(b, '|');
+    putc_(b, '|');
     operand(m, &m->opnds.p[o->id + 1], b, depth + 1);
     break;
   default: PUTL(b, "<?>");
@@ -147,23 +182,23 @@ static const char *linkage_name(int k) {
 }
 
 static void put_var(plU_buf *b, const plI_module *m, const plI_var *v, int param) {
-  if (!param) { plU_buf_puts(b, linkage_name(v->linkage)); plU_buf_puts(b, space_name(v->space)); plU_buf_putc(b, ' '); }
+  if (!param) { plU_buf_puts(b, linkage_name(v->linkage)); plU_buf_puts(b, space_name(v->space)); putc_(b, ' '); }
   else PUTL(b, ".param ");
-  if (v->align) { PUTL(b, ".align "); put_u64(b, v->align); plU_buf_putc(b, ' '); }
-  plU_buf_putc(b, '.');
+  if (v->align) { PUTL(b, ".align "); put_u64(b, v->align); putc_(b, ' '); }
+  putc_(b, '.');
   plU_buf_puts(b, plT_info_tab[v->type].name);
-  plU_buf_putc(b, ' ');
+  putc_(b, ' ');
   put_str(b, m, v->name);
   if (v->count == UINT64_MAX) PUTL(b, "[]");
-  else if (v->count) { plU_buf_putc(b, '['); put_u64(b, v->count); plU_buf_putc(b, ']'); }
+  else if (v->count) { putc_(b, '['); put_u64(b, v->count); putc_(b, ']'); }
   if (v->init) { PUTL(b, " = "); put_str(b, m, v->init); }
 }
 
 static void put_dims(plU_buf *b, const char *name, const uint32_t d[3]) {
   if (!d[0]) return;
   plU_buf_puts(b, name);
-  plU_buf_putc(b, ' '); put_u64(b, d[0]); PUTL(b, ", "); put_u64(b, d[1] ? d[1] : 1);
-  PUTL(b, ", "); put_u64(b, d[2] ? d[2] : 1); plU_buf_putc(b, '\n');
+  putc_(b, ' '); put_u64(b, d[0]); PUTL(b, ", "); put_u64(b, d[1] ? d[1] : 1);
+  PUTL(b, ", "); put_u64(b, d[2] ? d[2] : 1); putc_(b, '\n');
 }
 
 /* file ids for .loc: in order of first appearance */
@@ -205,42 +240,42 @@ static void print_func(W *w, const plI_module *m, const plI_func *f, const plP_o
     const plI_regdecl *d = &f->regdecls.p[i];
     PUTL(b, "\t.reg ."); plU_buf_puts(b, plT_info_tab[d->type].name); PUTL(b, " \t%");
     put_str(b, m, d->name);
-    if (d->count) { plU_buf_putc(b, '<'); put_u64(b, d->count); plU_buf_putc(b, '>'); }
+    if (d->count) { putc_(b, '<'); put_u64(b, d->count); putc_(b, '>'); }
     PUTL(b, ";\n");
   }
-  for (uint32_t i = 0; i < f->vars.n; i++) { plU_buf_putc(b, '\t'); put_var(b, m, &f->vars.p[i], 0); PUTL(b, ";\n"); }
+  for (uint32_t i = 0; i < f->vars.n; i++) { putc_(b, '\t'); put_var(b, m, &f->vars.p[i], 0); PUTL(b, ";\n"); }
   if (f->regdecls.n || f->vars.n) PUTL(b, "\n");
   uint32_t lastfile = 0, lastline = 0;
   for (uint32_t si = 0; si < f->stmts.n; si++) {
     const plI_stmt *s = &f->stmts.p[si];
     if (o->anchors == PLP_ANCHOR_LOC && s->kind == PLS_INSN && s->file && (s->file != lastfile || s->line != lastline)) {
-      PUTL(b, "\t.loc\t"); put_u64(b, s->file < fid->n ? fid->map[s->file] : 0); plU_buf_putc(b, ' ');
+      PUTL(b, "\t.loc\t"); put_u64(b, s->file < fid->n ? fid->map[s->file] : 0); putc_(b, ' ');
       put_u64(b, s->line); PUTL(b, " 0\n");
       lastfile = s->file; lastline = s->line;
     }
     switch (s->kind) {
     case PLS_LABEL: put_str(b, m, s->opc); PUTL(b, ":\n"); break;
-    case PLS_RAW: plU_buf_putc(b, '\t'); put_str(b, m, s->opc); PUTL(b, "\n"); break;
+    case PLS_RAW: putc_(b, '\t'); put_str(b, m, s->opc); PUTL(b, "\n"); break;
     default:
-      plU_buf_putc(b, '\t');
+      putc_(b, '\t');
       if (s->guard) {
-        plU_buf_putc(b, '@');
-        if (s->flags & PLOF_NEG) plU_buf_putc(b, '!');
+        putc_(b, '@');
+        if (s->flags & PLOF_NEG) putc_(b, '!');
         put_reg(b, m, s->guard - 1);
-        plU_buf_putc(b, ' ');
+        putc_(b, ' ');
       }
       if (m->isa) puts_(b, plA_opcode_text(m->isa, s->opc), plA_opcode_len(m->isa, s->opc));
-      else plU_buf_putc(b, '?');
+      else putc_(b, '?');
       for (uint16_t k = 0; k < s->nops; k++) {
         if (k) PUTL(b, ", "); else PUTL(b, " \t");
         if (s->ops < m->opnds.n && k < m->opnds.n - s->ops) operand(m, &m->opnds.p[s->ops + k], b, 0);
         else PUTL(b, "<?>");
       }
-      plU_buf_putc(b, ';');
+      putc_(b, ';');
       if (o->anchors == PLP_ANCHOR_COMMENT && s->file) {
-        PUTL(b, "\t// "); put_str(b, m, s->file); plU_buf_putc(b, ':'); put_u64(b, s->line);
+        PUTL(b, "\t// "); put_str(b, m, s->file); putc_(b, ':'); put_u64(b, s->line);
       }
-      plU_buf_putc(b, '\n');
+      putc_(b, '\n');
     }
     flush(w, 0);
   }
@@ -256,8 +291,15 @@ static int run(const plI_module *m, const plP_opts *o, W *w) {
   if (rn.off) {
     const RN *saved = cur_rn;
     cur_rn = NULL;
-    for (uint32_t i = 0; i < m->regs.n; i++) { rn.off[i] = (uint32_t)rn.names.n; put_reg(&rn.names, m, i + 1); }
+    rn.maxlen = RN_FAST;
+    for (uint32_t i = 0; i < m->regs.n; i++) {
+      rn.off[i] = (uint32_t)rn.names.n;
+      put_reg(&rn.names, m, i + 1);
+      if (rn.names.n - rn.off[i] > rn.maxlen) rn.maxlen = (uint32_t)(rn.names.n - rn.off[i]);
+    }
     rn.off[m->regs.n] = (uint32_t)rn.names.n;
+    static const char pad[RN_FAST];
+    plU_buf_add(&rn.names, pad, RN_FAST);
     if (rn.names.oom) { free(rn.off); rn.off = NULL; }
     cur_rn = &rn;
     int r = run2(m, o, w);
@@ -322,7 +364,7 @@ static int run2(const plI_module *m, const plP_opts *o, W *w) {
   if (m->vpieces.n) return run_verbatim(m, o, w);
   if (o->header) plU_buf_puts(b, o->header);
   else PUTL(b, "//\n// Generated by ptxlua\n//\n");
-  PUTL(b, "\n.version "); put_u64(b, (uint64_t)(m->version / 10)); plU_buf_putc(b, '.'); put_u64(b, (uint64_t)(m->version % 10));
+  PUTL(b, "\n.version "); put_u64(b, (uint64_t)(m->version / 10)); putc_(b, '.'); put_u64(b, (uint64_t)(m->version % 10));
   PUTL(b, "\n.target "); put_str(b, m, m->target);
   PUTL(b, "\n.address_size "); put_u64(b, (uint64_t)m->address_size); PUTL(b, "\n");
   fileids fid = {NULL, 0, 1};

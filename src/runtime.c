@@ -37,7 +37,7 @@ typedef CUresult (*getproc_t)(const char *, void **, int, unsigned long long, in
   X(cuModuleUnload, (CUmodule)) X(cuModuleGetFunction, (CUfunction *, CUmodule, const char *)) \
   X(cuFuncSetAttribute, (CUfunction, int, int)) X(cuLaunchKernelEx, (const CUlaunchConfig *, CUfunction, void **, void **)) \
   X(cuMemAlloc, (CUdeviceptr *, size_t)) X(cuMemFree, (CUdeviceptr)) X(cuMemcpyHtoD, (CUdeviceptr, const void *, size_t)) \
-  X(cuMemcpyDtoH, (void *, CUdeviceptr, size_t)) X(cuMemsetD8, (CUdeviceptr, unsigned char, size_t)) \
+  X(cuMemcpyDtoH, (void *, CUdeviceptr, size_t)) X(cuMemcpyDtoD, (CUdeviceptr, CUdeviceptr, size_t)) X(cuMemsetD8, (CUdeviceptr, unsigned char, size_t)) \
   X(cuStreamCreate, (CUstream *, unsigned)) X(cuStreamSynchronize, (CUstream)) X(cuStreamDestroy, (CUstream)) \
   X(cuEventCreate, (CUevent *, unsigned)) X(cuEventRecord, (CUevent, CUstream)) X(cuEventSynchronize, (CUevent)) \
   X(cuEventElapsedTime, (float *, CUevent, CUevent)) X(cuEventDestroy, (CUevent)) \
@@ -162,6 +162,7 @@ int plR_alloc(uint64_t *p, size_t bytes, char *err, size_t n) {
 int plR_free(uint64_t p) { return LOADED && p ? (D.cuMemFree(p) ? -1 : 0) : 0; }
 int plR_htod(uint64_t dst, const void *src, size_t bytes, char *err, size_t n) { INIT(); CK(D.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD"); return 0; }
 int plR_dtoh(void *dst, uint64_t src, size_t bytes, char *err, size_t n) { INIT(); CK(D.cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH"); return 0; }
+int plR_dtod(uint64_t dst, uint64_t src, size_t bytes, char *err, size_t n) { INIT(); CK(D.cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD"); return 0; }
 int plR_memset8(uint64_t dst, unsigned char v, size_t bytes, char *err, size_t n) { INIT(); CK(D.cuMemsetD8(dst, v, bytes), "cuMemsetD8"); return 0; }
 int plR_sync(char *err, size_t n) { INIT(); CK(D.cuCtxSynchronize(), "cuCtxSynchronize (a kernel failed?)"); return 0; }
 

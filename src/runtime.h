@@ -34,6 +34,7 @@ int plR_alloc(uint64_t *ptr, size_t bytes, char *err, size_t n);
 int plR_free(uint64_t ptr);
 int plR_htod(uint64_t dst, const void *src, size_t bytes, char *err, size_t n);
 int plR_dtoh(void *dst, uint64_t src, size_t bytes, char *err, size_t n);
+int plR_dtod(uint64_t dst, uint64_t src, size_t bytes, char *err, size_t n);
 int plR_memset8(uint64_t dst, unsigned char v, size_t bytes, char *err, size_t n);
 int plR_sync(char *err, size_t n);                                  /* the current context */
 

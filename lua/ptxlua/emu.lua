@@ -110,6 +110,35 @@ function Device.array(d, dtype, n, values, name)
   return a
 end
 
+-- a TMA tensor map over an array, for a `tensormap` kernel parameter: spec = { dims = {inner, ...}
+-- (default: { array length }), strides = {bytes of dim 2, ...} (default: packed), box = {...}
+-- (default: dims), element_strides = {...}, swizzle = "none"|"32B"|"64B"|"128B", dtype = (default the
+-- array's) }; the call of ptxlua.cuda's device, with the emulator's own 128-byte encoding
+-- (docs/emulator.md), validated as cuTensorMapEncodeTiled validates
+local TensorMap = { __name = "ptxlua.emu.tensormap" }
+TensorMap.__index = TensorMap
+TensorMap.__tostring = function(t) return fmt("tensormap over %s", tostring(t.array)) end
+M.TensorMap = TensorMap
+function Device.tensormap(d, a, spec)
+  if not is_array(a) or a.device ~= d then fail("tensormap: a device array of this device expected") end
+  if a.freed then fail("tensormap: the array was freed") end
+  spec = spec or {}
+  if type(spec) ~= "table" then fail("tensormap: spec must be a table { dims =, box =, swizzle =, ... }") end
+  local dims = spec.dims or { a.n }
+  local dtype = spec.dtype or a.dtype
+  if not SIZES[dtype] and dtype ~= "tf32" then fail("tensormap: unknown element type '%s'", tostring(dtype)) end
+  local strides = spec.strides
+  if not strides then
+    strides = {}
+    local s = SIZES[dtype] or 4
+    for i = 1, #dims - 1 do s = s * dims[i]; strides[i] = s end
+  end
+  local bytes, err = d.mem:tensormap(dtype, a.addr, dims, strides, spec.box or dims, spec.element_strides,
+                                     spec.swizzle or "none")
+  if not bytes then fail("%s", err) end
+  return setmetatable({ bytes = bytes, array = a, spec = spec }, TensorMap)
+end
+
 function Device.launch(d, k, opts)
   opts = opts or {}
   opts.device = d
@@ -126,6 +155,8 @@ local function defines_key(defs)
   return table.concat(keys, ";")
 end
 
+local DYN = setmetatable({}, { __mode = "k" })
+
 -- the emulator of kernel k traced with these defines (cached per device and kernel)
 local function emulator(d, k, opts)
   local per = d.cache[k]
@@ -133,11 +164,13 @@ local function emulator(d, k, opts)
   local key = defines_key(opts.defines) .. "|" .. tostring(opts.arch)
   local e = per[key]
   if not e then
+    local before = k.dynamic_smem or 0
     local m = k:trace { defines = opts.defines, arch = opts.arch }
     e = core.emu(m, k.name, d.mem)
     local err = e:error()
     if err then error(err, 0) end
     per[key] = e
+    DYN[e] = (k.dynamic_smem or 0) - before          -- a shared-memory plan's dynamic block (ptx.smem_plan)
   end
   e:clear()
   return e
@@ -172,6 +205,11 @@ local function arg_bytes(k, i, p, kp, v, d)
     end
     fail("argument %d (%s) of %s: a device array expected, got %s", i, p.name, k.name, type(v))
   end
+  if getmetatable(v) == TensorMap then
+    if v.array.device ~= d then fail("argument %d (%s) of %s: the tensor map's array lives on another device", i, p.name, k.name) end
+    if v.array.freed then fail("argument %d (%s) of %s: the tensor map's array was freed", i, p.name, k.name) end
+    v = v.bytes
+  end
   if type(v) == "string" then
     if #v ~= p.size then fail("argument %d (%s) of %s: %d bytes expected, got %d", i, p.name, k.name, p.size, #v) end
     return v
@@ -183,7 +221,7 @@ local function arg_bytes(k, i, p, kp, v, d)
   return core.emu_pack(p.type, v)
 end
 
--- rt.launch(kernel, { device =, args = {...}, grid =, block =, smem =, defines =, arch =,
+-- rt.launch(kernel, { device =, args = {...}, grid =, block =, cluster =, smem =, defines =, arch =,
 --                     checks = { uninit_regs =, uninit_shared =, races = }, limit =,
 --                     trace = { cta =, thread = } or { cta =, warp = } })
 -- grid and block default to the kernel's launch_dims for the defines. Returns the run's statistics
@@ -196,10 +234,10 @@ function M.launch(k, opts)
   if d == nil then fail("launch: no device (pass device = rt.device \"emu\")") end
   if getmetatable(d) ~= Device then fail("launch: device must come from rt.device()") end
   if type(k) ~= "table" or type(k.trace) ~= "function" then fail("launch: a kernel (from ptx.kernel) expected") end
-  local grid, block = dims(opts.grid, "grid"), dims(opts.block, "block")
-  if not grid or not block then
-    local g, b = k:launch_dims(opts.defines)
-    grid, block = grid or g, block or b
+  local grid, block, cluster = dims(opts.grid, "grid"), dims(opts.block, "block"), dims(opts.cluster, "cluster")
+  if not grid or not block or not cluster then
+    local g, b, c = k:launch_dims(opts.defines)
+    grid, block, cluster = grid or g, block or b, cluster or c
   end
   if not grid or not block then fail("launch of %s: no grid/block given and the kernel declares none", k.name) end
   local e = emulator(d, k, opts)
@@ -224,14 +262,16 @@ function M.launch(k, opts)
   end
   e:options { uninit_regs = c.uninit_regs, uninit_shared = c.uninit_shared, races = c.races, limit = opts.limit,
               trace = trace }
-  local ok, err = e:launch(grid, block, opts.smem or 0)
+  local ok, err = e:launch(grid, block, opts.smem or DYN[e] or 0)
+  if not ok then error(err, 0) end
+  ok, err = e:cluster(cluster)
   if not ok then error(err, 0) end
   local t0 = os.clock()
   ok, err = e:run()
   local secs = os.clock() - t0
   local st = e:stats()
   st.seconds = secs
-  st.grid, st.block = grid, block
+  st.grid, st.block, st.cluster = grid, block, cluster
   if tr then st.trace = e:trace_text(); tr.text = st.trace end   -- tr.text survives a failed run
   if not ok then error(err, 0) end
   return st

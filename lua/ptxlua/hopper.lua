@@ -234,16 +234,25 @@ return function(P)
   -------------------------------------------------------------------------------------------------
   -- mbarrier wait loop:  L: mbarrier.try_wait.parity.shared::cta.b64 p, [bar], parity;  @!p bra L;
   -------------------------------------------------------------------------------------------------
-  function P.mbarrier_wait(bar, parity)
+  -- opts (all optional, to print a given file's loop exactly): label (a label object), pred (a
+  -- .pred register), op (the try_wait opcode, "mbarrier.try_wait..."), uni (bra.uni)
+  function P.mbarrier_wait(bar, parity, opts)
     if getmetatable(bar) == Alloc then bar = bar:addr(0) end
     if type(bar) ~= "table" or rawget(bar, 0) == nil then perr("ptx.mbarrier_wait(bar, parity): bar must be an address or an allocation") end
     if parity == nil then perr("ptx.mbarrier_wait(bar, parity): the phase parity (0, 1 or a .u32 register) is required") end
+    if opts ~= nil and type(opts) ~= "table" then perr("ptx.mbarrier_wait(bar, parity [, { label =, pred =, op =, uni = }])") end
+    opts = opts or {}
+    if opts.label ~= nil and (type(opts.label) ~= "table" or rawget(opts.label, 0) ~= -4) then perr("ptx.mbarrier_wait: opts.label must be a label (ptx.label())") end
+    if opts.pred ~= nil and not (isreg(opts.pred) and getmetatable(opts.pred).ptype == "pred") then perr("ptx.mbarrier_wait: opts.pred must be a .pred register") end
+    if opts.op ~= nil and (type(opts.op) ~= "string" or not opts.op:match("^mbarrier%.try_wait[%w_.:]*$")) then
+      perr("ptx.mbarrier_wait: opts.op must be a mbarrier.try_wait opcode (got %s)", tostring(opts.op))
+    end
     no_guard("ptx.mbarrier_wait")
-    local l = P.label()
-    local p = poolreg("pred")
+    local l = opts.label or P.label()
+    local p = opts.pred or poolreg("pred")
     P.place(l)
-    emit("mbarrier.try_wait.parity.shared::cta.b64", p, bar, parity)
-    P.at_not(p); emit("bra", l)
+    emit(opts.op or "mbarrier.try_wait.parity.shared::cta.b64", p, bar, parity)
+    P.at_not(p); emit(opts.uni and "bra.uni" or "bra", l)
     return p
   end
 

@@ -136,8 +136,89 @@ local function no_guard(what)
 end
 
 local EMIT = core.emit     -- records into the module made current by m:activate()
+
+-- The fast path: the first operands' register ids read here (compiled by the JIT) into the C
+-- core's operand buffer, then core.emitv, which takes them from there instead of reading each
+-- register table through the Lua C API. Per operand: 0 (the C core converts the Lua value), 1 id
+-- (a register), 2 n id1..idn (a list of n registers); OPB[0] = operands described.
+local EMITV, OPB = nil, nil
+do
+  local ok, ffi = pcall(require, "ffi")
+  if ok and core.emitv and core.opbuf then
+    local buf, size = core.opbuf()
+    if size and size >= 6 * 130 + 1 then OPB = ffi.cast("uint32_t *", buf); EMITV = core.emitv end
+  end
+end
+
+-- the register id of e (a register table), or false
+local function rid(e)
+  if type(e) ~= "table" then return false end
+  local id = rawget(e, 0)
+  return type(id) == "number" and id > 0 and id < 2147483648 and id
+end
+
+local function describe(a, p)  -- operand a at OPB[p]: the next free position
+  if type(a) == "table" then
+    local id = rawget(a, 0)
+    if id == nil then  -- a list: a vector operand when every element is a register
+      local n = #a
+      -- the common lengths without a loop: a loop here would be a trace of its own, entered and
+      -- left for every vector
+      if n == 4 then
+        local i1, i2, i3, i4 = rid(rawget(a, 1)), rid(rawget(a, 2)), rid(rawget(a, 3)), rid(rawget(a, 4))
+        if i1 and i2 and i3 and i4 then
+          OPB[p] = 2; OPB[p + 1] = 4; OPB[p + 2] = i1; OPB[p + 3] = i2; OPB[p + 4] = i3; OPB[p + 5] = i4
+          return p + 6
+        end
+      elseif n == 2 then
+        local i1, i2 = rid(rawget(a, 1)), rid(rawget(a, 2))
+        if i1 and i2 then
+          OPB[p] = 2; OPB[p + 1] = 2; OPB[p + 2] = i1; OPB[p + 3] = i2
+          return p + 4
+        end
+      elseif n >= 1 and n <= 128 then
+        for k = 1, n do
+          local e = rid(rawget(a, k))
+          if not e then OPB[p] = 0; return p + 1 end
+          OPB[p + 1 + k] = e
+        end
+        OPB[p] = 2; OPB[p + 1] = n
+        return p + 2 + n
+      end
+    elseif type(id) == "number" and id > 0 and id < 2147483648 then
+      OPB[p] = 1; OPB[p + 1] = id
+      return p + 2
+    end
+  end
+  OPB[p] = 0
+  return p + 1
+end
+
+-- up to six operands: every argument passed by name, no vararg call (the JIT compiles these
+-- calls where a call with ... as its arguments would leave it for the interpreter). Called by
+-- tail calls only (chains, emit): the caller of core.emitv here is this function, level 2 the
+-- library function or user code that made the call.
+local function emit_id(id, ...)
+  local n = select("#", ...)
+  if not OPB or n > 6 then EMIT(id, ...); return end
+  local a1, a2, a3, a4, a5, a6 = ...
+  if n == 0 then EMIT(id); return end
+  local p = describe(a1, 1)
+  if n == 1 then OPB[0] = 1; EMITV(id, a1); return end
+  p = describe(a2, p)
+  if n == 2 then OPB[0] = 2; EMITV(id, a1, a2); return end
+  p = describe(a3, p)
+  if n == 3 then OPB[0] = 3; EMITV(id, a1, a2, a3); return end
+  p = describe(a4, p)
+  if n == 4 then OPB[0] = 4; EMITV(id, a1, a2, a3, a4); return end
+  p = describe(a5, p)
+  if n == 5 then OPB[0] = 5; EMITV(id, a1, a2, a3, a4, a5); return end
+  describe(a6, p)
+  OPB[0] = 6; EMITV(id, a1, a2, a3, a4, a5, a6)
+end
+
 local function emit(text, ...)
-  EMIT(OPC[text] or opid(text), ...)
+  return emit_id(OPC[text] or opid(text), ...)  -- a tail call: the anchor search starts at the caller
 end
 P._emit = emit
 
@@ -194,13 +275,12 @@ local function arith_opcode(op, t)
   return op .. "." .. t
 end
 
-local ARITH_CACHE = {}
 local function arith(op, sym)
+  local texts = {}  -- type -> opcode text (no string built per instruction)
   return function(a, b)
     local t = optype(a, b, sym)
-    local key = op .. t
-    local text = ARITH_CACHE[key]
-    if not text then text = arith_opcode(op, t); ARITH_CACHE[key] = text end
+    local text = texts[t]
+    if not text then text = arith_opcode(op, t); texts[t] = text end
     local d = poolreg(t)
     emit(text, d, a, b)
     return d
@@ -248,6 +328,7 @@ local function method_table(t)
   end
   -- bitwise
   local function bitop(name, op)
+    local texts = {}  -- type -> opcode text (no string built per instruction)
     M[name] = function(a, b)
       local tt = optype(a, b, name)
       if tt == "pred" then
@@ -255,7 +336,9 @@ local function method_table(t)
       end
       if tclass(tt) == "f" then perr("bitwise %s on .%s (reinterpret with :as('b%d'))", op, tt, tbits(tt)) end
       local d = poolreg(tt)
-      emit(op .. "." .. bits_type(tt), d, a, b)
+      local text = texts[tt]
+      if not text then text = op .. "." .. bits_type(tt); texts[tt] = text end
+      emit(text, d, a, b)
       return d
     end
   end
@@ -533,7 +616,7 @@ end
 CHAIN.__call = function(node, ...)
   local id = rawget(node, 2)
   if not id then id = opid(rawget(node, 1)); rawset(node, 2, id) end
-  EMIT(id, ...)
+  return emit_id(id, ...)  -- a tail call: level 2 of core.emitv's stack is the caller of the chain
 end
 CHAIN.__tostring = function(node) return "ptx instruction " .. rawget(node, 1) end
 CHAIN.__name = "ptxlua.instruction"
@@ -652,6 +735,28 @@ function P.range(start, stop, step, body)
   if not known then MOD:place(l_end[1]) end
 end
 function P.loop(n, body) return P.range(0, n, 1, body) end
+
+-- a loop on a label you give (or a fresh one): `L:` body `@p bra L;` (exact sequence in
+-- docs/dsl.md). body returns the loop's condition: a predicate p (@p), p:inv() (@!p), or true (an
+-- unguarded branch: a loop left only by branches out of it). opts.uni: bra.uni. Returns the label.
+function P.do_while(l, body, opts)
+  if type(l) == "function" then l, body, opts = nil, l, body end
+  if l ~= nil and (type(l) ~= "table" or rawget(l, 0) ~= K_LABEL) then perr("ptx.do_while: the label must be a label (ptx.label())") end
+  if type(body) ~= "function" or (opts ~= nil and type(opts) ~= "table") then
+    perr("ptx.do_while([label,] function() ... return p end [, { uni = true }])")
+  end
+  no_guard("ptx.do_while")
+  local m = MOD or need_trace()
+  l = l or { [0] = K_LABEL, label_name("loop") }
+  m:place(l[1])
+  local c = body()
+  local op = (opts and opts.uni) and "bra.uni" or "bra"
+  if c == true then emit(op, l)
+  elseif isreg(c) and regtype(c) == "pred" then P.at(c); emit(op, l)
+  elseif type(c) == "table" and rawget(c, 0) == K_NEG and isreg(c[1]) and regtype(c[1]) == "pred" then P.at_not(c[1]); emit(op, l)
+  else perr("ptx.do_while: the body must return the loop's condition: a predicate p, p:inv(), or true (got %s)", tostring(c)) end
+  return l
+end
 
 ---------------------------------------------------------------------------------------------------
 -- kernel parameters

@@ -150,30 +150,177 @@ function R.emulate(name)
   end
 end
 
--- :gpu [KERNEL] -- mean milliseconds per launch on a CUDA device (when there is one)
-function R.gpu(name)
+-- the device :compare and :time run on: the first CUDA device when there is a driver, else the emulator
+local function run_device(need_gpu)
   local cuda = require "ptxlua.cuda"
   local ok, why = cuda.available()
-  if not ok then out("no GPU here: ", tostring(why), "\n"); return end
-  local d = cuda.device(0)
-  for _, k in ipairs(selection(name)) do
-    -- the same generated inputs as the emulator, copied to the device
-    local args = {}
-    local t = k:resolve(R.defines)
-    for i, p in ipairs(k.params) do
-      if p.pointer then
-        local n = 1
-        for _, dim in ipairs(p.shape or { 1 }) do n = n * (type(dim) == "number" and dim or t[dim] or 1) end
-        args[i] = d:array(p.elem, n)
-      else
-        args[i] = t[p[1]] or t[p[1]:upper()] or 1
+  if ok then return cuda.device(0), true end
+  if need_gpu then return nil, why end
+  R._emu = R._emu or emu.device("emu")
+  return R._emu, false
+end
+
+local SIZES = emu.sizes
+local FLOAT = { f16 = true, bf16 = true, f32 = true, f64 = true }
+local TOL = { f64 = 1e-12, f32 = 1e-5, f16 = 1e-3, bf16 = 1e-2 }
+
+-- test data for kernel k: pointer parameters get arrays sized by their shapes, inputs filled with
+-- deterministic random values (never 0), every array poisoned first; scalars from the templates
+local function test_data(k, dev, t)
+  local env, args, inputs, arrays = {}, {}, {}, {}
+  for name, v in pairs(t) do if type(v) == "number" then env[name] = v end end
+  for i, p in ipairs(k.params) do
+    if not p.pointer then
+      local v = t[p[1]] or t[p[1]:upper()] or t[p[1]:lower()]
+      if p.count then v = string.rep("\0", p.count * (SIZES[p.ptype] or 1))
+      elseif v == nil then
+        if FLOAT[p.ptype] then v = 1e-5 else error(fmt("error: %s: no value for scalar parameter '%s' (give it a template)", k.name, p[1]), 0) end
+      end
+      args[i], inputs[p[1]] = v, v
+      if type(v) == "number" then env[p[1]] = v end
+    end
+  end
+  local seed = 12345
+  local function rnd() seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 end
+  for i, p in ipairs(k.params) do
+    if p.pointer then
+      local n = 1
+      for _, dim in ipairs(p.shape or {}) do
+        local v = type(dim) == "number" and dim or env[dim]
+        if v == nil then
+          local f = loadstring("return " .. tostring(dim))
+          if f then setfenv(f, env); local okf, r = pcall(f); if okf then v = r end end
+        end
+        if type(v) ~= "number" then error(fmt("error: %s: cannot size parameter '%s' (shape entry '%s')", k.name, p[1], tostring(dim)), 0) end
+        n = n * v
+      end
+      if not p.shape then error(fmt("error: %s: pointer parameter '%s' has no shape", k.name, p[1]), 0) end
+      local dtype = SIZES[p.elem] and p.elem or "u8"
+      local vals = {}
+      for j = 1, n do
+        local v
+        if FLOAT[dtype] then v = 2 * rnd() - 1; if v == 0 then v = 0.5 end else v = 1 + math.floor(rnd() * 99) end
+        vals[j] = v
+      end
+      local a = dev:array(dtype, n, vals)
+      vals = a:read()                       -- as stored (rounded to the element type)
+      a.pname = p[1]
+      args[i], inputs[p[1]], arrays[p[1]] = a, vals, a
+    end
+  end
+  return args, inputs, arrays
+end
+
+-- the outputs a reference gives: ref(inputs, t) -> { name = { values } }, a kernel name, or a
+-- file returning either
+local function reference_of(ref)
+  if type(ref) == "function" or type(ref) == "table" then return ref end
+  if type(ref) ~= "string" or ref == "" then error("error: :compare needs a reference: a Lua file returning function(inputs, t) or a kernel name", 0) end
+  for _, k in ipairs(ptx.kernels()) do if k.name == ref then return k end end
+  local f, err = loadfile(ref)
+  if not f then error(err, 0) end
+  local r = f()
+  if type(r) == "string" then return reference_of(r) end
+  if type(r) ~= "function" then error(fmt("error: %s must return function(inputs, t) (or a kernel name)", ref), 0) end
+  return r
+end
+
+-- :compare KERNEL REF -- run KERNEL on test data (GPU when there is one, else the emulator) and
+-- compare its outputs with the reference's: max abs / rel error, the first mismatches
+function R.compare(arg, ref)
+  local name
+  if type(arg) == "string" and ref == nil then name, ref = arg:match("^(%S+)%s+(%S+)$") end
+  name = name or arg
+  if ref == nil and R.selected and name then name, ref = R.selected, name end
+  local k = selection(name)[1]
+  ref = reference_of(ref)
+  local dev, gpu = run_device(false)
+  local t = k:resolve(R.defines)
+  local args, inputs, arrays = test_data(k, dev, t)
+  -- outputs: what the reference returns (a function), or every pointer of the other kernel
+  local want = {}
+  if getmetatable(ref) == getmetatable(k) then
+    local args2, _, arrays2 = test_data(ref, dev, ref:resolve(R.defines))
+    local before = {}
+    for pname, a in pairs(arrays2) do before[pname] = a:read() end
+    ref:launch { device = dev, args = args2, defines = R.defines, arch = R.arch }
+    -- its outputs: the arrays it changed (of the same name in the kernel under test)
+    for pname, a in pairs(arrays2) do
+      local now, b = a:read(), before[pname]
+      local changed = false
+      for i = 1, #now do if now[i] ~= b[i] and (now[i] == now[i] or b[i] == b[i]) then changed = true; break end end
+      if arrays[pname] and changed then want[pname] = now end
+    end
+    for _, a in pairs(arrays2) do a:free() end
+  else
+    want = ref(inputs, t) or {}
+  end
+  for pname in pairs(want) do
+    if not arrays[pname] then error(fmt("error: the reference gives '%s', which is not a pointer parameter of %s", pname, k.name), 0) end
+    arrays[pname]:poison()
+  end
+  k:launch { device = dev, args = args, defines = R.defines, arch = R.arch }
+  local names = {}
+  for pname in pairs(want) do names[#names + 1] = pname end
+  table.sort(names)
+  if #names == 0 then out(fmt("%s: the reference gave no outputs\n", k.name)) end
+  local all_ok = true
+  for _, pname in ipairs(names) do
+    local a, w = arrays[pname], want[pname]
+    local got = a:read()
+    local tol = TOL[a.dtype] or 0
+    local maxabs, maxrel, bad, shown = 0, 0, 0, {}
+    for i = 1, a.n do
+      local g, x = got[i], w[i]
+      if x ~= nil then
+        local d = math.abs(g - x)
+        if g ~= g then d = math.huge end
+        if x ~= x and g ~= g then d = 0 end
+        if d > maxabs then maxabs = d end
+        local r = d / math.max(math.abs(x), 1e-30)
+        if d > 0 and r > maxrel then maxrel = r end
+        if d > tol * (1 + math.abs(x)) then
+          bad = bad + 1
+          if #shown < 5 then shown[#shown + 1] = fmt("    [%d] got %.9g, want %.9g", i, g, x) end
+        end
       end
     end
-    local ms = cuda.bench(k, { device = d, args = args, defines = R.defines })
-    out(fmt("%s: %.4f ms per launch on %s\n", k.name, ms, tostring(d)))
-    for _, a in ipairs(args) do if type(a) == "table" and a.free then a:free() end end
+    all_ok = all_ok and bad == 0
+    out(fmt("%s.%s on %s: %d elements, max abs err %.3g, max rel err %.3g, %d mismatch%s (tol %g)\n", k.name, pname,
+            gpu and tostring(dev) or "emu", a.n, maxabs, maxrel, bad, bad == 1 and "" or "es", tol))
+    for _, l in ipairs(shown) do out(l, "\n") end
+  end
+  for _, a in pairs(arrays) do a:free() end
+  return all_ok
+end
+
+-- :time [KERNEL] -- on the GPU: the median of CUDA-event timings of single launches (warm-up first)
+function R.time(name, runs)
+  local dev, why = run_device(true)
+  if not dev then out("no GPU here: ", tostring(why), "\n"); return end
+  local core = require "ptxlua.core"
+  runs = tonumber(runs) or 50
+  for _, k in ipairs(selection(name)) do
+    local args, _, arrays = test_data(k, dev, k:resolve(R.defines))
+    local opts = { device = dev, args = args, defines = R.defines, arch = R.arch, async = true }
+    for _ = 1, 3 do k:launch(opts) end
+    dev:sync()
+    local ms = {}
+    local a, b = core.cuda_event(), core.cuda_event()
+    for i = 1, runs do
+      core.cuda_record(a)
+      k:launch(opts)
+      core.cuda_record(b)
+      ms[i] = assert(core.cuda_elapsed(a, b))
+    end
+    core.cuda_event_free(a); core.cuda_event_free(b)
+    table.sort(ms)
+    local med = runs % 2 == 1 and ms[(runs + 1) / 2] or (ms[runs / 2] + ms[runs / 2 + 1]) / 2
+    out(fmt("%s: median %.4f ms, min %.4f ms over %d launches on %s\n", k.name, med, ms[1], runs, tostring(dev)))
+    for _, x in pairs(arrays) do x:free() end
   end
 end
+R.gpu = R.time
 
 function R.help()
   out([[
@@ -188,7 +335,9 @@ commands (each also a function: repl.load(FILE), repl.ptx(NAME), ...):
   :check [KERNEL]   assemble and report registers, spills, shared memory
   :plan [KERNEL]    the shared-memory plan (ptx.smem_plan), or "no plan"
   :emu [KERNEL]     run in the CPU emulator on generated inputs
-  :gpu [KERNEL]     time on a CUDA device, when there is one
+  :compare [KERNEL] REF  run on test data (GPU, else the emulator) and compare with REF: a Lua file
+                    returning function(inputs, t) -> { output = values }, or another kernel's name
+  :time [KERNEL]    median of CUDA-event timings on the GPU, or why there is none (:gpu too)
   :help             this text
 anything else is Lua: expressions print their values; `ptx` is require "ptxlua"
 ]])
@@ -197,7 +346,7 @@ end
 local COMMANDS = {
   load = R.load, reload = R.reload, kernels = R.kernels, ptx = R.ptx, anchors = R.set_anchors,
   arch = R.set_arch, set = R.set, check = R.check, plan = R.plan, emu = R.emulate, emulate = R.emulate,
-  gpu = R.gpu, help = R.help,
+  gpu = R.time, time = R.time, compare = R.compare, help = R.help,
 }
 
 -- a ":name args" line

@@ -25,7 +25,7 @@ local function read_sregs(root)
   for name, t, v, sm, parts in s:gmatch('\nPL_SREG%("([%w_]+)",%s*(%w+),%s*(%d+),%s*(%d+),%s*"([^"]*)"%)') do
     local e = { type = t:lower(), ptx = tonumber(v), sm = tonumber(sm), names = {} }
     if parts == "" then e.names = { name }
-    elseif parts == "xyz" then e.names = { name .. ".x", name .. ".y", name .. ".z" }
+    elseif parts == "xyzw" then e.names = { name .. ".x", name .. ".y", name .. ".z", name .. ".w" }
     else
       local lo, hi, suffix = parts:match("^(%d+)-(%d+)(.*)$")
       e.names = { name .. lo .. suffix, name .. hi .. suffix }
@@ -156,6 +156,7 @@ function G.parse_ops(s)
       elseif ch == "[" then
         local k = rest:match("^%[([^%]]+)%]", i)
         if k == "x" then o.vecx = true
+        elseif k:match("^x%*%d$") then o.vecx = true; o.xmul = tonumber(k:sub(3))  -- [x*K]: N*K for .xN
         elseif k:match("^n/%d+$") then o.vecn = tonumber(k:sub(3))     -- [n/K]: N of .mMnNkK over K
         elseif k:match("^d") then o.vecd = tonumber(k:match("^d%-(%d)$") or 0) -- [d], [d-K]: .Dd
         else o.vec = tonumber(k) end
@@ -313,7 +314,7 @@ function G.shape(p, text)
     sh.has[t] = true
     if G.TYPEBITS[t] then sh.types[#sh.types + 1] = t end
     local v = t:match("^v([248])$"); if v then sh.vec = tonumber(v) end
-    local x = t:match("^x([124])$"); if x then sh.xn = tonumber(x) end
+    local x = t:match("^x(%d+)$"); if x then sh.xn = tonumber(x) end
     local d = t:match("^([1-5])d$"); if d then sh.dims = tonumber(d) end
     local nn = t:match("^m%d+n(%d+)k%d+$"); if nn then sh.nn = tonumber(nn) end
     if SPACES[t] then sh.spaces[#sh.spaces + 1] = SPACES[t] end
@@ -384,7 +385,7 @@ function G.operands(p, text, env, opts)
         if type(v) == "function" then v = v(sh, k) end           -- by operand position
         vt = tostring(v)
       else
-        local n = o.vec or (o.vecv and sh.vec) or (o.vecx and sh.xn) or (o.vecn and sh.nn and sh.nn / o.vecn)
+        local n = o.vec or (o.vecv and sh.vec) or (o.vecx and sh.xn and sh.xn * (o.xmul or 1)) or (o.vecn and sh.nn and sh.nn / o.vecn)
                   or (o.vecd and sh.dims and sh.dims - o.vecd)
         if n and n > 0 and (o.vec or o.vecv or o.vecx or o.vecn or o.vecd) then
           v, vt = {}, {}
@@ -464,6 +465,8 @@ function G.build(ptx, insts, target, version)
   local bybase, order = {}, {}
   for _, it in ipairs(insts) do
     local b = it.p and it.p.base or it.text:match("^[^.]+")
+    -- a function uses one tcgen05 .cta_group (ptxas): the pair forms get a kernel of their own
+    if b == "tcgen05" and it.text and it.text:find(".cta_group::2", 1, true) then b = "tcgen05_cg2" end
     if not bybase[b] then bybase[b] = {}; order[#order + 1] = b end
     table.insert(bybase[b], it)
   end
@@ -492,6 +495,11 @@ function G.build(ptx, insts, target, version)
                       pb = pb, kname = kname, mod = cur.mod, tmapname = "tmap", op = op }
         function env.addr(space, k, sh)
           local function sym(name) return ptx.addr(ptx.sym(name)), "[" .. name .. "]" end
+          -- tcgen05: a tensor-memory address is a .b32 register ([%r1]); alloc and commit take shared memory
+          if sh and sh.base == "tcgen05" and not sh.has["alloc"] and not sh.has["commit"] then
+            local r = ptx.reg.b32()
+            return ptx.addr(r), "[" .. r:name() .. "]"
+          end
           if space == "global" then return ptx.addr(glob), "[" .. glob:name() .. "]"
           elseif space == "shared" then return sym("sm_" .. kname)
           elseif space == "local" then return sym("lc_" .. kname)

@@ -552,7 +552,7 @@ describe("special registers", function()
   end)
 
   it("refuses unknown names and cluster registers on a target without clusters", function()
-    fails("unknown special register '%tid.w'", function(ptx) ptx.special "tid.w" end)
+    fails("unknown special register '%tid.q'", function(ptx) ptx.special "tid.q" end)   -- .w: the .v4's fourth, ptxas takes it
     fails("%cluster_ctarank requires sm_90", function(ptx) ptx.special "cluster_ctarank" end, nil, { target = "sm_80" })
   end)
 end)
@@ -717,6 +717,32 @@ describe("ptx.range and ptx.loop", function()
     fails("start is .u32, stop is .s32", function(ptx) ptx.range(ptx.reg.u32(), ptx.reg.s32(), function() end) end)
     fails("cannot step by -2", function(ptx) ptx.range(ptx.reg.u32(), 0, -2, function() end) end)
     fails("ptx.range(start, stop, [step,] function(i) ... end)", function(ptx) ptx.range(0, 4) end)
+  end)
+
+  it("ptx.do_while: the given label, the body, the branch on what the body returns", function()
+    assert.are.same({
+      "mov.u32 %r1, %tid.x;", "$top:", "add.u32 %r3, %r2, 1;", "mov.u32 %r2, %r3;", "setp.lt.u32 %p1, %r2, %r1;", "@%p1 bra $top;",
+      "$L__loop1:", "setp.ge.u32 %p2, %r2, 64;", "@!%p2 bra.uni $L__loop1;",
+      "$again:", "@%p2 bra $out;", "bra $again;", "$out:",
+    }, lines(function(ptx)
+      local i = ptx.special "tid.x"
+      local acc = ptx.reg.u32()
+      local top = ptx.label "top"
+      assert.are.equal(top, ptx.do_while(top, function() acc:set(acc + 1); return acc:lt(i) end))
+      local q
+      ptx.do_while(function() q = acc:ge(64); return q:inv() end, { uni = true })
+      local out = ptx.label "out"
+      ptx.do_while(ptx.label "again", function() ptx.at(q).bra(out); return true end)
+      ptx.place(out)
+    end))
+  end)
+
+  it("ptx.do_while refuses a body without a condition, a bad label and a guard", function()
+    fails("must return the loop's condition", function(ptx) ptx.do_while(function() end) end)
+    fails("must return the loop's condition", function(ptx) ptx.do_while(function() return ptx.reg.u32() end) end)
+    fails("the label must be a label", function(ptx) ptx.do_while("top", function() return true end) end)
+    fails("ptx.do_while([label,] function() ... return p end", function(ptx) ptx.do_while(ptx.label "x") end)
+    fails("emits several", function(ptx) ptx.at(ptx.pred()); ptx.do_while(function() return true end) end)
   end)
 end)
 

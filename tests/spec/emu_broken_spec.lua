@@ -9,11 +9,11 @@
 --                                                         the st.shared, wrong results without checks
 --   bar.sync inside a branch (softmax)                 -> deadlock (some warps) or barrier misuse
 --                                                         (part of a warp), at the bar.sync
---   gemm: no cp.async.wait_group                       -> uninit_shared at the ldmatrix, naming the
+--   gemm_mma: no cp.async.wait_group                       -> uninit_shared at the ldmatrix, naming the
 --                                                         cp.async still in flight; wrong results
---   gemm: no bar.sync in the k loop                    -> races at the cp.async, uninit_shared at
+--   gemm_mma: no bar.sync in the k loop                    -> races at the cp.async, uninit_shared at
 --                                                         the ldmatrix
---   gemm: A read without its swizzle                   -> wrong results (no check can see it)
+--   gemm_mma: A read without its swizzle                   -> wrong results (no check can see it)
 local H = require "helper"
 local rt = require "ptxlua.emu"
 
@@ -228,37 +228,37 @@ describe("broken kernels: the mma.sync GEMM", function()
 
   it("the real kernel passes (the reference and its bound are right)", function()
     local ptx = H.fresh()
-    dofile(H.root .. "/kernels/gemm.lua")
+    dofile(H.root .. "/kernels/gemm_mma.lua")
     local bad, first = mismatches(run(ptx.kernels()[1], { races = true, uninit_shared = true }), want, bound)
     assert(bad == 0, fmt("%d wrong elements, the first C[%s]", bad, tostring(first)))
   end)
 
   it("without cp.async.wait_group: ldmatrix reads a tile still in flight (uninit_shared), and the results are wrong", function()
-    local ks, path, text = broken("gemm.lua", { { "ptx.cp.async.wait_group(t.STAGES - 2)", "do end  -- BROKEN: no wait" } })
-    local err = launch_error(ks.gemm, { args = { A, B, C }, defines = { M = M, N = N, K = K }, checks = { uninit_shared = true } })
+    local ks, path, text = broken("gemm_mma.lua", { { "ptx.cp.async.wait_group(t.STAGES - 2)", "do end  -- BROKEN: no wait" } })
+    local err = launch_error(ks.gemm_mma, { args = { A, B, C }, defines = { M = M, N = N, K = K }, checks = { uninit_shared = true } })
     local cp_line = line_of(text, "ptx.cp.async.cg.shared.global(ptx.addr(sdst, simm), ptx.addr(src), 16, n)")   -- the zero-filling copy
     expect(err, path, line_of(text, "ptx.ldmatrix.sync.aligned.m8n8.x4.shared.b16(af[mi]"),
            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 by thread", "which no thread has written",
            fmt("(a cp.async of line %d by thread", cp_line), "still in flight: no cp.async.wait_group has covered its group)")
-    local bad = mismatches(run(ks.gemm), want, bound)
+    local bad = mismatches(run(ks.gemm_mma), want, bound)
     assert(bad > 0, "the GEMM without cp.async.wait_group gave the right results")
   end)
 
   it("without the k loop's bar.sync: a refill races with other warps' reads (races), or is read unwritten (uninit_shared)", function()
-    local ks, path, text = broken("gemm.lua", { { "ptx.bar.sync(0)", "do end  -- BROKEN: no bar.sync" } })
-    local err = launch_error(ks.gemm, { args = { A, B, C }, defines = { M = M, N = N, K = K }, checks = { races = true } })
+    local ks, path, text = broken("gemm_mma.lua", { { "ptx.bar.sync(0)", "do end  -- BROKEN: no bar.sync" } })
+    local err = launch_error(ks.gemm_mma, { args = { A, B, C }, defines = { M = M, N = N, K = K }, checks = { races = true } })
     expect(err, path, line_of(text, "ptx.cp.async.cg.shared.global(ptx.addr(sdst, simm), ptx.addr(src), 16, n)"),
            "shared-memory race on byte", "cp.async.cg.shared.global by thread (32,0,0) of CTA (0,0,0) writes it after thread",
            "read it with no barrier between")
-    err = launch_error(ks.gemm, { args = { A, B, C }, defines = { M = M, N = N, K = K }, checks = { uninit_shared = true } })
+    err = launch_error(ks.gemm_mma, { args = { A, B, C }, defines = { M = M, N = N, K = K }, checks = { uninit_shared = true } })
     expect(err, path, line_of(text, "ptx.ldmatrix.sync.aligned.m8n8.x4.shared.b16(af[mi]"),
            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 by thread", "which no thread has written")
   end)
 
   it("reading A without its swizzle: every check passes, the results are wrong", function()
-    local ks = broken("gemm.lua", { { "lda[ks] = smem + swz(arow_l, ks == 0 and apiece or apiece + 2 * ks)",
+    local ks = broken("gemm_mma.lua", { { "lda[ks] = smem + swz(arow_l, ks == 0 and apiece or apiece + 2 * ks)",
                                       "lda[ks] = smem + arow_l:mad(P.rb, (ks == 0 and apiece or apiece + 2 * ks):shl(4))  -- BROKEN" } })
-    local bad, first = mismatches(run(ks.gemm, { races = true, uninit_shared = true, uninit_regs = true }), want, bound)
+    local bad, first = mismatches(run(ks.gemm_mma, { races = true, uninit_shared = true, uninit_regs = true }), want, bound)
     assert(bad > 0, "the GEMM with an unswizzled A read gave the right results")
     assert(first == 2 * N, "the first wrong element is C[" .. tostring(first) .. "]")   -- rows 0, 1 have f(r) = 0
   end)

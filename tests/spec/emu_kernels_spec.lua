@@ -18,8 +18,8 @@
 --   swiglu_f32            1e-5 * |ref| + 1e-6 (ex2.approx and rcp.approx: a few ulp each)
 --   swiglu (bf16 out)     half a bf16 ulp of the result (the final cvt.rn.bf16) + 1e-5 * |ref|
 --                         (the f32 math before it)
---   gemm (bf16 in, f32)   K * 2^-24 * sum_k |a_ik * b_jk|: the error bound of summing K exact products
---                         in f32 in any order (gamma_K); bf16 products are exact in f32
+--   gemm_mma (bf16 in,    K * 2^-24 * sum_k |a_ik * b_jk|: the error bound of summing K exact products
+--     f32 out)            in f32 in any order (gamma_K); bf16 products are exact in f32
 -- Nothing is printed on success; a failure names the kernel, the size, the element, got and expected.
 local H = require "helper"
 local rt = require "ptxlua.emu"
@@ -272,7 +272,7 @@ for _, variant in ipairs { { "swiglu", "bf16" }, { "swiglu_f32", "f32" } } do
 end
 
 ---------------------------------------------------------------------------------------------------
--- gemm: C[M, N] = A[M, K] * B[N, K]^T, bf16 in, f32 out. Shapes: one mma tile (16 x 8 x 8, K below
+-- gemm_mma (the mma.sync GEMM): C[M, N] = A[M, K] * B[N, K]^T, bf16 in, f32 out. Shapes: one mma tile (16 x 8 x 8, K below
 -- one k-tile), partial tiles on every edge (100 x 72 x 40, 257 x 129 x 72: odd N takes the scalar
 -- stores), exact tiles (128 x 128 x 64, 256 x 256 x 256: no guards, no zero fill), and other tile
 -- configurations: BK = 64 and 128, STAGES = 2, GROUP = 1 (and GROUP = 2 over an uneven grid), a
@@ -291,8 +291,8 @@ local GEMM = {
   { M = 48, N = 100, K = 264, BM = 32, BN = 64, WM = 32, WN = 32, BK = 128, STAGES = 2 },
 }
 
-describe("emulated kernels: gemm", function()
-  local k = load("gemm.lua").gemm
+describe("emulated kernels: gemm_mma", function()
+  local k = load("gemm_mma.lua").gemm_mma
   for _, c in ipairs(GEMM) do
     it(desc(c), function()
       local M, N, K = c.M, c.N, c.K
@@ -314,7 +314,7 @@ describe("emulated kernels: gemm", function()
           want[i * N + j + 1], mag[i * N + j + 1] = s, m
         end
       end
-      compare("gemm " .. desc(c), C:read(), want, function(i) return K * 2 ^ -24 * mag[i] end, rc(N))
+      compare("gemm_mma " .. desc(c), C:read(), want, function(i) return K * 2 ^ -24 * mag[i] end, rc(N))
       if M == 256 and N == 256 and K == 256 then
         assert(st.seconds < 1, fmt("the 256^3 GEMM took %.2f s to emulate (the goal: well under a second)", st.seconds))
       end

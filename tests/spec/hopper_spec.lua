@@ -141,6 +141,18 @@ describe("ptx.mbarrier_wait and ptx.warp_specialize", function()
       ptx.at(ptx.pred()); ptx.mbarrier_wait(bar, 0)
     end)
   end)
+  it("the wait loop on a given label, predicate and opcode, with bra.uni", function()
+    assert.are.same({ "$wait:", "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %ready, [bar], 1;", "@!%ready bra.uni $wait;" },
+      lines(function(ptx)
+        local q = ptx.pred "ready"
+        local l = ptx.label "wait"
+        assert.are.equal(q, ptx.mbarrier_wait(ptx.addr(ptx.sym "bar"), 1,
+          { label = l, pred = q, op = "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64", uni = true }))
+      end))
+    fails("opts.op must be a mbarrier.try_wait opcode", function(ptx) ptx.mbarrier_wait(ptx.addr(ptx.sym "bar"), 0, { op = "bra" }) end)
+    fails("opts.pred must be a .pred register", function(ptx) ptx.mbarrier_wait(ptx.addr(ptx.sym "bar"), 0, { pred = ptx.reg.u32() }) end)
+    fails("opts.label must be a label", function(ptx) ptx.mbarrier_wait(ptx.addr(ptx.sym "bar"), 0, { label = "wait" }) end)
+  end)
   it("splits on the warpgroup index with setmaxnreg in each branch", function()
     assert.are.same({
       "mov.u32 %r1, %tid.x;", "shr.u32 %r2, %r1, 7;", "setp.eq.u32 %p1, %r2, 0;", "@!%p1 bra $L__else1;",

@@ -27,6 +27,12 @@ local function check_output(out)
   assert.truthy(out:find("add.u32 \t%r1, %r1, 8;", 1, true), out)
 end
 
+-- the ```c block of docs/embedding.md saved as launch.c (the C launch API, run on the emulator)
+local function launch_example()
+  local doc = assert(H.read(H.root .. "/docs/embedding.md"))
+  return assert(doc:match("<!%-%- file: launch%.c %-%->\n```c\n(.-)\n```"), "docs/embedding.md has no launch.c block") .. "\n"
+end
+
 describe("cmake --install", function()
   it("installs the library, the header, the Lua files, the CMake package and ptxlua.pc", function()
     install()
@@ -67,5 +73,21 @@ describe("cmake --install", function()
     local out, err2, rc2 = H.sh("PTXLUA_LUA_DIR=" .. shq(luadir) .. " " .. shq(work .. "/embed-pc"))
     assert.are.equal(0, rc2, err2)
     check_output(out)
+  end)
+
+  it("builds the launch example against the installed files and runs it on the emulator", function()
+    install()
+    local _, _, has = H.sh("command -v pkg-config")
+    if has ~= 0 then return H.pending("no pkg-config") end
+    H.write(work .. "/launch.c", launch_example())
+    local env = "PKG_CONFIG_PATH=" .. shq(prefix .. "/lib/pkgconfig") .. " "
+    local _, err, rc = H.sh(string.format("cd %s && export %s && cc -std=c11 -Wall -Werror -o launch launch.c $(pkg-config --cflags --libs ptxlua) -Wl,-rpath,$(pkg-config --variable=libdir ptxlua)",
+      shq(work), env))
+    assert(rc == 0, "the launch example does not build: " .. err)
+    local luadir = H.sh(env .. "pkg-config --variable=luadir ptxlua"):gsub("%s+$", "")
+    local out, err2, rc2 = H.sh("cd " .. shq(H.root) .. " && PTXLUA_LUA_DIR=" .. shq(luadir) .. " " .. shq(work .. "/launch"))
+    assert.are.equal(0, rc2, err2)
+    assert.are.equal("emu: 1000 of 1000 elements right\n" ..
+      "kernels/vector_add.lua:4: error: launch of vector_add: argument 4 (n): a .u32 parameter (4 bytes), got f32\n", out)
   end)
 end)

@@ -223,7 +223,7 @@ describe("the ISA table", function()
       end
     end
     -- and no unknown name, and no wrong type
-    for _, bad in ipairs { { "mov.u32", "bogus", "u32" }, { "mov.u64", "tid.x", "u32" }, { "mov.u32", "tid.w", "u32" },
+    for _, bad in ipairs { { "mov.u32", "bogus", "u32" }, { "mov.u64", "tid.x", "u32" }, { "mov.u32", "laneid.x", "u32" },
                            { "mov.u32", "envreg32", "u32" } } do
       local ok = pcall(function()
         ptx.reset()

@@ -19,9 +19,16 @@ local SIZES = {
   ["layernorm.lua"] = { {}, { "N=1000" }, { "N=7", "B=3" }, { "N=100001", "B=5" }, { "N=16384" } },
   ["softmax.lua"] = { {}, { "N=1000" }, { "N=7", "B=3" }, { "N=100001", "B=5" }, { "N=8190", "BLOCK=1024" } },
   ["swiglu.lua"] = { {}, { "M=3", "N=7" }, { "M=1000", "N=1001", "UNROLL=3" }, { "M=8192", "N=8192", "BLOCK=128" } },
-  ["gemm.lua"] = { {}, { "M=1000", "N=1000", "K=1000" }, { "M=127", "N=33", "K=8" },
-                   { "M=5000", "N=3001", "K=4104", "BM=128", "BN=64", "WM=64", "WN=64" },
-                   { "M=96", "N=80", "K=88", "BM=64", "BN=64", "WM=32", "WN=32", "BK=16", "STAGES=4", "GROUP=1" } },
+  ["gemm_mma.lua"] = { {}, { "M=1000", "N=1000", "K=1000" }, { "M=127", "N=33", "K=8" },
+                       { "M=5000", "N=3001", "K=4104", "BM=128", "BN=64", "WM=64", "WN=64" },
+                       { "M=96", "N=80", "K=88", "BM=64", "BN=64", "WM=32", "WN=32", "BK=16", "STAGES=4", "GROUP=1" } },
+  ["gemm.lua"] = { {}, { "OUT=f32" }, { "M=200", "N=264", "K=136", "SMS=4" }, { "CLUSTER=1", "BN=128", "STAGES=6" },
+                   { "M=1000", "N=1000", "K=1000", "BM=64", "BN=128", "CLUSTER=4", "STAGES=8", "OUT=f32" },
+                   { "M=8", "N=8", "K=8", "BN=64", "STAGES=2" } },
+  ["flash_attention.lua"] = { {}, { "CAUSAL=1" }, { "D=64" }, { "D=64", "CAUSAL=1", "BQ=64", "BKV=64", "STAGES=3" },
+                              { "BH=3", "S=200", "CAUSAL=1" }, { "D=128", "STAGES=3", "SCALE=0.125" } },
+  ["grouped_gemm.lua"] = { {}, { "G=3", "MTOT=200", "N=264", "K=136", "SMS=4" }, { "BM=64", "BN=128", "STAGES=6" },
+                           { "G=64", "MTOT=5000", "N=1000", "K=1000", "BN=80", "STAGES=5" } },
 }
 
 -- invalid template values and the message each must give (a plain substring of it)
@@ -38,16 +45,43 @@ local INVALID = {
   ["swiglu.lua"] = { { { "M=0" }, "template M must be a positive integer" },
                      { { "M=65536", "N=65536" }, "M*N must be below 2^32" },
                      { { "BLOCK=48" }, "BLOCK must be a multiple of 32" } },
+  ["gemm_mma.lua"] = { { { "K=1001" }, "K (1001) must be a multiple of 8" },
+                       { { "STAGES=4" }, "static limit 49152" },
+                       { { "WM=24" }, "must be made of 16 x 16 blocks" },
+                       { { "WN=8" }, "must be made of 16 x 16 blocks" },
+                       { { "BM=96" }, "is not a grid of" },
+                       { { "BK=48" }, "BK must be 16, 32, 64 or 128" },
+                       { { "STAGES=1" }, "STAGES must be at least 2" },
+                       { { "GROUP=0" }, "template GROUP must be a positive integer" },
+                       { { "WM=128", "WN=64", "BM=128", "BN=64" }, "accumulator registers" },
+                       { { "BM=32", "BN=32", "WM=16", "WN=16", "BK=16" }, "cannot split" } },
   ["gemm.lua"] = { { { "K=1001" }, "K (1001) must be a multiple of 8" },
-                   { { "STAGES=4" }, "static limit 49152" },
-                   { { "WM=24" }, "must be made of 16 x 16 blocks" },
-                   { { "WN=8" }, "must be made of 16 x 16 blocks" },
-                   { { "BM=96" }, "is not a grid of" },
-                   { { "BK=48" }, "BK must be 16, 32, 64 or 128" },
+                   { { "N=1001" }, "N (1001) times 2 bytes must be a multiple of 16" },
+                   { { "N=1002", "OUT=f32" }, "N (1002) times 4 bytes must be a multiple of 16" },
+                   { { "OUT=f16" }, "OUT must be \"bf16\" or \"f32\"" },
+                   { { "BM=256" }, "BM must be 64 or 128" },
+                   { { "BN=96" }, "BN must be 64, 128, 192 or 256" },
+                   { { "BK=32" }, "BK must be 64" },
+                   { { "STAGES=5" }, "need 278608 bytes of shared memory" },
                    { { "STAGES=1" }, "STAGES must be at least 2" },
-                   { { "GROUP=0" }, "template GROUP must be a positive integer" },
-                   { { "WM=128", "WN=64", "BM=128", "BN=64" }, "accumulator registers" },
-                   { { "BM=32", "BN=32", "WM=16", "WN=16", "BK=16" }, "cannot split" } },
+                   { { "CLUSTER=3" }, "CLUSTER must be 1, 2 or 4" },
+                   { { "CLUSTER=4", "BN=64", "SMS=3" }, "SMS (3) must hold at least one cluster of 4" },
+                   { { "SMS=0" }, "template SMS must be a positive integer" } },
+  ["flash_attention.lua"] = { { { "D=96" }, "D must be 64 or 128" },
+                              { { "CAUSAL=2" }, "CAUSAL must be 0 or 1" },
+                              { { "BQ=192" }, "BQ must be 64 or 128" },
+                              { { "BKV=32" }, "BKV must be 64 or 128" },
+                              { { "STAGES=1" }, "STAGES must be at least 2" },
+                              { { "STAGES=4" }, "need 295016 bytes of shared memory" },
+                              { { "SCALE=-1" }, "SCALE must be a positive number" },
+                              { { "S=0" }, "template S must be a positive integer" } },
+  ["grouped_gemm.lua"] = { { { "K=100" }, "K (100) must be a multiple of 8" },
+                           { { "N=1001" }, "N (1001) must be even" },
+                           { { "BM=32" }, "BM must be 64 or 128" },
+                           { { "BN=100" }, "BN must be a multiple of 16 in 16..256" },
+                           { { "BK=128" }, "BK must be 64" },
+                           { { "STAGES=5" }, "need 245840 bytes of shared memory" },
+                           { { "G=0" }, "template G must be a positive integer" } },
 }
 
 -- kernels whose PTX at the defaults is pinned
@@ -139,10 +173,10 @@ describe("kernels/", function()
     end
   end)
 
-  it("runs the GEMM's K loop in PTX: the same instructions at every K, one backward branch", function()
+  it("runs the mma.sync GEMM's K loop in PTX: the same instructions at every K, one backward branch", function()
     local function count(text, pat) local n = 0; for _ in text:gmatch(pat) do n = n + 1 end return n end
     for _, k in ipairs { "64", "8192", "1000" } do
-      local out, err, rc = H.ptxlua { KDIR .. "gemm.lua", "--print-ptx", "-D", "K=" .. k }
+      local out, err, rc = H.ptxlua { KDIR .. "gemm_mma.lua", "--print-ptx", "-D", "K=" .. k }
       assert.are.equal(0, rc, err)
       -- defaults: 4 x 4 mma tiles of a 64 x 32 warp tile, 2 k-steps of 16 in a 32-wide k-tile
       assert.are.equal(32, count(out, "\tmma%.sync%.aligned%.m16n8k16%.row%.col%.f32%.bf16%.bf16%.f32%s"), "K=" .. k)
@@ -154,9 +188,9 @@ describe("kernels/", function()
     end
   end)
 
-  it("prints the same GEMM twice, byte for byte", function()
-    local a = H.ptxlua { KDIR .. "gemm.lua", "--print-ptx", "-D", "M=1000" }
-    local b = H.ptxlua { KDIR .. "gemm.lua", "--print-ptx", "-D", "M=1000" }
+  it("prints the same mma.sync GEMM twice, byte for byte", function()
+    local a = H.ptxlua { KDIR .. "gemm_mma.lua", "--print-ptx", "-D", "M=1000" }
+    local b = H.ptxlua { KDIR .. "gemm_mma.lua", "--print-ptx", "-D", "M=1000" }
     assert.are.equal(a, b)
   end)
 end)

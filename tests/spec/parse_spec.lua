@@ -71,7 +71,7 @@ describe("PTX round trip", function()
     if n == 0 then return H.pending("no kernel in kernels/ printed PTX") end
   end)
 
-  it("round-trips nvcc -ptx output (SIMT, mma.sync, calls, printf, -G) and ptxas takes the result", function()
+  it("round-trips nvcc -ptx output (SIMT, mma.sync, calls, printf, -G, wgmma, TMA, mbarrier, clusters, tcgen05) and ptxas takes the result", function()
     local _, _, rc = H.sh("command -v nvcc")
     if rc ~= 0 then
       assert(not H.ci, "nvcc is required under CI=true")
@@ -79,11 +79,24 @@ describe("PTX round trip", function()
     end
     local cases = {
       { "simt.cu", "sm_90a", "" }, { "mma.cu", "sm_80", "" }, { "calls.cu", "sm_90a", "" }, { "calls.cu", "sm_90a", "-G" },
+      -- the Hopper and Blackwell families: each file's PTX must hold the instructions it was written for
+      { "wgmma.cu", "sm_90a", "", { "wgmma.fence.sync.aligned", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16", "wgmma.wait_group.sync.aligned" } },
+      { "tma.cu", "sm_90a", "", { "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+                                  "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group", "prefetch.tensormap" } },
+      { "mbarrier.cu", "sm_90a", "", { "mbarrier.init.shared::cta.b64", "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64",
+                                       "mbarrier.expect_tx", "mbarrier.inval" } },
+      { "clusters.cu", "sm_90a", "", { "%cluster_ctarank", "mapa.shared::cluster.u32", "barrier.cluster.wait.acquire.aligned", "elect.sync" } },
+      { "tcgen05.cu", "sm_100a", "", { "tcgen05.alloc.cta_group::1", "tcgen05.mma.cta_group::1.kind::f16", "tcgen05.commit.cta_group::1",
+                                       "tcgen05.ld.sync.aligned.32x32b.x4.b32", "tcgen05.ld.sync.aligned.16x128b.x1.b32", "tcgen05.st.sync.aligned",
+                                       "tcgen05.cp.cta_group::1.128x256b", "tcgen05.shift.cta_group::1.down", "tcgen05.dealloc" } },
     }
     for _, c in ipairs(cases) do
       local ptx = H.tmpfile(".ptx")
       local _, err, nrc = H.sh(string.format("env -u LD_PRELOAD nvcc -ptx %s -arch=%s %s -o %s", c[3], c[2], H.shq(H.root .. "/tests/cuda/" .. c[1]), ptx))
       assert(nrc == 0, c[1] .. ": nvcc: " .. err)
+      for _, want in ipairs(c[4] or {}) do
+        assert(H.read(ptx):find(want, 1, true), c[1] .. ": the PTX has no " .. want)
+      end
       local ok, why = roundtrip(ptx)
       assert(ok, c[1] .. " " .. c[3] .. ": " .. tostring(why))
       local _, lerr, lrc = H.ptxlua { "--lint", ptx }
@@ -114,11 +127,12 @@ describe("the Lua script", function()
     assert.truthy(err:find(broken .. ":" .. lineno .. ": error: expected ';'", 1, true), err)
   end)
 
-  it("--sugar says it is not there yet instead of writing a wrong script", function()
+  it("--sugar writes a script that prints the file back too (tests/spec/sugar_spec.lua has the rest)", function()
     local ptx = H.write(H.tmpfile(".ptx"), ".version 8.0\n.target sm_90a\n")
-    local _, err, rc = H.ptxlua { "--from-ptx", ptx, "--sugar" }
-    assert.are.equal(2, rc)
-    assert.truthy(err:find("not implemented", 1, true))
+    local lua = H.tmpfile(".lua")
+    local _, err, rc = H.ptxlua { "--from-ptx", ptx, "--sugar", "-o", lua }
+    assert.are.equal(0, rc, err)
+    assert.are.equal(H.read(ptx), (H.ptxlua { lua, "--print-ptx" }))
   end)
 end)
 
@@ -147,7 +161,54 @@ describe("ptxlua --lint", function()
     assert.truthy(err:find(ptx .. ":13:2: error:", 1, true), err)
   end)
 
-  it("agrees with ptxas on at least 98% of the corpus (the disagreements are listed in docs/transpiler.md)", function()
+  -- each line alone in a kernel: ptxas rejects it, and the linter says where and what would be legal
+  local LINT_HEAD = ".version 8.6\n.target %s\n.address_size 64\n.global .u32 gv;\n.const .u32 cv;\n" ..
+    ".visible .entry k(.param .u64 p)\n{\n\t.reg .b64 %%rd<4>;\n\t.reg .b32 %%r<8>;\n\t.reg .f32 %%f<4>;\n\t.reg .pred %%p<3>;\n\t.local .u32 lv;\n"
+  local function lint_case(body, target)
+    return H.write(H.tmpfile(".ptx"), LINT_HEAD:format(target or "sm_90a") .. body .. "\tret;\n}\n")
+  end
+  local BAD = {
+    { "\tld.global.u32 %r1, [16];\n", "legal only in the .local state space" },
+    { "\tld.u32 %r1, [cv];\n", "state space mismatch: 'cv' is in .const" },
+    { "\tld.local.u32 %r1, [p];\n", "'p' is in .param, but this address of 'ld.local.u32' is in .local" },
+    { "\tst.param.u64 [p], %rd1;\n", "'p' is an input parameter" },
+    { "\tadd.u32 %r1, %tid.x, 1;\n", "read only by mov or cvt" },
+    { "\tmov.u64 %rd1, %tid.x;\n", "mov takes one of the register's size" },
+    { "\tmov.u32 %r1, %laneid.x;\n", "PTX has %laneid (no component)" },
+    { "\tshl.b64 1, %rd1, 3;\n", "operand 1 of 'shl.b64' is its destination" },
+    { "\tadd.f32 %f1, %f2, 1;\n", "an integer immediate does not stand for a float" },
+    { "\tmov.u32 %r1, 1.5;\n", "a float immediate stands only for a float or for .b64 bits" },
+    { "\tshl.x4 %rd1, %rd1, 3;\n", "shl" },
+    { "\ttcgen05.ld.sync.aligned.16x128b.x1.b32 {%r1}, [%r2];\n", "expected a vector of 2 registers", "sm_100a" },
+    { "\ttcgen05.fence::before_thread_sync;\n", "requires sm_100 or later", "sm_90a" },
+    { "\twmma.load.a.sync.aligned.row.m16n16k8.shared.tf32 {%r1, %r2, %r3, %r4}, [gv];\n", "state space mismatch" },
+  }
+  it("rejects operands and spaces ptxas rejects, each at its line:col with what is legal", function()
+    for _, c in ipairs(BAD) do
+      local ptx = lint_case(c[1], c[3])
+      local _, err, rc = H.ptxlua { "--lint", ptx }
+      assert(rc == 1, c[1] .. ": lint took it")
+      assert(err:find(ptx .. ":13:2: error: ", 1, true), c[1] .. ": " .. err)
+      assert(err:find(c[2], 1, true), c[1] .. ": " .. err)
+      local ok = H.assemble(H.read(ptx), c[3] or "sm_90a")
+      if ok ~= nil then assert(ok == false, c[1] .. ": ptxas takes it") end
+    end
+  end)
+
+  it("takes the legal PTX beside those: float literals, {r} for a scalar, %tid.w, generic and .local addresses, tcgen05", function()
+    local ptx = lint_case(table.concat({
+      "\tmov.f32 %f1, 0.5;\n", "\tmov.b64 %rd1, 1.0;\n", "\tadd.f32 %f1, %f1, 0f3F800000;\n",
+      "\tld.param.u64 %rd2, [p];\n", "\tst.global.b32 [%rd2], {%r1};\n", "\tmov.u32 %r1, %tid.w;\n",
+      "\tmov.u32 %r2, %clusterid.w;\n", "\tld.u32 %r3, [gv];\n", "\tld.local.u32 %r3, [8];\n", "\tld.u32 %r4, [lv];\n",
+      "\tcvt.u64.u32 %rd3, %tid.x;\n", "\ttcgen05.ld.sync.aligned.16x128b.x1.b32 {%r5, %r6}, [%r2];\n",
+      "\ttcgen05.wait::ld.sync.aligned;\n", "\tst.global.f32 [%rd2], %f1;\n" }), "sm_100a")
+    local _, err, rc = H.ptxlua { "--lint", ptx }
+    assert(rc == 0, err)
+    local ok, out = H.assemble(H.read(ptx), "sm_100a")
+    if ok ~= nil then assert(ok, out) end
+  end)
+
+  it("agrees with ptxas on at least 99% of the corpus (the disagreements are listed in docs/transpiler.md)", function()
     if not have_corpus() then return H.pending("the corpus is absent (../shared/corpus)") end
     local agree, n, dis = 0, 0, {}
     for _, v in ipairs(verdicts()) do
@@ -156,7 +217,7 @@ describe("ptxlua --lint", function()
       if (rc == 0) == (v.rc == 0) then agree = agree + 1 else dis[#dis + 1] = v.file end
     end
     print(string.format("lint agreement with ptxas: %d of %d (%.1f%%); disagreements: %s", agree, n, 100 * agree / n, table.concat(dis, ", ")))
-    assert.is_true(agree / n >= 0.98, table.concat(dis, "\n"))
+    assert.is_true(agree / n >= 0.99, table.concat(dis, "\n"))
   end)
 end)
 

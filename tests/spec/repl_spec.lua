@@ -107,6 +107,50 @@ end }
   end)
 end)
 
+describe("the REPL's :compare and :time", function()
+  local ADD = [[
+local ptx = require "ptxlua"
+ptx.kernel { name = "add2", templates = { N = 300 }, params = { {"x", "f32*", shape = {"N"}}, {"y", "f32*", shape = {"N"}},
+  {"out", "f32*", shape = {"N"}}, {"n", "u32"} }, grid = { 3 }, block = { 128 }, body = function(t, x, y, out, n)
+  local px, py, po = ptx.global_ptrs(x, y, out)
+  local i = ptx.special("ctaid.x"):mad(ptx.special "ntid.x", ptx.special "tid.x")
+  local L = ptx.label "done"
+  ptx.at(i:ge(n:load())).bra(L)
+  local off = i:mul_wide(4)
+  local a, b = ptx.reg.f32(), ptx.reg.f32()
+  ptx.ld.global.f32(a, ptx.addr(px + off))
+  ptx.ld.global.f32(b, ptx.addr(py + off))
+  ptx.st.global.f32(ptx.addr(po + off), a + b)
+  ptx.place(L)
+  ptx.ret()
+end }
+]]
+  it("compares a kernel with a Lua reference and reports the first mismatches", function()
+    local path = H.write(H.tmpfile(".lua"), ADD)
+    local good = H.write(H.tmpfile(".lua"), "return function(i, t) local o = {} for k = 1, t.N do o[k] = i.x[k] + i.y[k] end return { out = o } end\n")
+    local bad = H.write(H.tmpfile(".lua"), "return function(i, t) local o = {} for k = 1, t.N do o[k] = i.x[k] + i.y[k] + (k == 200 and 0.5 or 0) end return { out = o } end\n")
+    local input = H.write(H.tmpfile(".in"), table.concat({ ":load " .. path, ":compare add2 " .. good, ":compare add2 " .. bad,
+      ":set N=260", ":compare add2 " .. bad, ":time" }, "\n") .. "\n")
+    local out, err, rc = H.sh("PTXLUA_LIBCUDA=/nonexistent " .. H.shq(H.exe) .. " < " .. H.shq(input))
+    assert.are.equal(0, rc, err)
+    assert.are.equal("", err)
+    assert.truthy(out:find("add2.out on emu: 300 elements, max abs err [%d.e%-]+, max rel err [%d.e%-]+, 0 mismatches %(tol 1e%-05%)"), out)
+    assert.truthy(out:find("add2.out on emu: 300 elements, max abs err 0.5, max rel err [%d.e%-]+, 1 mismatch %(tol 1e%-05%)\n    %[200%] got"), out)
+    assert.truthy(out:find("add2.out on emu: 260 elements", 1, true), out)   -- the template change reached it
+    assert.truthy(out:find("no GPU here: no CUDA driver: cannot load /nonexistent", 1, true), out)
+  end)
+
+  it("compares two kernels on the same test data, only on what the reference wrote", function()
+    local path = H.write(H.tmpfile(".lua"), ADD .. ADD:gsub("^local ptx = require \"ptxlua\"\n", ""):gsub("add2", "add3"):gsub("a %+ b", "a - b"))
+    local out, err, rc = repl { ":load " .. path, ":compare add2 add2", ":compare add2 add3" }
+    assert.are.equal(0, rc, err)
+    local first, second = out:match("(add2%.out on emu[^\n]*)\n(.*)")
+    assert.truthy(first and first:find("0 mismatches", 1, true), out)
+    assert.truthy(second:find("add2.out on emu: 300 elements", 1, true) and not second:find(" 0 mismatches", 1, true), out)
+    assert.falsy(out:find("add2.x on", 1, true), out)
+  end)
+end)
+
 describe("the REPL through a pseudo-terminal", function()
   it("prompts, evaluates and quits at Ctrl-D", function()
     local _, _, has = H.sh("command -v script")

@@ -1,0 +1,28 @@
+-- gemm: the Hopper GEMM (kernels/gemm.lua: TMA, wgmma, mbarrier pipeline, 2-CTA clusters with
+-- multicast, persistent). C = A * B^T, A M x K and B N x K row-major bf16, C M x N bf16 (f32
+-- accumulation). Reference: the same product in f64 (cuBLAS DGEMM on the GPU). Tolerance: the
+-- default bf16 1e-2 (the output's rounding, 2^-9 relative, dominates). cuBLAS runs the same
+-- bf16 x bf16 -> bf16 product. The second shape has partial tiles at every edge (and an odd
+-- number of tile-rows: the last cluster's second CTA computes a tile entirely outside C).
+local function maps(t, ctx, T)
+  return ctx.tensormap(T.A, { dims = { t.K, t.M }, box = { t.BK, t.BM }, swizzle = "128B" }),
+         ctx.tensormap(T.B, { dims = { t.K, t.N }, box = { t.BK, t.BN / t.CLUSTER }, swizzle = "128B" }),
+         ctx.tensormap(T.C, { dims = { t.N, t.M }, box = { 64, 64 }, swizzle = "128B" })
+end
+return {
+  script = "kernels/gemm.lua",
+  kernel = "gemm",
+  configs = { { M = 8192, N = 8192, K = 8192 }, { M = 4096, N = 4096, K = 4096 }, { M = 1000, N = 1000, K = 1000 },
+              { M = 8192, N = 8192, K = 8192, CLUSTER = 1 } },
+  sets = 2,
+  runs = 20,
+  tensors = function(t)
+    return { A = { "bf16", t.M * t.K }, B = { "bf16", t.N * t.K }, C = { "bf16", t.M * t.N, output = true } }
+  end,
+  args = function(t, T, ctx) return { maps(t, ctx, T) } end,
+  reference = function(t, In, Out, ctx)
+    ctx.gemm_f64 { A = In.A, B = In.B, C = Out.C, M = t.M, N = t.N, K = t.K, b_layout = "NK" }
+  end,
+  flops = function(t) return 2 * t.M * t.N * t.K end,
+  cublas = function(t) return { M = t.M, N = t.N, K = t.K, a = "bf16", b = "bf16", c = "bf16", b_layout = "NK", A = "A", B = "B" } end,
+}

@@ -1,0 +1,211 @@
+-- grouped_gemm.lua -- the grouped (MoE) GEMM on Hopper: for every group g < G,
+--   C[offs[g] .. offs[g+1]) = A[offs[g] .. offs[g+1]) * B[g]^T
+-- A is MTOT x K (the rows of all groups, one after the other), B is G x N x K (one N x K matrix per
+-- group), C is MTOT x N; bf16 inputs and output, f32 accumulation. offs is a device
+-- array of G + 1 u32 (offs[0] = 0, nondecreasing, offs[G] = MTOT): groups may be empty.
+--
+-- The pipeline is kernels/gemm.lua's without clusters: a producer warpgroup (one thread issuing TMA
+-- loads into STAGES 128B-swizzled stages behind full/empty mbarriers) and BM/64 consumer warpgroups
+-- (wgmma m64nBNk16 from descriptors, setmaxnreg 40/232). The scheduler is persistent over all groups:
+-- tile i of the concatenation (group by group; inside a group tile-rows fastest) goes to CTA
+-- i mod SMS; both roles walk offs to find the group of each tile. A tile-row may reach past its
+-- group into the next one's rows of A (or past MTOT, where the TMA fills zeros): those rows are
+-- computed and not stored. The epilogue therefore stores from registers with row and column guards
+-- (st.global), not with a TMA box, which would write over the next group's rows.
+-- Tensor maps (`maps(t)` below, returned by this file): A dims {K, MTOT} box {BK, BM}; B dims
+-- {K, G * N} box {BK, BN}; both 128B-swizzled.
+local ptx = require "ptxlua"
+
+local function plan(t)
+  for _, k in ipairs { "G", "MTOT", "N", "K", "BM", "BN", "BK", "STAGES", "SMS" } do
+    local v = t[k]
+    if type(v) ~= "number" or v < 1 or v ~= math.floor(v) then ptx.error("template %s must be a positive integer (got %s)", k, tostring(v)) end
+  end
+  local P = {}
+  P.ob = 2
+  if t.K % 8 ~= 0 then ptx.error("K (%d) must be a multiple of 8: TMA rows are multiples of 16 bytes (pad K with zeros)", t.K) end
+  if t.N % 2 ~= 0 then ptx.error("N (%d) must be even: C is stored in pairs", t.N) end
+  if t.BM ~= 64 and t.BM ~= 128 then ptx.error("BM must be 64 or 128: one or two consumer warpgroups of 64 rows (got %d)", t.BM) end
+  if t.BN % 16 ~= 0 or t.BN > 256 then ptx.error("BN must be a multiple of 16 in 16..256, the n of wgmma m64nNk16 (got %d)", t.BN) end
+  if t.BK ~= 64 then ptx.error("BK must be 64: one 128-byte swizzle row of bf16 (got %d)", t.BK) end
+  if t.STAGES < 2 then ptx.error("STAGES must be at least 2 (got %d)", t.STAGES) end
+  if t.G * t.N >= 2 ^ 31 or t.MTOT >= 2 ^ 31 or t.K >= 2 ^ 31 then ptx.error("G * N, MTOT and K must be below 2^31") end
+  P.wgs = t.BM / 64
+  P.threads = 128 * (1 + P.wgs)
+  P.a_bytes, P.b_bytes = t.BM * t.BK * 2, t.BN * t.BK * 2
+  P.smem = t.STAGES * (P.a_bytes + P.b_bytes) + 16 * t.STAGES
+  if P.smem > 232448 then
+    ptx.error("%d stages of (%d + %d) x %d bf16 need %d bytes of shared memory (227 KB a block)", t.STAGES, t.BM, t.BN, t.BK, P.smem)
+  end
+  P.kt = math.ceil(t.K / t.BK)
+  P.tn = math.ceil(t.N / t.BN)
+  return P
+end
+
+ptx.kernel {
+  name = "grouped_gemm",
+  doc = "C[offs[g]..offs[g+1]) = A[offs[g]..offs[g+1]) * B[g]^T for every group g: grouped (MoE) GEMM on Hopper",
+  target = "sm_90a",
+  templates = { G = 8, MTOT = 16384, N = 4096, K = 4096, BM = 128, BN = 256, BK = 64, STAGES = 4, SMS = 132 },
+  params = { { "A_map", "tensormap" }, { "B_map", "tensormap" }, { "C", "bf16*", shape = { "MTOT", "N" } },
+             { "offs", "u32*", shape = { "G + 1" } } },
+  grid = function(t) plan(t); return { t.SMS } end,
+  block = function(t) return { plan(t).threads } end,
+  maxntid = function(t) return { plan(t).threads } end,
+  body = function(t, A_map, B_map, C, offs)
+    local P = plan(t)
+    local sm = ptx.smem_plan()
+    local sA = sm:alloc("A", "bf16", { t.BM, t.BK }, { stages = t.STAGES, swizzle = "128B" })
+    local sB = sm:alloc("B", "bf16", { t.BN, t.BK }, { stages = t.STAGES, swizzle = "128B" })
+    local full = sm:alloc("full", "b64", t.STAGES, { align = 8 })
+    local empty = sm:alloc("empty", "b64", t.STAGES, { align = 8 })
+
+    local amap, bmap = ptx.reg.u64(), ptx.reg.u64()
+    ptx.op "cvta.param.u64" (amap, A_map)
+    ptx.op "cvta.param.u64" (bmap, B_map)
+    local pc, po = ptx.global_ptrs(C, offs)
+
+    local tid = ptx.special "tid.x"
+    ptx.if_(tid:eq(0), function()
+      for s = 0, t.STAGES - 1 do
+        ptx.op "mbarrier.init.shared::cta.b64" (full:addr(0, 8 * s), 1)
+        ptx.op "mbarrier.init.shared::cta.b64" (empty:addr(0, 8 * s), 4 * P.wgs)
+      end
+      ptx.op "fence.mbarrier_init.release.cluster" ()
+    end)
+    ptx.bar.sync(0)
+    local cta, ncta = ptx.special "ctaid.x", ptx.special "nctaid.x"
+    local base = ptx.reg.u32()
+    ptx.mov.u32(base, ptx.sym "smem")
+
+    -- the scheduler: tiles ct = ctaid, ctaid + nctaid, ... of the concatenation of all groups.
+    -- g, the group of tile ct; gstart, its first tile; mbeg, mend its rows; gtm its tile-rows.
+    -- body(m0, n0, mend, g): tile-row m0 (a row of A and C), column n0, rows below mend stored
+    local function tiles(body)
+      local ct, g, gstart = ptx.reg.u32(), ptx.u32(0), ptx.u32(0)
+      ptx.mov.u32(ct, cta)
+      local mbeg, mend = ptx.reg.u32(), ptx.reg.u32()
+      ptx.ld.global.u32(mbeg, ptx.addr(po))
+      ptx.ld.global.u32(mend, ptx.addr(po, 4))
+      local gtm = (mend - mbeg + (t.BM - 1)) / t.BM
+      local top, find, found, done = ptx.label(), ptx.label(), ptx.label(), ptx.label()
+      ptx.place(top)
+      -- advance to the group holding ct (groups with no tiles are skipped)
+      ptx.place(find)
+      local gend = gtm:mad(P.tn, gstart)
+      ptx.at(ct:lt(gend)).bra(found)
+      ptx.add.u32(g, g, 1)
+      ptx.at(g:ge(t.G)).bra(done)
+      gstart:set(gend)
+      mbeg:set(mend)
+      ptx.ld.global.u32(mend, ptx.addr(po + g:mul_wide(4), 4))
+      gtm:set((mend - mbeg + (t.BM - 1)) / t.BM)
+      ptx.bra.uni(find)
+      ptx.place(found)
+      local l = ct - gstart
+      local m0 = (l % gtm):mad(t.BM, mbeg)
+      local n0 = (l / gtm) * t.BN
+      body(m0, n0, mend, g)
+      ptx.add.u32(ct, ct, ncta)
+      ptx.bra.uni(top)
+      ptx.place(done)
+    end
+    local function advance(s, phase)
+      ptx.add.u32(s, s, 1)
+      local wrap = s:eq(t.STAGES)
+      ptx.at(wrap).mov.u32(s, 0)
+      ptx.at(wrap).xor.b32(phase, phase, 1)
+    end
+
+    ptx.warp_specialize {
+      regs = { producer = 40, consumers = 232 },
+
+      producer = function()
+        ptx.if_(tid:eq(0), function()
+          local s, phase = ptx.u32(0), ptx.u32(0)
+          local load = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+          tiles(function(m0, n0, _, g)
+            local nb = g:mad(t.N, n0)                              -- row of B[g] in the G*N rows
+            ptx.loop(P.kt, function(kt)
+              local k0 = kt * t.BK
+              local fb = s:mad(8, base + full.offset)
+              ptx.mbarrier_wait(ptx.addr(s:mad(8, base + empty.offset)), phase:bxor(1))
+              ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, ptx.addr(fb), P.a_bytes + P.b_bytes)
+              load(ptx.addr(s:mad(sA.stage_bytes, base + sA.offset)), ptx.taddr(amap, { k0, m0 }), ptx.addr(fb))
+              load(ptx.addr(s:mad(sB.stage_bytes, base + sB.offset)), ptx.taddr(bmap, { k0, nb }), ptx.addr(fb))
+              advance(s, phase)
+            end)
+          end)
+        end)
+      end,
+
+      consumers = function(wg)
+        local w = wg - 1
+        local wtid = tid:band(127)
+        local warp, lane = wtid:shr(5), tid:band(31)
+        local g8, q = lane:shr(2), lane:band(3)
+        local acc = ptx.regs.f32(t.BN / 2, "acc", 0)
+        local s, phase = ptx.u32(0), ptx.u32(0)
+        local da0 = ptx.wgmma_desc(sA, { mn = 64, k = t.BK, base = w:mad(64 * 128, base), swizzle = "128B" }):as("u64")
+        local db0 = ptx.wgmma_desc(sB, { mn = t.BN, k = t.BK, base = base, swizzle = "128B" }):as("u64")
+        local is_lead = lane:eq(0)
+        local prev = ptx.u32(0)
+        local function release(st) ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, ptx.addr(st:mad(8, base + empty.offset))) end
+        local wgmma = ptx.op("wgmma.mma_async.sync.aligned.m64n" .. t.BN .. "k16.f32.bf16.bf16")
+        local rloc = w:mad(64, warp:mad(16, g8))                     -- row of this thread in the tile
+        local q2 = q:shl(1)
+        local ptrue = lane:eq(lane)                                -- wgmma scale-d: accumulate
+
+        tiles(function(m0, n0, mend)
+          ptx.loop(P.kt, function(kt)
+            ptx.mbarrier_wait(ptx.addr(s:mad(8, base + full.offset)), phase)
+            local accumulate = kt:ne(0)
+            local da = da0 + s:mul_wide(sA.stage_bytes / 16)
+            local db = db0 + s:mul_wide(sB.stage_bytes / 16)
+            ptx.wgmma.fence.sync.aligned()
+            for kk = 0, t.BK / 16 - 1 do
+              -- scale-d false (overwrite) only for the first k-step of a tile's first k-tile
+              wgmma(acc, (da + 2 * kk):as("b64"), (db + 2 * kk):as("b64"), kk == 0 and accumulate or ptrue, 1, 1, 0, 0)
+            end
+            ptx.wgmma.commit_group.sync.aligned()
+            ptx.wgmma.wait_group.sync.aligned(1)
+            ptx.if_(is_lead:and_(accumulate), function() release(prev) end)
+            prev:set(s)
+            advance(s, phase)
+          end)
+          ptx.wgmma.wait_group.sync.aligned(0)
+          ptx.if_(is_lead, function() release(prev) end)
+
+          -- epilogue: rows below mend, columns below N, from the accumulators
+          local r0 = m0 + rloc
+          local c0 = n0 + q2
+          local cbase = pc + r0:mul_wide(t.N * P.ob) + c0:mul_wide(P.ob)
+          local rok = { r0:lt(mend), (r0 + 8):lt(mend) }
+          local room = (ptx.u32(t.N) - c0):as("s32")                 -- columns c0 + c kept when c < room
+          for nb = 0, t.BN / 8 - 1 do
+            local cok = room:gt(nb * 8)
+            for h = 0, 1 do
+              local a0, a1 = acc[4 * nb + 2 * h + 1], acc[4 * nb + 2 * h + 2]
+              local at = ptx.addr(cbase, (h * 8 * t.N + nb * 8) * P.ob)
+              local ok = rok[h + 1]:and_(cok)
+              local v = ptx.reg.b32()
+              ptx.op "cvt.rn.bf16x2.f32" (v, a1, a0)
+              ptx.at(ok).st.global.b32(at, v)
+            end
+          end
+        end)
+      end,
+    }
+    ptx.ret()
+  end,
+}
+
+-- the tensor-map specs, for dev:tensormap(array, spec), at template values t: A, B
+local DEFAULTS = { G = 8, MTOT = 16384, N = 4096, K = 4096, BM = 128, BN = 256, BK = 64 }
+local function maps(t)
+  local v = {}
+  for k, d in pairs(DEFAULTS) do v[k] = (t or {})[k] or d end
+  return { dims = { v.K, v.MTOT }, box = { v.BK, v.BM }, swizzle = "128B" },
+         { dims = { v.K, v.G * v.N }, box = { v.BK, v.BN }, swizzle = "128B" }
+end
+return { maps = maps }

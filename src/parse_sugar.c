@@ -1,0 +1,1300 @@
+/* parse_sugar.c -- a parsed module -> the sugared Lua script of `ptxlua --from-ptx F.ptx --sugar`:
+** kernels as DSL bodies (named parameters, register arrays, instruction chains, guards, labels,
+** runs folded into Lua loops), with the layout the printer would not reproduce kept beside them
+** (lua/ptxlua/sugar.lua). The script is then run and its PTX compared with the file: a statement
+** that does not come back identical is kept as written, and the command says so. */
+#include "parse.h"
+#include "parse_sugar.h"
+#include "print.h"
+#include "isa.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+#include <math.h>
+
+static plR_runner RUN = NULL;
+void plR_set_runner(plR_runner run) { RUN = run; }
+
+static void lua_str(plU_buf *b, const char *s, uint32_t n) {
+  plU_buf_putc(b, '"');
+  for (uint32_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    switch (c) {
+    case '"': plU_buf_puts(b, "\\\""); break;
+    case '\\': plU_buf_puts(b, "\\\\"); break;
+    case '\n': plU_buf_puts(b, "\\n"); break;
+    case '\t': plU_buf_puts(b, "\\t"); break;
+    case '\r': plU_buf_puts(b, "\\r"); break;
+    default:
+      if (c < 32 || c >= 127) plU_buf_printf(b, "\\%03u", c);
+      else plU_buf_putc(b, (char)c);
+    }
+  }
+  plU_buf_putc(b, '"');
+}
+static void lua_cstr(plU_buf *b, const char *s) { lua_str(b, s, (uint32_t)strlen(s)); }
+
+static const char *const KEYWORDS[] = {
+  "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in", "local",
+  "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
+  /* the script's own names */
+  "ptx", "sugar", "doc", "t", "L", "R", "A", "i", NULL};
+static int is_keyword(const char *s, size_t n) {
+  for (int i = 0; KEYWORDS[i]; i++) if (strlen(KEYWORDS[i]) == n && memcmp(KEYWORDS[i], s, n) == 0) return 1;
+  return 0;
+}
+static int is_ident(const char *s, size_t n) {
+  if (!n || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_')) return 0;
+  for (size_t i = 1; i < n; i++) {
+    char c = s[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return 0;
+  }
+  return 1;
+}
+
+/* a keep flag per statement of every function, with why (kept across the checking rounds) */
+typedef struct Keep { uint32_t func, stmt; char *why; } Keep;
+typedef struct Fn { int text; char *why; int head, tail; } Fn;   /* text: the whole function as written */
+/* script line -> statement; kind W_LOOP/W_RUN: a line of a folded loop or run, whose statements
+** (stmt .. stmt+n-1) are written one by one in the next round when the DSL refuses that line */
+enum { W_STMT, W_LOOP, W_RUN };
+typedef struct Where { uint32_t line, func, stmt, n, kind; } Where;
+typedef struct Nofold { uint32_t func, stmt; } Nofold;
+
+/* one statement of a function body as the script writes it: Lua lines in G.ib, [a, b) before the
+** statement (layout), [b, c) the statement, [c, d) after it (the rest of its line) */
+enum { IT_TEXT, IT_DECL, IT_LABEL, IT_INSN, IT_KEPT };
+typedef struct Item {
+  uint32_t a, b, c, d;
+  uint32_t loop_end;              /* a label: the branch closing the loop it heads, 0 if none */
+  uint32_t tpl, ntpl, val, nval;  /* an instruction: its call with integers as \1 (G.tb), the integers (G.vals) */
+  uint8_t kind, depth, mbar, nofold;
+} Item;
+typedef struct Lv { uint32_t n; int open; } Lv;
+
+typedef struct G {
+  const plI_module *m;
+  plU_buf *b;
+  uint32_t line;                  /* script line being written (1-based) */
+  PLU_VEC(Keep) keep;
+  Fn *fn;
+  PLU_VEC(Where) where;
+  /* per function being written */
+  uint32_t fi;
+  uint32_t *regname;              /* register name string id -> slot+1 in names */
+  PLU_VEC(uint32_t) names;        /* declared register names (string ids), their Lua name by index */
+  int use_table;                  /* registers in a table R (too many for locals) */
+  char **pname;                   /* the Lua local of each parameter, or NULL (then A[i]) */
+  uint32_t npname;
+  char indent[64]; char gap[64];
+  uint32_t inblock;
+  /* the body's statements, built first (p1: writing into ib), then written with loops and runs */
+  int p1;
+  plU_buf ib, tb;
+  PLU_VEC(Item) items;
+  PLU_VEC(int64_t) vals;
+  PLU_VEC(Nofold) nofold;
+  uint32_t lvl;
+  Lv lv[24];
+} G;
+
+static void put(G *g, const char *s) {
+  for (const char *p = s; *p; p++) if (*p == '\n') g->line++;
+  plU_buf_puts(g->b, s);
+}
+static void putf(G *g, const char *fmt, const char *s) {
+  size_t before = g->b->n;
+  plU_buf_printf(g->b, fmt, s);
+  for (size_t i = before; i < g->b->n; i++) if (g->b->p[i] == '\n') g->line++;
+}
+static void putstr(G *g, const char *s, uint32_t n) {
+  size_t before = g->b->n;
+  lua_str(g->b, s, n);
+  for (size_t i = before; i < g->b->n; i++) if (g->b->p[i] == '\n') g->line++;
+}
+
+/* the indentation of a script line at the current loop depth, then s */
+static void put_ind(G *g, const char *s) {
+  put(g, "    ");
+  for (uint32_t i = 0; i < g->lvl; i++) put(g, "  ");
+  put(g, s);
+}
+
+static const char *kept(G *g, uint32_t f, uint32_t s) {
+  for (uint32_t i = 0; i < g->keep.n; i++) if (g->keep.p[i].func == f && g->keep.p[i].stmt == s) return g->keep.p[i].why;
+  return NULL;
+}
+
+static const char *SRC(G *g, plI_span sp) { return g->m->vsrc.p + sp.off; }
+
+/* the Lua name of a register declared at the top scope, or NULL */
+static int reg_lua(G *g, uint32_t id, plU_buf *o) {
+  const plI_module *m = g->m;
+  if (!id || id > m->regs.n) return 0;
+  const plI_reg *r = &m->regs.p[id - 1];
+  if (r->func != g->fi || !g->regname || r->name >= m->strs.n || !g->regname[r->name]) return 0;
+  const char *nm = plI_cstr(m, r->name);
+  if (g->use_table) plU_buf_puts(o, "R.");
+  plU_buf_puts(o, nm);
+  if (is_keyword(nm, strlen(nm))) plU_buf_putc(o, '_');
+  if (r->index >= 0) plU_buf_printf(o, "[%d]", r->index);
+  return 1;
+}
+
+/* symbol -> Lua: a parameter of this function (its local), else ptx.sym "name" */
+static void sym_lua(G *g, const plI_func *f, uint32_t id, plU_buf *o) {
+  for (uint32_t i = 0; i < f->params.n; i++)
+    if (f->params.p[i].name == id) {
+      if (g->pname && g->pname[i]) plU_buf_puts(o, g->pname[i]); else plU_buf_printf(o, "A[%u]", i + 1);
+      return;
+    }
+  plU_buf_puts(o, "ptx.sym ");
+  lua_cstr(o, plI_cstr(g->m, id));
+}
+
+static int opnd_lua(G *g, const plI_func *f, const plI_opnd *o, plU_buf *out, int depth) {
+  const plI_module *m = g->m;
+  switch (o->kind) {
+  case PLO_REG:
+    if (!reg_lua(g, o->id, out)) return 0;
+    if (o->flags & PLOF_NEG) plU_buf_puts(out, ":inv()");
+    return 1;
+  case PLO_IMM:
+    if (o->flags & PLOF_NEG) return 0;
+    if (o->flags & PLOF_HEX) { if (o->v >> 53) return 0; plU_buf_printf(out, "ptx.hex(0x%llX)", (unsigned long long)o->v); return 1; }
+    if (o->flags & PLOF_UNSIGNED) { if (o->v >> 53) return 0; plU_buf_printf(out, "%llu", (unsigned long long)o->v); return 1; }
+    { int64_t v = (int64_t)o->v; if (v > (1LL << 53) || v < -(1LL << 53)) return 0; plU_buf_printf(out, "%lld", (long long)v); }
+    return 1;
+  case PLO_F32: {
+    uint32_t bits = (uint32_t)o->v; float x; memcpy(&x, &bits, 4);
+    if (x != x || x - x != 0 || (x == 0 && bits)) return 0;
+    char tmp[64]; snprintf(tmp, sizeof tmp, "%.9g", (double)x);
+    if ((float)strtod(tmp, NULL) != x) return 0;
+    if (!strpbrk(tmp, ".en")) strcat(tmp, ".0");
+    plU_buf_puts(out, tmp);
+    return 1;
+  }
+  case PLO_F64: {
+    double x; memcpy(&x, &o->v, 8);
+    if (x != x || x - x != 0 || (x == 0 && o->v)) return 0;
+    char tmp[64]; snprintf(tmp, sizeof tmp, "%.17g", x);
+    if (strtod(tmp, NULL) != x) return 0;
+    if (!strpbrk(tmp, ".en")) strcat(tmp, ".0");
+    plU_buf_puts(out, tmp);
+    return 1;
+  }
+  case PLO_SYM: if (o->flags & PLOF_NEG) return 0; sym_lua(g, f, o->id, out); return 1;
+  case PLO_LABEL: {
+    const char *nm = plI_cstr(m, o->id);
+    if (strncmp(nm, "$L__", 4) == 0 && is_ident(nm + 4, strlen(nm + 4))) plU_buf_printf(out, "L.%s", nm + 4);
+    else { plU_buf_puts(out, "L["); lua_cstr(out, nm); plU_buf_putc(out, ']'); }
+    return 1;
+  }
+  case PLO_SREG: {
+    const char *nm = plI_cstr(m, o->id);
+    const char *dot = strchr(nm, '.');
+    if (o->flags & PLOF_NEG) return 0;
+    if (dot && is_ident(nm, (size_t)(dot - nm)) && is_ident(dot + 1, strlen(dot + 1)) && !is_keyword(nm, (size_t)(dot - nm)))
+      plU_buf_printf(out, "ptx.sreg.%s", nm);
+    else if (!dot && is_ident(nm, strlen(nm)) && !is_keyword(nm, strlen(nm))) plU_buf_printf(out, "ptx.sreg.%s", nm);
+    else { plU_buf_puts(out, "ptx.sreg["); lua_cstr(out, nm); plU_buf_putc(out, ']'); }
+    return 1;
+  }
+  case PLO_SINK: plU_buf_puts(out, "ptx._"); return 1;
+  case PLO_ADDR: {
+    int64_t off = (int64_t)o->v;
+    if (off > (1LL << 53) || off < -(1LL << 53)) return 0;
+    plU_buf_puts(out, "ptx.addr(");
+    if (o->flags & PLOF_BASE_REG) { if (!reg_lua(g, o->id, out)) return 0; }
+    else if (o->flags & PLOF_BASE_SYM) sym_lua(g, f, o->id, out);
+    else plU_buf_puts(out, "nil");
+    if (off) plU_buf_printf(out, ", %lld", (long long)off);
+    plU_buf_putc(out, ')');
+    return 1;
+  }
+  case PLO_PAIR:
+    if (depth || o->id + 2 > m->opnds.n) return 0;
+    plU_buf_puts(out, "ptx.pair(");
+    if (!opnd_lua(g, f, &m->opnds.p[o->id], out, depth + 1)) return 0;
+    plU_buf_puts(out, ", ");
+    if (!opnd_lua(g, f, &m->opnds.p[o->id + 1], out, depth + 1)) return 0;
+    plU_buf_putc(out, ')');
+    return 1;
+  case PLO_VEC:
+    if (depth || (o->flags & ~(uint8_t)PLOF_NEG) || (o->flags & PLOF_NEG) || o->id + o->n > m->opnds.n || !o->n) return 0;
+    plU_buf_putc(out, '{');
+    for (uint32_t k = 0; k < o->n; k++) {
+      if (k) plU_buf_puts(out, ", ");
+      if (!opnd_lua(g, f, &m->opnds.p[o->id + k], out, depth + 1)) return 0;
+    }
+    plU_buf_putc(out, '}');
+    return 1;
+  default: return 0;
+  }
+}
+
+/* the opcode as a DSL chain (ptx.ld.global.f32) or ptx.op "text" */
+static const char *const HELPERS[] = {"call", "cvt_", "op", "at", "label", "place", "loop", "range", "reg", "regs",
+  "pred", "special", "addr", "sym", "hex", "imm", "pair", "sink", "error", "func", "kernel", "build", "ptx",
+  "convert", "reset", "kernels", "funcs", "shared", "sreg", "types", "taddr", NULL};
+static void opcode_lua(plU_buf *o, const char *op, uint32_t n) {
+  plU_buf chain; plU_buf_init(&chain);
+  int ok = 1;
+  uint32_t i = 0, part = 0;
+  while (ok && i < n) {
+    uint32_t j = i;
+    while (j < n && op[j] != '.') j++;
+    const char *s = op + i; uint32_t len = j - i;
+    /* a part: letters and digits, pieces joined by "::" */
+    plU_buf key; plU_buf_init(&key);
+    if (len && s[0] >= '0' && s[0] <= '9') plU_buf_putc(&key, '_');
+    for (uint32_t k = 0; k < len && ok; k++) {
+      char c = s[k];
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) plU_buf_putc(&key, c);
+      else if (c == ':' && k + 1 < len && s[k + 1] == ':' && k > 0 && k + 2 < len && s[k + 2] != ':') { plU_buf_puts(&key, "__"); k++; }
+      else ok = 0;
+    }
+    if (!len) ok = 0;
+    if (ok) {
+      const char *ks = plU_buf_cstr(&key);
+      if (is_keyword(ks, strlen(ks))) plU_buf_putc(&key, '_');
+      if (part == 0) for (int h = 0; HELPERS[h]; h++) if (strcmp(HELPERS[h], plU_buf_cstr(&key)) == 0) ok = 0;
+      plU_buf_putc(&chain, '.');
+      plU_buf_puts(&chain, plU_buf_cstr(&key));
+    }
+    plU_buf_free(&key);
+    i = j + 1; part++;
+    if (j == n) break;
+    if (j + 1 == n) ok = 0;   /* a trailing dot */
+  }
+  if (ok) { plU_buf_puts(o, "ptx"); plU_buf_add(o, chain.p, chain.n); }
+  else { plU_buf_puts(o, "ptx.op "); lua_str(o, op, n); }
+  plU_buf_free(&chain);
+}
+
+/* ---- one statement -------------------------------------------------------------------------- */
+
+/* what the DSL would refuse in an instruction, found before running the script (each refusal
+** found by running it costs a run of the whole script): an opcode the ISA table does not resolve,
+** an integer immediate outside its operand's type. The same messages as the DSL's (src/lbind.c).
+** 1 with the message in msg; what this misses, the check by running still finds. */
+static int dsl_refuses(G *g, const plI_stmt *st, plU_buf *msg) {
+  const plI_module *m = g->m;
+  if (!m->isa) return 0;
+  const plA_res *r = plA_resolve(m->isa, st->opc, NULL);
+  if (!r) { plA_resolve(m->isa, st->opc, msg); if (!msg->n) plU_buf_puts(msg, "unknown opcode"); return 1; }
+  const char *otext = plA_opcode_text(m->isa, st->opc);
+  for (uint16_t k = 0; k < st->nops && st->ops + k < m->opnds.n; k++) {
+    const plI_opnd *o = &m->opnds.p[st->ops + k];
+    if ((o->kind != PLO_IMM && o->kind != PLO_F32 && o->kind != PLO_F64) || (o->flags & (PLOF_HEX | PLOF_NEG))) continue;
+    int t = k < r->nops ? plA_optype_n(r, k, st->nops) : PLT_NONE;
+    const plT_info *ti = &plT_info_tab[t];
+    int f32 = t == PLT_F32 || (ti->cls == PLT_CF && ti->bits == 32 && t != PLT_F16X2 && t != PLT_BF16X2);
+    if (o->kind != PLO_IMM) {
+      /* a Lua number is an integer where the operand is not a float, and 0f/0d by the operand's type */
+      if (!f32 && t != PLT_F64) {
+        plU_buf_printf(msg, "operand %d of '%s': a float immediate for a .%s operand (the DSL writes a number there as an integer)",
+                       k + 1, otext, t ? ti->name : "b64");
+        return 1;
+      }
+      if ((o->kind == PLO_F32) != f32) {
+        plU_buf_printf(msg, "operand %d of '%s': a %s immediate for a .%s operand", k + 1, otext, o->kind == PLO_F32 ? "0f" : "0d", ti->name);
+        return 1;
+      }
+      continue;
+    }
+    double v = (o->flags & PLOF_UNSIGNED) ? (double)o->v : (double)(int64_t)o->v;
+    if (f32 || t == PLT_F64) continue;
+    if (ti->cls == PLT_CF) { plU_buf_printf(msg, "operand %d of '%s': a .%s operand cannot be an immediate", k + 1, otext, ti->name); return 1; }
+    if (t == PLT_PRED) { plU_buf_printf(msg, "operand %d of '%s': a predicate cannot be a number", k + 1, otext); return 1; }
+    int bits = t == PLT_NONE ? 64 : ti->bits;
+    if (bits >= 64) continue;
+    double lo = ti->cls == PLT_CU ? 0 : -ldexp(1, bits - 1);
+    double hi = ti->cls == PLT_CS ? ldexp(1, bits - 1) - 1 : ldexp(1, bits) - 1;
+    if (v < lo || v > hi) {
+      plU_buf_printf(msg, "operand %d of '%s': immediate %.14g does not fit .%s", k + 1, otext, v, t ? ti->name : "b64");
+      return 1;
+    }
+  }
+  /* the operand kinds and register types, as the DSL checks them */
+  if (st->ops + st->nops <= m->opnds.n && !plA_check_ops(r, m, otext, &m->opnds.p[st->ops], st->nops, NULL)) {
+    plA_check_ops(r, m, otext, &m->opnds.p[st->ops], st->nops, msg);
+    return 1;
+  }
+  return 0;
+}
+
+static void note(G *g, plU_buf *notes, const char *path, plI_span sp, const char *why) {
+  int line, col;
+  plR_linecol(g->m, sp.tok, &line, &col);
+  plU_buf_printf(notes, "%s:%d: note: kept verbatim: %s\n", path, line, why);
+}
+
+static void where(G *g, uint32_t s) {
+  if (g->p1) return;
+  Where w = {g->line, g->fi, s, 1, W_STMT};
+  plU_vec_push(g->where, w);
+}
+static void where_fold(G *g, uint32_t s, uint32_t n, uint32_t kind) {
+  Where w = {g->line, g->fi, s, n, kind};
+  plU_vec_push(g->where, w);
+}
+
+/* the body is cut into sugar.block(function() ... end) chunks of at most 300 lines per function
+** (Lua limits the constants of one function); a loop body is a function of its own */
+static void block_open(G *g) {
+  if (g->p1) return;
+  Lv *v = &g->lv[g->lvl];
+  if (v->n >= 300 && (v->open || g->lvl)) {
+    if (v->open) put_ind(g, "end)\n");
+    v->open = 0; v->n = 0;
+    if (g->lvl) { put_ind(g, "sugar.block(function()\n"); v->open = 1; }
+  }
+  if (!g->lvl && !v->open) { put_ind(g, "sugar.block(function()\n"); v->open = 1; }
+  v->n++;
+}
+static void block_close(G *g) {
+  if (g->p1) return;
+  Lv *v = &g->lv[g->lvl];
+  if (v->open) put_ind(g, "end)\n");
+  v->open = 0; v->n = 0;
+}
+
+static void text_call(G *g, const char *fn, const char *s, uint32_t n) {
+  block_open(g);
+  putf(g, "    sugar.%s ", fn);
+  putstr(g, s, n);
+  put(g, "\n");
+}
+
+/* an instruction as a DSL call into c; the canonical text (no indent, no newline) into canon, and
+** its gap (what follows the opcode: " \t" in the printer's layout). 0: it has no DSL form */
+static int insn_lua(G *g, const plI_func *f, const plI_stmt *st, plU_buf *c, plU_buf *canon) {
+  const plI_module *m = g->m;
+  if (!m->isa || (st->flags & 0x80)) return 0;
+  if (st->guard) {
+    plU_buf_puts(c, st->flags & PLOF_NEG ? "ptx.at_not(" : "ptx.at(");
+    if (!reg_lua(g, st->guard - 1, c)) return 0;
+    plU_buf_puts(c, ")");
+    plU_buf_putc(canon, '@');
+    if (st->flags & PLOF_NEG) plU_buf_putc(canon, '!');
+    plI_regname(m, st->guard - 1, canon);
+    plU_buf_putc(canon, ' ');
+  }
+  const char *op = plA_opcode_text(m->isa, st->opc);
+  uint32_t on = plA_opcode_len(m->isa, st->opc);
+  if (st->guard) {  /* ptx.at(p) returns the root: continue the chain from it */
+    plU_buf tmp; plU_buf_init(&tmp);
+    opcode_lua(&tmp, op, on);
+    plU_buf_add(c, tmp.p + 3, tmp.n - 3);  /* drop "ptx" */
+    plU_buf_free(&tmp);
+  } else opcode_lua(c, op, on);
+  plU_buf_add(canon, op, on);
+  plU_buf_putc(c, '(');
+  for (uint16_t k = 0; k < st->nops; k++) {
+    if (st->ops + k >= m->opnds.n) return 0;
+    const plI_opnd *o = &m->opnds.p[st->ops + k];
+    if (k) plU_buf_puts(c, ", ");
+    if (!opnd_lua(g, f, o, c, 0)) return 0;
+    plU_buf_puts(canon, k ? ", " : " \t");
+    plP_operand(m, o, canon);
+  }
+  plU_buf_putc(c, ')');
+  return !c->oom && !canon->oom;
+}
+
+/* ---- loops and runs ------------------------------------------------------------------------- */
+
+static int has_sub(const char *s, uint32_t n, const char *w) {
+  size_t wn = strlen(w);
+  for (uint32_t i = 0; i + wn <= n; i++) if (memcmp(s + i, w, wn) == 0) return 1;
+  return 0;
+}
+
+static int nofold_has(G *g, uint32_t f, uint32_t s) {
+  for (uint32_t i = 0; i < g->nofold.n; i++) if (g->nofold.p[i].func == f && g->nofold.p[i].stmt == s) return 1;
+  return 0;
+}
+
+static void putn(G *g, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) if (s[i] == '\n') g->line++;
+  plU_buf_add(g->b, s, n);
+}
+
+/* an instruction's call with its integer literals (not in a name, a float, a hex number or a
+** string) as \1 into g->tb, their values into g->vals */
+static void template_of(G *g, Item *it, const char *s0, uint32_t n0) {
+  it->tpl = (uint32_t)g->tb.n; it->val = g->vals.n; it->nval = 0;
+  /* ptx.addr(x) is ptx.addr(x, 0) here, so that [x], [x+4], [x+8] step */
+  plU_buf nb; plU_buf_init(&nb);
+  for (uint32_t i = 0; i < n0; i++) {
+    plU_buf_putc(&nb, s0[i]);
+    if (i + 9 <= n0 && memcmp(s0 + i, "ptx.addr(", 9) == 0 && (i == 0 || !isalnum((unsigned char)s0[i - 1]))) {
+      uint32_t j = i + 9; int depth = 0, comma = 0;
+      for (; j < n0; j++) {
+        char ch = s0[j];
+        if (ch == '"') { j++; while (j < n0 && s0[j] != '"') { if (s0[j] == '\\') j++; j++; } continue; }
+        if (ch == '(' || ch == '[' || ch == '{') depth++;
+        else if (ch == ')' || ch == ']' || ch == '}') { if (!depth) break; depth--; }
+        else if (ch == ',' && !depth) comma = 1;
+      }
+      if (j < n0 && !comma && j > i + 9) {
+        plU_buf_add(&nb, s0 + i + 1, j - i - 1);
+        plU_buf_puts(&nb, ", 0");
+        i = j - 1;
+      }
+    }
+  }
+  const char *s = nb.p ? nb.p : ""; uint32_t n = (uint32_t)nb.n;
+  uint32_t i = 0;
+  while (i < n) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch == '"') {
+      uint32_t j = i + 1;
+      while (j < n && s[j] != '"') { if (s[j] == '\\') j++; j++; }
+      if (j < n) j++;
+      if (j > n) j = n;
+      plU_buf_add(&g->tb, s + i, j - i); i = j; continue;
+    }
+    if (isalpha(ch) || ch == '_') {
+      uint32_t j = i;
+      while (j < n && (isalnum((unsigned char)s[j]) || s[j] == '_')) j++;
+      plU_buf_add(&g->tb, s + i, j - i); i = j; continue;
+    }
+    int neg = ch == '-' && i + 1 < n && isdigit((unsigned char)s[i + 1]);
+    if (isdigit(ch) || neg) {
+      uint32_t j = i + (uint32_t)neg, d0 = j;
+      while (j < n && isdigit((unsigned char)s[j])) j++;
+      int plain = !(j < n && (isalnum((unsigned char)s[j]) || s[j] == '.' || s[j] == '_')) && j - d0 <= 15;
+      if (!plain) {
+        while (j < n && (isalnum((unsigned char)s[j]) || s[j] == '.' || s[j] == '_' ||
+                         ((s[j] == '-' || s[j] == '+') && (s[j - 1] == 'e' || s[j - 1] == 'E')))) j++;
+        plU_buf_add(&g->tb, s + i, j - i); i = j; continue;
+      }
+      int64_t v = strtoll(s + i, NULL, 10);
+      if (!plU_vec_push(g->vals, v)) { g->tb.oom = 1; break; }
+      it->nval++;
+      plU_buf_putc(&g->tb, '\1'); i = j; continue;
+    }
+    plU_buf_putc(&g->tb, (char)ch); i++;
+  }
+  it->ntpl = (uint32_t)g->tb.n - it->tpl;
+  if (g->tb.oom || nb.oom) it->ntpl = 0;
+  plU_buf_free(&nb);
+}
+
+/* statement s: a `bra` or `bra.uni` to a label (its name id in *label) */
+static int bra_to(G *g, const plI_func *f, uint32_t s, uint32_t *label, int *uni) {
+  const plI_module *m = g->m;
+  const plI_stmt *st = &f->stmts.p[s];
+  if (st->kind != PLS_INSN || !m->isa || st->nops != 1 || st->ops >= m->opnds.n) return 0;
+  const char *op = plA_opcode_text(m->isa, st->opc);
+  uint32_t on = plA_opcode_len(m->isa, st->opc);
+  if (on == 3 && memcmp(op, "bra", 3) == 0) *uni = 0;
+  else if (on == 7 && memcmp(op, "bra.uni", 7) == 0) *uni = 1;
+  else return 0;
+  const plI_opnd *o = &m->opnds.p[st->ops];
+  if (o->kind != PLO_LABEL) return 0;
+  *label = o->id;
+  return 1;
+}
+
+/* loops: a label heading a run of statements that ends with the last branch back to it, each
+** other label inside reached only from inside, no declaration inside, loops nested properly */
+typedef struct LRef { uint32_t id, s; } LRef;
+static int lref_cmp(const void *a, const void *b) {
+  const LRef *x = a, *y = b;
+  return x->id != y->id ? (x->id < y->id ? -1 : 1) : x->s != y->s ? (x->s < y->s ? -1 : 1) : 0;
+}
+/* the first entry of id in the sorted v[0..n), or n */
+static uint32_t lref_find(const LRef *v, uint32_t n, uint32_t id) {
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) { uint32_t mid = lo + (hi - lo) / 2; if (v[mid].id < id) lo = mid + 1; else hi = mid; }
+  return lo < n && v[lo].id == id ? lo : n;
+}
+static void find_loops(G *g, const plI_func *f) {
+  const plI_module *m = g->m;
+  uint32_t n = g->items.n;
+  Item *it = g->items.p;
+  PLU_VEC(LRef) refs = {0}, labs = {0};
+  uint32_t *end = calloc(n + 1, sizeof *end);
+  if (!end) return;
+  for (uint32_t s = 0; s < n; s++) {
+    const plI_stmt *st = &f->stmts.p[s];
+    if (st->kind == PLS_LABEL && it[s].kind == IT_LABEL && it[s].depth == 0) { LRef r = {st->opc, s}; if (!plU_vec_push(labs, r)) goto out; }
+    if (st->kind != PLS_INSN) continue;
+    for (uint32_t k = 0; k < st->nops && st->ops + k < m->opnds.n; k++) {
+      const plI_opnd *o = &m->opnds.p[st->ops + k];
+      if (o->kind != PLO_LABEL) continue;
+      LRef r = {o->id, s};
+      if (!plU_vec_push(refs, r)) goto out;
+    }
+  }
+  if (refs.n) qsort(refs.p, refs.n, sizeof *refs.p, lref_cmp);
+  if (labs.n) qsort(labs.p, labs.n, sizeof *labs.p, lref_cmp);
+  for (uint32_t s = 0; s < n; s++) {
+    uint32_t lab; int uni;
+    if (it[s].kind != IT_INSN || it[s].depth || !bra_to(g, f, s, &lab, &uni)) continue;
+    uint32_t li = lref_find(labs.p, labs.n, lab);
+    if (li == labs.n || labs.p[li].s >= s) continue;
+    end[labs.p[li].s] = s;   /* the last branch back wins */
+  }
+  uint32_t stack[16], sp = 0;
+  uint64_t work = 0;
+  for (uint32_t a = 0; a < n; a++) {
+    while (sp && stack[sp - 1] < a) sp--;
+    uint32_t b = end[a];
+    if (!b || it[a].nofold || sp >= 16 || (sp && b >= stack[sp - 1])) continue;
+    if ((work += b - a) > 64u * 1024 * 1024) break;   /* hostile input: bounded time, loops left unfolded */
+    int ok = 1;
+    for (uint32_t k = a + 1; k < b && ok; k++) {
+      if (it[k].kind == IT_DECL) ok = 0;
+      const plI_stmt *st = &f->stmts.p[k];
+      if (st->kind != PLS_LABEL) continue;
+      /* every reference to an inner label is inside (a, b] */
+      for (uint32_t r = lref_find(refs.p, refs.n, st->opc); r < refs.n && refs.p[r].id == st->opc; r++)
+        if (refs.p[r].s <= a || refs.p[r].s > b) { ok = 0; break; }
+    }
+    if (!ok) continue;
+    it[a].loop_end = b;
+    stack[sp++] = b;
+    /* the mbarrier wait: L: mbarrier.try_wait... p, [bar], parity; @!p bra L; with nothing between */
+    if (b == a + 2 && it[a + 1].kind == IT_INSN && !it[a + 1].nofold && it[a].c == it[a].d && it[a + 1].a == it[a + 1].b &&
+        it[a + 1].c == it[a + 1].d && it[b].a == it[b].b) {
+      const plI_stmt *w = &f->stmts.p[a + 1], *br = &f->stmts.p[b];
+      const char *op = plA_opcode_text(m->isa, w->opc);
+      uint32_t on = plA_opcode_len(m->isa, w->opc);
+      if (on > 17 && memcmp(op, "mbarrier.try_wait", 17) == 0 && (op[17] == '.') && !w->guard && w->nops == 3 && w->ops + 3 <= m->opnds.n &&
+          br->guard && (br->flags & PLOF_NEG)) {
+        const plI_opnd *p0 = &m->opnds.p[w->ops];
+        if (p0->kind == PLO_REG && !(p0->flags & PLOF_NEG) && p0->id == br->guard - 1u) it[a].mbar = 1;
+      }
+    }
+  }
+out:
+  free(refs.p); free(labs.p); free(end);
+}
+
+/* Lua lines [from, to) of g->ib at the current depth; map: each line is statement s */
+static void emit_lines(G *g, uint32_t from, uint32_t to, uint32_t s, int map) {
+  const char *p = g->ib.p + from, *e = g->ib.p + to;
+  while (p < e) {
+    const char *nl = memchr(p, '\n', (size_t)(e - p));
+    nl = nl ? nl + 1 : e;
+    const char *q = (nl - p >= 4 && memcmp(p, "    ", 4) == 0) ? p + 4 : p;
+    block_open(g);
+    if (map) where(g, s);
+    put_ind(g, "");
+    putn(g, q, (size_t)(nl - q));
+    p = nl;
+  }
+}
+
+static int eligible(const Item *x) { return x->kind == IT_INSN && !x->nofold && x->ntpl; }
+static int same_tpl(G *g, const Item *x, const Item *y) {
+  return x->ntpl == y->ntpl && x->nval == y->nval && memcmp(g->tb.p + x->tpl, g->tb.p + y->tpl, x->ntpl) == 0;
+}
+
+/* a run at k: p statements repeated reps >= 3 times, every integer stepping by a constant from one
+** repetition to the next, nothing written between them; the longest, the shortest period first */
+static int find_run(G *g, uint32_t k, uint32_t hi, uint32_t *pp, uint32_t *reps, uint32_t *same_end) {
+  Item *it = g->items.p;
+  uint32_t best = 0;
+  *same_end = k;
+  if (!eligible(&it[k])) return 0;
+  for (uint32_t p = 1; p <= 8 && k + 3 * p <= hi; p++) {
+    int ok = 1;
+    for (uint32_t r = 1; r < p && ok; r++) {
+      const Item *x = &it[k + r];
+      if (!eligible(x) || x->a != x->b || it[k + r - 1].c != it[k + r - 1].d) ok = 0;
+    }
+    if (!ok) continue;
+    uint32_t y = k + p;
+    int moves = 0;
+    for (; y < hi && y - k < 512; y++) {   /* longer runs are several loops: bounded time */
+      const Item *x = &it[y], *x0 = &it[k + (y - k) % p], *prev = &it[y - p];
+      if (!eligible(x) || x->a != x->b || it[y - 1].c != it[y - 1].d || !same_tpl(g, x0, x)) break;
+      const int64_t *v = g->vals.p + x->val, *vp = g->vals.p + prev->val;
+      if (y >= k + 2 * p) {
+        const int64_t *vpp = g->vals.p + it[y - 2 * p].val;
+        uint32_t j = 0;
+        for (; j < x->nval; j++) if (v[j] - vp[j] != vp[j] - vpp[j]) break;
+        if (j < x->nval) break;
+      } else {
+        for (uint32_t j = 0; j < x->nval; j++) if (v[j] != vp[j]) moves = 1;
+      }
+    }
+    uint32_t r = (y - k) / p;
+    if (r >= 3 && moves && r * p > best) { best = r * p; *pp = p; *reps = r; }
+    if (p == 1 && !moves) *same_end = y;   /* k .. y-1 all the same call */
+  }
+  return best > 0;
+}
+
+static void slot_text(plU_buf *o, int64_t v0, int64_t d) {
+  if (!d) { plU_buf_printf(o, "%lld", (long long)v0); return; }
+  if (v0) plU_buf_printf(o, "%lld %c ", (long long)v0, d > 0 ? '+' : '-');
+  else if (d < 0) plU_buf_putc(o, '-');
+  uint64_t a = d > 0 ? (uint64_t)d : (uint64_t)0 - (uint64_t)d;
+  if (a != 1) plU_buf_printf(o, "%llu * ", (unsigned long long)a);
+  plU_buf_putc(o, 'i');
+}
+
+/* a zero offset closing ptx.addr(base, 0): written ptx.addr(base), as the single calls are */
+static int addr_zero(const plU_buf *line, const char *rest, uint32_t nrest) {
+  if (!nrest || rest[0] != ')' || line->n < 2 || memcmp(line->p + line->n - 2, ", ", 2) != 0) return 0;
+  int depth = 0;
+  for (size_t i = line->n; i-- > 0;) {
+    char ch = line->p[i];
+    if (ch == ')' || ch == ']' || ch == '}') depth++;
+    else if (ch == '(' || ch == '[' || ch == '{') {
+      if (depth) { depth--; continue; }
+      return ch == '(' && i >= 8 && memcmp(line->p + i - 8, "ptx.addr", 8) == 0;
+    }
+  }
+  return 0;
+}
+
+static void emit_run(G *g, uint32_t k, uint32_t p, uint32_t reps) {
+  Item *it = g->items.p;
+  uint32_t last = k + p * reps - 1;
+  emit_lines(g, it[k].a, it[k].b, k, 0);
+  block_open(g);
+  where_fold(g, k, p * reps, W_RUN);
+  char head[64];
+  snprintf(head, sizeof head, "for i = 0, %u do%s", reps - 1, p == 1 ? " " : "\n");
+  put_ind(g, head);
+  for (uint32_t r = 0; r < p; r++) {
+    const Item *x = &it[k + r];
+    const int64_t *v = g->vals.p + x->val, *v1 = g->vals.p + it[k + r + p].val;
+    plU_buf line; plU_buf_init(&line);
+    uint32_t j = 0;
+    for (uint32_t c = 0; c < x->ntpl; c++) {
+      char ch = g->tb.p[x->tpl + c];
+      if (ch == '\1' && !v[j] && v1[j] == v[j] && addr_zero(&line, g->tb.p + x->tpl + c + 1, x->ntpl - c - 1)) { line.n -= 2; j++; }
+      else if (ch == '\1') { slot_text(&line, v[j], v1[j] - v[j]); j++; }
+      else plU_buf_putc(&line, ch);
+    }
+    if (p == 1) { put(g, plU_buf_cstr(&line)); put(g, " end\n"); }
+    else { where_fold(g, k, p * reps, W_RUN); put_ind(g, "  "); put(g, plU_buf_cstr(&line)); put(g, "\n"); }
+    plU_buf_free(&line);
+  }
+  if (p > 1) { where_fold(g, k, p * reps, W_RUN); put_ind(g, "end\n"); }
+  emit_lines(g, it[last].c, it[last].d, last, 0);
+}
+
+/* items [lo, hi) at the current depth: loops as ptx.do_while / ptx.mbarrier_wait, runs as for */
+static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
+  const plI_module *m = g->m;
+  uint32_t skip = 0;   /* no run starts before this statement */
+  for (uint32_t k = lo; k < hi;) {
+    Item *x = &g->items.p[k];
+    if (x->kind == IT_DECL) {
+      block_close(g);
+      where(g, k);
+      const char *q = g->ib.p + x->b;
+      if (x->c - x->b >= 4 && memcmp(q, "    ", 4) == 0) q += 4;
+      put_ind(g, "");
+      putn(g, q, (size_t)(g->ib.p + x->c - q));
+      k++;
+      continue;
+    }
+    if (x->loop_end && g->lvl + 1 < sizeof g->lv / sizeof g->lv[0]) {
+      uint32_t b = x->loop_end;
+      const plI_stmt *br = &f->stmts.p[b];
+      uint32_t lab; int uni = 0;
+      bra_to(g, f, b, &lab, &uni);
+      plU_buf e; plU_buf_init(&e);
+      plI_opnd lo_ = {PLO_LABEL, 0, 0, f->stmts.p[k].opc, 0};
+      plU_buf le; plU_buf_init(&le);
+      opnd_lua(g, f, &lo_, &le, 0);
+      int ok = 1;
+      if (br->guard && !reg_lua(g, br->guard - 1, &e)) ok = 0;
+      if (ok && x->mbar) {
+        const plI_stmt *w = &f->stmts.p[k + 1];
+        plU_buf c; plU_buf_init(&c);
+        plU_buf_puts(&c, "ptx.mbarrier_wait(");
+        int wok = opnd_lua(g, f, &m->opnds.p[w->ops + 1], &c, 0);
+        plU_buf_puts(&c, ", ");
+        wok = wok && opnd_lua(g, f, &m->opnds.p[w->ops + 2], &c, 0);
+        plU_buf_printf(&c, ", { label = %s, pred = %s", plU_buf_cstr(&le), plU_buf_cstr(&e));
+        const char *op = plA_opcode_text(m->isa, w->opc);
+        uint32_t on = plA_opcode_len(m->isa, w->opc);
+        static const char DEF[] = "mbarrier.try_wait.parity.shared::cta.b64";
+        if (on != sizeof DEF - 1 || memcmp(op, DEF, on) != 0) { plU_buf_puts(&c, ", op = "); lua_str(&c, op, on); }
+        if (uni) plU_buf_puts(&c, ", uni = true");
+        plU_buf_puts(&c, " })\n");
+        if (wok && !c.oom) {
+          emit_lines(g, x->a, x->b, k, 0);
+          block_open(g);
+          where_fold(g, k, 3, W_LOOP);
+          put_ind(g, plU_buf_cstr(&c));
+          emit_lines(g, g->items.p[b].c, g->items.p[b].d, b, 0);
+          plU_buf_free(&c); plU_buf_free(&e); plU_buf_free(&le);
+          k = b + 1;
+          continue;
+        }
+        plU_buf_free(&c);
+      }
+      if (ok) {
+        emit_lines(g, x->a, x->b, k, 0);
+        block_open(g);
+        where_fold(g, k, b - k + 1, W_LOOP);
+        put_ind(g, "ptx.do_while("); put(g, plU_buf_cstr(&le)); put(g, ", function()\n");
+        g->lvl++;
+        memset(&g->lv[g->lvl], 0, sizeof g->lv[0]);
+        emit_lines(g, x->c, x->d, k, 0);                 /* the rest of the label's line */
+        emit_range(g, f, k + 1, b);
+        Item *xb = &g->items.p[b];
+        emit_lines(g, xb->a, xb->b, b, 0);               /* layout before the branch */
+        block_open(g);
+        where_fold(g, k, b - k + 1, W_LOOP);
+        put_ind(g, "return ");
+        if (!br->guard) put(g, "true\n");
+        else { put(g, plU_buf_cstr(&e)); put(g, (br->flags & PLOF_NEG) ? ":inv()\n" : "\n"); }
+        block_close(g);
+        g->lvl--;
+        where_fold(g, k, b - k + 1, W_LOOP);
+        put_ind(g, uni ? "end, { uni = true })\n" : "end)\n");
+        emit_lines(g, xb->c, xb->d, b, 0);               /* the rest of the branch's line */
+        plU_buf_free(&e); plU_buf_free(&le);
+        k = b + 1;
+        continue;
+      }
+      plU_buf_free(&e); plU_buf_free(&le);
+    }
+    uint32_t p, reps;
+    if (k >= skip) {
+      uint32_t same;
+      if (find_run(g, k, hi, &p, &reps, &same)) { emit_run(g, k, p, reps); k += p * reps; continue; }
+      if (same > k + 16) skip = same - 16;   /* in a stretch of one same call, no run starts before its last 16 */
+    }
+    emit_lines(g, x->a, x->b, k, 0);
+    emit_lines(g, x->b, x->c, k, 1);
+    emit_lines(g, x->c, x->d, k, 0);
+    k++;
+  }
+}
+
+/* ---- one function --------------------------------------------------------------------------- */
+
+/* a decl RAW statement `.reg .T name<N>;` or `.reg .T name;` (one name): 1 with its parts */
+static int parse_reg(const char *s, uint32_t n, char *type, size_t tcap, char *name, size_t ncap, long *count) {
+  char buf[256];
+  if (n >= sizeof buf) return 0;
+  memcpy(buf, s, n); buf[n] = 0;
+  char t[64], nm[128];
+  int used = 0;
+  if (sscanf(buf, ".reg .%63[a-z0-9] %%%127[A-Za-z0-9_$]%n", t, nm, &used) != 2) return 0;
+  const char *p = buf + used;
+  long cnt = 0;
+  if (*p == '<') { char *e; cnt = strtol(p + 1, &e, 10); if (*e != '>' || cnt < 1 || cnt > 1000000) return 0; p = e + 1; }
+  if (strcmp(p, ";") != 0) return 0;
+  if (!is_ident(nm, strlen(nm))) return 0;
+  snprintf(type, tcap, "%s", t); snprintf(name, ncap, "%s", nm);
+  *count = cnt;
+  return 1;
+}
+static const char *const DSLTYPES[] = {"pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64",
+  "s8", "s16", "s32", "s64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", NULL};
+static int dsl_type(const char *t) { for (int i = 0; DSLTYPES[i]; i++) if (strcmp(DSLTYPES[i], t) == 0) return 1; return 0; }
+
+/* the header the DSL prints for a kernel with these parameters */
+static void canon_head(const plI_module *m, const plI_func *f, plU_buf *b) {
+  plU_buf_printf(b, ".visible .entry %s(", plI_cstr(m, f->name));
+  for (uint32_t i = 0; i < f->params.n; i++) {
+    const plI_var *v = &f->params.p[i];
+    plU_buf_puts(b, i ? ",\n\t" : "\n\t");
+    plU_buf_puts(b, ".param ");
+    if (v->align) plU_buf_printf(b, ".align %u ", v->align);
+    plU_buf_printf(b, ".%s %s", plT_info_tab[v->type].name, plI_cstr(m, v->name));
+    if (v->count) plU_buf_printf(b, "[%llu]", (unsigned long long)v->count);
+  }
+  plU_buf_puts(b, f->params.n ? "\n)\n{\n" : ")\n{\n");
+}
+
+static int func_ok(const plI_module *m, const plI_func *f) {
+  if (f->declared_only || !is_ident(plI_cstr(m, f->name), strlen(plI_cstr(m, f->name)))) return 0;
+  for (uint32_t i = 0; i < f->params.n; i++) {
+    const plI_var *v = &f->params.p[i];
+    const char *t = plT_info_tab[v->type].name;
+    if (!dsl_type(t) || !strcmp(t, "pred") || v->count == UINT64_MAX || !is_ident(plI_cstr(m, v->name), strlen(plI_cstr(m, v->name)))) return 0;
+    if (v->count && strcmp(t, "b8") && v->align) { /* only .b8 arrays carry an align in the DSL's specs */ }
+  }
+  return 1;
+}
+
+static void func_text(G *g, const plI_func *f) {
+  put(g, "doc:text ");
+  putstr(g, SRC(g, f->vhead), f->vhead.len);
+  put(g, "\n");
+  for (uint32_t s = 0; s < f->vtext.n; s++) {
+    if (!f->vtext.p[s].len) continue;
+    put(g, "doc:text ");
+    putstr(g, SRC(g, f->vtext.p[s]), f->vtext.p[s].len);
+    put(g, "\n");
+  }
+  put(g, "doc:text ");
+  putstr(g, SRC(g, f->vtail), f->vtail.len);
+  put(g, "\n");
+}
+
+static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
+  const plI_module *m = g->m;
+  const plI_func *f = &m->funcs.p[fi];
+  const char *fname = plI_cstr(m, f->name);
+  Fn *fs = &g->fn[fi];
+  if (!fs->text && !func_ok(m, f)) { fs->text = 1; if (!fs->why && !f->declared_only) fs->why = strdup("its name or a parameter has no DSL form"); }
+  if (fs->text) {
+    if (fs->why) { plU_buf_printf(notes, "%s:", path); int l, c; plR_linecol(m, f->vhead.tok, &l, &c);
+      plU_buf_printf(notes, "%d: note: kept verbatim: %s %s: %s\n", l, f->kind == PLF_ENTRY ? ".entry" : ".func", fname, fs->why); }
+    func_text(g, f);
+    return 0;
+  }
+  g->fi = fi;
+  g->inblock = 0;
+  g->names.n = 0;
+  free(g->regname);
+  g->regname = calloc(m->strs.n + 1, sizeof *g->regname);
+  if (!g->regname) return 2;
+  /* registers declared at the top scope, in a form the DSL declares */
+  int depth = 0;
+  uint32_t nlabels = 0;
+  for (uint32_t s = 0; s < f->stmts.n; s++) {
+    const plI_stmt *st = &f->stmts.p[s];
+    plI_span sp = f->vtext.p[s];
+    const char *tx = SRC(g, sp) + (sp.tok - sp.off);
+    uint32_t tn = sp.off + sp.len - sp.tok;
+    if (st->kind == PLS_RAW && tn && tx[0] == '{') { depth++; continue; }
+    if (st->kind == PLS_RAW && tn && tx[0] == '}') { depth--; continue; }
+    if (depth) continue;
+    if (st->kind == PLS_LABEL) nlabels++;
+    if (st->kind == PLS_RAW && !kept(g, fi, s)) {
+      char t[64], nm[128]; long cnt;
+      const char *semi = memchr(tx, ';', tn);
+      if (semi && parse_reg(tx, (uint32_t)(semi - tx + 1), t, sizeof t, nm, sizeof nm, &cnt) && dsl_type(t)) {
+        uint32_t id = plU_find(&m->strs, nm, strlen(nm));
+        if (id && !g->regname[id]) { plU_vec_push(g->names, id); g->regname[id] = g->names.n; }
+      }
+    }
+  }
+  g->use_table = g->names.n + f->params.n > 40;
+  if (f->kind == PLF_ENTRY && f->linkage == PLK_VISIBLE) put(g, "doc:kernel {\n"); else put(g, "doc:func {\n");
+  put(g, "  name = "); putstr(g, fname, (uint32_t)strlen(fname)); put(g, ",\n");
+  put(g, "  params = {");
+  for (uint32_t i = 0; i < f->params.n; i++) {
+    const plI_var *v = &f->params.p[i];
+    put(g, i ? ", {" : " {");
+    const char *pn = plI_cstr(m, v->name);
+    putstr(g, pn, (uint32_t)strlen(pn));
+    putf(g, ", \"%s\"", plT_info_tab[v->type].name);
+    if (v->count) { char tmp[64]; snprintf(tmp, sizeof tmp, ", size = %llu", (unsigned long long)v->count); put(g, tmp); }
+    if (v->align) { char tmp[64]; snprintf(tmp, sizeof tmp, ", align = %u", v->align); put(g, tmp); }
+    put(g, "}");
+  }
+  put(g, f->params.n ? " },\n" : "},\n");
+  plU_buf canon; plU_buf_init(&canon);
+  canon_head(m, f, &canon);
+  if (fs->head || f->kind != PLF_ENTRY || f->linkage != PLK_VISIBLE || canon.n != f->vhead.len ||
+      memcmp(canon.p, SRC(g, f->vhead), canon.n) != 0) {
+    put(g, "  head = "); putstr(g, SRC(g, f->vhead), f->vhead.len); put(g, ",\n");
+  }
+  if (fs->tail || f->vtail.len != 3 || memcmp(SRC(g, f->vtail), "\n}\n", 3) != 0) {
+    put(g, "  tail = "); putstr(g, SRC(g, f->vtail), f->vtail.len); put(g, ",\n");
+  }
+  /* parameters: param_0, ... (the mangled prefix dropped) */
+  put(g, "  body = function(t, ...)\n    local A = { ... }");
+  if (g->pname) { for (uint32_t i = 0; i < g->npname; i++) free(g->pname[i]); free(g->pname); }
+  g->pname = calloc(f->params.n + 1, sizeof *g->pname);
+  g->npname = f->params.n;
+  for (uint32_t i = 0; i < f->params.n; i++) {
+    const char *pn = plI_cstr(m, f->params.p[i].name);
+    size_t fl = strlen(fname);
+    const char *shortn = pn;
+    if (strncmp(pn, fname, fl) == 0 && pn[fl] == '_' && is_ident(pn + fl + 1, strlen(pn + fl + 1))) shortn = pn + fl + 1;
+    if (!is_keyword(shortn, strlen(shortn)) && !g->use_table && strlen(shortn) < 60 &&
+        !(plU_find(&m->strs, shortn, strlen(shortn)) && g->regname[plU_find(&m->strs, shortn, strlen(shortn))])) {
+      int dup = 0;
+      for (uint32_t j = 0; j < i; j++) if (g->pname && g->pname[j] && !strcmp(g->pname[j], shortn)) dup = 1;
+      if (!dup && g->pname) {
+        g->pname[i] = strdup(shortn);
+        char tmp[32]; snprintf(tmp, sizeof tmp, " = A[%u]   -- ", i + 1);
+        put(g, "\n    local "); put(g, shortn); put(g, tmp); put(g, pn);
+      }
+    }
+  }
+  put(g, "\n");
+  if (g->use_table) put(g, "    local R = {}\n");
+  if (nlabels) {
+    put(g, "    local L = sugar.labels {");
+    uint32_t k = 0;
+    depth = 0;
+    for (uint32_t s = 0; s < f->stmts.n; s++) {
+      const plI_stmt *st = &f->stmts.p[s];
+      plI_span sp = f->vtext.p[s];
+      const char *tx = SRC(g, sp) + (sp.tok - sp.off);
+      if (st->kind == PLS_RAW && tx[0] == '{') depth++;
+      if (st->kind == PLS_RAW && tx[0] == '}') depth--;
+      if (depth || st->kind != PLS_LABEL) continue;
+      put(g, k == 0 ? "\n      " : k % 8 ? ", " : ",\n      "); k++;
+      const char *ln = plI_cstr(m, st->opc);
+      putstr(g, ln, (uint32_t)strlen(ln));
+    }
+    put(g, " }\n");
+  }
+  snprintf(g->indent, sizeof g->indent, "\t");
+  snprintf(g->gap, sizeof g->gap, " \t");
+  int noloops = 0;
+  /* the statements */
+  depth = 0;
+  const char *run_why = NULL; uint32_t run_n = 0; plI_span run_sp = {0, 0, 0};
+  plU_buf c; plU_buf_init(&c);
+  /* first each statement's Lua lines (into g->ib), then the body with loops and runs folded */
+  plU_buf *outb = g->b;
+  uint32_t outline = g->line;
+  g->b = &g->ib; g->ib.n = 0; g->tb.n = 0; g->items.n = 0; g->vals.n = 0; g->p1 = 1;
+#define MARK_B() (it.b = (uint32_t)g->ib.n)
+#define MARK_C() (it.c = (uint32_t)g->ib.n)
+  for (uint32_t s = 0; s < f->stmts.n; s++) {
+    const plI_stmt *st = &f->stmts.p[s];
+    plI_span sp = f->vtext.p[s];
+    const char *all = SRC(g, sp);
+    uint32_t lead = sp.tok - sp.off;
+    const char *tx = all + lead;
+    uint32_t tn = sp.len - lead;
+    const char *why = kept(g, fi, s);
+    c.n = 0; canon.n = 0;
+    int open = st->kind == PLS_RAW && tn && tx[0] == '{', close = st->kind == PLS_RAW && tn && tx[0] == '}';
+    if (open) depth++;
+    Item it; memset(&it, 0, sizeof it);
+    it.a = it.b = it.c = UINT32_MAX;
+    it.a = (uint32_t)g->ib.n;
+    it.depth = (uint8_t)(depth > 255 ? 255 : depth);
+    it.nofold = (uint8_t)nofold_has(g, fi, s);
+    int done = 0;
+    if (!why && (depth || close)) why = "a nested { } block (its declarations are scoped; the DSL has no scopes)";
+    if (close) depth--;
+    if (!why && st->kind == PLS_LABEL) {
+      plU_buf_puts(&canon, plI_cstr(m, st->opc)); plU_buf_putc(&canon, ':');
+      if (tn >= canon.n && memcmp(tx, canon.p, canon.n) == 0) {
+        if (lead) text_call(g, "text", all, lead);
+        block_open(g);
+        where(g, s);
+        MARK_B(); it.kind = IT_LABEL;
+        put(g, "    ptx.place(");
+        plU_buf lb; plU_buf_init(&lb);
+        plI_opnd lo = {PLO_LABEL, 0, 0, st->opc, 0};
+        opnd_lua(g, f, &lo, &lb, 0);
+        put(g, plU_buf_cstr(&lb)); plU_buf_free(&lb);
+        put(g, ")\n");
+        MARK_C();
+        if (tn - canon.n != 1 || tx[canon.n] != '\n') text_call(g, "eol", tx + canon.n, tn - (uint32_t)canon.n);
+        done = 1;
+      } else why = "the label is written differently from the printer's 'name:'";
+    }
+    if (!why && !done && st->kind == PLS_RAW) {
+      char t[64], nm[128]; long cnt;
+      const char *semi = memchr(tx, ';', tn);
+      if (tn >= 4 && memcmp(tx, ".reg", 4) == 0) {
+        if (semi && parse_reg(tx, (uint32_t)(semi - tx + 1), t, sizeof t, nm, sizeof nm, &cnt) && dsl_type(t)) {
+          uint32_t id = plU_find(&m->strs, nm, strlen(nm));
+          if (id && g->regname[id]) {
+            block_close(g);
+            where(g, s);
+            MARK_B(); it.kind = IT_DECL;
+            char line[512];
+            if (g->use_table) snprintf(line, sizeof line, "    R.%s%s = ", nm, is_keyword(nm, strlen(nm)) ? "_" : "");
+            else snprintf(line, sizeof line, "    local %s%s = ", nm, is_keyword(nm, strlen(nm)) ? "_" : "");
+            put(g, line);
+            if (cnt) { snprintf(line, sizeof line, "sugar.regs(\"%s\", %ld, \"%s\"", t, cnt, nm); }
+            else snprintf(line, sizeof line, "sugar.reg(\"%s\", \"%s\"", t, nm);
+            put(g, line);
+            /* the printer's declaration: \t.reg .T \t%name<N>;\n */
+            plU_buf d; plU_buf_init(&d);
+            plU_buf_printf(&d, "\t.reg .%s \t%%%s", !strcmp(t, "bf16") ? "b16" : !strcmp(t, "bf16x2") || !strcmp(t, "f16x2") ? "b32" : t, nm);
+            if (cnt) plU_buf_printf(&d, "<%ld>", cnt);
+            plU_buf_puts(&d, ";\n");
+            if (d.n != sp.len || memcmp(d.p, all, d.n) != 0) { put(g, ", "); putstr(g, all, sp.len); }
+            plU_buf_free(&d);
+            put(g, ")\n");
+            MARK_C();
+            done = 1;
+          } else why = "a register declared twice";
+        } else why = "a register declaration the DSL does not make (several names, a vector or an unknown type)";
+      } else if (tn >= 5 && memcmp(tx, ".loc", 4) == 0) {
+        MARK_B(); text_call(g, "text", all, sp.len); MARK_C();   /* debug line information: layout, kept as written */
+        done = 1;
+      } else if (tn >= 6 && memcmp(tx, ".file", 5) == 0) {
+        MARK_B(); text_call(g, "text", all, sp.len); MARK_C();
+        done = 1;
+      } else if (tn && tx[0] == '.') {
+        /* a variable or another directive in the body: declared as written */
+        MARK_B(); text_call(g, "text", all, sp.len); MARK_C();
+        if (has_sub(tx, tn, "branchtargets")) noloops = 1;   /* labels named in text */
+        done = 1;
+      } else why = "a statement the parser keeps as text";
+    }
+    if (!why && !done && st->kind == PLS_INSN && !(st->flags & 0x80)) {
+      plU_buf rm; plU_buf_init(&rm);
+      plU_buf_puts(&rm, "the DSL refuses it: ");
+      size_t n0 = rm.n;
+      if (insn_lua(g, f, st, &c, &canon) && dsl_refuses(g, st, &rm) && rm.n > n0 && !rm.oom) {
+        Keep kp = {fi, s, strdup(plU_buf_cstr(&rm))};
+        if (kp.why && plU_vec_push(g->keep, kp)) why = kp.why; else free(kp.why);
+      }
+      plU_buf_free(&rm);
+      c.n = 0; canon.n = 0;
+    }
+    if (!why && !done && st->kind == PLS_INSN) {
+      if (!insn_lua(g, f, st, &c, &canon)) why = "an operand or opcode the DSL has no call for (kept as written)";
+      else {
+        /* the indentation and the gap after the opcode, as written */
+        uint32_t ind = lead;
+        while (ind > 0 && (all[ind - 1] == ' ' || all[ind - 1] == '\t')) ind--;
+        const char *op = plA_opcode_text(m->isa, st->opc);
+        uint32_t on = plA_opcode_len(m->isa, st->opc);
+        const char *gs = NULL; uint32_t gn = 0;
+        /* locate the opcode in the text: after the guard */
+        const char *p = tx; const char *end = tx + tn;
+        if (st->guard) { const char *sp2 = memchr(p, ' ', (size_t)(end - p)); p = sp2 ? sp2 + 1 : end; }
+        int shape_ok = (size_t)(end - p) >= on && memcmp(p, op, on) == 0;
+        if (shape_ok && st->nops) {
+          gs = p + on;
+          while (gs + gn < end && (gs[gn] == ' ' || gs[gn] == '\t')) gn++;
+          if (!gn || gn >= sizeof g->gap) shape_ok = 0;
+        }
+        if (lead - ind >= sizeof g->indent) shape_ok = 0;
+        /* the canonical text with this gap */
+        plU_buf want; plU_buf_init(&want);
+        if (shape_ok) {
+          const char *cg = st->nops ? strstr(plU_buf_cstr(&canon), " \t") : NULL;
+          if (cg) { plU_buf_add(&want, canon.p, (size_t)(cg - canon.p)); plU_buf_add(&want, gs, gn); plU_buf_puts(&want, cg + 2); }
+          else plU_buf_add(&want, canon.p, canon.n);
+          plU_buf_putc(&want, ';');
+        }
+        if (shape_ok && tn >= want.n && memcmp(tx, want.p, want.n) == 0) {
+          if (lead - ind != strlen(g->indent) || memcmp(all + ind, g->indent, lead - ind) != 0) {
+            memcpy(g->indent, all + ind, lead - ind); g->indent[lead - ind] = 0;
+            text_call(g, "indent", g->indent, lead - ind);
+          }
+          if (gn && (gn != strlen(g->gap) || memcmp(gs, g->gap, gn) != 0)) {
+            memcpy(g->gap, gs, gn); g->gap[gn] = 0;
+            text_call(g, "gap", g->gap, gn);
+          }
+          if (ind) text_call(g, "text", all, ind);
+          block_open(g);
+          where(g, s);
+          MARK_B(); it.kind = IT_INSN;
+          put(g, "    ");
+          put(g, plU_buf_cstr(&c));
+          put(g, "\n");
+          MARK_C();
+          if (tn - want.n != 1 || tx[want.n] != '\n') text_call(g, "eol", tx + want.n, tn - (uint32_t)want.n);
+          template_of(g, &it, c.p, (uint32_t)c.n);
+          done = 1;
+        } else why = "written differently from the printer's layout (spacing or operand spelling)";
+        plU_buf_free(&want);
+      }
+    }
+    if (!done) {
+      /* kept as written */
+      block_open(g);
+      where(g, s);
+      MARK_B(); it.kind = IT_KEPT;
+      text_call(g, "text", all, sp.len);
+      MARK_C();
+      int inblk = why && strncmp(why, "a nested", 8) == 0;
+      if (run_why && (run_why != why || !inblk)) {
+        if (run_n > 1) { int l, cc; plR_linecol(m, run_sp.tok, &l, &cc);
+          plU_buf_printf(notes, "%s:%d: note: kept verbatim: %s (%u statements)\n", path, l, run_why, run_n); }
+        else note(g, notes, path, run_sp, run_why);
+        run_why = NULL;
+      }
+      if (!run_why) { run_why = why; run_n = 0; run_sp = sp; }
+      run_n++;
+    } else if (run_why) {
+      if (run_n > 1) { int l, cc; plR_linecol(m, run_sp.tok, &l, &cc);
+        plU_buf_printf(notes, "%s:%d: note: kept verbatim: %s (%u statements)\n", path, l, run_why, run_n); }
+      else note(g, notes, path, run_sp, run_why);
+      run_why = NULL;
+    }
+    it.d = (uint32_t)g->ib.n;
+    if (it.b == UINT32_MAX) it.b = it.a;
+    if (it.c == UINT32_MAX) it.c = it.d;
+    if (!plU_vec_push(g->items, it)) { g->ib.oom = 1; break; }
+  }
+#undef MARK_B
+#undef MARK_C
+  if (run_why) {
+    if (run_n > 1) { int l, cc; plR_linecol(m, run_sp.tok, &l, &cc);
+      plU_buf_printf(notes, "%s:%d: note: kept verbatim: %s (%u statements)\n", path, l, run_why, run_n); }
+    else note(g, notes, path, run_sp, run_why);
+  }
+  g->p1 = 0;
+  g->b = outb;
+  g->line = outline;
+  if (g->ib.oom) { plU_buf_free(&c); plU_buf_free(&canon); return 2; }
+  /* then the body, loops and runs folded */
+  if (!noloops) find_loops(g, f);
+  g->lvl = 0;
+  memset(g->lv, 0, sizeof g->lv);
+  emit_range(g, f, 0, g->items.n);
+  block_close(g);
+  plU_buf_free(&c);
+  plU_buf_free(&canon);
+  put(g, "  end,\n}\n");
+  return 0;
+}
+
+static int write_script(G *g, const char *path, const char *srcname, const char *name, plU_buf *notes) {
+  const plI_module *m = g->m;
+  g->line = 1;
+  g->where.n = 0;
+  put(g, "-- ");
+  put(g, srcname);
+  put(g, " as an editable ptxlua script (ptxlua --from-ptx --sugar): `ptxlua THIS.lua --print-ptx`\n"
+         "-- prints it back byte for byte. Each kernel body is DSL code (docs/dsl.md); sugar.text keeps\n"
+         "-- comments, blank lines and statements the DSL cannot write as they were (docs/transpiler.md).\n");
+  put(g, "local ptx = require \"ptxlua\"\nlocal sugar = require \"ptxlua.sugar\"\nlocal doc = sugar.module ");
+  putstr(g, name, (uint32_t)strlen(name));
+  put(g, "\n");
+  const char *tg = plI_cstr(m, m->target);
+  if (is_ident(tg, strlen(tg))) { put(g, "doc:target_is "); putstr(g, tg, (uint32_t)strlen(tg)); put(g, "\n"); }
+  for (uint32_t i = 0; i < m->vpieces.n; i++) {
+    const plI_piece *pc = &m->vpieces.p[i];
+    if (pc->kind == PLI_PIECE_TEXT) {
+      if (!pc->text.len) continue;
+      put(g, "doc:text ");
+      putstr(g, SRC(g, pc->text), pc->text.len);
+      put(g, "\n");
+      continue;
+    }
+    if (pc->func >= m->funcs.n) continue;
+    int r = write_func(g, pc->func, path, notes);
+    if (r) return r;
+  }
+  put(g, "doc:done()\n");
+  return g->b->oom ? 2 : 0;
+}
+
+/* the statement of function fi whose span holds byte `off` of the source: 1 and *s, or 0 */
+static int stmt_at(const plI_module *m, uint32_t off, uint32_t *fi, uint32_t *si, int *part) {
+  for (uint32_t f = 0; f < m->funcs.n; f++) {
+    const plI_func *fn = &m->funcs.p[f];
+    if (fn->declared_only) continue;
+    if (off >= fn->vhead.off && off < fn->vhead.off + fn->vhead.len) { *fi = f; *part = 1; return 1; }
+    if (off >= fn->vtail.off && off < fn->vtail.off + fn->vtail.len) { *fi = f; *part = 2; return 1; }
+    for (uint32_t s = 0; s < fn->vtext.n; s++) {
+      plI_span sp = fn->vtext.p[s];
+      if (sp.len && off >= sp.off && off < sp.off + sp.len) { *fi = f; *si = s; *part = 0; return 1; }
+    }
+  }
+  return 0;
+}
+
+static void first_line(char *dst, size_t cap, const char *s) {
+  snprintf(dst, cap, "%s", s);
+  char *nl = strchr(dst, '\n');
+  if (nl) *nl = 0;
+}
+
+int plR_to_sugar(const plI_module *m, const char *path, const char *name, const char *chunk,
+                 plU_buf *out, plU_buf *notes) {
+  G g;
+  memset(&g, 0, sizeof g);
+  g.m = m;
+  g.fn = calloc(m->funcs.n + 1, sizeof *g.fn);
+  if (!g.fn) return 2;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  int rc = 0;
+  plU_buf ptx, err; plU_buf_init(&ptx); plU_buf_init(&err);
+  for (int round = 0;; round++) {
+    out->n = 0; notes->n = 0;
+    g.b = out;
+    rc = write_script(&g, path, base, name, notes);
+    if (rc || !RUN) break;
+    ptx.n = 0; err.n = 0;
+    int bad = RUN(chunk, out->p ? out->p : "", out->n, &ptx, &err);
+    if (getenv("PTXLUA_SUGAR_DEBUG")) { fprintf(stderr, "round %d: bad %d: %.300s\n", round, bad, plU_buf_cstr(&err)); if (round == 0) { FILE *df = fopen("/tmp/sg/round0.lua", "wb"); if (df) { fwrite(out->p, 1, out->n, df); fclose(df); } } }
+    if (!bad && ptx.n == m->vsrc.n && memcmp(ptx.p, m->vsrc.p, ptx.n) == 0) break;   /* it round-trips */
+    if (round >= 200) { rc = 3; break; }
+    char msg[420];
+    uint32_t fi = 0, si = 0; int part = -1;
+    if (bad) {
+      /* CHUNK:LINE: error: ... -> the statement written at that line */
+      const char *e = plU_buf_cstr(&err);
+      const char *at = strstr(e, chunk);
+      long line = 0;
+      if (at) line = strtol(at + strlen(chunk) + 1, NULL, 10);
+      const char *msgp = strstr(e, "error: ");
+      char first[300];
+      first_line(first, sizeof first, msgp ? msgp + 7 : e);
+      int found = 0, refold = 0;
+      for (uint32_t k = g.where.n; k-- > 0;) {
+        if (g.where.p[k].line <= (uint32_t)line) {
+          const Where *w = &g.where.p[k];
+          if (w->line == (uint32_t)line && w->kind != W_STMT) {
+            /* a folded loop or run: its statements one by one next time, to find the one refused */
+            for (uint32_t q = 0; q < (w->kind == W_RUN ? w->n : 1); q++) {
+              Nofold nf = {w->func, w->stmt + q};
+              if (!plU_vec_push(g.nofold, nf)) { rc = 2; break; }
+            }
+            refold = 1;
+          } else if (w->line == (uint32_t)line) { fi = w->func; si = w->stmt; found = 1; part = 0; }
+          break;
+        }
+      }
+      if (rc == 2) break;
+      if (refold) continue;
+      if (!found) {
+        /* not a statement's line: the function around it is kept whole */
+        found = 0;
+        for (uint32_t k = 0; k < g.where.n; k++) if (g.where.p[k].line > (uint32_t)line) { fi = g.where.p[k].func; found = 1; break; }
+        if (!found && g.where.n) { fi = g.where.p[g.where.n - 1].func; found = 1; }
+        if (!found) { rc = 3; break; }
+        part = 3;
+      }
+      snprintf(msg, sizeof msg, "the DSL refuses it: %s", first);
+    } else {
+      uint32_t d = 0;
+      while (d < ptx.n && d < m->vsrc.n && ptx.p[d] == m->vsrc.p[d]) d++;
+      if (d >= m->vsrc.n) d = m->vsrc.n ? m->vsrc.n - 1 : 0;
+      if (!stmt_at(m, d, &fi, &si, &part)) { rc = 3; break; }
+      /* what the DSL printed there instead */
+      uint32_t ls = d; while (ls > 0 && ptx.p[ls - 1] != '\n') ls--;
+      char got[120]; uint32_t k = 0;
+      while (ls + k < ptx.n && ptx.p[ls + k] != '\n' && k + 1 < sizeof got) { got[k] = ptx.p[ls + k] == '\t' ? ' ' : ptx.p[ls + k]; k++; }
+      got[k] = 0;
+      snprintf(msg, sizeof msg, "the DSL prints it as '%s'", got);
+    }
+    if (part == 0) {
+      if (kept(&g, fi, si)) { part = 3; }
+      else { Keep kp = {fi, si, strdup(msg)}; if (!kp.why || !plU_vec_push(g.keep, kp)) { rc = 2; break; } continue; }
+    }
+    if (part == 1 && !g.fn[fi].head && !bad) { g.fn[fi].head = 1; continue; }
+    if (part == 2 && !g.fn[fi].tail && !bad) { g.fn[fi].tail = 1; continue; }
+    if (g.fn[fi].text) { rc = 3; break; }
+    g.fn[fi].text = 1;
+    g.fn[fi].why = strdup(msg);
+  }
+  if (rc == 3) {
+    /* no sugared form came back identical: the plain script, said so */
+    out->n = 0; notes->n = 0;
+    plU_buf_printf(notes, "%s: note: kept verbatim: the whole file (the sugared script did not print it back)\n", path);
+    rc = plR_to_lua(m, base, name, out) ? 2 : 0;
+  }
+  for (uint32_t i = 0; i < g.keep.n; i++) free(g.keep.p[i].why);
+  free(g.keep.p);
+  for (uint32_t i = 0; i < m->funcs.n; i++) free(g.fn[i].why);
+  free(g.fn);
+  free(g.where.p);
+  free(g.names.p);
+  free(g.items.p); free(g.vals.p); free(g.nofold.p);
+  plU_buf_free(&g.ib); plU_buf_free(&g.tb);
+  free(g.regname);
+  if (g.pname) { for (uint32_t i = 0; i < g.npname; i++) free(g.pname[i]); free(g.pname); }
+  plU_buf_free(&ptx); plU_buf_free(&err);
+  return rc;
+}

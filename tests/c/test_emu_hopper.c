@@ -1,0 +1,162 @@
+/* test_emu_hopper.c -- the emulator's Hopper families through its C API, on PTX text read by the
+** parser: tensor maps (the encoding's validation), mbarrier phases with transaction counts completed
+** by arrivals, a deadlock and an over-arrival at their lines, a 2-CTA cluster reading its neighbour's
+** shared memory through mapa. (The parser reads no tensor-address operand yet, so TMA and wgmma are
+** tested from the DSL in tests/spec/emu_hopper_spec.lua.) Plain C; exit 1 on a failure. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include "parse.h"
+#include "isa.h"
+#include "emu.h"
+#include "runtime.h"
+#include "smem.h"
+
+static int failures, checks;
+
+#define CHECK(cond) do { checks++; if (!(cond)) { failures++; \
+  fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#define CHECK_HAS(got, want) do { const char *g_ = (got), *w_ = (want); checks++; \
+  if (!g_ || !strstr(g_, w_)) { failures++; \
+    fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, g_ ? g_ : "(null)", w_); } } while (0)
+
+static plA_ctx *isa;
+
+static plI_module *parse(const char *text) {
+  plU_buf err; plU_buf_init(&err);
+  plI_module *m = plR_parse(isa, text, strlen(text), "k.ptx", &err);
+  if (!m || m->status) { fprintf(stderr, "parse: %s\n", plU_buf_cstr(&err)); exit(1); }
+  plU_buf_free(&err);
+  return m;
+}
+
+static plX_emu *kernel(plI_module *m, plX_mem *mem) {
+  plX_emu *e = plX_new(m, 0, mem);
+  if (plX_status(e)) fprintf(stderr, "%s\n", plX_error(e));
+  return e;
+}
+
+static void launch(plX_emu *e, uint32_t gx, uint32_t bx, uint32_t cl) {
+  uint32_t g[3] = {gx, 1, 1}, b[3] = {bx, 1, 1}, c[3] = {cl, 1, 1};
+  plX_set_launch(e, g, b, 0);
+  if (cl) plX_set_cluster(e, c);
+}
+
+static void test_tensormap(void) {
+  plX_mem *mem = plX_mem_new();
+  uint64_t a = plX_mem_alloc(mem, 64 * 64 * 2, "a");
+  uint8_t tm[128];
+  char err[256];
+  uint64_t dims[2] = {64, 64}, st[1] = {128};
+  uint32_t box[2] = {64, 8}, es[2] = {1, 1};
+  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_128B, err, sizeof err) == 0);
+  CHECK(memcmp(tm, "PLXTMAP1", 8) == 0);
+  box[1] = 257;
+  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_128B, err, sizeof err) != 0);
+  CHECK_HAS(err, "box[2] = 257");
+  box[1] = 8;
+  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_32B, err, sizeof err) != 0);
+  CHECK_HAS(err, "exceeds the 32-byte span");
+  dims[1] = 65;
+  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_NONE, err, sizeof err) != 0);
+  CHECK_HAS(err, "runs past the end of buffer 'a'");
+  dims[1] = 64; st[0] = 120;
+  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_NONE, err, sizeof err) != 0);
+  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, a + 8, dims, st, box, es, PLSM_SW_NONE, err, sizeof err) != 0);
+  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, 0x1234560, dims, st, box, es, PLSM_SW_NONE, err, sizeof err) != 0);
+  plX_mem_free(mem);
+}
+
+/* 64 threads arrive on an mbarrier expecting 65: the wait never completes */
+static const char *STUCK =
+  ".version 8.0\n.target sm_90a\n.address_size 64\n"
+  ".visible .entry k(.param .u32 n)\n{\n"
+  ".reg .b32 %r<4>;\n.reg .pred %p<4>;\n.reg .b64 %rd<2>;\n"
+  ".shared .align 8 .b8 bar[8];\n"
+  "ld.param.u32 %r2, [n];\n"
+  "mov.u32 %r1, %tid.x;\n"
+  "setp.eq.u32 %p1, %r1, 0;\n"
+  "@%p1 mbarrier.init.shared::cta.b64 [bar], %r2;\n"
+  "bar.sync 0;\n"
+  "mbarrier.arrive.shared::cta.b64 %rd1, [bar];\n"
+  "$W:\n"
+  "mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;\n"
+  "@!%p2 bra $W;\n"
+  "@%p1 mbarrier.arrive.shared::cta.b64 %rd1, [bar], 100;\n"
+  "ret;\n}\n";
+
+static void test_mbarrier(void) {
+  plI_module *m = parse(STUCK);
+  plX_mem *mem = plX_mem_new();
+  plX_emu *e = kernel(m, mem);
+  uint32_t n = 65;
+  launch(e, 1, 64, 0);
+  plX_set_param(e, 0, &n, 4);
+  CHECK(plX_run(e) != 0);
+  CHECK_HAS(plX_error(e), "deadlock in CTA (0,0,0): mbarrier.try_wait.parity.shared::cta.b64 waits on the mbarrier at shared 0x0 (initialized at line 13)");
+  CHECK_HAS(plX_error(e), "still misses 1 of 65 arrivals");
+  plX_clear(e);
+  n = 64;                                        /* completes; then thread 0 arrives 100 times: too many */
+  launch(e, 1, 64, 0);
+  plX_set_param(e, 0, &n, 4);
+  CHECK(plX_run(e) != 0);
+  CHECK_HAS(plX_error(e), "mbarrier.arrive.shared::cta.b64: 100 arrivals at the mbarrier at shared 0x0 (initialized at line 13 for 64 per phase), where only 64 are pending in phase 1");
+  plX_free(e);
+  plX_mem_free(mem);
+  plI_free(m);
+}
+
+/* a cluster of 2: each CTA writes its rank into shared memory, then reads the other's through mapa */
+static const char *CLUSTER =
+  ".version 8.0\n.target sm_90a\n.address_size 64\n"
+  ".visible .entry k(.param .u64 out)\n{\n"
+  ".reg .b32 %r<10>;\n.reg .b64 %rd<4>;\n"
+  ".shared .align 4 .b32 v[32];\n"
+  "mov.u32 %r1, %tid.x;\nmov.u32 %r2, %cluster_ctarank;\nmov.u32 %r3, %ctaid.x;\n"
+  "mov.u32 %r4, v;\nshl.b32 %r5, %r1, 2;\nadd.u32 %r4, %r4, %r5;\n"
+  "mad.lo.u32 %r6, %r3, 100, %r1;\n"
+  "st.shared.u32 [%r4], %r6;\n"
+  "barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;\n"
+  "xor.b32 %r7, %r2, 1;\n"
+  "mapa.shared::cluster.u32 %r8, %r4, %r7;\n"
+  "ld.shared::cluster.u32 %r9, [%r8];\n"
+  "barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;\n"
+  "ld.param.u64 %rd1, [out];\n"
+  "mad.lo.u32 %r6, %r3, 32, %r1;\nmul.wide.u32 %rd2, %r6, 4;\nadd.u64 %rd3, %rd1, %rd2;\n"
+  "st.global.u32 [%rd3], %r9;\n"
+  "ret;\n}\n";
+
+static void test_cluster(void) {
+  plI_module *m = parse(CLUSTER);
+  plX_mem *mem = plX_mem_new();
+  uint64_t out = plX_mem_alloc(mem, 6 * 32 * 4, "out");
+  plX_emu *e = kernel(m, mem);
+  launch(e, 6, 32, 2);
+  plX_set_param(e, 0, &out, 8);
+  CHECK(plX_run(e) == 0);
+  if (plX_status(e)) fprintf(stderr, "%s\n", plX_error(e));
+  const uint32_t *o = (const uint32_t *)plX_mem_host(mem, out, NULL);
+  int bad = 0;
+  for (uint32_t c = 0; c < 6; c++)
+    for (uint32_t t = 0; t < 32; t++) if (o[c * 32 + t] != (c ^ 1) * 100 + t) bad++;
+  CHECK(bad == 0);
+  plX_clear(e);                                  /* a grid that is not whole clusters */
+  launch(e, 5, 32, 2);
+  plX_set_param(e, 0, &out, 8);
+  CHECK(plX_run(e) != 0);
+  CHECK_HAS(plX_error(e), "not a whole number of clusters");
+  plX_free(e);
+  plX_mem_free(mem);
+  plI_free(m);
+}
+
+int main(void) {
+  isa = plA_new();
+  test_tensormap();
+  test_mbarrier();
+  test_cluster();
+  plA_unref(isa);
+  printf("%d checks, %d failures\n", checks, failures);
+  return failures ? 1 : 0;
+}

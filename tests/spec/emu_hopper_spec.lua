@@ -1,0 +1,387 @@
+-- emu_hopper_spec.lua -- the emulator's Hopper families on small hand-written kernels, each result
+-- compared with a reference computed here in Lua: a TMA 2D box load with the 128B swizzle (every
+-- byte's position, out-of-bounds elements zero), a TMA store that skips the out-of-bounds part, one
+-- wgmma m64n64k16 bf16 from TMA-loaded swizzled tiles against a double reference, mbarrier
+-- deadlocks and over-arrivals at their lines, a 2-CTA cluster exchanging data through mapa, the
+-- accumulator and proxy checks, elect.sync, and the tensor map's validation.
+local H = require "helper"
+local rt = require "ptxlua.emu"
+local bit = require "bit"
+
+local fmt = string.format
+
+-- bf16 bits of a float (round to nearest even), and the value of bf16 bits
+local function bf16_bits(x)
+  local ffi = require "ffi"
+  local f = ffi.new("float[1]", x)
+  local u = ffi.cast("uint32_t*", f)[0]
+  local r = bit.rshift(u + 0x7fff + bit.band(bit.rshift(u, 16), 1), 16)
+  return bit.band(r, 0xffff)
+end
+local function bf16_val(b)
+  local ffi = require "ffi"
+  local u = ffi.new("uint32_t[1]", bit.lshift(b, 16))
+  return tonumber(ffi.cast("float*", u)[0])
+end
+local function swz128(off) return bit.bxor(off, bit.rshift(bit.band(off, 0x380), 3)) end
+
+-- a kernel that TMA-loads box (64 x ROWS bf16, 128B swizzle) at (x0, y0), then copies the tile's raw
+-- bytes to out (u16 per element slot) with plain ld.shared
+local function tma_kernel(ptx, rows)
+  return ptx.kernel { name = "tma_box", target = "sm_90a",
+    params = { { "tmap", "tensormap" }, { "out", "u16*" }, { "x0", "u32" }, { "y0", "u32" } },
+    grid = { 1 }, block = { 128 },
+    body = function(_, tmap, out, x0, y0)
+      local plan = ptx.smem_plan()
+      local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+      local tile = plan:alloc("tile", "bf16", { rows, 64 }, { swizzle = "128B" })
+      local desc = ptx.reg.u64()
+      ptx.op "cvta.param.u64" (desc, tmap)
+      local tid = ptx.special "tid.x"
+      ptx.if_(tid:eq(0), function()
+        ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 1)
+        ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, bar:addr(0), rows * 128)
+        local x, y = ptx.reg.b32(), ptx.reg.b32()
+        ptx.mov.b32(x, x0:load())
+        ptx.mov.b32(y, y0:load())
+        local ld = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        ld(tile:addr(0), ptx.taddr(desc, { x, y }), bar:addr(0))
+      end)
+      ptx.bar.sync(0)
+      ptx.mbarrier_wait(bar, 0)
+      local po = ptx.global_ptrs(out)
+      for i = 0, rows * 64 / 128 - 1 do
+        local idx = tid + i * 128
+        local v = ptx.reg.u16()
+        local sa = ptx.reg.u32()
+        ptx.mov.u32(sa, ptx.sym "smem")
+        ptx.ld.shared.u16(v, ptx.addr(sa + tile.offset + idx:shl(1)))
+        ptx.st.global.u16(ptx.addr(po + idx:mul_wide(2)), v)
+      end
+    end }
+end
+
+describe("emulated TMA", function()
+  it("loads a 2D box into 128B-swizzled shared memory, zeros outside the tensor", function()
+    local ptx = H.fresh()
+    local k = tma_kernel(ptx, 16)
+    local dev = rt.device("emu")
+    local W, Ht = 100, 40                           -- a tensor of 40 rows x 100 bf16 (row pitch 208 bytes: padded)
+    local pitch = 104
+    local src = dev:array("u16", pitch * Ht, function(i) return (i * 37) % 65536 end)
+    local tm = dev:tensormap(src, { dims = { W, Ht }, strides = { pitch * 2 }, box = { 64, 16 }, swizzle = "128B", dtype = "bf16" })
+    for _, c in ipairs { { 0, 0 }, { 64, 30 }, { 40, 0 } } do
+      local out = dev:array("u16", 16 * 64, 0xA5A5)
+      rt.launch(k, { device = dev, args = { tm, out, c[1], c[2] } })
+      local got = out:read()
+      local bad = 0
+      for r = 0, 15 do
+        for col = 0, 63 do
+          local gx, gy = c[1] + col, c[2] + r
+          local want = (gx < W and gy < Ht) and ((gy * pitch + gx + 1) * 37) % 65536 or 0
+          local slot = swz128(r * 128 + col * 2) / 2
+          if got[slot + 1] ~= want then bad = bad + 1 end
+        end
+      end
+      assert.are.equal(0, bad, fmt("box at (%d, %d): %d elements misplaced", c[1], c[2], bad))
+    end
+  end)
+
+  it("validates the tensor map like cuTensorMapEncodeTiled", function()
+    local dev = rt.device("emu")
+    local a = dev:array("bf16", 4096)
+    local function bad(spec, msg)
+      local ok, err = pcall(dev.tensormap, dev, a, spec)
+      assert.is_false(ok)
+      assert.matches(msg, err, 1, true)
+    end
+    bad({ dims = { 64, 64 }, box = { 64, 300 } }, "box[2] = 300 outside 1..256")
+    bad({ dims = { 64, 64 }, box = { 64, 8 }, swizzle = "64B" }, "exceeds the 64-byte span of swizzle 64B")
+    bad({ dims = { 60, 64 }, strides = { 120 }, box = { 8, 8 } }, "must be a multiple of 16")
+    bad({ dims = { 64, 65 }, box = { 64, 8 } }, "runs past the end of buffer")
+    bad({ dims = { 64, 64 }, box = { 4, 8 } }, "must be a multiple of 16 bytes")
+    local ok = pcall(dev.tensormap, dev, a, { dims = { 64, 64 }, box = { 64, 8 }, swizzle = "128B" })
+    assert.is_true(ok)
+  end)
+
+  it("refuses 128 bytes that are not one of its tensor maps", function()
+    local ptx = H.fresh()
+    local k = tma_kernel(ptx, 16)
+    local dev = rt.device("emu")
+    local out = dev:array("u16", 1024)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { string.rep("\0", 128), out, 0, 0 } })
+    assert.is_false(ok)
+    assert.matches("not a tensor map of this emulator", err, 1, true)
+  end)
+end)
+
+describe("emulated mbarrier", function()
+  it("reports a wait that can never complete as a deadlock at its line", function()
+    local ptx = H.fresh()
+    local line
+    local k = ptx.kernel { name = "stuck", target = "sm_90a", grid = { 1 }, block = { 64 }, body = function()
+      local plan = ptx.smem_plan()
+      local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+      ptx.if_(ptx.special("tid.x"):eq(0), function() ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 65) end)
+      ptx.bar.sync(0)
+      ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, bar:addr(0))
+      line = debug.getinfo(1, "l").currentline + 1
+      ptx.mbarrier_wait(bar, 0)
+    end }
+    local ok, err = pcall(rt.launch, k, { device = rt.device("emu") })
+    assert.is_false(ok)
+    assert.matches(fmt(":%d: error: deadlock in CTA (0,0,0): mbarrier.try_wait.parity", line), err, 1, true)
+    assert.matches("still misses 1 of 65 arrivals", err, 1, true)
+  end)
+
+  it("completes phases: parity waits see each phase, an over-arrival is an error at its line", function()
+    local ptx = H.fresh()
+    local line
+    local function kern(extra)
+      return ptx.kernel { name = "phases" .. (extra and "x" or ""), target = "sm_90a", grid = { 1 }, block = { 64 },
+        params = { { "out", "u32*" } }, body = function(_, out)
+        local plan = ptx.smem_plan()
+        local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+        local tid = ptx.special "tid.x"
+        ptx.if_(tid:eq(0), function() ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 64) end)
+        ptx.bar.sync(0)
+        local po = ptx.global_ptrs(out)
+        for ph = 0, 2 do
+          ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, bar:addr(0))
+          ptx.mbarrier_wait(bar, ph % 2)
+        end
+        if extra then
+          ptx.bar.sync(0)
+          ptx.if_(tid:eq(0), function()
+            line = debug.getinfo(1, "l").currentline + 1
+            ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, bar:addr(0), 65)
+          end)
+        end
+        ptx.st.global.u32(ptx.addr(po + tid:mul_wide(4)), tid)
+      end }
+    end
+    local dev = rt.device("emu")
+    local out = dev:array("u32", 64, 0)
+    rt.launch(kern(false), { device = dev, args = { out } })
+    assert.are.equal(63, out:get(64))
+    local ok, err = pcall(rt.launch, kern(true), { device = dev, args = { out } })
+    assert.is_false(ok)
+    assert.matches(fmt(":%d: error: mbarrier.arrive.shared::cta.b64: 65 arrivals at the mbarrier", line), err, 1, true)
+    assert.matches("only 64 are pending in phase 3", err, 1, true)
+  end)
+end)
+
+describe("emulated wgmma", function()
+  -- A (64 x 16) and B (64 x 16, K-major: B^T rows) bf16 loaded by TMA with the 128B swizzle into one
+  -- box each (64 rows x 64 k: 128 bytes a row), one wgmma m64n64k16 per k16 step over K = 64; D
+  -- stored as fragments say: row 16 warp + g (+8), column 8 (i / 4) + 2 t + (i % 2)
+  local function gemm_kernel(ptx, opts)
+    return ptx.kernel { name = "wg" .. (opts.name or ""), target = "sm_90a", grid = { 1 }, block = { 128 },
+      params = { { "amap", "tensormap" }, { "bmap", "tensormap" }, { "d", "f32*" } },
+      body = function(_, amap, bmap, dout)
+        local plan = ptx.smem_plan()
+        local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+        local sA = plan:alloc("A", "bf16", { 64, 64 }, { swizzle = "128B" })
+        local sB = plan:alloc("B", "bf16", { 64, 64 }, { swizzle = "128B" })
+        local ma, mb = ptx.reg.u64(), ptx.reg.u64()
+        ptx.op "cvta.param.u64" (ma, amap)
+        ptx.op "cvta.param.u64" (mb, bmap)
+        local tid = ptx.special "tid.x"
+        ptx.if_(tid:eq(0), function()
+          ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 1)
+          ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, bar:addr(0), 2 * 64 * 128)
+          local ld = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+          local z = ptx.reg.b32()
+          ptx.mov.b32(z, 0)
+          ld(sA:addr(0), ptx.taddr(ma, { z, z }), bar:addr(0))
+          ld(sB:addr(0), ptx.taddr(mb, { z, z }), bar:addr(0))
+        end)
+        ptx.bar.sync(0)
+        ptx.mbarrier_wait(bar, 0)
+        if opts.store then opts.store(ptx, sA) end
+        local base = ptx.reg.u32()
+        ptx.mov.u32(base, ptx.sym "smem")
+        local da = ptx.wgmma_desc(sA, { mn = 64, k = 64, base = base, swizzle = "128B" }):as("u64")
+        if opts.mangle then                           -- layout bits 62-63: 1 (128B) -> 2 (64B), past the DSL's check
+          local x = ptx.reg.u64()
+          ptx.xor.b64(x, da, -4611686018427387904)
+          da = x
+        end
+        local db = ptx.wgmma_desc(sB, { mn = 64, k = 64, base = base }):as("u64")
+        local acc = ptx.regs.f32(32, "acc", 0)
+        ptx.wgmma.fence.sync.aligned()
+        local wg = ptx.op "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
+        for kk = 0, 3 do
+          local p = ptx.reg.pred()
+          ptx.setp.ne.u32(p, tid, 4096)               -- true: accumulate
+          wg(acc, (da + 2 * kk):as("b64"), (db + 2 * kk):as("b64"), p, 1, 1, 0, 0)
+        end
+        ptx.wgmma.commit_group.sync.aligned()
+        if opts.early then opts.early(ptx, acc) end
+        ptx.wgmma.wait_group.sync.aligned(0)
+        local pd = ptx.global_ptrs(dout)
+        local warp, lane = tid:shr(5), tid:band(31)
+        local g, q = lane:shr(2), lane:band(3)
+        for i = 0, 31 do
+          local row = warp:mad(16, g) + 8 * (math.floor(i / 2) % 2)
+          local col = q:mad(2, 8 * math.floor(i / 4) + i % 2)
+          ptx.st.global.f32(ptx.addr(pd + row:mad(64, col):mul_wide(4)), acc[i + 1])
+        end
+      end }
+  end
+
+  local function inputs(dev)
+    local r = 7
+    local function rnd() r = r * 16807 % 2147483647; return (r / 2147483647) * 2 - 1 end
+    local A, B = {}, {}
+    for i = 1, 64 * 64 do A[i] = bf16_bits(rnd()); B[i] = bf16_bits(rnd()) end
+    local a = dev:array("u16", 64 * 64, A)
+    local b = dev:array("u16", 64 * 64, B)
+    local ta = dev:tensormap(a, { dims = { 64, 64 }, box = { 64, 64 }, swizzle = "128B", dtype = "bf16" })
+    local tbm = dev:tensormap(b, { dims = { 64, 64 }, box = { 64, 64 }, swizzle = "128B", dtype = "bf16" })
+    return A, B, ta, tbm
+  end
+
+  it("m64n64k16 bf16 from swizzled shared memory matches a double reference", function()
+    local ptx = H.fresh()
+    local k = gemm_kernel(ptx, {})
+    local dev = rt.device("emu")
+    local A, B, ta, tbm = inputs(dev)
+    local d = dev:array("f32", 64 * 64):poison()
+    rt.launch(k, { device = dev, args = { ta, tbm, d }, checks = { uninit_shared = true, races = true } })
+    local got = d:read()
+    local worst = 0
+    for m = 0, 63 do
+      for n = 0, 63 do
+        local s, sabs = 0, 0
+        for kk = 0, 63 do
+          local p = bf16_val(A[m * 64 + kk + 1]) * bf16_val(B[n * 64 + kk + 1])
+          s = s + p; sabs = sabs + math.abs(p)
+        end
+        local err = math.abs(got[m * 64 + n + 1] - s) / (sabs * 2 ^ -22 + 1e-30)
+        if not (err <= 1) then worst = math.max(worst, err ~= err and math.huge or err) end
+      end
+    end
+    assert.are.equal(0, worst)
+  end)
+
+  it("flags a tile read through a descriptor of another swizzle", function()
+    local ptx = H.fresh()
+    local k = gemm_kernel(ptx, { name = "sw", mangle = true })
+    local dev = rt.device("emu")
+    local _, _, ta, tbm = inputs(dev)
+    local d = dev:array("f32", 64 * 64)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { ta, tbm, d } })
+    assert.is_false(ok)
+    assert.matches("through a descriptor declaring swizzle 64B, but a TMA load wrote it with swizzle 128B", err, 1, true)
+  end)
+
+  it("flags an accumulator read before wgmma.wait_group, at the reading line", function()
+    local ptx = H.fresh()
+    local line
+    local k = gemm_kernel(ptx, { name = "early", early = function(p, acc)
+      local t = p.reg.f32()
+      line = debug.getinfo(1, "l").currentline + 1
+      p.mov.f32(t, acc[5])
+    end })
+    local dev = rt.device("emu")
+    local _, _, ta, tbm = inputs(dev)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { ta, tbm, dev:array("f32", 4096) } })
+    assert.is_false(ok)
+    assert.matches(fmt(":%d: error: mov.f32: accumulator read before wgmma.wait_group", line), err, 1, true)
+  end)
+
+  it("flags shared memory written by ordinary stores and read by wgmma without fence.proxy.async", function()
+    local ptx = H.fresh()
+    local k = gemm_kernel(ptx, { name = "proxy", store = function(p, sA)
+      local s = p.reg.u32()
+      p.mov.u32(s, p.sym "smem")
+      p.st.shared.u32(p.addr(s + sA.offset + p.special("tid.x"):shl(2)), 0)
+    end })
+    local dev = rt.device("emu")
+    local _, _, ta, tbm = inputs(dev)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { ta, tbm, dev:array("f32", 4096) } })
+    assert.is_false(ok)
+    assert.matches("no fence.proxy.async by that thread since", err, 1, true)
+    assert.matches("wgmma.mma_async", err, 1, true)
+  end)
+end)
+
+describe("emulated clusters", function()
+  it("two CTAs exchange shared memory through mapa and barrier.cluster", function()
+    local ptx = H.fresh()
+    local k = ptx.kernel { name = "swap", target = "sm_90a", grid = { 4 }, block = { 32 }, cluster = { 2 },
+      params = { { "out", "u32*" } }, body = function(_, out)
+        local plan = ptx.smem_plan()
+        local buf = plan:alloc("buf", "u32", 32)
+        local tid = ptx.special "tid.x"
+        local rank = ptx.special "cluster_ctarank"
+        local s = ptx.reg.u32()
+        ptx.mov.u32(s, ptx.sym "smem")
+        local mine = s + buf.offset + tid:shl(2)
+        ptx.st.shared.u32(ptx.addr(mine), ptx.special("ctaid.x"):mad(100000, rank:mad(1000, tid)))
+        ptx.op "barrier.cluster.arrive.release.aligned" ()
+        ptx.op "barrier.cluster.wait.acquire.aligned" ()
+        local other, remote, v = ptx.reg.u32(), ptx.reg.u32(), ptx.reg.u32()
+        ptx.xor.b32(other, rank, 1)
+        ptx.op "mapa.shared::cluster.u32" (remote, mine, other)
+        ptx.op "ld.shared::cluster.u32" (v, ptx.addr(remote))
+        ptx.op "barrier.cluster.arrive.release.aligned" ()
+        ptx.op "barrier.cluster.wait.acquire.aligned" ()
+        local po = ptx.global_ptrs(out)
+        local i = ptx.special("ctaid.x"):mad(32, tid)
+        ptx.st.global.u32(ptx.addr(po + i:mul_wide(4)), v)
+      end }
+    local dev = rt.device("emu")
+    local out = dev:array("u32", 128):poison()
+    rt.launch(k, { device = dev, args = { out } })
+    local got = out:read()
+    for c = 0, 3 do
+      for t = 0, 31 do
+        local oc = bit.bxor(c, 1)
+        assert.are.equal((oc % 2) * 1000 + t + oc * 100000, got[c * 32 + t + 1], fmt("CTA %d thread %d", c, t))
+      end
+    end
+  end)
+
+  it("a cluster wait that not every thread reaches is a deadlock", function()
+    local ptx = H.fresh()
+    local k = ptx.kernel { name = "cl_stuck", target = "sm_90a", grid = { 2 }, block = { 64 }, cluster = { 2 }, body = function()
+      local skip = ptx.label "skip"
+      ptx.at(ptx.special("cluster_ctarank"):eq(1):and_(ptx.special("tid.x"):ge(32))).bra(skip)
+      ptx.op "barrier.cluster.arrive" ()
+      ptx.place(skip)
+      ptx.op "barrier.cluster.wait" ()
+    end }
+    local ok, err = pcall(rt.launch, k, { device = rt.device("emu") })
+    assert.is_false(ok)
+    assert.matches("barrier.cluster.wait without a barrier.cluster.arrive before it", err, 1, true)
+  end)
+end)
+
+describe("emulated elect.sync", function()
+  it("elects the lowest active lane", function()
+    local ptx = H.fresh()
+    local k = ptx.kernel { name = "elect", target = "sm_90a", grid = { 1 }, block = { 32 }, params = { { "out", "u32*" } },
+      body = function(_, out)
+        local tid = ptx.special "tid.x"
+        local po = ptx.global_ptrs(out)
+        local skip = ptx.label "skip"
+        ptx.at(tid:lt(5)).bra(skip)
+        local d, p = ptx.reg.u32(), ptx.reg.pred()
+        ptx.op "elect.sync" (ptx.pair(d, p), 0xffffffe0)
+        local v = ptx.reg.u32()
+        ptx.selp.u32(v, 1000, 0, p)
+        ptx.st.global.u32(ptx.addr(po + tid:mul_wide(4)), v + d)
+        ptx.place(skip)
+      end }
+    local dev = rt.device("emu")
+    local out = dev:array("u32", 32, 7)
+    rt.launch(k, { device = dev, args = { out } })
+    local got = out:read()
+    for t = 0, 31 do
+      local want = t < 5 and 7 or (t == 5 and 1005 or 5)
+      assert.are.equal(want, got[t + 1], "lane " .. t)
+    end
+  end)
+end)

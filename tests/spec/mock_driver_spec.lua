@@ -1,0 +1,113 @@
+-- mock_driver_spec.lua -- the Lua runtime (ptxlua.cuda), `ptxlua --doctor` and bench/gpu/run.lua
+-- against the mock CUDA driver (tests/mock_cuda, $PTXLUA_MOCK_LIBCUDA), each in a child process
+-- with PTXLUA_LIBCUDA pointing at it. The mock runs no kernel: this checks our side of the driver
+-- ABI (what reaches cuLaunchKernelEx, cuFuncSetAttribute, cuTensorMapEncodeTiled), not the GPU.
+local H = require "helper"
+local shq = H.shq
+local MOCK = os.getenv("PTXLUA_MOCK_LIBCUDA") or (H.build .. "/tests/mock_cuda/libcuda.so.1")
+
+local function have_mock() return select(3, H.sh("test -f " .. shq(MOCK))) == 0 end
+
+-- run a Lua script under luajit with the mock driver; returns stdout, stderr, status
+local function run_lua(text, env)
+  local path = H.write(H.tmpfile(".lua"), text)
+  return H.sh((env or "") .. " PTXLUA_LIBCUDA=" .. shq(MOCK) .. " PATH=/usr/local/cuda/bin:$PATH luajit " .. shq(path))
+end
+
+local PRELUDE = [[
+local ffi = require "ffi"
+ffi.cdef [=[
+struct ptxmock_launch { char func[256]; unsigned grid[3], block[3], cluster[3], smem; void *stream; uint32_t param_size; unsigned char params[4096]; };
+int ptxmock_launch_count(void); const struct ptxmock_launch *ptxmock_last_launch(void);
+int ptxmock_max_dynamic_smem(const char *name); void ptxmock_fail(const char *entry, int code);
+int ptxmock_param_layout(const char *name, uint32_t *off, uint32_t *size, int max);
+]=]
+local mock = ffi.load(os.getenv("PTXLUA_LIBCUDA"))
+local ptx = require "ptxlua"
+local cuda = require "ptxlua.cuda"
+]]
+
+describe("ptxlua.cuda on the mock driver", function()
+  it("--doctor reports the driver, the device and its compute capability", function()
+    if not have_mock() then return H.pending("no mock driver built") end
+    local out, err, rc = H.sh("PTXLUA_LIBCUDA=" .. shq(MOCK) .. " " .. shq(H.exe) .. " --doctor")
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find("libcuda loads          yes", 1, true), out)
+    assert.truthy(out:find("cuInit                 ok", 1, true), out)
+    assert.truthy(out:find("device count           1", 1, true), out)
+    assert.truthy(out:find("device 0: ptxlua mock device (sm_90), sm_90", 1, true), out)
+    out = H.sh("PTXMOCK_FAIL=cuInit=100 PTXLUA_LIBCUDA=" .. shq(MOCK) .. " " .. shq(H.exe) .. " --doctor")
+    assert.truthy(out:find("cuInit failed: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)", 1, true), out)
+  end)
+
+  it("launches with the packed parameters, the smem attribute, the cluster and a tensor map", function()
+    if not have_mock() then return H.pending("no mock driver built") end
+    local out, err, rc = run_lua(PRELUDE .. [[
+local k = ptx.kernel { name = "lk", target = "sm_90a", params = { {"p", "bf16*"}, {"n", "u32"}, {"map", "tensormap"}, {"s", "f32"} },
+  grid = { 4 }, block = { 128 }, cluster = { 2 }, smem = 65536, body = function() ptx.ret() end }
+local dev = cuda.device(0)
+local a = dev:array("bf16", 64 * 128, 1)
+local tm = dev:tensormap(a, { dims = { 64, 128 }, box = { 64, 16 }, swizzle = "128B" })
+k:launch { device = dev, args = { a, 77, tm, 0.5 } }
+local L = mock.ptxmock_last_launch()
+local off, size = ffi.new("uint32_t[8]"), ffi.new("uint32_t[8]")
+assert(mock.ptxmock_param_layout("lk", off, size, 8) == 4)
+local blk = ffi.string(L.params, L.param_size)
+local function at(i) return blk:sub(off[i] + 1, off[i] + size[i]) end
+print(ffi.string(L.func), L.grid[0], L.block[0], L.cluster[0], L.smem, mock.ptxmock_max_dynamic_smem("lk"))
+print(at(0) == require("ptxlua.core").emu_pack("u64", a.addr), at(1) == "\77\0\0\0",
+      at(2) == tm.bytes, #at(2), at(3) == require("ptxlua.core").emu_pack("f32", 0.5))
+local before = mock.ptxmock_launch_count()
+local ok, e = pcall(k.launch, k, { device = dev, args = { a, 77, "short", 0.5 } })
+print(ok, e:match("a tensor map") ~= nil, mock.ptxmock_launch_count() == before)
+mock.ptxmock_fail("cuLaunchKernelEx", 701)
+ok, e = pcall(k.launch, k, { device = dev, args = { a, 77, tm, 0.5 } })
+print(ok, e:match("cuLaunchKernelEx: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES %(too many resources requested for launch%)") ~= nil)
+ok, e = pcall(dev.tensormap, dev, a, { dims = { 64, 128 }, box = { 4, 16 }, swizzle = "128B" })
+print(ok, e:match("cuTensorMapEncodeTiled: CUDA_ERROR_INVALID_VALUE") ~= nil)
+]])
+    assert.are.equal(0, rc, err)
+    assert.are.equal("lk\t4\t128\t2\t65536\t65536\ntrue\ttrue\ttrue\t128\ttrue\nfalse\ttrue\ttrue\nfalse\ttrue\nfalse\ttrue\n", out)
+  end)
+
+  it("round-trips arrays through device memory and times with events", function()
+    if not have_mock() then return H.pending("no mock driver built") end
+    local out, err, rc = run_lua(PRELUDE .. [[
+local dev = cuda.device(0)
+local a = dev:array("f32", 1000, function(i) return i * 0.25 end)
+local r = a:read()
+a:set(10, -3)
+print(r[1], r[1000], a:get(10), a:get(11))
+local ms = dev:time(function() dev:sync() end)
+print(ms > 0)
+a:free()
+]])
+    assert.are.equal(0, rc, err)
+    assert.are.equal("0.25\t250\t-3\t2.75\ntrue\n", out)
+  end)
+end)
+
+describe("bench/gpu/run.lua", function()
+  it("says there is no CUDA driver and exits 2", function()
+    local out, _, rc = H.sh("PTXLUA_LIBCUDA=/nonexistent/libcuda.so.1 BUILD=" .. shq(H.build) .. " " .. shq(H.root .. "/bench/gpu/run.sh"))
+    assert.are.equal(2, rc)
+    assert.truthy(out:match("^no CUDA driver: cannot load /nonexistent/libcuda%.so%.1"), out)
+  end)
+
+  it("runs every case end to end on the mock (plumbing only: the checks must fail)", function()
+    if not have_mock() then return H.pending("no mock driver built") end
+    local out, err, rc = H.sh("PATH=/usr/local/cuda/bin:$PATH PTXLUA_LIBCUDA=" .. shq(MOCK) .. " BUILD=" .. shq(H.build) .. " " ..
+      shq(H.root .. "/bench/gpu/run.sh") .. " --quick --copy-mb 4 --runs 3 --set N=2048 --set B=4 --set M=64 --set K=64" ..
+      " vector_add rmsnorm layernorm softmax swiglu swiglu_f32 gemm_mma")
+    assert.are.equal(1, rc, err)
+    assert.truthy(out:find("MOCK DRIVER: no kernel runs", 1, true), out)
+    assert.truthy(out:find("device%-to%-device copy: %d+ GB/s"), out)
+    for _, case in ipairs { "vector_add", "rmsnorm", "layernorm", "softmax", "swiglu", "swiglu_f32", "gemm_mma" } do
+      assert.truthy(out:find("\n" .. case .. " ", 1, true), case .. " missing:\n" .. out)
+    end
+    -- every output stayed poisoned: each check fails on elements that were never written
+    local fails = select(2, out:gsub("FAIL [%w_]+: %d+ elements NaN/Inf %(not written%?%)", ""))
+    assert.are.equal(7, fails, out)
+    assert.falsy(out:find("ERROR", 1, true), out)
+  end)
+end)
