@@ -2,7 +2,7 @@
 ** TMA tensor copies and bulk copies (with the emulator's tensor maps), wgmma from registers and
 ** matrix descriptors, clusters (barrier.cluster, mapa, distributed shared memory, multicast),
 ** elect.sync, setmaxnreg budgets, and the async-proxy checks (fence.proxy.async, the swizzle a tile
-** was written with).
+** was written with, writes into a wgmma's operands before its wait_group).
 **
 ** Copies into shared memory (TMA loads, bulk copies) are read from their source when issued and land
 ** when every warp of the cluster waits (emu.c's scheduler calls plX__hop_flush): the latest moment
@@ -346,7 +346,7 @@ static int wg_pending(const xcta *c, const xwgrd *r) {
 }
 
 /* drop the records whose group a wait_group has covered */
-static void wg_retire(plX_emu *e, xcta *c) {
+static void wg_retire(xcta *c) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < c->h.rd.n; i++)
     if (wg_pending(c, &c->h.rd.p[i])) c->h.rd.p[k++] = c->h.rd.p[i];
@@ -745,7 +745,7 @@ static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   free(B);
   /* the operands stay in use until a wait_group covers the open group */
   xcta *cc = e->C;
-  if (cc->h.rd.n >= 4096) wg_retire(e, cc);
+  if (cc->h.rd.n >= 4096) wg_retire(cc);
   for (int o = 0; o < 2; o++) {
     xwgrd r = o ? sb_span : sa_span;
     if (r.hi <= r.lo) continue;
@@ -988,7 +988,7 @@ int plX__hop_exec(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t am, uint
   case X_WGWAIT:
     if (plX__full_warp(e, in, w, em)) return e->status;
     if (w->wg_cur >= in->c && w->wg_cur - in->c > w->wg_done) w->wg_done = w->wg_cur - in->c;
-    if (e->C->h.rd.n) wg_retire(e, e->C);
+    if (e->C->h.rd.n) wg_retire(e->C);
     return 0;
   case X_MAPA: case X_GETRANK: return exec_mapa(e, w, in, em);
   case X_ELECT: return exec_elect(e, w, in, em);

@@ -748,12 +748,11 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
         emit_range(g, f, k + 1, b);
         Item *xb = &g->items.p[b];
         emit_lines(g, xb->a, xb->b, b, 0);               /* layout before the branch */
-        block_open(g);
+        block_close(g);                                  /* the return is the body's own */
         where_fold(g, k, b - k + 1, W_LOOP);
         put_ind(g, "return ");
         if (!br->guard) put(g, "true\n");
         else { put(g, plU_buf_cstr(&e)); put(g, (br->flags & PLOF_NEG) ? ":inv()\n" : "\n"); }
-        block_close(g);
         g->lvl--;
         where_fold(g, k, b - k + 1, W_LOOP);
         put_ind(g, uni ? "end, { uni = true })\n" : "end)\n");
@@ -1217,7 +1216,6 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
     if (rc || !RUN) break;
     ptx.n = 0; err.n = 0;
     int bad = RUN(chunk, out->p ? out->p : "", out->n, &ptx, &err);
-    if (getenv("PTXLUA_SUGAR_DEBUG")) { fprintf(stderr, "round %d: bad %d: %.300s\n", round, bad, plU_buf_cstr(&err)); if (round == 0) { FILE *df = fopen("/tmp/sg/round0.lua", "wb"); if (df) { fwrite(out->p, 1, out->n, df); fclose(df); } } }
     if (!bad && ptx.n == m->vsrc.n && memcmp(ptx.p, m->vsrc.p, ptx.n) == 0) break;   /* it round-trips */
     if (round >= 200) { rc = 3; break; }
     char msg[420];

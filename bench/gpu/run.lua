@@ -2,6 +2,8 @@
 -- checked element by element against a double-precision reference, then timed with CUDA events,
 -- and one table printed. The case format and the options are in bench/gpu/README.md.
 -- Exit status: 0 every check passed; 1 a check failed or a case raised an error; 2 no CUDA driver.
+-- `--device emu`: every case's check on the CPU emulator (ptxlua.emu) at the case's small `emu`
+-- configs, the reference on the CPU, no timing and no cuBLAS -- the cases proven without a GPU.
 local ffi = require "ffi"
 local bit = require "bit"
 local ptx = require "ptxlua"
@@ -16,7 +18,8 @@ local ROOT = os.getenv("PTXLUA_ROOT") or (HERE .. "/../..")
 -- options
 ---------------------------------------------------------------------------------------------------
 local O = { sets = nil, runs = 50, warmup = 5, cases = HERE .. "/cases", cublas = true, seed = 1234, budget = 270,
-            quick = false, copy_mb = 1024, only = {}, set = {} }
+            quick = false, copy_mb = 1024, only = {}, set = {}, device = "cuda", checks = false, pending = false,
+            limit = 2e9 }
 do
   local a, i = arg or {}, 1
   local function val() i = i + 1; if a[i] == nil then io.stderr:write("run.lua: ", a[i - 1], " needs a value\n"); os.exit(2) end return a[i] end
@@ -31,6 +34,12 @@ do
     elseif s == "--seed" then O.seed = tonumber(val())
     elseif s == "--budget" then O.budget = tonumber(val())
     elseif s == "--copy-mb" then O.copy_mb = tonumber(val())
+    elseif s == "--device" then
+      O.device = val()
+      if O.device ~= "cuda" and O.device ~= "emu" then io.stderr:write("run.lua: --device cuda|emu\n"); os.exit(2) end
+    elseif s == "--checks" then O.checks = true
+    elseif s == "--pending" then O.pending = true
+    elseif s == "--limit" then O.limit = tonumber(val())
     elseif s == "--set" then
       local n, v = val():match("^([%a_][%w_]*)=(.+)$")
       if not n then io.stderr:write("run.lua: --set NAME=VALUE\n"); os.exit(2) end
@@ -42,12 +51,18 @@ do
   if O.quick then O.runs = math.min(O.runs, 10); O.warmup = math.min(O.warmup, 2) end
 end
 
-local ok_drv, why = cuda.available()
-if not ok_drv then
-  print(tostring(why):match("^no CUDA driver") and why or ("no CUDA driver: " .. tostring(why)))
-  os.exit(2)
+local EMU = O.device == "emu"
+local dev
+if EMU then
+  dev = require("ptxlua.emu").device("emu")
+else
+  local ok_drv, why = cuda.available()
+  if not ok_drv then
+    print(tostring(why):match("^no CUDA driver") and why or ("no CUDA driver: " .. tostring(why)))
+    os.exit(2)
+  end
+  dev = cuda.device(0)
 end
-local dev = cuda.device(0)
 local MOCK = tostring(dev):find("mock", 1, true) ~= nil
 local T0 = os.clock()
 local function wall() return os.time() end
@@ -59,6 +74,20 @@ local START = wall()
 local function addr(p) return tonumber(ffi.cast("uintptr_t", p)) end
 local function check(okv, err) if not okv then error(err, 0) end return okv end
 
+-- bytes between a host buffer and a device array: the driver's copies, or the emulator's memory
+local function upload(arr, buf, bytes)
+  if EMU then arr.device.mem:bytes(arr.addr, ffi.string(buf, bytes))
+  else check(core.cuda_htod_ptr(arr.addr, addr(buf), bytes)) end
+end
+local function download(buf, arr, bytes)
+  if EMU then
+    local s = arr.device.mem:bytes(arr.addr)
+    if #s < bytes then error(fmt("%s: %d bytes read back, %d expected", tostring(arr), #s, bytes), 0) end
+    ffi.copy(buf, s, bytes)
+  else check(core.cuda_dtoh_ptr(addr(buf), arr.addr, bytes)) end
+end
+local function sync() if not EMU then check(core.cuda_sync()) end end
+
 local SIZE = { f64 = 8, f32 = 4, f16 = 2, bf16 = 2, u8 = 1, s8 = 1, b8 = 1, u16 = 2, s16 = 2, b16 = 2,
                u32 = 4, s32 = 4, b32 = 4, u64 = 8, s64 = 8, b64 = 8 }
 local CTYPE = { f64 = "double", f32 = "float", f16 = "uint16_t", bf16 = "uint16_t", u8 = "uint8_t", s8 = "int8_t",
@@ -67,19 +96,34 @@ local CTYPE = { f64 = "double", f32 = "float", f16 = "uint16_t", bf16 = "uint16_
 local FLOAT = { f64 = true, f32 = true, f16 = true, bf16 = true }
 local TOL = { f64 = 1e-12, f32 = 1e-5, tf32 = 1e-3, f16 = 2e-3, bf16 = 1e-2, e4m3 = 1e-1, e5m2 = 1e-1 }
 
-local f32box = ffi.new("float[1]")
-local u32box = ffi.cast("uint32_t*", f32box)
--- bf16 bits of v (round to nearest even from f32), and the value they stand for
-local function to_bf16(v)
-  f32box[0] = v
-  local b = u32box[0]
-  if v ~= v then return 0x7FC0, v end
-  local r = bit.rshift(b + 0x7FFF + bit.band(bit.rshift(b, 16), 1), 16)
-  r = bit.band(r, 0xFFFF)
-  u32box[0] = bit.lshift(r, 16)
-  return r, f32box[0]
+-- bf16 bits of v (round to nearest even), and the value they stand for. Arithmetic only: type
+-- punning through a float* and a uint32_t* of one box is not safe under the JIT (its alias analysis
+-- takes pointers of different types to different memory, so a compiled loop reads a stale box).
+local function from_bf16(h)
+  local s = bit.band(h, 0x8000) ~= 0 and -1 or 1
+  local e = bit.band(bit.rshift(h, 7), 0xFF)
+  local m = bit.band(h, 0x7F)
+  if e == 0 then return s * m * 2 ^ -133 end
+  if e == 255 then return m == 0 and s * math.huge or 0 / 0 end
+  return s * (1 + m / 128) * 2 ^ (e - 127)
 end
-local function from_bf16(h) u32box[0] = bit.lshift(h, 16); return f32box[0] end
+local function to_bf16(v)
+  if v ~= v then return 0x7FC0, v end
+  local s = (v < 0 or 1 / v < 0) and 0x8000 or 0
+  local a = math.abs(v)
+  if a >= (2 - 2 ^ -8) * 2 ^ 127 then return s + 0x7F80, s ~= 0 and -math.huge or math.huge end
+  local q
+  if a < 2 ^ -126 then q = a * 2 ^ 133                    -- subnormal: units of 2^-133
+  else
+    local m, e = math.frexp(a)                              -- a = m * 2^e, 0.5 <= m < 1
+    q = (m * 256 - 128) + (e + 126) * 128                   -- (exponent field << 7) + mantissa, fractional
+  end
+  local f = math.floor(q)
+  local r = q - f
+  if r > 0.5 or (r == 0.5 and f % 2 == 1) then f = f + 1 end
+  local h = s + f
+  return h, from_bf16(h)
+end
 -- f16 bits of v (round to nearest even), and its value
 local function from_f16(h)
   local s = bit.band(h, 0x8000) ~= 0 and -1 or 1
@@ -127,7 +171,7 @@ local function fill_input(arr, spec, dbl, rng)
     elseif dtype == "f16" then local h, x = to_f16(v); buf[i] = h; dbl[i] = x
     else buf[i] = v; dbl[i] = tonumber(buf[i]) end
   end
-  check(core.cuda_htod_ptr(arr.addr, addr(buf), n * SIZE[dtype]))
+  upload(arr, buf, n * SIZE[dtype])
 end
 
 -- NaN for floats (a canonical quiet NaN: LuaJIT must never load a non-canonical one), 0xA5.. else
@@ -143,7 +187,7 @@ local function poison(arr, spec)
     local q = ffi.cast(QNAN[dtype][1] .. "*", buf)
     for i = 0, n - 1 do q[i] = QNAN[dtype][2] end
   else ffi.fill(buf, bytes, 0xA5) end
-  check(core.cuda_htod_ptr(arr.addr, addr(buf), bytes))
+  upload(arr, buf, bytes)
 end
 
 -- the output as doubles; any NaN the kernel wrote (of any bit pattern) becomes a canonical NaN
@@ -151,7 +195,7 @@ local function read_output(arr, spec, dbl)
   local dtype, n = spec[1], spec[2]
   local bytes = n * SIZE[dtype]
   local raw = ffi.new("uint8_t[?]", bytes)
-  check(core.cuda_dtoh_ptr(addr(raw), arr.addr, bytes))
+  download(raw, arr, bytes)
   local nan = 0 / 0
   if dtype == "bf16" or dtype == "f16" then
     local h = ffi.cast("uint16_t*", raw)
@@ -243,6 +287,7 @@ int cublasDgemm_v2(cublasHandle_t h, int ta, int tb, int m, int n, int k, const 
 ]]
 local CUBLAS, HANDLE, CUBLAS_WHY
 local function load_cublas()
+  if EMU then CUBLAS_WHY = "emulator: CPU reference"; return end
   if not O.cublas then CUBLAS_WHY = "--no-cublas"; return end
   if MOCK then CUBLAS_WHY = "mock driver"; return end
   local home = os.getenv("CUDA_HOME") or "/usr/local/cuda"
@@ -261,13 +306,37 @@ end
 local CUDA_TYPE = { f32 = 0, f64 = 1, f16 = 2, bf16 = 14 }
 local OP_N, OP_T = 0, 1
 
--- C[M,N] = A[M,K] * B (row-major; B is N x K with b_layout "NK", K x N with "KN") on device addresses
+-- The row-major product C[M,N] = A[M,K] * B (B N x K with b_layout "NK", K x N with "KN") as a
+-- column-major BLAS call: C^T = op(B) * A^T, i.e. (transa, transb, m, n, k, lda, ldb, ldc) of the
+-- call whose first operand is B and second A. cublasGemmEx, cublasDgemm and the CPU reference
+-- (blas_dgemm below, BLAS semantics) all take these, so `--device emu` proves the mapping.
+local function blas_shape(g)
+  local nk = (g.b_layout or "NK") == "NK"
+  return nk and OP_T or OP_N, OP_N, g.N, g.M, g.K, nk and g.K or g.N, g.K, g.N
+end
+
+-- column-major DGEMM with the BLAS definition on host double pointers:
+-- C[m x n, ldc] = alpha * op(X)[m x k] * op(Y)[k x n] + beta * C
+local function blas_dgemm(ta, tb, m, n, k, alpha, X, ldx, Y, ldy, beta, C, ldc)
+  for j = 0, n - 1 do
+    for i = 0, m - 1 do
+      local s = 0
+      if ta == OP_T and tb == OP_N then for p = 0, k - 1 do s = s + X[p + i * ldx] * Y[p + j * ldy] end
+      elseif ta == OP_N and tb == OP_N then for p = 0, k - 1 do s = s + X[i + p * ldx] * Y[p + j * ldy] end
+      else error("blas_dgemm: transb must be N", 0) end
+      local c = alpha * s
+      if beta ~= 0 then c = c + beta * C[i + j * ldc] end
+      C[i + j * ldc] = c
+    end
+  end
+end
+
+-- C[M,N] = A[M,K] * B on device addresses, through cuBLAS (bf16/f16/f32 operands, f32 compute)
 local function cublas_gemm(g, A, B, C)
   local alpha, beta = ffi.new("float[1]", 1), ffi.new("float[1]", 0)
-  local ta, ldb = OP_N, g.N
-  if (g.b_layout or "NK") == "NK" then ta, ldb = OP_T, g.K end
-  local rc = CUBLAS.cublasGemmEx(HANDLE, ta, OP_N, g.N, g.M, g.K, alpha, ffi.cast("void*", B), CUDA_TYPE[g.b], ldb,
-                                 ffi.cast("void*", A), CUDA_TYPE[g.a], g.K, beta, ffi.cast("void*", C), CUDA_TYPE[g.c], g.N, 68, -1)
+  local ta, tb, m, n, k, ldb, lda, ldc = blas_shape(g)
+  local rc = CUBLAS.cublasGemmEx(HANDLE, ta, tb, m, n, k, alpha, ffi.cast("void*", B), CUDA_TYPE[g.b], ldb,
+                                 ffi.cast("void*", A), CUDA_TYPE[g.a], lda, beta, ffi.cast("void*", C), CUDA_TYPE[g.c], ldc, 68, -1)
   if rc ~= 0 then error("cublasGemmEx failed (" .. rc .. ")", 0) end
 end
 
@@ -276,7 +345,7 @@ local CPU_REF = false
 local function gemm_f64(g)
   local M, N, K, batch = g.M, g.N, g.K, g.batch or 1
   local alpha, beta = g.alpha or 1, g.beta or 0
-  local nk = (g.b_layout or "NK") == "NK"
+  local ta, tb, m, n, k, ldb, lda, ldc = blas_shape(g)
   if CUBLAS then
     local sa, sb, sc = M * K * 8, N * K * 8, M * N * 8
     local dA, dB, dC = check(core.cuda_alloc(sa * batch)), check(core.cuda_alloc(sb * batch)), check(core.cuda_alloc(sc * batch))
@@ -285,9 +354,8 @@ local function gemm_f64(g)
     if beta ~= 0 then check(core.cuda_htod_ptr(dC, addr(g.C), sc * batch)) end
     local al, be = ffi.new("double[1]", alpha), ffi.new("double[1]", beta)
     for i = 0, batch - 1 do
-      local rc = CUBLAS.cublasDgemm_v2(HANDLE, nk and OP_T or OP_N, OP_N, N, M, K, al,
-                                       ffi.cast("double*", dB + i * sb), nk and K or N, ffi.cast("double*", dA + i * sa), K, be,
-                                       ffi.cast("double*", dC + i * sc), N)
+      local rc = CUBLAS.cublasDgemm_v2(HANDLE, ta, tb, m, n, k, al, ffi.cast("double*", dB + i * sb), ldb,
+                                       ffi.cast("double*", dA + i * sa), lda, be, ffi.cast("double*", dC + i * sc), ldc)
       if rc ~= 0 then error("cublasDgemm failed (" .. rc .. ")", 0) end
     end
     check(core.cuda_sync())
@@ -295,18 +363,10 @@ local function gemm_f64(g)
     core.cuda_free(dA); core.cuda_free(dB); core.cuda_free(dC)
     return
   end
-  CPU_REF = true
-  local A, B, C = g.A, g.B, g.C
-  for bi = 0, batch - 1 do
-    local a0, b0, c0 = bi * M * K, bi * N * K, bi * M * N
-    for m = 0, M - 1 do
-      for n = 0, N - 1 do
-        local s = 0
-        if nk then for k = 0, K - 1 do s = s + A[a0 + m * K + k] * B[b0 + n * K + k] end
-        else for k = 0, K - 1 do s = s + A[a0 + m * K + k] * B[b0 + k * N + n] end end
-        C[c0 + m * N + n] = alpha * s + beta * C[c0 + m * N + n]
-      end
-    end
+  CPU_REF = true                                     -- the same call as cuBLAS's, on the host
+  local A, B, C = ffi.cast("double*", g.A), ffi.cast("double*", g.B), ffi.cast("double*", g.C)
+  for i = 0, batch - 1 do
+    blas_dgemm(ta, tb, m, n, k, alpha, B + i * N * K, ldb, A + i * M * K, lda, beta, C + i * M * N, ldc)
   end
 end
 
@@ -375,14 +435,20 @@ local function run_config(name, c, k, cfg, BW)
                 has_cublas = CUBLAS ~= nil }
   local L = c.launch and c.launch(t) or {}
   local opts = { device = dev, defines = cfg, grid = L.grid, block = L.block, cluster = L.cluster, smem = L.smem, async = true }
-  local sets = O.quick and 1 or (O.sets or c.sets or 3)
-  local runs = c.runs and math.min(c.runs, O.runs) or O.runs
-  local rng_state = O.seed
-  local function rng()                              -- deterministic: the same inputs on every machine
-    rng_state = (rng_state * 1103515245 + 12345) % 2147483648
-    return rng_state / 2147483648
+  if EMU then
+    opts.limit = O.limit                            -- warp instructions: a stuck pipeline fails, never hangs
+    if O.checks then opts.checks = { races = true, uninit_shared = true, uninit_regs = true } end
   end
-  local worst, failed_why, all_ms = 0, nil, {}
+  local sets = O.quick and 1 or (O.sets or (EMU and 1) or c.sets or 3)
+  local runs = c.runs and math.min(c.runs, O.runs) or O.runs
+  -- deterministic (the same inputs on every machine) and exact in doubles: Park-Miller, period
+  -- 2^31 - 2 (an LCG whose product passes 2^53 loses its low bits and cycles within ~10^4 values)
+  local rng_state = O.seed % 2147483646 + 1
+  local function rng()
+    rng_state = rng_state * 16807 % 2147483647
+    return rng_state / 2147483647
+  end
+  local worst, wtol, wname, failed_why, all_ms, emu_s = 0, nil, nil, nil, {}, 0
   local got = {}
   for tn in pairs(Out) do got[tn] = ffi.new("double[?]", specs[tn][2]) end
   CPU_REF = false
@@ -390,27 +456,33 @@ local function run_config(name, c, k, cfg, BW)
     for _, tn in ipairs(names) do if In[tn] then fill_input(T[tn], specs[tn], In[tn], rng) end end
     for _, tn in ipairs(outs) do poison(T[tn], specs[tn]) end
     opts.args = c.args(t, T, ctx)
-    k:launch(opts)
-    check(core.cuda_sync())
+    local st = k:launch(opts)
+    if EMU then emu_s = emu_s + (st.seconds or 0) end
+    sync()
     c.reference(t, In, Out, ctx)
     for _, tn in ipairs(outs) do
       read_output(T[tn], specs[tn], got[tn])
       local rel, bad, first = compare(got[tn], Out[tn], specs[tn][2])
       local tol = (c.tolerance and c.tolerance[tn]) or TOL[specs[tn][1]] or 0
-      if rel > worst then worst = rel end
+      -- the row shows the output nearest to (or furthest past) its tolerance
+      if not wtol or rel / tol > worst / wtol or rel ~= rel then worst, wtol, wname = rel, tol, tn end
       if bad > 0 then failed_why = failed_why or fmt("%s: %d elements NaN/Inf (not written?), first [%d]", tn, bad, first)
       elseif not (rel <= tol) then failed_why = failed_why or fmt("%s: rel err %.3g > %.3g", tn, rel, tol) end
-      c._tol = tol
     end
-    local ms = time_runs(function() k:launch(opts) end, runs, O.warmup)
-    for _, v in ipairs(ms) do all_ms[#all_ms + 1] = v end
+    if not EMU then
+      local ms = time_runs(function() k:launch(opts) end, runs, O.warmup)
+      for _, v in ipairs(ms) do all_ms[#all_ms + 1] = v end
+    end
   end
-  local med, mn = median(all_ms), math.huge
-  for _, v in ipairs(all_ms) do if v < mn then mn = v end end
-  local r = { case = name, config = config_text(cfg), rel = worst, tol = c._tol, med = med, min = mn,
-              check = failed_why and ("FAIL " .. failed_why) or fmt("ok (%d set%s)", sets, sets == 1 and "" or "s") }
+  local med, mn = median(all_ms), nil
+  for _, v in ipairs(all_ms) do if not mn or v < mn then mn = v end end
+  local r = { case = name, config = config_text(cfg), rel = worst, tol = wtol, med = med, min = mn,
+              check = failed_why and ("FAIL " .. failed_why) or fmt("ok (%d set%s%s)", sets, sets == 1 and "" or "s",
+                                                                    #outs > 1 and ", worst " .. wname or "") }
   if CPU_REF then r.check = r.check .. ", cpu reference" end
   if failed_why then FAILED = true end
+  if EMU then r.vs = fmt("emulated in %.2f s", emu_s)
+  else
   if c.flops then r.tflops = c.flops(t) / (med * 1e-3) / 1e12 end
   if c.bytes then r.gbs = c.bytes(t) / (med * 1e-3) / 1e9 end
   if c.cublas then
@@ -427,8 +499,8 @@ local function run_config(name, c, k, cfg, BW)
       r.vs = fmt("%.2f cuBLAS", median(ms) / med)
     else r.vs = "- (" .. tostring(CUBLAS_WHY) .. ")" end
   elseif c.bytes and BW then r.vs = fmt("%.2f copy", r.gbs / BW) end
+  end
   for _, a in pairs(T) do a:free() end
-  if c.note then NOTES[#NOTES + 1] = name .. ": " .. c.note end
   row(r)
 end
 
@@ -436,26 +508,48 @@ end
 -- main
 ---------------------------------------------------------------------------------------------------
 load_cublas()
-print(fmt("ptxlua GPU check on %s%s", tostring(dev), MOCK and "  [MOCK DRIVER: no kernel runs; checks fail and timings are meaningless]" or ""))
-local okbw, BW = pcall(copy_bandwidth)
-if okbw then print(fmt("device-to-device copy: %.0f GB/s (%d MiB, median of 20)", BW, O.copy_mb))
-else print("device-to-device copy: failed: " .. tostring(BW)); BW = nil end
-print("cuBLAS: " .. (CUBLAS and "loaded" or tostring(CUBLAS_WHY)))
+local BW
+if EMU then
+  print("ptxlua GPU check on device emu (the CPU emulator): each case's `emu` configs, checks only")
+  print("timing: skipped (emulator seconds are not GPU time); cuBLAS: skipped (references on the CPU)")
+else
+  print(fmt("ptxlua GPU check on %s%s", tostring(dev), MOCK and "  [MOCK DRIVER: no kernel runs; checks fail and timings are meaningless]" or ""))
+  local okbw
+  okbw, BW = pcall(copy_bandwidth)
+  if okbw then print(fmt("device-to-device copy: %.0f GB/s (%d MiB, median of 20)", BW, O.copy_mb))
+  else print("device-to-device copy: failed: " .. tostring(BW)); BW = nil end
+  print("cuBLAS: " .. (CUBLAS and "loaded" or tostring(CUBLAS_WHY)))
+end
+local PENDING = 0
 
 for _, name in ipairs(list_cases()) do
   if wall() - START > O.budget then
     row { case = name, config = "-", check = fmt("skipped: over the %d s budget", O.budget) }
+    if EMU then FAILED = true end                 -- on the emulator a skipped check is an unproven one
   else
     local okc, err = pcall(function()
       local c = load_case(name)
-      local k = kernel_of(c)
       local cfgs = c.configs
+      if EMU then
+        if c.emu_pending and not O.pending then
+          PENDING = PENDING + 1
+          row { case = name, config = "-", check = "pending on the emulator: " .. tostring(c.emu_pending) }
+          return
+        end
+        cfgs = c.emu
+        if type(cfgs) ~= "table" or #cfgs == 0 then
+          error(fmt("%s: error: the case has no 'emu' configs for --device emu (bench/gpu/README.md)", c.path), 0)
+        end
+      end
+      if c.note then NOTES[#NOTES + 1] = name .. ": " .. c.note end
+      local k = kernel_of(c)
       for i, cfg0 in ipairs(cfgs) do
         if O.quick and i > 1 then break end
         local cfg = {}
         for n, v in pairs(cfg0) do cfg[n] = v end
         if wall() - START > O.budget then
           row { case = name, config = config_text(cfg), check = fmt("skipped: over the %d s budget", O.budget) }
+          if EMU then FAILED = true end
         else
           local okr, e2 = xpcall(run_config, function(m) return os.getenv("RUN_DEBUG") and debug.traceback(m) or m end, name, c, k, cfg, BW)
           if not okr then FAILED = true; row { case = name, config = config_text(cfg), check = "ERROR " .. tostring(e2) }; if os.getenv("RUN_DEBUG") then print(e2) end end
@@ -467,13 +561,16 @@ for _, name in ipairs(list_cases()) do
 end
 
 local function num(v, f) return v and v == v and fmt(f, v) or "-" end
-print(fmt("%-14s %-32s %-10s %-8s %-10s %-10s %-8s %-8s %s", "case", "config", "rel err", "tol", "median ms", "min ms",
-          "TFLOPS", "GB/s", "vs"))
+local wcase, wcfg = 14, 32                          -- columns wide enough for every row
+for _, r in ipairs(ROWS) do wcase, wcfg = math.max(wcase, #r.case), math.max(wcfg, #r.config) end
+local LINE = "%-" .. wcase .. "s %-" .. wcfg .. "s %-10s %-8s %-10s %-10s %-8s %-8s %s"
+print(fmt(LINE, "case", "config", "rel err", "tol", "median ms", "min ms", "TFLOPS", "GB/s", "vs"))
 for _, r in ipairs(ROWS) do
-  print(fmt("%-14s %-32s %-10s %-8s %-10s %-10s %-8s %-8s %s", r.case, r.config, num(r.rel, "%.2g"), num(r.tol, "%.0e"),
+  print(fmt(LINE, r.case, r.config, num(r.rel, "%.2g"), num(r.tol, "%.0e"),
             num(r.med, "%.4f"), num(r.min, "%.4f"), num(r.tflops, "%.1f"), num(r.gbs, "%.0f"), r.vs or "-"))
   print("    " .. r.check)
 end
 for _, n in ipairs(NOTES) do print("note: " .. n) end
-print(fmt("%d rows in %d s (%.1f s CPU)%s", #ROWS, wall() - START, os.clock() - T0, FAILED and "; FAILED" or "; all checks passed"))
+print(fmt("%d rows in %d s (%.1f s CPU)%s%s", #ROWS, wall() - START, os.clock() - T0, FAILED and "; FAILED" or "; all checks passed",
+          PENDING > 0 and fmt(" (%d case%s pending)", PENDING, PENDING == 1 and "" or "s") or ""))
 os.exit(FAILED and 1 or 0)

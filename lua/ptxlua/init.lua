@@ -150,11 +150,12 @@ do
   end
 end
 
--- the register id of e (a register table), or false
+-- the register id of e (a register table), or false; the C core checks the id it receives
+-- (a register of this module and kernel) as it checks the ones it reads itself
 local function rid(e)
   if type(e) ~= "table" then return false end
   local id = rawget(e, 0)
-  return type(id) == "number" and id > 0 and id < 2147483648 and id
+  return type(id) == "number" and id > 0 and id
 end
 
 local function describe(a, p)  -- operand a at OPB[p]: the next free position
@@ -185,7 +186,7 @@ local function describe(a, p)  -- operand a at OPB[p]: the next free position
         OPB[p] = 2; OPB[p + 1] = n
         return p + 2 + n
       end
-    elseif type(id) == "number" and id > 0 and id < 2147483648 then
+    elseif type(id) == "number" and id > 0 then
       OPB[p] = 1; OPB[p + 1] = id
       return p + 2
     end

@@ -14,6 +14,10 @@
 --   gemm_mma: no bar.sync in the k loop                    -> races at the cp.async, uninit_shared at
 --                                                         the ldmatrix
 --   gemm_mma: A read without its swizzle                   -> wrong results (no check can see it)
+--   rmsnorm_tma: no mbarrier wait before reading a row  -> uninit_shared at the ld.shared (the bulk copy
+--                                                         has not landed); wrong results without checks
+--   rmsnorm_tma: expect_tx of 16 bytes too many          -> deadlock at the mbarrier wait, naming the
+--                                                         mbarrier and the bytes it still misses
 local H = require "helper"
 local rt = require "ptxlua.emu"
 
@@ -261,5 +265,54 @@ describe("broken kernels: the mma.sync GEMM", function()
     local bad, first = mismatches(run(ks.gemm_mma, { races = true, uninit_shared = true, uninit_regs = true }), want, bound)
     assert(bad > 0, "the GEMM with an unswizzled A read gave the right results")
     assert(first == 2 * N, "the first wrong element is C[" .. tostring(first) .. "]")   -- rows 0, 1 have f(r) = 0
+  end)
+end)
+
+---------------------------------------------------------------------------------------------------
+describe("broken kernels: the TMA RMSNorm", function()
+  -- B = 5 rows of N = 1000 (256 threads, a partial last sweep), 2 rows a CTA: three CTAs, the last with one row
+  local B, N = 5, 1000
+  local defs = { B = B, N = N, ROWS = 2 }
+  local x, w, y
+  before_each(function()
+    local r = rng(13)
+    x = dev:array("f32", B * N, function() return r(-2, 2) end, "x")
+    w = dev:array("f32", N, function() return r(0.5, 1.5) end, "w")
+    y = dev:array("f32", B * N, nil, "y"):poison()
+  end)
+  after_each(function() x:free(); w:free(); y:free() end)
+  local WAIT = "ptx.mbarrier_wait(full:addr(0, 8 * s), math.floor(j / t.STAGES) % 2)"
+
+  it("without the mbarrier wait: the first ld.shared reads the row before its copy lands (uninit_shared)", function()
+    local ks, path, text = broken("rmsnorm_tma.lua", { { WAIT, "do end  -- BROKEN: no wait" } })
+    local err = launch_error(ks.rmsnorm_tma, { args = { x, w, y, 1e-5 }, defines = defs, checks = { uninit_shared = true } })
+    expect(err, path, line_of(text, "on(g).ld.shared.v4.f32(v, ptx.addr(mine, sbase + (k - 1) * P.stride))"),
+           "ld.shared.v4.f32 by thread (", "of CTA (0,0,0) reads shared byte", "which no thread has written")
+  end)
+
+  it("without the mbarrier wait: wrong results when no check is on", function()
+    local ks = broken("rmsnorm_tma.lua", { { WAIT, "do end  -- BROKEN: no wait" } })
+    ks.rmsnorm_tma:launch { device = dev, args = { x, w, y, 1e-5 }, defines = defs }
+    local xs, ws, want = x:read(), w:read(), {}
+    local e32 = dev:array("f32", 1, { 1e-5 })
+    local eps = e32:read()[1]; e32:free()
+    for b = 0, B - 1 do
+      local ss = 0
+      for j = 1, N do ss = ss + xs[b * N + j] ^ 2 end
+      for j = 1, N do want[b * N + j] = xs[b * N + j] / math.sqrt(ss / N + eps) * ws[j] end
+    end
+    local bad = mismatches(y:read(), want, function(i) return 1e-5 * abs(want[i]) + 1e-5 end)
+    assert(bad > 0, "the TMA RMSNorm without its mbarrier wait gave the right results")
+  end)
+
+  it("expecting 16 bytes more than the row's copy brings: deadlock at the wait, naming the mbarrier", function()
+    local ks, path, text = broken("rmsnorm_tma.lua",
+      { { "(ptx._, full:addr(0, 8 * s), P.rowbytes)", "(ptx._, full:addr(0, 8 * s), P.rowbytes + 16)  -- BROKEN" } })
+    local err = launch_error(ks.rmsnorm_tma, { args = { x, w, y, 1e-5 }, defines = defs })
+    -- two 4000-byte rows, each buffer rounded to 4096 bytes: the mbarriers follow at 0x2000
+    expect(err, path, line_of(text, WAIT),
+           "deadlock in CTA (0,0,0): mbarrier.try_wait.parity.shared::cta.b64 waits on the mbarrier at shared 0x2000",
+           fmt("(initialized at line %d)", line_of(text, 'ptx.op "mbarrier.init.shared::cta.b64"')),
+           "whose phase 0 still misses 0 of 1 arrivals and 16 transaction bytes")
   end)
 end)

@@ -3,7 +3,8 @@
 -- byte's position, out-of-bounds elements zero), a TMA store that skips the out-of-bounds part, one
 -- wgmma m64n64k16 bf16 from TMA-loaded swizzled tiles against a double reference, mbarrier
 -- deadlocks and over-arrivals at their lines, a 2-CTA cluster exchanging data through mapa, the
--- accumulator and proxy checks, elect.sync, and the tensor map's validation.
+-- accumulator and proxy checks, writes (st.shared, a TMA load) into a wgmma's operands before its
+-- wait_group, elect.sync, and the tensor map's validation.
 local H = require "helper"
 local rt = require "ptxlua.emu"
 local bit = require "bit"
@@ -217,7 +218,7 @@ describe("emulated wgmma", function()
           wg(acc, (da + 2 * kk):as("b64"), (db + 2 * kk):as("b64"), p, 1, 1, 0, 0)
         end
         ptx.wgmma.commit_group.sync.aligned()
-        if opts.early then opts.early(ptx, acc) end
+        if opts.early then opts.early(ptx, acc, { sA = sA, sB = sB, bar = bar, ma = ma, tid = tid }) end
         ptx.wgmma.wait_group.sync.aligned(0)
         local pd = ptx.global_ptrs(dout)
         local warp, lane = tid:shr(5), tid:band(31)
@@ -289,6 +290,46 @@ describe("emulated wgmma", function()
     local ok, err = pcall(rt.launch, k, { device = dev, args = { ta, tbm, dev:array("f32", 4096) } })
     assert.is_false(ok)
     assert.matches(fmt(":%d: error: mov.f32: accumulator read before wgmma.wait_group", line), err, 1, true)
+  end)
+
+  -- the wgmma reads its operands any time before the wait_group that covers it: writing them in
+  -- between races with the tensor cores (a stage released before its wgmmas are waited for)
+  it("flags an st.shared into a wgmma operand before wgmma.wait_group, at the storing line", function()
+    local ptx = H.fresh()
+    local line
+    local k = gemm_kernel(ptx, { name = "clobst", early = function(p, _, env)
+      local s = p.reg.u32()
+      p.mov.u32(s, p.sym "smem")
+      line = debug.getinfo(1, "l").currentline + 1
+      p.st.shared.u32(p.addr(s + env.sB.offset + env.tid:shl(2)), 0)
+    end })
+    local dev = rt.device("emu")
+    local _, _, ta, tbm = inputs(dev)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { ta, tbm, dev:array("f32", 4096) } })
+    assert.is_false(ok)
+    assert.matches(fmt(":%d: error: st.shared.u32 writes shared byte 0x", line), err, 1, true)
+    assert.matches("of CTA %(0,0,0%), which the wgmma.mma_async of line %d+ %(warp 0%) reads: no wgmma.wait_group has covered that wgmma yet", err)
+  end)
+
+  it("flags a TMA load landing in a wgmma operand before wgmma.wait_group, at the load's line", function()
+    local ptx = H.fresh()
+    local line
+    local k = gemm_kernel(ptx, { name = "clobtma", early = function(p, _, env)
+      p.if_(env.tid:eq(0), function()
+        p.op "mbarrier.arrive.expect_tx.shared::cta.b64" (p._, env.bar:addr(0), 64 * 128)
+        local z = p.reg.b32()
+        p.mov.b32(z, 0)
+        line = debug.getinfo(1, "l").currentline + 1
+        p.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" (env.sA:addr(0), p.taddr(env.ma, { z, z }), env.bar:addr(0))
+      end)
+      p.mbarrier_wait(env.bar, 1)                   -- the copy lands while every warp waits here
+    end })
+    local dev = rt.device("emu")
+    local _, _, ta, tbm = inputs(dev)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { ta, tbm, dev:array("f32", 4096) } })
+    assert.is_false(ok)
+    assert.matches(fmt(":%d: error: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes writes shared byte", line), err, 1, true)
+    assert.matches("which the wgmma.mma_async of line %d+ %(warp %d%) reads: no wgmma.wait_group has covered that wgmma yet", err)
   end)
 
   it("flags shared memory written by ordinary stores and read by wgmma without fence.proxy.async", function()

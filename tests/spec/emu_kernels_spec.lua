@@ -195,6 +195,73 @@ describe("emulated kernels: layernorm", function()
   end
 end)
 
+-- the TMA row kernels (rmsnorm_tma, layernorm_tma: N a multiple of 4, several rows a CTA through a
+-- ring of shared-memory buffers). The sizes cover: one row and one warp (N = 4); B not a multiple
+-- of ROWS (a last CTA with fewer rows, rows guarded off); ROWS above B; STAGES 1 (no prefetch), 2, 3
+-- and 4 (more buffers than rows, parities wrapping); partial last sweeps (N = 1000, 4100 at BLOCK
+-- 1024); rows held in registers and rows read twice from shared memory (N = 20000, and N = 5000 at
+-- BLOCK = 64). The tolerance is that of rmsnorm and layernorm (the same arithmetic, reordered sums).
+local ROWS_TMA = {
+  { B = 1, N = 4 }, { B = 3, N = 1000 }, { B = 5, N = 100 }, { B = 7, N = 8, ROWS = 2 },
+  { B = 9, N = 1000, ROWS = 4, STAGES = 3 }, { B = 3, N = 4096, ROWS = 2, STAGES = 1 },
+  { B = 6, N = 20000, ROWS = 3 }, { B = 5, N = 5000, BLOCK = 64 }, { B = 17, N = 200, ROWS = 16, STAGES = 4 },
+  { B = 2, N = 4100, BLOCK = 1024, ROWS = 8 }, { B = 2, N = 1000, ROWS = 1 },
+}
+
+describe("emulated kernels: rmsnorm_tma", function()
+  local k = load("rmsnorm_tma.lua").rmsnorm_tma
+  for _, c in ipairs(ROWS_TMA) do
+    it(desc(c), function()
+      local B, N = c.B, c.N
+      local r = rng(B * 7919 + N + 1)
+      local x = dev:array("f32", B * N, function() return r(-3, 3) end, "x")
+      local w = dev:array("f32", N, function() return r(0.5, 1.5) end, "w")
+      local y = dev:array("f32", B * N, nil, "y"):poison()
+      local eps = 1e-5
+      launch(k, { x, w, y, eps }, c)
+      local xs, ws, e32 = x:read(), w:read(), f32(eps)
+      local want = {}
+      for b = 0, B - 1 do
+        local ss = 0
+        for j = 1, N do ss = ss + xs[b * N + j] ^ 2 end
+        local rstd = 1 / math.sqrt(ss / N + e32)
+        for j = 1, N do want[b * N + j] = xs[b * N + j] * rstd * ws[j] end
+      end
+      compare("rmsnorm_tma " .. desc(c), y:read(), want, function(_, v) return 1e-5 * abs(v) + 1e-5 end, rc(N))
+      free(x, w, y)
+    end)
+  end
+end)
+
+describe("emulated kernels: layernorm_tma", function()
+  local k = load("layernorm_tma.lua").layernorm_tma
+  for _, c in ipairs(ROWS_TMA) do
+    it(desc(c), function()
+      local B, N = c.B, c.N
+      local r = rng(B * 104729 + N + 1)
+      local x = dev:array("f32", B * N, function() return r(-2, 2.5) end, "x")   -- mean ~0.25, not 0
+      local w = dev:array("f32", N, function() return r(0.5, 1.5) end, "w")
+      local bias = dev:array("f32", N, function() return r(-0.5, 0.5) end, "b")
+      local y = dev:array("f32", B * N, nil, "y"):poison()
+      local eps = 1e-5
+      launch(k, { x, w, bias, y, eps }, c)
+      local xs, ws, bs, e32 = x:read(), w:read(), bias:read(), f32(eps)
+      local want = {}
+      for b = 0, B - 1 do
+        local s = 0
+        for j = 1, N do s = s + xs[b * N + j] end
+        local mean = s / N
+        local v = 0
+        for j = 1, N do v = v + (xs[b * N + j] - mean) ^ 2 end
+        local rstd = 1 / math.sqrt(v / N + e32)
+        for j = 1, N do want[b * N + j] = (xs[b * N + j] - mean) * rstd * ws[j] + bs[j] end
+      end
+      compare("layernorm_tma " .. desc(c), y:read(), want, function(_, v) return 1e-5 * abs(v) + 1e-5 end, rc(N))
+      free(x, w, bias, y)
+    end)
+  end
+end)
+
 describe("emulated kernels: softmax", function()
   local k = load("softmax.lua").softmax
   local cases = {}

@@ -216,6 +216,29 @@ end }
     end
   end)
 
+  it("folds nested loops whose bodies are longer than one Lua function holds", function()
+    local lines = { ".version 8.0\n.target sm_90a\n.address_size 64\n\n.visible .entry big()\n{\n",
+      "\t.reg .b32 \t%r<9>;\n\t.reg .pred \t%p<3>;\n\n$L__BB0_1:\n" }
+    local function body(n)   -- n instructions that do not step (no run folds them)
+      for i = 0, n - 1 do
+        lines[#lines + 1] = string.format("\tadd.s32 \t%%r%d, %%r%d, %d;\n", 1 + (i * 3) % 7, 1 + (i * 5) % 7, (i * i) % 11)
+      end
+    end
+    body(700)
+    lines[#lines + 1] = "$L__BB0_2:\n"
+    body(400)
+    lines[#lines + 1] = "\tsetp.lt.s32 \t%p2, %r1, 5;\n\t@%p2 bra \t$L__BB0_2;\n\tsetp.lt.s32 \t%p1, %r1, 5;\n\t@!%p1 bra.uni \t$L__BB0_1;\n\tret;\n}\n"
+    local ptx = H.write(H.tmpfile(".ptx"), table.concat(lines))
+    local text, notes, same = sugar(ptx)
+    assert.is_true(same)
+    assert.are.equal("", notes)
+    local _, _, loops = counts(text)
+    assert.are.equal(2, loops)
+    -- the inner loop's condition is returned from its body, after the body's last chunk closes
+    assert.truthy(text:find("\n        end)\n        return p[2]\n      end)\n", 1, true), text)
+    assert.truthy(text:find("\n      return p[1]:inv()\n    end, { uni = true })\n", 1, true), text)
+  end)
+
   it("folds runs that step a register index or an immediate into Lua loops, only where nothing sits between", function()
     local src = table.concat({
       ".version 8.0\n.target sm_90a\n.address_size 64\n\n",

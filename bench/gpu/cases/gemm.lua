@@ -2,8 +2,9 @@
 -- multicast, persistent). C = A * B^T, A M x K and B N x K row-major bf16, C M x N bf16 (f32
 -- accumulation). Reference: the same product in f64 (cuBLAS DGEMM on the GPU). Tolerance: the
 -- default bf16 1e-2 (the output's rounding, 2^-9 relative, dominates). cuBLAS runs the same
--- bf16 x bf16 -> bf16 product. The second shape has partial tiles at every edge (and an odd
--- number of tile-rows: the last cluster's second CTA computes a tile entirely outside C).
+-- bf16 x bf16 -> bf16 product. The third shape has partial tiles at every edge and an odd number
+-- of tile-rows (ceil(1100 / 128) = 9: the last cluster's second CTA computes a tile entirely
+-- outside C); so has the first emulator shape (M = 300: 3 tile-rows).
 local function maps(t, ctx, T)
   return ctx.tensormap(T.A, { dims = { t.K, t.M }, box = { t.BK, t.BM }, swizzle = "128B" }),
          ctx.tensormap(T.B, { dims = { t.K, t.N }, box = { t.BK, t.BN / t.CLUSTER }, swizzle = "128B" }),
@@ -12,8 +13,9 @@ end
 return {
   script = "kernels/gemm.lua",
   kernel = "gemm",
-  configs = { { M = 8192, N = 8192, K = 8192 }, { M = 4096, N = 4096, K = 4096 }, { M = 1000, N = 1000, K = 1000 },
+  configs = { { M = 8192, N = 8192, K = 8192 }, { M = 4096, N = 4096, K = 4096 }, { M = 1100, N = 1000, K = 1000 },
               { M = 8192, N = 8192, K = 8192, CLUSTER = 1 } },
+  emu = { { M = 300, N = 264, K = 136, SMS = 2 }, { M = 72, N = 136, K = 200, SMS = 2, CLUSTER = 1 } },
   sets = 2,
   runs = 20,
   tensors = function(t)

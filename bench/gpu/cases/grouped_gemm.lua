@@ -18,6 +18,7 @@ return {
   kernel = "grouped_gemm",
   configs = { { G = 8, MTOT = 16384, N = 4096, K = 4096 }, { G = 64, MTOT = 32768, N = 2048, K = 1024 },
               { G = 5, MTOT = 1000, N = 1000, K = 1000 } },
+  emu = { { G = 3, MTOT = 200, N = 264, K = 136, SMS = 3 }, { G = 5, MTOT = 333, N = 72, K = 64, BM = 64, BN = 64, SMS = 4 } },
   sets = 2,
   runs = 20,
   tensors = function(t)
@@ -43,5 +44,5 @@ return {
     end
   end,
   flops = function(t) return 2 * t.MTOT * t.N * t.K end,
-  note = "grouped_gemm: group sizes fixed by the case (one empty group); offs written by args",
+  note = "group sizes fixed by the case (one empty group); offs written by args",
 }

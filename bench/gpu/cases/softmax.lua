@@ -4,6 +4,7 @@ return {
   script = "kernels/softmax.lua",
   kernel = "softmax",
   configs = { { B = 4096, N = 8192 }, { B = 1000, N = 5000 }, { B = 333, N = 4099 } },
+  emu = { { B = 3, N = 8192 }, { B = 5, N = 5000 }, { B = 7, N = 4099 } },
   tensors = function(t)
     return { x = { "f32", t.B * t.N, fill = { -8, 8 } }, y = { "f32", t.B * t.N, output = true } }
   end,

@@ -4,6 +4,7 @@ return {
   script = "kernels/swiglu.lua",
   kernel = "swiglu_f32",
   configs = { { M = 4096, N = 14336 }, { M = 1000, N = 1001 } },
+  emu = { { M = 3, N = 14336 }, { M = 7, N = 1001 } },
   tensors = function(t)
     local n = t.M * t.N
     return { gate = { "f32", n, fill = { -6, 6 } }, up = { "f32", n, fill = { -2, 2 } }, out = { "f32", n, output = true } }

@@ -4,6 +4,7 @@ return {
   script = "kernels/vector_add.lua",
   kernel = "vector_add",
   configs = { { N = 134217728 }, { N = 1000003 } },
+  emu = { { N = 100003 }, { N = 257 } },
   tensors = function(t)
     return { x = { "f32", t.N }, y = { "f32", t.N }, out = { "f32", t.N, output = true } }
   end,

@@ -1,0 +1,240 @@
+-- layernorm_tma.lua -- LayerNorm of each row, f32, on Hopper (sm_90a): y = (x - mean) * rstd * w + b,
+-- rstd = 1/sqrt(var + eps), the rows brought into shared memory by the bulk-copy engine (TMA).
+-- The same ring as rmsnorm_tma.lua: one CTA handles ROWS consecutive rows through STAGES row buffers
+-- in shared memory; thread 0 announces each row's bytes on its buffer's mbarrier
+-- (mbarrier.arrive.expect_tx) and issues one cp.async.bulk global -> shared for the row; every thread
+-- waits on the mbarrier (the parity of the row's pass through the ring) and reads its 16-byte vectors
+-- i, i + T, ... with ld.shared.v4.
+-- Numerics as layernorm.lua: two passes. The mean first (a block reduction of the sum), then the
+-- variance as the mean of (x - mean)^2 over the same values (a second block reduction) -- no
+-- cancellation of sum(x^2) - N*mean^2. Each reduction has its own shared array of per-warp partials:
+-- a warp writes row i + 1's sum partial only after row i's second bar.sync, which every thread
+-- reaches after reading row i's sum partials (and likewise for the second), so no slot alternates.
+-- The ring: a row held in registers (at most CACHE floats a thread) frees its buffer at the first
+-- reduction's bar.sync, and the copy of row i + STAGES is issued there, streaming in while row i's
+-- variance, normalization and stores run; a longer row is read from shared memory three times and its
+-- buffer refilled after one more bar.sync.
+--
+-- Why TMA helps here: layernorm.lua keeps a row's loads in flight as 8 x ld.global.nc.v4 per thread
+-- (2048 load instructions and their registers per 32 KB row) and cannot fetch the next row while it
+-- computes without twice its registers; here one instruction moves a whole row, no register waits on
+-- it, and STAGES rows (64 KB at the defaults) are in flight per CTA.
+--
+-- Templates: B rows, N columns, BLOCK the most threads a row gets (fewer when the row is short),
+-- ROWS the rows of one CTA (1..16; the last CTA takes what is left), STAGES the row buffers (1..4).
+-- Shapes: every B >= 1; N a multiple of 4 (a bulk copy moves whole 16-byte units and every row must
+-- start 16-byte aligned in global memory: other N are an error here -- layernorm.lua takes any N),
+-- with STAGES row buffers fitting the 227 KB of shared memory of a block (N up to 29,024 at
+-- STAGES = 2). x, w, b, y must be 16-byte aligned. w and b are read with ld.global.nc per row.
+-- ptxas (CUDA 13.0, sm_90a) at the defaults (N = 8192, BLOCK = 256, ROWS = 4, STAGES = 2): 256
+-- threads, 128 registers (ptxas hoists the w and b loads of all 8 sweeps), no spills; 65,616 bytes
+-- of dynamic shared memory (two 32 KB rows, the mbarriers, the partials of both reductions): 2 CTAs
+-- an SM. N = 1000, B = 3: 37 registers, 8,272 bytes (static); N = 20000 (rows read from shared
+-- memory in each pass): 202 registers; N = 29024: 222 registers, no spills.
+local ptx = require "ptxlua"
+
+local CACHE = 64     -- floats a thread keeps in registers (fewer in big blocks); longer rows are read twice
+local SMEM = 232448  -- bytes of shared memory a block may have on sm_90
+
+-- the launch plan for a set of templates; a bad value is an error on the line of its check
+local function plan(t)
+  for _, k in ipairs { "B", "N", "BLOCK", "ROWS", "STAGES" } do
+    local v = t[k]
+    if type(v) ~= "number" or v < 1 or v ~= math.floor(v) then ptx.error("template %s must be a positive integer (got %s)", k, tostring(v)) end
+  end
+  if t.N % 4 ~= 0 then ptx.error("N (%d) must be a multiple of 4: a bulk copy moves whole 16-byte units and each row must start 16-byte aligned (layernorm.lua takes any N)", t.N) end
+  if t.BLOCK % 32 ~= 0 or t.BLOCK > 1024 then ptx.error("BLOCK must be a multiple of 32 up to 1024 (got %d)", t.BLOCK) end
+  if t.ROWS > 16 then ptx.error("ROWS must be 1..16 (got %d)", t.ROWS) end
+  if t.STAGES > 4 then ptx.error("STAGES must be 1..4 (got %d)", t.STAGES) end
+  if t.B > 2147483647 then ptx.error("B (%d) exceeds 2^31-1 rows", t.B) end
+  local P = { vec = 4, rowbytes = t.N * 4 }
+  P.nvec = t.N / 4                                               -- vectors in a row
+  P.threads = math.min(t.BLOCK, math.ceil(P.nvec / 32) * 32)    -- threads of the CTA
+  P.warps = P.threads / 32
+  P.sweeps = math.ceil(P.nvec / P.threads)                       -- vectors per thread
+  P.tail = P.nvec % P.threads                                    -- threads with a vector in the last sweep
+  P.stride = P.threads * 16                                      -- bytes from one sweep to the next
+  P.cached = P.sweeps * 4 <= math.min(CACHE, 65536 / P.threads - 32)
+  P.rows = math.min(t.ROWS, t.B)                                 -- rows of a full CTA
+  P.ctas = math.ceil(t.B / t.ROWS)
+  -- the block: STAGES row buffers (128-byte aligned), the mbarriers, two slots of partials
+  P.stage_bytes = math.ceil(P.rowbytes / 128) * 128
+  local need = t.STAGES * P.stage_bytes + 8 * t.STAGES + 2 * 16 * math.ceil(P.warps / 4)
+  if need > SMEM then
+    ptx.error("N (%d) with STAGES = %d needs %d bytes of shared memory, over the %d (227 KB) of a block: fewer STAGES, or layernorm.lua", t.N, t.STAGES, need, SMEM)
+  end
+  return P
+end
+
+-- ptx, or ptx.at(g) when the instruction is guarded by g
+local function on(g) if g then return ptx.at(g) end return ptx end
+
+-- n fresh .f32 registers
+local function fregs(n)
+  local r = {}
+  for j = 1, n do r[j] = ptx.reg.f32() end
+  return r
+end
+
+-- block-wide sum of v: the warp butterfly; lane 0 stores the warp's partial at red + 4 * warp
+-- (`red` a .u32 shared address, `off` the slot's byte offset from it); bar.sync 0; every thread
+-- adds the partials in warp order. Returns the sum and whether a bar.sync was issued.
+local function block_sum(P, v, red, off, lane, warp)
+  ptx.warp_reduce(v, "sum")
+  if P.warps == 1 then return v, false end
+  local mine = warp:mad(4, red)
+  ptx.at(lane:eq(0)).st.shared.f32(ptx.addr(mine, off), v)
+  ptx.bar.sync(0)
+  local parts = fregs(P.warps)
+  for w = 0, P.warps - 1, 4 do
+    local n = math.min(4, P.warps - w)
+    local chunk = { unpack(parts, w + 1, w + n) }
+    if n == 4 then ptx.ld.shared.v4.f32(chunk, ptx.addr(red, off + w * 4))
+    elseif n == 2 then ptx.ld.shared.v2.f32(chunk, ptx.addr(red, off + w * 4))
+    else for j = 1, n do ptx.ld.shared.f32(chunk[j], ptx.addr(red, off + (w + j - 1) * 4)) end end
+  end
+  local total = parts[1]
+  for w = 2, P.warps do total = total + parts[w] end
+  return total, true
+end
+
+ptx.kernel {
+  name = "layernorm_tma",
+  doc = "y[r, :] = (x[r, :] - mean) / sqrt(var + eps) * w + b (biased variance); rows loaded by cp.async.bulk into a ring of shared-memory buffers",
+  target = "sm_90a",
+  templates = { B = 2048, N = 8192, BLOCK = 256, ROWS = 4, STAGES = 2 },
+  params = { {"x", "f32*", shape = {"B", "N"}}, {"w", "f32*", shape = {"N"}}, {"b", "f32*", shape = {"N"}},
+             {"y", "f32*", shape = {"B", "N"}}, {"eps", "f32"} },
+  grid = function(t) return { plan(t).ctas } end,
+  block = function(t) return { plan(t).threads } end,
+  maxntid = function(t) return { plan(t).threads } end,
+  body = function(t, x, w, b, y, eps)
+    local P = plan(t)
+    local px, pw, pb, py = ptx.global_ptrs(x, w, b, y)
+    local epsv = eps:load()
+
+    -- the block: row buffers, one mbarrier per buffer, the partials of each reduction
+    local sm = ptx.smem_plan()
+    local buf = sm:alloc("rows", "f32", t.N, { stages = t.STAGES })
+    local full = sm:alloc("full", "b64", t.STAGES, { align = 8 })
+    local red_sum = sm:alloc("red_sum", "f32", 4 * math.ceil(P.warps / 4), { align = 16 })
+    local red_sq = sm:alloc("red_sq", "f32", 4 * math.ceil(P.warps / 4), { align = 16 })
+
+    -- place: this CTA's first row; this thread's first vector in a buffer and in a row
+    local tid = ptx.special "tid.x"
+    local lane = tid:band(31)
+    local warp = tid:shr(5)
+    local first = ptx.special("ctaid.x") * t.ROWS
+    local base = ptx.reg.u32()
+    ptx.mov.u32(base, ptx.sym "smem")
+    local mine = tid:mad(16, base + buf.offset)                   -- my vector in buffer 0
+    local redp = base + red_sum.offset                            -- red_sq follows at a constant offset
+    local sq_off = red_sq.offset - red_sum.offset
+    local xrows = px + first:mul_wide(P.rowbytes)                 -- row 0 of this CTA
+    local coloff = tid:mul_wide(16)
+    local yrows = py + first:mul_wide(P.rowbytes) + coloff
+    local wrow = pw + coloff
+    local brow = pb + coloff
+    local tail_ok = P.tail > 0 and tid:lt(P.tail) or nil
+    local leader = tid:eq(0)
+
+    -- row j of this CTA exists when first + j < B (row 0 always does)
+    local function exists(j) if j == 0 then return nil end return first:lt(t.B - j) end
+    -- thread 0: announce row j's bytes on its buffer's mbarrier and copy the row in
+    local function fetch(j)
+      local s = j % t.STAGES
+      local go = leader
+      local e = exists(j)
+      if e then go = go:and_(e) end
+      ptx.if_(go, function()
+        ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, full:addr(0, 8 * s), P.rowbytes)
+        ptx.op "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes" (
+          buf:addr(s), ptx.addr(xrows + j * P.rowbytes), P.rowbytes, full:addr(0, 8 * s))
+      end)
+    end
+
+    -- barriers: thread 0 initializes them (one arrival: its expect_tx), the fence publishes them to
+    -- the async proxy, the bar.sync to every thread; then the first STAGES rows are requested
+    ptx.if_(leader, function()
+      for s = 0, t.STAGES - 1 do ptx.op "mbarrier.init.shared::cta.b64" (full:addr(0, 8 * s), 1) end
+      ptx.op "fence.mbarrier_init.release.cluster" ()
+    end)
+    ptx.bar.sync(0)
+    for j = 0, math.min(t.STAGES, P.rows) - 1 do fetch(j) end
+
+    -- v: this thread's vector k of the row in buffer offset sbase (registers when cached); masked
+    -- lanes of the last sweep read zeros
+    local function vector(xs, k, sbase, g)
+      if xs[k] then return xs[k] end
+      local v = fregs(4)
+      if g then for c = 1, 4 do ptx.mov.f32(v[c], 0) end end
+      on(g).ld.shared.v4.f32(v, ptx.addr(mine, sbase + (k - 1) * P.stride))
+      if P.cached then xs[k] = v end
+      return v
+    end
+    local function guard(k) return (k == P.sweeps and P.tail > 0) and tail_ok or nil end
+
+    for j = 0, P.rows - 1 do
+      local function row()
+        local s = j % t.STAGES
+        local sbase = s * P.stage_bytes
+        ptx.mbarrier_wait(full:addr(0, 8 * s), math.floor(j / t.STAGES) % 2)
+
+        -- reduce 1: mean = sum / N (one accumulator per vector lane; masked lanes add zeros)
+        local acc = fregs(4)
+        for c = 1, 4 do ptx.mov.f32(acc[c], 0) end
+        local xs = {}
+        for k = 1, P.sweeps do
+          local v = vector(xs, k, sbase, guard(k))
+          for c = 1, 4 do ptx.add.rn.f32(acc[c], acc[c], v[c]) end
+        end
+        local sum, synced = block_sum(P, (acc[1] + acc[2]) + (acc[3] + acc[4]), redp, 0, lane, warp)
+        local mean = sum / t.N
+
+        -- a row held in registers frees its buffer now: every thread has read it
+        if P.cached and j + t.STAGES < P.rows then
+          if not synced then ptx.bar.sync(0) end
+          fetch(j + t.STAGES)
+        end
+
+        -- reduce 2: var = sum((x - mean)^2) / N over the same values (masked lanes add nothing)
+        local sq = fregs(4)
+        for c = 1, 4 do ptx.mov.f32(sq[c], 0) end
+        for k = 1, P.sweeps do
+          local g = guard(k)
+          local v = vector(xs, k, sbase, g)
+          for c = 1, 4 do
+            local d = v[c] - mean
+            on(g).fma.rn.f32(sq[c], d, d, sq[c])
+          end
+        end
+        local var = block_sum(P, (sq[1] + sq[2]) + (sq[3] + sq[4]), redp, sq_off, lane, warp) / t.N
+        local rstd = ptx.reg.f32()
+        ptx.rcp.rn.f32(rstd, (var + epsv):sqrt())
+
+        -- normalize and store: y = ((x - mean) * rstd) * w + b
+        for k = 1, P.sweeps do
+          local g = guard(k)
+          local off = (k - 1) * P.stride
+          local v = vector(xs, k, sbase, g)
+          local wv, bv = fregs(4), fregs(4)
+          if g then for c = 1, 4 do ptx.mov.f32(wv[c], 0); ptx.mov.f32(bv[c], 0) end end
+          on(g).ld.global.nc.v4.f32(wv, ptx.addr(wrow, off))
+          on(g).ld.global.nc.v4.f32(bv, ptx.addr(brow, off))
+          local out = {}
+          for c = 1, 4 do out[c] = ((v[c] - mean) * rstd):fma(wv[c], bv[c]) end
+          on(g).st.global.v4.f32(ptx.addr(yrows, j * P.rowbytes + off), out)
+        end
+
+        -- a row read from shared memory in every pass frees its buffer after one more barrier
+        if not P.cached and j + t.STAGES < P.rows then
+          ptx.bar.sync(0)
+          fetch(j + t.STAGES)
+        end
+      end
+      local e = exists(j)
+      if e then ptx.if_(e, row) else row() end
+    end
+    ptx.ret()
+  end,
+}

@@ -1,0 +1,112 @@
+-- gpu_bench_spec.lua -- bench/gpu/run.sh, the GPU check, proven without a GPU: `--device emu` runs
+-- every case of bench/gpu/cases/ on the CPU emulator at the case's `emu` configs (the case's own
+-- inputs, poisoning, reference, tensor maps and tolerance), and every check must pass. Also: a wrong
+-- reference and a case without `emu` configs fail it (the harness can fail), `emu_pending` lists a
+-- case without running it, and the GPU mode without a driver exits 2 with "no CUDA driver".
+--
+-- Every case runs in every build: this file takes about 2.5 s in a Release build and about 8 s in
+-- the ASan + UBSan Debug build on 2 shared cores (the emu configs are small: a few hundred rows and
+-- columns; see bench/gpu/README.md), so no subset is needed under ASan.
+local H = require "helper"
+local shq = H.shq
+
+local RUN = H.root .. "/bench/gpu/run.sh"
+local CASES = H.root .. "/bench/gpu/cases"
+
+local function run(args, env)
+  return H.sh((env or "") .. " BUILD=" .. shq(H.build) .. " " .. shq(RUN) .. " " .. args)
+end
+
+-- the case names (file names without .lua) and the number of emu configs of each
+local function cases()
+  local out = H.sh("ls " .. shq(CASES))
+  local list = {}
+  for name in out:gmatch("([%w_]+)%.lua") do
+    local c = dofile(CASES .. "/" .. name .. ".lua")
+    list[#list + 1] = { name = name, emu = c.emu, pending = c.emu_pending }
+  end
+  return list
+end
+
+-- the rows of the table: { case =, config =, rel =, tol =, line =, check = } (a row line: the case,
+-- its NAME=VALUE words, then the columns; the next line, indented, is its check)
+local function rows(out)
+  local r, last = {}, nil
+  for line in out:gmatch("[^\n]+") do
+    local check = line:match("^    (.*)$")
+    if check then
+      if last then last.check = check; last = nil end
+    elseif line:match("^[%w_]+%s") and not line:match("^case%s") and not line:match("^note:") and not line:match("^timing:") then
+      local w = {}
+      for word in line:gmatch("%S+") do w[#w + 1] = word end
+      local i, config = 2, {}
+      while w[i] and (w[i]:find("=", 1, true) or w[i] == "-") do config[#config + 1] = w[i]; i = i + 1 end
+      if #config > 0 then
+        last = { case = w[1], config = table.concat(config, " "), rel = tonumber(w[i]), tol = tonumber(w[i + 1]), line = line }
+        r[#r + 1] = last
+      end
+    end
+  end
+  return r
+end
+
+describe("bench/gpu/run.sh --device emu", function()
+  it("runs every case on the emulator and every check passes", function()
+    local list = cases()
+    assert.is_true(#list >= 10, "cases found: " .. #list)
+    local out, err, rc = run("--device emu")
+    assert.are.equal(0, rc, out .. err)
+    assert.truthy(out:find("timing: skipped", 1, true), out)
+    assert.truthy(out:find("; all checks passed", 1, true), out)
+    local got = rows(out)
+    local want = 0
+    for _, c in ipairs(list) do
+      assert.is_nil(c.pending, c.name .. " is pending on the emulator: " .. tostring(c.pending))
+      assert.are.equal("table", type(c.emu), c.name .. " has no emu configs")
+      want = want + #c.emu
+      local n = 0
+      for _, r in ipairs(got) do
+        if r.case == c.name then
+          n = n + 1
+          -- "ok (1 set)", never a pending or skipped one, and a real error below its tolerance
+          assert.truthy(r.check and r.check:match("^ok %(%d+ sets?"), r.line .. "\n" .. tostring(r.check))
+          assert.truthy(r.rel and r.tol and r.rel <= r.tol, r.line)
+          assert.truthy(r.line:find("emulated in", 1, true), r.line)
+        end
+      end
+      assert.are.equal(#c.emu, n, c.name .. ": one row per emu config expected\n" .. out)
+    end
+    assert.are.equal(want, #got, out)
+  end)
+
+  it("fails on a wrong reference and on a case without emu configs; lists a pending one", function()
+    local dir = H.tmpfile("-cases")
+    H.sh("mkdir -p " .. shq(dir))
+    local src = H.read(CASES .. "/vector_add.lua")
+    -- the reference of out = x + y turned into x - y: the check must catch it
+    local wrong = src:gsub("In%.x%[i%] %+ In%.y%[i%]", "In.x[i] - In.y[i]")
+    assert.are_not.equal(src, wrong)
+    H.write(dir .. "/wrong_ref.lua", wrong)
+    H.write(dir .. "/no_emu.lua", (src:gsub("\n%s*emu = [^\n]*", "")))
+    H.write(dir .. "/later.lua", (src:gsub("return {", "return {\n  emu_pending = \"waiting for a fix\",", 1)))
+    H.write(dir .. "/right.lua", src)
+    local out, err, rc = run("--device emu --cases " .. shq(dir))
+    assert.are.equal(1, rc, out .. err)
+    local by = {}
+    for _, r in ipairs(rows(out)) do by[r.case] = by[r.case] or r end
+    assert.truthy(by.wrong_ref and by.wrong_ref.check:match("^FAIL out: rel err [%d.e+-]+ > 1e%-05$"), out)
+    assert.truthy(by.no_emu and by.no_emu.check:find("no_emu.lua: error: the case has no 'emu' configs", 1, true), out)
+    assert.truthy(by.later and by.later.check == "pending on the emulator: waiting for a fix", out)
+    assert.truthy(by.right and by.right.check:match("^ok %(1 set%)"), out)
+    assert.truthy(out:find("; FAILED (1 case pending)", 1, true), out)
+  end)
+end)
+
+describe("bench/gpu/run.sh on a GPU", function()
+  it("exits 2 with 'no CUDA driver' when there is no driver", function()
+    local out, err, rc = run("--quick", "PTXLUA_LIBCUDA=/nonexistent")
+    assert.are.equal(2, rc, out .. err)
+    assert.truthy(out:match("^no CUDA driver: "), out)
+    assert.are.equal(1, select(2, out:gsub("\n", "")), "it prints one line and does nothing else:\n" .. out)
+  end)
+end)
