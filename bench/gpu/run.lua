@@ -19,7 +19,7 @@ local ROOT = os.getenv("PTXLUA_ROOT") or (HERE .. "/../..")
 ---------------------------------------------------------------------------------------------------
 local O = { sets = nil, runs = 50, warmup = 5, cases = HERE .. "/cases", cublas = true, seed = 1234, budget = 270,
             quick = false, copy_mb = 1024, only = {}, set = {}, device = "cuda", checks = false, pending = false,
-            limit = 2e9 }
+            limit = 2e9, cpu_macs = 2 ^ 28 }
 do
   local a, i = arg or {}, 1
   local function val() i = i + 1; if a[i] == nil then io.stderr:write("run.lua: ", a[i - 1], " needs a value\n"); os.exit(2) end return a[i] end
@@ -40,6 +40,7 @@ do
     elseif s == "--checks" then O.checks = true
     elseif s == "--pending" then O.pending = true
     elseif s == "--limit" then O.limit = tonumber(val())
+    elseif s == "--cpu-macs" then O.cpu_macs = tonumber(val())
     elseif s == "--set" then
       local n, v = val():match("^([%a_][%w_]*)=(.+)$")
       if not n then io.stderr:write("run.lua: --set NAME=VALUE\n"); os.exit(2) end
@@ -64,6 +65,8 @@ else
   dev = cuda.device(0)
 end
 local MOCK = tostring(dev):find("mock", 1, true) ~= nil
+-- host CPU seconds by phase, and the tensor elements they went over (printed at the end)
+local HOST = { fill = 0, poison = 0, ref = 0, check = 0, elems = 0 }
 local T0 = os.clock()
 local function wall() return os.time() end
 local START = wall()
@@ -74,18 +77,10 @@ local START = wall()
 local function addr(p) return tonumber(ffi.cast("uintptr_t", p)) end
 local function check(okv, err) if not okv then error(err, 0) end return okv end
 
--- bytes between a host buffer and a device array: the driver's copies, or the emulator's memory
-local function upload(arr, buf, bytes)
-  if EMU then arr.device.mem:bytes(arr.addr, ffi.string(buf, bytes))
-  else check(core.cuda_htod_ptr(arr.addr, addr(buf), bytes)) end
-end
-local function download(buf, arr, bytes)
-  if EMU then
-    local s = arr.device.mem:bytes(arr.addr)
-    if #s < bytes then error(fmt("%s: %d bytes read back, %d expected", tostring(arr), #s, bytes), 0) end
-    ffi.copy(buf, s, bytes)
-  else check(core.cuda_dtoh_ptr(addr(buf), arr.addr, bytes)) end
-end
+-- bytes between a host buffer and a device array: one copy each way (Array.upload_from /
+-- download_to of ptxlua.cuda: the driver's copy; of ptxlua.emu: the emulator's memory)
+local function upload(arr, buf, bytes) arr:upload_from(buf, bytes) end
+local function download(buf, arr, bytes) arr:download_to(buf, bytes) end
 local function sync() if not EMU then check(core.cuda_sync()) end end
 
 local SIZE = { f64 = 8, f32 = 4, f16 = 2, bf16 = 2, u8 = 1, s8 = 1, b8 = 1, u16 = 2, s16 = 2, b16 = 2,
@@ -151,94 +146,179 @@ local function to_f16(v)
   return h, from_f16(h)
 end
 
--- a host staging buffer of n elements of dtype
-local function stage(dtype, n) return ffi.new(CTYPE[dtype] .. "[?]", n) end
+-- Everything per element below is a plain loop over raw host buffers (FFI cdata) -- no Lua
+-- tables, closures or array-API calls per element: each tensor has one host buffer of its own
+-- dtype for the whole config; inputs are generated straight into it and uploaded in one copy;
+-- outputs are poisoned in it (memset) and uploaded, read back into it in one copy and compared
+-- against the reference in one loop. A few ns an element (bench/gpu/README.md, "Host time").
 
--- random values into the device array and the f64 host copy (exactly the stored values); never 0
-local function fill_input(arr, spec, dbl, rng)
+-- Host buffers are pooled across configs and cases: fresh memory costs a page fault per 4 KiB
+-- (measured at up to 5 ns a byte on a loaded VM), more than everything else here; a buffer taken
+-- from the pool is reused as is (inputs and read-backs overwrite all of it; references are zeroed).
+local POOL, TAKEN = {}, {}
+local function host_buffer(bytes)
+  local best
+  for i, b in ipairs(POOL) do if b.bytes >= bytes and (not best or b.bytes < POOL[best].bytes) then best = i end end
+  local b = best and table.remove(POOL, best) or { bytes = bytes, p = ffi.new("uint8_t[?]", bytes) }
+  TAKEN[#TAKEN + 1] = b
+  return b.p
+end
+local function release_buffers()
+  for i = #TAKEN, 1, -1 do POOL[#POOL + 1] = TAKEN[i]; TAKEN[i] = nil end
+end
+
+-- the value of every bf16 / f16 bit pattern (0 for Inf/NaN patterns: those are never looked up)
+local HALF_VAL = {}
+local function half_values(dtype)
+  if not HALF_VAL[dtype] then
+    local t = ffi.new("double[65536]")
+    local conv, emask = dtype == "bf16" and from_bf16 or from_f16, dtype == "bf16" and 0x7F80 or 0x7C00
+    for h = 0, 65535 do if bit.band(h, emask) ~= emask then t[h] = conv(h) end end
+    HALF_VAL[dtype] = t
+  end
+  return HALF_VAL[dtype]
+end
+
+-- the random generator: Park-Miller, s -> s * 16807 mod (2^31 - 1), exact in doubles (period
+-- 2^31 - 2; an LCG whose product passes 2^53 loses its low bits and cycles within ~10^4 values);
+-- deterministic: the same inputs on every machine. Its state is threaded through the fills.
+local PM_A, PM_M = 16807, 2147483647
+local CHUNK = 16384                                   -- bf16 fill: floats per pass (in L1/L2)
+local SCRATCH = ffi.new("float[?]", CHUNK)
+
+-- random values into the host buffer raw (the tensor's dtype) and its f64 copy dbl (exactly the
+-- stored values), then one upload; never 0. Returns the generator's state.
+local function fill_input(arr, spec, raw, dbl, s)
   local dtype, n = spec[1], spec[2]
   local lo, hi = -1, 1
   if not FLOAT[dtype] then lo, hi = 0, 100 end
   if spec.fill then lo, hi = spec.fill[1], spec.fill[2] end
-  local nonzero = lo / 2 + hi / 2 + 1e-3
-  local buf = stage(dtype, n)
-  local w = hi - lo
-  for i = 0, n - 1 do
-    local v = lo + w * rng()
-    if not FLOAT[dtype] then v = math.floor(v) end
-    if v == 0 then v = FLOAT[dtype] and nonzero or math.floor(nonzero + 1) end
-    if dtype == "bf16" then local h, x = to_bf16(v); buf[i] = h; dbl[i] = x
-    elseif dtype == "f16" then local h, x = to_f16(v); buf[i] = h; dbl[i] = x
-    else buf[i] = v; dbl[i] = tonumber(buf[i]) end
-  end
-  upload(arr, buf, n * SIZE[dtype])
-end
-
--- NaN for floats (a canonical quiet NaN: LuaJIT must never load a non-canonical one), 0xA5.. else
-local QNAN = { f32 = { "uint32_t", 0x7FC00000 }, bf16 = { "uint16_t", 0x7FC0 }, f16 = { "uint16_t", 0x7E00 } }
-local function poison(arr, spec)
-  local dtype, n = spec[1], spec[2]
-  local bytes = n * SIZE[dtype]
-  local buf = ffi.new("uint8_t[?]", bytes)
-  if dtype == "f64" then
-    local d = ffi.cast("double*", buf)
-    for i = 0, n - 1 do d[i] = 0 / 0 end
-  elseif QNAN[dtype] then
-    local q = ffi.cast(QNAN[dtype][1] .. "*", buf)
-    for i = 0, n - 1 do q[i] = QNAN[dtype][2] end
-  else ffi.fill(buf, bytes, 0xA5) end
-  upload(arr, buf, bytes)
-end
-
--- the output as doubles; any NaN the kernel wrote (of any bit pattern) becomes a canonical NaN
-local function read_output(arr, spec, dbl)
-  local dtype, n = spec[1], spec[2]
-  local bytes = n * SIZE[dtype]
-  local raw = ffi.new("uint8_t[?]", bytes)
-  download(raw, arr, bytes)
-  local nan = 0 / 0
-  if dtype == "bf16" or dtype == "f16" then
-    local h = ffi.cast("uint16_t*", raw)
-    local conv = dtype == "bf16" and from_bf16 or from_f16
-    local emask, mmask = dtype == "bf16" and 0x7F80 or 0x7C00, dtype == "bf16" and 0x007F or 0x03FF
-    for i = 0, n - 1 do
-      local b = h[i]
-      if bit.band(b, emask) == emask and bit.band(b, mmask) ~= 0 then dbl[i] = nan else dbl[i] = conv(b) end
-    end
-  elseif dtype == "f32" then
-    local u, f = ffi.cast("uint32_t*", raw), ffi.cast("float*", raw)
-    for i = 0, n - 1 do
-      local b = u[i]
-      if bit.band(b, 0x7F800000) == 0x7F800000 and bit.band(b, 0x007FFFFF) ~= 0 then dbl[i] = nan else dbl[i] = f[i] end
-    end
-  elseif dtype == "f64" then
-    local u, f = ffi.cast("uint32_t*", raw), ffi.cast("double*", raw)
-    for i = 0, n - 1 do
-      local hi, lo = u[2 * i + 1], u[2 * i]
-      if bit.band(hi, 0x7FF00000) == 0x7FF00000 and (bit.band(hi, 0xFFFFF) ~= 0 or lo ~= 0) then dbl[i] = nan else dbl[i] = f[i] end
-    end
-  else
+  local w, nonzero = hi - lo, lo / 2 + hi / 2 + 1e-3
+  if dtype == "f32" or dtype == "f64" then
     local buf = ffi.cast(CTYPE[dtype] .. "*", raw)
-    for i = 0, n - 1 do dbl[i] = tonumber(buf[i]) end
-  end
-end
-
--- ||out - ref|| / ||ref||, and how many elements are not finite where the reference is
-local function compare(out, ref, n)
-  local num, den, bad, first = 0, 0, 0, nil
-  for i = 0, n - 1 do
-    local o, r = out[i], ref[i]
-    if o ~= o or o == math.huge or o == -math.huge then
-      if r == r and r ~= math.huge and r ~= -math.huge then bad = bad + 1; first = first or i end
-    else
-      local dd = o - r
-      num = num + dd * dd
-      den = den + r * r
+    for i = 0, n - 1 do
+      s = s * PM_A % PM_M
+      local v = lo + w * (s / PM_M)
+      if v == 0 then v = nonzero end
+      buf[i] = v
+      dbl[i] = buf[i]                                 -- the stored (rounded) value
+    end
+  elseif dtype == "bf16" then
+    -- two passes per chunk, each its own loop (its own trace): f32 values (round to nearest even),
+    -- then their bits rounded to bf16 (nearest even; finite inputs only). Reading one buffer as
+    -- float* and uint32_t* inside one loop is what the JIT's type-based alias analysis gets wrong.
+    local buf, val = ffi.cast("uint16_t*", raw), half_values("bf16")
+    local f, u = SCRATCH, ffi.cast("uint32_t*", SCRATCH)
+    local band, rshift = bit.band, bit.rshift
+    for base = 0, n - 1, CHUNK do
+      local c = math.min(CHUNK, n - base)
+      for j = 0, c - 1 do
+        s = s * PM_A % PM_M
+        local v = lo + w * (s / PM_M)
+        if v == 0 then v = nonzero end
+        f[j] = v
+      end
+      for j = 0, c - 1 do
+        local b = u[j]
+        local h = rshift(b + 0x7FFF + band(rshift(b, 16), 1), 16)
+        buf[base + j] = h
+        dbl[base + j] = val[h]
+      end
+    end
+  else                                                -- f16 and the integers: per element, slower
+    local buf = ffi.cast(CTYPE[dtype] .. "*", raw)
+    for i = 0, n - 1 do
+      s = s * PM_A % PM_M
+      local v = lo + w * (s / PM_M)
+      if not FLOAT[dtype] then v = math.floor(v) end
+      if v == 0 then v = FLOAT[dtype] and nonzero or math.floor(nonzero + 1) end
+      if dtype == "f16" then local h, x = to_f16(v); buf[i] = h; dbl[i] = x
+      else buf[i] = v; dbl[i] = tonumber(buf[i]) end
     end
   end
-  local rel = den > 0 and math.sqrt(num / den) or math.sqrt(num)
-  return rel, bad, first
+  upload(arr, raw, n * SIZE[dtype])
+  return s
 end
+
+-- all-ones bytes for floats (a NaN in f64, f32, f16 and bf16 alike; the checks test bits, so no
+-- NaN is ever loaded as a Lua number), 0xA5.. for integers: one memset and one upload
+local function poison(arr, spec, raw)
+  local bytes = spec[2] * SIZE[spec[1]]
+  ffi.fill(raw, bytes, FLOAT[spec[1]] and 0xFF or 0xA5)
+  upload(arr, raw, bytes)
+end
+
+-- compare(raw, ref, n, idx, nidx) for each output dtype, specialised from one template so that
+-- each dtype's loop is a trace of its own: the output read back into raw (its dtype) against the
+-- f64 reference. Returns sum (out - ref)^2, sum ref^2, the number of elements not finite where the
+-- reference is (an element the kernel never wrote is still poisoned), the first of them (-1: none).
+-- idx (1-based int32 array of nidx indices): a sampled reference -- the finiteness check still
+-- covers every element, the error only the sampled ones.
+local CMP_SRC = [[
+local ffi, bit, VAL = ...
+local band = bit.band
+local function acc(B, V, ref, i, num, den, bad, first)
+  local b = B[$BI]
+  if $NONFINITE then
+    local r = ref[i]
+    if r - r == 0 then bad = bad + 1; if first < 0 then first = i end end
+  else
+    local o, r = $VALUE, ref[i]
+    local d = o - r
+    num, den = num + d * d, den + r * r
+  end
+  return num, den, bad, first
+end
+return function(raw, ref, n, idx, nidx)
+  local B, V = ffi.cast("$BITS*", raw), ffi.cast("$VALS*", raw)
+  local num, den, bad, first = 0, 0, 0, -1
+  if not idx then
+    for i = 0, n - 1 do num, den, bad, first = acc(B, V, ref, i, num, den, bad, first) end
+  else
+    for i = 0, n - 1 do
+      local b = B[$BI]
+      if $NONFINITE then
+        local r = ref[i]
+        if r - r == 0 then bad = bad + 1; if first < 0 then first = i end end
+      end
+    end
+    for k = 0, nidx - 1 do num, den = acc(B, V, ref, idx[k], num, den, 0, 0) end
+  end
+  return num, den, bad, first
+end
+]]
+local CMP_KIND = {
+  f32 = { BITS = "uint32_t", VALS = "float", BI = "i", NONFINITE = "band(b, 0x7F800000) == 0x7F800000", VALUE = "V[i]" },
+  f64 = { BITS = "uint32_t", VALS = "double", BI = "2 * i + 1", NONFINITE = "band(b, 0x7FF00000) == 0x7FF00000", VALUE = "V[i]" },
+  bf16 = { BITS = "uint16_t", VALS = "uint16_t", BI = "i", NONFINITE = "band(b, 0x7F80) == 0x7F80", VALUE = "VAL[b]" },
+  f16 = { BITS = "uint16_t", VALS = "uint16_t", BI = "i", NONFINITE = "band(b, 0x7C00) == 0x7C00", VALUE = "VAL[b]" },
+}
+local CMP = {}
+local function comparer(dtype)
+  if not CMP[dtype] then
+    local k = CMP_KIND[dtype] or { BITS = CTYPE[dtype], VALS = CTYPE[dtype], BI = "i", NONFINITE = "false", VALUE = "tonumber(b)" }
+    local src = CMP_SRC:gsub("%$(%u+)", k)
+    CMP[dtype] = assert(load(src, "=compare_" .. dtype))(ffi, bit, (dtype == "bf16" or dtype == "f16") and half_values(dtype) or nil)
+  end
+  return CMP[dtype]
+end
+
+-- the output read back in one copy and compared in one loop: rel = ||out - ref|| / ||ref||, the
+-- number of elements not finite where the reference is, and the first of them (or nil)
+local function check_output(arr, spec, raw, ref, sample)
+  local dtype, n = spec[1], spec[2]
+  download(raw, arr, n * SIZE[dtype])
+  local idx, nidx
+  if sample and #sample > 0 then
+    nidx = #sample
+    idx = ffi.new("int32_t[?]", nidx)
+    for k = 1, nidx do idx[k - 1] = sample[k] end
+  end
+  local num, den, bad, first = comparer(dtype)(raw, ref, n, idx, nidx)
+  local rel = den > 0 and math.sqrt(num / den) or math.sqrt(num)
+  return rel, bad, first >= 0 and first or nil
+end
+
 
 ---------------------------------------------------------------------------------------------------
 -- events, the copy bandwidth, cuBLAS
@@ -342,6 +422,8 @@ end
 
 -- the f64 reference product for cases: on the GPU through cublasDgemm, else on the CPU
 local CPU_REF = false
+local GEMM_SAMPLES = 4096                            -- output elements per product when sampled
+local SAMPLER                                        -- set per config by run_config
 local function gemm_f64(g)
   local M, N, K, batch = g.M, g.N, g.K, g.batch or 1
   local alpha, beta = g.alpha or 1, g.beta or 0
@@ -363,10 +445,35 @@ local function gemm_f64(g)
     core.cuda_free(dA); core.cuda_free(dB); core.cuda_free(dC)
     return
   end
-  CPU_REF = true                                     -- the same call as cuBLAS's, on the host
   local A, B, C = ffi.cast("double*", g.A), ffi.cast("double*", g.B), ffi.cast("double*", g.C)
+  if M * N * K * batch <= O.cpu_macs then
+    CPU_REF = CPU_REF or "cpu reference"            -- the same call as cuBLAS's, on the host
+    for i = 0, batch - 1 do
+      blas_dgemm(ta, tb, m, n, k, alpha, B + i * N * K, ldb, A + i * M * K, lda, beta, C + i * M * N, ldc)
+    end
+    return
+  end
+  -- too large for the CPU: GEMM_SAMPLES random elements of each product, each computed exactly
+  -- (row-major, from the definition); the output's other elements are only checked for being
+  -- written (finite). C must lie inside an output tensor (In/Out of the case).
+  local tn, off = SAMPLER.locate(C, M * N * batch)
+  if not tn then
+    error(fmt("gemm_f64: a %d x %d x %d product (x%d) is too large for the CPU reference (--cpu-macs %.3g) and its C is "
+              .. "not an output tensor, so it cannot be sampled: the case must sample it itself (ctx.sample)", M, N, K, batch, O.cpu_macs), 0)
+  end
+  CPU_REF = "sampled cpu reference"
+  local nk = (g.b_layout or "NK") == "NK"
   for i = 0, batch - 1 do
-    blas_dgemm(ta, tb, m, n, k, alpha, B + i * N * K, ldb, A + i * M * K, lda, beta, C + i * M * N, ldc)
+    local a, b, c = A + i * M * K, B + i * N * K, C + i * M * N
+    for _ = 1, GEMM_SAMPLES do
+      local r, col = SAMPLER.pick(M), SAMPLER.pick(N)
+      local s = 0
+      if nk then for p = 0, K - 1 do s = s + a[r * K + p] * b[col * K + p] end
+      else for p = 0, K - 1 do s = s + a[r * K + p] * b[p * N + col] end end
+      local e = r * N + col
+      c[e] = alpha * s + (beta ~= 0 and beta * c[e] or 0)
+      SAMPLER.sample(tn, off + i * M * N + e)
+    end
   end
 end
 
@@ -418,7 +525,7 @@ local function run_config(name, c, k, cfg, BW)
   for n, v in pairs(O.set) do if k.templates[n] ~= nil then cfg[n] = v end end   -- --set: only its own templates
   local t = k:resolve(cfg)
   local specs = c.tensors(t)
-  local T, In, Out, outs = {}, {}, {}, {}
+  local T, In, Out, Raw, outs = {}, {}, {}, {}, {}
   local names = {}
   for tn in pairs(specs) do names[#names + 1] = tn end
   table.sort(names)
@@ -427,12 +534,36 @@ local function run_config(name, c, k, cfg, BW)
     if not SIZE[s[1]] or type(s[2]) ~= "number" or s[2] < 1 then
       error(fmt("%s: error: tensor %s: { dtype, count } with a known dtype and a positive count expected", c.path, tn), 0)
     end
-    T[tn] = dev:array(s[1], s[2])
-    if s.output then Out[tn] = ffi.new("double[?]", s[2]); outs[#outs + 1] = tn
-    else In[tn] = ffi.new("double[?]", s[2]) end
+    T[tn] = dev:array(s[1], s[2], false)                         -- every byte uploaded before use
+    Raw[tn] = host_buffer(s[2] * SIZE[s[1]])                      -- the host side of every copy
+    local d = ffi.cast("double*", host_buffer(s[2] * 8))
+    if s.output then Out[tn] = d; ffi.fill(d, s[2] * 8); outs[#outs + 1] = tn else In[tn] = d end
   end
+  -- sampled references: the indices of Out[name] that a sampled reference computed
+  local samples = {}
+  local pick_state = O.seed % 2147483646 + 1
+  SAMPLER = {
+    pick = function(n) pick_state = pick_state * PM_A % PM_M; return pick_state % n end,
+    sample = function(tn, i)
+      if not Out[tn] then error(fmt("ctx.sample: no output tensor '%s'", tostring(tn)), 0) end
+      if type(i) ~= "number" or i < 0 or i >= specs[tn][2] or i % 1 ~= 0 then
+        error(fmt("ctx.sample: index %s outside %s[0..%d]", tostring(i), tn, specs[tn][2] - 1), 0)
+      end
+      local l = samples[tn] or {}
+      samples[tn] = l
+      l[#l + 1] = i
+    end,
+    locate = function(p, count)                          -- the output holding count doubles at p, and its offset
+      local a = addr(p)
+      for _, tn in ipairs(outs) do
+        local b = addr(Out[tn])
+        if a >= b and (a - b) % 8 == 0 and a + count * 8 <= b + specs[tn][2] * 8 then return tn, (a - b) / 8 end
+      end
+    end,
+  }
   local ctx = { device = dev, tensormap = function(a, spec) return dev:tensormap(a, spec) end, gemm_f64 = gemm_f64,
-                has_cublas = CUBLAS ~= nil }
+                has_cublas = CUBLAS ~= nil, cpu_macs = O.cpu_macs, pick = SAMPLER.pick,
+                sample = function(tn, i) CPU_REF = "sampled cpu reference"; SAMPLER.sample(tn, i) end }
   local L = c.launch and c.launch(t) or {}
   local opts = { device = dev, defines = cfg, grid = L.grid, block = L.block, cluster = L.cluster, smem = L.smem, async = true }
   if EMU then
@@ -441,34 +572,38 @@ local function run_config(name, c, k, cfg, BW)
   end
   local sets = O.quick and 1 or (O.sets or (EMU and 1) or c.sets or 3)
   local runs = c.runs and math.min(c.runs, O.runs) or O.runs
-  -- deterministic (the same inputs on every machine) and exact in doubles: Park-Miller, period
-  -- 2^31 - 2 (an LCG whose product passes 2^53 loses its low bits and cycles within ~10^4 values)
-  local rng_state = O.seed % 2147483646 + 1
-  local function rng()
-    rng_state = rng_state * 16807 % 2147483647
-    return rng_state / 2147483647
-  end
+  local rng_state = O.seed % 2147483646 + 1           -- the input generator (fill_input)
   local worst, wtol, wname, failed_why, all_ms, emu_s = 0, nil, nil, nil, {}, 0
-  local got = {}
-  for tn in pairs(Out) do got[tn] = ffi.new("double[?]", specs[tn][2]) end
   CPU_REF = false
+  local nsampled = {}
   for set = 1, sets do
-    for _, tn in ipairs(names) do if In[tn] then fill_input(T[tn], specs[tn], In[tn], rng) end end
-    for _, tn in ipairs(outs) do poison(T[tn], specs[tn]) end
+    local h0 = os.clock()
+    for _, tn in ipairs(names) do
+      if In[tn] then rng_state = fill_input(T[tn], specs[tn], Raw[tn], In[tn], rng_state); HOST.elems = HOST.elems + specs[tn][2] end
+    end
+    local h1 = os.clock()
+    for _, tn in ipairs(outs) do poison(T[tn], specs[tn], Raw[tn]) end
     opts.args = c.args(t, T, ctx)
+    local h2 = os.clock()
     local st = k:launch(opts)
     if EMU then emu_s = emu_s + (st.seconds or 0) end
     sync()
+    local h3 = os.clock()
+    for tn in pairs(samples) do samples[tn] = nil end
     c.reference(t, In, Out, ctx)
+    local h4 = os.clock()
     for _, tn in ipairs(outs) do
-      read_output(T[tn], specs[tn], got[tn])
-      local rel, bad, first = compare(got[tn], Out[tn], specs[tn][2])
+      local rel, bad, first = check_output(T[tn], specs[tn], Raw[tn], Out[tn], samples[tn])
+      HOST.elems = HOST.elems + specs[tn][2]
       local tol = (c.tolerance and c.tolerance[tn]) or TOL[specs[tn][1]] or 0
       -- the row shows the output nearest to (or furthest past) its tolerance
       if not wtol or rel / tol > worst / wtol or rel ~= rel then worst, wtol, wname = rel, tol, tn end
       if bad > 0 then failed_why = failed_why or fmt("%s: %d elements NaN/Inf (not written?), first [%d]", tn, bad, first)
       elseif not (rel <= tol) then failed_why = failed_why or fmt("%s: rel err %.3g > %.3g", tn, rel, tol) end
+      if samples[tn] then nsampled[tn] = #samples[tn] end
     end
+    local h5 = os.clock()
+    HOST.fill, HOST.poison, HOST.ref, HOST.check = HOST.fill + (h1 - h0), HOST.poison + (h2 - h1), HOST.ref + (h4 - h3), HOST.check + (h5 - h4)
     if not EMU then
       local ms = time_runs(function() k:launch(opts) end, runs, O.warmup)
       for _, v in ipairs(ms) do all_ms[#all_ms + 1] = v end
@@ -479,7 +614,10 @@ local function run_config(name, c, k, cfg, BW)
   local r = { case = name, config = config_text(cfg), rel = worst, tol = wtol, med = med, min = mn,
               check = failed_why and ("FAIL " .. failed_why) or fmt("ok (%d set%s%s)", sets, sets == 1 and "" or "s",
                                                                     #outs > 1 and ", worst " .. wname or "") }
-  if CPU_REF then r.check = r.check .. ", cpu reference" end
+  if CPU_REF then r.check = r.check .. ", " .. CPU_REF end
+  for _, tn in ipairs(outs) do
+    if nsampled[tn] then r.check = r.check .. fmt(" (%s: %d of %d elements)", tn, nsampled[tn], specs[tn][2]) end
+  end
   if failed_why then FAILED = true end
   if EMU then r.vs = fmt("emulated in %.2f s", emu_s)
   else
@@ -501,6 +639,7 @@ local function run_config(name, c, k, cfg, BW)
   elseif c.bytes and BW then r.vs = fmt("%.2f copy", r.gbs / BW) end
   end
   for _, a in pairs(T) do a:free() end
+  release_buffers()
   row(r)
 end
 
@@ -552,6 +691,7 @@ for _, name in ipairs(list_cases()) do
           if EMU then FAILED = true end
         else
           local okr, e2 = xpcall(run_config, function(m) return os.getenv("RUN_DEBUG") and debug.traceback(m) or m end, name, c, k, cfg, BW)
+          release_buffers()                         -- also after an error
           if not okr then FAILED = true; row { case = name, config = config_text(cfg), check = "ERROR " .. tostring(e2) }; if os.getenv("RUN_DEBUG") then print(e2) end end
         end
       end
@@ -571,6 +711,9 @@ for _, r in ipairs(ROWS) do
   print("    " .. r.check)
 end
 for _, n in ipairs(NOTES) do print("note: " .. n) end
+print(fmt("host CPU: inputs %.1f s, poison %.1f s, reference %.1f s, read back + compare %.1f s; %.0f ns per tensor element "
+          .. "(inputs and outputs, without the reference; %.3g elements)", HOST.fill, HOST.poison, HOST.ref, HOST.check,
+          HOST.elems > 0 and (HOST.fill + HOST.poison + HOST.check) / HOST.elems * 1e9 or 0, HOST.elems))
 print(fmt("%d rows in %d s (%.1f s CPU)%s%s", #ROWS, wall() - START, os.clock() - T0, FAILED and "; FAILED" or "; all checks passed",
           PENDING > 0 and fmt(" (%d case%s pending)", PENDING, PENDING == 1 and "" or "s") or ""))
 os.exit(FAILED and 1 or 0)

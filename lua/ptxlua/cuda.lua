@@ -95,6 +95,16 @@ function Array.set(a, i, v)
   push(a)
 end
 function Array.bytes(a) pull(a); return a.device.mirror:bytes(a.host) end
+-- raw copies between host memory (an FFI pointer) and the first `bytes` of the array: one driver
+-- copy each, no per-element conversion, the host mirror bypassed (read/get/set pull it again)
+local function raw_span(a, ptr, bytes)
+  if a.freed then fail("the array was freed") end
+  bytes = bytes or a.bytes
+  if type(bytes) ~= "number" or bytes < 0 or bytes > a.bytes or bytes % 1 ~= 0 then fail("%s bytes for an array of %d bytes", tostring(bytes), a.bytes) end
+  return tonumber(require("ffi").cast("uintptr_t", ptr)), bytes
+end
+function Array.upload_from(a, ptr, bytes) local p, n = raw_span(a, ptr, bytes); check(core.cuda_htod_ptr(a.addr, p, n)); return a end
+function Array.download_to(a, ptr, bytes) local p, n = raw_span(a, ptr, bytes); check(core.cuda_dtoh_ptr(p, a.addr, n)); return a end
 function Array.free(a)
   if not a.freed then core.cuda_free(a.addr); a.device.mirror:free(a.host); a.freed = true end
 end
@@ -129,7 +139,7 @@ function Device.array(d, dtype, n, values, name)
   if not addr then fail("%s", err) end
   a.addr = addr
   a.host = d.mirror:alloc(a.bytes, name or fmt("%s[%d]", dtype, n))
-  a:write(values ~= nil and values or 0)
+  if values ~= false then a:write(values ~= nil and values or 0) end   -- false: left as allocated (upload_from fills it)
   return a
 end
 

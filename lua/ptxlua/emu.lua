@@ -82,6 +82,23 @@ function Array.set(a, i, v)
   a.device.mem:write(a.addr, a.dtype, { v }, i - 1)
 end
 function Array.bytes(a) return a.device.mem:bytes(a.addr) end
+-- raw copies between host memory (an FFI pointer) and the first `bytes` of the array (as ptxlua.cuda's)
+local function raw_span(a, bytes)
+  if a.freed then fail("the array was freed") end
+  bytes = bytes or a.bytes
+  if type(bytes) ~= "number" or bytes < 0 or bytes > a.bytes or bytes % 1 ~= 0 then fail("%s bytes for an array of %d bytes", tostring(bytes), a.bytes) end
+  return bytes
+end
+function Array.upload_from(a, ptr, bytes)
+  local n = raw_span(a, bytes)
+  a.device.mem:bytes(a.addr, require("ffi").string(ptr, n))
+  return a
+end
+function Array.download_to(a, ptr, bytes)
+  local n = raw_span(a, bytes)
+  require("ffi").copy(ptr, a.device.mem:bytes(a.addr), n)
+  return a
+end
 function Array.free(a)
   if not a.freed then a.device.mem:free(a.addr); a.freed = true end
 end
@@ -106,7 +123,7 @@ function Device.array(d, dtype, n, values, name)
   if type(n) ~= "number" or n < 1 or n ~= floor(n) then fail("array length must be a positive integer (got %s)", tostring(n)) end
   local a = setmetatable({ device = d, dtype = dtype, n = n, bytes = n * SIZES[dtype] }, Array)
   a.addr = d.mem:alloc(a.bytes, name or fmt("%s[%d]", dtype, n))
-  if values ~= nil then a:write(values) end
+  if values ~= nil and values ~= false then a:write(values) end   -- false: as allocated (zeroed here)
   return a
 end
 

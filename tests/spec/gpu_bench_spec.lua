@@ -102,6 +102,35 @@ describe("bench/gpu/run.sh --device emu", function()
   end)
 end)
 
+describe("bench/gpu/run.sh sampled GEMM references (no cuBLAS, large shapes)", function()
+  -- --cpu-macs 1000 makes every emu GEMM "too large for the CPU": the reference is then sampled
+  -- (bench/gpu/README.md, "Host time"), exactly as a GPU run without cuBLAS samples 8192^3
+  it("checks the kernels on sampled elements, and a wrong sampled reference fails", function()
+    local out, err, rc = run("--device emu --cpu-macs 1000 gemm_mma grouped_gemm")
+    assert.are.equal(0, rc, out .. err)
+    local got = rows(out)
+    assert.are.equal(4, #got, out)
+    for _, r in ipairs(got) do
+      local n, total = r.check:match("^ok %(1 set%), sampled cpu reference %(C: (%d+) of (%d+) elements%)$")
+      assert.truthy(n, r.line .. "\n" .. tostring(r.check))
+      assert.truthy(tonumber(n) >= 4096 and tonumber(n) <= tonumber(total) * 4, r.check)
+      assert.truthy(r.rel and r.tol and r.rel <= r.tol and r.rel > 0, r.line)
+    end
+    local dir = H.tmpfile("-sampled")
+    H.sh("mkdir -p " .. shq(dir))
+    local src = H.read(CASES .. "/gemm_mma.lua")
+    -- the reference's B read as K x N instead of N x K: every sampled element is wrong
+    local wrong = src:gsub('K = t%.K, b_layout = "NK" }\n  end', 'K = t.K, b_layout = "KN" }\n  end')
+    assert.are_not.equal(src, wrong)
+    H.write(dir .. "/wrong_layout.lua", wrong)
+    out, err, rc = run("--device emu --cpu-macs 1000 --cases " .. shq(dir))
+    assert.are.equal(1, rc, out .. err)
+    got = rows(out)
+    assert.are.equal(2, #got, out)
+    for _, r in ipairs(got) do assert.truthy(r.check:match("^FAIL C: rel err [%d.e+-]+ > 0%.0001, sampled cpu reference"), r.check) end
+  end)
+end)
+
 describe("bench/gpu/run.sh on a GPU", function()
   it("exits 2 with 'no CUDA driver' when there is no driver", function()
     local out, err, rc = run("--quick", "PTXLUA_LIBCUDA=/nonexistent")
