@@ -54,11 +54,27 @@ function H.ptxlua(args)
   return H.sh(table.concat(parts, " "))
 end
 
--- mark the running test pending (busted's pending lives in the spec's environment)
-function H.pending(msg, level)
-  local env = getfenv(level or 2)
-  local p = env and env.pending or pending
-  if p then p(msg) end
+-- mark the running test pending. busted gives each running `it` its own `pending` (one that throws;
+-- the global of that name only declares a pending test), in the test element's environment. The
+-- element is found on the stack, in busted's frame that runs the test, so that `return H.pending(...)`
+-- -- a tail call, which drops the test's own frame -- works too (it used to pass silently). Outside a
+-- running test this is an error: a test must never pass for want of a pending.
+function H.pending(msg)
+  for level = 2, 60 do
+    local info = debug.getinfo(level, "S")
+    if not info then break end
+    if info.short_src:find("busted/core.lua", 1, true) then
+      for i = 1, 50 do
+        local name, val = debug.getlocal(level, i)
+        if not name then break end
+        if name == "element" and type(val) == "table" and val.descriptor == "it" and val.env
+           and type(rawget(val.env, "pending")) == "function" then
+          rawget(val.env, "pending")(msg)              -- throws busted's pending
+        end
+      end
+    end
+  end
+  error("H.pending outside a running test: " .. tostring(msg), 2)
 end
 
 -- ptxas
