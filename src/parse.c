@@ -1048,12 +1048,14 @@ plI_module *plR_parse(struct plA_ctx *isa, const char *text, size_t n, const cha
   plI_module *m = plI_new(isa);
   if (!m) { plU_buf_printf(err, "%s:1:1: error: out of memory", r.file); return NULL; }
   m->address_size = 64;
-  /* the module keeps its own copy of the text, allocated at its size (no doubling) */
-  m->vsrc.p = malloc(n + 1);
+  /* the module keeps its own copy of the text, allocated at its size (no doubling): n bytes, the
+  ** terminating NUL, and the one byte more that plU_buf_reserve(.., 1) below asks for (without it
+  ** the reserve doubled the block, copying the whole text once more) */
+  m->vsrc.p = malloc(n + 2);
   if (m->vsrc.p) {
-    advise_huge(m->vsrc.p, n + 1);
+    advise_huge(m->vsrc.p, n + 2);
     if (n) memcpy(m->vsrc.p, text, n);
-    m->vsrc.n = n; m->vsrc.cap = n + 1;
+    m->vsrc.n = n; m->vsrc.cap = n + 2;
   } else m->vsrc.oom = 1;
   if (m->vsrc.oom || !plU_buf_reserve(&m->vsrc, 1)) { plI_free(m); plU_buf_printf(err, "%s:1:1: error: out of memory", r.file); return NULL; }
   m->vsrc.p[n] = 0;
