@@ -22,6 +22,8 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out);
 int plR_diff(const plI_module *a, const plI_module *b, const char *fa, const char *fb, plU_buf *out);
 /* the Lua script that rebuilds the module's text through the DSL (ptxlua.verbatim) */
 int plR_to_lua(const plI_module *m, const char *srcname, const char *name, plU_buf *out);
+/* s[0..n) as a Lua string literal (printable ASCII as is, the rest escaped), appended to b */
+void plR_lua_str(plU_buf *b, const char *s, uint32_t n);
 
 /* the command's PTX-in options (--from-ptx, --lint, --diff): *handled 0 when none is given */
 int plR_main(int argc, char **argv, int *handled);

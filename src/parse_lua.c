@@ -3,8 +3,9 @@
 #include "parse.h"
 #include <string.h>
 
-/* a Lua string literal: printable ASCII as is, the rest escaped (decimal escapes, as Lua 5.1) */
-static void lua_str(plU_buf *b, const char *s, uint32_t n) {
+/* a Lua string literal: printable ASCII as is, the rest escaped (decimal escapes, as Lua 5.1);
+** the sugared writer (parse_sugar.c) writes its strings with it too */
+void plR_lua_str(plU_buf *b, const char *s, uint32_t n) {
   plU_buf_putc(b, '"');
   for (uint32_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
@@ -31,7 +32,7 @@ static void stmt(LW *w, plI_span sp) {
   uint32_t n = sp.len;
   /* most statements end in their newline: m "text\n" */
   plU_buf_puts(w->b, "m ");
-  lua_str(w->b, p, n);
+  plR_lua_str(w->b, p, n);
   plU_buf_putc(w->b, '\n');
   w->inblock++;
 }
@@ -42,7 +43,7 @@ int plR_to_lua(const plI_module *m, const char *srcname, const char *name, plU_b
                       "-- byte for byte. Each m \"...\" is one PTX statement kept as written, with the comments and\n"
                       "-- blank lines before it; edit them freely (ptxlua --lint checks the result).\n", srcname);
   plU_buf_puts(out, "local ptx = require \"ptxlua.verbatim\"\nlocal m = ptx.module ");
-  lua_str(out, name, (uint32_t)strlen(name));
+  plR_lua_str(out, name, (uint32_t)strlen(name));
   plU_buf_puts(out, "\nm:block(function(m)\n");
   for (uint32_t i = 0; i < m->vpieces.n; i++) {
     const plI_piece *pc = &m->vpieces.p[i];
@@ -53,7 +54,7 @@ int plR_to_lua(const plI_module *m, const char *srcname, const char *name, plU_b
     plU_buf_printf(out, "-- %s %s\n", f->kind == PLF_ENTRY ? ".entry" : ".func", fn);
     if (f->kind == PLF_ENTRY && !f->declared_only) {
       plU_buf_puts(out, "m:func(");
-      lua_str(out, fn, (uint32_t)strlen(fn));
+      plR_lua_str(out, fn, (uint32_t)strlen(fn));
       plU_buf_puts(out, ", \"entry\")\n");
     }
     stmt(&w, f->vhead);

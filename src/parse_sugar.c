@@ -16,24 +16,7 @@
 static plR_runner RUN = NULL;
 void plR_set_runner(plR_runner run) { RUN = run; }
 
-static void lua_str(plU_buf *b, const char *s, uint32_t n) {
-  plU_buf_putc(b, '"');
-  for (uint32_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    switch (c) {
-    case '"': plU_buf_puts(b, "\\\""); break;
-    case '\\': plU_buf_puts(b, "\\\\"); break;
-    case '\n': plU_buf_puts(b, "\\n"); break;
-    case '\t': plU_buf_puts(b, "\\t"); break;
-    case '\r': plU_buf_puts(b, "\\r"); break;
-    default:
-      if (c < 32 || c >= 127) plU_buf_printf(b, "\\%03u", c);
-      else plU_buf_putc(b, (char)c);
-    }
-  }
-  plU_buf_putc(b, '"');
-}
-static void lua_cstr(plU_buf *b, const char *s) { lua_str(b, s, (uint32_t)strlen(s)); }
+static void lua_cstr(plU_buf *b, const char *s) { plR_lua_str(b, s, (uint32_t)strlen(s)); }
 
 static const char *const KEYWORDS[] = {
   "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in", "local",
@@ -110,7 +93,7 @@ static void putf(G *g, const char *fmt, const char *s) {
 }
 static void putstr(G *g, const char *s, uint32_t n) {
   size_t before = g->b->n;
-  lua_str(g->b, s, n);
+  plR_lua_str(g->b, s, n);
   for (size_t i = before; i < g->b->n; i++) if (g->b->p[i] == '\n') g->line++;
 }
 
@@ -269,7 +252,7 @@ static void opcode_lua(plU_buf *o, const char *op, uint32_t n) {
     if (j + 1 == n) ok = 0;   /* a trailing dot */
   }
   if (ok) { plU_buf_puts(o, "ptx"); plU_buf_add(o, chain.p, chain.n); }
-  else { plU_buf_puts(o, "ptx.op "); lua_str(o, op, n); }
+  else { plU_buf_puts(o, "ptx.op "); plR_lua_str(o, op, n); }
   plU_buf_free(&chain);
 }
 
@@ -722,7 +705,7 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
         const char *op = plA_opcode_text(m->isa, w->opc);
         uint32_t on = plA_opcode_len(m->isa, w->opc);
         static const char DEF[] = "mbarrier.try_wait.parity.shared::cta.b64";
-        if (on != sizeof DEF - 1 || memcmp(op, DEF, on) != 0) { plU_buf_puts(&c, ", op = "); lua_str(&c, op, on); }
+        if (on != sizeof DEF - 1 || memcmp(op, DEF, on) != 0) { plU_buf_puts(&c, ", op = "); plR_lua_str(&c, op, on); }
         if (uni) plU_buf_puts(&c, ", uni = true");
         plU_buf_puts(&c, " })\n");
         if (wok && !c.oom) {
