@@ -8,7 +8,7 @@
 -- partial per warp in shared memory, bar.sync, every thread adds the partials in warp order). The
 -- partials alternate between two slots by row, so a fast warp writing row i + 1's partial never
 -- meets a slow one still reading row i's.
--- The ring: when the row is held in registers (at most CACHE floats a thread), its buffer is free
+-- The ring: when the row is held in registers (at most rows.CACHE floats a thread), its buffer is free
 -- once the reduction's bar.sync has passed, and the copy of row i + STAGES is issued right there, so
 -- it streams in while row i is normalized and stored and rows i + 1 .. are reduced; a longer row is
 -- read from shared memory a second time and its buffer refilled after one more bar.sync.
@@ -33,10 +33,12 @@
 -- read twice from shared memory): 120 registers; N = 29024: 158 registers, no spills.
 local ptx = require "ptxlua"
 
-local CACHE = 64     -- floats a thread keeps in registers (fewer in big blocks); longer rows are read twice
+local rows = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") .. "lib/rows.lua")
+
 local SMEM = 232448  -- bytes of shared memory a block may have on sm_90
 
--- the launch plan for a set of templates; a bad value is an error on the line of its check
+-- the launch plan for a set of templates: the checks here, so that a bad value is an error on the
+-- line of its check; the arithmetic in rows.tma_plan (kernels/lib/rows.lua)
 local function plan(t)
   for _, k in ipairs { "B", "N", "BLOCK", "ROWS", "STAGES" } do
     local v = t[k]
@@ -47,56 +49,13 @@ local function plan(t)
   if t.ROWS > 16 then ptx.error("ROWS must be 1..16 (got %d)", t.ROWS) end
   if t.STAGES > 4 then ptx.error("STAGES must be 1..4 (got %d)", t.STAGES) end
   if t.B > 2147483647 then ptx.error("B (%d) exceeds 2^31-1 rows", t.B) end
-  local P = { vec = 4, rowbytes = t.N * 4 }
-  P.nvec = t.N / 4                                               -- vectors in a row
-  P.threads = math.min(t.BLOCK, math.ceil(P.nvec / 32) * 32)    -- threads of the CTA
-  P.warps = P.threads / 32
-  P.sweeps = math.ceil(P.nvec / P.threads)                       -- vectors per thread
-  P.tail = P.nvec % P.threads                                    -- threads with a vector in the last sweep
-  P.stride = P.threads * 16                                      -- bytes from one sweep to the next
-  P.cached = P.sweeps * 4 <= math.min(CACHE, 65536 / P.threads - 32)
-  P.rows = math.min(t.ROWS, t.B)                                 -- rows of a full CTA
-  P.ctas = math.ceil(t.B / t.ROWS)
-  -- the block: STAGES row buffers (128-byte aligned), the mbarriers, two slots of partials
-  P.stage_bytes = math.ceil(P.rowbytes / 128) * 128
-  local need = t.STAGES * P.stage_bytes + 8 * t.STAGES + 2 * 16 * math.ceil(P.warps / 4)
-  if need > SMEM then
-    ptx.error("N (%d) with STAGES = %d needs %d bytes of shared memory, over the %d (227 KB) of a block: fewer STAGES, or rmsnorm.lua", t.N, t.STAGES, need, SMEM)
+  local P = rows.tma_plan(t)
+  if P.smem > SMEM then
+    ptx.error("N (%d) with STAGES = %d needs %d bytes of shared memory, over the %d (227 KB) of a block: fewer STAGES, or rmsnorm.lua", t.N, t.STAGES, P.smem, SMEM)
   end
   return P
 end
-
--- ptx, or ptx.at(g) when the instruction is guarded by g
-local function on(g) if g then return ptx.at(g) end return ptx end
-
--- n fresh .f32 registers
-local function fregs(n)
-  local r = {}
-  for j = 1, n do r[j] = ptx.reg.f32() end
-  return r
-end
-
--- block-wide sum of v: the warp butterfly; lane 0 stores the warp's partial at red + 4 * warp
--- (`red` a .u32 shared address, `off` the slot's byte offset from it); bar.sync 0; every thread
--- adds the partials in warp order. Returns the sum and whether a bar.sync was issued.
-local function block_sum(P, v, red, off, lane, warp)
-  ptx.warp_reduce(v, "sum")
-  if P.warps == 1 then return v, false end
-  local mine = warp:mad(4, red)
-  ptx.at(lane:eq(0)).st.shared.f32(ptx.addr(mine, off), v)
-  ptx.bar.sync(0)
-  local parts = fregs(P.warps)
-  for w = 0, P.warps - 1, 4 do
-    local n = math.min(4, P.warps - w)
-    local chunk = { unpack(parts, w + 1, w + n) }
-    if n == 4 then ptx.ld.shared.v4.f32(chunk, ptx.addr(red, off + w * 4))
-    elseif n == 2 then ptx.ld.shared.v2.f32(chunk, ptx.addr(red, off + w * 4))
-    else for j = 1, n do ptx.ld.shared.f32(chunk[j], ptx.addr(red, off + (w + j - 1) * 4)) end end
-  end
-  local total = parts[1]
-  for w = 2, P.warps do total = total + parts[w] end
-  return total, true
-end
+local on, fregs, block_sum = rows.on, rows.fregs, rows.block_sum
 
 ptx.kernel {
   name = "rmsnorm_tma",
@@ -113,52 +72,15 @@ ptx.kernel {
     local px, pw, py = ptx.global_ptrs(x, w, y)
     local epsv = eps:load()
 
-    -- the block: row buffers, one mbarrier per buffer, two slots of per-warp partials
-    local sm = ptx.smem_plan()
-    local buf = sm:alloc("rows", "f32", t.N, { stages = t.STAGES })
-    local full = sm:alloc("full", "b64", t.STAGES, { align = 8 })
-    local red = sm:alloc("red", "f32", 2 * 4 * math.ceil(P.warps / 4), { align = 16 })
-    local slot = 16 * math.ceil(P.warps / 4)                      -- bytes from one slot to the other
-
-    -- place: this CTA's first row; this thread's first vector in a buffer and in a row
-    local tid = ptx.special "tid.x"
-    local lane = tid:band(31)
-    local warp = tid:shr(5)
-    local first = ptx.special("ctaid.x") * t.ROWS
-    local base = ptx.reg.u32()
-    ptx.mov.u32(base, ptx.sym "smem")
-    local mine = tid:mad(16, base + buf.offset)                   -- my vector in buffer 0
-    local redp = base + red.offset
-    local xrows = px + first:mul_wide(P.rowbytes)                 -- row 0 of this CTA
-    local coloff = tid:mul_wide(16)
-    local yrows = py + first:mul_wide(P.rowbytes) + coloff
-    local wrow = pw + coloff
-    local tail_ok = P.tail > 0 and tid:lt(P.tail) or nil
-    local leader = tid:eq(0)
-
-    -- row j of this CTA exists when first + j < B (row 0 always does)
-    local function exists(j) if j == 0 then return nil end return first:lt(t.B - j) end
-    -- thread 0: announce row j's bytes on its buffer's mbarrier and copy the row in
-    local function fetch(j)
-      local s = j % t.STAGES
-      local go = leader
-      local e = exists(j)
-      if e then go = go:and_(e) end
-      ptx.if_(go, function()
-        ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, full:addr(0, 8 * s), P.rowbytes)
-        ptx.op "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes" (
-          buf:addr(s), ptx.addr(xrows + j * P.rowbytes), P.rowbytes, full:addr(0, 8 * s))
-      end)
-    end
-
-    -- barriers: thread 0 initializes them (one arrival: its expect_tx), the fence publishes them to
-    -- the async proxy, the bar.sync to every thread; then the first STAGES rows are requested
-    ptx.if_(leader, function()
-      for s = 0, t.STAGES - 1 do ptx.op "mbarrier.init.shared::cta.b64" (full:addr(0, 8 * s), 1) end
-      ptx.op "fence.mbarrier_init.release.cluster" ()
+    -- the block (kernels/lib/rows.lua): row buffers, one mbarrier per buffer, two slots of per-warp
+    -- partials; the places; the mbarriers initialized and the first STAGES rows requested
+    local R = rows.tma_ring(t, P, px, py, { pw }, function(sm)
+      return sm:alloc("red", "f32", 2 * 4 * math.ceil(P.warps / 4), { align = 16 })
     end)
-    ptx.bar.sync(0)
-    for j = 0, math.min(t.STAGES, P.rows) - 1 do fetch(j) end
+    local slot = 16 * math.ceil(P.warps / 4)                      -- bytes from one slot to the other
+    local lane, warp, mine, redp, full = R.lane, R.warp, R.mine, R.redp, R.full
+    local yrows, wrow, tail_ok, fetch = R.yrows, R.cols[1], R.tail_ok, R.fetch
+    local exists = R.exists
 
     for j = 0, P.rows - 1 do
       local function row()

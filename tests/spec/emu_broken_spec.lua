@@ -1,8 +1,9 @@
 -- emu_broken_spec.lua -- deliberately broken copies of the kernels in kernels/ must be caught by the
 -- emulator, at the right line. Each copy is made at test time by a plain-text substitution in the
--- real kernel file (each pattern must occur exactly once), written to a temporary file and loaded
--- from there, so the copies follow the kernels as they change and every message names the
--- temporary file: the expected line is computed from the edited text.
+-- real kernel file, or in kernels/lib/rows.lua that the row kernels load (each pattern must occur
+-- exactly once), written to a temporary folder laid out as kernels/ is and loaded from there, so the
+-- copies follow the kernels as they change and every message names the temporary file: the
+-- expected line is computed from the edited text.
 --   off-by-one bounds (vector_add, rmsnorm's tail)     -> out-of-bounds, at the load or store
 --   a store that skips the last element (vector_add)   -> the poisoned output shows it
 --   no bar.sync in a block reduction (rmsnorm)         -> uninit_shared at the ld.shared, races at
@@ -24,22 +25,32 @@ local rt = require "ptxlua.emu"
 local dev = rt.device("emu")
 local abs, fmt = math.abs, string.format
 
--- kernels/<file> with edits applied: { { old, new }, ... } (plain text; each old exactly once).
--- Returns the kernels by name, the temporary path and the edited text.
-local function broken(file, edits)
+-- kernels/<file> with edits applied: { { old, new }, ... } (plain text; each old exactly once)
+local function edited(file, edits)
   local text = assert(H.read(H.root .. "/kernels/" .. file), "cannot read kernels/" .. file)
-  for _, e in ipairs(edits) do
+  for _, e in ipairs(edits or {}) do
     local a, b = text:find(e[1], 1, true)
     assert(a, fmt("kernels/%s no longer contains %q: update this test", file, e[1]))
     assert(not text:find(e[1], b + 1, true), fmt("kernels/%s contains %q more than once: update this test", file, e[1]))
     text = text:sub(1, a - 1) .. e[2] .. text:sub(b + 1)
   end
-  local path = H.write(H.tmpfile("_" .. file), text)
+  return text
+end
+
+-- kernels/<file> with edits applied, and beside it lib/rows.lua (the row kernels' shared pieces)
+-- with lib_edits applied, in a fresh temporary folder. Returns the kernels by name, the kernel's
+-- temporary path and edited text, and lib/rows.lua's temporary path and edited text.
+local function broken(file, edits, lib_edits)
+  local text, lib_text = edited(file, edits), edited("lib/rows.lua", lib_edits)
+  local dir = H.tmpfile("_kernels")
+  assert(os.execute(fmt("mkdir -p '%s/lib'", dir)))
+  local path = H.write(dir .. "/" .. file, text)
+  local lib_path = H.write(dir .. "/lib/rows.lua", lib_text)
   local ptx = H.fresh()
   dofile(path)
   local ks = {}
   for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
-  return ks, path, text
+  return ks, path, text, lib_path, lib_text
 end
 
 -- the number of the one line of text that contains needle (plain)
@@ -129,12 +140,12 @@ describe("broken kernels: off-by-one indices", function()
   end)
 
   it("rmsnorm: a tail guard of <= instead of < reads one vector past the row, at the load", function()
-    local ks, path, text = broken("rmsnorm.lua",
-      { { "local tail_ok = P.tail > 0 and tid:lt(P.tail) or nil", "local tail_ok = P.tail > 0 and tid:le(P.tail) or nil  -- BROKEN" } })
+    local ks, _, _, lib_path, lib_text = broken("rmsnorm.lua", {},
+      { { "R.tail_ok = P.tail > 0 and tid:lt(P.tail) or nil\n  return R", "R.tail_ok = P.tail > 0 and tid:le(P.tail) or nil  -- BROKEN\n  return R" } })
     local w = dev:array("f32", n, 1, "w")
     -- N = 37: one-float vectors, 64 threads, 37 of them in the (only, partial) sweep; thread 37 is let through
     local err = launch_error(ks.rmsnorm, { args = { x, w, out, 1e-5 }, defines = { B = 1, N = n } })
-    expect(err, path, line_of(text, "if #v == 1 then on(guard).ld.global.nc.f32(v[1], ptx.addr(base, off))"),
+    expect(err, lib_path, line_of(lib_text, "if #v == 1 then on(guard).ld.global.nc.f32(v[1], ptx.addr(base, off))"),
            "out-of-bounds ld.global.nc.f32 by thread (37,0,0) of CTA (0,0,0)", "just past the end of buffer 'x'")
     w:free()
   end)
@@ -144,7 +155,10 @@ end)
 describe("broken kernels: barriers", function()
   -- rmsnorm at N = 1000: four-float vectors, 256 threads, 8 warps reduce through shared memory
   local B, N = 2, 1000
-  local NOBAR = { { "ptx.bar.sync(0)", "do end  -- BROKEN: no bar.sync" } }
+  -- the bar.sync of the SIMT kernels' block reduction (kernels/lib/rows.lua), replaced by `new`
+  local REDUCE_BAR = "ptx.bar.sync(0)\n  return combine(P, red, 0, op)"
+  local function at_bar(new) return { { REDUCE_BAR, new .. "\n  return combine(P, red, 0, op)" } } end
+  local NOBAR = at_bar("do end  -- BROKEN: no bar.sync")
   local x, w, y
   before_each(function()
     local r = rng(7)
@@ -155,21 +169,21 @@ describe("broken kernels: barriers", function()
   after_each(function() x:free(); w:free(); y:free() end)
 
   it("rmsnorm without the reduction's bar.sync: warp 0 reads partials not yet written (uninit_shared)", function()
-    local ks, path, text = broken("rmsnorm.lua", NOBAR)
+    local ks, _, _, lib_path, lib_text = broken("rmsnorm.lua", {}, NOBAR)
     local err = launch_error(ks.rmsnorm, { args = { x, w, y, 1e-5 }, defines = { B = B, N = N }, checks = { uninit_shared = true } })
-    expect(err, path, line_of(text, "if n == 4 then ptx.ld.shared.v4.f32(chunk, ptx.addr(red, w * 4))"),
+    expect(err, lib_path, line_of(lib_text, "if n == 4 then ptx.ld.shared.v4.f32(chunk, ptx.addr(red, off + w * 4))"),
            "ld.shared.v4.f32 by thread (0,0,0) of CTA (0,0,0) reads shared byte 0x4, which no thread has written")
   end)
 
   it("rmsnorm without the reduction's bar.sync: warp 1's partial races with warp 0's read (races)", function()
-    local ks, path, text = broken("rmsnorm.lua", NOBAR)
+    local ks, _, _, lib_path, lib_text = broken("rmsnorm.lua", {}, NOBAR)
     local err = launch_error(ks.rmsnorm, { args = { x, w, y, 1e-5 }, defines = { B = B, N = N }, checks = { races = true } })
-    expect(err, path, line_of(text, "ptx.at(lane:eq(0)).st.shared.f32(ptx.addr(slot), v)"),
+    expect(err, lib_path, line_of(lib_text, "ptx.at(lane:eq(0)).st.shared.f32(ptx.addr(slot), v)"),
            "shared-memory race on byte 0x4: st.shared.f32 by thread (32,0,0) of CTA (0,0,0) writes it after thread (0,0,0) of CTA (0,0,0) read it with no barrier between")
   end)
 
   it("rmsnorm without the reduction's bar.sync: wrong results when no check is on", function()
-    local ks = broken("rmsnorm.lua", NOBAR)
+    local ks = broken("rmsnorm.lua", {}, NOBAR)
     ks.rmsnorm:launch { device = dev, args = { x, w, y, 1e-5 }, defines = { B = B, N = N } }
     local xs, ws, want = x:read(), w:read(), {}
     local e32 = dev:array("f32", 1, { 1e-5 })
@@ -185,19 +199,19 @@ describe("broken kernels: barriers", function()
   end)
 
   it("softmax with its bar.sync reached by warp 0 only: deadlock, at the bar.sync", function()
-    local ks, path, text = broken("softmax.lua",
-      { { "ptx.bar.sync(0)", "ptx.if_(warp:eq(0), function() ptx.bar.sync(0) end)  -- BROKEN" } })
+    local ks, _, text, lib_path, lib_text = broken("softmax.lua", {},
+      at_bar("ptx.if_(warp:eq(0), function() ptx.bar.sync(0) end)  -- BROKEN"))
     local err = launch_error(ks.softmax, { args = { x, y }, defines = { B = B, N = N } })
-    expect(err, path, line_of(text, "-- BROKEN"),
+    expect(err, lib_path, line_of(lib_text, "-- BROKEN"),
            "deadlock in CTA (0,0,0): bar.sync waits on barrier 0 for 256 threads, 32 arrived",
            fmt("warp 1: 32 threads exited (line %d)", line_of(text, "    ptx.ret()")))
   end)
 
   it("softmax with its bar.sync reached by half of each warp: barrier misuse, at the bar.sync", function()
-    local ks, path, text = broken("softmax.lua",
-      { { "ptx.bar.sync(0)", "ptx.if_(lane:lt(16), function() ptx.bar.sync(0) end)  -- BROKEN" } })
+    local ks, _, _, lib_path, lib_text = broken("softmax.lua", {},
+      at_bar("ptx.if_(lane:lt(16), function() ptx.bar.sync(0) end)  -- BROKEN"))
     local err = launch_error(ks.softmax, { args = { x, y }, defines = { B = B, N = N } })
-    expect(err, path, line_of(text, "-- BROKEN"),
+    expect(err, lib_path, line_of(lib_text, "-- BROKEN"),
            "bar.sync in warp 0 of CTA (0,0,0): an aligned barrier executed by part of a warp",
            "(lanes 0xffff0000)")
   end)
@@ -306,13 +320,13 @@ describe("broken kernels: the TMA RMSNorm", function()
   end)
 
   it("expecting 16 bytes more than the row's copy brings: deadlock at the wait, naming the mbarrier", function()
-    local ks, path, text = broken("rmsnorm_tma.lua",
+    local ks, path, text, _, lib_text = broken("rmsnorm_tma.lua", {},
       { { "(ptx._, full:addr(0, 8 * s), P.rowbytes)", "(ptx._, full:addr(0, 8 * s), P.rowbytes + 16)  -- BROKEN" } })
     local err = launch_error(ks.rmsnorm_tma, { args = { x, w, y, 1e-5 }, defines = defs })
     -- two 4000-byte rows, each buffer rounded to 4096 bytes: the mbarriers follow at 0x2000
     expect(err, path, line_of(text, WAIT),
            "deadlock in CTA (0,0,0): mbarrier.try_wait.parity.shared::cta.b64 waits on the mbarrier at shared 0x2000",
-           fmt("(initialized at line %d)", line_of(text, 'ptx.op "mbarrier.init.shared::cta.b64"')),
+           fmt("(initialized at line %d)", line_of(lib_text, 'ptx.op "mbarrier.init.shared::cta.b64"')),
            "whose phase 0 still misses 0 of 1 arrivals and 16 transaction bytes")
   end)
 end)
