@@ -541,7 +541,7 @@ static void pending_copy(plX_emu *e, plU_buf *b, uint32_t byte) {
 ** the same byte, at least one writing, with no barrier between them (epochs count barriers) */
 void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid, int write) {
   if (write && e->C->h.pw) plX__hop_generic_write(e, off, n, tid);
-  if (write && e->C->h.rd.n && plX__hop_wg_clobber(e, in->stmt, e->C, off, n, plX__opname(e, in->stmt))) return;
+  if (write && e->C->h.rd.n && plX__hop_wg_clobber(e, in->stmt, e->C, off, n, (int)(tid / 32), plX__opname(e, in->stmt))) return;
   if (!(e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES))) return;
   for (uint32_t i = off; i < off + n; i++) {
     if ((e->checks & PLX_CHECK_UNINIT_SHARED) && !write && !e->C->smem_def[i]) {

@@ -84,6 +84,8 @@ static uint64_t src_addr(const xins *in, const xwarp *w, int l) {
 }
 
 /* ---- mbarrier objects ---------------------------------------------------------------------------- */
+static void wg_release(plX_emu *e, xwarp *w, xins *in, xcta *c, xmbar *m);
+static void wg_acquire(xwarp *w, xcta *c, xmbar *m);
 static xmbar *mb_find(xcta *c, uint32_t off) {
   for (uint32_t i = 0; i < c->h.mb.n; i++) if (c->h.mb.p[i].off == off) return &c->h.mb.p[i];
   return NULL;
@@ -106,6 +108,8 @@ static void mb_progress(plX_emu *e, xcta *c, xmbar *m) {
   m->phase++;
   m->pending = m->expected;
   m->tx = 0;
+  memcpy(m->ldn, m->dn, sizeof m->dn);
+  memset(m->dn, 0, sizeof m->dn);
   mb_wake(e, c, m->off);
 }
 
@@ -168,6 +172,7 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
         m = &c->h.mb.p[c->h.mb.n - 1];
       }
       m->off = off; m->expected = m->pending = v; m->tx = 0; m->phase = 0; m->valid = 1;
+      memset(m->dn, 0, sizeof m->dn); memset(m->ldn, 0, sizeof m->ldn);
       m->pc = (uint32_t)(in - e->xf.code);
       memset(c->smem + off, 0, 8);
       if (c->smem_def) memset(c->smem_def + off, 1, 8);
@@ -184,6 +189,7 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
         count = 1;
       }
       uint64_t st;
+      if (c == e->C) wg_release(e, w, in, c, m);
       if (mb_arrive(e, in, w, l, c, m, count, in->sub == 3, (in->sub2 & 2) != 0, &st)) return e->status;
       D[l] = st;
       break;
@@ -207,7 +213,7 @@ static int exec_mbwait(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em,
     int done;
     if (in->sub2) done = (m->phase & 1) != (B[l] & 1);             /* the phase of that parity completed */
     else done = (uint32_t)(B[l] >> 32) != m->phase;                /* the state's phase is no longer current */
-    if (done) ok |= 1u << l;
+    if (done) { ok |= 1u << l; if (c == e->C && c->h.rd.n) wg_acquire(w, c, m); }
     else { wait |= 1u << l; w->wmb[l] = off; w->bid[l] = XB_MBAR; w->bpc[l] = pc; }
   });
   w->P[in->d] = pmerge(w->P[in->d], ~0u, ok);
@@ -345,25 +351,78 @@ static int wg_pending(const xcta *c, const xwgrd *r) {
   return r->group - 1 >= c->warps[r->warp].wg_done;
 }
 
-/* drop the records whose group a wait_group has covered */
+/* a retired read still matters while a warp ordered after its early release may write there, or one
+** may still complete a wait on the phase it was released into */
+static int wg_keep(xcta *c, const xwgrd *r) {
+  if (wg_pending(c, r) || r->acq) return 1;
+  if (!r->rel) return 0;
+  xmbar *m = mb_find(c, r->rel_mb);
+  return m && m->valid && m->phase <= r->rel_phase + 1;
+}
+
+/* drop the records nothing can race with any more */
 static void wg_retire(xcta *c) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < c->h.rd.n; i++)
-    if (wg_pending(c, &c->h.rd.p[i])) c->h.rd.p[k++] = c->h.rd.p[i];
+    if (wg_keep(c, &c->h.rd.p[i])) c->h.rd.p[k++] = c->h.rd.p[i];
   c->h.rd.n = k;
 }
 
-int plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, const char *who) {
+/* warp w arrives on m while wgmma reads of its own are pending: a waiter on that phase is ordered
+** after the arrive, not after the wait_group that retires the reads (the PTX memory model only
+** guarantees a wgmma's shared reads complete at that wait_group). Also note what w has retired. */
+static void wg_release(plX_emu *e, xwarp *w, xins *in, xcta *c, xmbar *m) {
+  uint32_t wi = (uint32_t)w->idx;
+  if (wi < 32 && m->dn[wi] < w->wg_done + 1) m->dn[wi] = w->wg_done + 1;
+  for (uint32_t i = 0; i < c->h.rd.n; i++) {
+    xwgrd *r = &c->h.rd.p[i];
+    if (r->warp != wi || r->rel || !wg_pending(c, r)) continue;
+    r->rel = (uint32_t)(in - e->xf.code) + 1; r->rel_mb = m->off; r->rel_phase = m->phase;
+  }
+}
+
+/* warp w completed a wait on m: it is ordered after the early releases into m's completed phases,
+** and after the wait_groups of the warps that arrived on m's last completed phase */
+static void wg_acquire(xwarp *w, xcta *c, xmbar *m) {
+  uint32_t wi = (uint32_t)w->idx;
+  if (wi >= 32) return;
+  for (uint32_t i = 0; i < c->h.rd.n; i++) {
+    xwgrd *r = &c->h.rd.p[i];
+    if (r->rel && r->rel_mb == m->off && r->rel_phase < m->phase && r->warp != wi) r->acq |= 1u << wi;
+    if ((r->acq >> wi & 1) && r->warp < 32 && m->ldn[r->warp] > r->group) r->acq &= ~(1u << wi);
+  }
+}
+
+void plX__hop_bar_sync(xcta *c) {
+  for (uint32_t i = 0; i < c->h.rd.n; i++)
+    if (!wg_pending(c, &c->h.rd.p[i])) c->h.rd.p[i].acq = 0;
+}
+
+/* a write by warp `warp` of c (-1: unknown) to shared bytes [off, off + n) of c; only_acq: report
+** only the writes ordered after an early release (a copy being issued: it lands later) */
+static int wg_check(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, int warp, int only_acq, const char *who) {
   for (uint32_t i = 0; i < c->h.rd.n; i++) {
     const xwgrd *r = &c->h.rd.p[i];
-    if (off >= r->hi || off + n <= r->lo || !wg_pending(c, r)) continue;
+    if (off >= r->hi || off + n <= r->lo) continue;
+    int acq = warp >= 0 && warp < 32 && (r->acq >> warp & 1);
+    if (!acq && (only_acq || !wg_pending(c, r))) continue;
     uint32_t at = off > r->lo ? off : r->lo;
-    plX__fail(e, stmt, "%s writes shared byte 0x%x of CTA (%u,%u,%u), which the wgmma.mma_async of line %u (warp %u) reads: no "
-              "wgmma.wait_group has covered that wgmma yet (release a buffer only after the wait_group that retires its readers)",
-              who, at, c->ctaid[0], c->ctaid[1], c->ctaid[2], line_of(e, r->pc), r->warp);
+    if (acq)
+      plX__fail(e, stmt, "%s writes shared byte 0x%x of CTA (%u,%u,%u), which the wgmma.mma_async of line %u (warp %u) reads: "
+                "stage released at line %u before wgmma.wait_group covers the wgmma at line %u (this write is ordered after that "
+                "mbarrier arrive, not after the wait_group; arrive only after the wait_group that retires the stage's readers)",
+                who, at, c->ctaid[0], c->ctaid[1], c->ctaid[2], line_of(e, r->pc), r->warp, line_of(e, r->rel - 1), line_of(e, r->pc));
+    else
+      plX__fail(e, stmt, "%s writes shared byte 0x%x of CTA (%u,%u,%u), which the wgmma.mma_async of line %u (warp %u) reads: no "
+                "wgmma.wait_group has covered that wgmma yet (release a buffer only after the wait_group that retires its readers)",
+                who, at, c->ctaid[0], c->ctaid[1], c->ctaid[2], line_of(e, r->pc), r->warp);
     return 1;
   }
   return 0;
+}
+
+int plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, int warp, const char *who) {
+  return wg_check(e, stmt, c, off, n, warp, 0, who);
 }
 
 /* an async-proxy read of shared bytes [off, off + n) of CTA c: written by a generic store without a
@@ -392,6 +451,10 @@ static int proxy_read(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint
 /* ---- copies in flight ------------------------------------------------------------------------------ */
 static int queue(plX_emu *e, const xins *in, uint32_t tid, uint32_t mask, uint32_t lo, uint32_t n, uint32_t mbar, uint32_t tx,
                  uint8_t *data, uint8_t *valid, int sw) {
+  if ((mask >> e->C->rank & 1) && e->C->h.rd.n && wg_check(e, in->stmt, e->C, lo, n, (int)(tid / 32), 1, plX__opname(e, in->stmt))) {
+    free(data); free(valid);
+    return e->status;
+  }
   xasync a;
   a.pc = (uint32_t)(in - e->xf.code); a.tid = tid; a.rank = e->C->rank; a.mask = mask; a.lo = lo; a.n = n;
   a.mbar = mbar; a.tx = tx; a.data = data; a.valid = valid; a.sw = sw;
@@ -410,7 +473,7 @@ int plX__hop_flush(plX_emu *e) {
     for (uint32_t r = 0; r < H->ncl && !err; r++) {
       if (!(a->mask >> r & 1)) continue;
       xcta *c = &e->ctas[r];
-      if (c->h.rd.n && plX__hop_wg_clobber(e, e->xf.code[a->pc].stmt, c, a->lo, a->n, plX__opname(e, e->xf.code[a->pc].stmt))) {
+      if (c->h.rd.n && plX__hop_wg_clobber(e, e->xf.code[a->pc].stmt, c, a->lo, a->n, r == a->rank ? (int)(a->tid / 32) : -1, plX__opname(e, e->xf.code[a->pc].stmt))) {
         err = 1;
         break;
       }
@@ -692,7 +755,8 @@ static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   int integer = at == PLT_S8 || at == PLT_U8;
   uint32_t wi = (uint32_t)w->idx % 4;                              /* this warp's 16 rows of the 64 */
   double A[16 * 32], *B = malloc(sizeof(double) * (size_t)N * (size_t)K);
-  xwgrd sa_span = {0, 0, 0, 0, 0}, sb_span = {0, 0, 0, 0, 0};
+  xwgrd sa_span, sb_span;
+  memset(&sa_span, 0, sizeof sa_span); memset(&sb_span, 0, sizeof sb_span);
   if (!B) return plX__fail(e, in->stmt, "out of memory");
   if (in->sub & 16) {                                              /* A in registers: the mma.sync A fragments */
     for (int l = 0; l < 32; l++) {

@@ -176,12 +176,16 @@ typedef struct xmbar {
   uint32_t phase;              /* phases completed */
   uint32_t pc;                 /* the init (messages) */
   int valid;
+  uint32_t dn[32], ldn[32];    /* per warp: 1 + its wgmma groups retired at its last arrive in this / the last completed phase */
 } xmbar;
 
 /* shared bytes [lo, hi) a wgmma.mma_async of warp `warp` reads through a descriptor, until a
 ** wgmma.wait_group covers its group (1-based, as wgg): writes there before are reported */
 typedef struct xwgrd {
   uint32_t lo, hi, warp, group, pc;
+  uint32_t rel;                /* 1 + the pc of an mbarrier arrive by that warp while the read was pending, 0 none */
+  uint32_t rel_mb, rel_phase;  /* that arrive's mbarrier (shared offset) and phase */
+  uint32_t acq;                /* warps ordered after that arrive (a completed wait) but not after the wait_group */
 } xwgrd;
 
 typedef struct xcta_hop {
@@ -398,7 +402,8 @@ int  plX__hop_cluster_check(plX_emu *e);   /* barrier.cluster completes when exi
 int  plX__hop_deadlock(plX_emu *e, plU_buf *m, xwarp *W, int lane);   /* the mbarrier/cluster part of a report */
 int  plX__hop_accum_check(plX_emu *e, xwarp *w, xins *in);           /* accumulator read before wait_group */
 void plX__hop_generic_write(plX_emu *e, uint32_t off, uint32_t n, uint32_t tid);
-int  plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, const char *who); /* 1 after reporting */
+int  plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, int warp, const char *who); /* 1 after reporting; warp: the writer's in c, -1 */
+void plX__hop_bar_sync(xcta *c);           /* a CTA barrier completed: its warps are ordered after the retired wgmma reads */
 int  plX__hop_smem(plX_emu *e, uint64_t a, xcta **c, uint32_t *off);  /* shared::cluster address -> CTA, offset */
 
 /* emu_mma.c: warp-collective matrix instructions */

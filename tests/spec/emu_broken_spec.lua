@@ -19,6 +19,8 @@
 --                                                         has not landed); wrong results without checks
 --   rmsnorm_tma: expect_tx of 16 bytes too many          -> deadlock at the mbarrier wait, naming the
 --                                                         mbarrier and the bytes it still misses
+--   gemm: a stage released above the wgmma.wait_group  -> the early-release check at the producer's TMA
+--         that retires its wgmmas                         refill, naming the arrive and the wgmma lines
 local H = require "helper"
 local rt = require "ptxlua.emu"
 
@@ -329,4 +331,52 @@ describe("broken kernels: the TMA RMSNorm", function()
            fmt("(initialized at line %d)", line_of(lib_text, 'ptx.op "mbarrier.init.shared::cta.b64"')),
            "whose phase 0 still misses 0 of 1 arrivals and 16 transaction bytes")
   end)
+end)
+
+---------------------------------------------------------------------------------------------------
+-- gemm (TMA + wgmma, warp-specialized): the consumer releases the previous stage (its arrive on the
+-- stage's empty barrier) above the wgmma.wait_group that retires the wgmmas still reading that
+-- stage. The producer, ordered after that arrive only, refills the stage with TMA: a race with the
+-- tensor cores that the emulator's schedule (each warp runs until it blocks, so the wait_group has
+-- run by then) would otherwise hide behind correct results.
+describe("broken kernels: the TMA/wgmma GEMM", function()
+  local WAIT = "ptx.wgmma.wait_group.sync.aligned(1)\n            ptx.if_(is_lead:and_(accumulate), function() release(prev) end)"
+  local EARLY = "ptx.if_(is_lead:and_(accumulate), function() release(prev) end)  -- BROKEN: before the wait\n" ..
+                "            ptx.wgmma.wait_group.sync.aligned(1)"
+  local function gemm(edits)
+    local text = edited("gemm.lua", edits)
+    local dir = H.tmpfile("_kernels")
+    assert(os.execute(fmt("mkdir -p '%s'", dir)))
+    local path = H.write(dir .. "/gemm.lua", text)
+    local ptx = H.fresh()
+    local ret = dofile(path)
+    local k
+    for _, kk in ipairs(ptx.kernels()) do if kk.name == "gemm" then k = kk end end
+    return k, ret, path, text
+  end
+  for _, c in ipairs { { M = 200, N = 264, K = 136, SMS = 2, CLUSTER = 1 }, { M = 130, N = 200, K = 72, SMS = 2, BN = 64, CLUSTER = 1, STAGES = 3 },
+                       { M = 200, N = 264, K = 136, SMS = 2 } } do
+    local what = fmt("M=%d N=%d K=%d%s%s", c.M, c.N, c.K, c.CLUSTER and " CLUSTER=1" or " (cluster of 2)", c.STAGES and " STAGES=3" or "")
+    it("releasing a stage before the wait_group that retires its wgmmas: error at the TMA refill, naming both lines, " .. what, function()
+      local r = rng(c.M + c.N + c.K)
+      local A = dev:array("bf16", c.M * c.K, function() return r(-1, 1) end, "A")
+      local B = dev:array("bf16", c.N * c.K, function() return r(-1, 1) end, "B")
+      local C = dev:array("bf16", c.M * c.N, nil, "C"):poison()
+      -- the real kernel runs cleanly (no false report on the correct order)
+      local k, ret = gemm({})
+      local sa, sb, sc = ret.maps(c)
+      k:launch { device = dev, args = { dev:tensormap(A, sa), dev:tensormap(B, sb), dev:tensormap(C, sc) }, defines = c }
+      local kb, retb, path, text = gemm({ { WAIT, EARLY } })
+      sa, sb, sc = retb.maps(c)
+      local err = launch_error(kb, { args = { dev:tensormap(A, sa), dev:tensormap(B, sb), dev:tensormap(C, sc) }, defines = c })
+      A:free(); B:free(); C:free()
+      -- the arrive inside release(), called from the line moved above the wait_group
+      expect(err, path, line_of(text, "load(ptx.addr(da), ptx.taddr(amap, { k0, m0 }), ptx.addr(fb))"),
+             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes writes shared byte",
+             fmt("which the wgmma.mma_async of line %d", line_of(text, "wgmma(acc, (da + 2 * kk)")),
+             fmt("stage released at line %d before wgmma.wait_group covers the wgmma at line %d",
+                 line_of(text, c.CLUSTER == 1 and 'ptx.op "mbarrier.arrive.shared::cta.b64"' or 'ptx.op "mbarrier.arrive.release.cluster'),
+                 line_of(text, "wgmma(acc, (da + 2 * kk)")))
+    end)
+  end
 end)

@@ -4,7 +4,7 @@
 -- wgmma m64n64k16 bf16 from TMA-loaded swizzled tiles against a double reference, mbarrier
 -- deadlocks and over-arrivals at their lines, a 2-CTA cluster exchanging data through mapa, the
 -- accumulator and proxy checks, writes (st.shared, a TMA load) into a wgmma's operands before its
--- wait_group, elect.sync, and the tensor map's validation.
+-- wait_group or after a release (mbarrier arrive) that precedes it, elect.sync, and the tensor map's validation.
 local H = require "helper"
 local rt = require "ptxlua.emu"
 local bit = require "bit"
@@ -331,6 +331,48 @@ describe("emulated wgmma", function()
     assert.matches(fmt(":%d: error: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes writes shared byte", line), err, 1, true)
     assert.matches("which the wgmma.mma_async of line %d+ %(warp %d%) reads: no wgmma.wait_group has covered that wgmma yet", err)
   end)
+
+  -- warp 0 releases row 0 of A (an arrive on the mbarrier) and warp 1, after waiting for that phase,
+  -- overwrites it: fine after warp 0's wgmma.wait_group, a race with warp 0's wgmma before it, even
+  -- though warp 0 runs its wait_group first here (the release carries the pending reads)
+  for _, early in ipairs { false, true } do
+    it(early and "flags a write ordered after a release that precedes the wgmma.wait_group, at the writing line"
+             or "accepts a write ordered after a release that follows the wgmma.wait_group", function()
+      local ptx = H.fresh()
+      local line, arline
+      local k = gemm_kernel(ptx, { name = early and "relearly" or "rellate", early = function(p, _, env)
+        local warp = env.tid:shr(5)
+        p.bar.sync(0)                               -- every warp is past its wait on phase 0
+        local function release()
+          p.if_(env.tid:eq(0), function()
+            arline = debug.getinfo(1, "l").currentline + 1
+            p.op "mbarrier.arrive.shared::cta.b64" (p._, env.bar:addr(0))
+          end)
+        end
+        p.if_(warp:eq(0), function()
+          if early then release(); p.wgmma.wait_group.sync.aligned(0)
+          else p.wgmma.wait_group.sync.aligned(0); release() end
+        end)
+        p.if_(warp:eq(1), function()
+          p.wgmma.wait_group.sync.aligned(0)
+          p.mbarrier_wait(env.bar, 1)
+          local s = p.reg.u32()
+          p.mov.u32(s, p.sym "smem")
+          line = debug.getinfo(1, "l").currentline + 1
+          p.st.shared.u32(p.addr(s + env.sA.offset + env.tid:band(31):shl(2)), 0)
+        end)
+      end })
+      local dev = rt.device("emu")
+      local _, _, ta, tbm = inputs(dev)
+      local ok, err = pcall(rt.launch, k, { device = dev, args = { ta, tbm, dev:array("f32", 4096) } })
+      if not early then assert.is_true(ok, err); return end
+      assert.is_false(ok)
+      assert.matches(fmt(":%d: error: st.shared.u32 writes shared byte 0x", line), err, 1, true)
+      local wl = err:match("which the wgmma.mma_async of line (%d+) %(warp 0%) reads: ")
+      assert.is_truthy(wl, err)
+      assert.matches(fmt("stage released at line %d before wgmma.wait_group covers the wgmma at line %s", arline, wl), err, 1, true)
+    end)
+  end
 
   it("flags shared memory written by ordinary stores and read by wgmma without fence.proxy.async", function()
     local ptx = H.fresh()
