@@ -87,6 +87,10 @@ static void show_line(const char *file, int line) {
   fclose(f);
 }
 
+/* -o FILE with --print-ptx: the text traced once, written to FILE (atomically) and to stdout */
+typedef struct { const char *p; size_t n; } ptx_text;
+static int fill_text(void *ud, FILE *f) { ptx_text *t = (ptx_text *)ud; return fwrite(t->p, 1, t->n, f) == t->n ? 0 : 1; }
+
 static int fail(ptxlua_engine *e, int rc) {
   fprintf(stderr, "%s\n", ptxlua_errmsg(e));
   show_line(ptxlua_errfile(e), ptxlua_errline(e));
@@ -243,11 +247,28 @@ int main(int argc, char **argv) {
     fflush(stdout);
     ptxlua_free(summary);
   }
+  if (out && print) {                 /* -o with --print-ptx: both, from one trace */
+    char *txt = NULL;
+    size_t len = 0;
+    rc = ptxlua_ptx(e, *kernels ? kernels : NULL, flags, &txt, &len);
+    if (rc) return fail(e, rc);
+    ptx_text t = {txt, len};
+    char err[4400];
+    rc = plE_write_atomic(out, fill_text, &t, err, sizeof err);
+    if (rc == 0 && (fwrite(txt, 1, len, stdout) != len || fflush(stdout) != 0)) {
+      snprintf(err, sizeof err, "ptxlua: error: writing the PTX to standard output failed");
+      rc = PTXLUA_IO;
+    }
+    ptxlua_free(txt);
+    if (rc) { fprintf(stderr, "%s\n", err); ptxlua_close(e); return rc == PTXLUA_MISUSE ? 2 : 1; }
+    ptxlua_close(e);
+    return 0;
+  }
   if (out) {
     rc = ptxlua_write_ptx(e, *kernels ? kernels : NULL, flags, out);
     if (rc) return fail(e, rc);
   }
-  if ((!out && !emulate) || print) {  /* -o with --print-ptx: both; --emulate alone prints no PTX */
+  if (!out && (!emulate || print)) {  /* --emulate alone prints no PTX */
     rc = ptxlua_fwrite_ptx(e, *kernels ? kernels : NULL, flags, stdout);
     if (rc) return fail(e, rc);
   }

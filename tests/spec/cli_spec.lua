@@ -125,6 +125,13 @@ describe("output", function()
     assert.truthy(err:match("^" .. lit(bad) .. ":3: error: "), err)
     assert.are.equal("previous\n", H.read(dir .. "/k.ptx"))
     assert.are.equal("k.ptx\n", (H.sh("ls -A " .. H.shq(dir))))
+    -- with --print-ptx as well (one trace for both outputs): nothing on stdout, the file kept
+    out, err, rc = H.ptxlua { bad, "-o", dir .. "/k.ptx", "--print-ptx" }
+    assert.are.equal(1, rc)
+    assert.are.equal("", out)
+    assert.truthy(err:match("^" .. lit(bad) .. ":3: error: "), err)
+    assert.are.equal("previous\n", H.read(dir .. "/k.ptx"))
+    assert.are.equal("k.ptx\n", (H.sh("ls -A " .. H.shq(dir))))
     -- -D errors too
     _, err, rc = H.ptxlua { two(), "-D", "N=abc", "-o", dir .. "/k.ptx" }
     assert.are.equal(1, rc)
