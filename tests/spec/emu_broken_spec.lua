@@ -85,14 +85,7 @@ local function expect(err, path, line, ...)
   end
 end
 
--- deterministic pseudo-random numbers in [lo, hi) (Park-Miller)
-local function rng(seed)
-  local s = seed % 2147483646 + 1
-  return function(lo, hi)
-    s = s * 16807 % 2147483647
-    return lo + (hi - lo) * (s / 2147483647)
-  end
-end
+local rng = require("kcheck").rng                  -- deterministic inputs (Park-Miller)
 
 -- elements where |got - want| > bound (NaN counts), and the first of them (0-based)
 local function mismatches(got, want, bound)

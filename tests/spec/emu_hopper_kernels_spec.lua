@@ -20,53 +20,13 @@ local H = require "helper"
 local rt = require "ptxlua.emu"
 
 local dev = rt.device("emu")
-local abs, exp, log, frexp, sqrt, floor = math.abs, math.exp, math.log, math.frexp, math.sqrt, math.floor
+local abs, exp, log, sqrt, floor = math.abs, math.exp, math.log, math.sqrt, math.floor
 local fmt = string.format
 local CHECKS = { races = true, uninit_shared = true, uninit_regs = true }
 local LIMIT = 200000000                    -- warp instructions: a stuck pipeline fails, never hangs
 
-local function load(file)
-  local ptx = H.fresh()
-  local ret = dofile(H.root .. "/kernels/" .. file)
-  local ks = {}
-  for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
-  return ks, ret
-end
-
-local function rng(seed)
-  local s = seed % 2147483646 + 1
-  return function(lo, hi)
-    s = s * 16807 % 2147483647
-    return lo + (hi - lo) * (s / 2147483647)
-  end
-end
-
-local function bf16_half_ulp(x)
-  if x == 0 then return 2 ^ -134 end
-  local _, e = frexp(abs(x))
-  return 2 ^ (e - 9)
-end
-
-local function desc(defs)
-  local keys = {}
-  for k in pairs(defs) do keys[#keys + 1] = k end
-  table.sort(keys)
-  local s = {}
-  for _, k in ipairs(keys) do s[#s + 1] = k .. "=" .. tostring(defs[k]) end
-  return table.concat(s, " ")
-end
-
-local function compare(what, got, want, bound, name)
-  assert(#got == #want, fmt("%s: %d outputs, %d expected", what, #got, #want))
-  for i = 1, #want do
-    local g, w = got[i], want[i]
-    local b = bound(i, w)
-    if not (abs(g - w) <= b) then
-      error(fmt("%s: element %s = %.9g, expected %.9g (|error| %.3g > %.3g)", what, name and name(i) or tostring(i - 1),
-                g, w, abs(g - w), b), 2)
-    end
-  end
-end
+local KC = require "kcheck"
+local load, rng, bf16_half_ulp, desc, compare, free = KC.load, KC.rng, KC.bf16_half_ulp, KC.desc, KC.compare, KC.free
 
 -- launch, or the reason the emulator cannot run this kernel yet (nil, why)
 local function try_launch(k, args, defs)
@@ -85,8 +45,6 @@ local function no_maps()
   a:free()
   if not ok then return "dev:tensormap cannot make a tensor map in this build yet: " .. tostring(err) end
 end
-
-local function free(...) for _, a in ipairs { ... } do a:free() end end
 
 ---------------------------------------------------------------------------------------------------
 -- gemm: C = A B^T. M = 200, N = 264, K = 136: partial tiles in M, N and K; 2 x 2 tiles of 128 x 256,

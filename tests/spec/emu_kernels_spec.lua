@@ -25,74 +25,16 @@ local H = require "helper"
 local rt = require "ptxlua.emu"
 
 local dev = rt.device("emu")
-local abs, floor, frexp, ldexp = math.abs, math.floor, math.frexp, math.ldexp
+local abs, floor = math.abs, math.floor
 local fmt = string.format
 local CHECKS = { races = true, uninit_shared = true, uninit_regs = true }
 
--- the kernels of kernels/<file>, by name (each file loaded once, into a fresh registry)
-local function load(file)
-  local ptx = H.fresh()
-  dofile(H.root .. "/kernels/" .. file)
-  local ks = {}
-  for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
-  return ks
-end
-
--- deterministic pseudo-random numbers in [lo, hi): Park-Miller (products stay below 2^53)
-local function rng(seed)
-  local s = seed % 2147483646 + 1
-  return function(lo, hi)
-    s = s * 16807 % 2147483647
-    return lo + (hi - lo) * (s / 2147483647)
-  end
-end
-
--- x rounded to a binary float with `bits` significand bits, to nearest even (normal range)
-local function round_to(x, bits)
-  if x == 0 or x ~= x or abs(x) == math.huge then return x end
-  local m, e = frexp(x)                          -- x = m * 2^e, 0.5 <= |m| < 1
-  local r = m * 2 ^ bits
-  local f = floor(r)
-  local d = r - f
-  if d > 0.5 or (d == 0.5 and f % 2 == 1) then f = f + 1 end
-  return ldexp(f, e - bits)
-end
-local function f32(x) return round_to(x, 24) end
-
--- half an ulp of bf16 at |x| (8 significand bits)
-local function bf16_half_ulp(x)
-  if x == 0 then return 2 ^ -134 end
-  local _, e = frexp(abs(x))
-  return 2 ^ (e - 9)
-end
-
-local function desc(defs)
-  local keys = {}
-  for k in pairs(defs) do keys[#keys + 1] = k end
-  table.sort(keys)
-  local s = {}
-  for _, k in ipairs(keys) do s[#s + 1] = k .. "=" .. tostring(defs[k]) end
-  return table.concat(s, " ")
-end
-
--- every element: |got - want| <= bound(i, want) (NaN fails); the first failure is an error
-local function compare(what, got, want, bound, index_name)
-  assert(#got == #want, fmt("%s: %d outputs, %d expected", what, #got, #want))
-  for i = 1, #want do
-    local g, w = got[i], want[i]
-    local b = bound(i, w, g)
-    if not (abs(g - w) <= b) and g ~= w then
-      error(fmt("%s: element %s = %.9g, expected %.9g (|error| %.3g > %.3g)", what,
-                index_name and index_name(i) or tostring(i - 1), g, w, abs(g - w), b), 2)
-    end
-  end
-end
+local KC = require "kcheck"
+local load, rng, f32, bf16_half_ulp, desc, compare, free = KC.load, KC.rng, KC.f32, KC.bf16_half_ulp, KC.desc, KC.compare, KC.free
 
 local function launch(k, args, defs)
   return k:launch { device = dev, args = args, defines = defs, checks = CHECKS }
 end
-
-local function free(...) for _, a in ipairs { ... } do a:free() end end
 
 ---------------------------------------------------------------------------------------------------
 describe("emulated kernels: vector_add", function()

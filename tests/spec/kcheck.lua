@@ -1,0 +1,73 @@
+-- kcheck.lua -- what the kernel specs (emu_kernels_spec, emu_hopper_kernels_spec, emu_broken_spec)
+-- share to run kernels against references: loading a kernel file into a fresh registry, the
+-- deterministic inputs, float rounding, and the element-by-element comparison.
+local H = require "helper"
+
+local K = {}
+local abs, floor, frexp, ldexp = math.abs, math.floor, math.frexp, math.ldexp
+local fmt = string.format
+
+-- the kernels of kernels/<file>, by name (each file loaded into a fresh registry), and what the file
+-- returned (the Hopper kernels return their tensor-map specs)
+function K.load(file)
+  local ptx = H.fresh()
+  local ret = dofile(H.root .. "/kernels/" .. file)
+  local ks = {}
+  for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
+  return ks, ret
+end
+
+-- deterministic pseudo-random numbers in [lo, hi): Park-Miller (products stay below 2^53)
+function K.rng(seed)
+  local s = seed % 2147483646 + 1
+  return function(lo, hi)
+    s = s * 16807 % 2147483647
+    return lo + (hi - lo) * (s / 2147483647)
+  end
+end
+
+-- x rounded to a binary float with `bits` significand bits, to nearest even (normal range)
+function K.round_to(x, bits)
+  if x == 0 or x ~= x or abs(x) == math.huge then return x end
+  local m, e = frexp(x)                          -- x = m * 2^e, 0.5 <= |m| < 1
+  local r = m * 2 ^ bits
+  local f = floor(r)
+  local d = r - f
+  if d > 0.5 or (d == 0.5 and f % 2 == 1) then f = f + 1 end
+  return ldexp(f, e - bits)
+end
+function K.f32(x) return K.round_to(x, 24) end
+
+-- half an ulp of bf16 at |x| (8 significand bits)
+function K.bf16_half_ulp(x)
+  if x == 0 then return 2 ^ -134 end
+  local _, e = frexp(abs(x))
+  return 2 ^ (e - 9)
+end
+
+-- "K=1 N=7": a table of template values, sorted by name (test names)
+function K.desc(defs)
+  local keys = {}
+  for k in pairs(defs) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local s = {}
+  for _, k in ipairs(keys) do s[#s + 1] = k .. "=" .. tostring(defs[k]) end
+  return table.concat(s, " ")
+end
+
+-- every element: |got - want| <= bound(i, want, got) (NaN fails); the first failure is an error
+function K.compare(what, got, want, bound, index_name)
+  assert(#got == #want, fmt("%s: %d outputs, %d expected", what, #got, #want))
+  for i = 1, #want do
+    local g, w = got[i], want[i]
+    local b = bound(i, w, g)
+    if not (abs(g - w) <= b) and g ~= w then
+      error(fmt("%s: element %s = %.9g, expected %.9g (|error| %.3g > %.3g)", what,
+                index_name and index_name(i) or tostring(i - 1), g, w, abs(g - w), b), 2)
+    end
+  end
+end
+
+function K.free(...) for _, a in ipairs { ... } do a:free() end end
+
+return K
