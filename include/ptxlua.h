@@ -139,6 +139,24 @@ PTXLUA_API int ptxlua_tensormap_encode(ptxlua_buffer *b, const char *dtype, int 
                                        const uint64_t *strides, const uint32_t *box, const char *swizzle,
                                        ptxlua_tensormap *out);
 
+/* an im2col tensor map (cuTensorMapEncodeIm2col; on "emu", the emulator's encoding) for the
+** cp.async.bulk.tensor.{3,4,5}d ... .im2col forms: rank 3, 4 or 5 (NWC, NHWC, NDHWC; dims C first,
+** N last). The box a copy moves is pixels_per_column pixels of channels_per_pixel channels, the
+** pixels walked W first inside the pixel box (lower_corner .. dims - 1 + upper_corner per spatial
+** dim, rank - 2 entries each, W first). NULL strings take the defaults. */
+typedef struct ptxlua_im2col {
+  const int *lower_corner, *upper_corner;  /* rank - 2 entries each, W first */
+  uint32_t channels_per_pixel;             /* 1..256 */
+  uint32_t pixels_per_column;              /* 1..1024 */
+  const uint32_t *element_strides;         /* rank entries (the traversal strides); NULL: all 1 */
+  const char *swizzle;                     /* "none" (NULL), "32B", "64B", "128B" */
+  const char *interleave;                  /* "none" (NULL), "16B", "32B" (not on "emu") */
+  const char *l2_promotion;                /* "none", "64B", "128B" (NULL), "256B" */
+  const char *oob_fill;                    /* "zero" (NULL), "nan" (floating-point types) */
+} ptxlua_im2col;
+PTXLUA_API int ptxlua_tensormap_encode_im2col(ptxlua_buffer *b, const char *dtype, int rank, const uint64_t *dims,
+                                              const uint64_t *strides, const ptxlua_im2col *spec, ptxlua_tensormap *out);
+
 /* a kernel of the loaded script, traced with the engine's current template parameters and target,
 ** assembled (through the cache) and loaded on the device once; later ptxlua_define calls do not
 ** change it (prepare again). */

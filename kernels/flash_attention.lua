@@ -1,6 +1,6 @@
 -- flash_attention.lua -- forward attention on Hopper: O = softmax(Q K^T * SCALE [+ causal mask]) V and
 -- the log-sum-exp of every row, bf16 in and out, f32 softmax. sm_90a: TMA, wgmma, an mbarrier
--- pipeline, warp specialization.
+-- pipeline, warp specialization with setmaxnreg, the softmax overlapped with the tensor cores.
 --
 -- CAUSAL: 1 masks key j > query i (0: no mask). SCALE: the factor of the scores (0, the default: 1/sqrt(D)).
 -- Layout: Q, K, V, O are [BH][S][D] row-major bf16 (BH = batch x heads, D = 64 or 128); LSE is
@@ -11,21 +11,53 @@
 -- Rows past S read as zeros (the TMA fills them) and are masked to -inf as keys; O rows past S are
 -- clipped by the TMA store and their LSE is not written.
 --
--- A CTA takes BQ query rows of one head (grid: S / BQ tiles x BH, causal tiles longest first);
--- warpgroup 0 is the producer (one thread: Q once, then K and V blocks of BKV keys into STAGES
--- stages, each on its own full barrier), warpgroups 1 .. BQ/64 consume 64 rows each:
+-- A CTA takes BQ query rows of one head (grid: S / BQ tiles x BH, causal tiles longest first).
+-- Warpgroup 0 is the producer (one thread, setmaxnreg down to 24 registers): Q once, then K_0, then
+-- K_j and V_(j-1) for j = 1 .. nkv-1, then V_(nkv-1), in BKV-key blocks into STAGES stages. K and V
+-- stages each have a full barrier (TMA complete_tx) and an empty barrier (one arrival per consumer
+-- warp), so a K stage is refilled as soon as the S that read it has completed, before the P V of
+-- its block. Warpgroups 1 .. BQ/64 consume 64 query rows each (setmaxnreg up to 240):
 --   S = Q K^T         wgmma m64nBKVk16, both operands from shared memory (K-major descriptors)
 --   online softmax    scores scaled by SCALE * log2(e); row max and sum over the quad of lanes that
 --                     share a row (shuffles); ex2.approx.ftz; O and the running sum rescaled by
---                     ex2(m_old - m_new)
+--                     corr = ex2(m_old - m_new)
 --   O += P V          wgmma m64nDk16 with P in registers (the S accumulator layout is the A
 --                     fragment layout: two n8 blocks of S are one k16 step of P) and V from shared
 --                     memory through an MN-major descriptor (imm-trans-b = 1)
--- then the stage is released (empty barrier: one arrival per consumer warp). The epilogue divides by
--- the row sum, writes O through the warpgroup's Q slice (swizzled, st.shared) and stores it with TMA.
+--
+-- Overlap inside a warpgroup (FA3's two-stage pipelining): the softmax of block j runs while the
+-- tensor cores compute P_(j-1) V_(j-1). Per key block j = 1 .. nkv-1:
+--   wait K_j and V_(j-1) full; [turn] wgmma.fence; S_j = Q K_j^T (commit); O += P_(j-1) V_(j-1)
+--   (commit); [end of turn]; wait_group 1 (S_j done, P V may run on): release K_j; mask and softmax
+--   of S_j (corr, new max and sum, P_j in f32); wait_group 0: release V_(j-1); O *= corr; P_j to
+--   bf16 pairs (pa, read by the next block's P V).
+-- Prologue: S_0, wait_group 0, release K_0, softmax, P_0. Epilogue: O += P_(nkv-1) V_(nkv-1),
+-- wait_group 0, release V. Live at once: S (BKV/2 f32), O (D/2 f32), P (BKV/4 b32) -- 160 registers
+-- at D = 128, BKV = 128; ptxas (whole-program) fits the consumers in 192 at D = 128, 160 at D = 64.
+-- Register pool: ptxas gives the 384-thread entry 168 registers (65536 / 384, rounded down to 8);
+-- 128 x 24 + 256 x 240 = 64512 = 384 x 168, so the consumers' setmaxnreg.inc always completes.
+-- setmaxnreg needs a whole-program assembly (ptxas, or the driver's JIT of the PTX): a relocatable
+-- one (nvJitLink, ptxas -c) ignores it (ptxas info C7504) and holds every thread to 168, where the
+-- consumers spill at D = 128 and ptxas serializes the wgmmas (C7512).
+--
+-- Ping-pong between the two consumer warpgroups (BQ = 128; with BQ = 64 there is one, and no
+-- barriers): warpgroup w (0 or 1) issues its wgmmas (a "turn": S_j and P_(j-1) V_(j-1), or S_0) only
+-- between
+--   bar.sync   SCHED + w,     256     -- its own scheduler barrier: its 128 threads + 128 arrivals
+--   bar.arrive SCHED + 1 - w, 256     -- hands the turn to the other warpgroup
+-- (SCHED = 3: barriers 3 and 4; 0 is the CTA's, 1 and 2 the epilogue's, 128 threads each).
+-- Warpgroup 0 opens: it arrives on barrier 3 once before its first turn. So the turns alternate
+-- 0, 1, 0, 1, ...: while warpgroup 1 issues and its GEMMs run, warpgroup 0 does its softmax, and
+-- the other way round. Each warpgroup takes nkv turns (the last P V is outside them); warpgroup 1
+-- skips its arrival after its last turn, so every arrival is matched by a bar.sync and no barrier
+-- is left half-arrived at exit.
+--
+-- The epilogue divides by the row sum, writes O through the warpgroup's Q slice (swizzled,
+-- st.shared; every wgmma that read the slice is waited), and stores it with TMA.
 local ptx = require "ptxlua"
 
 local LOG2E = 1.4426950408889634
+local EPI, SCHED = 1, 3            -- named barriers: the epilogue's (1, 2), the ping-pong's (3, 4)
 
 local function plan(t)
   for _, k in ipairs { "BH", "S", "D", "BQ", "BKV", "STAGES" } do
@@ -35,14 +67,14 @@ local function plan(t)
   if t.CAUSAL ~= 0 and t.CAUSAL ~= 1 then ptx.error("CAUSAL must be 0 or 1 (got %s)", tostring(t.CAUSAL)) end
   if t.D ~= 64 and t.D ~= 128 then ptx.error("D must be 64 or 128 (got %d)", t.D) end
   if t.BQ ~= 64 and t.BQ ~= 128 then ptx.error("BQ must be 64 or 128: one or two consumer warpgroups (got %d)", t.BQ) end
-  if t.BKV ~= 64 and t.BKV ~= 128 then ptx.error("BKV must be 64 or 128 (got %d)", t.BKV) end
+  if t.BKV % 16 ~= 0 or t.BKV > 256 then ptx.error("BKV must be a multiple of 16 up to 256: the n of wgmma m64nBKVk16 and whole k16 steps of P V (got %d)", t.BKV) end
   if t.STAGES < 2 then ptx.error("STAGES must be at least 2 (got %d)", t.STAGES) end
   if t.S >= 2 ^ 31 or t.BH > 65535 then ptx.error("S (%d) must be below 2^31 and BH (%d) at most 65535", t.S, t.BH) end
   local P = {}
   P.wgs = t.BQ / 64
   P.threads = 128 * (1 + P.wgs)
   P.q_bytes, P.kv_bytes = t.BQ * t.D * 2, t.BKV * t.D * 2
-  P.smem = P.q_bytes + 2 * t.STAGES * P.kv_bytes + 8 * (3 * t.STAGES + 1)
+  P.smem = P.q_bytes + 2 * t.STAGES * P.kv_bytes + 8 * (4 * t.STAGES + 1)
   if P.smem > 232448 then
     ptx.error("Q (%d x %d) and %d stages of K and V (%d x %d) need %d bytes of shared memory (227 KB a block)", t.BQ, t.D, t.STAGES, t.BKV, t.D, P.smem)
   end
@@ -71,8 +103,9 @@ ptx.kernel {
     local sQ = sm:alloc("Q", "bf16", { t.BQ, t.D }, { swizzle = "128B" })
     local sK = sm:alloc("K", "bf16", { t.BKV, t.D }, { stages = t.STAGES, swizzle = "128B" })
     local sV = sm:alloc("V", "bf16", { t.BKV, t.D }, { stages = t.STAGES, swizzle = "128B" })
-    local bars = sm:alloc("bars", "b64", 3 * t.STAGES + 1, { align = 8 })
-    local FK, FV, EM, QB = 0, 8 * t.STAGES, 16 * t.STAGES, 24 * t.STAGES   -- byte offsets in bars
+    -- mbarriers (byte offsets in bars): K full, V full, K empty, V empty (one each a stage), Q
+    local bars = sm:alloc("bars", "b64", 4 * t.STAGES + 1, { align = 8 })
+    local FK, FV, EK, EV, QB = 0, 8 * t.STAGES, 16 * t.STAGES, 24 * t.STAGES, 32 * t.STAGES
 
     local qm, km, vm, om = ptx.reg.u64(), ptx.reg.u64(), ptx.reg.u64(), ptx.reg.u64()
     ptx.op "cvta.param.u64" (qm, Q_map)
@@ -86,7 +119,8 @@ ptx.kernel {
       for s = 0, t.STAGES - 1 do
         ptx.op "mbarrier.init.shared::cta.b64" (bars:addr(0, FK + 8 * s), 1)
         ptx.op "mbarrier.init.shared::cta.b64" (bars:addr(0, FV + 8 * s), 1)
-        ptx.op "mbarrier.init.shared::cta.b64" (bars:addr(0, EM + 8 * s), 4 * P.wgs)
+        ptx.op "mbarrier.init.shared::cta.b64" (bars:addr(0, EK + 8 * s), 4 * P.wgs)
+        ptx.op "mbarrier.init.shared::cta.b64" (bars:addr(0, EV + 8 * s), 4 * P.wgs)
       end
       ptx.op "mbarrier.init.shared::cta.b64" (bars:addr(0, QB), 1)
       ptx.op "fence.mbarrier_init.release.cluster" ()
@@ -115,9 +149,13 @@ ptx.kernel {
       ptx.at(wrap).xor.b32(phase, phase, 1)
     end
 
+    local PINGPONG = P.wgs == 2
     ptx.warp_specialize {
-      regs = { producer = 40, consumers = 232 },
+      regs = { producer = 24, consumers = 240 },
 
+      -- the producer: Q, then K_0, then K_j and V_(j-1) for j = 1 .. nkv-1, then V_(nkv-1): the order
+      -- the consumers read them in. K and V stages each have their own empty barrier, so a K stage is
+      -- refilled as soon as the S that read it has completed, before the P V of the same block.
       producer = function()
         ptx.if_(tid:eq(0), function()
           local load = ptx.op "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
@@ -125,19 +163,21 @@ ptx.kernel {
           for d = 0, DB - 1 do
             load(sQ:addr(0, d * t.BQ * 128), ptx.taddr(qm, { d * 64, q0, bh }), bars:addr(0, QB))
           end
-          local s, phase = ptx.u32(0), ptx.u32(0)
-          ptx.range(0, nkv, function(j)
-            local k0 = j * t.BKV
-            ptx.mbarrier_wait(bar(EM, s), phase:bxor(1))
-            local fk, fv = bar(FK, s), bar(FV, s)
-            ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, fk, P.kv_bytes)
-            local dk = s:mad(sK.stage_bytes, base + sK.offset)
-            for d = 0, DB - 1 do load(ptx.addr(dk, d * t.BKV * 128), ptx.taddr(km, { d * 64, k0, bh }), fk) end
-            ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, fv, P.kv_bytes)
-            local dv = s:mad(sV.stage_bytes, base + sV.offset)
-            for d = 0, DB - 1 do load(ptx.addr(dv, d * t.BKV * 128), ptx.taddr(vm, { d * 64, k0, bh }), fv) end
+          local ks, kph, vs, vph = ptx.u32(0), ptx.u32(0), ptx.u32(0), ptx.u32(0)
+          local function fill(tile, map, full, empty, s, phase, j)
+            ptx.mbarrier_wait(bar(empty, s), phase:bxor(1))
+            local f = bar(full, s)
+            ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, f, P.kv_bytes)
+            local dst = s:mad(tile.stage_bytes, base + tile.offset)
+            for d = 0, DB - 1 do load(ptx.addr(dst, d * t.BKV * 128), ptx.taddr(map, { d * 64, j * t.BKV, bh }), f) end
             advance(s, phase)
+          end
+          fill(sK, km, FK, EK, ks, kph, ptx.u32(0))
+          ptx.range(1, nkv, function(j)
+            fill(sK, km, FK, EK, ks, kph, j)
+            fill(sV, vm, FV, EV, vs, vph, j - 1)
           end)
+          fill(sV, vm, FV, EV, vs, vph, nkv - 1)
         end)
       end,
 
@@ -148,11 +188,12 @@ ptx.kernel {
         local g, q = lane:shr(2), lane:band(3)
         local is_lead = lane:eq(0)
         local NS, NO = t.BKV / 2, t.D / 2                    -- accumulator registers: S, O
-        local sacc = ptx.regs.f32(NS, "s", 0)
+        local sacc = ptx.regs.f32(NS, "s")
         local oacc = ptx.regs.f32(NO, "o", 0)
         local pa = ptx.regs.b32(t.BKV / 4, "pa")              -- P as bf16 pairs: 4 per k16 step
         local mrow = { ptx.f32(-math.huge), ptx.f32(-math.huge) }
         local lrow = { ptx.f32(0), ptx.f32(0) }
+        local corr = { ptx.reg.f32(), ptx.reg.f32() }        -- ex2(m_old - m_new) of the last softmax
         local cl2 = P.scale * LOG2E
 
         -- descriptors: Q rows of this warpgroup (K-major, k = D), K (K-major), V (MN-major)
@@ -175,22 +216,36 @@ ptx.kernel {
         local q2 = q:shl(1)
         local pfalse, ptrue = q:ne(q), q:eq(q)                 -- wgmma scale-d: overwrite, accumulate
 
-        ptx.mbarrier_wait(bars:addr(0, QB), 0)
-        local s, phase = ptx.u32(0), ptx.u32(0)
+        local ks, kph, vs, vph = ptx.u32(0), ptx.u32(0), ptx.u32(0), ptx.u32(0)
         local sw = ptx.op("wgmma.mma_async.sync.aligned.m64n" .. t.BKV .. "k16.f32.bf16.bf16")
         local ow = ptx.op("wgmma.mma_async.sync.aligned.m64n" .. t.D .. "k16.f32.bf16.bf16")
-        ptx.range(0, nkv, function(j)
-          local k0 = j * t.BKV
-          -- S = Q K^T
-          ptx.mbarrier_wait(bar(FK, s), phase)
-          local dk = dk0 + s:mul_wide(sK.stage_bytes / 16)
-          ptx.wgmma.fence.sync.aligned()
+
+        -- S = Q K^T on K stage ks (one commit group)
+        local function issue_s()
+          local dk = dk0 + ks:mul_wide(sK.stage_bytes / 16)
           for kk = 0, t.D / 16 - 1 do
             sw(sacc, (dq + kstep(t.BQ, kk)):as("b64"), (dk + kstep(t.BKV, kk)):as("b64"), kk == 0 and pfalse or ptrue, 1, 1, 0, 0)
           end
           ptx.wgmma.commit_group.sync.aligned()
-          ptx.wgmma.wait_group.sync.aligned(0)
+        end
+        -- O += P V on V stage vs (one commit group), P from the registers pa
+        local function issue_pv()
+          local dv = dv0 + vs:mul_wide(sV.stage_bytes / 16)
+          for kk = 0, t.BKV / 16 - 1 do
+            ow(oacc, { pa[4 * kk + 1], pa[4 * kk + 2], pa[4 * kk + 3], pa[4 * kk + 4] }, (dv + kk * 16 * 128 / 16):as("b64"),
+               ptrue, 1, 1, 1)
+          end
+          ptx.wgmma.commit_group.sync.aligned()
+        end
+        -- a stage is free for this warp once wait_group covers the wgmmas that read it: one arrival per warp
+        local function release(empty, s, phase)
+          ptx.if_(is_lead, function() ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, bar(empty, s)) end)
+          advance(s, phase)
+        end
 
+        -- the masked online softmax of S (key block k0 .. k0 + BKV - 1): P in sacc (f32), the new row
+        -- maxima and sums, and corr, the factor O must be rescaled by before P V is added to it
+        local function softmax(k0)
           -- mask: keys at or past lim (-inf), only where the block reaches past some row's limit
           for h = 1, 2 do
             local room = (lim[h] - k0 - q2):as("s32")              -- columns 2q + c < room are kept
@@ -204,8 +259,7 @@ ptx.kernel {
               end
             end)
           end
-
-          -- online softmax, per row h of this thread (its quad holds the rest of the row)
+          -- per row h of this thread (its quad holds the rest of the row)
           for h = 1, 2 do
             local mx = ptx.f32(-math.huge)
             for nb = 0, t.BKV / 8 - 1 do
@@ -213,8 +267,7 @@ ptx.kernel {
             end
             ptx.warp_reduce(mx, "max", 4)
             local mnew = mrow[h]:max(mx * cl2)
-            local corr = ptx.reg.f32()
-            ptx.ex2.approx.ftz.f32(corr, mrow[h] - mnew)
+            ptx.ex2.approx.ftz.f32(corr[h], mrow[h] - mnew)
             mrow[h]:set(mnew)
             local sum = ptx.f32(0)
             for nb = 0, t.BKV / 8 - 1 do
@@ -225,15 +278,21 @@ ptx.kernel {
               end
             end
             ptx.warp_reduce(sum, "sum", 4)
-            lrow[h]:set(lrow[h]:fma(corr, sum))
+            lrow[h]:set(lrow[h]:fma(corr[h], sum))
+          end
+        end
+        local function rescale()
+          for h = 1, 2 do
             for nb = 0, t.D / 8 - 1 do
               for e = 0, 1 do
                 local o = oacc[4 * nb + 2 * (h - 1) + e + 1]
-                ptx.mul.rn.f32(o, o, corr)
+                ptx.mul.rn.f32(o, o, corr[h])
               end
             end
           end
-          -- P to bf16 pairs: k16 step kk is S blocks 2kk (a0: row g, a1: row g+8) and 2kk+1 (a2, a3)
+        end
+        -- P to bf16 pairs: k16 step kk is S blocks 2kk (a0: row g, a1: row g+8) and 2kk+1 (a2, a3)
+        local function to_pa()
           for kk = 0, t.BKV / 16 - 1 do
             for i = 0, 3 do
               local nb = 2 * kk + math.floor(i / 2)
@@ -241,24 +300,57 @@ ptx.kernel {
               ptx.op "cvt.rn.bf16x2.f32" (pa[4 * kk + i + 1], sacc[4 * nb + 2 * h + 2], sacc[4 * nb + 2 * h + 1])
             end
           end
+        end
 
-          -- O += P V
-          ptx.mbarrier_wait(bar(FV, s), phase)
-          local dv = dv0 + s:mul_wide(sV.stage_bytes / 16)
+        -- ping-pong turns (the protocol is in the header): bar.sync on this warpgroup's barrier, the
+        -- wgmmas, bar.arrive on the other's; warpgroup 1 does not hand over after its last turn
+        local function turn_begin() if PINGPONG then ptx.bar.sync(w + SCHED, 256) end end
+        local function turn_end(last)
+          if not PINGPONG then return end
+          local go, other = last:not_():or_(w:eq(0)), w:bxor(1) + SCHED
+          ptx.at(go).bar.arrive(other, 256)
+        end
+        if PINGPONG then ptx.at(w:eq(0)).bar.arrive(SCHED, 256) end
+
+        ptx.mbarrier_wait(bars:addr(0, QB), 0)
+        -- prologue: S_0 and its softmax
+        ptx.mbarrier_wait(bar(FK, ks), kph)
+        turn_begin()
+        ptx.wgmma.fence.sync.aligned()
+        issue_s()
+        turn_end(nkv:eq(1))
+        ptx.wgmma.wait_group.sync.aligned(0)
+        release(EK, ks, kph)
+        softmax(ptx.u32(0))
+        to_pa()
+        -- block j: S_j = Q K_j^T and O += P_(j-1) V_(j-1) in flight together; the softmax of S_j runs
+        -- while P V does (wait_group 1: S_j only), then O is rescaled once P V is done (wait_group 0)
+        ptx.range(1, nkv, function(j)
+          ptx.mbarrier_wait(bar(FK, ks), kph)
+          ptx.mbarrier_wait(bar(FV, vs), vph)
+          turn_begin()
           ptx.wgmma.fence.sync.aligned()
-          for kk = 0, t.BKV / 16 - 1 do
-            ow(oacc, { pa[4 * kk + 1], pa[4 * kk + 2], pa[4 * kk + 3], pa[4 * kk + 4] }, (dv + kk * 16 * 128 / 16):as("b64"),
-               ptrue, 1, 1, 1)
-          end
-          ptx.wgmma.commit_group.sync.aligned()
+          issue_s()
+          issue_pv()
+          turn_end((j + 1):eq(nkv))
+          ptx.wgmma.wait_group.sync.aligned(1)
+          release(EK, ks, kph)
+          softmax(j * t.BKV)
           ptx.wgmma.wait_group.sync.aligned(0)
-          ptx.if_(is_lead, function() ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, bar(EM, s)) end)
-          advance(s, phase)
+          release(EV, vs, vph)
+          rescale()
+          to_pa()
         end)
+        -- epilogue: the last P V
+        ptx.mbarrier_wait(bar(FV, vs), vph)
+        ptx.wgmma.fence.sync.aligned()
+        issue_pv()
+        ptx.wgmma.wait_group.sync.aligned(0)
+        release(EV, vs, vph)
 
         -- epilogue: O / l into this warpgroup's Q slice (bf16, swizzled), TMA store; LSE
         local wlead = wtid:eq(0)
-        local namedbar = w + 1
+        local namedbar = w + EPI
         local slice = w:mad(64 * 128, base + sQ.offset)
         local rowaddr = warp:mad(16, g):mad(128, slice)
         for h = 1, 2 do

@@ -2,7 +2,8 @@
 -- f32 accumulation, C M x N row-major in OUT (bf16 or f32). sm_90a: TMA, wgmma, mbarriers, warp
 -- specialization, thread-block clusters with TMA multicast, a persistent tile scheduler.
 -- (kernels/gemm_mma.lua is the sm_80 mma.sync GEMM.) docs/hopper.md, "Writing a pipelined Hopper
--- kernel", walks through this file phase by phase.
+-- kernel", walks through this file phase by phase. The pipeline's steps (barriers, producer and
+-- consumer steps, stage advance, TMA-store publish) are kernels/lib/hopper_pipe.lua's.
 --
 -- Phases:
 --   plan       shared memory: STAGES stages of an A tile (BM x BK) and a B tile (BN x BK), both
@@ -38,6 +39,7 @@
 -- ptxas (CUDA 13.0, sm_90a) at the defaults (128 x 256 x 64 tiles, 4 stages, clusters of 2, bf16
 -- out): 384 threads, 164 registers, no spills; 225 KB of dynamic shared memory.
 local ptx = require "ptxlua"
+local hp = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") .. "lib/hopper_pipe.lua")
 
 local OUT_BYTES = { bf16 = 2, f32 = 4 }
 
@@ -99,6 +101,7 @@ ptx.kernel {
     local sC = sm:alloc("C", t.OUT, { 64, P.en }, { stages = 2 * P.wgs, swizzle = "128B" })
     local full = sm:alloc("full", "b64", t.STAGES, { align = 8 })
     local empty = sm:alloc("empty", "b64", t.STAGES, { align = 8 })
+    local pipe = hp.pipe { stages = t.STAGES, full = full, empty = empty, cluster = CL }
 
     -- tensor maps: their generic addresses
     local amap, bmap, cmap = ptx.reg.u64(), ptx.reg.u64(), ptx.reg.u64()
@@ -106,22 +109,11 @@ ptx.kernel {
     ptx.op "cvta.param.u64" (bmap, B_map)
     ptx.op "cvta.param.u64" (cmap, C_map)
 
-    -- barriers: thread 0 initializes them, the fence makes them visible to the async proxy and
-    -- the cluster, and every CTA of the cluster waits for all of them before any copy
+    -- barriers: thread 0 initializes them (empty[s]: the 4 consumer warps of each warpgroup, in
+    -- every CTA of the cluster), the fence makes them visible to the async proxy and the cluster,
+    -- and every CTA of the cluster waits for all of them before any copy
     local tid = ptx.special "tid.x"
-    ptx.if_(tid:eq(0), function()
-      for s = 0, t.STAGES - 1 do
-        ptx.op "mbarrier.init.shared::cta.b64" (full:addr(0, 8 * s), 1)
-        ptx.op "mbarrier.init.shared::cta.b64" (empty:addr(0, 8 * s), 4 * P.wgs * CL)
-      end
-      ptx.op "fence.mbarrier_init.release.cluster" ()
-    end)
-    if CL > 1 then
-      ptx.op "barrier.cluster.arrive.release.aligned" ()
-      ptx.op "barrier.cluster.wait.acquire.aligned" ()
-    else
-      ptx.bar.sync(0)
-    end
+    pipe:init(tid:eq(0), 4 * P.wgs)
 
     -- the scheduler: this CTA's cluster, the number of clusters, its rank in the cluster
     local cid, ncl, rank = ptx.reg.u32(), ptx.reg.u32(), ptx.reg.u32()
@@ -149,13 +141,6 @@ ptx.kernel {
       ptx.bra.uni(top)
       ptx.place(done)
     end
-    -- the pipeline position: stage s and the parity of its current phase
-    local function advance(s, phase)
-      ptx.add.u32(s, s, 1)
-      local wrap = s:eq(t.STAGES)
-      ptx.at(wrap).mov.u32(s, 0)
-      ptx.at(wrap).xor.b32(phase, phase, 1)
-    end
 
     ptx.warp_specialize {
       regs = { producer = 40, consumers = 232 },
@@ -163,29 +148,28 @@ ptx.kernel {
       -- producer: thread 0 issues every copy of this CTA
       producer = function()
         ptx.if_(tid:eq(0), function()
-          local s, phase = ptx.u32(0), ptx.u32(0)
+          local ring = pipe:ring()
           local base = ptx.reg.u32()
           ptx.mov.u32(base, ptx.sym "smem")
+          ring.base = base
           local bslice = rank * (P.b_slice * t.BK * 2)
           tiles(function(m0, n0)
             local nb = rank:mad(P.b_slice, n0)                     -- this CTA's rows of B
             ptx.loop(P.kt, function(kt)
               local k0 = kt * t.BK
-              local fb = s:mad(8, base + full.offset)               -- full[s], empty[s]
-              local eb = s:mad(8, base + empty.offset)
-              ptx.mbarrier_wait(ptx.addr(eb), phase:bxor(1))        -- the stage is free everywhere
-              ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, ptx.addr(fb), P.a_bytes + P.b_bytes)
-              local da = s:mad(sA.stage_bytes, base + sA.offset)
-              local db = s:mad(sB.stage_bytes, base + sB.offset) + bslice
-              local load = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-              load(ptx.addr(da), ptx.taddr(amap, { k0, m0 }), ptx.addr(fb))
-              if CL > 1 then                                        -- B: this CTA's slice, to every CTA
-                local mcast = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-                mcast(ptx.addr(db), ptx.taddr(bmap, { k0, nb }), ptx.addr(fb), 2 ^ CL - 1)
-              else
-                load(ptx.addr(db), ptx.taddr(bmap, { k0, nb }), ptx.addr(fb))
-              end
-              advance(s, phase)
+              -- wait until stage s is free everywhere, expect its bytes on full[s] (fb), load it
+              ring:produce(P.a_bytes + P.b_bytes, function(fb)
+                local da = ring:stage(sA)
+                local db = ring:stage(sB) + bslice
+                local load = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                load(ptx.addr(da), ptx.taddr(amap, { k0, m0 }), ptx.addr(fb))
+                if CL > 1 then                                      -- B: this CTA's slice, to every CTA
+                  local mcast = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                  mcast(ptx.addr(db), ptx.taddr(bmap, { k0, nb }), ptx.addr(fb), 2 ^ CL - 1)
+                else
+                  load(ptx.addr(db), ptx.taddr(bmap, { k0, nb }), ptx.addr(fb))
+                end
+              end)
             end)
           end)
         end)
@@ -193,14 +177,11 @@ ptx.kernel {
 
       -- consumers: warpgroup wg (1-based) computes rows 64 (wg - 1) .. of each tile
       consumers = function(wg)
-        local w = wg - 1
-        local wtid = tid:band(127)
-        local warp, lane = wtid:shr(5), tid:band(31)
-        local g, q = lane:shr(2), lane:band(3)
+        local w, wtid, warp, lane, g, q = hp.place(tid, wg)     -- this thread in its warpgroup
         local base = ptx.reg.u32()
         ptx.mov.u32(base, ptx.sym "smem")
         local acc = ptx.regs.f32(t.BN / 2, "acc", 0)
-        local s, phase = ptx.u32(0), ptx.u32(0)
+        local ring = pipe:ring(base)
 
         -- descriptors of stage 0, k-step 0: A's rows of this warpgroup, all of B
         local da0 = ptx.wgmma_desc(sA, { mn = 64, k = t.BK, base = w:mad(64 * 128, base), swizzle = "128B" }):as("u64")
@@ -208,14 +189,7 @@ ptx.kernel {
 
         -- release targets: empty[s] of every CTA of the cluster, through mapa (lane 0 of each warp)
         local is_lead = lane:eq(0)
-        local empty_cl = {}
-        for r = 0, CL - 1 do
-          if CL > 1 then
-            local a = ptx.reg.u32()
-            ptx.op "mapa.shared::cluster.u32" (a, base + empty.offset, r)
-            empty_cl[r] = a
-          end
-        end
+        local release = pipe:releaser(base)
 
         -- epilogue addresses: row 16 warp + g (+8) of this warpgroup's buffer, the 8-byte (f32) or
         -- 4-byte (bf16) piece of n8 block j of a chunk, 128B-swizzled: chunk16 ^ (row & 7)
@@ -229,17 +203,8 @@ ptx.kernel {
           local c16 = byte:shr(4):bxor(g):shl(4)
           paddr[j] = rowaddr + c16 + byte:band(15)
         end
-        -- release stage st in every CTA of the cluster (a remote arrive on each empty[st])
-        local prev = ptx.u32(0)
-        local function release(st)
-          if CL > 1 then
-            for r = 0, CL - 1 do
-              ptx.op "mbarrier.arrive.release.cluster.shared::cluster.b64" (ptx._, ptx.addr(st:mad(8, empty_cl[r])))
-            end
-          else
-            ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, ptx.addr(st:mad(8, base + empty.offset)))
-          end
-        end
+        -- lane 0 of each warp releases each stage once wgmma.wait_group says it has been read
+        ring:as_consumer(is_lead, release)
         local wlead = wtid:eq(0)
         local namedbar = w + 1                                   -- bar.sync 1 + w, 128 threads
         local ptrue = lane:eq(lane)                              -- wgmma scale-d: accumulate
@@ -247,27 +212,15 @@ ptx.kernel {
         tiles(function(m0, n0)
           -- main loop: k-tiles through the stages
           ptx.loop(P.kt, function(kt)
-            local fb = s:mad(8, base + full.offset)
-            ptx.mbarrier_wait(ptx.addr(fb), phase)
-            local accumulate = kt:ne(0)
-            local sa = s:mul_wide(sA.stage_bytes / 16)
-            local sb = s:mul_wide(sB.stage_bytes / 16)
-            local da, db = da0 + sa, db0 + sb
-            ptx.wgmma.fence.sync.aligned()
-            local wgmma = ptx.op("wgmma.mma_async.sync.aligned.m64n" .. t.BN .. "k16.f32.bf16.bf16")
-            for kk = 0, t.BK / 16 - 1 do
-              -- scale-d false (overwrite) only for the first k-step of a tile's first k-tile
-              wgmma(acc, (da + 2 * kk):as("b64"), (db + 2 * kk):as("b64"), kk == 0 and accumulate or ptrue, 1, 1, 0, 0)
-            end
-            ptx.wgmma.commit_group.sync.aligned()
-            -- k-tile kt - 1 is done when at most this one is in flight: release its stage
-            ptx.wgmma.wait_group.sync.aligned(1)
-            ptx.if_(is_lead:and_(accumulate), function() release(prev) end)
-            prev:set(s)
-            advance(s, phase)
+            -- wait for full[s]; BK/16 wgmmas from stage s; release the previous k-tile's stage
+            ring:consume(kt, function(accumulate)
+              local sa, sb = ring:desc_step(sA), ring:desc_step(sB)
+              local da, db = da0 + sa, db0 + sb
+              local wgmma = ptx.op("wgmma.mma_async.sync.aligned.m64n" .. t.BN .. "k16.f32.bf16.bf16")
+              hp.mma(wgmma, acc, da, db, t.BK / 16, accumulate, ptrue)
+            end)
           end)
-          ptx.wgmma.wait_group.sync.aligned(0)
-          ptx.if_(is_lead, function() release(prev) end)
+          ring:drain()
 
           -- epilogue: chunk c holds columns c*EN .. of the tile, buffer c % 2 of this warpgroup
           local y = w:mad(64, m0)
@@ -294,13 +247,11 @@ ptx.kernel {
                 end
               end
             end
-            ptx.op "fence.proxy.async.shared::cta" ()
-            ptx.bar.sync(namedbar, 128)
-            ptx.if_(wlead, function()
+            -- fence.proxy.async, the warpgroup's barrier, one thread stores the box
+            hp.store(wlead, namedbar, function()
               local src = cbuf + boff
               local store = ptx.op "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"
               store(ptx.taddr(cmap, { n0 + c * P.en, y }), ptx.addr(src))
-              ptx.op "cp.async.bulk.commit_group" ()
             end)
           end
         end)
@@ -309,10 +260,7 @@ ptx.kernel {
     }
 
     -- no CTA leaves while a peer may still multicast into it or arrive on its barriers
-    if CL > 1 then
-      ptx.op "barrier.cluster.arrive.release" ()
-      ptx.op "barrier.cluster.wait.acquire" ()
-    end
+    pipe:leave()
     ptx.ret()
   end,
 }

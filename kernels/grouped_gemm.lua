@@ -4,17 +4,19 @@
 -- group), C is MTOT x N; bf16 inputs and output, f32 accumulation. offs is a device
 -- array of G + 1 u32 (offs[0] = 0, nondecreasing, offs[G] = MTOT): groups may be empty.
 --
--- The pipeline is kernels/gemm.lua's without clusters: a producer warpgroup (one thread issuing TMA
--- loads into STAGES 128B-swizzled stages behind full/empty mbarriers) and BM/64 consumer warpgroups
--- (wgmma m64nBNk16 from descriptors, setmaxnreg 40/232). The scheduler is persistent over all groups:
--- tile i of the concatenation (group by group; inside a group tile-rows fastest) goes to CTA
--- i mod SMS; both roles walk offs to find the group of each tile. A tile-row may reach past its
--- group into the next one's rows of A (or past MTOT, where the TMA fills zeros): those rows are
--- computed and not stored. The epilogue therefore stores from registers with row and column guards
--- (st.global), not with a TMA box, which would write over the next group's rows.
+-- The pipeline is kernels/gemm.lua's without clusters (kernels/lib/hopper_pipe.lua): a producer
+-- warpgroup (one thread issuing TMA loads into STAGES 128B-swizzled stages behind full/empty
+-- mbarriers) and BM/64 consumer warpgroups (wgmma m64nBNk16 from descriptors, setmaxnreg 40/232).
+-- The scheduler is persistent over all groups: tile i of the concatenation (group by group; inside
+-- a group tile-rows fastest) goes to CTA i mod SMS; both roles walk offs to find the group of each
+-- tile. A tile-row may reach past its group into the next one's rows of A (or past MTOT, where the
+-- TMA fills zeros): those rows are computed and not stored. The epilogue therefore stores from
+-- registers with row and column guards (st.global), not with a TMA box, which would write over the
+-- next group's rows.
 -- Tensor maps (`maps(t)` below, returned by this file): A dims {K, MTOT} box {BK, BM}; B dims
 -- {K, G * N} box {BK, BN}; both 128B-swizzled.
 local ptx = require "ptxlua"
+local hp = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") .. "lib/hopper_pipe.lua")
 
 local function plan(t)
   for _, k in ipairs { "G", "MTOT", "N", "K", "BM", "BN", "BK", "STAGES", "SMS" } do
@@ -59,6 +61,7 @@ ptx.kernel {
     local sB = sm:alloc("B", "bf16", { t.BN, t.BK }, { stages = t.STAGES, swizzle = "128B" })
     local full = sm:alloc("full", "b64", t.STAGES, { align = 8 })
     local empty = sm:alloc("empty", "b64", t.STAGES, { align = 8 })
+    local pipe = hp.pipe { stages = t.STAGES, full = full, empty = empty }
 
     local amap, bmap = ptx.reg.u64(), ptx.reg.u64()
     ptx.op "cvta.param.u64" (amap, A_map)
@@ -66,14 +69,7 @@ ptx.kernel {
     local pc, po = ptx.global_ptrs(C, offs)
 
     local tid = ptx.special "tid.x"
-    ptx.if_(tid:eq(0), function()
-      for s = 0, t.STAGES - 1 do
-        ptx.op "mbarrier.init.shared::cta.b64" (full:addr(0, 8 * s), 1)
-        ptx.op "mbarrier.init.shared::cta.b64" (empty:addr(0, 8 * s), 4 * P.wgs)
-      end
-      ptx.op "fence.mbarrier_init.release.cluster" ()
-    end)
-    ptx.bar.sync(0)
+    pipe:init(tid:eq(0), 4 * P.wgs)                              -- empty[s]: every consumer warp
     local cta, ncta = ptx.special "ctaid.x", ptx.special "nctaid.x"
     local base = ptx.reg.u32()
     ptx.mov.u32(base, ptx.sym "smem")
@@ -110,47 +106,34 @@ ptx.kernel {
       ptx.bra.uni(top)
       ptx.place(done)
     end
-    local function advance(s, phase)
-      ptx.add.u32(s, s, 1)
-      local wrap = s:eq(t.STAGES)
-      ptx.at(wrap).mov.u32(s, 0)
-      ptx.at(wrap).xor.b32(phase, phase, 1)
-    end
 
     ptx.warp_specialize {
       regs = { producer = 40, consumers = 232 },
 
       producer = function()
         ptx.if_(tid:eq(0), function()
-          local s, phase = ptx.u32(0), ptx.u32(0)
+          local ring = pipe:ring(base)
           local load = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
           tiles(function(m0, n0, _, g)
             local nb = g:mad(t.N, n0)                              -- row of B[g] in the G*N rows
             ptx.loop(P.kt, function(kt)
               local k0 = kt * t.BK
-              local fb = s:mad(8, base + full.offset)
-              ptx.mbarrier_wait(ptx.addr(s:mad(8, base + empty.offset)), phase:bxor(1))
-              ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, ptx.addr(fb), P.a_bytes + P.b_bytes)
-              load(ptx.addr(s:mad(sA.stage_bytes, base + sA.offset)), ptx.taddr(amap, { k0, m0 }), ptx.addr(fb))
-              load(ptx.addr(s:mad(sB.stage_bytes, base + sB.offset)), ptx.taddr(bmap, { k0, nb }), ptx.addr(fb))
-              advance(s, phase)
+              ring:produce(P.a_bytes + P.b_bytes, function(fb)
+                load(ptx.addr(ring:stage(sA)), ptx.taddr(amap, { k0, m0 }), ptx.addr(fb))
+                load(ptx.addr(ring:stage(sB)), ptx.taddr(bmap, { k0, nb }), ptx.addr(fb))
+              end)
             end)
           end)
         end)
       end,
 
       consumers = function(wg)
-        local w = wg - 1
-        local wtid = tid:band(127)
-        local warp, lane = wtid:shr(5), tid:band(31)
-        local g8, q = lane:shr(2), lane:band(3)
+        local w, wtid, warp, lane, g8, q = hp.place(tid, wg)     -- this thread in its warpgroup
         local acc = ptx.regs.f32(t.BN / 2, "acc", 0)
-        local s, phase = ptx.u32(0), ptx.u32(0)
+        local ring = pipe:ring(base)
         local da0 = ptx.wgmma_desc(sA, { mn = 64, k = t.BK, base = w:mad(64 * 128, base), swizzle = "128B" }):as("u64")
         local db0 = ptx.wgmma_desc(sB, { mn = t.BN, k = t.BK, base = base, swizzle = "128B" }):as("u64")
-        local is_lead = lane:eq(0)
-        local prev = ptx.u32(0)
-        local function release(st) ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, ptx.addr(st:mad(8, base + empty.offset))) end
+        ring:as_consumer(lane:eq(0), pipe:releaser(base))          -- lane 0 of each warp releases
         local wgmma = ptx.op("wgmma.mma_async.sync.aligned.m64n" .. t.BN .. "k16.f32.bf16.bf16")
         local rloc = w:mad(64, warp:mad(16, g8))                     -- row of this thread in the tile
         local q2 = q:shl(1)
@@ -158,23 +141,13 @@ ptx.kernel {
 
         tiles(function(m0, n0, mend)
           ptx.loop(P.kt, function(kt)
-            ptx.mbarrier_wait(ptx.addr(s:mad(8, base + full.offset)), phase)
-            local accumulate = kt:ne(0)
-            local da = da0 + s:mul_wide(sA.stage_bytes / 16)
-            local db = db0 + s:mul_wide(sB.stage_bytes / 16)
-            ptx.wgmma.fence.sync.aligned()
-            for kk = 0, t.BK / 16 - 1 do
-              -- scale-d false (overwrite) only for the first k-step of a tile's first k-tile
-              wgmma(acc, (da + 2 * kk):as("b64"), (db + 2 * kk):as("b64"), kk == 0 and accumulate or ptrue, 1, 1, 0, 0)
-            end
-            ptx.wgmma.commit_group.sync.aligned()
-            ptx.wgmma.wait_group.sync.aligned(1)
-            ptx.if_(is_lead:and_(accumulate), function() release(prev) end)
-            prev:set(s)
-            advance(s, phase)
+            ring:consume(kt, function(accumulate)
+              local da = da0 + ring:desc_step(sA)
+              local db = db0 + ring:desc_step(sB)
+              hp.mma(wgmma, acc, da, db, t.BK / 16, accumulate, ptrue)
+            end)
           end)
-          ptx.wgmma.wait_group.sync.aligned(0)
-          ptx.if_(is_lead, function() release(prev) end)
+          ring:drain()
 
           -- epilogue: rows below mend, columns below N, from the accumulators
           local r0 = m0 + rloc

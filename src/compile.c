@@ -208,6 +208,9 @@ int plC_parse_log(const char *log, plC_result *r) {
     if ((sev = strstr(line, "error   :")) || (sev = strstr(line, "fatal   :"))) is_err = 1;
     else if ((sev = strstr(line, "warning :"))) is_warn = 1;
     else if ((sev = strstr(line, "info    :"))) is_info = 1;
+    /* ptxas says some costly things as info: "(C7504) Potential Performance Loss: 'setmaxnreg' ignored",
+    ** "(C7512) ... wgmma.mma_async instructions are serialized": the user sees them as warnings */
+    if (is_info && strstr(sev, "Potential Performance Loss")) is_info = 0, is_warn = 1;
     if (is_info) {
       const char *m = sev + 9;
       while (*m == ' ') m++;
@@ -439,6 +442,17 @@ int plC_cache_clear(char *err, size_t errlen) {
 }
 
 /* ---- assembling ------------------------------------------------------------------------------ */
+int plC_needs_whole(const char *ptx, size_t n) {
+  static const char w[] = "setmaxnreg";
+  const size_t k = sizeof w - 1;
+  for (const char *p = ptx, *e = ptx + n; p && (size_t)(e - p) >= k; p++) {
+    p = memchr(p, 's', (size_t)(e - p) - k + 1);
+    if (!p) break;
+    if (memcmp(p, w, k) == 0) return 1;
+  }
+  return 0;
+}
+
 static int split_opts(const char *extra, char *store, size_t storen, const char **v, int maxv) {
   int n = 0;
   if (!extra) return 0;
@@ -512,6 +526,11 @@ int plC_compile(const char *ptx, size_t n, const plC_opts *o, plC_result *r, cha
   const plC_toolkit *tk = plC_toolkit_get();
   const char *force = getenv("PTXLUA_ASSEMBLER");  /* "ptxas" or "nvjitlink": pick one (tests, doctor) */
   int use_nvj = tk->nvjitlink[0] && !(o->flags & PLC_FORCE_PTXAS) && !(force && strcmp(force, "ptxas") == 0);
+  /* nvJitLink assembles each input relocatably (as ptxas -c), and ptxas then ignores setmaxnreg
+  ** (C7504) and holds every thread to the kernel-wide budget: a warp-specialized kernel that moves
+  ** registers to its consumers spills. ptxas assembles whole-program: prefer it for such PTX unless
+  ** nvJitLink is asked for by name. */
+  if (use_nvj && tk->ptxas[0] && !(force && strcmp(force, "nvjitlink") == 0) && plC_needs_whole(ptx, n)) use_nvj = 0;
   if (!use_nvj && !tk->ptxas[0]) {
     snprintf(err, errlen, "no PTX assembler: nvJitLink %s; %s", tk->nvjitlink[0] ? "not used" : tk->nvjitlink_why[0] ? tk->nvjitlink_why : "not found", tk->ptxas_why);
     return -1;

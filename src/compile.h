@@ -44,6 +44,9 @@ typedef struct plC_opts {
 ** with err set (no assembler found, out of memory) */
 int plC_compile(const char *ptx, size_t n, const plC_opts *o, plC_result *r, char *err, size_t errlen);
 void plC_result_free(plC_result *r);
+/* 1 when the PTX needs whole-program assembly (it uses setmaxnreg): nvJitLink's separate compilation
+** ignores it; plC_compile then uses ptxas when there is one */
+int plC_needs_whole(const char *ptx, size_t n);
 /* parse an assembler log into r->f / r->d (appends); 0 ok, -1 out of memory */
 int plC_parse_log(const char *log, plC_result *r);
 

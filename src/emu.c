@@ -357,6 +357,7 @@ void plX_free(plX_emu *e) {
   free_ctas(e);
   for (uint32_t i = 0; i < e->H.q.n; i++) { free(e->H.q.p[i].data); free(e->H.q.p[i].valid); }
   plU_vec_free(e->H.q);
+  plU_vec_free(e->H.tmi); plU_vec_free(e->H.tacq);
   if (e->mem && e->gaddr && e->m && e->func >= 0 && (uint32_t)e->func < e->m->funcs.n)
     for (uint32_t i = 0; i < e->m->globals.n; i++) if (e->gaddr[i]) plX_mem_release(e->mem, e->gaddr[i]);
   free(e->vars); free(e->gaddr); free(e->params); free(e->pblock); free(e->pset); free(e->fns); free(e->ploc);
@@ -492,6 +493,7 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
     xbuf *b = plX__find(e->mem, a, (int32_t *)&in->cache);
     if (!b || a - b->addr + n > b->size) return mem_fail(e, in, XS_GLOBAL, a, n, tid, "out-of-bounds");
     if (write && b->ro) return mem_fail(e, in, XS_CONST, a, n, tid, "write to constant memory by");
+    if (!write && e->H.gst && plX__hop_gload(e, in, a, n, tid)) return NULL;   /* bulk stores in flight */
     return b->p + (a - b->addr);
   }
   case XS_SHARED: {
@@ -540,7 +542,7 @@ static void pending_copy(plX_emu *e, plU_buf *b, uint32_t byte) {
 /* opt-in checks of shared memory: bytes never written; two threads of different warps touching
 ** the same byte, at least one writing, with no barrier between them (epochs count barriers) */
 void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid, int write) {
-  if (write && e->C->h.pw) plX__hop_generic_write(e, off, n, tid);
+  if (write && e->C->h.pw) plX__hop_generic_write(e, in, off, n, tid);
   if (write && e->C->h.rd.n && plX__hop_wg_clobber(e, in->stmt, e->C, off, n, (int)(tid / 32), plX__opname(e, in->stmt))) return;
   if (!(e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES))) return;
   for (uint32_t i = off; i < off + n; i++) {

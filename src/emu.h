@@ -69,5 +69,12 @@ void plX_get_stats(const plX_emu *e, plX_stats *s);
 ** cuTensorMapEncodeTiled validates; addr must lie in a buffer of m. 0 ok, else -1 and a message. */
 int plX_tensormap(plX_mem *m, uint8_t out[128], int dtype, int rank, uint64_t addr, const uint64_t *dims,
                   const uint64_t *strides, const uint32_t *box, const uint32_t *estrides, int swizzle, char *err, size_t n);
+/* The im2col map, validated as cuTensorMapEncodeIm2col validates: rank 3-5 (NWC, NHWC, NDHWC, C
+** innermost), the pixel box corners of the rank-2 spatial dims (W first), channels per pixel,
+** pixels per column, element strides (NULL: 1), the driver's interleave (only 0 is emulated),
+** swizzle, L2 promotion and OOB fill (1: NaN) codes. */
+int plX_tensormap_im2col(plX_mem *m, uint8_t out[128], int dtype, int rank, uint64_t addr, const uint64_t *dims,
+                         const uint64_t *strides, const int32_t *lower, const int32_t *upper, uint32_t cpp, uint32_t ppc,
+                         const uint32_t *estrides, int interleave, int swizzle, int l2, int oob, char *err, size_t n);
 
 #endif

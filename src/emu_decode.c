@@ -27,7 +27,8 @@ typedef struct D {
   uint32_t *labelpc;            /* string id -> pc + 1 */
   xins *tmpl; uint8_t *have; uint32_t ntmpl;       /* opcode id -> its modifiers, decoded once */
   uint64_t *ckey; uint32_t *cval; uint32_t ccap;   /* constant value -> slot */
-  uint32_t rd[64], wr[64]; int nrd, nwr;           /* registers this instruction reads, writes */
+  uint32_t rd[320], wr[320]; int nrd, nwr;         /* registers this instruction reads, writes (a wgmma
+                                                   ** m64n256 f32: 128 accumulators each way) */
   const char *opc;
   uint32_t stmt;
   plU_buf msgs;
@@ -189,8 +190,8 @@ static uint64_t imm_bits(D *d, const plI_opnd *o, int t) {
   return b;
 }
 
-static void rdreg(D *d, uint32_t s) { if (d->nrd < 64) d->rd[d->nrd++] = s; }
-static void wrreg(D *d, uint32_t s) { if (d->nwr < 64) d->wr[d->nwr++] = s; }
+static void rdreg(D *d, uint32_t s) { if (d->nrd < 320) d->rd[d->nrd++] = s; }
+static void wrreg(D *d, uint32_t s) { if (d->nwr < 320) d->wr[d->nwr++] = s; }
 
 /* a symbol's value as an operand: its address in its state space */
 static uint64_t sym_value(D *d, uint32_t name, int generic) {
@@ -391,8 +392,9 @@ static int dec_hopper(D *d, toks *k, xins *in, const char *b) {
     int tensor = T(k, "tensor");
     int dims = tensor ? TL(k, DIM) : 0;
     if (tensor) HNEED(dims, "");
-    HNEED(!T(k, "im2col") && !T(k, "im2col_no_offs") && !T(k, "im2col::w") && !T(k, "im2col::w::128"),
-         "im2col mode is not emulated; tile mode is");
+    HNEED(!T(k, "im2col::w") && !T(k, "im2col::w::128"), "the im2col::w modes (sm_100) are not emulated");
+    int i2c = T(k, "im2col"), i2c_no = T(k, "im2col_no_offs");    /* loads and prefetches; stores and reductions */
+    if (i2c || i2c_no) { HNEED(tensor && dims >= 3, "im2col takes 3 to 5 dimensions"); in->t2 = 1; }
     T(k, "tile");
     int mc = T(k, "multicast::cluster");
     int txb = T(k, "mbarrier::complete_tx::bytes"), grp = T(k, "bulk_group");
@@ -407,14 +409,16 @@ static int dec_hopper(D *d, toks *k, xins *in, const char *b) {
     if (mc) in->fl |= XF_CLUSTER;
     in->vec = (uint8_t)dims;
     if (pf) { HNEED(gl && !red, ""); in->sub = tensor ? 3 : 4; }
-    else if (red) { HNEED(gl && sh_cta && grp && !sh_cl, "a reduction into shared::cluster memory"); in->sub = tensor ? 2 : 3; }
+    else if (red && sh_cl) { HNEED(!tensor && sh_cta && txb && !gl && !grp, ""); in->sub = 5; }  /* shared::cta -> shared::cluster, mbarrier */
+    else if (red) { HNEED(gl && sh_cta && grp, ""); in->sub = tensor ? 2 : 3; }
     else if (txb && gl) { HNEED(!grp, ""); in->sub = 0; }                    /* global -> shared, mbarrier */
     else if (txb && sh_cl && sh_cta) { HNEED(!tensor && !mc, ""); in->sub = 1; }  /* shared::cta -> shared::cluster */
     else if (grp && gl && sh_cta) { in->sub = tensor ? 1 : 2; }           /* shared -> global */
     else return unsup(d, in, ""), 1;
     if (tensor) {
       in->op = X_TMA;
-      if (in->sub == 3 && pf) in->sub = 3;
+      HNEED(!i2c || in->sub == 0 || in->sub == 3, "stores and reductions take .im2col_no_offs");
+      HNEED(!i2c_no || in->sub == 1 || in->sub == 2, "loads and prefetches take .im2col (with offsets)");
     } else in->op = X_BULK;
     if (in->op == X_BULK && in->sub == 0 && mc) in->fl |= XF_CLUSTER;
     return 1;
@@ -424,7 +428,8 @@ static int dec_hopper(D *d, toks *k, xins *in, const char *b) {
     if (T(k, "commit_group")) { HNEED(T(k, "sync") && T(k, "aligned"), ""); in->op = X_WGCOMMIT; return 1; }
     if (T(k, "wait_group")) { HNEED(T(k, "sync") && T(k, "aligned"), ""); in->op = X_WGWAIT; return 1; }
     HNEED(T(k, "mma_async") && T(k, "sync") && T(k, "aligned"), "");
-    HNEED(!T(k, "sp"), "sparse wgmma (.sp)");
+    int sp = T(k, "sp");                                   /* sparse A: K twice the dense one */
+    if (sp) in->rnd = 1;                                   /* operands: off2 = 1 + the sparsity selector */
     if (T(k, "satfinite")) in->fl |= XF_SATF;
     int sh = -1;
     for (int i = 1; i < k->n; i++) {
@@ -434,10 +439,11 @@ static int dec_hopper(D *d, toks *k, xins *in, const char *b) {
     HNEED(sh >= 8 && sh <= 256 && sh % 8 == 0, "shape");
     HNEED(k->nt == 3, "types");
     int dt = k->types[0], at = k->types[1], bt = k->types[2];
-    int f16 = (at == PLT_F16 || at == PLT_BF16) && at == bt && in->sub2 == 16 && (dt == PLT_F32 || (dt == PLT_F16 && at == PLT_F16));
-    int tf = at == PLT_TF32 && bt == PLT_TF32 && in->sub2 == 8 && dt == PLT_F32;
-    int f8 = (at == PLT_E4M3 || at == PLT_E5M2) && (bt == PLT_E4M3 || bt == PLT_E5M2) && in->sub2 == 32 && (dt == PLT_F32 || dt == PLT_F16);
-    int i8 = (at == PLT_S8 || at == PLT_U8) && (bt == PLT_S8 || bt == PLT_U8) && in->sub2 == 32 && dt == PLT_S32;
+    int kx = sp ? 2 : 1;
+    int f16 = (at == PLT_F16 || at == PLT_BF16) && at == bt && in->sub2 == 16 * kx && (dt == PLT_F32 || (dt == PLT_F16 && at == PLT_F16));
+    int tf = at == PLT_TF32 && bt == PLT_TF32 && in->sub2 == 8 * kx && dt == PLT_F32;
+    int f8 = (at == PLT_E4M3 || at == PLT_E5M2) && (bt == PLT_E4M3 || bt == PLT_E5M2) && in->sub2 == 32 * kx && (dt == PLT_F32 || dt == PLT_F16);
+    int i8 = (at == PLT_S8 || at == PLT_U8) && (bt == PLT_S8 || bt == PLT_U8) && in->sub2 == 32 * kx && dt == PLT_S32;
     HNEED(f16 || tf || f8 || i8, "type combination");
     in->op = X_WGMMA; in->t = (uint8_t)dt; in->t2 = (uint8_t)at; in->t3 = (uint8_t)bt; in->vec = (uint8_t)(sh / 8);
     return 1;
@@ -464,7 +470,25 @@ static int dec_hopper(D *d, toks *k, xins *in, const char *b) {
     return 1;
   }
   if (!strcmp(b, "griddepcontrol")) { T(k, "launch_dependents"); T(k, "wait"); in->op = X_NOP; return 1; }
-  if (!strcmp(b, "tensormap")) return unsup(d, in, "tensormap.replace: build the tensor map on the host (dev:tensormap)"), 1;
+  if (!strcmp(b, "tensormap")) {
+    in->op = X_TMAP;
+    if (T(k, "cp_fenceproxy")) {                                   /* shared::cta -> global, with the release */
+      HNEED(T(k, "global") && T(k, "shared::cta") && T(k, "tensormap::generic") && T(k, "release") && T(k, "sync") && T(k, "aligned"), "");
+      TLALL(k, SC); T(k, "gpu"); T(k, "sys");
+      in->sub = XTM_CP;
+      return 1;
+    }
+    static const char *const F[] = { "global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride",
+      "elemtype", "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode", NULL };
+    HNEED(T(k, "replace") && T(k, "tile") && T(k, "b1024"), "");
+    int f = TL(k, F);
+    HNEED(f, "");
+    in->sub = (uint8_t)(f - 1);
+    in->space = T(k, "global") ? XS_GLOBAL : T(k, "shared::cta") ? XS_SHARED : XS_GENERIC;
+    int wide = f == 1 || f == 5;                                   /* global_address, global_stride: .b64 */
+    HNEED(k->nt == 1 && k->types[0] == (wide ? PLT_B64 : PLT_B32), "type");
+    return 1;
+  }
   return 0;
 }
 
@@ -489,7 +513,7 @@ static int dec_mods(D *d, xins *in) {
   for (int i = 0; i < k->nt; i++)
     if (tbits(k->types[i]) > 64) return unsup(d, in, "128-bit types");
   if (T(k, "s16x2")) { t = PLT_S32; in->t = PLT_S32; in->sub2 = 1; }   /* min/max.relu.s16x2: two halves */
-  if (strcmp(b, "cvt") && strcmp(b, "mma"))
+  if (strcmp(b, "cvt") && strcmp(b, "mma") && strcmp(b, "wgmma"))   /* wgmma: its decode checks its types */
     for (int i = 0; i < k->nt; i++) {
       int ti = k->types[i];
       if (isfloat(ti) && ti != PLT_F16 && ti != PLT_F16X2 && ti != PLT_BF16 && ti != PLT_BF16X2 && ti != PLT_F32 && ti != PLT_F64)
@@ -686,7 +710,7 @@ static int dec_mods(D *d, xins *in) {
     static const char *const M[] = { "shared::cta", "shared::cluster", "global", "shared", "release", "acquire",
       "cta", "cluster", "gpu", "sys", NULL };
     if (T(k, "async")) in->sub = 1;
-    else if (T(k, "tensormap::generic")) in->sub = 0;
+    else if (T(k, "tensormap::generic")) in->sub = T(k, "acquire") ? 3 : T(k, "release") ? 2 : 0;
     else if (T(k, "alias")) in->sub = 0;
     else return unsup(d, in, "");
     TLALL(k, M);
@@ -986,6 +1010,13 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     if (base->kind == PLO_SYM) vpush(d, cslot(d, sym_value(d, base->id, 1)));   /* the parameter's generic address */
     else vpush(d, vsrc(d, base, PLT_U64));
     for (int i = 0; i < ta->n; i++) vpush(d, vsrc(d, &d->m->opnds.p[ta->id + 1 + (uint32_t)i], PLT_S32));
+    if (in->t2 == 1 && (in->sub == 0 || in->sub == 3)) {           /* im2col: D-2 .b16 offsets, after the coordinates */
+      NEED(n > extra && ((O[extra].kind == PLO_VEC && O[extra].n == in->vec - 2) || (in->vec == 3 && O[extra].kind == PLO_REG)),
+           "the im2col offsets: a vector of D-2 .b16 values");
+      uint32_t first;
+      vvec(d, &O[extra], in->vec - 2, 0, PLT_U16, &first);
+      extra++;
+    }
     if (sm) vaddr(d, sm, in, XS_SHARED);
     if (mb) {
       xins mt; memset(&mt, 0, sizeof mt);
@@ -1000,12 +1031,12 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
   case X_BULK: {
     int k = 0;
     if (in->sub == 4) { NEED(n == 2 || n == 3, "operand count"); }
-    else { NEED(n >= 3, "operand count"); vaddr(d, &O[k++], in, in->sub <= 1 ? XS_SHARED : XS_GLOBAL); }
+    else { NEED(n >= 3, "operand count"); vaddr(d, &O[k++], in, in->sub <= 1 || in->sub == 5 ? XS_SHARED : XS_GLOBAL); }
     xins src; memset(&src, 0, sizeof src);
     vaddr(d, &O[k++], &src, in->sub == 0 || in->sub == 4 ? XS_GLOBAL : XS_SHARED);
     in->a = src.abase; in->t3 = src.abits; in->off2 = src.off;
     SRC(b, k, PLT_U32); k++;
-    if (in->sub <= 1) {
+    if (in->sub <= 1 || in->sub == 5) {
       NEED(n > k, "operand count");
       xins mt; memset(&mt, 0, sizeof mt);
       vaddr(d, &O[k++], &mt, XS_SHARED);
@@ -1028,19 +1059,25 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     if (aregs) { uint32_t v; vvec(d, &O[1], 4, 0, PLT_NONE, &v); in->a = v; in->sub |= 16; }
     else SRC(a, 1, PLT_U64);
     SRC(b, 2, PLT_U64);
-    if (O[3].kind == PLO_IMM) { in->sub |= 32; if (O[3].v) in->sub |= 64; }
-    else in->c = psrc(d, &O[3], NULL);
-    int want = integer ? 4 : f16ab ? (aregs ? 7 : 8) : 6;
+    int sp = in->rnd ? 2 : 0;                             /* sparse: sp-meta and sp-sel follow b-desc */
+    if (sp) {
+      NEED(n >= 6 && O[4].kind == PLO_IMM, "a sparsity selector that is not an immediate");
+      SRC(e, 3, PLT_U32);
+      in->off2 = 1 + (int64_t)(O[4].v & 0xffffffffu);     /* checked when executed (undefined values) */
+    }
+    if (O[3 + sp].kind == PLO_IMM) { in->sub |= 32; if (O[3 + sp].v) in->sub |= 64; }
+    else in->c = psrc(d, &O[3 + sp], NULL);
+    int want = sp + (integer ? 4 : f16ab ? (aregs ? 7 : 8) : 6);
     NEED(n == want, "operand count");
-    for (int i = 4; i < n; i++) NEED(O[i].kind == PLO_IMM, "an immediate scale or transpose");
+    for (int i = 4 + sp; i < n; i++) NEED(O[i].kind == PLO_IMM, "an immediate scale or transpose");
     if (!integer) {
-      int64_t sa = (int64_t)O[4].v, sb = (int64_t)O[5].v;
+      int64_t sa = (int64_t)O[4 + sp].v, sb = (int64_t)O[5 + sp].v;
       NEED((sa == 1 || sa == -1) && (sb == 1 || sb == -1), "imm-scale-a/b must be 1 or -1");
       if (sa == -1) in->sub |= 4;
       if (sb == -1) in->sub |= 8;
     }
     if (f16ab) {
-      if (!aregs) { NEED(O[6].v <= 1, "imm-trans-a must be 0 or 1"); if (O[6].v) in->sub |= 1; }
+      if (!aregs) { NEED(O[6 + sp].v <= 1, "imm-trans-a must be 0 or 1"); if (O[6 + sp].v) in->sub |= 1; }
       NEED(O[n - 1].v <= 1, "imm-trans-b must be 0 or 1");
       if (O[n - 1].v) in->sub |= 2;
     }
@@ -1067,7 +1104,31 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     SRC(e, 1, PLT_U32);
     break;
   case X_SETMAXNREG: NOPS(1); NEED(O[0].kind == PLO_IMM, "a register count that is not an immediate"); in->c = (uint32_t)O[0].v; break;
-  case X_FENCEPROXY: NOPS(0); break;
+  case X_FENCEPROXY:
+    if (in->sub == 3) {                                            /* tensormap acquire [addr], 128 */
+      NOPS(2); vaddr(d, &O[0], in, XS_GENERIC);
+      NEED(O[1].kind == PLO_IMM && O[1].v == 128, "a size other than 128");
+    } else NOPS(0);
+    break;
+  case X_TMAP:
+    if (in->sub == XTM_CP) {                                       /* [dst], [src], 128 */
+      NOPS(3); vaddr(d, &O[0], in, XS_GLOBAL);
+      xins src; memset(&src, 0, sizeof src);
+      vaddr(d, &O[1], &src, XS_SHARED);
+      in->a = src.abase; in->t3 = src.abits; in->off2 = src.off;
+      NEED(O[2].kind == PLO_IMM && O[2].v == 128, "a size other than 128");
+    } else if (in->sub >= 2 && in->sub <= 5) {                     /* [addr], ord, new_val */
+      NOPS(3); vaddr(d, &O[0], in, in->space);
+      NEED(O[1].kind == PLO_IMM, "an ordinal that is not an immediate");
+      in->c = (uint32_t)O[1].v;
+      SRC(b, 2, t);
+    } else if (in->sub <= 1) { NOPS(2); vaddr(d, &O[0], in, in->space); SRC(b, 1, t); }   /* [addr], new_val */
+    else {                                                         /* [addr], immediate */
+      NOPS(2); vaddr(d, &O[0], in, in->space);
+      NEED(O[1].kind == PLO_IMM, "a new value that is not an immediate");
+      in->c = (uint32_t)O[1].v;
+    }
+    break;
   default: return unsup(d, in, "");
   }
 #undef DST

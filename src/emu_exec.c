@@ -611,7 +611,7 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
   }
   case X_MBAR: case X_MBPENDING: case X_CPMBARRIVE: case X_TMA: case X_BULK: case X_BULKCOMMIT: case X_BULKWAIT:
   case X_WGMMA: case X_WGFENCE: case X_WGCOMMIT: case X_WGWAIT: case X_MAPA: case X_GETRANK: case X_ELECT:
-  case X_FENCEPROXY:
+  case X_FENCEPROXY: case X_TMAP:
     return plX__hop_exec(e, w, in, 0, am, em);
   default:
     return plX__fail(e, in->stmt, "%s is not emulated", plX__opname(e, in->stmt));

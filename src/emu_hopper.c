@@ -8,7 +8,9 @@
 ** when every warp of the cluster waits (emu.c's scheduler calls plX__hop_flush): the latest moment
 ** the hardware could deliver them, so code that reads a destination before its mbarrier says so
 ** sees stale bytes (and the uninit_shared check names the copy). Copies out of shared memory (TMA
-** stores and reductions, bulk stores) happen when issued; their bulk-group waits are no-ops.
+** stores and reductions, bulk stores) happen when issued; bulk groups are counted per thread so that
+** touching their bytes before the wait_group that covers them is reported. tensormap.replace edits
+** the emulator's tensor maps in memory, with the tensormap-proxy fences checked at the TMA.
 ** try_wait and test_wait suspend the thread until the phase completes. */
 #include "emu_impl.h"
 #include "smem.h"
@@ -85,7 +87,7 @@ static uint64_t src_addr(const xins *in, const xwarp *w, int l) {
 
 /* ---- mbarrier objects ---------------------------------------------------------------------------- */
 static void wg_release(plX_emu *e, xwarp *w, xins *in, xcta *c, xmbar *m);
-static void wg_acquire(xwarp *w, xcta *c, xmbar *m);
+static void wg_acquire(plX_emu *e, xwarp *w, xcta *c, xmbar *m);
 static xmbar *mb_find(xcta *c, uint32_t off) {
   for (uint32_t i = 0; i < c->h.mb.n; i++) if (c->h.mb.p[i].off == off) return &c->h.mb.p[i];
   return NULL;
@@ -142,12 +144,16 @@ static int mb_arrive(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, xmbar
   return 0;
 }
 
+/* the tx-count of the current phase moves by delta (expect_tx: up; complete_tx, a copy landing: down).
+** The PTX ISA lets it range over [-(2^20-1), 2^20-1]: bytes may land before the expect_tx that
+** announces them (the count goes negative meanwhile); the phase completes when it and the pending
+** arrival count are both zero, so a count left below zero (more bytes than expected) never does. */
 static int mb_tx(plX_emu *e, uint32_t stmt, xcta *c, xmbar *m, int64_t delta, const char *who) {
   int64_t t = (int64_t)m->tx + delta;
-  if (t < 0)
-    return plX__fail(e, stmt, "%s completes %lld bytes on the mbarrier at shared 0x%x of CTA (%u,%u,%u), which expects only %d more in phase %u (its transaction count would go negative)",
-                     who, (long long)-delta, m->off, c->ctaid[0], c->ctaid[1], c->ctaid[2], m->tx, m->phase);
-  if (t > 0xfffff) return plX__fail(e, stmt, "%s: the transaction count of the mbarrier at shared 0x%x exceeds 2^20-1", who, m->off);
+  if (t < -0xfffff || t > 0xfffff)
+    return plX__fail(e, stmt, "%s %s %lld bytes on the mbarrier at shared 0x%x of CTA (%u,%u,%u), whose transaction count in phase %u is %d: "
+                     "%lld is outside the range -(2^20-1)..2^20-1 the PTX ISA allows", who, delta < 0 ? "completes" : "expects",
+                     (long long)(delta < 0 ? -delta : delta), m->off, c->ctaid[0], c->ctaid[1], c->ctaid[2], m->phase, m->tx, (long long)t);
   m->tx = (int32_t)t;
   mb_progress(e, c, m);
   return 0;
@@ -185,17 +191,17 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     case 2: case 3: {                                              /* arrive, arrive_drop */
       uint32_t count = v;
       if (in->sub2 & 1) {                                          /* .expect_tx: tx bytes, one arrival */
-        if (mb_tx(e, in->stmt, c, m, (int64_t)v, "mbarrier.expect_tx")) return e->status;
+        if (mb_tx(e, in->stmt, c, m, (int64_t)v, plX__opname(e, in->stmt))) return e->status;
         count = 1;
       }
       uint64_t st;
-      if (c == e->C) wg_release(e, w, in, c, m);
+      if (e->H.has_wgmma) wg_release(e, w, in, c, m);            /* local or remote: the released reads */
       if (mb_arrive(e, in, w, l, c, m, count, in->sub == 3, (in->sub2 & 2) != 0, &st)) return e->status;
       D[l] = st;
       break;
     }
-    case 4: if (mb_tx(e, in->stmt, c, m, (int64_t)v, "mbarrier.expect_tx")) return e->status; break;
-    default: if (mb_tx(e, in->stmt, c, m, -(int64_t)v, "mbarrier.complete_tx")) return e->status; break;
+    case 4: if (mb_tx(e, in->stmt, c, m, (int64_t)v, plX__opname(e, in->stmt))) return e->status; break;
+    default: if (mb_tx(e, in->stmt, c, m, -(int64_t)v, plX__opname(e, in->stmt))) return e->status; break;
     }
   });
   return 0;
@@ -213,7 +219,7 @@ static int exec_mbwait(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em,
     int done;
     if (in->sub2) done = (m->phase & 1) != (B[l] & 1);             /* the phase of that parity completed */
     else done = (uint32_t)(B[l] >> 32) != m->phase;                /* the state's phase is no longer current */
-    if (done) { ok |= 1u << l; if (c == e->C && c->h.rd.n) wg_acquire(w, c, m); }
+    if (done) { ok |= 1u << l; if (c == e->C && e->H.has_wgmma) wg_acquire(e, w, c, m); }
     else { wait |= 1u << l; w->wmb[l] = off; w->bid[l] = XB_MBAR; w->bpc[l] = pc; }
   });
   w->P[in->d] = pmerge(w->P[in->d], ~0u, ok);
@@ -226,13 +232,19 @@ static int exec_mbwait(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em,
 ** 128 bytes, little-endian: 0 magic "PLXTMAP1"; 8 global address (u64); 16 rank, 17 dtype (PLR_TM_*),
 ** 18 swizzle (PLSM_SW_*), 19 element bytes (u8); 20 checksum (u32, FNV-1a of bytes 24..127);
 ** 24 dims (u32 x 5); 48 strides in bytes of dims 1..4 (u64 x 4); 80 box (u16 x 5); 90 element
-** strides (u8 x 5); the rest zero. */
+** strides (u8 x 5); 95 mode (0 tile, 1 im2col); 96 interleave, 97 L2 promotion, 98 OOB fill (u8,
+** the driver's enums); im2col only: 100 pixel box lower corner, 106 upper corner (s16 x 3, the
+** spatial dimensions W, H, D innermost first), 112 channels per pixel, 114 pixels per column (u16);
+** the rest zero. A tile map leaves bytes 95.. zero, as it did before the im2col fields. */
 static const uint8_t TM_MAGIC[8] = {'P', 'L', 'X', 'T', 'M', 'A', 'P', '1'};
 
 typedef struct xtmap {
   uint64_t addr; int rank, dtype, sw, esize;
   uint64_t dims[5], strides[5];      /* strides[0] = esize */
   uint32_t box[5], es[5];
+  int mode, oob;                     /* 1: im2col; 1: NaN fill */
+  int32_t lo[3], hi[3];              /* im2col: the pixel box corners of W, H, D */
+  uint32_t cpp, ppc;                 /* im2col: channels per pixel, pixels per column */
 } xtmap;
 
 static int tm_esize(int dt) {
@@ -304,8 +316,91 @@ int plX_tensormap(plX_mem *m, uint8_t out[128], int dtype, int rank, uint64_t ad
   memcpy(out + 20, &h, 4);
   return 0;
 }
+
+int plX_tensormap_im2col(plX_mem *m, uint8_t out[128], int dtype, int rank, uint64_t addr, const uint64_t *dims,
+                         const uint64_t *strides, const int32_t *lower, const int32_t *upper, uint32_t cpp, uint32_t ppc,
+                         const uint32_t *estr, int interleave, int sw, int l2, int oob, char *err, size_t n) {
+  int es = tm_esize(dtype);
+  if (!es) { ERR("tensor map: unknown element type %d", dtype); return -1; }
+  if (rank < 3 || rank > 5) { ERR("tensor map: an im2col map has rank 3, 4 or 5 (NWC, NHWC, NDHWC), not %d", rank); return -1; }
+  if (sw < 0 || sw > 3) { ERR("tensor map: bad swizzle mode %d", sw); return -1; }
+  if (interleave < 0 || interleave > 2) { ERR("tensor map: bad interleave mode %d", interleave); return -1; }
+  if (l2 < 0 || l2 > 3) { ERR("tensor map: bad L2 promotion %d", l2); return -1; }
+  if (oob < 0 || oob > 1) { ERR("tensor map: bad OOB fill %d", oob); return -1; }
+  if (oob && (dtype < PLR_TM_F16 || dtype == PLR_TM_F64)) { ERR("tensor map: the NaN OOB fill needs a 16- or 32-bit floating-point element type"); return -1; }
+  if (interleave) { ERR("tensor map: interleaved layouts (interleave %s) are not emulated", interleave == 1 ? "16B" : "32B"); return -1; }
+  if (addr % 16) { ERR("tensor map: the global address 0x%llx is not a multiple of 16 bytes", (unsigned long long)addr); return -1; }
+  uint64_t st[5];
+  st[0] = (uint64_t)es;
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32)) { ERR("tensor map: dims[%d] = %llu outside 1..2^32", i + 1, (unsigned long long)dims[i]); return -1; }
+    uint32_t e1 = estr ? estr[i] : 1;
+    if (e1 == 0 || e1 > 8) { ERR("tensor map: element_strides[%d] = %u outside 1..8", i + 1, e1); return -1; }
+    if (i > 0) {
+      uint64_t s = strides[i - 1];
+      if (s % 16 || s >= ((uint64_t)1 << 40)) { ERR("tensor map: strides[%d] = %llu must be a multiple of 16 below 2^40", i, (unsigned long long)s); return -1; }
+      if (s < dims[i - 1] * st[i - 1]) {
+        ERR("tensor map: strides[%d] = %llu bytes is less than the %llu bytes of the dimension below it", i, (unsigned long long)s,
+            (unsigned long long)(dims[i - 1] * st[i - 1]));
+        return -1;
+      }
+      st[i] = s;
+    }
+  }
+  int32_t lim = rank == 3 ? 32768 : rank == 4 ? 128 : 16;      /* the corners' range: [-lim, lim - 1] */
+  static const char *const SP[] = {"W", "H", "D"};
+  for (int i = 0; i < rank - 2; i++) {
+    if (lower[i] < -lim || lower[i] >= lim || upper[i] < -lim || upper[i] >= lim) {
+      ERR("tensor map: pixel box corner of %s (lower %d, upper %d) outside %d..%d for rank %d", SP[i], (int)lower[i], (int)upper[i], -lim, lim - 1, rank);
+      return -1;
+    }
+    if ((int64_t)dims[i + 1] + upper[i] - lower[i] < 1) {
+      ERR("tensor map: the pixel box along %s is empty (from %d to %lld)", SP[i], (int)lower[i], (long long)dims[i + 1] - 1 + upper[i]);
+      return -1;
+    }
+  }
+  if (cpp == 0 || cpp > 256) { ERR("tensor map: channels_per_pixel = %u outside 1..256", cpp); return -1; }
+  if (ppc == 0 || ppc > 1024) { ERR("tensor map: pixels_per_column = %u outside 1..1024", ppc); return -1; }
+  if (((uint64_t)cpp * (uint64_t)es) % 16) { ERR("tensor map: a pixel's channels (%u elements of %d bytes) must be a multiple of 16 bytes", cpp, es); return -1; }
+  if (sw && (uint64_t)cpp * (uint64_t)es > (uint64_t)plSm_swizzle_bytes(sw)) {
+    ERR("tensor map: a pixel's channels (%u bytes) exceed the %d-byte span of swizzle %s", cpp * (uint32_t)es, plSm_swizzle_bytes(sw), plSm_swizzle_name(sw));
+    return -1;
+  }
+  uint64_t extent = (uint64_t)es;
+  for (int i = 0; i < rank; i++) extent += (dims[i] - 1) * st[i];
+  int32_t cache = -1;
+  xbuf *b = m ? plX__find(m, addr, &cache) : NULL;
+  if (!b) { ERR("tensor map: the global address 0x%llx is not in a device array of this emulator", (unsigned long long)addr); return -1; }
+  if (addr - b->addr + extent > b->size) {
+    ERR("tensor map: the tensor (%llu bytes from 0x%llx) runs past the end of buffer '%s' (%llu bytes)", (unsigned long long)extent,
+        (unsigned long long)addr, b->name ? b->name : "?", (unsigned long long)b->size);
+    return -1;
+  }
+  memset(out, 0, 128);
+  memcpy(out, TM_MAGIC, 8);
+  memcpy(out + 8, &addr, 8);
+  out[16] = (uint8_t)rank; out[17] = (uint8_t)dtype; out[18] = (uint8_t)sw; out[19] = (uint8_t)es;
+  for (int i = 0; i < rank; i++) {
+    uint32_t d32 = (uint32_t)(dims[i] - 1);
+    memcpy(out + 24 + 4 * i, &d32, 4);
+    if (i > 0) memcpy(out + 48 + 8 * (i - 1), &st[i], 8);
+    out[90 + i] = (uint8_t)(estr ? estr[i] : 1);
+  }
+  out[95] = 1; out[96] = (uint8_t)interleave; out[97] = (uint8_t)l2; out[98] = (uint8_t)oob;
+  for (int i = 0; i < rank - 2; i++) {
+    int16_t lo = (int16_t)lower[i], hi = (int16_t)upper[i];
+    memcpy(out + 100 + 2 * i, &lo, 2);
+    memcpy(out + 106 + 2 * i, &hi, 2);
+  }
+  uint16_t c16 = (uint16_t)cpp, p16 = (uint16_t)ppc;
+  memcpy(out + 112, &c16, 2); memcpy(out + 114, &p16, 2);
+  uint32_t h = fnv(out + 24, 104);
+  memcpy(out + 20, &h, 4);
+  return 0;
+}
 #undef ERR
 
+static int tm_checks(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, const xtmap *t, const uint8_t raw[128]);
 /* the tensor map at generic address a (a kernel parameter, or global memory) for lane l */
 static int tm_read(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, xtmap *t) {
   uint8_t raw[128];
@@ -332,14 +427,344 @@ static int tm_read(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, xtmap *t) 
     uint16_t b16; memcpy(&b16, raw + 80 + 2 * i, 2); t->box[i] = b16;
     t->es[i] = raw[90 + i];
   }
+  t->mode = raw[95]; t->oob = raw[98];
+  if (t->mode == 1) {
+    for (int i = 0; i < 3; i++) {
+      int16_t lo, hi;
+      memcpy(&lo, raw + 100 + 2 * i, 2); memcpy(&hi, raw + 106 + 2 * i, 2);
+      t->lo[i] = lo; t->hi[i] = hi;
+    }
+    uint16_t c16, p16;
+    memcpy(&c16, raw + 112, 2); memcpy(&p16, raw + 114, 2);
+    t->cpp = c16; t->ppc = p16;
+  }
+  /* fields the copies rely on (a map left half-filled by tensormap.replace, or forged bytes with a
+  ** valid checksum): refused, never trusted */
+  char why[96]; why[0] = 0;
+  if (t->rank < (t->mode == 1 ? 3 : 1) || t->rank > 5) snprintf(why, sizeof why, "rank %d outside %d..5", t->rank, t->mode == 1 ? 3 : 1);
+  else if (t->mode > 1) snprintf(why, sizeof why, "mode byte %d", t->mode);
+  else if (t->esize != tm_esize(t->dtype)) snprintf(why, sizeof why, "element type %d with %d-byte elements", t->dtype, t->esize);
+  else if (t->sw > 3) snprintf(why, sizeof why, "swizzle mode %d (96B needs sm_100a)", t->sw);
+  else if (t->oob > 1 || (t->oob && t->esize != 2 && t->esize != 4))
+    snprintf(why, sizeof why, "fill mode %d with %d-byte elements (the NaN fill is for 16- and 32-bit floats)", t->oob, t->esize);
+  for (int i = 0; !why[0] && i < t->rank; i++) {
+    if (t->es[i] < 1 || t->es[i] > 8) snprintf(why, sizeof why, "element stride %d = %u outside 1..8", i, t->es[i]);
+    else if (t->mode == 0 && (t->box[i] < 1 || t->box[i] > 256)) snprintf(why, sizeof why, "box_dim %d = %u outside 1..256", i, t->box[i]);
+  }
+  if (!why[0] && t->mode == 1 && (t->cpp < 1 || t->cpp > 256 || t->ppc < 1 || t->ppc > 1024))
+    snprintf(why, sizeof why, "%u channels per pixel, %u pixels per column", t->cpp, t->ppc);
+  if (why[0]) return lane_fail(e, in, w, l, "the tensor map at 0x%llx is not usable: %s", (unsigned long long)a, why);
+  return tm_checks(e, in, w, l, a, t, raw);                        /* tensormap.replace: consistency, fences */
+}
+
+/* ---- tensormap.replace and the tensormap proxy ------------------------------------------------------
+** tensormap.replace.tile.FIELD rewrites one field of a map in global or shared memory (a generic-proxy
+** write); the checksum is recomputed, and 128 zero bytes count as an empty map to fill field by field.
+** Values the PTX ISA rules out are errors at the line; combinations (an inner box that is not a
+** multiple of 16 bytes, a box wider than its swizzle, a tensor past its array) are legal in between
+** and checked when a TMA uses the map (tm_checks). Each result is remembered (xtmimg): a TMA through
+** a map in global memory holding those bytes needs a fence.proxy.tensormap::generic.release (or
+** tensormap.cp_fenceproxy) after the change, by the writer or by a thread of its CTA after a
+** barrier, and a fence.proxy.tensormap::generic.acquire of that map by the TMA's thread after that. */
+static const char *const TM_FIELD[] = { "global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride",
+  "elemtype", "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode" };
+
+static const xtmimg *tm_image(plX_emu *e, const uint8_t raw[128]) {
+  for (uint32_t i = e->H.tmi.n; i-- > 0;)
+    if (!memcmp(e->H.tmi.p[i].b + 20, raw + 20, 4) && !memcmp(e->H.tmi.p[i].b, raw, 128)) return &e->H.tmi.p[i];
+  return NULL;
+}
+
+static int tm_checks(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, const xtmap *t, const uint8_t raw[128]) {
+  const xtmimg *img = e->H.tmi.n ? tm_image(e, raw) : NULL;
+  char why[200]; why[0] = 0;
+  if (t->mode == 0) {
+    uint64_t inner = (uint64_t)t->box[0] * (uint64_t)t->esize;
+    if (raw[96]) snprintf(why, sizeof why, "interleave_layout %d (interleaved layouts are not emulated)", raw[96]);
+    else if (raw[99]) snprintf(why, sizeof why, "swizzle_atomicity %d (only the 16-byte atomicity is emulated)", raw[99]);
+    else if (t->addr % 16) snprintf(why, sizeof why, "the global address 0x%llx is not a multiple of 16", (unsigned long long)t->addr);
+    else if (inner % 16) snprintf(why, sizeof why, "the inner box (%u elements of %d bytes) is not a multiple of 16 bytes", t->box[0], t->esize);
+    else if (t->sw && inner > (uint64_t)plSm_swizzle_bytes(t->sw))
+      snprintf(why, sizeof why, "the inner box (%llu bytes) exceeds the %d-byte span of swizzle %s", (unsigned long long)inner,
+               plSm_swizzle_bytes(t->sw), plSm_swizzle_name(t->sw));
+    for (int i = 1; !why[0] && i < t->rank; i++) {
+      uint64_t st = t->strides[i];
+      if (st % 16 || st >= ((uint64_t)1 << 40)) snprintf(why, sizeof why, "global_stride %d = %llu is not a multiple of 16 below 2^40", i - 1, (unsigned long long)st);
+      else if (st < t->dims[i - 1] * t->strides[i - 1])
+        snprintf(why, sizeof why, "global_stride %d = %llu bytes is less than the %llu bytes of the dimension below it", i - 1, (unsigned long long)st,
+                 (unsigned long long)(t->dims[i - 1] * t->strides[i - 1]));
+    }
+    if (!why[0]) {
+      uint64_t extent = (uint64_t)t->esize;
+      for (int i = 0; i < t->rank; i++) extent += (t->dims[i] - 1) * t->strides[i];
+      int32_t cache = -1;
+      xbuf *b = plX__find(e->mem, t->addr, &cache);
+      if (!b) snprintf(why, sizeof why, "its global address 0x%llx is in no device array", (unsigned long long)t->addr);
+      else if (t->addr - b->addr + extent > b->size)
+        snprintf(why, sizeof why, "the tensor (%llu bytes from 0x%llx) runs past the end of buffer '%s' (%llu bytes)", (unsigned long long)extent,
+                 (unsigned long long)t->addr, b->name ? b->name : "?", (unsigned long long)b->size);
+    }
+  }
+  if (why[0]) {
+    if (img) return lane_fail(e, in, w, l, "the tensor map at 0x%llx, as the tensormap.replace of line %u left it, is not usable: %s",
+                              (unsigned long long)a, line_of(e, img->pc), why);
+    return lane_fail(e, in, w, l, "the tensor map at 0x%llx is not usable: %s", (unsigned long long)a, why);
+  }
+  if (!img || a < X_GL_BASE) return 0;                             /* unmodified, or a kernel parameter */
+  plU_buf b; plU_buf_init(&b);
+  uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
+  const xtmacq *q = NULL;
+  for (uint32_t i = 0; i < e->H.tacq.n; i++) {
+    const xtmacq *x = &e->H.tacq.p[i];
+    if (x->addr == a && x->cta == e->C->cta_linear && x->tid == tid) q = x;
+  }
+  plU_buf_printf(&b, "a TMA through the tensor map at 0x%llx, which the tensormap.replace of line %u modified, ", (unsigned long long)a, line_of(e, img->pc));
+  if (!img->rel)
+    plU_buf_puts(&b, "with no fence.proxy.tensormap::generic.release (or tensormap.cp_fenceproxy) after the change: the tensormap proxy may still see the old map");
+  else if (!q || q->seq < img->rel)
+    plU_buf_puts(&b, "without a fence.proxy.tensormap::generic.acquire [map], 128 by this thread after its release: the tensormap proxy may still see the old map");
+  else { plU_buf_free(&b); return 0; }
+  plX__fail_lane(e, in, w, l, plU_buf_cstr(&b));
+  plU_buf_free(&b);
+  return e->status;
+}
+
+/* a tensormap-proxy release by thread tid of the current CTA: the maps it (or, after a barrier, its CTA) changed */
+static void tm_release(plX_emu *e, uint32_t tid, const uint8_t *only) {
+  xcta *c = e->C;
+  uint32_t seq = ++e->H.tmseq;
+  for (uint32_t i = 0; i < e->H.tmi.n; i++) {
+    xtmimg *m = &e->H.tmi.p[i];
+    if (m->rel || m->cta != c->cta_linear || (only && memcmp(only, m->b, 128))) continue;
+    if (m->tid == tid || m->epoch != c->epoch || only) m->rel = seq;
+  }
+}
+
+static int tm_acquire(plX_emu *e, const xins *in, uint64_t a, uint32_t tid) {
+  xhop *H = &e->H;
+  uint32_t seq = ++H->tmseq;
+  for (uint32_t i = 0; i < H->tacq.n; i++) {
+    xtmacq *x = &H->tacq.p[i];
+    if (x->addr == a && x->cta == e->C->cta_linear && x->tid == tid) { x->seq = seq; return 0; }
+  }
+  if (H->tacq.n >= 65536) H->tacq.n = 0;                          /* bounded: forget the oldest */
+  xtmacq x = {a, e->C->cta_linear, tid, seq};
+  if (!plU_vec_push(H->tacq, x)) return plX__fail(e, in->stmt, "out of memory");
+  return 0;
+}
+
+/* the 128 bytes at a (space) for lane l: two 64-byte halves, checked as memory accesses */
+static int tm_bytes(plX_emu *e, xins *in, xwarp *w, int l, int space, uint64_t a, int write, uint8_t *p[2]) {
+  uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
+  xins tmp = *in; tmp.cache = -1;
+  if (a % 64) return lane_fail(e, in, w, l, "the tensor map address 0x%llx is not 64-byte aligned", (unsigned long long)a);
+  for (int h = 0; h < 2; h++) {
+    p[h] = plX__mem(e, &tmp, space, a + 64 * (uint64_t)h, 64, tid, write);
+    if (!p[h]) return e->status;
+  }
+  return 0;
+}
+
+static int exec_tmap(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
+  if (in->sub == XTM_CP) {                                         /* tensormap.cp_fenceproxy: copy, then release */
+    if ((w->exists & ~w->exited) & ~em) return plX__fail_warp(e, in, w, "tensormap.cp_fenceproxy (.sync.aligned) executed by part of a warp", (w->exists & ~w->exited) & ~em);
+    LANES(em, {
+      uint8_t *s[2], *d[2], raw[128];
+      if (tm_bytes(e, in, w, l, XS_SHARED, src_addr(in, w, l), 0, s)) return e->status;
+      memcpy(raw, s[0], 64); memcpy(raw + 64, s[1], 64);
+      if (tm_bytes(e, in, w, l, in->space, addr_of(in, w, l), 1, d)) return e->status;
+      memcpy(d[0], raw, 64); memcpy(d[1], raw + 64, 64);
+      tm_release(e, (uint32_t)w->idx * 32 + (uint32_t)l, raw);
+    });
+    return 0;
+  }
+  uint64_t *B = S(in->b);
+  int f = in->sub;
+  LANES(em, {
+    uint64_t a = addr_of(in, w, l);
+    int space = in->space;
+    if (space == XS_GENERIC && a - X_SH_BASE < X_WIN) { space = XS_SHARED; a -= X_SH_BASE; }
+    else if (space == XS_GENERIC) {
+      if (a < X_GL_BASE) return lane_fail(e, in, w, l, "the generic address 0x%llx is in neither the global nor the shared window", (unsigned long long)a);
+      space = XS_GLOBAL;
+    }
+    uint8_t *p[2], raw[128];
+    if (tm_bytes(e, in, w, l, space, a, 1, p)) return e->status;
+    memcpy(raw, p[0], 64); memcpy(raw + 64, p[1], 64);
+    uint32_t h; memcpy(&h, raw + 20, 4);
+    int zero = 1;
+    for (int i = 0; i < 128 && zero; i++) zero = raw[i] == 0;
+    if (zero) { memcpy(raw, TM_MAGIC, 8); raw[19] = 1; }            /* an empty map: every field zero, u8 elements */
+    else if (memcmp(raw, TM_MAGIC, 8) || h != fnv(raw + 24, 104))
+      return lane_fail(e, in, w, l, "the 128 bytes at %s 0x%llx are neither a tensor map of this emulator (copy one made by dev:tensormap) nor zeros",
+                       space == XS_SHARED ? "shared" : "global", (unsigned long long)a);
+    if (raw[95]) return lane_fail(e, in, w, l, "tensormap.replace.tile on an im2col tensor map");
+    uint64_t v = in->sub <= 5 ? B[l] : in->c;
+    uint32_t ord = in->c;
+    if (f == 4 && ord > 3) return lane_fail(e, in, w, l, "global_stride ordinal %u outside 0..3 (the stride of dimension ord + 1)", ord);
+    if (f >= 2 && f <= 5 && ord > 4) return lane_fail(e, in, w, l, "%s ordinal %u outside 0..4", TM_FIELD[f], ord);
+    if (f != 0 && f != 4 && f <= 5) v = (uint32_t)v;
+    switch (f) {
+    case 0:
+      if (v % 16) return lane_fail(e, in, w, l, "global_address 0x%llx is not a multiple of 16", (unsigned long long)v);
+      memcpy(raw + 8, &v, 8); break;
+    case 1:
+      if (v > 4) return lane_fail(e, in, w, l, "rank value %llu outside 0..4 (the field holds the rank minus one)", (unsigned long long)v);
+      raw[16] = (uint8_t)(v + 1); break;
+    case 2: {
+      if (v == 0 || v > 256) return lane_fail(e, in, w, l, "box_dim %u = %llu outside 1..256", ord, (unsigned long long)v);
+      uint16_t b16 = (uint16_t)v; memcpy(raw + 80 + 2 * ord, &b16, 2); break;
+    }
+    case 3: {
+      if (v == 0) return lane_fail(e, in, w, l, "global_dim %u = 0 (a dimension has 1..2^32 elements)", ord);
+      uint32_t d32 = (uint32_t)(v - 1); memcpy(raw + 24 + 4 * ord, &d32, 4); break;
+    }
+    case 4:
+      if (v % 16 || v >= ((uint64_t)1 << 40)) return lane_fail(e, in, w, l, "global_stride %u = %llu is not a multiple of 16 below 2^40", ord, (unsigned long long)v);
+      memcpy(raw + 48 + 8 * ord, &v, 8); break;
+    case 5:
+      if (v == 0 || v > 8) return lane_fail(e, in, w, l, "element_stride %u = %llu outside 1..8", ord, (unsigned long long)v);
+      raw[90 + ord] = (uint8_t)v; break;
+    case 6:
+      if (v >= 13 && v <= 15) return lane_fail(e, in, w, l, "elemtype %llu (a packed sub-byte type) is not emulated", (unsigned long long)v);
+      if (v > 12) return lane_fail(e, in, w, l, "elemtype %llu outside 0..15", (unsigned long long)v);
+      raw[17] = (uint8_t)v; raw[19] = (uint8_t)tm_esize((int)v); break;
+    case 7:
+      if (v > 2) return lane_fail(e, in, w, l, "interleave_layout %llu outside 0..2", (unsigned long long)v);
+      raw[96] = (uint8_t)v; break;
+    case 8:
+      if (v == 4) return lane_fail(e, in, w, l, "swizzle_mode 4 (96B) needs sm_100a or later");
+      if (v > 4) return lane_fail(e, in, w, l, "swizzle_mode %llu outside 0..4", (unsigned long long)v);
+      raw[18] = (uint8_t)v; break;
+    case 9:
+      if (v > 3) return lane_fail(e, in, w, l, "swizzle_atomicity %llu outside 0..3", (unsigned long long)v);
+      raw[99] = (uint8_t)v; break;
+    default:
+      if (v > 1) return lane_fail(e, in, w, l, "fill_mode %llu outside 0..1", (unsigned long long)v);
+      raw[98] = (uint8_t)v; break;
+    }
+    h = fnv(raw + 24, 104);
+    memcpy(raw + 20, &h, 4);
+    memcpy(p[0], raw, 64); memcpy(p[1], raw + 64, 64);
+    /* remember the result: a TMA through a copy of it in global memory needs the tensormap-proxy fences */
+    xhop *H = &e->H;
+    uint64_t loc = (uint64_t)space << 60 | a;
+    xtmimg *m = NULL;
+    for (uint32_t i = 0; i < H->tmi.n && !m; i++)
+      if (H->tmi.p[i].loc == loc && (space != XS_SHARED || H->tmi.p[i].cta == e->C->cta_linear)) m = &H->tmi.p[i];
+    if (!m) {
+      if (H->tmi.n >= 65536) continue;                             /* bounded: later changes go unchecked */
+      xtmimg z; memset(&z, 0, sizeof z);
+      if (!plU_vec_push(H->tmi, z)) return plX__fail(e, in->stmt, "out of memory");
+      m = &H->tmi.p[H->tmi.n - 1];
+    }
+    memcpy(m->b, raw, 128);
+    m->cta = e->C->cta_linear; m->loc = loc; m->tid = (uint32_t)w->idx * 32 + (uint32_t)l; m->pc = (uint32_t)(in - e->xf.code);
+    m->seq = ++H->tmseq; m->epoch = e->C->epoch; m->rel = 0;
+  });
   return 0;
 }
 
 /* ---- the async proxy's view of shared memory ------------------------------------------------------ */
-void plX__hop_generic_write(plX_emu *e, uint32_t off, uint32_t n, uint32_t tid) {
+static int bst_overwrite(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid);
+void plX__hop_generic_write(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid) {
   xcta_hop *h = &e->C->h;
   uint32_t f = h->fences[tid];
   for (uint32_t i = off; i < off + n; i++) { h->pw[i] = tid + 1; h->ps[i] = f; h->psw[i] = 0; }
+  if (h->bs.n) bst_overwrite(e, in, off, n, tid);
+}
+
+/* ---- bulk groups -----------------------------------------------------------------------------------
+** cp.async.bulk.commit_group closes a thread's open bulk group; wait_group N completes all but its N
+** most recent groups, wait_group.read N only their reads of the source. The emulator copies at issue,
+** so what it checks is the program's side: an ld.global (by the issuing CTA) of bytes a bulk store
+** still writes, an ordinary shared store over bytes one still reads. Groups are numbered per thread
+** from 0; a store joins the open one (the count of commits so far). */
+static uint32_t *bg_of(xcta *c, uint32_t tid) { return c->h.bg + (size_t)tid * 3; }
+
+static void bst_drop(plX_emu *e, xcta *c) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < c->h.bs.n; i++) {
+    xbst *r = &c->h.bs.p[i];
+    const uint32_t *g = bg_of(c, r->tid);
+    if (r->grp < g[1]) { e->H.gst--; continue; }                   /* written: gone */
+    if (r->grp < g[2]) r->shi = r->slo;                            /* its source was read */
+    c->h.bs.p[k++] = *r;
+  }
+  c->h.bs.n = k;
+}
+
+/* a bulk store by thread tid: shared [slo, shi) read, global [glo, ghi) written, until its group completes */
+static int bst_push(plX_emu *e, const xins *in, uint32_t tid, uint32_t slo, uint32_t shi, uint64_t glo, uint64_t ghi) {
+  xcta *c = e->C;
+  if (!c->h.bg) return 0;
+  uint32_t grp = bg_of(c, tid)[0], pc = (uint32_t)(in - e->xf.code);
+  if (c->h.bs.n) {                                                 /* the next row of the same TMA store */
+    xbst *l = &c->h.bs.p[c->h.bs.n - 1];
+    if (l->tid == tid && l->pc == pc && l->grp == grp && l->ghi == glo && l->slo == slo) { l->ghi = ghi; return 0; }
+  }
+  if (c->h.bs.n >= 65536) return 0;                                /* a program that never waits: stop tracking */
+  xbst r = {tid, grp, pc, slo, shi, glo, ghi};
+  if (!plU_vec_push(c->h.bs, r)) return plX__fail(e, in->stmt, "out of memory");
+  e->H.gst++;
+  return 0;
+}
+
+static int bst_overwrite(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid) {
+  xcta *c = e->C;
+  for (uint32_t i = 0; i < c->h.bs.n; i++) {
+    const xbst *r = &c->h.bs.p[i];
+    if (off >= r->shi || off + n <= r->slo) continue;
+    plU_buf b; plU_buf_init(&b);
+    plU_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
+    whot(e, &b, c, tid);
+    plU_buf_printf(&b, " writes shared byte 0x%x, which the %s of line %u (by ", off > r->slo ? off : r->slo,
+                   plX__opname(e, e->xf.code[r->pc].stmt), line_of(e, r->pc));
+    whot(e, &b, c, r->tid);
+    plU_buf_puts(&b, ") may still be reading: no cp.async.bulk.wait_group (.read or not) has covered its bulk group");
+    plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
+    plU_buf_free(&b);
+    return 1;
+  }
+  return 0;
+}
+
+int plX__hop_gload(plX_emu *e, const xins *in, uint64_t a, uint32_t n, uint32_t tid) {
+  xcta *c = e->C;
+  if (in->op != X_LD || !c->h.bs.n) return 0;
+  for (uint32_t i = 0; i < c->h.bs.n; i++) {
+    const xbst *r = &c->h.bs.p[i];
+    if (a >= r->ghi || a + n <= r->glo) continue;
+    int readonly = r->grp < bg_of(c, r->tid)[2];
+    plU_buf b; plU_buf_init(&b);
+    plU_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
+    whot(e, &b, c, tid);
+    plU_buf_printf(&b, " reads global address 0x%llx, which the %s of line %u (by ", (unsigned long long)(a > r->glo ? a : r->glo),
+                   plX__opname(e, e->xf.code[r->pc].stmt), line_of(e, r->pc));
+    whot(e, &b, c, r->tid);
+    if (readonly)
+      plU_buf_puts(&b, ") may still be writing: its bulk group was waited for with cp.async.bulk.wait_group.read only, which waits "
+                   "until the source is read, not until the writes are done (wait without .read)");
+    else plU_buf_puts(&b, ") may still be writing: no cp.async.bulk.wait_group has covered its bulk group");
+    plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
+    plU_buf_free(&b);
+    return 1;
+  }
+  return 0;
+}
+
+static int exec_bulkgrp(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
+  xcta *c = e->C;
+  if (!c->h.bg) return 0;
+  LANES(em, {
+    uint32_t *g = bg_of(c, (uint32_t)w->idx * 32 + (uint32_t)l);
+    if (in->op == X_BULKCOMMIT) { g[0]++; continue; }
+    uint32_t done = g[0] >= in->c ? g[0] - in->c : 0;
+    if (!in->sub2 && done > g[1]) g[1] = done;
+    if (done > g[2]) g[2] = done;
+  });
+  if (in->op == X_BULKWAIT && c->h.bs.n) bst_drop(e, c);
+  return 0;
 }
 
 /* ---- wgmma operands in flight ------------------------------------------------------------------------
@@ -353,49 +778,79 @@ static int wg_pending(const xcta *c, const xwgrd *r) {
 
 /* a retired read still matters while a warp ordered after its early release may write there, or one
 ** may still complete a wait on the phase it was released into */
-static int wg_keep(xcta *c, const xwgrd *r) {
+static int wg_keep(plX_emu *e, xcta *c, const xwgrd *r) {
   if (wg_pending(c, r) || r->acq) return 1;
-  if (!r->rel) return 0;
-  xmbar *m = mb_find(c, r->rel_mb);
+  if (!r->rel || r->rel_rank >= e->H.ncl) return 0;
+  xmbar *m = mb_find(&e->ctas[r->rel_rank], r->rel_mb);
   return m && m->valid && m->phase <= r->rel_phase + 1;
 }
 
 /* drop the records nothing can race with any more */
-static void wg_retire(xcta *c) {
+static void wg_retire(plX_emu *e, xcta *c) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < c->h.rd.n; i++)
-    if (wg_keep(c, &c->h.rd.p[i])) c->h.rd.p[k++] = c->h.rd.p[i];
+    if (wg_keep(e, c, &c->h.rd.p[i])) c->h.rd.p[k++] = c->h.rd.p[i];
   c->h.rd.n = k;
 }
 
-/* warp w arrives on m while wgmma reads of its own are pending: a waiter on that phase is ordered
-** after the arrive, not after the wait_group that retires the reads (the PTX memory model only
-** guarantees a wgmma's shared reads complete at that wait_group). Also note what w has retired. */
+/* r, released again into phase `phase` of the mbarrier at `mb` of CTA `rank`: a copy whose waiters are
+** ordered after that arrive, unless one exists; rel: the early arrive the messages name (1 + pc; 0:
+** r's, when the release runs through a chain) */
+static void wg_forward(xcta *o, uint32_t i, uint32_t mb, uint32_t phase, uint32_t rank, uint32_t rel) {
+  xwgrd f = o->h.rd.p[i];
+  if (rel) f.rel = rel;
+  for (uint32_t j = 0; j < o->h.rd.n; j++) {
+    const xwgrd *q = &o->h.rd.p[j];
+    if (q->pc == f.pc && q->warp == f.warp && q->group == f.group && q->lo == f.lo && q->rel_mb == mb &&
+        q->rel_phase == phase && q->rel_rank == rank) return;
+  }
+  f.rel_mb = mb; f.rel_phase = phase; f.rel_rank = rank; f.acq = 0;
+  plU_vec_push(o->h.rd, f);                                        /* out of memory: the chain is not followed */
+}
+
+/* warp w (of e->C) arrives on m (of CTA c, local or remote) while wgmma reads of its own are pending:
+** a waiter on that phase is ordered after the arrive, not after the wait_group that retires the reads
+** (the PTX memory model only guarantees a wgmma's shared reads complete at that wait_group). The
+** same holds for every read w is ordered after through an earlier early release (a chain: what a
+** waiter acquires is what the phase's arrivers released). Also note what w has retired. */
 static void wg_release(plX_emu *e, xwarp *w, xins *in, xcta *c, xmbar *m) {
-  uint32_t wi = (uint32_t)w->idx;
-  if (wi < 32 && m->dn[wi] < w->wg_done + 1) m->dn[wi] = w->wg_done + 1;
-  for (uint32_t i = 0; i < c->h.rd.n; i++) {
-    xwgrd *r = &c->h.rd.p[i];
-    if (r->warp != wi || r->rel || !wg_pending(c, r)) continue;
-    r->rel = (uint32_t)(in - e->xf.code) + 1; r->rel_mb = m->off; r->rel_phase = m->phase;
+  uint32_t wi = (uint32_t)w->idx, me = e->C->rank;
+  if (wi < 32 && m->dn[wi] < w->wg_done + 1) m->dn[wi] = w->wg_done + 1;  /* by warp index: CTAs share the slot */
+  for (uint32_t k = 0; k < e->H.ncl || (k == 0 && !e->H.ncl); k++) {
+    xcta *o = e->H.ncl ? &e->ctas[k] : e->C;
+    uint32_t n = o->h.rd.n;
+    for (uint32_t i = 0; i < n; i++) {
+      xwgrd *r = &o->h.rd.p[i];
+      if (o == e->C && r->warp == wi && wg_pending(o, r)) {      /* its own pending reads */
+        if (!r->rel) { r->rel = (uint32_t)(in - e->xf.code) + 1; r->rel_mb = m->off; r->rel_phase = m->phase; r->rel_rank = c->rank; }
+        else if (r->rel_mb != m->off || r->rel_phase != m->phase || r->rel_rank != c->rank)
+          wg_forward(o, i, m->off, m->phase, c->rank, (uint32_t)(in - e->xf.code) + 1);
+      } else if (r->rel_rank == me && wi < 32 && (r->acq >> wi & 1))  /* reads w acquired early */
+        wg_forward(o, i, m->off, m->phase, c->rank, 0);
+    }
   }
 }
 
-/* warp w completed a wait on m: it is ordered after the early releases into m's completed phases,
-** and after the wait_groups of the warps that arrived on m's last completed phase */
-static void wg_acquire(xwarp *w, xcta *c, xmbar *m) {
+/* warp w of c completed a wait on m (of c): it is ordered after the early releases into m's completed
+** phases, and after the wait_groups of the warps that arrived on m's last completed phase (remote
+** arrivals share the slot of their warp index: a collision can only hide a report, never make one) */
+static void wg_acquire(plX_emu *e, xwarp *w, xcta *c, xmbar *m) {
   uint32_t wi = (uint32_t)w->idx;
   if (wi >= 32) return;
-  for (uint32_t i = 0; i < c->h.rd.n; i++) {
-    xwgrd *r = &c->h.rd.p[i];
-    if (r->rel && r->rel_mb == m->off && r->rel_phase < m->phase && r->warp != wi) r->acq |= 1u << wi;
-    if ((r->acq >> wi & 1) && r->warp < 32 && m->ldn[r->warp] > r->group) r->acq &= ~(1u << wi);
+  for (uint32_t k = 0; k < e->H.ncl || (k == 0 && !e->H.ncl); k++) {
+    xcta *o = e->H.ncl ? &e->ctas[k] : c;
+    for (uint32_t i = 0; i < o->h.rd.n; i++) {
+      xwgrd *r = &o->h.rd.p[i];
+      if (!r->rel || r->rel_rank != c->rank) continue;
+      if (r->rel_mb == m->off && r->rel_phase < m->phase && (o != c || r->warp != wi)) r->acq |= 1u << wi;
+      if ((r->acq >> wi & 1) && r->warp < 32 && m->ldn[r->warp] > r->group) r->acq &= ~(1u << wi);
+    }
   }
 }
 
 void plX__hop_bar_sync(xcta *c) {
   for (uint32_t i = 0; i < c->h.rd.n; i++)
-    if (!wg_pending(c, &c->h.rd.p[i])) c->h.rd.p[i].acq = 0;
+    if (!wg_pending(c, &c->h.rd.p[i]) && c->h.rd.p[i].rel_rank == c->rank) c->h.rd.p[i].acq = 0;
 }
 
 /* a write by warp `warp` of c (-1: unknown) to shared bytes [off, off + n) of c; only_acq: report
@@ -404,7 +859,7 @@ static int wg_check(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n
   for (uint32_t i = 0; i < c->h.rd.n; i++) {
     const xwgrd *r = &c->h.rd.p[i];
     if (off >= r->hi || off + n <= r->lo) continue;
-    int acq = warp >= 0 && warp < 32 && (r->acq >> warp & 1);
+    int acq = warp >= 0 && warp < 32 && r->rel_rank == e->C->rank && (r->acq >> warp & 1);  /* the writer: e->C's */
     if (!acq && (only_acq || !wg_pending(c, r))) continue;
     uint32_t at = off > r->lo ? off : r->lo;
     if (acq)
@@ -457,11 +912,12 @@ static int queue(plX_emu *e, const xins *in, uint32_t tid, uint32_t mask, uint32
   }
   xasync a;
   a.pc = (uint32_t)(in - e->xf.code); a.tid = tid; a.rank = e->C->rank; a.mask = mask; a.lo = lo; a.n = n;
-  a.mbar = mbar; a.tx = tx; a.data = data; a.valid = valid; a.sw = sw;
+  a.mbar = mbar; a.tx = tx; a.data = data; a.valid = valid; a.sw = sw; a.red = -1; a.rdt = 0;
   if (!plU_vec_push(e->H.q, a)) { free(data); free(valid); return plX__fail(e, in->stmt, "out of memory"); }
   return 0;
 }
 
+static uint64_t red_apply(int op, int dt, uint64_t old, uint64_t v);
 int plX__hop_flush(plX_emu *e) {
   xhop *H = &e->H;
   if (!H->q.n) return 0;
@@ -473,13 +929,20 @@ int plX__hop_flush(plX_emu *e) {
     for (uint32_t r = 0; r < H->ncl && !err; r++) {
       if (!(a->mask >> r & 1)) continue;
       xcta *c = &e->ctas[r];
-      if (c->h.rd.n && plX__hop_wg_clobber(e, e->xf.code[a->pc].stmt, c, a->lo, a->n, r == a->rank ? (int)(a->tid / 32) : -1, plX__opname(e, e->xf.code[a->pc].stmt))) {
+      if (c->h.rd.n && plX__hop_wg_clobber(e, e->xf.code[a->pc].stmt, c, a->lo, a->n, (int)(a->tid / 32), plX__opname(e, e->xf.code[a->pc].stmt))) {
         err = 1;
         break;
       }
+      int es = a->red >= 0 ? tm_esize(a->rdt) : 1;
       for (uint32_t j = 0; j < a->n; j++) {
         if (a->valid && !a->valid[j]) continue;
         uint32_t o = a->lo + j;
+        if (a->red >= 0 && j % (uint32_t)es == 0) {                /* one element of a reduction */
+          uint64_t old = 0, v = 0;
+          memcpy(&old, c->smem + o, (size_t)es); memcpy(&v, a->data + j, (size_t)es);
+          uint64_t rv = red_apply(a->red, a->rdt, old, v);
+          memcpy(a->data + j, &rv, (size_t)es);
+        }
         c->smem[o] = a->data[j];
         if (c->smem_def) c->smem_def[o] = 1;
         if (c->h.pw) { c->h.pw[o] = 0; c->h.psw[o] = (uint8_t)(a->sw >= 0 ? a->sw + 1 : 0); }
@@ -546,20 +1009,48 @@ static int red_ok(int op, int dt) {
   return 1;
 }
 
+/* im2col: the next pixel of the walk px (W, H, D, then N; dims - 1 entries): each spatial coordinate
+** steps by its element stride and, past the pixel box's upper corner, wraps to its lower corner
+** carrying into the next dimension; N has no box */
+static void pix_step(const xtmap *t, int dims, int64_t *px) {
+  for (int i = 0; i < dims - 1; i++) {
+    px[i] += t->es[i + 1];
+    if (i == dims - 2 || px[i] <= (int64_t)t->dims[i + 1] - 1 + t->hi[i]) return;
+    px[i] = t->lo[i];
+  }
+}
+
+/* the NaN OOB fill (CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA) of a 2- or 4-byte float:
+** the quiet NaN with every payload bit set */
+static void oob_nan(uint8_t *p, int es) {
+  uint32_t v = es == 2 ? 0x7fffu : 0x7fffffffu;
+  memcpy(p, &v, (size_t)es);
+}
+
+/* in->t2: 1 for the im2col forms (loads and prefetches take D-2 offsets after the coordinates in
+** the vector slots; stores and reductions are .im2col_no_offs) */
 static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   const uint32_t *vs = e->xf.vslots + in->vs;
-  int dims = in->vec;
+  int dims = in->vec, i2c = in->t2 == 1;
   LANES(em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
     xtmap t;
     if (tm_read(e, in, w, l, S(vs[0])[l], &t)) return e->status;
+    if (t.mode != i2c)
+      return lane_fail(e, in, w, l, i2c ? "an im2col copy through a tile-mode tensor map (make one with dev:tensormap(array, { mode = \"im2col\", ... }))"
+                                        : "a tile-mode copy through an im2col tensor map (it takes the .im2col forms)");
     if (t.rank != dims) return lane_fail(e, in, w, l, "a %dd copy through a tensor map of rank %d", dims, t.rank);
-    int64_t c0[5];
+    int64_t c0[5], ioff[3] = {0, 0, 0};
     for (int i = 0; i < dims; i++) c0[i] = (int32_t)S(vs[1 + i])[l];
+    if (i2c && (in->sub == 0 || in->sub == 3))                     /* the im2col offsets: signed 16-bit */
+      for (int i = 0; i < dims - 2; i++) ioff[i] = (int16_t)S(vs[1 + dims + i])[l];
     if (in->sub == 3) continue;                                    /* prefetch: checked, no effect */
     if (in->sub == 2 && !red_ok(in->sub2, t.dtype)) return lane_fail(e, in, w, l, "this reduction is not defined for the tensor map's element type");
     uint32_t cnt[5] = {1, 1, 1, 1, 1}, total = 1;
-    for (int i = 0; i < dims; i++) { cnt[i] = (t.box[i] + t.es[i] - 1) / t.es[i]; total *= cnt[i]; }
+    if (i2c) total = t.cpp * t.ppc;                                /* ppc pixels of cpp channels each */
+    else for (int i = 0; i < dims; i++) { cnt[i] = (t.box[i] + t.es[i] - 1) / t.es[i]; total *= cnt[i]; }
+    int64_t px[4] = {0, 0, 0, 0};
+    for (int i = 1; i < dims; i++) px[i - 1] = c0[i];
     uint32_t bytes = total * (uint32_t)t.esize;
     uint32_t span = t.sw ? (bytes + 127) / 128 * 128 : bytes;
     xcta *c; uint32_t off;
@@ -572,18 +1063,30 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     } else if (proxy_read(e, in, w, l, c, off, span, -1, plX__opname(e, in->stmt))) return e->status;
     int32_t cache = -1;
     for (uint32_t k = 0; k < total; k++) {
-      uint32_t rem = k, lin = k * (uint32_t)t.esize;
+      uint32_t lin = k * (uint32_t)t.esize;
+      int64_t g[5];
+      if (i2c) {                                                   /* pixel k / cpp, channel k % cpp */
+        uint32_t ch = k % t.cpp;
+        if (ch == 0 && k) pix_step(&t, dims, px);
+        g[0] = c0[0] + ch;
+        for (int i = 1; i < dims - 1; i++) g[i] = px[i - 1] + ioff[i - 1];
+        g[dims - 1] = px[dims - 2];
+      } else {
+        uint32_t rem = k;
+        for (int i = 0; i < dims; i++) { uint32_t ki = rem % cnt[i]; rem /= cnt[i]; g[i] = c0[i] + (int64_t)ki * t.es[i]; }
+      }
       int inb = 1;
       uint64_t ga = t.addr;
       for (int i = 0; i < dims; i++) {
-        uint32_t ki = rem % cnt[i]; rem /= cnt[i];
-        int64_t g = c0[i] + (int64_t)ki * t.es[i];
-        if (g < 0 || (uint64_t)g >= t.dims[i]) inb = 0;
-        else ga += (uint64_t)g * t.strides[i];
+        if (g[i] < 0 || (uint64_t)g[i] >= t.dims[i]) inb = 0;
+        else ga += (uint64_t)g[i] * t.strides[i];
       }
       uint32_t so = plSm_swizzle(t.sw, off + lin) - off;        /* the swizzle of the absolute address */
       if (ld) { for (int b = 0; b < t.esize; b++) valid[so + (uint32_t)b] = 1; }
-      if (!inb) continue;                                          /* zeros on a load, skipped on a store */
+      if (!inb) {                                                  /* zeros (or NaN) on a load, skipped on a store */
+        if (ld && t.oob) oob_nan(data + so, t.esize);
+        continue;
+      }
       xbuf *gb = plX__find(e->mem, ga, &cache);
       if (!gb || ga - gb->addr + (uint64_t)t.esize > gb->size) {
         if (data) { free(data); free(valid); }
@@ -596,6 +1099,7 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
         return e->status;
       }
       uint8_t *gp = gb->p + (ga - gb->addr);
+      if (!ld && bst_push(e, in, tid, off, off + span, ga, ga + (uint64_t)t.esize)) return e->status;   /* bulk group tracking */
       if (ld) memcpy(data + so, gp, (size_t)t.esize);
       else if (gb->ro) return lane_fail(e, in, w, l, "a TMA store into constant memory");
       else if (in->sub == 1) memcpy(gp, c->smem + off + so, (size_t)t.esize);
@@ -634,7 +1138,7 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (!plX__mem(e, &tmp, XS_GLOBAL, src, 1, tid, 0) || !plX__mem(e, &tmp, XS_GLOBAL, src + n - 1, 1, tid, 0)) return e->status;
       continue;
     }
-    if (in->sub >= 2) {                                            /* shared::cta -> global */
+    if (in->sub >= 2 && in->sub != 5) {                            /* shared::cta -> global */
       xcta *c; uint32_t off;
       if (!smem_at(e, in, w, l, src, XS_SHARED, 0, n, 16, &c, &off, "the source")) return e->status;
       if (proxy_read(e, in, w, l, c, off, n, -1, plX__opname(e, in->stmt))) return e->status;
@@ -642,6 +1146,7 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (dst % 16) return lane_fail(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)dst);
       uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, dst, 1, tid, 1);
       if (!gp || !plX__mem(e, &tmp, XS_GLOBAL, dst + n - 1, 1, tid, 1)) return e->status;
+      if (bst_push(e, in, tid, off, off + n, dst, dst + n)) return e->status;
       if (in->sub == 2) { memmove(gp, c->smem + off, n); continue; }
       int es = tb(in->t) / 8;
       if (es < 1 || n % (uint32_t)es) return lane_fail(e, in, w, l, "the size is not a whole number of elements");
@@ -679,6 +1184,12 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (!mask || (mask >> e->H.ncl)) { free(data); return lane_fail(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u", mask, e->H.ncl); }
     }
     if (queue(e, in, tid, mask, doff, n, moff, n, data, NULL, -1)) return e->status;
+    if (in->sub == 5) {                                            /* cp.reduce.async.bulk: applied as it lands */
+      int es = tb(in->t) / 8;
+      xasync *q = &e->H.q.p[e->H.q.n - 1];
+      q->red = in->sub2;
+      q->rdt = in->t == PLT_S32 ? PLR_TM_S32 : es == 8 ? PLR_TM_U64 : PLR_TM_U32;
+    }
   });
   return 0;
 }
@@ -697,8 +1208,11 @@ static inline double elem(uint32_t bits, int t) {
 }
 
 /* the shared byte address of element (i along M or N, j along K) through descriptor d (K-major
-** unless mn): the canonical layouts of docs/hopper.md, the swizzle applied to the absolute address */
-static inline uint32_t desc_at(const plSm_desc *d, int elt, int mn, uint32_t i, uint32_t j) {
+** unless mn): the canonical layouts of docs/hopper.md, then the swizzle. The pattern's row (address
+** bits 7-9, which select the 16-byte chunk's XOR) counts from the start address's row plus the
+** base offset: with base offset (start >> 7) & 7, the ISA's value for a tile that does not start on
+** the pattern's repeat, that is the absolute address's row, the pattern a TMA load writes. */
+static inline uint32_t desc_at(const plSm_desc *d, uint32_t mask, int elt, int mn, uint32_t i, uint32_t j) {
   uint32_t W = (uint32_t)plSm_swizzle_bytes(d->swizzle), per = 16 / (uint32_t)elt, lin;
   if (!mn) {
     uint32_t jb = j * (uint32_t)elt;
@@ -709,7 +1223,8 @@ static inline uint32_t desc_at(const plSm_desc *d, int elt, int mn, uint32_t i, 
     if (W) lin = (ib / W) * d->lbo + (j / 8) * d->sbo + (j % 8) * W + ib % W;
     else lin = (i / per) * d->sbo + (j / 8) * d->lbo + (j % 8) * 16 + (i % per) * (uint32_t)elt;
   }
-  return plSm_swizzle(d->swizzle, d->start + lin);
+  uint32_t a = d->start + lin, row = (a >> 7) - (d->start >> 7) + (uint32_t)d->base_offset;
+  return a ^ (((row << 7) & mask) >> 3);
 }
 
 /* rows [r0, r0 + rows) x K of a matrix in shared memory through a descriptor, into out[row][k] */
@@ -723,12 +1238,21 @@ static int desc_load(plX_emu *e, xins *in, xwarp *w, uint64_t desc, int t, int m
   char what[96];
   snprintf(what, sizeof what, "%s (%s)", plX__opname(e, in->stmt), which);
   span->lo = UINT32_MAX; span->hi = 0;
+  uint32_t mask = plSm_swizzle_mask(d.swizzle);
+  int skew = ((((d.start >> 7) - (uint32_t)d.base_offset) << 7) & mask) != 0;  /* not the absolute pattern */
   for (uint32_t r = 0; r < rows; r++)
     for (uint32_t k = 0; k < K; k++) {
-      uint32_t a = desc_at(&d, elt, mn, r0 + r, k);
+      uint32_t a = desc_at(&d, mask, elt, mn, r0 + r, k);
       if ((uint64_t)a + (uint32_t)elt > e->smem_size)
         return plX__fail_warp(e, in, w, "a matrix descriptor reads outside shared memory", 0xffffffffu);
       if (c->h.pw && proxy_read(e, in, w, 0, c, a, (uint32_t)elt, d.swizzle, what)) return e->status;
+      if (skew && c->h.psw && c->h.psw[a] > 1 + PLSM_SW_NONE) {
+        char m[320];
+        snprintf(m, sizeof m, "%s reads shared byte 0x%x through a descriptor with base offset %d, but a TMA load wrote it "
+                 "with the %s pattern of the absolute address: for the tile at 0x%x the base offset is %u",
+                 what, a, d.base_offset, plSm_swizzle_name(d.swizzle), d.start, (d.start >> 7) & 7);
+        return plX__fail_warp(e, in, w, m, 0xffffffffu);
+      }
       if ((e->checks & PLX_CHECK_UNINIT_SHARED) && c->smem_def) {
         for (int b = 0; b < elt; b++)
           if (!c->smem_def[a + (uint32_t)b]) {
@@ -747,19 +1271,63 @@ static int desc_load(plX_emu *e, xins *in, xwarp *w, uint64_t desc, int t, int m
   return 0;
 }
 
+/* sparse A (wgmma.mma_async.sp): the stored M x K/2 values Ac of this warp's 16 rows, placed by the
+** metadata into the columns kx of a K-wide row (Ac[r][j] is A[r][kx[r][j]], the other columns are
+** zero). Each warp holds the metadata of its own rows (docs/emulator.md, "Sparse wgmma"):
+**   f16/bf16 (2:4, K 32) and tf32 (1:2, K 16): lanes 4g + 2 sel and 4g + 2 sel + 1 (sel 0 or 1)
+**     hold rows g (bits 0-15) and g + 8 (bits 16-31), the first lane chunks 0-3, the second 4-7;
+**   e4m3/e5m2/s8/u8 (2:4, K 64; sel 0): lane 4g + h + 2 c holds row g + 8 h, chunks 8c..8c+7.
+** Chunk q's 4 bits are at 4 (q % 4) (4 (q % 8) for 8-bit) above the row's base: two 2-bit
+** positions (low: the first stored value's) for 2:4, 0b0100 or 0b1110 (position 0 or 1) for tf32. */
+static int sp_place(plX_emu *e, xins *in, xwarp *w, int at, int K, uint8_t kx[16][32]) {
+  uint32_t sel = (uint32_t)(in->off2 - 1);
+  int tf = at == PLT_TF32, b8 = !tf && at != PLT_F16 && at != PLT_BF16;
+  const uint64_t *M = S(in->e);
+  if (b8 ? sel != 0 : sel > 1) {
+    char m[128];
+    snprintf(m, sizeof m, "sparsity selector %u: must be %s (other values are undefined)", sel, b8 ? "0 for 8-bit types" : "0 or 1");
+    return plX__fail_warp(e, in, w, m, 0xffffffffu);
+  }
+  int chunks = tf ? K / 2 : K / 4;
+  for (int r = 0; r < 16; r++)
+    for (int q = 0; q < chunks; q++) {
+      int g = r % 8, h = r / 8, lane, bit;
+      if (b8) { lane = 4 * g + h + 2 * (q / 8); bit = 4 * (q % 8); }
+      else { lane = 4 * g + 2 * (int)sel + q / 4; bit = 16 * h + 4 * (q % 4); }
+      uint32_t nib = (uint32_t)(M[lane] >> bit) & 15;
+      if (tf) {
+        if (nib != 4 && nib != 14)
+          return lane_fail(e, in, w, lane, "sparsity metadata 0x%x (bits %d-%d) for row %d, columns %d-%d of A: a tf32 chunk's "
+                           "index is 0b0100 or 0b1110 (other values are undefined)", nib, bit + 3, bit, 16 * (w->idx % 4) + r, 2 * q, 2 * q + 1);
+        kx[r][q] = (uint8_t)(2 * q + (nib == 14));
+      } else {
+        uint32_t i0 = nib & 3, i1 = nib >> 2;
+        if (i0 == i1)
+          return lane_fail(e, in, w, lane, "sparsity metadata 0x%x (bits %d-%d) for row %d, columns %d-%d of A: both stored values "
+                           "at position %u (0b0000, 0b0101, 0b1010, 0b1111 are undefined)", nib, bit + 3, bit, 16 * (w->idx % 4) + r,
+                           4 * q, 4 * q + 3, i0);
+        kx[r][2 * q] = (uint8_t)(4 * q + (int)i0); kx[r][2 * q + 1] = (uint8_t)(4 * q + (int)i1);
+      }
+    }
+  return 0;
+}
+
 static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   const uint32_t *vs = e->xf.vslots;
-  int N = in->vec * 8, dt = in->t, at = in->t2, bt = in->t3;
+  int N = in->vec * 8, dt = in->t, at = in->t2, bt = in->t3, sparse = in->off2 != 0;
   int K = at == PLT_TF32 ? 8 : (at == PLT_F16 || at == PLT_BF16) ? 16 : 32;
   int integer = at == PLT_S8 || at == PLT_U8;
   uint32_t wi = (uint32_t)w->idx % 4;                              /* this warp's 16 rows of the 64 */
-  double A[16 * 32], *B = malloc(sizeof(double) * (size_t)N * (size_t)K);
+  double A[16 * 32], *B;
+  uint8_t kx[16][32];
   xwgrd sa_span, sb_span;
   memset(&sa_span, 0, sizeof sa_span); memset(&sb_span, 0, sizeof sb_span);
+  if (sparse && sp_place(e, in, w, at, 2 * K, kx)) return e->status;
+  B = malloc(sizeof(double) * (size_t)N * (size_t)K * (sparse ? 2u : 1u));
   if (!B) return plX__fail(e, in->stmt, "out of memory");
   if (in->sub & 16) {                                              /* A in registers: the mma.sync A fragments */
-    for (int l = 0; l < 32; l++) {
+    for (int l = 0; l < 32; l++) {                                 /* (sparse: of the stored K/2 columns) */
       int g = l / 4, tq = l % 4;
       for (int j = 0; j < 4; j++) {
         uint32_t v = (uint32_t)S(vs[in->a + (uint32_t)j])[l];
@@ -770,7 +1338,8 @@ static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       }
     }
   } else if (desc_load(e, in, w, S(in->a)[0], at, (in->sub & 1) != 0, 16 * wi, 16, (uint32_t)K, A, "operand A", &sa_span)) { free(B); return e->status; }
-  if (desc_load(e, in, w, S(in->b)[0], bt, (in->sub & 2) != 0, 0, (uint32_t)N, (uint32_t)K, B, "operand B", &sb_span)) { free(B); return e->status; }
+  int KB = sparse ? 2 * K : K;                                     /* B's K */
+  if (desc_load(e, in, w, S(in->b)[0], bt, (in->sub & 2) != 0, 0, (uint32_t)N, (uint32_t)KB, B, "operand B", &sb_span)) { free(B); return e->status; }
   for (int l = 1; l < 32; l++)
     if (S(in->b)[l] != S(in->b)[0] || (!(in->sub & 16) && S(in->a)[l] != S(in->a)[0])) {
       free(B);
@@ -789,16 +1358,19 @@ static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
         int row, col;
         if (dt == PLT_F16) { row = g + 8 * (i & 1); col = 8 * (i >> 1) + 2 * tq + h; }
         else { row = g + 8 * ((i >> 1) & 1); col = 8 * (i >> 2) + 2 * tq + (i & 1); }
-        const double *ar = A + row * K;
+        const double *ar = A + row * K, *bc = B + (size_t)col * (size_t)KB;
+        const uint8_t *kr = kx[row];
         if (integer) {
           int64_t s = keep ? (int64_t)(int32_t)R[l] : 0;
-          for (int k = 0; k < K; k++) s += (int64_t)ar[k] * (int64_t)B[(size_t)col * (size_t)K + (size_t)k];
+          if (sparse) for (int k = 0; k < K; k++) s += (int64_t)ar[k] * (int64_t)bc[kr[k]];
+          else for (int k = 0; k < K; k++) s += (int64_t)ar[k] * (int64_t)bc[k];
           if (in->fl & XF_SATF) { if (s > INT32_MAX) s = INT32_MAX; if (s < INT32_MIN) s = INT32_MIN; }
           out = (uint32_t)s;
         } else {
           double s = 0;
           if (keep) s = dt == PLT_F16 ? plX__to_double((R[l] >> (16 * h)) & 0xffff, XFMT_F16) : f32(R[l]);
-          for (int k = 0; k < K; k++) s += (sa * ar[k]) * (sb * B[(size_t)col * (size_t)K + (size_t)k]);
+          if (sparse) for (int k = 0; k < K; k++) s += (sa * ar[k]) * (sb * bc[kr[k]]);
+          else for (int k = 0; k < K; k++) s += (sa * ar[k]) * (sb * bc[k]);
           if (dt == PLT_F16) out |= plX__round(s, 0, XFMT_F16, XR_RN, 0) << (16 * h);
           else out = c32((float)s);
         }
@@ -809,7 +1381,7 @@ static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   free(B);
   /* the operands stay in use until a wait_group covers the open group */
   xcta *cc = e->C;
-  if (cc->h.rd.n >= 4096) wg_retire(cc);
+  if (cc->h.rd.n >= 4096) wg_retire(e, cc);
   for (int o = 0; o < 2; o++) {
     xwgrd r = o ? sb_span : sa_span;
     if (r.hi <= r.lo) continue;
@@ -1043,7 +1615,8 @@ int plX__hop_exec(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t am, uint
     return 0;
   case X_TMA: return exec_tma(e, w, in, em);
   case X_BULK: return exec_bulk(e, w, in, em);
-  case X_BULKCOMMIT: case X_BULKWAIT: case X_WGFENCE: return 0;   /* stores happen when issued */
+  case X_BULKCOMMIT: case X_BULKWAIT: return exec_bulkgrp(e, w, in, em);   /* stores happen when issued; these say when it is safe */
+  case X_WGFENCE: return 0;
   case X_WGMMA: return exec_wgmma(e, w, in, em);
   case X_WGCOMMIT:
     if (plX__full_warp(e, in, w, em)) return e->status;
@@ -1052,13 +1625,16 @@ int plX__hop_exec(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t am, uint
   case X_WGWAIT:
     if (plX__full_warp(e, in, w, em)) return e->status;
     if (w->wg_cur >= in->c && w->wg_cur - in->c > w->wg_done) w->wg_done = w->wg_cur - in->c;
-    if (e->C->h.rd.n) wg_retire(e->C);
+    if (e->C->h.rd.n) wg_retire(e, e->C);
     return 0;
   case X_MAPA: case X_GETRANK: return exec_mapa(e, w, in, em);
   case X_ELECT: return exec_elect(e, w, in, em);
   case X_FENCEPROXY:
-    if (in->sub && e->C->h.fences) LANES(em, e->C->h.fences[(uint32_t)w->idx * 32 + (uint32_t)l]++);
+    if (in->sub == 1 && e->C->h.fences) LANES(em, e->C->h.fences[(uint32_t)w->idx * 32 + (uint32_t)l]++);
+    if (in->sub == 2) LANES(em, tm_release(e, (uint32_t)w->idx * 32 + (uint32_t)l, NULL));
+    if (in->sub == 3) LANES(em, { if (tm_acquire(e, in, addr_of(in, w, l), (uint32_t)w->idx * 32 + (uint32_t)l)) return e->status; });
     return 0;
+  case X_TMAP: return exec_tmap(e, w, in, em);
   }
   return plX__fail(e, in->stmt, "%s is not emulated", plX__opname(e, in->stmt));
 }
@@ -1091,6 +1667,8 @@ int plX__hop_setup(plX_emu *e, xcta *c) {
     for (uint32_t i = 0; i < H->q.n; i++) { free(H->q.p[i].data); free(H->q.p[i].valid); }
     H->q.n = 0;
     H->clphase = H->clcount = 0;
+    H->gst = 0;                                                    /* the last cluster's bulk stores are done */
+    if (c->cta_linear == 0) { H->tmi.n = 0; H->tacq.n = 0; H->tmseq = 0; }   /* a launch starts */
     const plI_func *f = &e->m->funcs.p[e->func];
     uint32_t b = 65536 / (e->nthreads ? e->nthreads : 1);
     if (f->maxnreg && f->maxnreg < b) b = f->maxnreg;
@@ -1115,7 +1693,8 @@ int plX__hop_setup(plX_emu *e, xcta *c) {
     c->h.pw = calloc(sm, sizeof *c->h.pw);
     c->h.ps = calloc(sm, sizeof *c->h.ps);
     c->h.fences = calloc(e->nthreads, sizeof *c->h.fences);
-    if (!c->h.psw || !c->h.pw || !c->h.ps || !c->h.fences) return plX__fail(e, X_NOSLOT, "out of memory");
+    c->h.bg = calloc((size_t)e->nthreads * 3, sizeof *c->h.bg);
+    if (!c->h.psw || !c->h.pw || !c->h.ps || !c->h.fences || !c->h.bg) return plX__fail(e, X_NOSLOT, "out of memory");
   }
   if (H->has_wgmma) {
     c->h.wgg = calloc((size_t)e->nwarps * e->xf.nslots, sizeof *c->h.wgg);
@@ -1131,6 +1710,9 @@ void plX__hop_free(xcta *c) {
   memset(&c->h.mb, 0, sizeof c->h.mb);
   plU_vec_free(c->h.rd);
   memset(&c->h.rd, 0, sizeof c->h.rd);
+  plU_vec_free(c->h.bs);
+  free(c->h.bg);
+  c->h.bg = NULL;
 }
 
 int plX__hop_deadlock(plX_emu *e, plU_buf *m, xwarp *W, int lane) {
@@ -1140,8 +1722,12 @@ int plX__hop_deadlock(plX_emu *e, plU_buf *m, xwarp *W, int lane) {
     xmbar *b = mb_find(c, W->wmb[lane]);
     plU_buf_printf(m, "deadlock in CTA (%u,%u,%u): %s waits on the mbarrier at shared 0x%x", c->ctaid[0], c->ctaid[1], c->ctaid[2],
                    plX__opname(e, stmt), W->wmb[lane]);
-    if (b) plU_buf_printf(m, " (initialized at line %u), whose phase %u still misses %u of %u arrivals and %d transaction bytes",
-                          line_of(e, b->pc), b->phase, b->pending, b->expected, b->tx);
+    if (b && b->tx >= 0)
+      plU_buf_printf(m, " (initialized at line %u), whose phase %u still misses %u of %u arrivals and %d transaction bytes",
+                     line_of(e, b->pc), b->phase, b->pending, b->expected, b->tx);
+    else if (b)                                                    /* more bytes landed than expect_tx announced */
+      plU_buf_printf(m, " (initialized at line %u), whose phase %u still misses %u of %u arrivals and has a transaction count of %d: "
+                     "%d bytes more arrived than its expect_tx announced", line_of(e, b->pc), b->phase, b->pending, b->expected, b->tx, -b->tx);
   } else if (W->bid[lane] == XB_REGS) {
     plU_buf_printf(m, "deadlock in CTA (%u,%u,%u): %s waits for registers: the CTA's warps hold %llu of its pool of %llu (%s) and none will free enough",
                    c->ctaid[0], c->ctaid[1], c->ctaid[2], plX__opname(e, stmt), (unsigned long long)regs_used(e),

@@ -54,8 +54,10 @@ enum {
   /* Hopper (emu_hopper.c) */
   X_MBAR, X_MBWAIT, X_MBPENDING, X_TMA, X_BULK, X_BULKCOMMIT, X_BULKWAIT, X_WGMMA, X_WGFENCE, X_WGCOMMIT,
   X_WGWAIT, X_CLBAR, X_MAPA, X_GETRANK, X_ELECT, X_SETMAXNREG, X_FENCEPROXY, X_CPMBARRIVE,
+  X_TMAP,                     /* tensormap.replace (sub: the field), tensormap.cp_fenceproxy (sub XTM_CP) */
   X__COUNT
 };
+#define XTM_CP 16
 
 /* flags */
 enum {
@@ -185,11 +187,25 @@ typedef struct xwgrd {
   uint32_t lo, hi, warp, group, pc;
   uint32_t rel;                /* 1 + the pc of an mbarrier arrive by that warp while the read was pending, 0 none */
   uint32_t rel_mb, rel_phase;  /* that arrive's mbarrier (shared offset) and phase */
-  uint32_t acq;                /* warps ordered after that arrive (a completed wait) but not after the wait_group */
+  uint32_t rel_rank;           /* the cluster rank of that mbarrier's CTA (a remote arrive, a chain) */
+  uint32_t acq;                /* warps of CTA rel_rank ordered after that arrive (a completed wait, directly or
+                                  through a chain of mbarriers) but not after the wait_group */
 } xwgrd;
+
+/* a bulk store (cp.async.bulk / .tensor / cp.reduce.async.bulk out of shared memory) in its bulk
+** group: it reads shared [slo, shi) until a wait_group{.read} covers the group, writes global
+** [glo, ghi) until a wait_group without .read does (the emulator copies at issue; these say when
+** the program may touch those bytes) */
+typedef struct xbst {
+  uint32_t tid, grp, pc;       /* issuer (CTA-linear thread), its bulk group, the instruction */
+  uint32_t slo, shi;           /* shared source bytes; slo == shi once checked as read */
+  uint64_t glo, ghi;           /* global destination bytes */
+} xbst;
 
 typedef struct xcta_hop {
   PLU_VEC(xmbar) mb;
+  PLU_VEC(xbst) bs;            /* bulk stores whose group no wait_group has covered */
+  uint32_t *bg;                /* per thread, 3 words: bulk groups committed, completed (writes), source-read */
   PLU_VEC(xwgrd) rd;           /* the wgmma operand reads not yet waited for */
   uint8_t *psw;                /* per shared byte: 1 + the swizzle a TMA load wrote it with; 0 other writers */
   uint32_t *pw, *ps;           /* per shared byte: the generic writer (thread + 1) and its fence count then */
@@ -208,7 +224,14 @@ typedef struct xasync {
   uint32_t mbar, tx;           /* the mbarrier and the transaction bytes it completes */
   uint8_t *data, *valid;       /* n bytes, and which of them are written (NULL: all) */
   int sw;                      /* the swizzle of a TMA load (psw tracking), -1 none */
+  int red, rdt;                /* cp.reduce.async.bulk into shared::cluster: the XA_* op (-1: a copy), PLR_TM_* type */
 } xasync;
+
+/* a tensor map a tensormap.replace produced (its 128 bytes after it), by thread tid of CTA cta, and
+** when (seq); rel: the seq of the tensormap-proxy release that covers it, 0 none. A TMA through a map in
+** global memory holding those bytes needs that release and an acquire of the map by its thread since. */
+typedef struct xtmimg { uint8_t b[128]; uint64_t cta, loc; uint32_t tid, pc, seq, epoch, rel; } xtmimg;  /* loc: where (space << 60 | address) */
+typedef struct xtmacq { uint64_t addr, cta; uint32_t tid, seq; } xtmacq;   /* fence.proxy.tensormap::generic.acquire */
 
 typedef struct xhop {
   int used;                    /* the kernel has Hopper instructions: tracking is on */
@@ -218,6 +241,10 @@ typedef struct xhop {
   uint32_t clphase, clcount;   /* barrier.cluster */
   PLU_VEC(xasync) q;           /* copies in flight */
   uint32_t budget;             /* setmaxnreg: registers per thread at launch */
+  uint32_t gst;                /* bulk stores in flight writing global memory (the CTAs' bs): loads take the checked path */
+  PLU_VEC(xtmimg) tmi;         /* this launch's tensormap.replace results */
+  PLU_VEC(xtmacq) tacq;        /* and tensormap-proxy acquires */
+  uint32_t tmseq;
   int scanned, has_wgmma;      /* the code was looked at once */
 } xhop;
 
@@ -351,7 +378,7 @@ static inline uint64_t addr_of(const xins *in, const xwarp *w, int l) {
 
 /* n bytes at a for lane l: the common cases inline, the rest (and every error) in plX__mem */
 static inline uint8_t *lane_mem(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, uint32_t n, int write) {
-  if (in->space == XS_GLOBAL && in->cache >= 0 && !(a & (n - 1))) {
+  if (in->space == XS_GLOBAL && in->cache >= 0 && !e->H.gst && !(a & (n - 1))) {
     xbuf *b = &e->mem->b[in->cache];
     uint64_t o = a - b->addr;
     if (o < b->size && n <= b->size - o && !(write && b->ro)) return b->p + o;
@@ -401,7 +428,8 @@ int  plX__hop_flush(plX_emu *e);           /* land the copies in flight: 1 if an
 int  plX__hop_cluster_check(plX_emu *e);   /* barrier.cluster completes when exits leave only arrivals */
 int  plX__hop_deadlock(plX_emu *e, plU_buf *m, xwarp *W, int lane);   /* the mbarrier/cluster part of a report */
 int  plX__hop_accum_check(plX_emu *e, xwarp *w, xins *in);           /* accumulator read before wait_group */
-void plX__hop_generic_write(plX_emu *e, uint32_t off, uint32_t n, uint32_t tid);
+void plX__hop_generic_write(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid);  /* may report */
+int  plX__hop_gload(plX_emu *e, const xins *in, uint64_t a, uint32_t n, uint32_t tid);  /* a global read while bulk stores are in flight; 1 after reporting */
 int  plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, int warp, const char *who); /* 1 after reporting; warp: the writer's in c, -1 */
 void plX__hop_bar_sync(xcta *c);           /* a CTA barrier completed: its warps are ordered after the retired wgmma reads */
 int  plX__hop_smem(plX_emu *e, uint64_t a, xcta **c, uint32_t *off);  /* shared::cluster address -> CTA, offset */

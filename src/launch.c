@@ -256,6 +256,48 @@ PTXLUA_API int ptxlua_tensormap_encode(ptxlua_buffer *b, const char *dtype, int 
   return PTXLUA_OK;
 }
 
+PTXLUA_API int ptxlua_tensormap_encode_im2col(ptxlua_buffer *b, const char *dtype, int rank, const uint64_t *dims,
+                                              const uint64_t *strides, const ptxlua_im2col *spec, ptxlua_tensormap *out) {
+  if (!b || !dtype || !dims || !spec || !out) return PTXLUA_MISUSE;
+  ptxlua_engine *e = b->d->e;
+  plE_clear_error(e);
+  int dt = plR_tensormap_dtype(dtype);
+  if (dt < 0) return fail(e, PTXLUA_MISUSE, "tensor map element type '%.40s' (u8 .. f64, bf16, tf32)", dtype);
+  if (rank < 3 || rank > 5) return fail(e, PTXLUA_MISUSE, "an im2col tensor map has 3 to 5 dimensions (got %d)", rank);
+  if (!spec->lower_corner || !spec->upper_corner) return fail(e, PTXLUA_MISUSE, "an im2col tensor map needs lower_corner and upper_corner (%d entries each)", rank - 2);
+  int sw = plR_swizzle(spec->swizzle), il = plR_interleave(spec->interleave), l2 = plR_l2promotion(spec->l2_promotion), oob = plR_oobfill(spec->oob_fill);
+  if (sw < 0) return fail(e, PTXLUA_MISUSE, "swizzle '%.40s' (none, 32B, 64B or 128B)", spec->swizzle);
+  if (il < 0) return fail(e, PTXLUA_MISUSE, "interleave '%.40s' (none, 16B or 32B)", spec->interleave);
+  if (l2 < 0) return fail(e, PTXLUA_MISUSE, "l2_promotion '%.40s' (none, 64B, 128B or 256B)", spec->l2_promotion);
+  if (oob < 0) return fail(e, PTXLUA_MISUSE, "oob_fill '%.40s' (zero or nan)", spec->oob_fill);
+  static const int esize[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+  uint64_t st[5];
+  uint64_t extent = dims[0] * (uint64_t)esize[dt];
+  for (int i = 0; i < rank - 1; i++) {
+    st[i] = strides ? strides[i] : extent;
+    extent = st[i] * dims[i + 1];
+  }
+  if (extent > b->bytes)
+    return fail(e, PTXLUA_MISUSE, "the tensor map covers %llu bytes: the buffer has %zu", (unsigned long long)extent, b->bytes);
+  uint32_t es[5] = {1, 1, 1, 1, 1};
+  if (spec->element_strides) memcpy(es, spec->element_strides, (size_t)rank * sizeof es[0]);
+  int32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  for (int i = 0; i < rank - 2; i++) { lo[i] = spec->lower_corner[i]; hi[i] = spec->upper_corner[i]; }
+  char err[1024];
+  if (b->d->kind != DEV_CUDA) {
+    if (plX_tensormap_im2col(b->d->mem, out->bytes, dt, rank, b->addr, dims, st, lo, hi, spec->channels_per_pixel, spec->pixels_per_column, es,
+                             il, sw, l2, oob, err, sizeof err))
+      return fail(e, PTXLUA_ERROR, "%s", err);
+    return PTXLUA_OK;
+  }
+  int rc = make_current(b->d);
+  if (rc) return rc;
+  if (plR_tensormap_im2col(out->bytes, dt, rank, b->addr, dims, st, lo, hi, spec->channels_per_pixel, spec->pixels_per_column, es, il, sw, l2,
+                           oob, err, sizeof err))
+    return fail(e, PTXLUA_ERROR, "%s", err);
+  return PTXLUA_OK;
+}
+
 /* ---- kernels ----------------------------------------------------------------------------------- */
 /* what the DSL knows of kernel `name` for the engine's defines: file, line, dims, smem, params */
 static const char *INFO_LUA =

@@ -403,6 +403,61 @@ static int l_mem_tensormap(lua_State *L) {
   return 1;
 }
 
+/* mem:tensormap_im2col(dtype, addr, dims, strides, lower, upper, channels_per_pixel, pixels_per_column,
+** element_strides|nil, interleave, swizzle, l2_promotion, oob_fill) -> 128 bytes | nil, err */
+static int l_mem_tensormap_im2col(lua_State *L) {
+  LMem *M = checkmem(L, 1);
+  int dt = plR_tensormap_dtype(luaL_checkstring(L, 2));
+  if (dt < 0) { lua_pushnil(L); lua_pushfstring(L, "tensor map: element type '%s' (u8 .. f64, bf16, tf32)", lua_tostring(L, 2)); return 2; }
+  uint64_t addr = (uint64_t)luaL_checknumber(L, 3);
+  uint64_t dims[5], strides[5], es64[5] = {1, 1, 1, 1, 1};
+  int32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  int rank = u64list(L, 4, dims, 5, "dims");
+  int ns = u64list(L, 5, strides, 4, "strides");
+  int nc[2];
+  for (int c = 0; c < 2; c++) {
+    int i = 6 + c;
+    luaL_checktype(L, i, LUA_TTABLE);
+    nc[c] = (int)lua_objlen(L, i);
+    if (nc[c] > 3) return luaL_error(L, "tensor map: more than 3 pixel box corner coordinates");
+    for (int k = 0; k < nc[c]; k++) {
+      lua_rawgeti(L, i, k + 1);
+      lua_Number v = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+      if (v != floor(v) || v < -2147483648.0 || v > 2147483647.0) return luaL_error(L, "tensor map: %s_corner[%d] must be an integer", c ? "upper" : "lower", k + 1);
+      (c ? hi : lo)[k] = (int32_t)v;
+    }
+  }
+  lua_Number cpp = luaL_checknumber(L, 8), ppc = luaL_checknumber(L, 9);
+  int ne = lua_isnoneornil(L, 10) ? rank : u64list(L, 10, es64, 5, "element strides");
+  int il = plR_interleave(luaL_optstring(L, 11, "none"));
+  int sw = plSm_swizzle_parse(luaL_optstring(L, 12, "none"));
+  int l2 = plR_l2promotion(luaL_optstring(L, 13, "128B"));
+  int oob = plR_oobfill(luaL_optstring(L, 14, "zero"));
+  const char *bad = il < 0 ? "interleave (none, 16B, 32B)" : sw < 0 ? "swizzle (none, 32B, 64B, 128B)" : l2 < 0 ? "l2_promotion (none, 64B, 128B, 256B)"
+                  : oob < 0 ? "oob_fill (zero, nan)" : NULL;
+  if (bad) { lua_pushnil(L); lua_pushfstring(L, "tensor map: unknown %s", bad); return 2; }
+  if (rank < 3 || rank > 5) { lua_pushnil(L); lua_pushfstring(L, "tensor map: an im2col map has rank 3, 4 or 5 (NWC, NHWC, NDHWC), not %d", rank); return 2; }
+  if (ns != rank - 1 || nc[0] != rank - 2 || nc[1] != rank - 2 || ne != rank) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "tensor map: an im2col map of %d dims needs %d strides, %d lower and %d upper corner coordinates and %d element "
+                    "strides (got %d, %d, %d, %d)", rank, rank - 1, rank - 2, rank - 2, rank, ns, nc[0], nc[1], ne);
+    return 2;
+  }
+  if (cpp != floor(cpp) || ppc != floor(ppc) || cpp < 0 || ppc < 0 || cpp > 4294967295.0 || ppc > 4294967295.0) {
+    lua_pushnil(L); lua_pushstring(L, "tensor map: channels_per_pixel and pixels_per_column must be non-negative integers"); return 2;
+  }
+  uint32_t es[5];
+  for (int i = 0; i < rank; i++) es[i] = es64[i] > 0xffffffffu ? 0xffffffffu : (uint32_t)es64[i];
+  uint8_t out[128];
+  char err[256];
+  if (plX_tensormap_im2col(M->m, out, dt, rank, addr, dims, strides, lo, hi, (uint32_t)cpp, (uint32_t)ppc, es, il, sw, l2, oob, err, sizeof err)) {
+    lua_pushnil(L); lua_pushstring(L, err); return 2;
+  }
+  lua_pushlstring(L, (const char *)out, 128);
+  return 1;
+}
+
 static int l_emu_options(lua_State *L) {  /* emu:options{uninit_regs=, uninit_shared=, races=, limit=, trace={cta, thread}} */
   LEmu *E = checkemu(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -455,7 +510,7 @@ static int l_emu_trace(lua_State *L) {
 static const luaL_Reg mem_methods[] = {
   {"alloc", l_mem_alloc}, {"free", l_mem_free}, {"write", l_mem_write}, {"read", l_mem_read},
   {"size", l_mem_size}, {"bytes", l_mem_bytes}, {"fill_random", l_mem_random}, {"stats", l_mem_stats},
-  {"hash", l_mem_hash}, {"tensormap", l_mem_tensormap}, {NULL, NULL}
+  {"hash", l_mem_hash}, {"tensormap", l_mem_tensormap}, {"tensormap_im2col", l_mem_tensormap_im2col}, {NULL, NULL}
 };
 static const luaL_Reg emu_methods[] = {
   {"params", l_emu_params}, {"set_param", l_emu_set_param}, {"launch", l_emu_launch}, {"options", l_emu_options},

@@ -258,6 +258,45 @@ static int l_tensormap(lua_State *L) {
   return 1;
 }
 
+/* (dtype, addr, dims, strides_bytes (rank-1), lower, upper (rank-2 each), channels_per_pixel, pixels_per_column,
+** elem_strides|nil, interleave, swizzle, l2_promotion, oob_fill) -> 128 bytes (cuTensorMapEncodeIm2col) */
+static int l_tensormap_im2col(lua_State *L) {
+  ERRBUF;
+  int dt = plR_tensormap_dtype(luaL_checkstring(L, 1));
+  if (dt < 0) return luaL_argerror(L, 1, "a tensor map element type expected (u8 .. f64, bf16, tf32)");
+  uint64_t addr = (uint64_t)luaL_checknumber(L, 2);
+  uint64_t dims[5], strides[5], es[5] = {1, 1, 1, 1, 1};
+  int rank = u64list(L, 3, dims, 5);
+  int ns = u64list(L, 4, strides, 4);
+  int32_t lh[2][3] = {{0, 0, 0}, {0, 0, 0}};
+  int nc[2];
+  for (int c = 0; c < 2; c++) {
+    luaL_checktype(L, 5 + c, LUA_TTABLE);
+    nc[c] = (int)lua_objlen(L, 5 + c);
+    if (nc[c] > 3) return luaL_argerror(L, 5 + c, "at most 3 pixel box corner coordinates");
+    for (int k = 0; k < nc[c]; k++) { lua_rawgeti(L, 5 + c, k + 1); lh[c][k] = (int32_t)luaL_checkinteger(L, -1); lua_pop(L, 1); }
+  }
+  uint32_t cpp = (uint32_t)luaL_checkinteger(L, 7), ppc = (uint32_t)luaL_checkinteger(L, 8);
+  if (!lua_isnoneornil(L, 9)) u64list(L, 9, es, 5);
+  int il = plR_interleave(luaL_optstring(L, 10, "none"));
+  int sw = plR_swizzle(luaL_optstring(L, 11, "none"));
+  int l2 = plR_l2promotion(luaL_optstring(L, 12, "128B"));
+  int oob = plR_oobfill(luaL_optstring(L, 13, "zero"));
+  if (il < 0) return luaL_argerror(L, 10, "interleave must be none, 16B or 32B");
+  if (sw < 0) return luaL_argerror(L, 11, "swizzle must be none, 32B, 64B or 128B");
+  if (l2 < 0) return luaL_argerror(L, 12, "l2_promotion must be none, 64B, 128B or 256B");
+  if (oob < 0) return luaL_argerror(L, 13, "oob_fill must be zero or nan");
+  if (rank < 3 || rank > 5 || ns != rank - 1 || nc[0] != rank - 2 || nc[1] != rank - 2)
+    return luaL_error(L, "tensor map: an im2col map has 3 to 5 dims, rank - 1 strides and rank - 2 corner coordinates each (got %d, %d, %d, %d)",
+                      rank, ns, nc[0], nc[1]);
+  uint32_t est[5];
+  for (int i = 0; i < rank; i++) est[i] = (uint32_t)es[i];
+  uint8_t out[128];
+  TRY(plR_tensormap_im2col(out, dt, rank, addr, dims, strides, lh[0], lh[1], cpp, ppc, est, il, sw, l2, oob, err, sizeof err));
+  lua_pushlstring(L, (const char *)out, 128);
+  return 1;
+}
+
 static const luaL_Reg funcs[] = {
   {"compile", l_compile}, {"ptx_anchor", l_anchor}, {"ptx_func_at", l_func_at}, {"toolkit", l_toolkit},
   {"cuda_init", l_init}, {"cuda_device", l_device}, {"cuda_current", l_current}, {"cuda_module", l_module},
@@ -266,7 +305,7 @@ static const luaL_Reg funcs[] = {
   {"cuda_htod_ptr", l_htod_ptr}, {"cuda_dtoh_ptr", l_dtoh_ptr}, {"cuda_dtod", l_dtod}, {"cuda_sync", l_sync},
   {"cuda_event", l_event}, {"cuda_record", l_record}, {"cuda_elapsed", l_elapsed}, {"cuda_event_free", l_event_free},
   {"cuda_stream", l_stream}, {"cuda_stream_sync", l_stream_sync}, {"cuda_stream_free", l_stream_free},
-  {"cuda_tensormap", l_tensormap}, {NULL, NULL}};
+  {"cuda_tensormap", l_tensormap}, {"cuda_tensormap_im2col", l_tensormap_im2col}, {NULL, NULL}};
 
 /* adds the functions above to the core table at index `core` */
 int plL_open_rt(lua_State *L, int core) {

@@ -42,7 +42,9 @@ typedef CUresult (*getproc_t)(const char *, void **, int, unsigned long long, in
   X(cuEventCreate, (CUevent *, unsigned)) X(cuEventRecord, (CUevent, CUstream)) X(cuEventSynchronize, (CUevent)) \
   X(cuEventElapsedTime, (float *, CUevent, CUevent)) X(cuEventDestroy, (CUevent)) \
   X(cuTensorMapEncodeTiled, (void *, int, unsigned, void *, const uint64_t *, const uint64_t *, const uint32_t *, \
-                             const uint32_t *, int, int, int, int))
+                             const uint32_t *, int, int, int, int)) \
+  X(cuTensorMapEncodeIm2col, (void *, int, unsigned, void *, const uint64_t *, const uint64_t *, const int *, const int *, \
+                              unsigned, unsigned, const uint32_t *, int, int, int, int))
 
 #define DECL(name, args) CUresult (*name) args;
 static struct { CUFUNCS(DECL) } D;
@@ -191,6 +193,41 @@ int plR_swizzle(const char *s) {
   if (strcmp(s, "64B") == 0 || strcmp(s, "64") == 0) return 2;
   if (strcmp(s, "128B") == 0 || strcmp(s, "128") == 0) return 3;
   return -1;
+}
+
+int plR_interleave(const char *s) {
+  if (!s || strcmp(s, "none") == 0) return 0;
+  if (strcmp(s, "16B") == 0) return 1;
+  if (strcmp(s, "32B") == 0) return 2;
+  return -1;
+}
+int plR_l2promotion(const char *s) {
+  if (!s) return 2;                                   /* the default of ptxlua's tile maps: 128B */
+  if (strcmp(s, "none") == 0) return 0;
+  if (strcmp(s, "64B") == 0) return 1;
+  if (strcmp(s, "128B") == 0) return 2;
+  if (strcmp(s, "256B") == 0) return 3;
+  return -1;
+}
+int plR_oobfill(const char *s) {
+  if (!s || strcmp(s, "zero") == 0) return 0;
+  if (strcmp(s, "nan") == 0) return 1;
+  return -1;
+}
+
+int plR_tensormap_im2col(uint8_t out[128], int dtype, int rank, uint64_t addr, const uint64_t *dims, const uint64_t *strides,
+                         const int32_t *lower, const int32_t *upper, uint32_t cpp, uint32_t ppc, const uint32_t *estrides,
+                         int interleave, int swizzle, int l2, int oob, char *err, size_t n) {
+  INIT();
+  _Alignas(64) uint8_t tm[128];
+  memset(tm, 0, sizeof tm);
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  for (int i = 0; i < rank - 2 && i < 3; i++) { lo[i] = lower[i]; hi[i] = upper[i]; }
+  CK(D.cuTensorMapEncodeIm2col(tm, dtype, (unsigned)rank, (void *)(uintptr_t)addr, dims, strides, lo, hi, cpp, ppc, estrides,
+                               interleave, swizzle, l2, oob),
+     "cuTensorMapEncodeIm2col");
+  memcpy(out, tm, 128);
+  return 0;
 }
 
 int plR_tensormap(uint8_t out[128], int dtype, int rank, uint64_t addr, const uint64_t *dims,

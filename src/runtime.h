@@ -55,6 +55,16 @@ int plR_swizzle(const char *s);                    /* -1 if unknown */
 int plR_tensormap(uint8_t out[128], int dtype, int rank, uint64_t addr, const uint64_t *dims,
                   const uint64_t *strides, const uint32_t *box, const uint32_t *estrides, int swizzle,
                   char *err, size_t n);
+/* the im2col map (cuTensorMapEncodeIm2col): rank 3-5, the pixel box corners of the rank-2 spatial
+** dims (W first), channels per pixel, pixels per column, and the driver's enum codes: interleave
+** ("none", "16B", "32B"), L2 promotion ("none", "64B", "128B", "256B"; NULL 128B), OOB fill ("zero",
+** "nan"); the parsers give -1 for an unknown name */
+int plR_interleave(const char *s);
+int plR_l2promotion(const char *s);
+int plR_oobfill(const char *s);
+int plR_tensormap_im2col(uint8_t out[128], int dtype, int rank, uint64_t addr, const uint64_t *dims, const uint64_t *strides,
+                         const int32_t *lower, const int32_t *upper, uint32_t cpp, uint32_t ppc, const uint32_t *estrides,
+                         int interleave, int swizzle, int l2, int oob, char *err, size_t n);
 
 /* ptxlua --doctor, driver half: libcuda loads / cuInit / device count / compute capability */
 int plR_doctor(FILE *f);

@@ -91,60 +91,46 @@ local CTYPE = { f64 = "double", f32 = "float", f16 = "uint16_t", bf16 = "uint16_
 local FLOAT = { f64 = true, f32 = true, f16 = true, bf16 = true }
 local TOL = { f64 = 1e-12, f32 = 1e-5, tf32 = 1e-3, f16 = 2e-3, bf16 = 1e-2, e4m3 = 1e-1, e5m2 = 1e-1 }
 
--- bf16 bits of v (round to nearest even), and the value they stand for. Arithmetic only: type
--- punning through a float* and a uint32_t* of one box is not safe under the JIT (its alias analysis
--- takes pointers of different types to different memory, so a compiled loop reads a stale box).
-local function from_bf16(h)
-  local s = bit.band(h, 0x8000) ~= 0 and -1 or 1
-  local e = bit.band(bit.rshift(h, 7), 0xFF)
-  local m = bit.band(h, 0x7F)
-  if e == 0 then return s * m * 2 ^ -133 end
-  if e == 255 then return m == 0 and s * math.huge or 0 / 0 end
-  return s * (1 + m / 128) * 2 ^ (e - 127)
-end
-local function to_bf16(v)
-  if v ~= v then return 0x7FC0, v end
-  local s = (v < 0 or 1 / v < 0) and 0x8000 or 0
-  local a = math.abs(v)
-  if a >= (2 - 2 ^ -8) * 2 ^ 127 then return s + 0x7F80, s ~= 0 and -math.huge or math.huge end
-  local q
-  if a < 2 ^ -126 then q = a * 2 ^ 133                    -- subnormal: units of 2^-133
-  else
-    local m, e = math.frexp(a)                              -- a = m * 2^e, 0.5 <= m < 1
-    q = (m * 256 - 128) + (e + 126) * 128                   -- (exponent field << 7) + mantissa, fractional
+-- the 16-bit float formats, each { from = bits -> value, to = v -> bits rounded to nearest even
+-- and the value they stand for, inf = the exponent field's mask (all ones: Inf and NaN) }.
+-- Arithmetic only: type punning through a float* and a uint32_t* of one box is not safe under the
+-- JIT (its alias analysis takes pointers of different types to different memory, so a compiled loop
+-- reads a stale box).
+local function half_format(ebits, mbits)
+  local munit, emax = 2 ^ mbits, 2 ^ ebits - 1
+  local bias = 2 ^ (ebits - 1) - 1
+  local sub = 2 ^ (1 - bias - mbits)                        -- a subnormal's unit: 2^-133 (bf16), 2^-24 (f16)
+  local inf = emax * munit                                  -- 0x7F80 (bf16), 0x7C00 (f16)
+  local over = (2 - 2 ^ -(mbits + 1)) * 2 ^ bias            -- halfway past the largest finite: rounds to Inf
+  local F = { inf = inf }
+  function F.from(h)
+    local s = bit.band(h, 0x8000) ~= 0 and -1 or 1
+    local e = bit.band(bit.rshift(h, mbits), emax)
+    local m = bit.band(h, munit - 1)
+    if e == 0 then return s * m * sub end
+    if e == emax then return m == 0 and s * math.huge or 0 / 0 end
+    return s * (1 + m / munit) * 2 ^ (e - bias)
   end
-  local f = math.floor(q)
-  local r = q - f
-  if r > 0.5 or (r == 0.5 and f % 2 == 1) then f = f + 1 end
-  local h = s + f
-  return h, from_bf16(h)
-end
--- f16 bits of v (round to nearest even), and its value
-local function from_f16(h)
-  local s = bit.band(h, 0x8000) ~= 0 and -1 or 1
-  local e = bit.band(bit.rshift(h, 10), 0x1F)
-  local m = bit.band(h, 0x3FF)
-  if e == 0 then return s * m * 2 ^ -24 end
-  if e == 31 then return m == 0 and s * math.huge or 0 / 0 end
-  return s * (1 + m / 1024) * 2 ^ (e - 15)
-end
-local function to_f16(v)
-  if v ~= v then return 0x7E00, v end
-  local s = (v < 0 or 1 / v < 0) and 0x8000 or 0
-  local a = math.abs(v)
-  if a >= 65520 then return s + 0x7C00, s ~= 0 and -math.huge or math.huge end
-  local q
-  if a < 2 ^ -14 then q = a * 2 ^ 24                       -- subnormal: units of 2^-24
-  else
-    local m, e = math.frexp(a)                              -- a = m * 2^e, 0.5 <= m < 1
-    q = (m * 2048 - 1024) + (e + 14) * 1024                 -- (exponent field << 10) + mantissa, fractional
+  function F.to(v)
+    if v ~= v then return inf + munit / 2, v end            -- the quiet NaN 0x7FC0 (bf16), 0x7E00 (f16)
+    local s = (v < 0 or 1 / v < 0) and 0x8000 or 0
+    local a = math.abs(v)
+    if a >= over then return s + inf, s ~= 0 and -math.huge or math.huge end
+    local q
+    if a < 2 ^ (1 - bias) then q = a / sub                  -- subnormal: units of sub
+    else
+      local m, e = math.frexp(a)                            -- a = m * 2^e, 0.5 <= m < 1
+      q = (m * 2 * munit - munit) + (e + bias - 1) * munit  -- (exponent field << mbits) + mantissa, fractional
+    end
+    local f = math.floor(q)
+    local r = q - f
+    if r > 0.5 or (r == 0.5 and f % 2 == 1) then f = f + 1 end
+    local h = s + f
+    return h, F.from(h)
   end
-  local f = math.floor(q)
-  local r = q - f
-  if r > 0.5 or (r == 0.5 and f % 2 == 1) then f = f + 1 end
-  local h = s + f
-  return h, from_f16(h)
+  return F
 end
+local HALF = { bf16 = half_format(8, 7), f16 = half_format(5, 10) }
 
 -- Everything per element below is a plain loop over raw host buffers (FFI cdata) -- no Lua
 -- tables, closures or array-API calls per element: each tensor has one host buffer of its own
@@ -172,7 +158,7 @@ local HALF_VAL = {}
 local function half_values(dtype)
   if not HALF_VAL[dtype] then
     local t = ffi.new("double[65536]")
-    local conv, emask = dtype == "bf16" and from_bf16 or from_f16, dtype == "bf16" and 0x7F80 or 0x7C00
+    local conv, emask = HALF[dtype].from, HALF[dtype].inf
     for h = 0, 65535 do if bit.band(h, emask) ~= emask then t[h] = conv(h) end end
     HALF_VAL[dtype] = t
   end
@@ -232,7 +218,7 @@ local function fill_input(arr, spec, raw, dbl, s)
       local v = lo + w * (s / PM_M)
       if not FLOAT[dtype] then v = math.floor(v) end
       if v == 0 then v = FLOAT[dtype] and nonzero or math.floor(nonzero + 1) end
-      if dtype == "f16" then local h, x = to_f16(v); buf[i] = h; dbl[i] = x
+      if dtype == "f16" then local h, x = HALF.f16.to(v); buf[i] = h; dbl[i] = x
       else buf[i] = v; dbl[i] = tonumber(buf[i]) end
     end
   end

@@ -145,21 +145,22 @@ end
 
 -- a TMA tensor map over an array: { dims = {inner, ...}, box = {...}, strides = {bytes of dim 2, ...}
 -- (default: packed), swizzle = "none"|"32B"|"64B"|"128B", dtype = (default the array's) }
+-- (cuTensorMapEncodeTiled); with mode = "im2col", lower_corner, upper_corner, channels_per_pixel,
+-- pixels_per_column, interleave, l2_promotion, oob_fill instead of box (cuTensorMapEncodeIm2col).
+-- The spec is read as ptxlua.emu's dev:tensormap reads it.
 local TensorMap = { __name = "ptxlua.tensormap" }
 TensorMap.__index = TensorMap
 M.TensorMap = TensorMap
 function Device.tensormap(d, a, spec)
   if getmetatable(a) ~= Array then fail("tensormap: a device array expected") end
-  spec = spec or {}
-  local dims = spec.dims or { a.n }
-  local dtype = spec.dtype or a.dtype
-  local strides = spec.strides
-  if not strides then
-    strides = {}
-    local s = SIZES[dtype]
-    for i = 1, #dims - 1 do s = s * dims[i]; strides[i] = s end
+  local t = require("ptxlua.emu")._tmspec(a, spec, fail)
+  local bytes, err
+  if t.mode == "tile" then
+    bytes, err = core.cuda_tensormap(t.dtype, a.addr, t.dims, t.strides, t.box, t.element_strides, t.swizzle)
+  else
+    bytes, err = core.cuda_tensormap_im2col(t.dtype, a.addr, t.dims, t.strides, t.lower, t.upper, t.channels_per_pixel,
+                                            t.pixels_per_column, t.element_strides, t.interleave, t.swizzle, t.l2_promotion, t.oob_fill)
   end
-  local bytes, err = core.cuda_tensormap(dtype, a.addr, dims, strides, spec.box or dims, spec.element_strides, spec.swizzle or "none")
   if not bytes then fail("%s", err) end
   return setmetatable({ bytes = bytes, array = a }, TensorMap)
 end
@@ -272,7 +273,11 @@ local function module_of(d, k, opts)
     error(#lines > 0 and table.concat(lines, "\n") or "error: the assembler rejected the PTX of " .. k.name, 0)
   end
   check(core.cuda_current(d.info.ctx))
-  local mod, merr = core.cuda_module(r.cubin, false)
+  -- a cubin nvJitLink assembled separately ignores setmaxnreg (C7504: there was no ptxas for
+  -- whole-program assembly): let the driver's JIT assemble the PTX whole instead
+  local jit = r.via == "nvJitLink" and r.log:find("C7504", 1, true) ~= nil
+  local mod, merr
+  if jit then mod, merr = core.cuda_module(text, true) else mod, merr = core.cuda_module(r.cubin, false) end
   if not mod then fail("loading %s: %s", k.name, merr) end
   local fn, ferr = core.cuda_function(mod, k.name)
   if not fn then fail("%s", ferr) end

@@ -131,16 +131,33 @@ end
 -- (default: { array length }), strides = {bytes of dim 2, ...} (default: packed), box = {...}
 -- (default: dims), element_strides = {...}, swizzle = "none"|"32B"|"64B"|"128B", dtype = (default the
 -- array's) }; the call of ptxlua.cuda's device, with the emulator's own 128-byte encoding
--- (docs/emulator.md), validated as cuTensorMapEncodeTiled validates
+-- (docs/emulator.md), validated as cuTensorMapEncodeTiled validates. With mode = "im2col" (rank 3-5:
+-- NWC, NHWC, NDHWC, dims C first) the box is lower_corner / upper_corner (the pixel box, one
+-- coordinate per spatial dim, W first; default 0s), channels_per_pixel (default C) and
+-- pixels_per_column, plus interleave, l2_promotion and oob_fill ("zero"|"nan"), validated as
+-- cuTensorMapEncodeIm2col validates.
 local TensorMap = { __name = "ptxlua.emu.tensormap" }
 TensorMap.__index = TensorMap
 TensorMap.__tostring = function(t) return fmt("tensormap over %s", tostring(t.array)) end
 M.TensorMap = TensorMap
-function Device.tensormap(d, a, spec)
-  if not is_array(a) or a.device ~= d then fail("tensormap: a device array of this device expected") end
-  if a.freed then fail("tensormap: the array was freed") end
+
+local TM_KEYS = { dims = "both", strides = "both", dtype = "both", element_strides = "both", swizzle = "both", mode = "both",
+  box = "tile", lower_corner = "im2col", upper_corner = "im2col", channels_per_pixel = "im2col",
+  pixels_per_column = "im2col", interleave = "im2col", l2_promotion = "im2col", oob_fill = "im2col" }
+
+-- the tensor map spec of dev:tensormap checked and completed (shared with ptxlua.cuda): mode, dtype,
+-- dims, strides (packed by default), and the fields of that mode
+function M._tmspec(a, spec, fail)
   spec = spec or {}
   if type(spec) ~= "table" then fail("tensormap: spec must be a table { dims =, box =, swizzle =, ... }") end
+  local mode = spec.mode or "tile"
+  if mode ~= "tile" and mode ~= "im2col" then fail("tensormap: mode '%s' (tile, im2col)", tostring(mode)) end
+  for key in pairs(spec) do
+    local m = TM_KEYS[key]
+    if m and m ~= "both" and m ~= mode then
+      fail("tensormap: '%s' is a field of %s maps (mode = \"%s\")%s", key, m, m, mode == "im2col" and "; im2col boxes are channels_per_pixel x pixels_per_column" or "")
+    end
+  end
   local dims = spec.dims or { a.n }
   local dtype = spec.dtype or a.dtype
   if not SIZES[dtype] and dtype ~= "tf32" then fail("tensormap: unknown element type '%s'", tostring(dtype)) end
@@ -150,10 +167,44 @@ function Device.tensormap(d, a, spec)
     local s = SIZES[dtype] or 4
     for i = 1, #dims - 1 do s = s * dims[i]; strides[i] = s end
   end
-  local bytes, err = d.mem:tensormap(dtype, a.addr, dims, strides, spec.box or dims, spec.element_strides,
-                                     spec.swizzle or "none")
+  local t = { mode = mode, dtype = dtype, dims = dims, strides = strides, element_strides = spec.element_strides,
+              swizzle = spec.swizzle or "none" }
+  if mode == "tile" then
+    t.box = spec.box or dims
+  else
+    local ns = #dims - 2
+    local zeros = {}
+    for i = 1, ns do zeros[i] = 0 end
+    t.lower, t.upper = spec.lower_corner or zeros, spec.upper_corner or zeros
+    if type(t.lower) ~= "table" or type(t.upper) ~= "table" then fail("tensormap: lower_corner and upper_corner are tables, one entry per spatial dimension (W first)") end
+    if ns >= 1 and (#t.lower ~= ns or #t.upper ~= ns) then
+      fail("tensormap: an im2col map of rank %d takes %d lower_corner and upper_corner entries (W%s), got %d and %d", #dims, ns,
+           ns == 1 and "" or ns == 2 and ", H" or ", H, D", #t.lower, #t.upper)
+    end
+    t.channels_per_pixel = spec.channels_per_pixel or dims[1]
+    t.pixels_per_column = spec.pixels_per_column
+    if t.pixels_per_column == nil then fail("tensormap: an im2col map needs pixels_per_column (the pixels one copy walks)") end
+    for _, k in ipairs { "channels_per_pixel", "pixels_per_column" } do
+      if type(t[k]) ~= "number" then fail("tensormap: %s must be a number, got %s", k, type(t[k])) end
+    end
+    t.interleave, t.l2_promotion, t.oob_fill = spec.interleave or "none", spec.l2_promotion or "128B", spec.oob_fill or "zero"
+  end
+  return t
+end
+
+function Device.tensormap(d, a, spec)
+  if not is_array(a) or a.device ~= d then fail("tensormap: a device array of this device expected") end
+  if a.freed then fail("tensormap: the array was freed") end
+  local t = M._tmspec(a, spec, fail)
+  local bytes, err
+  if t.mode == "tile" then
+    bytes, err = d.mem:tensormap(t.dtype, a.addr, t.dims, t.strides, t.box, t.element_strides, t.swizzle)
+  else
+    bytes, err = d.mem:tensormap_im2col(t.dtype, a.addr, t.dims, t.strides, t.lower, t.upper, t.channels_per_pixel,
+                                        t.pixels_per_column, t.element_strides, t.interleave, t.swizzle, t.l2_promotion, t.oob_fill)
+  end
   if not bytes then fail("%s", err) end
-  return setmetatable({ bytes = bytes, array = a, spec = spec }, TensorMap)
+  return setmetatable({ bytes = bytes, array = a, spec = spec or {} }, TensorMap)
 end
 
 function Device.launch(d, k, opts)

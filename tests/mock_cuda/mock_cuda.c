@@ -577,6 +577,66 @@ static CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void
   return OK;
 }
 
+/* the im2col encode: the same rules for the type, address, dims and strides, then the pixel box
+** corners (rank 3: one in [-32768, 32767]; rank 4: two in [-128, 127]; rank 5: three in [-16, 15];
+** a non-empty box), channelsPerPixel <= 256, pixelsPerColumn <= 1024, the swizzle span over a
+** pixel's channels. The last call's arguments are kept for ptxmock_last_im2col. */
+struct ptxmock_im2col {
+  int dtype; unsigned rank; uint64_t addr, dims[5], strides[4];
+  int lower[3], upper[3]; unsigned channels, pixels, estr[5]; int interleave, swizzle, l2, oob;
+};
+static struct ptxmock_im2col LAST_IM2COL;
+API const struct ptxmock_im2col *ptxmock_last_im2col(void) { return &LAST_IM2COL; }
+static CUresult cuTensorMapEncodeIm2col(void *map, int dtype, unsigned rank, void *addr, const uint64_t *dims,
+                                        const uint64_t *strides, const int *lower, const int *upper, unsigned cpp, unsigned ppc,
+                                        const uint32_t *estr, int interleave, int swizzle, int l2, int oob) {
+  ENTER("cuTensorMapEncodeIm2col");
+  NEED_INIT();
+  if (!map || ((uintptr_t)map & 63)) return E_INVALID_VALUE;
+  if (dtype < 0 || dtype > 12) return E_INVALID_VALUE;
+  if (interleave < 0 || interleave > 2 || swizzle < 0 || swizzle > 3 || l2 < 0 || l2 > 3 || oob < 0 || oob > 1) return E_INVALID_VALUE;
+  if (rank < 3 || rank > 5) return E_INVALID_VALUE;
+  if (((uintptr_t)addr & (interleave == 2 ? 31 : 15))) return E_INVALID_VALUE;
+  if (!dims || !strides || !lower || !upper || !estr) return E_INVALID_VALUE;
+  int es = TM_SIZE[dtype];
+  for (unsigned i = 0; i < rank; i++) {
+    if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32)) return E_INVALID_VALUE;
+    if (estr[i] == 0 || estr[i] > 8) return E_INVALID_VALUE;
+  }
+  uint64_t extent = dims[0] * (uint64_t)es;
+  for (unsigned i = 0; i + 1 < rank; i++) {
+    if (strides[i] % (interleave == 2 ? 32 : 16) || strides[i] >= ((uint64_t)1 << 40)) return E_INVALID_VALUE;
+    if (strides[i] < extent) return E_INVALID_VALUE;
+    extent = strides[i] * dims[i + 1];
+  }
+  int lim = rank == 3 ? 32768 : rank == 4 ? 128 : 16;
+  for (unsigned i = 0; i + 2 < rank; i++) {
+    if (lower[i] < -lim || lower[i] >= lim || upper[i] < -lim || upper[i] >= lim) return E_INVALID_VALUE;
+    if ((int64_t)dims[i + 1] + upper[i] - lower[i] < 1) return E_INVALID_VALUE;   /* an empty pixel box */
+  }
+  if (cpp == 0 || cpp > 256 || ppc == 0 || ppc > 1024) return E_INVALID_VALUE;
+  if (interleave == 2 && swizzle != 1) return E_INVALID_VALUE;                 /* 32B interleave: 32B swizzle */
+  if (!interleave) {
+    static const unsigned span[] = {0, 32, 64, 128};
+    if (swizzle && cpp * (uint64_t)es > span[swizzle]) return E_INVALID_VALUE;
+  }
+  if (oob == 1 && (dtype < 6 || dtype == 8)) return E_INVALID_VALUE;
+  struct ptxmock_im2col *r = &LAST_IM2COL;
+  memset(r, 0, sizeof *r);
+  r->dtype = dtype; r->rank = rank; r->addr = (uintptr_t)addr; r->channels = cpp; r->pixels = ppc;
+  r->interleave = interleave; r->swizzle = swizzle; r->l2 = l2; r->oob = oob;
+  for (unsigned i = 0; i < rank; i++) { r->dims[i] = dims[i]; r->estr[i] = estr[i]; if (i + 1 < rank) r->strides[i] = strides[i]; }
+  for (unsigned i = 0; i + 2 < rank; i++) { r->lower[i] = lower[i]; r->upper[i] = upper[i]; }
+  uint64_t h = 1469598103934665603ull;
+#define MIX(v) do { uint64_t v_ = (uint64_t)(v); for (int b_ = 0; b_ < 8; b_++) { h ^= (v_ >> (8 * b_)) & 0xff; h *= 1099511628211ull; } } while (0)
+  MIX(0x12c0); MIX(dtype); MIX(rank); MIX((uintptr_t)addr); MIX(cpp); MIX(ppc); MIX(interleave); MIX(swizzle); MIX(l2); MIX(oob);
+  for (unsigned i = 0; i < rank; i++) { MIX(dims[i]); MIX(estr[i]); if (i + 1 < rank) MIX(strides[i]); if (i + 2 < rank) { MIX(lower[i]); MIX(upper[i]); } }
+  unsigned char *out = map;
+  for (int i = 0; i < 128; i += 8) { MIX(i); memcpy(out + i, &h, 8); }
+#undef MIX
+  return OK;
+}
+
 /* ---- cuGetProcAddress ------------------------------------------------------------------------- */
 #define ENTRY(n) {#n, (void *)n}
 static const struct { const char *name; void *fn; } TABLE[] = {
@@ -587,7 +647,7 @@ static const struct { const char *name; void *fn; } TABLE[] = {
   ENTRY(cuLaunchKernelEx), ENTRY(cuMemAlloc), ENTRY(cuMemFree), ENTRY(cuMemcpyHtoD), ENTRY(cuMemcpyDtoH),
   ENTRY(cuMemcpyDtoD), ENTRY(cuMemsetD8), ENTRY(cuStreamCreate), ENTRY(cuStreamSynchronize), ENTRY(cuStreamDestroy),
   ENTRY(cuEventCreate), ENTRY(cuEventRecord), ENTRY(cuEventSynchronize), ENTRY(cuEventElapsedTime),
-  ENTRY(cuEventDestroy), ENTRY(cuTensorMapEncodeTiled),
+  ENTRY(cuEventDestroy), ENTRY(cuTensorMapEncodeTiled), ENTRY(cuTensorMapEncodeIm2col),
 };
 
 API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags, int *status) {

@@ -331,21 +331,24 @@ end)
 -- stage's empty barrier) above the wgmma.wait_group that retires the wgmmas still reading that
 -- stage. The producer, ordered after that arrive only, refills the stage with TMA: a race with the
 -- tensor cores that the emulator's schedule (each warp runs until it blocks, so the wait_group has
--- run by then) would otherwise hide behind correct results.
+-- run by then) would otherwise hide behind correct results. The consumer step (wgmma, wait_group,
+-- release) is kernels/lib/hopper_pipe.lua's, edited there; the TMA loads are the kernel's own.
 describe("broken kernels: the TMA/wgmma GEMM", function()
-  local WAIT = "ptx.wgmma.wait_group.sync.aligned(1)\n            ptx.if_(is_lead:and_(accumulate), function() release(prev) end)"
-  local EARLY = "ptx.if_(is_lead:and_(accumulate), function() release(prev) end)  -- BROKEN: before the wait\n" ..
-                "            ptx.wgmma.wait_group.sync.aligned(1)"
-  local function gemm(edits)
-    local text = edited("gemm.lua", edits)
+  local WAIT = "ptx.wgmma.wait_group.sync.aligned(1)\n  ptx.if_(self.lead:and_(accumulate), function() self.release(self.prev) end)"
+  local EARLY = "ptx.if_(self.lead:and_(accumulate), function() self.release(self.prev) end)  -- BROKEN: before the wait\n" ..
+                "  ptx.wgmma.wait_group.sync.aligned(1)"
+  -- gemm.lua and, beside it, lib/hopper_pipe.lua with lib_edits applied
+  local function gemm(lib_edits)
+    local text, lib_text = edited("gemm.lua"), edited("lib/hopper_pipe.lua", lib_edits)
     local dir = H.tmpfile("_kernels")
-    assert(os.execute(fmt("mkdir -p '%s'", dir)))
+    assert(os.execute(fmt("mkdir -p '%s/lib'", dir)))
     local path = H.write(dir .. "/gemm.lua", text)
+    local lib_path = H.write(dir .. "/lib/hopper_pipe.lua", lib_text)
     local ptx = H.fresh()
     local ret = dofile(path)
     local k
     for _, kk in ipairs(ptx.kernels()) do if kk.name == "gemm" then k = kk end end
-    return k, ret, path, text
+    return k, ret, path, text, lib_path, lib_text
   end
   for _, c in ipairs { { M = 200, N = 264, K = 136, SMS = 2, CLUSTER = 1 }, { M = 130, N = 200, K = 72, SMS = 2, BN = 64, CLUSTER = 1, STAGES = 3 },
                        { M = 200, N = 264, K = 136, SMS = 2 } } do
@@ -359,17 +362,17 @@ describe("broken kernels: the TMA/wgmma GEMM", function()
       local k, ret = gemm({})
       local sa, sb, sc = ret.maps(c)
       k:launch { device = dev, args = { dev:tensormap(A, sa), dev:tensormap(B, sb), dev:tensormap(C, sc) }, defines = c }
-      local kb, retb, path, text = gemm({ { WAIT, EARLY } })
+      local kb, retb, path, text, _, lib_text = gemm({ { WAIT, EARLY } })
       sa, sb, sc = retb.maps(c)
       local err = launch_error(kb, { args = { dev:tensormap(A, sa), dev:tensormap(B, sb), dev:tensormap(C, sc) }, defines = c })
       A:free(); B:free(); C:free()
       -- the arrive inside release(), called from the line moved above the wait_group
       expect(err, path, line_of(text, "load(ptx.addr(da), ptx.taddr(amap, { k0, m0 }), ptx.addr(fb))"),
              "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes writes shared byte",
-             fmt("which the wgmma.mma_async of line %d", line_of(text, "wgmma(acc, (da + 2 * kk)")),
+             fmt("which the wgmma.mma_async of line %d", line_of(lib_text, "wgmma(acc, at_kstep(da, kk)")),
              fmt("stage released at line %d before wgmma.wait_group covers the wgmma at line %d",
-                 line_of(text, c.CLUSTER == 1 and 'ptx.op "mbarrier.arrive.shared::cta.b64"' or 'ptx.op "mbarrier.arrive.release.cluster'),
-                 line_of(text, "wgmma(acc, (da + 2 * kk)")))
+                 line_of(lib_text, c.CLUSTER == 1 and 'ptx.op "mbarrier.arrive.shared::cta.b64"' or 'ptx.op "mbarrier.arrive.release.cluster'),
+                 line_of(lib_text, "wgmma(acc, at_kstep(da, kk)")))
     end)
   end
 end)

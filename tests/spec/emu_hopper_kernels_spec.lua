@@ -99,14 +99,26 @@ describe("emulated Hopper kernels: gemm", function()
 end)
 
 ---------------------------------------------------------------------------------------------------
--- flash attention: BH heads of S rows; S = 200 and 130 are not multiples of the 128 or 64 tiles
--- (zero-filled keys masked, query rows past S clipped); causal and not; D = 64 and 128
+-- flash attention: BH heads of S rows; S = 200, 130, 300, 330 ... are not multiples of the tiles
+-- (zero-filled keys masked, query rows past S clipped); causal and not; D = 64 and 128. The
+-- overlapped loop has a prologue (S_0), nkv - 1 blocks and an epilogue (the last P V): nkv = 1
+-- (S = 100; a causal first tile), 2, 3 (S = 300 and 330: K and V rings wrap with 2 stages), 4, 5;
+-- BQ = 128 takes the ping-pong between two consumer warpgroups, BQ = 64 its one-warpgroup path;
+-- BKV = 80 is a tile that is not a power of two, 176 FA3's tile for D = 128, 256 the widest wgmma
 local FA = {
   { BH = 2, S = 200, D = 64, CAUSAL = 0 },
   { BH = 2, S = 200, D = 64, CAUSAL = 1 },
   { BH = 1, S = 130, D = 128, CAUSAL = 1, STAGES = 3 },
   { BH = 3, S = 72, D = 64, CAUSAL = 1, BQ = 64, BKV = 64 },
   { BH = 1, S = 256, D = 128, CAUSAL = 0, BKV = 64 },
+  { BH = 2, S = 100, D = 64, CAUSAL = 0 },
+  { BH = 1, S = 300, D = 128, CAUSAL = 0 },
+  { BH = 2, S = 330, D = 128, CAUSAL = 1 },
+  { BH = 1, S = 150, D = 128, CAUSAL = 0, BQ = 64 },
+  { BH = 2, S = 260, D = 64, CAUSAL = 1, BQ = 64, BKV = 64, STAGES = 2 },
+  { BH = 1, S = 390, D = 64, CAUSAL = 0, BKV = 80, STAGES = 3 },
+  { BH = 1, S = 400, D = 128, CAUSAL = 1, BKV = 176 },
+  { BH = 1, S = 300, D = 64, CAUSAL = 0, BKV = 256 },
 }
 
 describe("emulated Hopper kernels: flash_attention", function()

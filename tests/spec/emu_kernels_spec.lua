@@ -83,60 +83,6 @@ local ROWS = {
 
 local function rc(N) return function(i) return fmt("[%d][%d]", floor((i - 1) / N), (i - 1) % N) end end
 
-describe("emulated kernels: rmsnorm", function()
-  local k = load("rmsnorm.lua").rmsnorm
-  for _, c in ipairs(ROWS) do
-    it(desc(c), function()
-      local B, N = c.B, c.N
-      local r = rng(B * 7919 + N)
-      local x = dev:array("f32", B * N, function() return r(-3, 3) end, "x")
-      local w = dev:array("f32", N, function() return r(0.5, 1.5) end, "w")
-      local y = dev:array("f32", B * N, nil, "y"):poison()
-      local eps = 1e-5
-      launch(k, { x, w, y, eps }, c)
-      local xs, ws, e32 = x:read(), w:read(), f32(eps)
-      local want = {}
-      for b = 0, B - 1 do
-        local ss = 0
-        for j = 1, N do ss = ss + xs[b * N + j] ^ 2 end
-        local rstd = 1 / math.sqrt(ss / N + e32)
-        for j = 1, N do want[b * N + j] = xs[b * N + j] * rstd * ws[j] end
-      end
-      compare("rmsnorm " .. desc(c), y:read(), want, function(_, v) return 1e-5 * abs(v) + 1e-5 end, rc(N))
-      free(x, w, y)
-    end)
-  end
-end)
-
-describe("emulated kernels: layernorm", function()
-  local k = load("layernorm.lua").layernorm
-  for _, c in ipairs(ROWS) do
-    it(desc(c), function()
-      local B, N = c.B, c.N
-      local r = rng(B * 104729 + N)
-      local x = dev:array("f32", B * N, function() return r(-2, 2.5) end, "x")   -- mean ~0.25, not 0
-      local w = dev:array("f32", N, function() return r(0.5, 1.5) end, "w")
-      local bias = dev:array("f32", N, function() return r(-0.5, 0.5) end, "b")
-      local y = dev:array("f32", B * N, nil, "y"):poison()
-      local eps = 1e-5
-      launch(k, { x, w, bias, y, eps }, c)
-      local xs, ws, bs, e32 = x:read(), w:read(), bias:read(), f32(eps)
-      local want = {}
-      for b = 0, B - 1 do
-        local s = 0
-        for j = 1, N do s = s + xs[b * N + j] end
-        local mean = s / N
-        local v = 0
-        for j = 1, N do v = v + (xs[b * N + j] - mean) ^ 2 end
-        local rstd = 1 / math.sqrt(v / N + e32)
-        for j = 1, N do want[b * N + j] = (xs[b * N + j] - mean) * rstd * ws[j] + bs[j] end
-      end
-      compare("layernorm " .. desc(c), y:read(), want, function(_, v) return 1e-5 * abs(v) + 1e-5 end, rc(N))
-      free(x, w, bias, y)
-    end)
-  end
-end)
-
 -- the TMA row kernels (rmsnorm_tma, layernorm_tma: N a multiple of 4, several rows a CTA through a
 -- ring of shared-memory buffers). The sizes cover: one row and one warp (N = 4); B not a multiple
 -- of ROWS (a last CTA with fewer rows, rows guarded off); ROWS above B; STAGES 1 (no prefetch), 2, 3
@@ -150,59 +96,53 @@ local ROWS_TMA = {
   { B = 2, N = 4100, BLOCK = 1024, ROWS = 8 }, { B = 2, N = 1000, ROWS = 1 },
 }
 
-describe("emulated kernels: rmsnorm_tma", function()
-  local k = load("rmsnorm_tma.lua").rmsnorm_tma
-  for _, c in ipairs(ROWS_TMA) do
-    it(desc(c), function()
-      local B, N = c.B, c.N
-      local r = rng(B * 7919 + N + 1)
-      local x = dev:array("f32", B * N, function() return r(-3, 3) end, "x")
-      local w = dev:array("f32", N, function() return r(0.5, 1.5) end, "w")
-      local y = dev:array("f32", B * N, nil, "y"):poison()
-      local eps = 1e-5
-      launch(k, { x, w, y, eps }, c)
-      local xs, ws, e32 = x:read(), w:read(), f32(eps)
-      local want = {}
-      for b = 0, B - 1 do
-        local ss = 0
-        for j = 1, N do ss = ss + xs[b * N + j] ^ 2 end
-        local rstd = 1 / math.sqrt(ss / N + e32)
-        for j = 1, N do want[b * N + j] = xs[b * N + j] * rstd * ws[j] end
-      end
-      compare("rmsnorm_tma " .. desc(c), y:read(), want, function(_, v) return 1e-5 * abs(v) + 1e-5 end, rc(N))
-      free(x, w, y)
-    end)
-  end
-end)
+-- the two normalizations, each run as its SIMT kernel over ROWS and its TMA kernel over ROWS_TMA:
+-- the seed of the inputs (its TMA run adds 1), the range of x, whether there is a bias (layernorm)
+local NORMS = {
+  { name = "rmsnorm", seed = 7919, x = { -3, 3 } },
+  { name = "layernorm", seed = 104729, x = { -2, 2.5 }, bias = true },   -- mean ~0.25, not 0
+}
 
-describe("emulated kernels: layernorm_tma", function()
-  local k = load("layernorm_tma.lua").layernorm_tma
-  for _, c in ipairs(ROWS_TMA) do
-    it(desc(c), function()
-      local B, N = c.B, c.N
-      local r = rng(B * 104729 + N + 1)
-      local x = dev:array("f32", B * N, function() return r(-2, 2.5) end, "x")   -- mean ~0.25, not 0
-      local w = dev:array("f32", N, function() return r(0.5, 1.5) end, "w")
-      local bias = dev:array("f32", N, function() return r(-0.5, 0.5) end, "b")
-      local y = dev:array("f32", B * N, nil, "y"):poison()
-      local eps = 1e-5
-      launch(k, { x, w, bias, y, eps }, c)
-      local xs, ws, bs, e32 = x:read(), w:read(), bias:read(), f32(eps)
-      local want = {}
-      for b = 0, B - 1 do
-        local s = 0
-        for j = 1, N do s = s + xs[b * N + j] end
-        local mean = s / N
-        local v = 0
-        for j = 1, N do v = v + (xs[b * N + j] - mean) ^ 2 end
-        local rstd = 1 / math.sqrt(v / N + e32)
-        for j = 1, N do want[b * N + j] = (xs[b * N + j] - mean) * rstd * ws[j] + bs[j] end
+-- the double-precision reference of row b: y = x * rstd * w (rmsnorm, rstd over x^2), or
+-- y = (x - mean) * rstd * w + bias (layernorm, rstd over (x - mean)^2)
+local function norm_row(want, xs, ws, bs, e32, b, N)
+  local mean = 0
+  if bs then
+    local s = 0
+    for j = 1, N do s = s + xs[b * N + j] end
+    mean = s / N
+  end
+  local ss = 0
+  for j = 1, N do ss = ss + (xs[b * N + j] - mean) ^ 2 end
+  local rstd = 1 / math.sqrt(ss / N + e32)
+  for j = 1, N do want[b * N + j] = (xs[b * N + j] - mean) * rstd * ws[j] + (bs and bs[j] or 0) end
+end
+
+for _, variant in ipairs { { "", ROWS, 0 }, { "_tma", ROWS_TMA, 1 } } do
+  for _, norm in ipairs(NORMS) do
+    local name = norm.name .. variant[1]
+    describe("emulated kernels: " .. name, function()
+      local k = load(name .. ".lua")[name]
+      for _, c in ipairs(variant[2]) do
+        it(desc(c), function()
+          local B, N = c.B, c.N
+          local r = rng(B * norm.seed + N + variant[3])
+          local x = dev:array("f32", B * N, function() return r(norm.x[1], norm.x[2]) end, "x")
+          local w = dev:array("f32", N, function() return r(0.5, 1.5) end, "w")
+          local bias = norm.bias and dev:array("f32", N, function() return r(-0.5, 0.5) end, "b") or nil
+          local y = dev:array("f32", B * N, nil, "y"):poison()
+          local eps = 1e-5
+          launch(k, bias and { x, w, bias, y, eps } or { x, w, y, eps }, c)
+          local xs, ws, bs, e32 = x:read(), w:read(), bias and bias:read(), f32(eps)
+          local want = {}
+          for b = 0, B - 1 do norm_row(want, xs, ws, bs, e32, b, N) end
+          compare(name .. " " .. desc(c), y:read(), want, function(_, v) return 1e-5 * abs(v) + 1e-5 end, rc(N))
+          free(x, w, y, bias)
+        end)
       end
-      compare("layernorm_tma " .. desc(c), y:read(), want, function(_, v) return 1e-5 * abs(v) + 1e-5 end, rc(N))
-      free(x, w, bias, y)
     end)
   end
-end)
+end
 
 describe("emulated kernels: softmax", function()
   local k = load("softmax.lua").softmax

@@ -17,7 +17,10 @@ return {
   kernel = "flash_attention",
   configs = { { BH = 16, S = 2048, D = 128, CAUSAL = 0 }, { BH = 16, S = 2048, D = 128, CAUSAL = 1 },
               { BH = 32, S = 1024, D = 64, CAUSAL = 0 }, { BH = 6, S = 1000, D = 64, CAUSAL = 1 } },
-  emu = { { BH = 2, S = 200, D = 64, CAUSAL = 0 }, { BH = 1, S = 130, D = 128, CAUSAL = 1 } },
+  -- emu: nkv = 1 and 2 blocks a tile, and (S = 330, causal) 1 to 3: the overlapped loop's prologue,
+  -- its blocks and its epilogue, with both consumer warpgroups taking turns
+  emu = { { BH = 2, S = 200, D = 64, CAUSAL = 0 }, { BH = 1, S = 130, D = 128, CAUSAL = 1 },
+          { BH = 1, S = 330, D = 128, CAUSAL = 1 } },
   sets = 1,
   runs = 20,
   tensors = function(t)
