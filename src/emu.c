@@ -134,6 +134,39 @@ const char *plX__opname(const plX_emu *e, uint32_t stmt) {
   return plA_opcode_text(e->m->isa, s->opc);
 }
 
+const char *plX__at(const plX_emu *e, uint32_t stmt, char *buf, size_t n) {
+  const plI_stmt *s = stmt != X_NOSLOT ? plX__stmt(e, stmt) : NULL;
+  const plI_func *f = &e->m->funcs.p[e->func];
+  (void)f;
+  /* the file goes between two X_ATSEP marks; plX__fail keeps it (" in FILE") only when it is not the
+  ** file of the line the error is reported at */
+  if (!s) snprintf(buf, n, "?");
+  else if (s->file) snprintf(buf, n, "%u" X_ATSEP "%s" X_ATSEP, s->line, plI_cstr(e->m, s->file));
+  else snprintf(buf, n, "%u", s->line);
+  return buf;
+}
+
+/* resolve plX__at's marks in e->err from byte `from` on: " in FILE", or nothing when FILE is `own` */
+static void at_marks(plX_emu *e, size_t from, const char *own) {
+  plU_buf *b = &e->err;
+  if (b->n <= from || !memchr(b->p + from, X_ATSEP[0], b->n - from)) return;
+  plU_buf o; plU_buf_init(&o);
+  const char *p = b->p + from, *end = b->p + b->n;
+  while (p < end) {
+    const char *m = memchr(p, X_ATSEP[0], (size_t)(end - p));
+    if (!m) { plU_buf_add(&o, p, (size_t)(end - p)); break; }
+    plU_buf_add(&o, p, (size_t)(m - p));
+    const char *q = memchr(m + 1, X_ATSEP[0], (size_t)(end - m - 1));
+    if (!q) { p = m + 1; continue; }
+    size_t fl = (size_t)(q - m - 1);
+    if (!own || strlen(own) != fl || memcmp(own, m + 1, fl) != 0) { plU_buf_puts(&o, " in "); plU_buf_add(&o, m + 1, fl); }
+    p = q + 1;
+  }
+  b->n = from;
+  plU_buf_add(b, o.p, o.n);
+  plU_buf_free(&o);
+}
+
 int plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...) {
   if (e->status) return e->status;
   e->status = 1;
@@ -145,10 +178,12 @@ int plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...) {
   else if (stmt == X_NOSLOT && f->file)
     plU_buf_printf(&e->err, "%s:%u: error: ", plI_cstr(e->m, f->file), f->line);
   else plU_buf_puts(&e->err, "error: ");
+  size_t from = e->err.n;
   va_list ap;
   va_start(ap, fmt);
   plU_buf_vprintf(&e->err, fmt, ap);
   va_end(ap);
+  at_marks(e, from, s && s->file ? plI_cstr(e->m, s->file) : stmt == X_NOSLOT && f->file ? plI_cstr(e->m, f->file) : NULL);
   return e->status;
 }
 
@@ -531,7 +566,7 @@ static void pending_copy(plX_emu *e, plU_buf *b, uint32_t byte) {
     for (uint32_t j = q->head; j < q->q.n; j++) {
       const xcp *c = &q->q.p[j];
       if (byte < c->dst || byte - c->dst >= c->n) continue;
-      plU_buf_printf(b, " (a cp.async of line %u by ", plX__stmt(e, e->xf.code[c->pc].stmt)->line);
+      plU_buf_printf(b, " (a cp.async of line %s by ", X_AT(e, e->xf.code[c->pc].stmt));
       who(e, b, t);
       plU_buf_puts(b, " writes it, still in flight: no cp.async.wait_group has covered its group)");
       return;
@@ -689,17 +724,16 @@ static int deadlock(plX_emu *e) {
       const xins *xi = &e->xf.code[X->exitpc];
       plU_buf_printf(&m, "; warp %u: %d thread%s exited", w, __builtin_popcount(ex), __builtin_popcount(ex) == 1 ? "" : "s");
       if (xi->sub) plU_buf_puts(&m, " (at the end of the kernel)");
-      else plU_buf_printf(&m, " (line %u)", plX__stmt(e, xi->stmt) ? plX__stmt(e, xi->stmt)->line : 0);
+      else plU_buf_printf(&m, " (line %s)", X_AT(e, xi->stmt));
       shown++;
     }
     if (elsewhere) {
       int l = __builtin_ctz(elsewhere);
-      const plI_stmt *s = plX__stmt(e, e->xf.code[X->bpc[l]].stmt);
       int b = X->bid[l];
       plU_buf_printf(&m, "; warp %u: %d thread%s wait ", w, __builtin_popcount(elsewhere), __builtin_popcount(elsewhere) == 1 ? "" : "s");
       if (b < XB_MBAR) plU_buf_printf(&m, "on barrier %d", b);
       else plU_buf_printf(&m, "in %s", plX__opname(e, e->xf.code[X->bpc[l]].stmt));
-      plU_buf_printf(&m, " (line %u)", s ? s->line : 0);
+      plU_buf_printf(&m, " (line %s)", X_AT(e, e->xf.code[X->bpc[l]].stmt));
       shown++;
     }
   }

@@ -24,10 +24,8 @@
 
 static int regs_wake(plX_emu *e);
 
-static uint32_t line_of(plX_emu *e, uint32_t pc) {
-  const plI_stmt *s = plX__stmt(e, e->xf.code[pc].stmt);
-  return s ? s->line : 0;
-}
+/* "LINE" (or "LINE in FILE") of the instruction at pc, for a message naming a second place */
+#define line_of(e, pc) X_AT((e), (e)->xf.code[pc].stmt)
 
 static void whot(plX_emu *e, plU_buf *b, const xcta *c, uint32_t tid) {
   uint32_t x = tid % e->block[0], y = tid / e->block[0] % e->block[1], z = tid / (e->block[0] * e->block[1]);
@@ -130,7 +128,7 @@ static int mb_arrive(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, xmbar
                      uint64_t *state) {
   if (count == 0 || count > 0xfffff) return lane_fail(e, in, w, l, "arrival count %u outside 1..2^20-1", count);
   if (count > m->pending)
-    return lane_fail(e, in, w, l, "%u arrival%s at the mbarrier at shared 0x%x (initialized at line %u for %u per phase), where only %u %s pending in phase %u",
+    return lane_fail(e, in, w, l, "%u arrival%s at the mbarrier at shared 0x%x (initialized at line %s for %u per phase), where only %u %s pending in phase %u",
                      count, count == 1 ? "" : "s", m->off, line_of(e, m->pc), m->expected, m->pending, m->pending == 1 ? "is" : "are", m->phase);
   if (drop) {
     if (count > m->expected) return lane_fail(e, in, w, l, "arrive_drop of %u below zero expected arrivals", count);
@@ -169,7 +167,7 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (in->sub == 0) {                                            /* init */
       xmbar *m = mb_find(c, off);
       if (m && m->valid)
-        return lane_fail(e, in, w, l, "the mbarrier at shared 0x%x is initialized twice (first at line %u) without mbarrier.inval between",
+        return lane_fail(e, in, w, l, "the mbarrier at shared 0x%x is initialized twice (first at line %s) without mbarrier.inval between",
                          off, line_of(e, m->pc));
       if (v == 0 || v > 0xfffff) return lane_fail(e, in, w, l, "mbarrier.init count %u outside 1..2^20-1", v);
       if (!m) {
@@ -506,7 +504,7 @@ static int tm_checks(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, const xt
     }
   }
   if (why[0]) {
-    if (img) return lane_fail(e, in, w, l, "the tensor map at 0x%llx, as the tensormap.replace of line %u left it, is not usable: %s",
+    if (img) return lane_fail(e, in, w, l, "the tensor map at 0x%llx, as the tensormap.replace of line %s left it, is not usable: %s",
                               (unsigned long long)a, line_of(e, img->pc), why);
     return lane_fail(e, in, w, l, "the tensor map at 0x%llx is not usable: %s", (unsigned long long)a, why);
   }
@@ -518,7 +516,7 @@ static int tm_checks(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, const xt
     const xtmacq *x = &e->H.tacq.p[i];
     if (x->addr == a && x->cta == e->C->cta_linear && x->tid == tid) q = x;
   }
-  plU_buf_printf(&b, "a TMA through the tensor map at 0x%llx, which the tensormap.replace of line %u modified, ", (unsigned long long)a, line_of(e, img->pc));
+  plU_buf_printf(&b, "a TMA through the tensor map at 0x%llx, which the tensormap.replace of line %s modified, ", (unsigned long long)a, line_of(e, img->pc));
   if (!img->rel)
     plU_buf_puts(&b, "with no fence.proxy.tensormap::generic.release (or tensormap.cp_fenceproxy) after the change: the tensormap proxy may still see the old map");
   else if (!q || q->seq < img->rel)
@@ -718,7 +716,7 @@ static int bst_overwrite(plX_emu *e, const xins *in, uint32_t off, uint32_t n, u
     plU_buf b; plU_buf_init(&b);
     plU_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
     whot(e, &b, c, tid);
-    plU_buf_printf(&b, " writes shared byte 0x%x, which the %s of line %u (by ", off > r->slo ? off : r->slo,
+    plU_buf_printf(&b, " writes shared byte 0x%x, which the %s of line %s (by ", off > r->slo ? off : r->slo,
                    plX__opname(e, e->xf.code[r->pc].stmt), line_of(e, r->pc));
     whot(e, &b, c, r->tid);
     plU_buf_puts(&b, ") may still be reading: no cp.async.bulk.wait_group (.read or not) has covered its bulk group");
@@ -739,7 +737,7 @@ int plX__hop_gload(plX_emu *e, const xins *in, uint64_t a, uint32_t n, uint32_t 
     plU_buf b; plU_buf_init(&b);
     plU_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
     whot(e, &b, c, tid);
-    plU_buf_printf(&b, " reads global address 0x%llx, which the %s of line %u (by ", (unsigned long long)(a > r->glo ? a : r->glo),
+    plU_buf_printf(&b, " reads global address 0x%llx, which the %s of line %s (by ", (unsigned long long)(a > r->glo ? a : r->glo),
                    plX__opname(e, e->xf.code[r->pc].stmt), line_of(e, r->pc));
     whot(e, &b, c, r->tid);
     if (readonly)
@@ -863,12 +861,12 @@ static int wg_check(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n
     if (!acq && (only_acq || !wg_pending(c, r))) continue;
     uint32_t at = off > r->lo ? off : r->lo;
     if (acq)
-      plX__fail(e, stmt, "%s writes shared byte 0x%x of CTA (%u,%u,%u), which the wgmma.mma_async of line %u (warp %u) reads: "
-                "stage released at line %u before wgmma.wait_group covers the wgmma at line %u (this write is ordered after that "
+      plX__fail(e, stmt, "%s writes shared byte 0x%x of CTA (%u,%u,%u), which the wgmma.mma_async of line %s (warp %u) reads: "
+                "stage released at line %s before wgmma.wait_group covers the wgmma at line %s (this write is ordered after that "
                 "mbarrier arrive, not after the wait_group; arrive only after the wait_group that retires the stage's readers)",
                 who, at, c->ctaid[0], c->ctaid[1], c->ctaid[2], line_of(e, r->pc), r->warp, line_of(e, r->rel - 1), line_of(e, r->pc));
     else
-      plX__fail(e, stmt, "%s writes shared byte 0x%x of CTA (%u,%u,%u), which the wgmma.mma_async of line %u (warp %u) reads: no "
+      plX__fail(e, stmt, "%s writes shared byte 0x%x of CTA (%u,%u,%u), which the wgmma.mma_async of line %s (warp %u) reads: no "
                 "wgmma.wait_group has covered that wgmma yet (release a buffer only after the wait_group that retires its readers)",
                 who, at, c->ctaid[0], c->ctaid[1], c->ctaid[2], line_of(e, r->pc), r->warp);
     return 1;
@@ -1408,7 +1406,7 @@ int plX__hop_accum_check(plX_emu *e, xwarp *w, xins *in) {
     plU_buf b; plU_buf_init(&b);
     plU_buf_printf(&b, "accumulator read before wgmma.wait_group: %s ", i < in->nrd ? "reads" : "writes");
     plI_regname(e->m, e->xf.slot_reg[r], &b);
-    plU_buf_printf(&b, ", an accumulator of the wgmma.mma_async of line %u, which no wgmma.wait_group has waited for",
+    plU_buf_printf(&b, ", an accumulator of the wgmma.mma_async of line %s, which no wgmma.wait_group has waited for",
                    line_of(e, w->wg_gpc[(g - 1) % 16]));
     int lane = __builtin_ctz(w->exists & ~w->exited);
     plX__fail_lane(e, in, w, lane, plU_buf_cstr(&b));
@@ -1723,10 +1721,10 @@ int plX__hop_deadlock(plX_emu *e, plU_buf *m, xwarp *W, int lane) {
     plU_buf_printf(m, "deadlock in CTA (%u,%u,%u): %s waits on the mbarrier at shared 0x%x", c->ctaid[0], c->ctaid[1], c->ctaid[2],
                    plX__opname(e, stmt), W->wmb[lane]);
     if (b && b->tx >= 0)
-      plU_buf_printf(m, " (initialized at line %u), whose phase %u still misses %u of %u arrivals and %d transaction bytes",
+      plU_buf_printf(m, " (initialized at line %s), whose phase %u still misses %u of %u arrivals and %d transaction bytes",
                      line_of(e, b->pc), b->phase, b->pending, b->expected, b->tx);
     else if (b)                                                    /* more bytes landed than expect_tx announced */
-      plU_buf_printf(m, " (initialized at line %u), whose phase %u still misses %u of %u arrivals and has a transaction count of %d: "
+      plU_buf_printf(m, " (initialized at line %s), whose phase %u still misses %u of %u arrivals and has a transaction count of %d: "
                      "%d bytes more arrived than its expect_tx announced", line_of(e, b->pc), b->phase, b->pending, b->expected, b->tx, -b->tx);
   } else if (W->bid[lane] == XB_REGS) {
     plU_buf_printf(m, "deadlock in CTA (%u,%u,%u): %s waits for registers: the CTA's warps hold %llu of its pool of %llu (%s) and none will free enough",

@@ -313,6 +313,11 @@ struct plX_emu {
 int  plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...);
 const char *plX__opname(const plX_emu *e, uint32_t stmt);
 const plI_stmt *plX__stmt(const plX_emu *e, uint32_t stmt);  /* xins.stmt -> its statement, or NULL */
+/* "LINE" of a statement, or "LINE in FILE" when its anchor is in another file than the kernel's
+** (a library module): for messages that name a second place; X_AT gives it a buffer of its own */
+const char *plX__at(const plX_emu *e, uint32_t stmt, char *buf, size_t n);
+#define X_AT(e, stmt) plX__at((e), (stmt), (char[1100]){0}, 1100)
+#define X_ATSEP "\x1f"
 xbuf *plX__find(plX_mem *m, uint64_t addr, int32_t *cache);
 void plX__describe_addr(plX_emu *e, plU_buf *b, uint64_t addr, uint64_t n);
 int  plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr);

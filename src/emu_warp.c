@@ -167,9 +167,9 @@ static int barrier(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em) {
   xbar *b = &e->C->bars[id];
   if (b->expected == 0) { b->expected = expected; b->pc = pc; b->all = 1; b->any = 0; b->popc = 0; }
   else if (b->expected != expected) {
-    char m[160];
-    snprintf(m, sizeof m, "barrier %u expects %u threads here but %u at line %u, where other threads wait", id, expected,
-             b->expected, plX__stmt(e, e->xf.code[b->pc].stmt) ? plX__stmt(e, e->xf.code[b->pc].stmt)->line : 0);
+    char m[1300];
+    snprintf(m, sizeof m, "barrier %u expects %u threads here but %u at line %s, where other threads wait", id, expected,
+             b->expected, X_AT(e, e->xf.code[b->pc].stmt));
     return plX__fail_warp(e, in, w, m, em);
   }
   if (in->sub >= XBAR_RED_POPC) {

@@ -194,12 +194,13 @@ describe("broken kernels: barriers", function()
   end)
 
   it("softmax with its bar.sync reached by warp 0 only: deadlock, at the bar.sync", function()
-    local ks, _, text, lib_path, lib_text = broken("softmax.lua", {},
+    local ks, path, text, lib_path, lib_text = broken("softmax.lua", {},
       at_bar("ptx.if_(warp:eq(0), function() ptx.bar.sync(0) end)  -- BROKEN"))
     local err = launch_error(ks.softmax, { args = { x, y }, defines = { B = B, N = N } })
+    -- the exit is in softmax.lua, the error's line in lib/rows.lua: the message names the other file
     expect(err, lib_path, line_of(lib_text, "-- BROKEN"),
            "deadlock in CTA (0,0,0): bar.sync waits on barrier 0 for 256 threads, 32 arrived",
-           fmt("warp 1: 32 threads exited (line %d)", line_of(text, "    ptx.ret()")))
+           fmt("warp 1: 32 threads exited (line %d in %s)", line_of(text, "    ptx.ret()"), path))
   end)
 
   it("softmax with its bar.sync reached by half of each warp: barrier misuse, at the bar.sync", function()
@@ -315,13 +316,13 @@ describe("broken kernels: the TMA RMSNorm", function()
   end)
 
   it("expecting 16 bytes more than the row's copy brings: deadlock at the wait, naming the mbarrier", function()
-    local ks, path, text, _, lib_text = broken("rmsnorm_tma.lua", {},
+    local ks, path, text, lib_path, lib_text = broken("rmsnorm_tma.lua", {},
       { { "(ptx._, full:addr(0, 8 * s), P.rowbytes)", "(ptx._, full:addr(0, 8 * s), P.rowbytes + 16)  -- BROKEN" } })
     local err = launch_error(ks.rmsnorm_tma, { args = { x, w, y, 1e-5 }, defines = defs })
     -- two 4000-byte rows, each buffer rounded to 4096 bytes: the mbarriers follow at 0x2000
     expect(err, path, line_of(text, WAIT),
            "deadlock in CTA (0,0,0): mbarrier.try_wait.parity.shared::cta.b64 waits on the mbarrier at shared 0x2000",
-           fmt("(initialized at line %d)", line_of(lib_text, 'ptx.op "mbarrier.init.shared::cta.b64"')),
+           fmt("(initialized at line %d in %s)", line_of(lib_text, 'ptx.op "mbarrier.init.shared::cta.b64"'), lib_path),
            "whose phase 0 still misses 0 of 1 arrivals and 16 transaction bytes")
   end)
 end)
@@ -362,17 +363,17 @@ describe("broken kernels: the TMA/wgmma GEMM", function()
       local k, ret = gemm({})
       local sa, sb, sc = ret.maps(c)
       k:launch { device = dev, args = { dev:tensormap(A, sa), dev:tensormap(B, sb), dev:tensormap(C, sc) }, defines = c }
-      local kb, retb, path, text, _, lib_text = gemm({ { WAIT, EARLY } })
+      local kb, retb, path, text, lib_path, lib_text = gemm({ { WAIT, EARLY } })
       sa, sb, sc = retb.maps(c)
       local err = launch_error(kb, { args = { dev:tensormap(A, sa), dev:tensormap(B, sb), dev:tensormap(C, sc) }, defines = c })
       A:free(); B:free(); C:free()
       -- the arrive inside release(), called from the line moved above the wait_group
       expect(err, path, line_of(text, "load(ptx.addr(da), ptx.taddr(amap, { k0, m0 }), ptx.addr(fb))"),
              "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes writes shared byte",
-             fmt("which the wgmma.mma_async of line %d", line_of(lib_text, "wgmma(acc, at_kstep(da, kk)")),
-             fmt("stage released at line %d before wgmma.wait_group covers the wgmma at line %d",
+             fmt("which the wgmma.mma_async of line %d in %s", line_of(lib_text, "wgmma(acc, at_kstep(da, kk)"), lib_path),
+             fmt("stage released at line %d in %s before wgmma.wait_group covers the wgmma at line %d in %s",
                  line_of(lib_text, c.CLUSTER == 1 and 'ptx.op "mbarrier.arrive.shared::cta.b64"' or 'ptx.op "mbarrier.arrive.release.cluster'),
-                 line_of(lib_text, "wgmma(acc, at_kstep(da, kk)")))
+                 lib_path, line_of(lib_text, "wgmma(acc, at_kstep(da, kk)"), lib_path))
     end)
   end
 end)
