@@ -258,18 +258,15 @@ static uint32_t fnv(const uint8_t *p, size_t n) {
 
 #define ERR(...) (err && n ? (void)snprintf(err, n, __VA_ARGS__) : (void)0)
 
-int plX_tensormap(plX_mem *m, uint8_t out[128], int dtype, int rank, uint64_t addr, const uint64_t *dims,
-                  const uint64_t *strides, const uint32_t *box, const uint32_t *estr, int sw, char *err, size_t n) {
-  int es = tm_esize(dtype);
-  if (!es) { ERR("tensor map: unknown element type %d", dtype); return -1; }
-  if (rank < 1 || rank > 5) { ERR("tensor map: rank %d outside 1..5", rank); return -1; }
-  if (sw < 0 || sw > 3) { ERR("tensor map: bad swizzle mode %d", sw); return -1; }
+/* what both kinds of map share: dims, element strides and byte strides checked (st[] gets the byte
+** stride of every dimension), the tensor inside one device array, then the header, dims, strides and
+** element strides written; 0 ok */
+static int tm_dims(plX_mem *m, int es, int rank, uint64_t addr, const uint64_t *dims, const uint64_t *strides,
+                   const uint32_t *estr, uint64_t st[5], char *err, size_t n) {
   if (addr % 16) { ERR("tensor map: the global address 0x%llx is not a multiple of 16 bytes", (unsigned long long)addr); return -1; }
-  uint64_t st[5];
   st[0] = (uint64_t)es;
   for (int i = 0; i < rank; i++) {
     if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32)) { ERR("tensor map: dims[%d] = %llu outside 1..2^32", i + 1, (unsigned long long)dims[i]); return -1; }
-    if (box[i] == 0 || box[i] > 256) { ERR("tensor map: box[%d] = %u outside 1..256", i + 1, box[i]); return -1; }
     uint32_t e1 = estr ? estr[i] : 1;
     if (e1 == 0 || e1 > 8) { ERR("tensor map: element_strides[%d] = %u outside 1..8", i + 1, e1); return -1; }
     if (i > 0) {
@@ -283,11 +280,11 @@ int plX_tensormap(plX_mem *m, uint8_t out[128], int dtype, int rank, uint64_t ad
       st[i] = s;
     }
   }
-  if (((uint64_t)box[0] * (uint64_t)es) % 16) { ERR("tensor map: the inner box (%u elements of %d bytes) must be a multiple of 16 bytes", box[0], es); return -1; }
-  if (sw && (uint64_t)box[0] * (uint64_t)es > (uint64_t)plSm_swizzle_bytes(sw)) {
-    ERR("tensor map: the inner box (%u bytes) exceeds the %d-byte span of swizzle %s", box[0] * (uint32_t)es, plSm_swizzle_bytes(sw), plSm_swizzle_name(sw));
-    return -1;
-  }
+  return 0;
+}
+
+static int tm_place(plX_mem *m, uint8_t out[128], int dtype, int es, int rank, uint64_t addr, const uint64_t *dims,
+                    const uint64_t *st, const uint32_t *estr, int sw, char *err, size_t n) {
   uint64_t extent = (uint64_t)es;
   for (int i = 0; i < rank; i++) extent += (dims[i] - 1) * st[i];
   int32_t cache = -1;
@@ -306,12 +303,37 @@ int plX_tensormap(plX_mem *m, uint8_t out[128], int dtype, int rank, uint64_t ad
     uint32_t d32 = (uint32_t)(dims[i] - 1);                 /* dims - 1: 2^32 fits */
     memcpy(out + 24 + 4 * i, &d32, 4);
     if (i > 0) memcpy(out + 48 + 8 * (i - 1), &st[i], 8);
-    uint16_t b16 = (uint16_t)box[i];
-    memcpy(out + 80 + 2 * i, &b16, 2);
     out[90 + i] = (uint8_t)(estr ? estr[i] : 1);
   }
+  return 0;
+}
+
+static void tm_seal(uint8_t out[128]) {
   uint32_t h = fnv(out + 24, 104);
   memcpy(out + 20, &h, 4);
+}
+
+int plX_tensormap(plX_mem *m, uint8_t out[128], int dtype, int rank, uint64_t addr, const uint64_t *dims,
+                  const uint64_t *strides, const uint32_t *box, const uint32_t *estr, int sw, char *err, size_t n) {
+  int es = tm_esize(dtype);
+  if (!es) { ERR("tensor map: unknown element type %d", dtype); return -1; }
+  if (rank < 1 || rank > 5) { ERR("tensor map: rank %d outside 1..5", rank); return -1; }
+  if (sw < 0 || sw > 3) { ERR("tensor map: bad swizzle mode %d", sw); return -1; }
+  uint64_t st[5];
+  if (tm_dims(m, es, rank, addr, dims, strides, estr, st, err, n)) return -1;
+  for (int i = 0; i < rank; i++)
+    if (box[i] == 0 || box[i] > 256) { ERR("tensor map: box[%d] = %u outside 1..256", i + 1, box[i]); return -1; }
+  if (((uint64_t)box[0] * (uint64_t)es) % 16) { ERR("tensor map: the inner box (%u elements of %d bytes) must be a multiple of 16 bytes", box[0], es); return -1; }
+  if (sw && (uint64_t)box[0] * (uint64_t)es > (uint64_t)plSm_swizzle_bytes(sw)) {
+    ERR("tensor map: the inner box (%u bytes) exceeds the %d-byte span of swizzle %s", box[0] * (uint32_t)es, plSm_swizzle_bytes(sw), plSm_swizzle_name(sw));
+    return -1;
+  }
+  if (tm_place(m, out, dtype, es, rank, addr, dims, st, estr, sw, err, n)) return -1;
+  for (int i = 0; i < rank; i++) {
+    uint16_t b16 = (uint16_t)box[i];
+    memcpy(out + 80 + 2 * i, &b16, 2);
+  }
+  tm_seal(out);
   return 0;
 }
 
@@ -327,24 +349,8 @@ int plX_tensormap_im2col(plX_mem *m, uint8_t out[128], int dtype, int rank, uint
   if (oob < 0 || oob > 1) { ERR("tensor map: bad OOB fill %d", oob); return -1; }
   if (oob && (dtype < PLR_TM_F16 || dtype == PLR_TM_F64)) { ERR("tensor map: the NaN OOB fill needs a 16- or 32-bit floating-point element type"); return -1; }
   if (interleave) { ERR("tensor map: interleaved layouts (interleave %s) are not emulated", interleave == 1 ? "16B" : "32B"); return -1; }
-  if (addr % 16) { ERR("tensor map: the global address 0x%llx is not a multiple of 16 bytes", (unsigned long long)addr); return -1; }
   uint64_t st[5];
-  st[0] = (uint64_t)es;
-  for (int i = 0; i < rank; i++) {
-    if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32)) { ERR("tensor map: dims[%d] = %llu outside 1..2^32", i + 1, (unsigned long long)dims[i]); return -1; }
-    uint32_t e1 = estr ? estr[i] : 1;
-    if (e1 == 0 || e1 > 8) { ERR("tensor map: element_strides[%d] = %u outside 1..8", i + 1, e1); return -1; }
-    if (i > 0) {
-      uint64_t s = strides[i - 1];
-      if (s % 16 || s >= ((uint64_t)1 << 40)) { ERR("tensor map: strides[%d] = %llu must be a multiple of 16 below 2^40", i, (unsigned long long)s); return -1; }
-      if (s < dims[i - 1] * st[i - 1]) {
-        ERR("tensor map: strides[%d] = %llu bytes is less than the %llu bytes of the dimension below it", i, (unsigned long long)s,
-            (unsigned long long)(dims[i - 1] * st[i - 1]));
-        return -1;
-      }
-      st[i] = s;
-    }
-  }
+  if (tm_dims(m, es, rank, addr, dims, strides, estr, st, err, n)) return -1;
   int32_t lim = rank == 3 ? 32768 : rank == 4 ? 128 : 16;      /* the corners' range: [-lim, lim - 1] */
   static const char *const SP[] = {"W", "H", "D"};
   for (int i = 0; i < rank - 2; i++) {
@@ -364,26 +370,7 @@ int plX_tensormap_im2col(plX_mem *m, uint8_t out[128], int dtype, int rank, uint
     ERR("tensor map: a pixel's channels (%u bytes) exceed the %d-byte span of swizzle %s", cpp * (uint32_t)es, plSm_swizzle_bytes(sw), plSm_swizzle_name(sw));
     return -1;
   }
-  uint64_t extent = (uint64_t)es;
-  for (int i = 0; i < rank; i++) extent += (dims[i] - 1) * st[i];
-  int32_t cache = -1;
-  xbuf *b = m ? plX__find(m, addr, &cache) : NULL;
-  if (!b) { ERR("tensor map: the global address 0x%llx is not in a device array of this emulator", (unsigned long long)addr); return -1; }
-  if (addr - b->addr + extent > b->size) {
-    ERR("tensor map: the tensor (%llu bytes from 0x%llx) runs past the end of buffer '%s' (%llu bytes)", (unsigned long long)extent,
-        (unsigned long long)addr, b->name ? b->name : "?", (unsigned long long)b->size);
-    return -1;
-  }
-  memset(out, 0, 128);
-  memcpy(out, TM_MAGIC, 8);
-  memcpy(out + 8, &addr, 8);
-  out[16] = (uint8_t)rank; out[17] = (uint8_t)dtype; out[18] = (uint8_t)sw; out[19] = (uint8_t)es;
-  for (int i = 0; i < rank; i++) {
-    uint32_t d32 = (uint32_t)(dims[i] - 1);
-    memcpy(out + 24 + 4 * i, &d32, 4);
-    if (i > 0) memcpy(out + 48 + 8 * (i - 1), &st[i], 8);
-    out[90 + i] = (uint8_t)(estr ? estr[i] : 1);
-  }
+  if (tm_place(m, out, dtype, es, rank, addr, dims, st, estr, sw, err, n)) return -1;
   out[95] = 1; out[96] = (uint8_t)interleave; out[97] = (uint8_t)l2; out[98] = (uint8_t)oob;
   for (int i = 0; i < rank - 2; i++) {
     int16_t lo = (int16_t)lower[i], hi = (int16_t)upper[i];
@@ -392,8 +379,7 @@ int plX_tensormap_im2col(plX_mem *m, uint8_t out[128], int dtype, int rank, uint
   }
   uint16_t c16 = (uint16_t)cpp, p16 = (uint16_t)ppc;
   memcpy(out + 112, &c16, 2); memcpy(out + 114, &p16, 2);
-  uint32_t h = fnv(out + 24, 104);
-  memcpy(out + 20, &h, 4);
+  tm_seal(out);
   return 0;
 }
 #undef ERR

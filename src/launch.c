@@ -223,6 +223,19 @@ PTXLUA_API void ptxlua_buffer_free(ptxlua_buffer *b) {
   free(b);
 }
 
+/* the byte strides of dims 1.. (given, or packed), and the tensor inside the buffer; 0 ok */
+static int tm_strides(ptxlua_buffer *b, int dt, int rank, const uint64_t *dims, const uint64_t *strides, uint64_t st[5]) {
+  static const int esize[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+  uint64_t extent = dims[0] * (uint64_t)esize[dt];
+  for (int i = 0; i < rank - 1; i++) {
+    st[i] = strides ? strides[i] : extent;
+    extent = st[i] * dims[i + 1];
+  }
+  if (extent > b->bytes)
+    return fail(b->d->e, PTXLUA_MISUSE, "the tensor map covers %llu bytes: the buffer has %zu", (unsigned long long)extent, b->bytes);
+  return 0;
+}
+
 PTXLUA_API int ptxlua_tensormap_encode(ptxlua_buffer *b, const char *dtype, int rank, const uint64_t *dims,
                                        const uint64_t *strides, const uint32_t *box, const char *swizzle,
                                        ptxlua_tensormap *out) {
@@ -234,15 +247,8 @@ PTXLUA_API int ptxlua_tensormap_encode(ptxlua_buffer *b, const char *dtype, int 
   int sw = plR_swizzle(swizzle);
   if (sw < 0) return fail(e, PTXLUA_MISUSE, "swizzle '%.40s' (none, 32B, 64B or 128B)", swizzle);
   if (rank < 1 || rank > 5) return fail(e, PTXLUA_MISUSE, "a tensor map has 1 to 5 dimensions (got %d)", rank);
-  static const int esize[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
   uint64_t st[5];
-  uint64_t extent = dims[0] * (uint64_t)esize[dt];
-  for (int i = 0; i < rank - 1; i++) {
-    st[i] = strides ? strides[i] : extent;
-    extent = st[i] * dims[i + 1];
-  }
-  if (extent > b->bytes)
-    return fail(e, PTXLUA_MISUSE, "the tensor map covers %llu bytes: the buffer has %zu", (unsigned long long)extent, b->bytes);
+  if (tm_strides(b, dt, rank, dims, strides, st)) return PTXLUA_MISUSE;
   uint32_t es[5] = {1, 1, 1, 1, 1};
   char err[1024];
   if (b->d->kind != DEV_CUDA) {         /* the emulator's own encoding, decoded by its TMA copies */
@@ -270,15 +276,8 @@ PTXLUA_API int ptxlua_tensormap_encode_im2col(ptxlua_buffer *b, const char *dtyp
   if (il < 0) return fail(e, PTXLUA_MISUSE, "interleave '%.40s' (none, 16B or 32B)", spec->interleave);
   if (l2 < 0) return fail(e, PTXLUA_MISUSE, "l2_promotion '%.40s' (none, 64B, 128B or 256B)", spec->l2_promotion);
   if (oob < 0) return fail(e, PTXLUA_MISUSE, "oob_fill '%.40s' (zero or nan)", spec->oob_fill);
-  static const int esize[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
   uint64_t st[5];
-  uint64_t extent = dims[0] * (uint64_t)esize[dt];
-  for (int i = 0; i < rank - 1; i++) {
-    st[i] = strides ? strides[i] : extent;
-    extent = st[i] * dims[i + 1];
-  }
-  if (extent > b->bytes)
-    return fail(e, PTXLUA_MISUSE, "the tensor map covers %llu bytes: the buffer has %zu", (unsigned long long)extent, b->bytes);
+  if (tm_strides(b, dt, rank, dims, strides, st)) return PTXLUA_MISUSE;
   uint32_t es[5] = {1, 1, 1, 1, 1};
   if (spec->element_strides) memcpy(es, spec->element_strides, (size_t)rank * sizeof es[0]);
   int32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
