@@ -8,12 +8,7 @@ local H = require "helper"
 local shq = H.shq
 local MOCK = os.getenv("PTXLUA_MOCK_LIBCUDA") or (H.build .. "/tests/mock_cuda/libcuda.so.1")
 
-local function toolkit()
-  if H.ptxas_path() then return true end
-  if H.ci then error("ptxas not found (CI requires the CUDA toolkit)") end
-  H.pending("the CUDA toolkit (ptxas / nvJitLink) is not installed", 3)
-  return false
-end
+local toolkit = H.toolkit
 
 local CACHE = H.tmpdir() .. "/cache"
 local function run(cmd, env)

@@ -3,12 +3,7 @@
 -- Needs the CUDA toolkit: pending without one, a failure under CI=true.
 local H = require "helper"
 
-local function toolkit()
-  if H.ptxas_path() then return true end
-  if H.ci then error("ptxas not found (CI requires the CUDA toolkit)") end
-  H.pending("the CUDA toolkit (ptxas / nvJitLink) is not installed", 3)
-  return false
-end
+local toolkit = H.toolkit
 
 local CACHE = H.tmpdir() .. "/cache"
 local function run(args, env)

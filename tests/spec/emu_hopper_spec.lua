@@ -11,19 +11,8 @@ local bit = require "bit"
 
 local fmt = string.format
 
--- bf16 bits of a float (round to nearest even), and the value of bf16 bits
-local function bf16_bits(x)
-  local ffi = require "ffi"
-  local f = ffi.new("float[1]", x)
-  local u = ffi.cast("uint32_t*", f)[0]
-  local r = bit.rshift(u + 0x7fff + bit.band(bit.rshift(u, 16), 1), 16)
-  return bit.band(r, 0xffff)
-end
-local function bf16_val(b)
-  local ffi = require "ffi"
-  local u = ffi.new("uint32_t[1]", bit.lshift(b, 16))
-  return tonumber(ffi.cast("float*", u)[0])
-end
+local K = require "kcheck"
+local bf16_bits, bf16_val = K.bf16_bits, K.bf16_val   -- bf16 bits of a float (nearest even), and back
 local function swz128(off) return bit.bxor(off, bit.rshift(bit.band(off, 0x380), 3)) end
 
 -- a kernel that TMA-loads box (64 x ROWS bf16, 128B swizzle) at (x0, y0), then copies the tile's raw

@@ -15,17 +15,7 @@ local bit = require "bit"
 local fmt = string.format
 local dev = rt.device("emu")
 
-local function bf16_bits(x)
-  local ffi = require "ffi"
-  local f = ffi.new("float[1]", x)
-  local u = ffi.cast("uint32_t*", f)[0]
-  return bit.band(bit.rshift(u + 0x7fff + bit.band(bit.rshift(u, 16), 1), 16), 0xffff)
-end
-local function bf16_val(b)
-  local ffi = require "ffi"
-  local u = ffi.new("uint32_t[1]", bit.lshift(b, 16))
-  return tonumber(ffi.cast("float*", u)[0])
-end
+local bf16_bits, bf16_val = K.bf16_bits, K.bf16_val
 
 -- 64 x 64 bf16 A and B (K-major), their tensor maps (one 64 x 64 box, 128B swizzle)
 local function inputs(seed)

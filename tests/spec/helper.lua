@@ -102,6 +102,22 @@ function H.assemble(ptx_text, arch, extra)
   return rc == 0, out .. err
 end
 
+-- the PTX of every kernel of a fresh ptxlua module (H.fresh) must be what ptxas takes for arch
+-- (sm_90a by default); pending / an error under CI without ptxas, as H.assemble
+function H.assembles(ptx, arch)
+  local ok, out = H.assemble(ptx.ptx {}, arch or "sm_90a")
+  if ok ~= nil then assert(ok, out) end
+end
+
+-- true when the CUDA toolkit (ptxas, and nvJitLink beside it) is here; else pending() locally
+-- (level: the caller's caller is the test) and an error under CI
+function H.toolkit()
+  if H.ptxas_path() then return true end
+  if H.ci then error("ptxas not found (CI requires the CUDA toolkit)") end
+  H.pending("the CUDA toolkit (ptxas / nvJitLink) is not installed", 4)
+  return false
+end
+
 -- spill bytes from a ptxas -v report (sum of stores and loads over all functions)
 function H.spills(report)
   local total = 0

@@ -6,6 +6,7 @@ local H = require "helper"
 local K = {}
 local abs, floor, frexp, ldexp = math.abs, math.floor, math.frexp, math.ldexp
 local fmt = string.format
+local ffi, bit = require "ffi", require "bit"
 
 -- the kernels of kernels/<file>, by name (each file loaded into a fresh registry), and what the file
 -- returned (the Hopper kernels return their tensor-map specs)
@@ -69,5 +70,16 @@ function K.compare(what, got, want, bound, index_name)
 end
 
 function K.free(...) for _, a in ipairs { ... } do a:free() end end
+
+-- bf16 bits of a float (round to nearest even), and the value of bf16 bits
+function K.bf16_bits(x)
+  local f = ffi.new("float[1]", x)
+  local u = ffi.cast("uint32_t*", f)[0]
+  return bit.band(bit.rshift(u + 0x7fff + bit.band(bit.rshift(u, 16), 1), 16), 0xffff)
+end
+function K.bf16_val(b)
+  local u = ffi.new("uint32_t[1]", bit.lshift(b, 16))
+  return tonumber(ffi.cast("float*", u)[0])
+end
 
 return K
