@@ -30,8 +30,11 @@
 --              with TMA (clipped at the M, N edges); two buffers alternate (wait_group.read 1).
 --   scheduler  persistent: a grid of at most SMS CTAs (a multiple of CLUSTER); cluster c takes
 --              cluster tiles c, c + nclusters, ...; a cluster tile is CLUSTER tile-rows (one per CTA,
---              by rank) of one tile-column, tile-rows fastest. The producer runs ahead into the next
---              tile while the consumers store this one.
+--              by rank) of one tile-column. Tiles run in bands of GROUP cluster-rows: down a band's
+--              column, then its next column, then the next band (GROUP >= the cluster-rows: plain
+--              column order), so the CTAs working at once share a few rows of A and columns of B
+--              in L2 instead of all of A. The producer runs ahead into the next tile while the
+--              consumers store this one.
 --
 -- Shapes: any M, N >= 1 and K >= 8 with K % 8 == 0 (TMA global strides are multiples of 16 bytes);
 -- N % 8 == 0 for bf16 output, N % 4 == 0 for f32 (the same rule for C's rows). Partial tiles need
@@ -45,7 +48,7 @@ local OUT_BYTES = { bf16 = 2, f32 = 4 }
 
 -- the tiling for a set of templates; every impossible combination is an error here
 local function plan(t)
-  for _, k in ipairs { "M", "N", "K", "BM", "BN", "BK", "STAGES", "CLUSTER", "SMS" } do
+  for _, k in ipairs { "M", "N", "K", "BM", "BN", "BK", "STAGES", "CLUSTER", "SMS", "GROUP" } do
     local v = t[k]
     if type(v) ~= "number" or v < 1 or v ~= math.floor(v) then ptx.error("template %s must be a positive integer (got %s)", k, tostring(v)) end
   end
@@ -75,6 +78,9 @@ local function plan(t)
   P.tm, P.tn = math.ceil(t.M / t.BM), math.ceil(t.N / t.BN)
   P.tmc = math.ceil(P.tm / t.CLUSTER)                   -- cluster tile-rows
   P.tiles = P.tmc * P.tn                                -- cluster tiles
+  P.group = math.min(t.GROUP, P.tmc)                    -- cluster-rows per band
+  P.band = P.group * P.tn                               -- cluster tiles per whole band
+  P.last = P.tmc - math.floor((P.tmc - 1) / P.group) * P.group   -- cluster-rows of the last band
   P.clusters = math.min(math.floor(t.SMS / t.CLUSTER), P.tiles)
   if P.tiles > 2 ^ 31 or t.M >= 2 ^ 31 or t.N >= 2 ^ 31 or t.K >= 2 ^ 31 then ptx.error("M, N, K (%d, %d, %d) must be below 2^31", t.M, t.N, t.K) end
   return P
@@ -84,7 +90,7 @@ ptx.kernel {
   name = "gemm",
   doc = "C[M, N] = A[M, K] * B[N, K]^T on Hopper: TMA, wgmma, mbarrier pipeline, clusters, persistent",
   target = "sm_90a",
-  templates = { M = 8192, N = 8192, K = 8192, BM = 128, BN = 256, BK = 64, STAGES = 4, CLUSTER = 2, SMS = 132, OUT = "bf16" },
+  templates = { M = 8192, N = 8192, K = 8192, BM = 128, BN = 256, BK = 64, STAGES = 4, CLUSTER = 2, SMS = 132, GROUP = 8, OUT = "bf16" },
   params = { { "A_map", "tensormap" }, { "B_map", "tensormap" }, { "C_map", "tensormap" } },
   grid = function(t) local P = plan(t); return { P.clusters * t.CLUSTER } end,
   block = function(t) return { plan(t).threads } end,
@@ -133,7 +139,20 @@ ptx.kernel {
       local top, done = ptx.label(), ptx.label()
       ptx.place(top)
       ptx.at(ct:ge(P.tiles)).bra(done)
-      local cm, cn = ct % P.tmc, ct / P.tmc
+      local cm, cn
+      if P.group == P.tmc then
+        cm, cn = ct % P.tmc, ct / P.tmc
+      else
+        -- band b = ct / band; inside it, g cluster-rows (GROUP, or what the last band has left)
+        local b, i = ct / P.band, ct % P.band
+        local g = ptx.reg.u32()
+        ptx.mov.u32(g, P.group)
+        ptx.at(ct:ge(P.tiles - P.last * P.tn)).mov.u32(g, P.last)
+        local r = ptx.reg.u32()
+        ptx.rem.u32(r, i, g)
+        cm, cn = b:mad(P.group, r), ptx.reg.u32()
+        ptx.div.u32(cn, i, g)
+      end
       local m0 = cm:mad(CL, rank) * t.BM
       local n0 = cn * t.BN
       body(m0, n0)
@@ -267,7 +286,7 @@ ptx.kernel {
 
 -- the tensor-map specs this kernel expects, for dev:tensormap(array, spec), at template values t
 -- (the defaults filled in): A, B, C
-local DEFAULTS = { M = 8192, N = 8192, K = 8192, BM = 128, BN = 256, BK = 64, STAGES = 4, CLUSTER = 2, SMS = 132, OUT = "bf16" }
+local DEFAULTS = { M = 8192, N = 8192, K = 8192, BM = 128, BN = 256, BK = 64, STAGES = 4, CLUSTER = 2, SMS = 132, GROUP = 8, OUT = "bf16" }
 local function maps(t)
   local v = {}
   for k, d in pairs(DEFAULTS) do v[k] = (t or {})[k] or d end

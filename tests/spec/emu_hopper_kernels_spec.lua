@@ -50,7 +50,8 @@ end
 -- gemm: C = A B^T. M = 200, N = 264, K = 136: partial tiles in M, N and K; 2 x 2 tiles of 128 x 256,
 -- one cluster of 2 (SMS = 2) walking both cluster tiles; CLUSTER = 1 with 2 CTAs over 4 tiles;
 -- BN = 64 with 5 tiles a CTA; f32 output; an odd number of tile-rows (the second CTA of the last
--- cluster computes a tile wholly outside C, its stores clipped); clusters of 4
+-- cluster computes a tile wholly outside C, its stores clipped); clusters of 4; bands of GROUP
+-- cluster-rows (6 tile-rows in bands of 4 and 2; 3 cluster-rows of 2 in bands of 2 and 1)
 local GEMM = {
   { M = 200, N = 264, K = 136, SMS = 2 },
   { M = 200, N = 264, K = 136, SMS = 2, CLUSTER = 1 },
@@ -59,6 +60,8 @@ local GEMM = {
   { M = 300, N = 64, K = 64, SMS = 4, BN = 64 },
   { M = 520, N = 128, K = 64, SMS = 4, BN = 128, CLUSTER = 4 },
   { M = 8, N = 8, K = 8, SMS = 2, BN = 64, STAGES = 2 },
+  { M = 330, N = 200, K = 72, SMS = 3, BM = 64, BN = 64, CLUSTER = 1, GROUP = 4 },
+  { M = 330, N = 136, K = 64, SMS = 4, BM = 64, BN = 64, GROUP = 2 },
 }
 
 describe("emulated Hopper kernels: gemm", function()
