@@ -622,6 +622,9 @@ local function run_config(name, c, k, cfg, BW)
       core.cuda_free(A); core.cuda_free(B); core.cuda_free(C)
       r.vs = fmt("%.2f cuBLAS", median(ms) / med)
     else r.vs = "- (" .. tostring(CUBLAS_WHY) .. ")" end
+  elseif c.published and r.tflops and c.published(t) then
+    local f, what = c.published(t)
+    r.vs = fmt("%.2f %s", r.tflops / f, what)
   elseif c.bytes and BW then r.vs = fmt("%.2f copy", r.gbs / BW) end
   end
   for _, a in pairs(T) do a:free() end

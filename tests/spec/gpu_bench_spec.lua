@@ -131,6 +131,38 @@ describe("bench/gpu/run.sh sampled GEMM references (no cuBLAS, large shapes)", f
   end)
 end)
 
+describe("bench/gpu/run.sh flash attention's sampled reference", function()
+  -- at the GPU shapes the case computes 192 random rows of O and LSE on the CPU (ctx.sample);
+  -- --cpu-macs 1000 takes that path at the emulator's shapes
+  it("checks the sampled rows, and fails when the reference's causal mask is off by one", function()
+    local out, err, rc = run("--device emu --cpu-macs 1000 flash_attention")
+    assert.are.equal(0, rc, out .. err)
+    local got = rows(out)
+    assert.are.equal(3, #got, out)
+    local sampled = 0
+    for _, r in ipairs(got) do
+      assert.truthy(r.check:match("^ok %(1 set, worst O%)"), r.check)
+      local nl, tl, no, to = r.check:match("sampled cpu reference %(LSE: (%d+) of (%d+) elements%) %(O: (%d+) of (%d+) elements%)$")
+      if nl then                          -- 192 whole rows, no repeats (a head of 192 rows or fewer: all)
+        nl, tl, no, to = tonumber(nl), tonumber(tl), tonumber(no), tonumber(to)
+        assert.truthy(nl == 192 and nl < tl and no == nl * (to / tl), r.check)
+        sampled = sampled + 1
+      end
+      assert.truthy(r.rel and r.rel <= r.tol and r.rel > 0, r.line)
+    end
+    assert.are.equal(2, sampled, out)
+    local dir = H.tmpfile("-fa")
+    H.sh("mkdir -p " .. shq(dir))
+    local src = H.read(CASES .. "/flash_attention.lua")
+    local wrong = src:gsub("local last = %(t%.CAUSAL == 1%) and i or S %- 1", "local last = (t.CAUSAL == 1) and i + 1 or S - 1")
+    assert.are_not.equal(src, wrong)
+    H.write(dir .. "/flash_attention.lua", wrong)
+    out, err, rc = run("--device emu --cpu-macs 1000 --cases " .. shq(dir))
+    assert.are.equal(1, rc, out .. err)
+    assert.truthy(out:find("FAIL", 1, true), out)
+  end)
+end)
+
 describe("bench/gpu/run.sh on a GPU", function()
   it("exits 2 with 'no CUDA driver' when there is no driver", function()
     local out, err, rc = run("--quick", "PTXLUA_LIBCUDA=/nonexistent")

@@ -110,4 +110,23 @@ describe("bench/gpu/run.lua", function()
     assert.are.equal(7, fails, out)
     assert.falsy(out:find("ERROR", 1, true), out)
   end)
+
+  it("prints the ratio to a case's published figure (flash attention: FA3's, at FA3's shapes only)", function()
+    if not have_mock() then return H.pending("no mock driver built") end
+    local fa = dofile(H.root .. "/bench/gpu/cases/flash_attention.lua")
+    assert.are.same({ 625, "FA3 (paper, H100)" }, { fa.published { BH = 128, S = 2048, D = 128, CAUSAL = 0 } })
+    assert.are.equal(521, (fa.published { BH = 128, S = 2048, D = 128, CAUSAL = 1 }))
+    assert.are.equal(460, (fa.published { BH = 256, S = 2048, D = 64, CAUSAL = 0 }))
+    assert.is_nil(fa.published { BH = 16, S = 2048, D = 128, CAUSAL = 0 })     -- not FA3's shape
+    for _, c in ipairs(fa.configs) do                                             -- every GPU shape but the uneven one
+      assert.are.equal(c.S % 128 ~= 0, fa.published(c) == nil, c.S)
+    end
+    local dir = H.tmpfile("-pub")
+    H.sh("mkdir -p " .. shq(dir))
+    H.write(dir .. "/va.lua", (H.read(H.root .. "/bench/gpu/cases/vector_add.lua"):gsub("\n}%s*$",
+      "\n  flops = function(t) return t.N end,\n  published = function(t) return 1e-9, \"PUB (test)\" end,\n}\n")))
+    local out, err = H.sh("PATH=/usr/local/cuda/bin:$PATH PTXLUA_LIBCUDA=" .. shq(MOCK) .. " BUILD=" .. shq(H.build) .. " " ..
+      shq(H.root .. "/bench/gpu/run.sh") .. " --quick --copy-mb 4 --runs 3 --set N=2048 --cases " .. shq(dir))
+    assert.truthy(out:find("va%s+N=2048 .- [%d.]+ PUB %(test%)"), out .. err)
+  end)
 end)
