@@ -394,6 +394,20 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
   int rc;
   plI_module *m = plE_build(e, name, &rc);
   if (!m) goto fail_k;
+  {                 /* the dynamic block of the kernel's shared-memory plans, as this trace left it */
+    static const char *DYN_LUA = "local name = ...\n"
+      "for _, kk in ipairs(require('ptxlua').kernels()) do if kk.name == name then return kk.dynamic_smem or 0 end end\n"
+      "return 0\n";
+    int t2 = lua_gettop(L);
+    if (luaL_loadbuffer(L, DYN_LUA, strlen(DYN_LUA), "=ptxlua_kernel_prepare") == 0) {
+      lua_pushstring(L, name);
+      if (lua_pcall(L, 1, 1, 0) == 0) {
+        lua_Integer dyn = lua_tointeger(L, -1);
+        if (dyn > 0 && (unsigned)dyn > k->smem) k->smem = (unsigned)dyn;
+      }
+    }
+    lua_settop(L, t2);
+  }
   int fi = find_func(m, name);
   if (fi < 0) { lua_settop(L, top); rc = fail(e, PTXLUA_ERROR, "the module has no kernel '%s'", name); goto fail_k; }
   if ((rc = layout(k, m, fi))) { lua_settop(L, top); goto fail_k; }

@@ -281,7 +281,10 @@ local function module_of(d, k, opts)
   if not mod then fail("loading %s: %s", k.name, merr) end
   local fn, ferr = core.cuda_function(mod, k.name)
   if not fn then fail("%s", ferr) end
-  e = { module = mod, fn = fn, smem_set = 49152, report = r }
+  -- dynamic shared memory: the kernel's `smem`, or what this trace's shared-memory plans put in
+  -- the dynamic block (ptx.smem_plan over 48 KB), whichever is larger (both start at its base)
+  e = { module = mod, fn = fn, smem_set = 49152, report = r,
+        smem = math.max(M.dynamic_smem(k.name, opts.defines, k, true), k.dynamic_smem or 0) }
   per[key] = e
   return e
 end
@@ -302,7 +305,7 @@ function M.launch(k, opts)
   if not grid or not block then fail("launch of %s: no grid/block given and the kernel declares none", k.name) end
   local packed = M.pack_args(k, opts.args, d)     -- before anything touches the GPU
   local e = module_of(d, k, opts)
-  local smem = opts.smem or M.dynamic_smem(k.name, opts.defines, k) or 0
+  local smem = opts.smem or e.smem
   if smem > e.smem_set then check(core.cuda_set_smem(e.fn, smem)); e.smem_set = smem end
   check(core.cuda_current(d.info.ctx))
   check(core.cuda_launch(e.fn, grid, block, cluster, smem, nil, packed))
@@ -324,15 +327,19 @@ function M.bench(k, opts)
 end
 
 -- dynamic shared memory of a kernel for the defines: its `smem` field (a number of bytes or a
--- function of the templates), else 0. ptxlua --check reports it.
-function M.dynamic_smem(name, defines, k)
+-- function of the templates), or the dynamic block of its shared-memory plans as the last trace
+-- left it (ptxlua --check reports it right after tracing), the larger; 0 when neither. field_only:
+-- the `smem` field alone.
+function M.dynamic_smem(name, defines, k, field_only)
   if not k then
     for _, kk in ipairs(require("ptxlua").kernels()) do if kk.name == name then k = kk end end
   end
   if not k then return 0 end
   local s = k.def.smem
   if type(s) == "function" then s = s(k:resolve(defines)) end
-  return type(s) == "number" and s or 0
+  s = type(s) == "number" and s or 0
+  if field_only then return s end
+  return math.max(s, k.dynamic_smem or 0)
 end
 
 return M

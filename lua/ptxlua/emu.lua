@@ -232,13 +232,12 @@ local function emulator(d, k, opts)
   local key = defines_key(opts.defines) .. "|" .. tostring(opts.arch)
   local e = per[key]
   if not e then
-    local before = k.dynamic_smem or 0
     local m = k:trace { defines = opts.defines, arch = opts.arch }
     e = core.emu(m, k.name, d.mem)
     local err = e:error()
     if err then error(err, 0) end
     per[key] = e
-    DYN[e] = (k.dynamic_smem or 0) - before          -- a shared-memory plan's dynamic block (ptx.smem_plan)
+    DYN[e] = k.dynamic_smem or 0                     -- this trace's shared-memory plans' dynamic block
   end
   e:clear()
   return e

@@ -1010,6 +1010,7 @@ local function trace_into(k, m, overrides)
   if d.minnctapersm then m:directive("minnctapersm", dims_of(eval(d.minnctapersm, t, "minnctapersm", k), "minnctapersm", k)[1]) end
   if d.maxnreg then m:directive("maxnreg", dims_of(eval(d.maxnreg, t, "maxnreg", k), "maxnreg", k)[1]) end
   local saved_cur, saved_mod = CUR, MOD
+  k.dynamic_smem = 0                        -- this trace's shared-memory plans add their dynamic blocks
   CUR = { mod = m, kernel = k, nlabel = 0, narr = 0, t = t }
   MOD = m
   m:activate()

@@ -122,6 +122,44 @@ static void tma_from_c(void) {
   ptxlua_close(e);
 }
 
+/* a shared-memory plan over 48 KB is one dynamic block: the prepared kernel's smem (what a launch
+** with PTXLUA_SMEM_KERNEL asks the driver for) is its size, at the engine's template values */
+static const char *PLAN_SCRIPT =
+  "local ptx = require 'ptxlua'\n"
+  "ptx.kernel { name = 'planned', target = 'sm_90a', templates = { ROWS = 256 }, block = {32}, grid = {1},\n"
+  "  body = function(t)\n"
+  "    local tile = ptx.smem_plan():alloc('tile', 'f32', { t.ROWS, 64 }, { swizzle = '128B' })\n"
+  "    local v = ptx.reg.f32()\n"
+  "    ptx.ld.shared.f32(v, tile:addr(0))\n"
+  "    ptx.ret()\n"
+  "  end }\n";
+
+static void planned_smem(void) {
+  static const struct { const char *rows; unsigned bytes; } C[] = {{NULL, 65536}, {"384", 98304}, {"100", 0}};
+  for (int i = 0; i < 3; i++) {
+    ptxlua_engine *e = ptxlua_open();
+    CHECK(e != NULL);
+    if (!e) return;
+    const char *lua = getenv("PTXLUA_ROOT");
+    if (lua) {
+      char dir[4096];
+      snprintf(dir, sizeof dir, "%s/lua", lua);
+      ptxlua_set_lua_dir(e, dir);
+    }
+    if (C[i].rows) CHECKMSG(ptxlua_define(e, "ROWS", C[i].rows) == PTXLUA_OK, e);
+    ptxlua_device *d = NULL;
+    ptxlua_kernel *k = NULL;
+    CHECKMSG(ptxlua_load_string(e, "plan.lua", PLAN_SCRIPT, strlen(PLAN_SCRIPT)) == PTXLUA_OK, e);
+    CHECKMSG(ptxlua_device_open(e, "emu", &d) == PTXLUA_OK, e);
+    CHECKMSG(ptxlua_kernel_prepare(d, "planned", &k) == PTXLUA_OK, e);
+    unsigned smem = 7;
+    CHECK(k && ptxlua_kernel_dims(k, NULL, NULL, NULL, &smem) == PTXLUA_OK);
+    if (smem != C[i].bytes) fprintf(stderr, "plan of %s rows: smem %u, expected %u\n", C[i].rows ? C[i].rows : "256", smem, C[i].bytes);
+    CHECK(smem == C[i].bytes);                         /* 100 rows: 25600 bytes, a static .shared array */
+    ptxlua_close(e);
+  }
+}
+
 int main(void) {
   CHECK(ptxlua_device_open(NULL, "emu", NULL) == PTXLUA_MISUSE);
   ptxlua_device_close(NULL);
@@ -274,6 +312,7 @@ int main(void) {
 
   ptxlua_close(e);   /* closes d, its buffers and kernels */
   tma_from_c();
+  planned_smem();
   if (failures) fprintf(stderr, "%d failures\n", failures);
   else printf("test_launch: ok\n");
   return failures != 0;

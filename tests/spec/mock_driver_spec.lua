@@ -70,6 +70,41 @@ print(ok, e:match("cuTensorMapEncodeTiled: CUDA_ERROR_INVALID_VALUE") ~= nil)
     assert.are.equal("lk\t4\t128\t2\t65536\t65536\ntrue\ttrue\ttrue\t128\ttrue\nfalse\ttrue\ttrue\nfalse\ttrue\nfalse\ttrue\n", out)
   end)
 
+  it("gives a kernel the dynamic shared memory its shared-memory plan needs, per template setting", function()
+    if not have_mock() then return H.pending("no mock driver built") end
+    -- a plan over 48 KB is one dynamic block (.extern .shared): the launch must ask the driver for
+    -- all of it, or the kernel reads past its shared memory on a GPU
+    local out, err, rc = run_lua(PRELUDE .. [[
+local k = ptx.kernel { name = "planned", target = "sm_90a", templates = { ROWS = 256 }, params = { { "out", "f32*" } },
+  grid = { 1 }, block = { 128 },
+  body = function(t, o)
+    local plan = ptx.smem_plan()
+    local tile = plan:alloc("tile", "f32", { t.ROWS, 64 }, { swizzle = "128B" })
+    local v = ptx.reg.f32()
+    ptx.ld.shared.f32(v, tile:addr(0))
+    ptx.st.global.f32(ptx.addr(ptx.global_ptrs(o)), v)
+    ptx.ret()
+  end }
+local dev = cuda.device(0)
+local a = dev:array("f32", 1, 0)
+for _, rows in ipairs { 256, 384, 256 } do
+  local r = k:launch { device = dev, args = { a }, defines = { ROWS = rows } }
+  print(rows, r.smem, mock.ptxmock_last_launch().smem)
+end
+-- (the mock refuses a launch above the function's cuFuncSetAttribute size, as the driver does)
+print(mock.ptxmock_max_dynamic_smem("planned"))
+]])
+    assert.are.equal(0, rc, err)
+    assert.are.equal("256\t65536\t65536\n384\t98304\t98304\n256\t65536\t65536\n65536\n", out)
+    -- and --check reports it
+    local f = H.write(H.tmpfile(".lua"), "local ptx = require 'ptxlua'\n" ..
+      "ptx.kernel { name = 'p', target = 'sm_90a', block = { 32 }, body = function()\n" ..
+      "  local t = ptx.smem_plan():alloc('t', 'f32', { 300, 64 }, { swizzle = '128B' })\n" ..
+      "  local v = ptx.reg.f32(); ptx.ld.shared.f32(v, t:addr(0)); ptx.ret() end }\n")
+    out = H.sh("PATH=/usr/local/cuda/bin:$PATH " .. shq(H.exe) .. " " .. shq(f) .. " --check --json")
+    if out:find('"kernels"', 1, true) then assert.truthy(out:find('"smem_dynamic": 76800', 1, true), out) end
+  end)
+
   it("round-trips arrays through device memory and times with events", function()
     if not have_mock() then return H.pending("no mock driver built") end
     local out, err, rc = run_lua(PRELUDE .. [[
