@@ -146,6 +146,21 @@ describe("bench/gpu/run.lua", function()
     assert.falsy(out:find("ERROR", 1, true), out)
   end)
 
+  it("runs the Hopper cases end to end on the mock: tensor maps, clusters, dynamic shared memory", function()
+    if not have_mock() then return H.pending("no mock driver built") end
+    local cases = { "gemm", "grouped_gemm", "flash_attention", "rmsnorm_tma", "layernorm_tma" }
+    local out, err, rc = H.sh("PATH=/usr/local/cuda/bin:$PATH PTXLUA_LIBCUDA=" .. shq(MOCK) .. " BUILD=" .. shq(H.build) .. " " ..
+      shq(H.root .. "/bench/gpu/run.sh") .. " --quick --copy-mb 4 --runs 3 --set M=256 --set N=256 --set K=128" ..
+      " --set BH=2 --set S=256 --set B=4 " .. table.concat(cases, " "))
+    assert.are.equal(1, rc, err)
+    for _, case in ipairs(cases) do
+      assert.truthy(out:find("\n" .. case .. " ", 1, true), case .. " missing:\n" .. out)
+    end
+    local fails = select(2, out:gsub("FAIL [%w_]+: %d+ elements NaN/Inf %(not written%?%)", ""))
+    assert.are.equal(#cases, fails, out)
+    assert.falsy(out:find("ERROR", 1, true), out)
+  end)
+
   it("prints the ratio to a case's published figure (flash attention: FA3's, at FA3's shapes only)", function()
     if not have_mock() then return H.pending("no mock driver built") end
     local fa = dofile(H.root .. "/bench/gpu/cases/flash_attention.lua")
