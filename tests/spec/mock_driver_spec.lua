@@ -161,6 +161,20 @@ describe("bench/gpu/run.lua", function()
     assert.falsy(out:find("ERROR", 1, true), out)
   end)
 
+  it("bench/gpu/session.sh runs the doctor, the check and the launch overheads, logging each under $OUT", function()
+    if not have_mock() then return H.pending("no mock driver built") end
+    local dir = H.tmpfile("-session")
+    local out, err, rc = H.sh("OUT=" .. shq(dir) .. " PTXLUA_LIBCUDA=" .. shq(MOCK) .. " BUILD=" .. shq(H.build) .. " " ..
+      shq(H.root .. "/bench/gpu/session.sh") .. " --quick --copy-mb 4 --runs 3 --set N=2048 vector_add")
+    assert.are.equal(1, rc, out .. err)                   -- the mock runs no kernel: the check fails
+    assert.truthy(H.read(dir .. "/device.txt"):find("device 0: ptxlua mock device (sm_90), sm_90", 1, true))
+    assert.truthy(H.read(dir .. "/gpu_check.txt"):find("\nvector_add ", 1, true))
+    local launch = H.read(dir .. "/launch.txt")
+    assert.truthy(launch:find("host time per launch (C API)", 1, true), launch)
+    assert.truthy(launch:find("host time per launch (Lua)", 1, true), launch)
+    assert.truthy(out:find("== done in %d+ s; GPU check exit 1"), out)
+  end)
+
   it("prints the ratio to a case's published figure (flash attention: FA3's, at FA3's shapes only)", function()
     if not have_mock() then return H.pending("no mock driver built") end
     local fa = dofile(H.root .. "/bench/gpu/cases/flash_attention.lua")
