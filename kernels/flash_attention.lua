@@ -16,7 +16,10 @@
 -- K_j and V_(j-1) for j = 1 .. nkv-1, then V_(nkv-1), in BKV-key blocks into STAGES stages. K and V
 -- stages each have a full barrier (TMA complete_tx) and an empty barrier (one arrival per consumer
 -- warp), so a K stage is refilled as soon as the S that read it has completed, before the P V of
--- its block. Warpgroups 1 .. BQ/64 consume 64 query rows each (setmaxnreg up to 240):
+-- its block. K and V are two pipes of kernels/lib/hopper_pipe.lua, each with a ring per role; the
+-- module emits the barrier init (Q's barrier is an extra of it), the producer's steps, the
+-- consumers' waits and releases, the S wgmma group and the TMA-store publish. Warpgroups
+-- 1 .. BQ/64 consume 64 query rows each (setmaxnreg up to 240):
 --   S = Q K^T         wgmma m64nBKVk16, both operands from shared memory (K-major descriptors)
 --   online softmax    scores scaled by SCALE * log2(e); row max and sum over the quad of lanes that
 --                     share a row (shuffles); ex2.approx.ftz; O and the running sum rescaled by
@@ -55,6 +58,7 @@
 -- The epilogue divides by the row sum, writes O through the warpgroup's Q slice (swizzled,
 -- st.shared; every wgmma that read the slice is waited), and stores it with TMA.
 local ptx = require "ptxlua"
+local hp = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") .. "lib/hopper_pipe.lua")
 
 local LOG2E = 1.4426950408889634
 local EPI, SCHED = 1, 3            -- named barriers: the epilogue's (1, 2), the ping-pong's (3, 4)
@@ -103,9 +107,12 @@ ptx.kernel {
     local sQ = sm:alloc("Q", "bf16", { t.BQ, t.D }, { swizzle = "128B" })
     local sK = sm:alloc("K", "bf16", { t.BKV, t.D }, { stages = t.STAGES, swizzle = "128B" })
     local sV = sm:alloc("V", "bf16", { t.BKV, t.D }, { stages = t.STAGES, swizzle = "128B" })
-    -- mbarriers (byte offsets in bars): K full, V full, K empty, V empty (one each a stage), Q
-    local bars = sm:alloc("bars", "b64", 4 * t.STAGES + 1, { align = 8 })
-    local FK, FV, EK, EV, QB = 0, 8 * t.STAGES, 16 * t.STAGES, 24 * t.STAGES, 32 * t.STAGES
+    -- mbarriers: a full and an empty one a stage for K and for V (two pipes of
+    -- kernels/lib/hopper_pipe.lua, two rings), and Q's (one-shot)
+    local function barriers(name) return sm:alloc(name, "b64", t.STAGES, { align = 8 }) end
+    local kpipe = hp.pipe { stages = t.STAGES, full = barriers("kfull"), empty = barriers("kempty") }
+    local vpipe = hp.pipe { stages = t.STAGES, full = barriers("vfull"), empty = barriers("vempty") }
+    local qfull = sm:alloc("qfull", "b64", 1, { align = 8 }):addr()
 
     local qm, km, vm, om = ptx.reg.u64(), ptx.reg.u64(), ptx.reg.u64(), ptx.reg.u64()
     ptx.op "cvta.param.u64" (qm, Q_map)
@@ -114,18 +121,12 @@ ptx.kernel {
     ptx.op "cvta.param.u64" (om, O_map)
     local plse = ptx.global_ptrs(LSE)
 
+    -- thread 0 initializes every barrier (empty: one arrival per consumer warp), then bar.sync 0
     local tid = ptx.special "tid.x"
-    ptx.if_(tid:eq(0), function()
-      for s = 0, t.STAGES - 1 do
-        ptx.op "mbarrier.init.shared::cta.b64" (bars:addr(0, FK + 8 * s), 1)
-        ptx.op "mbarrier.init.shared::cta.b64" (bars:addr(0, FV + 8 * s), 1)
-        ptx.op "mbarrier.init.shared::cta.b64" (bars:addr(0, EK + 8 * s), 4 * P.wgs)
-        ptx.op "mbarrier.init.shared::cta.b64" (bars:addr(0, EV + 8 * s), 4 * P.wgs)
-      end
-      ptx.op "mbarrier.init.shared::cta.b64" (bars:addr(0, QB), 1)
-      ptx.op "fence.mbarrier_init.release.cluster" ()
+    kpipe:init(tid:eq(0), 4 * P.wgs, function()
+      vpipe:barriers(4 * P.wgs)
+      ptx.op "mbarrier.init.shared::cta.b64" (qfull, 1)
     end)
-    ptx.bar.sync(0)
 
     -- the tile: query rows q0 .. q0 + BQ - 1 of head bh; causal tiles run longest first
     local bh = ptx.special "ctaid.y"
@@ -141,17 +142,12 @@ ptx.kernel {
     end
     local base = ptx.reg.u32()
     ptx.mov.u32(base, ptx.sym "smem")
-    local function bar(off, s) return ptx.addr(s:mad(8, base + (bars.offset + off))) end
-    local function advance(s, phase)
-      ptx.add.u32(s, s, 1)
-      local wrap = s:eq(t.STAGES)
-      ptx.at(wrap).mov.u32(s, 0)
-      ptx.at(wrap).xor.b32(phase, phase, 1)
-    end
 
     local PINGPONG = P.wgs == 2
     ptx.warp_specialize {
-      regs = { producer = 24, consumers = 240 },
+      -- one consumer (BQ = 64, 256 threads): 255 registers each fit without moving any, and ptxas
+      -- cannot tell the entry's count there (C7508: it would ignore setmaxnreg)
+      regs = P.wgs == 2 and { producer = 24, consumers = 240 } or false,
 
       -- the producer: Q, then K_0, then K_j and V_(j-1) for j = 1 .. nkv-1, then V_(nkv-1): the order
       -- the consumers read them in. K and V stages each have their own empty barrier, so a K stage is
@@ -159,33 +155,29 @@ ptx.kernel {
       producer = function()
         ptx.if_(tid:eq(0), function()
           local load = ptx.op "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-          ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, bars:addr(0, QB), P.q_bytes)
+          ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, qfull, P.q_bytes)
           for d = 0, DB - 1 do
-            load(sQ:addr(0, d * t.BQ * 128), ptx.taddr(qm, { d * 64, q0, bh }), bars:addr(0, QB))
+            load(sQ:addr(0, d * t.BQ * 128), ptx.taddr(qm, { d * 64, q0, bh }), qfull)
           end
-          local ks, kph, vs, vph = ptx.u32(0), ptx.u32(0), ptx.u32(0), ptx.u32(0)
-          local function fill(tile, map, full, empty, s, phase, j)
-            ptx.mbarrier_wait(bar(empty, s), phase:bxor(1))
-            local f = bar(full, s)
-            ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, f, P.kv_bytes)
-            local dst = s:mad(tile.stage_bytes, base + tile.offset)
-            for d = 0, DB - 1 do load(ptx.addr(dst, d * t.BKV * 128), ptx.taddr(map, { d * 64, j * t.BKV, bh }), f) end
-            advance(s, phase)
+          local kring, vring = kpipe:ring(base), vpipe:ring(base)
+          -- key block j of K or V into the ring's next stage (wait until it is free, expect, load)
+          local function fill(ring, tile, map, j)
+            ring:produce(P.kv_bytes, function(fb)
+              local dst = ring:stage(tile)
+              for d = 0, DB - 1 do load(ptx.addr(dst, d * t.BKV * 128), ptx.taddr(map, { d * 64, j * t.BKV, bh }), ptx.addr(fb)) end
+            end)
           end
-          fill(sK, km, FK, EK, ks, kph, ptx.u32(0))
+          fill(kring, sK, km, ptx.u32(0))
           ptx.range(1, nkv, function(j)
-            fill(sK, km, FK, EK, ks, kph, j)
-            fill(sV, vm, FV, EV, vs, vph, j - 1)
+            fill(kring, sK, km, j)
+            fill(vring, sV, vm, j - 1)
           end)
-          fill(sV, vm, FV, EV, vs, vph, nkv - 1)
+          fill(vring, sV, vm, nkv - 1)
         end)
       end,
 
       consumers = function(wg)
-        local w = wg - 1
-        local wtid = tid:band(127)
-        local warp, lane = wtid:shr(5), tid:band(31)
-        local g, q = lane:shr(2), lane:band(3)
+        local w, wtid, warp, lane, g, q = hp.place(tid, wg)  -- this thread in its warpgroup
         local is_lead = lane:eq(0)
         local NS, NO = t.BKV / 2, t.D / 2                    -- accumulator registers: S, O
         local sacc = ptx.regs.f32(NS, "s")
@@ -216,31 +208,28 @@ ptx.kernel {
         local q2 = q:shl(1)
         local pfalse, ptrue = q:ne(q), q:eq(q)                 -- wgmma scale-d: overwrite, accumulate
 
-        local ks, kph, vs, vph = ptx.u32(0), ptx.u32(0), ptx.u32(0), ptx.u32(0)
+        -- the K and V rings; lane 0 of each warp releases a stage once wait_group covers the
+        -- wgmmas that read it (ring:retire): one arrival per warp on its empty barrier
+        local kring, vring = kpipe:ring(base), vpipe:ring(base)
+        kring:as_consumer(is_lead, kpipe:releaser(base), true)
+        vring:as_consumer(is_lead, vpipe:releaser(base), true)
         local sw = ptx.op("wgmma.mma_async.sync.aligned.m64n" .. t.BKV .. "k16.f32.bf16.bf16")
         local ow = ptx.op("wgmma.mma_async.sync.aligned.m64n" .. t.D .. "k16.f32.bf16.bf16")
 
-        -- S = Q K^T on K stage ks (one commit group)
+        -- wgmma.fence, then S = Q K^T on K's stage (one commit group)
         local function issue_s()
-          local dk = dk0 + ks:mul_wide(sK.stage_bytes / 16)
-          for kk = 0, t.D / 16 - 1 do
-            sw(sacc, (dq + kstep(t.BQ, kk)):as("b64"), (dk + kstep(t.BKV, kk)):as("b64"), kk == 0 and pfalse or ptrue, 1, 1, 0, 0)
-          end
-          ptx.wgmma.commit_group.sync.aligned()
+          local dk = dk0 + kring:desc_step(sK)
+          hp.mma(sw, sacc, function(kk) return (dq + kstep(t.BQ, kk)):as("b64") end,
+                 function(kk) return (dk + kstep(t.BKV, kk)):as("b64") end, t.D / 16, pfalse, ptrue)
         end
-        -- O += P V on V stage vs (one commit group), P from the registers pa
+        -- O += P V on V's stage (one commit group), P from the registers pa
         local function issue_pv()
-          local dv = dv0 + vs:mul_wide(sV.stage_bytes / 16)
+          local dv = dv0 + vring:desc_step(sV)
           for kk = 0, t.BKV / 16 - 1 do
             ow(oacc, { pa[4 * kk + 1], pa[4 * kk + 2], pa[4 * kk + 3], pa[4 * kk + 4] }, (dv + kk * 16 * 128 / 16):as("b64"),
                ptrue, 1, 1, 1)
           end
           ptx.wgmma.commit_group.sync.aligned()
-        end
-        -- a stage is free for this warp once wait_group covers the wgmmas that read it: one arrival per warp
-        local function release(empty, s, phase)
-          ptx.if_(is_lead, function() ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, bar(empty, s)) end)
-          advance(s, phase)
         end
 
         -- the masked online softmax of S (key block k0 .. k0 + BKV - 1): P in sacc (f32), the new row
@@ -312,41 +301,35 @@ ptx.kernel {
         end
         if PINGPONG then ptx.at(w:eq(0)).bar.arrive(SCHED, 256) end
 
-        ptx.mbarrier_wait(bars:addr(0, QB), 0)
+        ptx.mbarrier_wait(qfull, 0)
         -- prologue: S_0 and its softmax
-        ptx.mbarrier_wait(bar(FK, ks), kph)
+        kring:wait()
         turn_begin()
-        ptx.wgmma.fence.sync.aligned()
         issue_s()
         turn_end(nkv:eq(1))
-        ptx.wgmma.wait_group.sync.aligned(0)
-        release(EK, ks, kph)
+        kring:retire(0)
         softmax(ptx.u32(0))
         to_pa()
         -- block j: S_j = Q K_j^T and O += P_(j-1) V_(j-1) in flight together; the softmax of S_j runs
         -- while P V does (wait_group 1: S_j only), then O is rescaled once P V is done (wait_group 0)
         ptx.range(1, nkv, function(j)
-          ptx.mbarrier_wait(bar(FK, ks), kph)
-          ptx.mbarrier_wait(bar(FV, vs), vph)
+          kring:wait()
+          vring:wait()
           turn_begin()
-          ptx.wgmma.fence.sync.aligned()
           issue_s()
           issue_pv()
           turn_end((j + 1):eq(nkv))
-          ptx.wgmma.wait_group.sync.aligned(1)
-          release(EK, ks, kph)
+          kring:retire(1)                     -- S_j done (P V may run on): release K_j
           softmax(j * t.BKV)
-          ptx.wgmma.wait_group.sync.aligned(0)
-          release(EV, vs, vph)
+          vring:retire(0)                     -- P_(j-1) V_(j-1) done: release V_(j-1)
           rescale()
           to_pa()
         end)
         -- epilogue: the last P V
-        ptx.mbarrier_wait(bar(FV, vs), vph)
+        vring:wait()
         ptx.wgmma.fence.sync.aligned()
         issue_pv()
-        ptx.wgmma.wait_group.sync.aligned(0)
-        release(EV, vs, vph)
+        vring:retire(0)
 
         -- epilogue: O / l into this warpgroup's Q slice (bf16, swizzled), TMA store; LSE
         local wlead = wtid:eq(0)
@@ -380,16 +363,13 @@ ptx.kernel {
             ptx.st.shared.b32(ptx.addr(rowaddr + chunk + q:shl(2), blk * t.BQ * 128 + h * 8 * 128), v)
           end
         end
-        ptx.op "fence.proxy.async.shared::cta" ()
-        ptx.bar.sync(namedbar, 128)
-        ptx.if_(wlead, function()
+        -- fence.proxy.async, the warpgroup's barrier, one thread stores and waits until it is read
+        hp.store(wlead, namedbar, function()
           local store = ptx.op "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group"
           for d = 0, DB - 1 do
             store(ptx.taddr(om, { d * 64, w:mad(64, q0), bh }), ptx.addr(slice, d * t.BQ * 128))
           end
-          ptx.op "cp.async.bulk.commit_group" ()
-          ptx.op "cp.async.bulk.wait_group.read" (0)
-        end)
+        end, 0)
       end,
     }
     ptx.ret()

@@ -1,10 +1,11 @@
 -- hopper_pipe.lua -- the TMA -> wgmma pipeline the Hopper kernels share (kernels/gemm.lua,
--- grouped_gemm.lua): a ring of STAGES shared-memory stages, each behind a full and an empty mbarrier,
--- filled by one producer thread with TMA and drained by consumer warpgroups with wgmma.
+-- grouped_gemm.lua, flash_attention.lua): a ring of STAGES shared-memory stages, each behind a full
+-- and an empty mbarrier, filled by one producer thread with TMA and drained by consumer warpgroups
+-- with wgmma. A kernel with several rings (flash attention: K and V) makes one pipe for each.
 -- A kernel loads it by a path relative to its own file, so that a copy of the kernels/ folder works:
 --   local hp = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") .. "lib/hopper_pipe.lua")
 --
--- The pipeline (one a kernel; nothing emitted until a method is called):
+-- The pipeline (one a ring of stages; nothing emitted until a method is called):
 --   pipe = hp.pipe { stages =, full =, empty =, cluster = }
 --     full, empty: smem_plan allocations of `stages` .b64 mbarriers; cluster: CTAs that multicast
 --     into each other's stages (1, the default: none). pipe.stages, pipe.full, pipe.empty, pipe.cluster.
@@ -12,8 +13,11 @@
 --                                     expect_tx) and empty[s] (warps x cluster arrivals: every
 --                                     consumer warp of every CTA), extra() may init more, the fence
 --                                     publishes them; then every CTA of the cluster waits for all
+--   pipe:barriers(warps)              the mbarrier.init of full[s] and empty[s] alone: another pipe's,
+--                                     from the first pipe's init(.., extra)
 --   pipe:releaser(base)               release(st): arrive on empty[st] in every CTA of the cluster
---                                     (mapa'd addresses made here when cluster > 1)
+--                                     (mapa'd addresses made here when cluster > 1; a plain CTA
+--                                     arrive when cluster is 1)
 --   pipe:leave()                      the last cluster barrier: no CTA exits while a peer may still
 --                                     multicast into it or arrive on its barriers (none when cluster 1)
 -- A role's position in the ring (one per role; registers made here):
@@ -27,26 +31,33 @@
 --   ring:produce(bytes, loads)        producer step: wait until stage s is free (empty[s], the
 --                                     other parity), announce `bytes` on full[s], loads(fb) issues
 --                                     the copies completing on fb (full[s]'s address), advance
---   ring:as_consumer(lead, release)   consumers: lanes `lead` release each stage one k-step late,
---                                     through release(st) (makes the register of that stage)
+--   ring:as_consumer(lead, release, eager)  consumers: lanes `lead` release stages through
+--                                     release(st): each one k-step late in consume and drain (makes
+--                                     the register of that stage), or with `eager` only by retire
+--   ring:wait()                       consumer: wait for full[s] (the stage's data has landed)
 --   ring:consume(kt, body)            consumer step: wait for full[s], body(accumulate) issues the
 --                                     k-tile's wgmma group (accumulate: false for k-tile kt = 0),
 --                                     wait until only it is in flight, release k-tile kt - 1's stage
 --                                     (the previous tile's last was released by drain), advance
 --   ring:drain()                      after the last k-tile: wait for every wgmma, release its stage
+--   ring:retire(pending)              wait until at most `pending` wgmma groups are in flight (none
+--                                     of them reads stage s), release stage s now, advance
 -- A consumer thread, wgmma and TMA stores:
 --   hp.place(tid, wg)                 w = wg - 1 (warpgroup wg of warp_specialize, 0-based among
 --                                     the consumers), wtid (thread in it), warp (in it), lane,
 --                                     g = lane / 4, q = lane % 4: a wgmma accumulator of n8 block nb
 --                                     holds acc[4 nb + 2 h + 1], [.. + 2] at row 16 warp + g + 8 h,
 --                                     columns 8 nb + 2 q, + 1
---   hp.mma(wgmma, acc, da, db, ksteps, first, ptrue)  one wgmma group over ksteps k-steps of 16 from
---                                     K-major 128B-swizzled bf16 descriptors (k-step kk: +2 kk, 32
---                                     bytes; da or db may be a function kk -> descriptor instead);
---                                     scale-d `first` for k-step 0, `ptrue` (accumulate) after it
---   hp.store(lead, bar, issue)        publish a shared buffer written with st.shared to the TMA
+--   hp.mma(wgmma, acc, da, db, ksteps, first, ptrue)  wgmma.fence, then one wgmma group over
+--                                     ksteps k-steps of 16 from K-major 128B-swizzled bf16
+--                                     descriptors (k-step kk: +2 kk, 32 bytes; da or db may be a
+--                                     function kk -> descriptor instead); scale-d `first` for k-step
+--                                     0, `ptrue` (accumulate) after it
+--   hp.store(lead, bar, issue, wait)  publish a shared buffer written with st.shared to the TMA
 --                                     (fence.proxy.async, bar.sync bar of 128 threads), then lane
---                                     `lead` runs issue() (the cp.async.bulk stores) and commits them
+--                                     `lead` runs issue() (the cp.async.bulk stores) and commits them;
+--                                     with `wait`, it then waits until at most `wait` bulk groups
+--                                     still read shared memory (0: the buffer may be reused or freed)
 -- Instructions emitted here are anchored (--anchors, emulator errors) at the lines of this file.
 local ptx = require "ptxlua"
 
@@ -59,12 +70,16 @@ function hp.pipe(o)
   return setmetatable({ stages = o.stages, full = o.full, empty = o.empty, cluster = o.cluster or 1 }, Pipe)
 end
 
+function Pipe:barriers(warps)
+  for s = 0, self.stages - 1 do
+    ptx.op "mbarrier.init.shared::cta.b64" (self.full:addr(0, 8 * s), 1)
+    ptx.op "mbarrier.init.shared::cta.b64" (self.empty:addr(0, 8 * s), warps * self.cluster)
+  end
+end
+
 function Pipe:init(leader, warps, extra)
   ptx.if_(leader, function()
-    for s = 0, self.stages - 1 do
-      ptx.op "mbarrier.init.shared::cta.b64" (self.full:addr(0, 8 * s), 1)
-      ptx.op "mbarrier.init.shared::cta.b64" (self.empty:addr(0, 8 * s), warps * self.cluster)
-    end
+    self:barriers(warps)
     if extra then extra() end
     ptx.op "fence.mbarrier_init.release.cluster" ()
   end)
@@ -128,12 +143,17 @@ function Ring:produce(bytes, loads)
   self:advance()
 end
 
-function Ring:as_consumer(lead, release)
-  self.lead, self.release, self.prev = lead, release, ptx.u32(0)
+function Ring:as_consumer(lead, release, eager)
+  self.lead, self.release = lead, release
+  if not eager then self.prev = ptx.u32(0) end
+end
+
+function Ring:wait()
+  ptx.mbarrier_wait(ptx.addr(self:bar(self.pipe.full)), self.phase)
 end
 
 function Ring:consume(kt, body)
-  ptx.mbarrier_wait(ptx.addr(self:bar(self.pipe.full)), self.phase)
+  self:wait()
   local accumulate = kt:ne(0)
   body(accumulate)
   -- k-tile kt - 1 is done when at most this one is in flight: release its stage
@@ -146,6 +166,12 @@ end
 function Ring:drain()
   ptx.wgmma.wait_group.sync.aligned(0)
   ptx.if_(self.lead, function() self.release(self.prev) end)
+end
+
+function Ring:retire(pending)
+  ptx.wgmma.wait_group.sync.aligned(pending)             -- the wgmmas that read stage s are done
+  ptx.if_(self.lead, function() self.release(self.s) end)
+  self:advance()
 end
 
 function hp.place(tid, wg)
@@ -169,12 +195,13 @@ function hp.mma(wgmma, acc, da, db, ksteps, first, ptrue)
   ptx.wgmma.commit_group.sync.aligned()
 end
 
-function hp.store(lead, bar, issue)
+function hp.store(lead, bar, issue, wait)
   ptx.op "fence.proxy.async.shared::cta" ()                 -- st.shared made visible to the TMA
   ptx.bar.sync(bar, 128)
   ptx.if_(lead, function()
     issue()
     ptx.op "cp.async.bulk.commit_group" ()
+    if wait then ptx.op "cp.async.bulk.wait_group.read" (wait) end
   end)
 end
 

@@ -272,19 +272,22 @@ return function(P)
     if type(o) ~= "table" or type(o.producer) ~= "function" or type(o.consumers) ~= "function" then
       perr("ptx.warp_specialize{ producer = fn, consumers = fn, regs = { producer = 40, consumers = 232 } }")
     end
-    local regs = o.regs or {}
-    local rp = budget(regs.producer or 40, "the producer's")
-    local rc = budget(regs.consumers or 232, "the consumers'")
+    -- regs = false: no setmaxnreg (a CTA whose threads all fit their need without moving registers;
+    -- ptxas ignores setmaxnreg where it cannot tell the entry's count, C7508)
+    local regs = o.regs == nil and {} or o.regs
+    if regs ~= false and type(regs) ~= "table" then perr("ptx.warp_specialize: regs must be a table { producer =, consumers = } or false") end
+    local rp = regs and budget(regs.producer or 40, "the producer's")
+    local rc = regs and budget(regs.consumers or 232, "the consumers'")
     no_guard("ptx.warp_specialize")
     local t, w, p = poolreg("u32"), poolreg("u32"), poolreg("pred")
     emit("mov.u32", t, P.sreg.tid.x)
     emit("shr.u32", w, t, 7)
     emit("setp.eq.u32", p, w, 0)
     P.if_(p, function()
-      emit("setmaxnreg.dec.sync.aligned.u32", rp)
+      if rp then emit("setmaxnreg.dec.sync.aligned.u32", rp) end
       o.producer(w)
     end, function()
-      emit("setmaxnreg.inc.sync.aligned.u32", rc)
+      if rc then emit("setmaxnreg.inc.sync.aligned.u32", rc) end
       o.consumers(w)
     end)
     return w

@@ -37,6 +37,24 @@ describe("assembling kernels that use setmaxnreg", function()
     assert.falsy(out:find("C7504", 1, true), out)
   end)
 
+  -- the Hopper kernels at their shapes: no "Potential Performance Loss" note from ptxas (setmaxnreg
+  -- honoured -- C7504/C7508 --, wgmma not serialized -- C7512 --), no spill
+  for _, c in ipairs {
+    { "gemm", {} }, { "gemm", { "BM=64" } }, { "grouped_gemm", {} },
+    { "flash_attention", {} }, { "flash_attention", { "D=64", "CAUSAL=1" } }, { "flash_attention", { "BQ=64" } },
+    { "flash_attention", { "BKV=176" } },
+  } do
+    it("gives " .. c[1] .. " " .. table.concat(c[2], " ") .. " no performance warning and no spill", function()
+      if not toolkit() then return end
+      local args = { shq(H.exe), shq(H.root .. "/kernels/" .. c[1] .. ".lua"), "--check", "--max-spills", "0" }
+      for _, d in ipairs(c[2]) do args[#args + 1] = "-D " .. d end
+      local out, err, rc = run(table.concat(args, " "))
+      assert.are.equal(0, rc, out .. err)
+      assert.falsy((out .. err):find("warning:", 1, true), out .. err)
+      assert.truthy(out:match("\n" .. c[1] .. " +%d+ +%d+ +%d+ +0 +0 +0 +0\n"), out)   -- no stack, spill or warning
+    end)
+  end
+
   it("through nvJitLink (asked for by name) says setmaxnreg was ignored, as a warning", function()
     if not toolkit() then return end
     local f = H.write(H.tmpfile(".lua"), WS)

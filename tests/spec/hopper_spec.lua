@@ -166,6 +166,18 @@ describe("ptx.mbarrier_wait and ptx.warp_specialize", function()
     fails("multiple of 8 in 24..256", function(ptx)
       ptx.warp_specialize { regs = { producer = 20 }, producer = function() end, consumers = function() end }
     end)
+    -- regs = false: the same split without setmaxnreg
+    assert.are.same({
+      "mov.u32 %r1, %tid.x;", "shr.u32 %r2, %r1, 7;", "setp.eq.u32 %p1, %r2, 0;", "@!%p1 bra $L__else1;",
+      "griddepcontrol.launch_dependents;", "bra.uni $L__endif2;", "$L__else1:", "griddepcontrol.wait;", "$L__endif2:",
+    }, lines(function(ptx)
+      ptx.warp_specialize { regs = false,
+        producer = function() ptx.griddepcontrol.launch_dependents() end,
+        consumers = function() ptx.griddepcontrol.wait() end }
+    end))
+    fails("regs must be a table", function(ptx)
+      ptx.warp_specialize { regs = 232, producer = function() end, consumers = function() end }
+    end)
   end)
 end)
 
