@@ -60,6 +60,7 @@ return function(P)
     OPEN[cur] = list
     for _, p in ipairs(list) do if p.name == name then perr("ptx.smem_plan: a plan named '%s' already exists in this kernel", name) end end
     local p = setmetatable({ name = name, sym = P.sym(name), c = core.smem_plan(sm_of(cur)), allocs = {}, cur = cur }, Plan)
+    p.file, p.line = P._user_where()
     list[#list + 1] = p
     return p
   end
@@ -69,6 +70,10 @@ return function(P)
     opts = opts or {}
     if self.done then perr("smem plan '%s' is finished (the kernel body returned)", self.name) end
     if type(name) ~= "string" then perr("plan:alloc(name, dtype, shape [, opts]): name must be a string") end
+    local held = rawget(self, name)
+    if (held ~= nil and getmetatable(held) ~= Alloc) or Plan[name] ~= nil then
+      perr("plan:alloc '%s': the name is taken by the plan itself (plan.%s); the allocation would hide it", name, name)
+    end
     local elt = DTYPE_BYTES[dtype]
     if not elt then perr("plan:alloc '%s': unknown dtype %s", name, tostring(dtype)) end
     if type(shape) == "number" then shape = { shape } end
@@ -102,6 +107,15 @@ return function(P)
     if total == 0 then return end
     local m = p.cur.mod
     if dynamic then
+      -- every .extern .shared array starts at the dynamic block's base: a second dynamic plan would
+      -- lie on top of the first
+      local first = p.cur.dynamic_plan
+      if first then
+        local at = p.file and string.format("%s:%d: ", p.file, p.line) or ""
+        error(string.format("%serror: shared-memory plans '%s' (%d bytes) and '%s' are both over 48 KB: each would be a " ..
+                            "dynamic block at the same address; put their allocations in one plan", at, p.name, total, first.name), 0)
+      end
+      p.cur.dynamic_plan = p
       P.shared_dynamic(p.name, align)
       if p.cur.kernel then p.cur.kernel.dynamic_smem = (p.cur.kernel.dynamic_smem or 0) + total end
     else

@@ -43,6 +43,7 @@ local function perr(msg, ...)
   error("error: " .. msg, 0)
 end
 P.error = perr
+P._user_where = user_where
 
 -- the keys of a table in a fixed order: pairs() order differs between processes, messages must not
 local function sorted_keys(t)

@@ -63,7 +63,29 @@ describe("ptx.smem_plan", function()
       local plan = ptx.smem_plan(); plan:alloc("A", "f32", 4); plan:alloc("A", "f32", 4)
     end)
     fails("swizzle must be", function(ptx) ptx.smem_plan():alloc("A", "f32", 256, { swizzle = "16B" }) end)
+    fails("the name is taken by the plan itself (plan.c)", function(ptx) ptx.smem_plan():alloc("c", "f32", 4) end)
+    fails("the name is taken by the plan itself (plan.alloc)", function(ptx) ptx.smem_plan():alloc("alloc", "f32", 4) end)
     fails("must be a multiple of 1024 bytes", function(ptx) ptx.smem_plan():alloc("A", "f32", 100, { swizzle = "128B" }) end)
+  end)
+
+  it("refuses a second plan over 48 KB in one kernel (both dynamic blocks would start at the same address)", function()
+    local line
+    local ok, err = pcall(H.body, function(ptx)
+      ptx.smem_plan({ name = "pa" }):alloc("a", "f32", { 256, 64 })
+      line = debug.getinfo(1, "l").currentline + 1
+      ptx.smem_plan({ name = "pb" }):alloc("b", "f32", { 256, 64 })
+      ptx.smem_plan({ name = "pc" }):alloc("d", "f32", { 16, 64 })      -- 4 KB: a static array, fine
+    end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("hopper_spec.lua:" .. line .. ": error: shared-memory plans 'pb' (65536 bytes) and 'pa' are both over 48 KB", 1, true), err)
+    local text = H.body(function(ptx)                                    -- one dynamic, one static: both kept
+      local a = ptx.smem_plan({ name = "pa" }):alloc("a", "f32", { 256, 64 })
+      local c = ptx.smem_plan({ name = "pc" }):alloc("d", "f32", { 16, 64 })
+      local v = ptx.reg.f32()
+      ptx.ld.shared.f32(v, a:addr(0)); ptx.st.shared.f32(c:addr(0), v)
+    end)
+    assert.truthy(text:find(".extern .shared .align 128 .b8 pa[];", 1, true), text)
+    assert.truthy(text:find(".shared .align 128 .b8 pc[4096];", 1, true), text)
   end)
 end)
 
