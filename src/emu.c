@@ -507,6 +507,17 @@ static uint8_t *mem_fail(plX_emu *e, const xins *in, int space, uint64_t a, uint
   return NULL;
 }
 
+/* a store, red or atom by thread tid of e->C into shared bytes [off, off + n) of another CTA c of the
+** cluster: checked against c's wgmma operand reads in flight like a local store; 1 after reporting */
+static int remote_clobber(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid) {
+  plU_buf b; plU_buf_init(&b);
+  plU_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
+  who(e, &b, tid);
+  int r = plX__hop_wg_clobber(e, in->stmt, c, off, n, (int)(tid / 32), plU_buf_cstr(&b));
+  plU_buf_free(&b);
+  return r;
+}
+
 uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n, uint32_t tid, int write) {
   if (space == XS_GENERIC) {
     if (a - X_SH_BASE < X_WIN) { space = XS_SHARED; a -= X_SH_BASE; }
@@ -544,7 +555,7 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
     if (c == e->C && (e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES | X_CHECK_TRACK))) {
       plX__shared_access(e, in, (uint32_t)a, n, tid, write);
       if (e->status) return NULL;
-    }
+    } else if (c != e->C && write && c->h.rd.n && remote_clobber(e, in, c, (uint32_t)a, n, tid)) return NULL;
     return c->smem + a;
   }
   case XS_LOCAL:

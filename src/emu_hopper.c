@@ -103,13 +103,19 @@ static void mb_wake(plX_emu *e, xcta *c, uint32_t off) {
   }
 }
 
+/* m's wait_group counts: of this phase's arrivals (last = 0) or of the last completed phase's, by
+** slot rank * nwarps + warp */
+static uint32_t *mb_dn(xcta *c, const xmbar *m, int last) {
+  return c->h.dnv.p + m->dn + (m->cur ^ (uint32_t)last) * c->h.nslot;
+}
+
 static void mb_progress(plX_emu *e, xcta *c, xmbar *m) {
   if (m->pending || m->tx) return;
   m->phase++;
   m->pending = m->expected;
   m->tx = 0;
-  memcpy(m->ldn, m->dn, sizeof m->dn);
-  memset(m->dn, 0, sizeof m->dn);
+  m->cur ^= 1;                                                     /* this phase's counts become the last's */
+  if (e->H.has_wgmma) memset(mb_dn(c, m, 0), 0, c->h.nslot * sizeof(uint32_t));
   mb_wake(e, c, m->off);
 }
 
@@ -172,11 +178,18 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (v == 0 || v > 0xfffff) return lane_fail(e, in, w, l, "mbarrier.init count %u outside 1..2^20-1", v);
       if (!m) {
         xmbar z; memset(&z, 0, sizeof z);
+        z.dn = c->h.dnv.n;
+        if (e->H.has_wgmma) {                                      /* its two halves of wait_group counts */
+          if (c->h.dnv.n + 2 * c->h.nslot > c->h.dnv.cap &&
+              !plU_vec_grow((void **)&c->h.dnv.p, &c->h.dnv.cap, c->h.dnv.n + 2 * c->h.nslot, sizeof *c->h.dnv.p))
+            return plX__fail(e, in->stmt, "out of memory");
+          c->h.dnv.n += 2 * c->h.nslot;
+        }
         if (!plU_vec_push(c->h.mb, z)) return plX__fail(e, in->stmt, "out of memory");
         m = &c->h.mb.p[c->h.mb.n - 1];
       }
-      m->off = off; m->expected = m->pending = v; m->tx = 0; m->phase = 0; m->valid = 1;
-      memset(m->dn, 0, sizeof m->dn); memset(m->ldn, 0, sizeof m->ldn);
+      m->off = off; m->expected = m->pending = v; m->tx = 0; m->phase = 0; m->valid = 1; m->cur = 0;
+      if (e->H.has_wgmma) memset(c->h.dnv.p + m->dn, 0, 2 * c->h.nslot * sizeof(uint32_t));
       m->pc = (uint32_t)(in - e->xf.code);
       memset(c->smem + off, 0, 8);
       if (c->smem_def) memset(c->smem_def + off, 1, 8);
@@ -799,7 +812,8 @@ static void wg_forward(xcta *o, uint32_t i, uint32_t mb, uint32_t phase, uint32_
 ** waiter acquires is what the phase's arrivers released). Also note what w has retired. */
 static void wg_release(plX_emu *e, xwarp *w, xins *in, xcta *c, xmbar *m) {
   uint32_t wi = (uint32_t)w->idx, me = e->C->rank;
-  if (wi < 32 && m->dn[wi] < w->wg_done + 1) m->dn[wi] = w->wg_done + 1;  /* by warp index: CTAs share the slot */
+  uint32_t *dn = mb_dn(c, m, 0) + me * e->nwarps + wi;            /* the slot of this CTA's warp wi */
+  if (*dn < w->wg_done + 1) *dn = w->wg_done + 1;
   for (uint32_t k = 0; k < e->H.ncl || (k == 0 && !e->H.ncl); k++) {
     xcta *o = e->H.ncl ? &e->ctas[k] : e->C;
     uint32_t n = o->h.rd.n;
@@ -816,18 +830,19 @@ static void wg_release(plX_emu *e, xwarp *w, xins *in, xcta *c, xmbar *m) {
 }
 
 /* warp w of c completed a wait on m (of c): it is ordered after the early releases into m's completed
-** phases, and after the wait_groups of the warps that arrived on m's last completed phase (remote
-** arrivals share the slot of their warp index: a collision can only hide a report, never make one) */
+** phases, and after the wait_groups of the warps (of any CTA of the cluster: remote arrivals count
+** in their own CTA's slots) that arrived on m's last completed phase */
 static void wg_acquire(plX_emu *e, xwarp *w, xcta *c, xmbar *m) {
   uint32_t wi = (uint32_t)w->idx;
   if (wi >= 32) return;
+  const uint32_t *ldn = mb_dn(c, m, 1);
   for (uint32_t k = 0; k < e->H.ncl || (k == 0 && !e->H.ncl); k++) {
     xcta *o = e->H.ncl ? &e->ctas[k] : c;
     for (uint32_t i = 0; i < o->h.rd.n; i++) {
       xwgrd *r = &o->h.rd.p[i];
       if (!r->rel || r->rel_rank != c->rank) continue;
       if (r->rel_mb == m->off && r->rel_phase < m->phase && (o != c || r->warp != wi)) r->acq |= 1u << wi;
-      if ((r->acq >> wi & 1) && r->warp < 32 && m->ldn[r->warp] > r->group) r->acq &= ~(1u << wi);
+      if ((r->acq >> wi & 1) && ldn[o->rank * e->nwarps + r->warp] > r->group) r->acq &= ~(1u << wi);
     }
   }
 }
@@ -890,7 +905,9 @@ static int proxy_read(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint
 /* ---- copies in flight ------------------------------------------------------------------------------ */
 static int queue(plX_emu *e, const xins *in, uint32_t tid, uint32_t mask, uint32_t lo, uint32_t n, uint32_t mbar, uint32_t tx,
                  uint8_t *data, uint8_t *valid, int sw) {
-  if ((mask >> e->C->rank & 1) && e->C->h.rd.n && wg_check(e, in->stmt, e->C, lo, n, (int)(tid / 32), 1, plX__opname(e, in->stmt))) {
+  for (uint32_t r = 0; r < (e->H.ncl ? e->H.ncl : 1); r++) {       /* each destination, this CTA or another */
+    xcta *c = e->H.ncl ? &e->ctas[r] : e->C;
+    if (!(mask >> c->rank & 1) || !c->h.rd.n || !wg_check(e, in->stmt, c, lo, n, (int)(tid / 32), 1, plX__opname(e, in->stmt))) continue;
     free(data); free(valid);
     return e->status;
   }
@@ -1660,6 +1677,8 @@ int plX__hop_setup(plX_emu *e, xcta *c) {
     H->budget = b & ~7u;
   }
   c->h.mb.n = 0;
+  c->h.dnv.n = 0;
+  c->h.nslot = (H->ncl ? H->ncl : 1) * e->nwarps;
   c->h.rd.n = 0;
   for (uint32_t w = 0; w < e->nwarps; w++) {
     xwarp *W = &c->warps[w];
@@ -1692,6 +1711,7 @@ void plX__hop_free(xcta *c) {
   c->h.psw = NULL; c->h.pw = c->h.ps = c->h.fences = c->h.wgg = c->h.nreg = c->h.clarr = NULL;
   plU_vec_free(c->h.mb);
   memset(&c->h.mb, 0, sizeof c->h.mb);
+  plU_vec_free(c->h.dnv);
   plU_vec_free(c->h.rd);
   memset(&c->h.rd, 0, sizeof c->h.rd);
   plU_vec_free(c->h.bs);

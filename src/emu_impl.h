@@ -178,7 +178,9 @@ typedef struct xmbar {
   uint32_t phase;              /* phases completed */
   uint32_t pc;                 /* the init (messages) */
   int valid;
-  uint32_t dn[32], ldn[32];    /* per warp: 1 + its wgmma groups retired at its last arrive in this / the last completed phase */
+  uint32_t dn, cur;            /* per (CTA rank, warp) of the cluster, 1 + its wgmma groups retired at its last arrive in this
+                                  and in the last completed phase: two halves of h.nslot words at h.dnv.p + dn, cur: the
+                                  half of this phase (arrivals from another CTA, through mapa, have slots of their own) */
 } xmbar;
 
 /* shared bytes [lo, hi) a wgmma.mma_async of warp `warp` reads through a descriptor, until a
@@ -204,6 +206,8 @@ typedef struct xbst {
 
 typedef struct xcta_hop {
   PLU_VEC(xmbar) mb;
+  PLU_VEC(uint32_t) dnv;       /* the mbarriers' per-(CTA, warp) wait_group counts (xmbar.dn) */
+  uint32_t nslot;              /* their slots: CTAs of the cluster x warps of a CTA */
   PLU_VEC(xbst) bs;            /* bulk stores whose group no wait_group has covered */
   uint32_t *bg;                /* per thread, 3 words: bulk groups committed, completed (writes), source-read */
   PLU_VEC(xwgrd) rd;           /* the wgmma operand reads not yet waited for */

@@ -11,8 +11,11 @@
 #include <string.h>
 #include "engine.h"
 #include "emu.h"
+#include "compile.h"
+#include "print.h"
 #include "runtime.h"
 #include "types.h"
+#include "util.h"
 
 enum { DEV_EMU, DEV_CUDA };
 
@@ -49,10 +52,11 @@ struct ptxlua_kernel {
   int np;
   kparam *p;
   unsigned grid[3], block[3], cluster[3], smem;
+  unsigned ct_cluster[3];     /* cuda: the cluster the cubin was compiled for (0s: none): no launch attribute */
   int has_grid, has_block;
   /* cuda */
   void *module, *fn;
-  unsigned smem_set;          /* the dynamic shared memory the function is allowed (48 KB default) */
+  unsigned smem_set;          /* the dynamic shared memory the function was allowed (cuFuncSetAttribute) */
   unsigned char *block_store; /* the parameter bytes, 64-byte aligned slots */
   void **params;              /* params[i] -> its slot */
   /* emu */
@@ -417,12 +421,45 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
     if (plX_status(k->emu)) { rc = plE_set_error(e, PTXLUA_ERROR, plX_error(k->emu)); lua_settop(L, top); goto fail_k; }
     k->modref = luaL_ref(L, LUA_REGISTRYINDEX);       /* the emulator points into the module */
   } else {
-    lua_settop(L, top);
-    /* 3. CUDA: assemble (through the cache), load, look up; the parameter block */
+    /* 3. CUDA: assemble for this device (through the cache), load, look up; the parameter block.
+    ** A cubin runs only on its own SM major version: PTX of an older target (sm_80 on an sm_90
+    ** device) is assembled for the device, an arch-specific target only on its own device. */
+    char arch[64], err[16384];
+    const char *target = plI_cstr(m, m->target);
     void *cubin = NULL;
     size_t len = 0;
-    if ((rc = ptxlua_compile(e, name, 0, &cubin, &len))) goto fail_k;
-    char err[16384];
+    if (plR_cubin_arch(target, d->cu.cc_major, d->cu.cc_minor, arch, sizeof arch, err, sizeof err)) {
+      lua_settop(L, top);
+      rc = k->file[0] ? fail(e, PTXLUA_ERROR, "%s:%d: error: %s: %s", k->file, k->line, name, err) : fail(e, PTXLUA_ERROR, "%s: %s", name, err);
+      goto fail_k;
+    }
+    if (strcmp(arch, target) == 0) {
+      lua_settop(L, top);
+      if ((rc = ptxlua_compile(e, name, 0, &cubin, &len))) goto fail_k;
+    } else {
+      plU_buf ptx;
+      plU_buf_init(&ptx);
+      plP_opts po = {PLP_ANCHOR_COMMENT, NULL, -1};
+      int bad = plP_print(m, &po, &ptx);
+      lua_settop(L, top);                                  /* m is not used past here */
+      plC_opts co = {arch, 0, getenv("PTXLUA_PTXAS_OPTIONS"), NULL};
+      plC_result r;
+      if (bad || plC_compile(plU_buf_cstr(&ptx), ptx.n, &co, &r, err, sizeof err)) {
+        plU_buf_free(&ptx);
+        rc = bad ? fail(e, PTXLUA_NOMEM, "out of memory while printing") : fail(e, PTXLUA_ERROR, "%s", err);
+        goto fail_k;
+      }
+      plU_buf_free(&ptx);
+      if (!r.ok) {                    /* the errors at the script's lines, as ptxlua_compile maps them */
+        plC_result_free(&r);
+        rc = ptxlua_compile(e, name, 0, &cubin, &len);
+        free(cubin);
+        if (!rc) rc = fail(e, PTXLUA_ERROR, "the assembler rejected the PTX of %s for %s", name, arch);
+        goto fail_k;
+      }
+      cubin = r.cubin; len = r.cubin_len; r.cubin = NULL;
+      plC_result_free(&r);
+    }
     if ((rc = make_current(d))) { free(cubin); goto fail_k; }
     if (plR_module_load(cubin, len, 0, &k->module, err, sizeof err)) {
       free(cubin);
@@ -431,7 +468,10 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
     }
     free(cubin);
     if (plR_function(k->module, name, &k->fn, err, sizeof err)) { rc = fail(e, PTXLUA_ERROR, "%s", err); goto fail_k; }
-    k->smem_set = 48 * 1024;
+    if (plR_function_cluster(k->fn, k->ct_cluster, err, sizeof err)) { rc = fail(e, PTXLUA_ERROR, "%s", err); goto fail_k; }
+    /* the driver's default is 48 KB less the kernel's static shared memory, not 48 KB: any dynamic
+    ** size is set once (a kernel with 40 KB of static arrays cannot take 16 KB without it) */
+    k->smem_set = 0;
     size_t total = 0;
     for (int i = 0; i < k->np; i++) total += (k->p[i].size + 63) / 64 * 64;
     if (posix_memalign((void **)&k->block_store, 64, total ? total : 64) || !(k->params = calloc((size_t)(k->np ? k->np : 1), sizeof(void *)))) {
@@ -588,7 +628,8 @@ PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const uns
       if (plR_set_dynamic_smem(k->fn, (int)smem, err, sizeof err)) return fail(e, PTXLUA_ERROR, "launch of %s: %s", k->name, err);
       k->smem_set = smem;
     }
-    if (plR_launch(k->fn, grid, block, k->cluster, smem, stream, k->params, err, sizeof err))
+    /* a kernel compiled for its cluster (.reqnctapercluster) takes no cluster launch attribute */
+    if (plR_launch(k->fn, grid, block, k->ct_cluster[0] ? NULL : k->cluster, smem, stream, k->params, err, sizeof err))
       return fail(e, PTXLUA_ERROR, "launch of %s: %s", k->name, err);
     return PTXLUA_OK;
   }

@@ -88,6 +88,15 @@ static int l_toolkit(lua_State *L) {
 #define ERRBUF char err[16384]; err[0] = 0
 #define TRY(call) if ((call) != 0) return nil_err(L, err)
 
+/* core.cuda_arch(target, major, minor) -> the arch to assemble for | nil, why */
+static int l_arch(lua_State *L) {
+  char arch[64], err[256];
+  if (plR_cubin_arch(luaL_checkstring(L, 1), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), arch, sizeof arch, err, sizeof err))
+    return nil_err(L, err);
+  lua_pushstring(L, arch);
+  return 1;
+}
+
 static int l_init(lua_State *L) { ERRBUF; TRY(plR_init(err, sizeof err)); lua_pushboolean(L, 1); return 1; }
 
 static int l_device(lua_State *L) {  /* -> { ctx, name, cc_major, cc_minor, sm_count, driver } */
@@ -128,6 +137,13 @@ static int l_function(lua_State *L) {
   TRY(plR_function(checkptr(L, 1), luaL_checkstring(L, 2), &f, err, sizeof err));
   lua_pushlightuserdata(L, f);
   return 1;
+}
+/* core.cuda_func_cluster(fn) -> x, y, z of the cluster the function was compiled for (0s: none) */
+static int l_func_cluster(lua_State *L) {
+  ERRBUF; unsigned c[3];
+  TRY(plR_function_cluster(checkptr(L, 1), c, err, sizeof err));
+  for (int i = 0; i < 3; i++) lua_pushinteger(L, c[i]);
+  return 3;
 }
 static int l_set_smem(lua_State *L) { ERRBUF; TRY(plR_set_dynamic_smem(checkptr(L, 1), (int)luaL_checkinteger(L, 2), err, sizeof err)); lua_pushboolean(L, 1); return 1; }
 
@@ -299,8 +315,8 @@ static int l_tensormap_im2col(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
   {"compile", l_compile}, {"ptx_anchor", l_anchor}, {"ptx_func_at", l_func_at}, {"toolkit", l_toolkit},
-  {"cuda_init", l_init}, {"cuda_device", l_device}, {"cuda_current", l_current}, {"cuda_module", l_module},
-  {"cuda_unload", l_unload}, {"cuda_function", l_function}, {"cuda_set_smem", l_set_smem}, {"cuda_launch", l_launch},
+  {"cuda_init", l_init}, {"cuda_arch", l_arch}, {"cuda_device", l_device}, {"cuda_current", l_current}, {"cuda_module", l_module},
+  {"cuda_unload", l_unload}, {"cuda_function", l_function}, {"cuda_set_smem", l_set_smem}, {"cuda_func_cluster", l_func_cluster}, {"cuda_launch", l_launch},
   {"cuda_alloc", l_alloc}, {"cuda_free", l_free}, {"cuda_htod", l_htod}, {"cuda_dtoh", l_dtoh},
   {"cuda_htod_ptr", l_htod_ptr}, {"cuda_dtoh_ptr", l_dtoh_ptr}, {"cuda_dtod", l_dtod}, {"cuda_sync", l_sync},
   {"cuda_event", l_event}, {"cuda_record", l_record}, {"cuda_elapsed", l_elapsed}, {"cuda_event_free", l_event_free},

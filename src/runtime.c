@@ -20,6 +20,7 @@ typedef struct {
   CUstream hStream; CUlaunchAttribute *attrs; unsigned numAttrs;
 } CUlaunchConfig;
 enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+       CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH = 11, /* HEIGHT 12, DEPTH 13 */
        CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16, CU_DEVICE_ATTRIBUTE_CC_MAJOR = 75, CU_DEVICE_ATTRIBUTE_CC_MINOR = 76,
        CU_JIT_INFO_LOG_BUFFER = 3, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4, CU_JIT_ERROR_LOG_BUFFER = 5,
        CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
@@ -35,7 +36,7 @@ typedef CUresult (*getproc_t)(const char *, void **, int, unsigned long long, in
   X(cuCtxSetCurrent, (CUcontext)) X(cuCtxSynchronize, (void)) \
   X(cuModuleLoadData, (CUmodule *, const void *)) X(cuModuleLoadDataEx, (CUmodule *, const void *, unsigned, int *, void **)) \
   X(cuModuleUnload, (CUmodule)) X(cuModuleGetFunction, (CUfunction *, CUmodule, const char *)) \
-  X(cuFuncSetAttribute, (CUfunction, int, int)) X(cuLaunchKernelEx, (const CUlaunchConfig *, CUfunction, void **, void **)) \
+  X(cuFuncSetAttribute, (CUfunction, int, int)) X(cuFuncGetAttribute, (int *, int, CUfunction)) X(cuLaunchKernelEx, (const CUlaunchConfig *, CUfunction, void **, void **)) \
   X(cuMemAlloc, (CUdeviceptr *, size_t)) X(cuMemFree, (CUdeviceptr)) X(cuMemcpyHtoD, (CUdeviceptr, const void *, size_t)) \
   X(cuMemcpyDtoH, (void *, CUdeviceptr, size_t)) X(cuMemcpyDtoD, (CUdeviceptr, CUdeviceptr, size_t)) X(cuMemsetD8, (CUdeviceptr, unsigned char, size_t)) \
   X(cuStreamCreate, (CUstream *, unsigned)) X(cuStreamSynchronize, (CUstream)) X(cuStreamDestroy, (CUstream)) \
@@ -143,6 +144,16 @@ int plR_set_dynamic_smem(void *fn, int bytes, char *err, size_t n) {
   INIT(); CK(D.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes), "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"); return 0;
 }
 
+int plR_function_cluster(void *fn, unsigned c[3], char *err, size_t n) {
+  INIT();
+  for (int i = 0; i < 3; i++) {
+    int v = 0;
+    CK(D.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + i, fn), "cuFuncGetAttribute(REQUIRED_CLUSTER_*)");
+    c[i] = v > 0 ? (unsigned)v : 0;
+  }
+  return 0;
+}
+
 int plR_launch(void *fn, const unsigned grid[3], const unsigned block[3], const unsigned cluster[3],
                unsigned smem, void *stream, void **params, char *err, size_t n) {
   if (!LOADED) INIT();
@@ -240,6 +251,28 @@ int plR_tensormap(uint8_t out[128], int dtype, int rank, uint64_t addr, const ui
                               0 /* interleave none */, swizzle, 2 /* L2 promotion 128B */, 0 /* OOB fill zeros */),
      "cuTensorMapEncodeTiled");
   memcpy(out, tm, 128);
+  return 0;
+}
+
+int plR_cubin_arch(const char *target, int major, int minor, char *arch, size_t an, char *err, size_t n) {
+  int num = 0, len = 0;
+  char suffix = 0;
+  if (!target || sscanf(target, "sm_%d%n", &num, &len) != 1 || num < 10) {
+    if (err && n) snprintf(err, n, "target '%.40s' is not an sm_XY architecture", target ? target : "(none)");
+    return -1;
+  }
+  if (target[len] == 'a' || target[len] == 'f') suffix = target[len++];
+  if (target[len]) { if (err && n) snprintf(err, n, "target '%.40s' is not an sm_XY architecture", target); return -1; }
+  int dev = major * 10 + minor;
+  int ok = suffix == 'a' ? num == dev : suffix == 'f' ? (num / 10 == major && num % 10 <= minor) : num <= dev;
+  if (!ok) {
+    if (err && n)
+      snprintf(err, n, "PTX for %s cannot run on this device (sm_%d, compute capability %d.%d)%s", target, dev, major, minor,
+               suffix == 'a' ? ": an arch-specific target runs only on that architecture" : "");
+    return -1;
+  }
+  if (num == dev) snprintf(arch, an, "%s", target);
+  else snprintf(arch, an, "sm_%d", dev);
   return 0;
 }
 

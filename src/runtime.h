@@ -27,6 +27,10 @@ int plR_module_load(const void *image, size_t len, int is_ptx, void **mod, char 
 void plR_module_unload(void *mod);
 int plR_function(void *mod, const char *name, void **fn, char *err, size_t n);
 int plR_set_dynamic_smem(void *fn, int bytes, char *err, size_t n);  /* above 48 KB needs this */
+/* the cluster the function was compiled for (.reqnctapercluster; {0, 0, 0}: none). Such a kernel is
+** launched without the cluster launch attribute, as a __cluster_dims__ kernel is by <<< >>> */
+int plR_function_cluster(void *fn, unsigned c[3], char *err, size_t n);
+/* cluster NULL or 1 x 1 x 1: no cluster launch attribute */
 int plR_launch(void *fn, const unsigned grid[3], const unsigned block[3], const unsigned cluster[3],
                unsigned smem, void *stream, void **params, char *err, size_t n);
 
@@ -65,6 +69,13 @@ int plR_oobfill(const char *s);
 int plR_tensormap_im2col(uint8_t out[128], int dtype, int rank, uint64_t addr, const uint64_t *dims, const uint64_t *strides,
                          const int32_t *lower, const int32_t *upper, uint32_t cpp, uint32_t ppc, const uint32_t *estrides,
                          int interleave, int swizzle, int l2, int oob, char *err, size_t n);
+
+/* the architecture to assemble PTX of `.target target` for, to run on a device of compute capability
+** major.minor: a cubin runs only on its own major version, at the same or a higher minor, so PTX of
+** an older target (sm_80 on an sm_90 device) is assembled for the device ("sm_90"); an arch-specific
+** target (sm_90a) only for that very device; a family one (sm_100f) for its family's devices.
+** 0 with the arch in arch, else -1 with why in err ("... cannot run on this device") */
+int plR_cubin_arch(const char *target, int major, int minor, char *arch, size_t an, char *err, size_t n);
 
 /* ptxlua --doctor, driver half: libcuda loads / cuInit / device count / compute capability */
 int plR_doctor(FILE *f);

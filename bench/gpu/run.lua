@@ -679,9 +679,16 @@ for _, name in ipairs(list_cases()) do
           row { case = name, config = config_text(cfg), check = fmt("skipped: over the %d s budget", O.budget) }
           if EMU then FAILED = true end
         else
+          -- progress, flushed before the config runs: if a kernel never finishes (the session's
+          -- timeout kills the check), the log still says which rows were done and which one hung
+          for n, v in pairs(O.set) do if k.templates[n] ~= nil then cfg[n] = v end end   -- as run_config will
+          io.write(fmt("-- %s %s ... ", name, config_text(cfg)))
+          io.flush()
           local okr, e2 = xpcall(run_config, function(m) return os.getenv("RUN_DEBUG") and debug.traceback(m) or m end, name, c, k, cfg, BW)
           release_buffers()                         -- also after an error
           if not okr then FAILED = true; row { case = name, config = config_text(cfg), check = "ERROR " .. tostring(e2) }; if os.getenv("RUN_DEBUG") then print(e2) end end
+          local last = ROWS[#ROWS]
+          print(fmt("%s%s (%d s)", last.check, last.med and last.med == last.med and fmt(", median %.4f ms", last.med) or "", wall() - START))
         end
       end
     end)

@@ -7,13 +7,17 @@
 #   2. device.txt: nvidia-smi and `ptxlua --doctor`
 #   3. gpu_check.txt: bench/gpu/run.sh -- every kernel checked, then timed (its own 270 s budget)
 #   4. launch.txt: host time per launch on the real driver, from C and from Lua
-# Exit status: run.sh's (0 every check passed, 1 a check failed, 2 no CUDA driver), or 3 when
-# LuaJIT or the build is missing and cannot be had.
+# Exit status: run.sh's (0 every check passed, 1 a check failed, 2 no CUDA driver), 124 when the
+# check outlived CHECK_TIMEOUT seconds (default 360) and was killed, or 3 when LuaJIT or the build
+# is missing and cannot be had.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/gpu-session}
 build=${BUILD:-build}
 case "$build" in /*) ;; *) build="$root/$build" ;; esac
+# the C engine (ptxlua --doctor, bench/launch_overhead_c) finds its Lua files by the source path the
+# build was configured at: the device machine's copy of the tree sits elsewhere, so name this one
+export PTXLUA_LUA_DIR="$root/lua"
 mkdir -p "$out"
 say() { echo "== $*"; }
 start=$(date +%s)
@@ -43,8 +47,15 @@ cat "$out/device.txt"
 
 say "GPU check (bench/gpu/run.sh)"
 set -o pipefail
-BUILD="$build" "$root/bench/gpu/run.sh" "$@" 2>&1 | tee "$out/gpu_check.txt"
+# a kernel that never finishes would hold the check until the device call's own limit took
+# everything: the check gets CHECK_TIMEOUT seconds (its budget of 270 s starts no case after
+# that, plus the one running); its progress lines say which rows were done and which one hung
+limit=${CHECK_TIMEOUT:-360}
+BUILD="$build" timeout -k 5 "$limit" "$root/bench/gpu/run.sh" "$@" 2>&1 | tee "$out/gpu_check.txt"
 rc=$?
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+  say "the GPU check did not finish in $limit s (a kernel that never finished?): killed; see its last '--' line" | tee -a "$out/gpu_check.txt"
+fi
 
 say "launch overhead" | tee "$out/launch.txt"
 (cd "$root" && "$build/bench/launch_overhead_c" 2>&1 | tee -a "$out/launch.txt")

@@ -258,7 +258,10 @@ local function module_of(d, k, opts)
   if e then return e end
   local m = k:trace { defines = opts.defines, arch = opts.arch }
   local text = m:print("comment")
-  local target = text:match("\n%.target ([%w_]+)")
+  -- a cubin runs only on its own SM major version: PTX of an older target (gemm_mma's sm_80) is
+  -- assembled for this device's architecture, an arch-specific one (sm_90a) only on that device
+  local target, aerr = core.cuda_arch(text:match("\n%.target ([%w_]+)") or "", d.info.cc_major, d.info.cc_minor)
+  if not target then fail("%s: %s", k.name, aerr) end
   local r, err = core.compile(text, target, { key = "driver " .. tostring(d.info.driver) })
   if not r then fail("%s", err) end
   if not r.ok then
@@ -281,9 +284,15 @@ local function module_of(d, k, opts)
   if not mod then fail("loading %s: %s", k.name, merr) end
   local fn, ferr = core.cuda_function(mod, k.name)
   if not fn then fail("%s", ferr) end
+  -- the cluster the kernel was compiled for (.reqnctapercluster), or nil: such a kernel is launched
+  -- without the cluster launch attribute, as <<< >>> launches a __cluster_dims__ kernel
+  local cx, cy, cz = core.cuda_func_cluster(fn)
+  if not cx then fail("%s", cy) end
   -- dynamic shared memory: the kernel's `smem`, or what this trace's shared-memory plans put in
   -- the dynamic block (ptx.smem_plan over 48 KB), whichever is larger (both start at its base)
-  e = { module = mod, fn = fn, smem_set = 49152, report = r,
+  -- smem_set: the dynamic size cuFuncSetAttribute allowed; the driver's default is 48 KB less the
+  -- kernel's static shared arrays (not 48 KB), so any dynamic size is set once
+  e = { module = mod, fn = fn, smem_set = 0, report = r, compiled_cluster = cx > 0 and { cx, cy, cz } or nil,
         smem = math.max(M.dynamic_smem(k.name, opts.defines, k, true), k.dynamic_smem or 0) }
   per[key] = e
   return e
@@ -307,8 +316,17 @@ function M.launch(k, opts)
   local e = module_of(d, k, opts)
   local smem = opts.smem or e.smem
   if smem > e.smem_set then check(core.cuda_set_smem(e.fn, smem)); e.smem_set = smem end
+  local attr = cluster
+  if e.compiled_cluster then
+    local cc = e.compiled_cluster
+    if cluster and (cluster[1] ~= cc[1] or cluster[2] ~= cc[2] or cluster[3] ~= cc[3]) then
+      fail("launch of %s: a cluster of %dx%dx%d, but the kernel was compiled for clusters of %dx%dx%d", k.name,
+           cluster[1], cluster[2], cluster[3], cc[1], cc[2], cc[3])
+    end
+    cluster, attr = cc, nil
+  end
   check(core.cuda_current(d.info.ctx))
-  check(core.cuda_launch(e.fn, grid, block, cluster, smem, nil, packed))
+  check(core.cuda_launch(e.fn, grid, block, attr, smem, nil, packed))
   if not opts.async then check(core.cuda_sync()) end
   return { grid = grid, block = block, cluster = cluster, smem = smem, registers = e.report.funcs[1] and e.report.funcs[1].registers }
 end

@@ -21,6 +21,7 @@ struct ptxmock_launch {
   void *stream;
   uint32_t param_size;
   unsigned char params[4096];
+  int cluster_attr;
 };
 static int (*launch_count)(void);
 static const struct ptxmock_launch *(*last_launch)(void);
@@ -146,6 +147,7 @@ int main(void) {
   CHECK(strcmp(L->func, "abi") == 0);
   CHECK(L->grid[0] == 4 && L->grid[1] == 1 && L->block[0] == 64 && L->block[2] == 1);
   CHECK(L->cluster[0] == 2 && L->cluster[1] == 1 && L->cluster[2] == 1);
+  CHECK(L->cluster_attr == 0);     /* compiled for its cluster (.reqnctapercluster): no launch attribute */
   CHECK(L->smem == 100000 && max_dyn_smem("abi") == 100000);   /* cuFuncSetAttribute first */
   unsigned char expect[4096];
   memset(expect, 0, sizeof expect);
@@ -208,6 +210,41 @@ int main(void) {
   CHECK(plR_stream_sync(s, err, sizeof err) == 0);
   plR_stream_destroy(s);
   CHECK(ptxlua_device_sync(d) == PTXLUA_OK);
+
+  /* the device's architecture: PTX of .target sm_80 is assembled for sm_90 (an sm_80 cubin does
+  ** not load there: CUDA_ERROR_NO_BINARY_FOR_GPU), sm_100a is refused at the script's line; and
+  ** 40 KB of static shared memory with 16 KB of dynamic needs cuFuncSetAttribute (48 KB in all) */
+  static const char *ARCH =
+    "local ptx = require 'ptxlua'\n"
+    "for _, t in ipairs { 'sm_80', 'sm_100a' } do\n"
+    "  ptx.kernel { name = 'old_' .. t, target = t, params = { {'out', 'f32*'} }, grid = { 1 }, block = { 32 },\n"
+    "    body = function(_, o) ptx.st.global.f32(ptx.addr(ptx.global_ptrs(o)), 1.5); ptx.ret() end }\n"
+    "end\n"
+    "ptx.kernel { name = 'mixed', target = 'sm_90a', params = { {'out', 'f32*'} }, grid = { 1 }, block = { 32 }, smem = 16384,\n"
+    "  body = function(_, o)\n"
+    "    local st = ptx.shared('st', 'f32', 10240)\n"
+    "    local v = ptx.reg.f32()\n"
+    "    ptx.ld.shared.f32(v, ptx.addr(st, 40000))\n"
+    "    ptx.st.global.f32(ptx.addr(ptx.global_ptrs(o)), v)\n"
+    "    ptx.ret()\n"
+    "  end }\n";
+  CHECKMSG(ptxlua_load_string(e, "arch.lua", ARCH, strlen(ARCH)) == PTXLUA_OK, e);
+  ptxlua_kernel *ko = NULL, *kf = NULL, *km = NULL;
+  ptxlua_buffer *ob = NULL;
+  CHECKMSG(ptxlua_buffer_alloc(d, 4, &ob) == PTXLUA_OK, e);
+  ptxlua_arg oa[1] = {ptxlua_arg_buffer(ob)};
+  CHECKMSG(ptxlua_kernel_prepare(d, "old_sm_80", &ko) == PTXLUA_OK, e);
+  if (ko) {
+    CHECKMSG(ptxlua_launch(ko, NULL, NULL, PTXLUA_SMEM_KERNEL, NULL, oa, 1) == PTXLUA_OK, e);
+    CHECK(strcmp(last_launch()->func, "old_sm_80") == 0);
+  }
+  CHECK(ptxlua_kernel_prepare(d, "old_sm_100a", &kf) == PTXLUA_ERROR && !kf);
+  CHECK(strstr(ptxlua_errmsg(e), "arch.lua:3: error: old_sm_100a: PTX for sm_100a cannot run on this device (sm_90") != NULL);
+  CHECKMSG(ptxlua_kernel_prepare(d, "mixed", &km) == PTXLUA_OK, e);
+  if (km) {
+    CHECKMSG(ptxlua_launch(km, NULL, NULL, PTXLUA_SMEM_KERNEL, NULL, oa, 1) == PTXLUA_OK, e);
+    CHECK(strcmp(last_launch()->func, "mixed") == 0 && last_launch()->smem == 16384 && max_dyn_smem("mixed") >= 16384);
+  }
 
   ptxlua_close(e);                 /* frees the buffer, unloads, releases the context */
   CHECK(buffers() == 0);

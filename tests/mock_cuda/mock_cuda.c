@@ -5,17 +5,23 @@
 ** bytes out of kernelParams exactly as the driver does: parameter i, of the size the cubin gives
 ** it, to its offset in the parameter block. A test then reads what was launched through the
 ** ptxmock_* functions (dlsym, or LuaJIT's ffi). It runs no kernel: it proves our side of the
-** driver ABI, not the GPU.
+** driver ABI, not the GPU. It refuses what the driver refuses where ptxlua could get it wrong: a
+** cubin of another SM major (CUDA_ERROR_NO_BINARY_FOR_GPU), a launch whose static + dynamic shared
+** memory is over 48 KB without cuFuncSetAttribute, the tensor-map encodings' documented rules, a
+** cluster that does not divide the grid.
 **
 ** Failure injection: ptxmock_fail("cuModuleLoadData", 218) makes the next call of that entry point
 ** return 218; PTXMOCK_FAIL="cuInit=100" in the environment does the same from the first call
-** (for a test that runs a child process). PTXMOCK_DEVICES=0 reports no device. */
+** (for a test that runs a child process). PTXMOCK_DEVICES=0 reports no device. PTXMOCK_HANG=name:
+** after a launch of kernel `name`, every wait for the GPU (cuCtxSynchronize, cuStreamSynchronize,
+** cuEventSynchronize) blocks forever, as a kernel that never finishes does. */
 #define _GNU_SOURCE 1
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <pthread.h>
 
 #define API __attribute__((visibility("default")))
@@ -23,7 +29,7 @@
 typedef int CUresult;
 enum {
   OK = 0, E_INVALID_VALUE = 1, E_OUT_OF_MEMORY = 2, E_NOT_INITIALIZED = 3, E_NO_DEVICE = 100,
-  E_INVALID_DEVICE = 101, E_INVALID_IMAGE = 200, E_INVALID_CONTEXT = 201, E_INVALID_HANDLE = 400,
+  E_INVALID_DEVICE = 101, E_INVALID_IMAGE = 200, E_NO_BINARY_FOR_GPU = 209, E_INVALID_CONTEXT = 201, E_INVALID_HANDLE = 400,
   E_NOT_FOUND = 500, E_NOT_READY = 600, E_LAUNCH_OUT_OF_RESOURCES = 701, E_INVALID_CLUSTER_SIZE = 912
 };
 
@@ -36,6 +42,8 @@ typedef struct {
   uint32_t param_bytes;       /* EIATTR_CBANK_PARAM_SIZE, or the end of the last parameter */
   int layout_known;
   int max_dyn_smem;           /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+  unsigned req_cluster[3];    /* .reqnctapercluster (EIATTR_CTA_PER_CLUSTER 0x3d), 0s: none */
+  int static_smem;            /* the cubin's static shared memory (.nv.shared.<name>, less sm_90's reserved 1 KB) */
   int module;
 } mfunc;
 
@@ -47,6 +55,7 @@ typedef struct {
     void *stream;
     uint32_t param_size;
     unsigned char params[4096];
+    int cluster_attr;         /* the launch passed CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
   } last;
 } mstate;
 
@@ -132,6 +141,10 @@ API int ptxmock_param_layout(const char *name, uint32_t *off, uint32_t *size, in
     }
   return -1;
 }
+API int ptxmock_static_smem(const char *name) {
+  for (int i = 0; i < NFUNCS; i++) if (strcmp(FUNCS[i].name, name) == 0) return FUNCS[i].static_smem;
+  return -1;
+}
 API int ptxmock_max_dynamic_smem(const char *name) {
   for (int i = 0; i < NFUNCS; i++) if (strcmp(FUNCS[i].name, name) == 0) return FUNCS[i].max_dyn_smem;
   return -1;
@@ -146,6 +159,7 @@ static const struct { int code; const char *name, *text; } ERRS[] = {
   {E_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
   {E_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
   {E_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+  {E_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device"},
   {E_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
   {218, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
   {E_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
@@ -230,7 +244,9 @@ static CUresult cuCtxSetCurrent(void *ctx) {
   return OK;
 }
 #define NEED_CTX() do { NEED_INIT(); if (!CURRENT) return E_INVALID_CONTEXT; } while (0)
-static CUresult cuCtxSynchronize(void) { ENTER("cuCtxSynchronize"); NEED_CTX(); now_ms(); return OK; }
+static int HUNG;                       /* a launch of $PTXMOCK_HANG's kernel: waits never return */
+static void hang_if_hung(void) { while (HUNG) sleep(1); }
+static CUresult cuCtxSynchronize(void) { ENTER("cuCtxSynchronize"); NEED_CTX(); hang_if_hung(); now_ms(); return OK; }
 
 /* ---- modules: the cubin's ELF ----------------------------------------------------------------- */
 static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
@@ -245,6 +261,7 @@ static mfunc *add_func(const char *name, size_t len, int module) {
   f->name[len] = 0;
   f->module = module;
   f->max_dyn_smem = 49152;
+  f->static_smem = 0;
   return f;
 }
 
@@ -252,6 +269,11 @@ static mfunc *add_func(const char *name, size_t len, int module) {
 ** .nv.info.<name> (EIATTR_KPARAM_INFO 0x17: ordinal, offset, size << 18; EIATTR_CBANK_PARAM_SIZE 0x19) */
 static CUresult load_elf(const unsigned char *d, int module, size_t *bytes) {
   if (d[4] != 2 || d[5] != 1) return E_INVALID_IMAGE;       /* 64-bit little-endian */
+  /* the machine code's SM (e_flags: bits 8..15 from ELF ABI version 8, bits 0..7 before): a cubin
+  ** runs only on its own major version at the same or a higher minor -- here sm_90 */
+  uint32_t eflags = rd32(d + 0x30);
+  unsigned sm = d[8] >= 8 ? (eflags >> 8) & 0xff : eflags & 0xff;
+  if (sm / 10 != 9 || sm % 10 > 0) return E_NO_BINARY_FOR_GPU;
   uint64_t phoff = rd64(d + 0x20), shoff = rd64(d + 0x28);
   uint16_t phentsize = rd16(d + 0x36), phnum = rd16(d + 0x38), shentsize = rd16(d + 0x3a), shnum = rd16(d + 0x3c), shstrndx = rd16(d + 0x3e);
   if (shentsize != 64 || shnum == 0 || shstrndx >= shnum || shoff > (1u << 30)) return E_INVALID_IMAGE;
@@ -273,6 +295,22 @@ static CUresult load_elf(const unsigned char *d, int module, size_t *bytes) {
       if (*name) add_func(name, strlen(name), module);
     }
   }
+  /* static shared memory: .nv.shared.<name> (NOBITS) holds the kernel's static arrays and, for sm_90
+  ** code (ptxas and nvJitLink alike), the 1 KB the system reserves in every block. As the driver
+  ** does, a function's default dynamic limit is then 48 KB less its static arrays, and
+  ** cuFuncSetAttribute may raise it to 227 KB less them. */
+  int reserved = sm >= 90 ? 1024 : 0;
+  for (int i = 0; i < shnum; i++) {
+    const unsigned char *s = sh + i * 64;
+    const char *sname = (const char *)shstr + rd32(s);
+    if (strncmp(sname, ".nv.shared.", 11) != 0 || strncmp(sname, ".nv.shared.reserved.", 20) == 0) continue;
+    for (int j = nf0; j < NFUNCS; j++)
+      if (strcmp(FUNCS[j].name, sname + 11) == 0) {
+        int64_t st = (int64_t)rd64(s + 0x20) - reserved;
+        FUNCS[j].static_smem = st > 0 ? (int)st : 0;
+        FUNCS[j].max_dyn_smem = 49152 - FUNCS[j].static_smem;
+      }
+  }
   for (int i = 0; i < shnum; i++) {                          /* parameters */
     const unsigned char *s = sh + i * 64;
     const char *sname = (const char *)shstr + rd32(s);
@@ -286,6 +324,7 @@ static CUresult load_elf(const unsigned char *d, int module, size_t *bytes) {
       unsigned fmt = p[0], attr = p[1], v = rd16(p + 2);
       p += 4;
       if (fmt == 4) {
+        if (attr == 0x3d && v >= 12) for (int k = 0; k < 3; k++) f->req_cluster[k] = rd32(p + 4 * k);
         if (attr == 0x17 && v >= 12) {
           unsigned ord = rd16(p + 4), off = rd16(p + 6), sz = rd32(p + 8) >> 18;
           if (ord < MAXP) {
@@ -368,12 +407,23 @@ static mfunc *as_func(void *f) {
   mfunc *p = f;
   return p >= FUNCS && p < FUNCS + NFUNCS && p->module > 0 ? p : NULL;
 }
+static CUresult cuFuncGetAttribute(int *v, int attr, void *fn) {
+  ENTER("cuFuncGetAttribute"); NEED_CTX();
+  mfunc *f = as_func(fn);
+  if (!f) return E_INVALID_HANDLE;
+  if (!v) return E_INVALID_VALUE;
+  switch (attr) {
+  case 8: *v = f->max_dyn_smem; return OK;
+  case 11: case 12: case 13: *v = (int)f->req_cluster[attr - 11]; return OK;   /* REQUIRED_CLUSTER_WIDTH .. */
+  default: return E_INVALID_VALUE;
+  }
+}
 static CUresult cuFuncSetAttribute(void *fn, int attr, int value) {
   ENTER("cuFuncSetAttribute"); NEED_CTX();
   mfunc *f = as_func(fn);
   if (!f) return E_INVALID_HANDLE;
   if (attr == 8) {
-    if (value < 0 || value > 232448) return E_INVALID_VALUE;   /* sm_90: 227 KB a block */
+    if (value < 0 || value > 232448 - f->static_smem) return E_INVALID_VALUE;   /* sm_90: 227 KB a block, static included */
     f->max_dyn_smem = value;
     return OK;
   }
@@ -396,16 +446,22 @@ static CUresult cuLaunchKernelEx(const config_t *c, void *fn, void **params, voi
   if (!f) return E_INVALID_HANDLE;
   if (!c->gx || !c->gy || !c->gz || !c->bx || !c->by || !c->bz) return E_INVALID_VALUE;
   if ((uint64_t)c->bx * c->by * c->bz > 1024 || c->bz > 64 || c->gy > 65535 || c->gz > 65535) return E_INVALID_VALUE;
-  if ((int)c->smem > f->max_dyn_smem) return E_INVALID_VALUE;   /* above 48 KB needs cuFuncSetAttribute */
+  if ((int)c->smem > f->max_dyn_smem) return E_INVALID_VALUE;   /* static + dynamic above 48 KB needs cuFuncSetAttribute */
   if (c->nattrs && !c->attrs) return E_INVALID_VALUE;
+  /* a kernel compiled for a cluster (.reqnctapercluster) runs in those clusters; a launch attribute
+  ** naming others is refused (the size is fixed at compile time) */
   unsigned cl[3] = {1, 1, 1};
+  int attr_seen = 0;
+  if (f->req_cluster[0]) memcpy(cl, f->req_cluster, sizeof cl);
   for (unsigned i = 0; i < c->nattrs; i++) {
     if (c->attrs[i].id == 4) {
       dim3 d = c->attrs[i].value.cluster;
-      if (!d.x || !d.y || !d.z || d.x * d.y * d.z > 8 || c->gx % d.x || c->gy % d.y || c->gz % d.z) return E_INVALID_CLUSTER_SIZE;
+      if (f->req_cluster[0] && (d.x != cl[0] || d.y != cl[1] || d.z != cl[2])) return E_INVALID_CLUSTER_SIZE;
       cl[0] = d.x; cl[1] = d.y; cl[2] = d.z;
+      attr_seen = 1;
     }
   }
+  if (!cl[0] || !cl[1] || !cl[2] || cl[0] * cl[1] * cl[2] > 8 || c->gx % cl[0] || c->gy % cl[1] || c->gz % cl[2]) return E_INVALID_CLUSTER_SIZE;
   if (extra) return E_INVALID_VALUE;                   /* the runtime passes kernelParams only */
   if (f->nparams && !params) return E_INVALID_VALUE;
   struct ptxmock_launch *L = &S.last;
@@ -414,6 +470,7 @@ static CUresult cuLaunchKernelEx(const config_t *c, void *fn, void **params, voi
   L->grid[0] = c->gx; L->grid[1] = c->gy; L->grid[2] = c->gz;
   L->block[0] = c->bx; L->block[1] = c->by; L->block[2] = c->bz;
   memcpy(L->cluster, cl, sizeof cl);
+  L->cluster_attr = attr_seen;
   L->smem = c->smem;
   L->stream = c->stream;
   L->param_size = f->param_bytes;
@@ -422,6 +479,8 @@ static CUresult cuLaunchKernelEx(const config_t *c, void *fn, void **params, voi
     if (f->off[i] + f->size[i] <= sizeof L->params) memcpy(L->params + f->off[i], params[i], f->size[i]);
   }
   S.launches++;
+  const char *hang = getenv("PTXMOCK_HANG");
+  if (hang && strcmp(hang, f->name) == 0) HUNG = 1;
   now_ms();
   return OK;
 }
@@ -495,6 +554,7 @@ static CUresult cuStreamCreate(void **s, unsigned flags) {
 static CUresult cuStreamSynchronize(void *s) {
   ENTER("cuStreamSynchronize"); NEED_CTX();
   if (s && *(int *)s != 0x5157) return E_INVALID_HANDLE;
+  hang_if_hung();
   now_ms();
   return OK;
 }
@@ -523,7 +583,7 @@ static CUresult cuEventRecord(void *e, void *s) {
   ev->ms = now_ms();
   return OK;
 }
-static CUresult cuEventSynchronize(void *e) { ENTER("cuEventSynchronize"); NEED_CTX(); return e ? OK : E_INVALID_HANDLE; }
+static CUresult cuEventSynchronize(void *e) { ENTER("cuEventSynchronize"); NEED_CTX(); hang_if_hung(); return e ? OK : E_INVALID_HANDLE; }
 static CUresult cuEventElapsedTime(float *ms, void *a, void *b) {
   ENTER("cuEventElapsedTime"); NEED_CTX();
   if (!ms) return E_INVALID_VALUE;
@@ -643,7 +703,7 @@ static const struct { const char *name; void *fn; } TABLE[] = {
   ENTRY(cuInit), ENTRY(cuDriverGetVersion), ENTRY(cuGetErrorName), ENTRY(cuGetErrorString), ENTRY(cuDeviceGetCount),
   ENTRY(cuDeviceGet), ENTRY(cuDeviceGetAttribute), ENTRY(cuDeviceGetName), ENTRY(cuDevicePrimaryCtxRetain),
   ENTRY(cuDevicePrimaryCtxRelease), ENTRY(cuCtxSetCurrent), ENTRY(cuCtxSynchronize), ENTRY(cuModuleLoadData),
-  ENTRY(cuModuleLoadDataEx), ENTRY(cuModuleUnload), ENTRY(cuModuleGetFunction), ENTRY(cuFuncSetAttribute),
+  ENTRY(cuModuleLoadDataEx), ENTRY(cuModuleUnload), ENTRY(cuModuleGetFunction), ENTRY(cuFuncSetAttribute), ENTRY(cuFuncGetAttribute),
   ENTRY(cuLaunchKernelEx), ENTRY(cuMemAlloc), ENTRY(cuMemFree), ENTRY(cuMemcpyHtoD), ENTRY(cuMemcpyDtoH),
   ENTRY(cuMemcpyDtoD), ENTRY(cuMemsetD8), ENTRY(cuStreamCreate), ENTRY(cuStreamSynchronize), ENTRY(cuStreamDestroy),
   ENTRY(cuEventCreate), ENTRY(cuEventRecord), ENTRY(cuEventSynchronize), ENTRY(cuEventElapsedTime),

@@ -17,7 +17,7 @@ end
 local PRELUDE = [[
 local ffi = require "ffi"
 ffi.cdef [=[
-struct ptxmock_launch { char func[256]; unsigned grid[3], block[3], cluster[3], smem; void *stream; uint32_t param_size; unsigned char params[4096]; };
+struct ptxmock_launch { char func[256]; unsigned grid[3], block[3], cluster[3], smem; void *stream; uint32_t param_size; unsigned char params[4096]; int cluster_attr; };
 int ptxmock_launch_count(void); const struct ptxmock_launch *ptxmock_last_launch(void);
 int ptxmock_max_dynamic_smem(const char *name); void ptxmock_fail(const char *entry, int code);
 int ptxmock_param_layout(const char *name, uint32_t *off, uint32_t *size, int max);
@@ -105,6 +105,90 @@ print(mock.ptxmock_max_dynamic_smem("planned"))
     if out:find('"kernels"', 1, true) then assert.truthy(out:find('"smem_dynamic": 76800', 1, true), out) end
   end)
 
+  it("launches a kernel compiled for its cluster without the cluster launch attribute, as <<< >>> does", function()
+    -- .reqnctapercluster fixes the cluster at compile time; the launch leaves it to the cubin (the
+    -- documented way: a __cluster_dims__ kernel launched with <<< >>>), and a launch asking for
+    -- another cluster is an error at its line before the driver sees it
+    if not have_mock() then return H.pending("no mock driver built") end
+    local out, err, rc = run_lua(PRELUDE .. [[
+local k = ptx.kernel { name = "cl", target = "sm_90a", templates = { CL = 2 }, params = { { "out", "f32*" } },
+  grid = { 8 }, block = { 32 }, cluster = function(t) return { t.CL } end,
+  body = function(_, o) ptx.st.global.f32(ptx.addr(ptx.global_ptrs(o)), 1.5); ptx.ret() end }
+local dev = cuda.device(0)
+local a = dev:array("f32", 1, 0)
+for _, c in ipairs { 2, 4, 1 } do
+  local r = k:launch { device = dev, args = { a }, defines = { CL = c } }
+  local L = mock.ptxmock_last_launch()
+  print(c, r.cluster[1], L.cluster[0], L.cluster_attr)
+end
+local ok, e = pcall(k.launch, k, { device = dev, args = { a }, defines = { CL = 2 }, grid = { 8 }, block = { 32 }, cluster = { 4 } })
+print(ok, (e:gsub("^.-:(%d+): ", "line %1: ")))
+local free = ptx.kernel { name = "free", target = "sm_90a", params = { { "out", "f32*" } }, grid = { 8 }, block = { 32 },
+  body = function(_, o) ptx.st.global.f32(ptx.addr(ptx.global_ptrs(o)), 1.5); ptx.ret() end }
+free:launch { device = dev, args = { a }, cluster = { 4 } }              -- a launch-time cluster: the attribute
+print(mock.ptxmock_last_launch().cluster[0], mock.ptxmock_last_launch().cluster_attr)
+]])
+    assert.are.equal(0, rc, err)
+    assert.are.equal("2\t2\t2\t0\n4\t4\t4\t0\n1\t1\t1\t0\n" ..
+      "false\tline 21: error: launch of cl: a cluster of 4x1x1, but the kernel was compiled for clusters of 2x1x1\n4\t1\n", out)
+  end)
+
+  it("assembles PTX of an older target for the device's architecture (an sm_80 cubin does not load on sm_90)", function()
+    -- a cubin runs only on its own SM major version: kernels/gemm_mma.lua (.target sm_80) must be
+    -- assembled for sm_90 to load on an H100/H200; an arch-specific target of another device fails
+    -- at the script's line before anything is loaded
+    if not have_mock() then return H.pending("no mock driver built") end
+    local out, err, rc = run_lua(PRELUDE .. [[
+local function kernel(name, target)
+  return ptx.kernel { name = name, target = target, params = { { "out", "f32*" } }, grid = { 1 }, block = { 32 },
+    body = function(_, o) ptx.st.global.f32(ptx.addr(ptx.global_ptrs(o)), 1.5); ptx.ret() end }
+end
+local dev = cuda.device(0)
+local a = dev:array("f32", 1, 0)
+for _, t in ipairs { "sm_80", "sm_86", "sm_90", "sm_90a" } do
+  local k = kernel("k_" .. t, t)
+  local ok, e = pcall(k.launch, k, { device = dev, args = { a } })
+  print(t, ok, ok and ffi.string(mock.ptxmock_last_launch().func) or e)
+end
+local k = kernel("k_100a", "sm_100a")
+local ok, e = pcall(k.launch, k, { device = dev, args = { a } })
+print(ok, (e:gsub("^.-:(%d+): ", "line %1: ")))
+print(require("ptxlua.core").cuda_arch("sm_80", 9, 0), require("ptxlua.core").cuda_arch("sm_100f", 10, 3), require("ptxlua.core").cuda_arch("sm_90a", 9, 0))
+]])
+    assert.are.equal(0, rc, err)
+    assert.are.equal("sm_80\ttrue\tk_sm_80\nsm_86\ttrue\tk_sm_86\nsm_90\ttrue\tk_sm_90\nsm_90a\ttrue\tk_sm_90a\n" ..
+      "false\tline 23: error: k_100a: PTX for sm_100a cannot run on this device (sm_90, compute capability 9.0): an arch-specific target runs only on that architecture\n" ..
+      "sm_90\tsm_103\tsm_90a\n", out)
+  end)
+
+  it("raises the dynamic shared-memory limit when static and dynamic together pass 48 KB", function()
+    -- the driver's default dynamic limit is 48 KB less the kernel's static shared arrays: a kernel
+    -- with 40 KB of static arrays launched with 16 KB (or 48 KB) of dynamic shared memory needs
+    -- cuFuncSetAttribute, though neither size alone is over 48 KB
+    if not have_mock() then return H.pending("no mock driver built") end
+    local out, err, rc = run_lua(PRELUDE .. [[
+ffi.cdef "int ptxmock_static_smem(const char *name);"
+local k = ptx.kernel { name = "mixed", target = "sm_90a", templates = { DYN = 16384 }, params = { { "out", "f32*" } },
+  grid = { 1 }, block = { 128 }, smem = function(t) return t.DYN end,
+  body = function(t, o)
+    local st = ptx.shared("st", "f32", 10240)                    -- 40 KB of static shared memory
+    local v = ptx.reg.f32()
+    ptx.ld.shared.f32(v, ptx.addr(st, 4 * 10000))
+    ptx.st.global.f32(ptx.addr(ptx.global_ptrs(o)), v)
+    ptx.ret()
+  end }
+local dev = cuda.device(0)
+local a = dev:array("f32", 1, 0)
+for _, dyn in ipairs { 16384, 49152, 8192 } do
+  local ok, e = pcall(k.launch, k, { device = dev, args = { a }, defines = { DYN = dyn } })
+  print(dyn, ok, ok and mock.ptxmock_last_launch().smem or e)
+end
+print(mock.ptxmock_static_smem("mixed"))
+]])
+    assert.are.equal(0, rc, err)
+    assert.are.equal("16384\ttrue\t16384\n49152\ttrue\t49152\n8192\ttrue\t8192\n40960\n", out)
+  end)
+
   it("round-trips arrays through device memory and times with events", function()
     if not have_mock() then return H.pending("no mock driver built") end
     local out, err, rc = run_lua(PRELUDE .. [[
@@ -141,7 +225,7 @@ describe("bench/gpu/run.lua", function()
       assert.truthy(out:find("\n" .. case .. " ", 1, true), case .. " missing:\n" .. out)
     end
     -- every output stayed poisoned: each check fails on elements that were never written
-    local fails = select(2, out:gsub("FAIL [%w_]+: %d+ elements NaN/Inf %(not written%?%)", ""))
+    local fails = select(2, out:gsub("\n    FAIL [%w_]+: %d+ elements NaN/Inf %(not written%?%)", ""))
     assert.are.equal(7, fails, out)
     assert.falsy(out:find("ERROR", 1, true), out)
   end)
@@ -156,7 +240,7 @@ describe("bench/gpu/run.lua", function()
     for _, case in ipairs(cases) do
       assert.truthy(out:find("\n" .. case .. " ", 1, true), case .. " missing:\n" .. out)
     end
-    local fails = select(2, out:gsub("FAIL [%w_]+: %d+ elements NaN/Inf %(not written%?%)", ""))
+    local fails = select(2, out:gsub("\n    FAIL [%w_]+: %d+ elements NaN/Inf %(not written%?%)", ""))
     assert.are.equal(#cases, fails, out)
     assert.falsy(out:find("ERROR", 1, true), out)
   end)
@@ -173,6 +257,46 @@ describe("bench/gpu/run.lua", function()
     assert.truthy(launch:find("host time per launch (C API)", 1, true), launch)
     assert.truthy(launch:find("host time per launch (Lua)", 1, true), launch)
     assert.truthy(out:find("== done in %d+ s; GPU check exit 1"), out)
+  end)
+
+  it("bench/gpu/session.sh survives a kernel that never finishes: the check is killed, its done rows logged", function()
+    -- the one GPU session must not lose everything to one hung kernel: PTXMOCK_HANG makes every wait
+    -- after a softmax launch block forever, as a stuck mbarrier pipeline would on the GPU
+    if not have_mock() then return H.pending("no mock driver built") end
+    local dir = H.tmpfile("-hang")
+    local t0 = os.time()
+    local out, err, rc = H.sh("CHECK_TIMEOUT=4 PTXMOCK_HANG=softmax OUT=" .. shq(dir) .. " PTXLUA_LIBCUDA=" .. shq(MOCK) ..
+      " BUILD=" .. shq(H.build) .. " timeout 60 " .. shq(H.root .. "/bench/gpu/session.sh") ..
+      " --quick --copy-mb 4 --runs 3 --set N=2048 --set B=4 vector_add softmax swiglu")
+    assert.are.equal(124, rc, out .. err)
+    assert.is_true(os.time() - t0 < 60, "the check was not cut short")
+    local log = H.read(dir .. "/gpu_check.txt")
+    assert.truthy(log:find("\n%-%- vector_add N=2048 %.%.%. FAIL out: 2048 elements NaN/Inf"), log)   -- done before the hang
+    -- the one that hung: its progress line never completed, the session's note follows it
+    assert.truthy(log:find("\n-- softmax B=4 N=2048 ... == the GPU check did not finish in 4 s", 1, true), log)
+    assert.falsy(log:find("-- swiglu", 1, true), log)
+    assert.truthy((H.read(dir .. "/launch.txt") or ""):find("host time per launch (C API)", 1, true), out)
+  end)
+
+  it("bench/gpu/session.sh runs the Lua files of the tree it is in, not those of the path the build was configured at", function()
+    -- the device machine gets a copy of the working tree at a path of its own and the carried
+    -- build: every step (run.lua's luajit, the C API's engine, the Lua launch overhead) must load
+    -- the copy's lua/. A marker in the copy's ptxlua/init.lua says which tree each step loaded.
+    if not have_mock() then return H.pending("no mock driver built") end
+    local copy = H.tmpfile("-tree")
+    H.sh("mkdir -p " .. shq(copy) .. " && cp -r " .. shq(H.root .. "/bench") .. " " .. shq(H.root .. "/lua") .. " " ..
+         shq(H.root .. "/kernels") .. " " .. shq(copy))
+    local init = copy .. "/lua/ptxlua/init.lua"
+    H.write(init, "io.stderr:write('LOADED FROM THE COPY\\n')\n" .. H.read(init))
+    local dir = H.tmpfile("-session")
+    local out, err = H.sh("OUT=" .. shq(dir) .. " PTXLUA_LIBCUDA=" .. shq(MOCK) .. " BUILD=" .. shq(H.build) .. " " ..
+      shq(copy .. "/bench/gpu/session.sh") .. " --quick --copy-mb 4 --runs 3 --set N=2048 vector_add")
+    H.sh("rm -rf " .. shq(copy))
+    local launch = H.read(dir .. "/launch.txt") or ""
+    assert.truthy(launch:find("host time per launch (C API)", 1, true), out .. err)
+    -- the C API's engine and the Lua run each loaded the copy
+    assert.are.equal(2, select(2, launch:gsub("LOADED FROM THE COPY", "")), launch)
+    assert.truthy(H.read(dir .. "/gpu_check.txt"):find("LOADED FROM THE COPY", 1, true))
   end)
 
   it("prints the ratio to a case's published figure (flash attention: FA3's, at FA3's shapes only)", function()
