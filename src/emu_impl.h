@@ -1,6 +1,7 @@
 /* emu_impl.h -- the emulator's internals, shared by emu.c (memory, launch, CTA scheduling),
 ** emu_decode.c (statements -> internal instructions), emu_warp.c (the warp loop, barriers),
-** emu_exec.c (one instruction), emu_ops.c (element semantics), emu_mma.c, emu_fp.c (rounding). */
+** emu_exec.c (one instruction), emu_ops.c (element semantics), emu_mma.c, emu_fp.c (rounding),
+** emu_hopper.c (mbarrier, TMA and bulk copies, wgmma, clusters, setmaxnreg). */
 #ifndef PL_EMU_IMPL_H
 #define PL_EMU_IMPL_H
 

@@ -353,9 +353,7 @@ function M.dynamic_smem(name, defines, k, field_only)
     for _, kk in ipairs(require("ptxlua").kernels()) do if kk.name == name then k = kk end end
   end
   if not k then return 0 end
-  local s = k.def.smem
-  if type(s) == "function" then s = s(k:resolve(defines)) end
-  s = type(s) == "number" and s or 0
+  local s = k:smem_field(defines)
   if field_only then return s end
   return math.max(s, k.dynamic_smem or 0)
 end

@@ -237,7 +237,8 @@ local function emulator(d, k, opts)
     local err = e:error()
     if err then error(err, 0) end
     per[key] = e
-    DYN[e] = k.dynamic_smem or 0                     -- this trace's shared-memory plans' dynamic block
+    -- the kernel's `smem`, or this trace's shared-memory plans' dynamic block, the larger (as on CUDA)
+    DYN[e] = math.max(k:smem_field(opts.defines), k.dynamic_smem or 0)
   end
   e:clear()
   return e

@@ -994,6 +994,13 @@ function KERNEL.launch_dims(k, overrides)
          dims_of(eval(d.cluster, t, "cluster", k), "cluster", k)
 end
 
+-- the kernel's `smem` field for the given templates (a number of bytes, or a function of them), or 0
+function KERNEL.smem_field(k, overrides)
+  local s = k.def.smem
+  if type(s) == "function" then s = s(k:resolve(overrides)) end
+  return type(s) == "number" and s or 0
+end
+
 -- trace this kernel into module m (a core module)
 local function trace_into(k, m, overrides)
   local d = k.def

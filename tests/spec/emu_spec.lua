@@ -645,6 +645,29 @@ describe("emulator: memory", function()
     end
   end)
 
+  it("gives a launch without smem the kernel's own `smem` field as dynamic shared memory", function()
+    local ptx = H.fresh()
+    local k = ptx.kernel { name = "dynfield", templates = { N = 16 }, smem = function(t) return 4 * t.N end,
+      params = { { "out", "f32*" } }, block = function(t) return { t.N } end, grid = { 1 },
+      body = function(_, out)
+        local po = ptx.global_ptrs(out)
+        local tid = ptx.special "tid.x"
+        local s = ptx.reg.u32(); ptx.mov.u32(s, ptx.shared_dynamic("dynf"))
+        local v = ptx.reg.f32(); ptx.cvt.rn.f32.u32(v, tid)
+        ptx.st.shared.f32(ptx.addr(tid:mad(4, s)), v)
+        ptx.bar.sync(0)
+        local r = ptx.reg.f32(); ptx.ld.shared.f32(r, ptx.addr((tid:bxor(1)):mad(4, s)))
+        ptx.st.global.f32(ptx.addr(po + tid:mul_wide(4)), r)
+      end }
+    for _, n in ipairs { 16, 64 } do
+      local out = dev:array("f32", n, nil, "out"):poison()
+      rt.launch(k, { device = dev, args = { out }, defines = { N = n } })
+      local o = out:read()
+      for t = 0, n - 1 do assert.are.equal(bit.bxor(t, 1), o[t + 1]) end
+      out:free()
+    end
+  end)
+
   it("reads module .const data from its initializer and refuses writes to it", function()
     local r = one("f32", function(ptx)
       ptx._current().mod:var("const", "ctab", "f32", 4, 4, "{1.5, 2.5, 0f40600000, -4}", "", true)
