@@ -555,7 +555,11 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
     if (c == e->C && (e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES | X_CHECK_TRACK))) {
       plX__shared_access(e, in, (uint32_t)a, n, tid, write);
       if (e->status) return NULL;
-    } else if (c != e->C && write && c->h.rd.n && remote_clobber(e, in, c, (uint32_t)a, n, tid)) return NULL;
+    } else if (c != e->C && write) {                         /* into another CTA of the cluster */
+      if (c->h.pw) plX__hop_remote_write(e, c, (uint32_t)a, n, tid);
+      if (c->smem_def) memset(c->smem_def + a, 1, n);
+      if (c->h.rd.n && remote_clobber(e, in, c, (uint32_t)a, n, tid)) return NULL;
+    }
     return c->smem + a;
   }
   case XS_LOCAL:

@@ -709,8 +709,10 @@ static int dec_mods(D *d, xins *in) {
   } else if (!strcmp(b, "fence") && T(k, "proxy")) {
     static const char *const M[] = { "shared::cta", "shared::cluster", "global", "shared", "release", "acquire",
       "cta", "cluster", "gpu", "sys", NULL };
-    if (T(k, "async")) in->sub = 1;
-    else if (T(k, "tensormap::generic")) in->sub = T(k, "acquire") ? 3 : T(k, "release") ? 2 : 0;
+    if (T(k, "async")) {                                           /* sub2: the space the fence covers (emu_hopper.c) */
+      in->sub = 1;
+      in->sub2 = (uint8_t)(T(k, "shared::cta") || T(k, "shared") ? 1 : T(k, "shared::cluster") ? 2 : T(k, "global") ? 3 : 0);
+    } else if (T(k, "tensormap::generic")) in->sub = T(k, "acquire") ? 3 : T(k, "release") ? 2 : 0;
     else if (T(k, "alias")) in->sub = 0;
     else return unsup(d, in, "");
     TLALL(k, M);

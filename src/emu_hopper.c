@@ -664,11 +664,23 @@ static int exec_tmap(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
 
 /* ---- the async proxy's view of shared memory ------------------------------------------------------ */
 static int bst_overwrite(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid);
+/* pw names a writer by its CTA's rank and its thread, so that a store through shared::cluster is
+** remembered in the CTA it lands in; the fence that clears it is the writer's (fence.proxy.async
+** orders the executing thread's own accesses), and for another CTA's bytes one that covers
+** shared::cluster: a .shared::cta fence does not reach memory outside the executing CTA */
+static uint32_t pw_of(plX_emu *e, const xcta *wc, uint32_t tid) { return wc->rank * e->nthreads + tid + 1; }
+
 void plX__hop_generic_write(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid) {
   xcta_hop *h = &e->C->h;
-  uint32_t f = h->fences[tid];
-  for (uint32_t i = off; i < off + n; i++) { h->pw[i] = tid + 1; h->ps[i] = f; h->psw[i] = 0; }
+  uint32_t f = h->fences[tid], who = pw_of(e, e->C, tid);
+  for (uint32_t i = off; i < off + n; i++) { h->pw[i] = who; h->ps[i] = f; h->psw[i] = 0; }
   if (h->bs.n) bst_overwrite(e, in, off, n, tid);
+}
+
+void plX__hop_remote_write(plX_emu *e, xcta *c, uint32_t off, uint32_t n, uint32_t tid) {
+  xcta_hop *h = &c->h;
+  uint32_t f = e->C->h.cfences[tid], who = pw_of(e, e->C, tid);
+  for (uint32_t i = off; i < off + n; i++) { h->pw[i] = who; h->ps[i] = f; h->psw[i] = 0; }
 }
 
 /* ---- bulk groups -----------------------------------------------------------------------------------
@@ -885,12 +897,17 @@ static int proxy_read(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint
   xcta_hop *h = &c->h;
   if (!h->pw) return 0;
   for (uint32_t i = off; i < off + n; i++) {
-    uint32_t wr = h->pw[i];
-    if (wr && h->fences[wr - 1] == h->ps[i]) {
+    uint32_t wr = h->pw[i], r = wr ? (wr - 1) / e->nthreads : 0, t = wr ? (wr - 1) % e->nthreads : 0;
+    const xcta *wc = r == c->rank ? c : &e->ctas[r];               /* the writer's CTA */
+    if (wr && (wc == c ? wc->h.fences : wc->h.cfences)[t] == h->ps[i]) {
       plU_buf b; plU_buf_init(&b);
-      plU_buf_printf(&b, "%s reads shared byte 0x%x, written by ", what, i);
-      whot(e, &b, c, wr - 1);
-      plU_buf_puts(&b, " with an ordinary store and no fence.proxy.async by that thread since: the async proxy may not see it");
+      plU_buf_printf(&b, "%s reads shared byte 0x%x", what, i);
+      if (wc != c) plU_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+      plU_buf_puts(&b, ", written by ");
+      whot(e, &b, wc, t);
+      if (wc == c) plU_buf_puts(&b, " with an ordinary store and no fence.proxy.async by that thread since: the async proxy may not see it");
+      else plU_buf_puts(&b, " with an ordinary store through shared::cluster and no fence.proxy.async (or .shared::cluster; .shared::cta does"
+                            " not cover another CTA's memory) by that thread since: the async proxy may not see it");
       plX__fail_lane(e, in, w, l, plU_buf_cstr(&b));
       plU_buf_free(&b);
       return e->status;
@@ -1631,7 +1648,12 @@ int plX__hop_exec(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t am, uint
   case X_MAPA: case X_GETRANK: return exec_mapa(e, w, in, em);
   case X_ELECT: return exec_elect(e, w, in, em);
   case X_FENCEPROXY:
-    if (in->sub == 1 && e->C->h.fences) LANES(em, e->C->h.fences[(uint32_t)w->idx * 32 + (uint32_t)l]++);
+    if (in->sub == 1 && e->C->h.fences)                            /* sub2: 0 no space, 1 ::cta, 2 ::cluster, 3 global */
+      LANES(em, {
+        uint32_t t = (uint32_t)w->idx * 32 + (uint32_t)l;
+        if (in->sub2 != 3) e->C->h.fences[t]++;
+        if (in->sub2 == 0 || in->sub2 == 2) e->C->h.cfences[t]++;
+      });
     if (in->sub == 2) LANES(em, tm_release(e, (uint32_t)w->idx * 32 + (uint32_t)l, NULL));
     if (in->sub == 3) LANES(em, { if (tm_acquire(e, in, addr_of(in, w, l), (uint32_t)w->idx * 32 + (uint32_t)l)) return e->status; });
     return 0;
@@ -1696,8 +1718,9 @@ int plX__hop_setup(plX_emu *e, xcta *c) {
     c->h.pw = calloc(sm, sizeof *c->h.pw);
     c->h.ps = calloc(sm, sizeof *c->h.ps);
     c->h.fences = calloc(e->nthreads, sizeof *c->h.fences);
+    c->h.cfences = calloc(e->nthreads, sizeof *c->h.cfences);
     c->h.bg = calloc((size_t)e->nthreads * 3, sizeof *c->h.bg);
-    if (!c->h.psw || !c->h.pw || !c->h.ps || !c->h.fences || !c->h.bg) return plX__fail(e, X_NOSLOT, "out of memory");
+    if (!c->h.psw || !c->h.pw || !c->h.ps || !c->h.fences || !c->h.cfences || !c->h.bg) return plX__fail(e, X_NOSLOT, "out of memory");
   }
   if (H->has_wgmma) {
     c->h.wgg = calloc((size_t)e->nwarps * e->xf.nslots, sizeof *c->h.wgg);
@@ -1707,8 +1730,8 @@ int plX__hop_setup(plX_emu *e, xcta *c) {
 }
 
 void plX__hop_free(xcta *c) {
-  free(c->h.psw); free(c->h.pw); free(c->h.ps); free(c->h.fences); free(c->h.wgg); free(c->h.nreg); free(c->h.clarr);
-  c->h.psw = NULL; c->h.pw = c->h.ps = c->h.fences = c->h.wgg = c->h.nreg = c->h.clarr = NULL;
+  free(c->h.psw); free(c->h.pw); free(c->h.ps); free(c->h.fences); free(c->h.cfences); free(c->h.wgg); free(c->h.nreg); free(c->h.clarr);
+  c->h.psw = NULL; c->h.pw = c->h.ps = c->h.fences = c->h.cfences = c->h.wgg = c->h.nreg = c->h.clarr = NULL;
   plU_vec_free(c->h.mb);
   memset(&c->h.mb, 0, sizeof c->h.mb);
   plU_vec_free(c->h.dnv);

@@ -10,6 +10,10 @@
 --   * TMA im2col stores (.im2col_no_offs, store and add-reduction) take part in the bulk-group checks
 --     as tile stores do: an ld.global of a destination pixel after wait_group.read only, and an
 --     st.shared over the source before any wait_group, are reported at their lines.
+--   * the proxy check follows stores into another CTA's shared memory: a tile CTA 1 writes in CTA 0
+--     with st.shared::cluster and CTA 0 TMA-stores past a cluster barrier is reported at the TMA
+--     store, naming the writer, unless the writer ran fence.proxy.async (no space or
+--     .shared::cluster, not .shared::cta) before the barrier; the reader's fence does not clear it.
 -- Every kernel's PTX is assembled by ptxas for sm_90a first.
 local H = require "helper"
 local rt = require "ptxlua.emu"
@@ -270,6 +274,90 @@ describe("the early-release check with two CTAs arriving on one mbarrier", funct
       assert.matches(fmt("(warp 0) reads: stage released at line %d before wgmma.wait_group covers", at.arrive), err, 1, true)
     end)
   end
+end)
+
+describe("the proxy check on stores into another CTA's shared memory", function()
+  -- a 2-CTA cluster: past a cluster barrier every thread of CTA 1 writes 8 words of CTA 0's 4 KB
+  -- tile with st.shared::cluster (through mapa), runs opts.fence (if any), and both CTAs pass a
+  -- second cluster barrier; then thread 0 of CTA 0 (after opts.rfence, if any) TMA-stores the tile
+  -- to global memory and waits for it. The async proxy reads what another CTA's generic proxy wrote:
+  -- the writer's fence.proxy.async (no space or .shared::cluster) before the barrier orders it.
+  local N = 1024                                          -- u32 words of the tile, 64 x 16
+  local function kernel(ptx, name, opts, lines)
+    return ptx.kernel { name = name, target = "sm_90a", grid = { 2 }, block = { 128 }, cluster = { 2 },
+      params = { { "tm", "tensormap" } },
+      body = function(_, tm)
+        local plan = ptx.smem_plan()
+        local tile = plan:alloc("tile", "u32", N, { align = 128 })
+        local desc = ptx.reg.u64()
+        ptx.op "cvta.param.u64" (desc, tm)
+        local tid = ptx.special "tid.x"
+        local rank = ptx.special "cluster_ctarank"
+        local sa, peer = ptx.reg.u32(), ptx.reg.u32()
+        ptx.mov.u32(sa, ptx.sym "smem")
+        ptx.add.u32(sa, sa, tile.offset)
+        ptx.op "barrier.cluster.arrive.release.aligned" ()
+        ptx.op "barrier.cluster.wait.acquire.aligned" ()
+        ptx.if_(rank:eq(1), function()
+          ptx.op "mapa.shared::cluster.u32" (peer, sa, 0)
+          for i = 0, N / 128 - 1 do
+            local idx = tid + i * 128
+            if i == 0 then lines.write = here() + 1 end
+            ptx.op "st.shared::cluster.u32" (ptx.addr(peer + idx:shl(2)), idx:mad(2654435761, 17))
+          end
+          if opts.fence then ptx.op(opts.fence) () end
+        end)
+        ptx.op "barrier.cluster.arrive.release.aligned" ()
+        ptx.op "barrier.cluster.wait.acquire.aligned" ()
+        ptx.if_(rank:eq(0):and_(tid:eq(0)), function()
+          if opts.rfence then ptx.op(opts.rfence) () end
+          local z = ptx.reg.b32()
+          ptx.mov.b32(z, 0)
+          lines.store = here() + 1
+          ptx.op "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" (ptx.taddr(desc, { z, z }), ptx.addr(sa))
+          ptx.op "cp.async.bulk.commit_group" ()
+          ptx.op "cp.async.bulk.wait_group" (0)
+        end)
+      end }
+  end
+
+  local function run(name, opts)
+    local ptx = H.fresh()
+    local lines = {}
+    local k = kernel(ptx, name, opts, lines)
+    assembles(ptx)
+    local dev = rt.device("emu")
+    local out = dev:array("u32", N, 0)
+    local tm = dev:tensormap(out, { dims = { 64, N / 64 }, box = { 64, N / 64 } })
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { tm } })
+    return ok, err, lines, out
+  end
+
+  local function reported(name, opts)
+    local ok, err, lines = run(name, opts)
+    assert.is_false(ok, name)
+    assert.matches(fmt(":%d: error: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group", lines.store), err, 1, true)
+    assert.matches("tile.bulk_group reads shared byte 0x0 of CTA (0,0,0), written by thread (0,0,0) of CTA (1,0,0) with an ordinary store through shared::cluster and no fence.proxy.async", err, 1, true)
+  end
+
+  it("flags a TMA store of a tile another CTA wrote with st.shared::cluster and no fence.proxy.async, at the store", function()
+    reported("dsm_nofence", {})
+  end)
+
+  it("flags it when the writer's fence is .shared::cta (its own CTA only) or only the reader fences", function()
+    reported("dsm_ctafence", { fence = "fence.proxy.async.shared::cta" })
+    reported("dsm_rfence", { rfence = "fence.proxy.async" })
+  end)
+
+  it("accepts it with the writer's fence.proxy.async (or .shared::cluster) before the cluster barrier, and stores what was written", function()
+    for _, f in ipairs { "fence.proxy.async", "fence.proxy.async.shared::cluster" } do
+      local ok, err, _, out = run("dsm_fence", { fence = f })
+      assert(ok, err)
+      local o, bad = out:read(), 0
+      for i = 1, N do if o[i] ~= ((i - 1) * 2654435761 + 17) % 2 ^ 32 then bad = bad + 1 end end
+      assert.equals(0, bad, f)
+    end
+  end)
 end)
 
 describe("the bulk-group checks on TMA im2col stores", function()
