@@ -45,6 +45,16 @@ end
 P.error = perr
 P._user_where = user_where
 
+-- file and line of the function `level` frames above the caller (1: the caller's caller), for the
+-- PTX-in modules (ptxlua.verbatim, ptxlua.sugar) whose errors name a statement's script line
+function P._caller_line(level)
+  local info = debug.getinfo(level + 1, "Sl")
+  if not info then return "?", 0 end
+  local src = info.source or "?"
+  if src:sub(1, 1) == "@" then src = src:sub(2) end
+  return src, info.currentline or 0
+end
+
 -- the keys of a table in a fixed order: pairs() order differs between processes, messages must not
 local function sorted_keys(t)
   local ks = {}

@@ -17,13 +17,7 @@ local MARK = "\1"          -- a raw statement "\1<n>" stands for layout chunk n 
 
 local CUR = nil            -- the function being traced: { chunks = {}, owned = {} }
 
-local function caller_line(level)
-  local info = debug.getinfo(level + 1, "Sl")
-  if not info then return "?", 0 end
-  local src = info.source or "?"
-  if src:sub(1, 1) == "@" then src = src:sub(2) end
-  return src, info.currentline or 0
-end
+local caller_line = P._caller_line
 
 local function need()
   if not CUR then P.error("ptxlua.sugar: this call belongs inside a sugared kernel body") end

@@ -11,13 +11,7 @@ local V = {}
 local DOC = {}
 DOC.__index = DOC
 
-local function caller_line(level)
-  local info = debug.getinfo(level + 1, "Sl")
-  if not info then return "?", 0 end
-  local src = info.source or "?"
-  if src:sub(1, 1) == "@" then src = src:sub(2) end
-  return src, info.currentline or 0
-end
+local caller_line = P._caller_line
 
 -- a new document; name: what errors call the PTX (the original file name)
 function V.module(name)
