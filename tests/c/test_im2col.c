@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ptxlua.h"
+#include "test_engine.h"
 
 static int failures;
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
@@ -64,10 +65,8 @@ static void out_pixel(int m, int *n, int *h, int *w) {
 }
 
 static void test_emu(void) {
-  ptxlua_engine *e = ptxlua_open();
+  ptxlua_engine *e = test_engine();
   if (!e) { failures++; return; }
-  const char *root = getenv("PTXLUA_ROOT");
-  if (root) { char dir[4096]; snprintf(dir, sizeof dir, "%s/lua", root); ptxlua_set_lua_dir(e, dir); }
   ptxlua_device *d = NULL;
   ptxlua_kernel *k = NULL;
   CHECKMSG(ptxlua_load_string(e, "im2col.lua", SCRIPT, strlen(SCRIPT)) == PTXLUA_OK, e);
@@ -155,10 +154,8 @@ static void test_mock(void) {
   const struct ptxmock_im2col *(*last)(void);
   *(void **)&last = dlsym(h, "ptxmock_last_im2col");
   if (!last) { fprintf(stderr, "the mock has no ptxmock_last_im2col\n"); failures++; dlclose(h); return; }
-  ptxlua_engine *e = ptxlua_open();
+  ptxlua_engine *e = test_engine();
   if (!e) { failures++; dlclose(h); return; }
-  const char *root = getenv("PTXLUA_ROOT");
-  if (root) { char dir[4096]; snprintf(dir, sizeof dir, "%s/lua", root); ptxlua_set_lua_dir(e, dir); }
   ptxlua_device *d = NULL;
   CHECKMSG(ptxlua_device_open(e, "cuda:0", &d) == PTXLUA_OK, e);
   ptxlua_buffer *b = NULL;

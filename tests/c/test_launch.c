@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ptxlua.h"
+#include "test_engine.h"
 
 static int failures;
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
@@ -73,15 +74,9 @@ static const char *TMA_SCRIPT =
   "  end }\n";
 
 static void tma_from_c(void) {
-  ptxlua_engine *e = ptxlua_open();
+  ptxlua_engine *e = test_engine();
   CHECK(e != NULL);
   if (!e) return;
-  const char *lua = getenv("PTXLUA_ROOT");
-  if (lua) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/lua", lua);
-    ptxlua_set_lua_dir(e, dir);
-  }
   ptxlua_device *d = NULL;
   ptxlua_kernel *k = NULL;
   CHECKMSG(ptxlua_load_string(e, "tma.lua", TMA_SCRIPT, strlen(TMA_SCRIPT)) == PTXLUA_OK, e);
@@ -137,15 +132,9 @@ static const char *PLAN_SCRIPT =
 static void planned_smem(void) {
   static const struct { const char *rows; unsigned bytes; } C[] = {{NULL, 65536}, {"384", 98304}, {"100", 0}};
   for (int i = 0; i < 3; i++) {
-    ptxlua_engine *e = ptxlua_open();
+    ptxlua_engine *e = test_engine();
     CHECK(e != NULL);
     if (!e) return;
-    const char *lua = getenv("PTXLUA_ROOT");
-    if (lua) {
-      char dir[4096];
-      snprintf(dir, sizeof dir, "%s/lua", lua);
-      ptxlua_set_lua_dir(e, dir);
-    }
     if (C[i].rows) CHECKMSG(ptxlua_define(e, "ROWS", C[i].rows) == PTXLUA_OK, e);
     ptxlua_device *d = NULL;
     ptxlua_kernel *k = NULL;
@@ -166,15 +155,9 @@ int main(void) {
   ptxlua_buffer_free(NULL);
   ptxlua_kernel_free(NULL);
 
-  ptxlua_engine *e = ptxlua_open();
+  ptxlua_engine *e = test_engine();
   CHECK(e != NULL);
   if (!e) return 1;
-  const char *lua = getenv("PTXLUA_ROOT");
-  if (lua) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/lua", lua);
-    ptxlua_set_lua_dir(e, dir);
-  }
   ptxlua_device *d = NULL;
   CHECK(ptxlua_device_open(e, "gpu7", &d) == PTXLUA_MISUSE && d == NULL);
   CHECK(strstr(ptxlua_errmsg(e), "expected \"emu\" or \"cuda:N\"") != NULL);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ptxlua.h"
+#include "test_engine.h"
 #include "runtime.h"
 
 static int failures;
@@ -61,10 +62,8 @@ int main(void) {
   SYM(param_layout, "ptxmock_param_layout"); SYM(max_dyn_smem, "ptxmock_max_dynamic_smem");
   SYM(module_count, "ptxmock_module_count"); SYM(context_refs, "ptxmock_context_refs"); SYM(buffers, "ptxmock_buffers");
 
-  ptxlua_engine *e = ptxlua_open();
+  ptxlua_engine *e = test_engine();
   if (!e) return 1;
-  const char *root = getenv("PTXLUA_ROOT");
-  if (root) { char dir[4096]; snprintf(dir, sizeof dir, "%s/lua", root); ptxlua_set_lua_dir(e, dir); }
   CHECKMSG(ptxlua_load_string(e, "abi.lua", SCRIPT, strlen(SCRIPT)) == PTXLUA_OK, e);
 
   /* a driver error while opening: mapped to its name and text */
