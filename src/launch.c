@@ -314,13 +314,11 @@ static const char *INFO_LUA =
   "  error(string.format('error: no kernel named \\'%s\\' (loaded: %s)', name, #names > 0 and table.concat(names, ', ') or 'none'), 0)\n"
   "end\n"
   "local g, b, c = k:launch_dims(defines)\n"
-  "local s = k.def.smem\n"
-  "if type(s) == 'function' then s = s(k:resolve(defines)) end\n"
   "local ps = {}\n"
   "for i, p in ipairs(k.params) do\n"
   "  ps[i] = { p[1], p.pointer and 1 or p.tensormap and 3 or (p.count and p.count > 0) and 4 or 2, p.pointer and p.elem or p.ptype }\n"
   "end\n"
-  "return k.file, k.line, g, b, c, type(s) == 'number' and s or 0, ps\n";
+  "return k.file, k.line, g, b, c, ps\n";
 
 static void get_dims(lua_State *L, int idx, unsigned d[3], int *has) {
   d[0] = d[1] = d[2] = 1;
@@ -375,19 +373,18 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
   if (luaL_loadbuffer(L, INFO_LUA, strlen(INFO_LUA), "=ptxlua_kernel_prepare")) goto lua_fail;
   lua_pushstring(L, name);
   lua_rawgeti(L, LUA_REGISTRYINDEX, plE_defines_ref(e));
-  if (lua_pcall(L, 2, 7, 0)) goto lua_fail;
+  if (lua_pcall(L, 2, 6, 0)) goto lua_fail;
   snprintf(k->file, sizeof k->file, "%s", lua_tostring(L, top + 1) ? lua_tostring(L, top + 1) : "");
   k->line = (int)lua_tointeger(L, top + 2);
   get_dims(L, top + 3, k->grid, &k->has_grid);
   get_dims(L, top + 4, k->block, &k->has_block);
   int has;
   get_dims(L, top + 5, k->cluster, &has);
-  k->smem = (unsigned)lua_tointeger(L, top + 6);
-  k->np = (int)lua_objlen(L, top + 7);
+  k->np = (int)lua_objlen(L, top + 6);
   k->p = calloc((size_t)(k->np ? k->np : 1), sizeof *k->p);
   if (!k->p) { lua_settop(L, top); free(k); return fail(e, PTXLUA_NOMEM, "out of memory"); }
   for (int i = 0; i < k->np; i++) {
-    lua_rawgeti(L, top + 7, i + 1);
+    lua_rawgeti(L, top + 6, i + 1);
     lua_rawgeti(L, -1, 1); snprintf(k->p[i].name, sizeof k->p[i].name, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?"); lua_pop(L, 1);
     lua_rawgeti(L, -1, 2); k->p[i].kind = (int)lua_tointeger(L, -1); lua_pop(L, 1);
     lua_rawgeti(L, -1, 3); snprintf(k->p[i].dtype, sizeof k->p[i].dtype, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "b8"); lua_pop(L, 1);
@@ -398,18 +395,16 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
   int rc;
   plI_module *m = plE_build(e, name, &rc);
   if (!m) goto fail_k;
-  {                 /* the dynamic block of the kernel's shared-memory plans, as this trace left it */
-    static const char *DYN_LUA = "local name = ...\n"
-      "for _, kk in ipairs(require('ptxlua').kernels()) do if kk.name == name then return kk.dynamic_smem or 0 end end\n"
+  {           /* dynamic shared memory for these defines, right after the trace (KERNEL.dynamic_smem_for) */
+    static const char *DYN_LUA = "local name, defines = ...\n"
+      "for _, k in ipairs(require('ptxlua').kernels()) do if k.name == name then return k:dynamic_smem_for(defines) end end\n"
       "return 0\n";
     int t2 = lua_gettop(L);
-    if (luaL_loadbuffer(L, DYN_LUA, strlen(DYN_LUA), "=ptxlua_kernel_prepare") == 0) {
-      lua_pushstring(L, name);
-      if (lua_pcall(L, 1, 1, 0) == 0) {
-        lua_Integer dyn = lua_tointeger(L, -1);
-        if (dyn > 0 && (unsigned)dyn > k->smem) k->smem = (unsigned)dyn;
-      }
-    }
+    if (luaL_loadbuffer(L, DYN_LUA, strlen(DYN_LUA), "=ptxlua_kernel_prepare")) goto lua_fail;
+    lua_pushstring(L, name);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, plE_defines_ref(e));
+    if (lua_pcall(L, 2, 1, 0)) goto lua_fail;
+    k->smem = (unsigned)lua_tointeger(L, -1);
     lua_settop(L, t2);
   }
   int fi = find_func(m, name);

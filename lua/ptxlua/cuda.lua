@@ -293,7 +293,7 @@ local function module_of(d, k, opts)
   -- smem_set: the dynamic size cuFuncSetAttribute allowed; the driver's default is 48 KB less the
   -- kernel's static shared arrays (not 48 KB), so any dynamic size is set once
   e = { module = mod, fn = fn, smem_set = 0, report = r, compiled_cluster = cx > 0 and { cx, cy, cz } or nil,
-        smem = math.max(M.dynamic_smem(k.name, opts.defines, k, true), k.dynamic_smem or 0) }
+        smem = k:dynamic_smem_for(opts.defines) }
   per[key] = e
   return e
 end
@@ -344,18 +344,13 @@ function M.bench(k, opts)
   return ms / iters
 end
 
--- dynamic shared memory of a kernel for the defines: its `smem` field (a number of bytes or a
--- function of the templates), or the dynamic block of its shared-memory plans as the last trace
--- left it (ptxlua --check reports it right after tracing), the larger; 0 when neither. field_only:
--- the `smem` field alone.
-function M.dynamic_smem(name, defines, k, field_only)
-  if not k then
-    for _, kk in ipairs(require("ptxlua").kernels()) do if kk.name == name then k = kk end end
+-- dynamic shared memory of the kernel named `name` for the defines (KERNEL.dynamic_smem_for),
+-- 0 for no such kernel; ptxlua --check reports it right after tracing
+function M.dynamic_smem(name, defines)
+  for _, k in ipairs(require("ptxlua").kernels()) do
+    if k.name == name then return k:dynamic_smem_for(defines) end
   end
-  if not k then return 0 end
-  local s = k:smem_field(defines)
-  if field_only then return s end
-  return math.max(s, k.dynamic_smem or 0)
+  return 0
 end
 
 return M

@@ -238,7 +238,7 @@ local function emulator(d, k, opts)
     if err then error(err, 0) end
     per[key] = e
     -- the kernel's `smem`, or this trace's shared-memory plans' dynamic block, the larger (as on CUDA)
-    DYN[e] = math.max(k:smem_field(opts.defines), k.dynamic_smem or 0)
+    DYN[e] = k:dynamic_smem_for(opts.defines)
   end
   e:clear()
   return e

@@ -1004,11 +1004,14 @@ function KERNEL.launch_dims(k, overrides)
          dims_of(eval(d.cluster, t, "cluster", k), "cluster", k)
 end
 
--- the kernel's `smem` field for the given templates (a number of bytes, or a function of them), or 0
-function KERNEL.smem_field(k, overrides)
+-- the dynamic shared memory a launch of this kernel needs for the given templates: its `smem` field
+-- (a number of bytes, or a function of them) or the dynamic block of its shared-memory plans as the
+-- last trace left it, the larger (both start at the block's base); 0 when neither. Call it right
+-- after tracing with the same templates (the emulator, the CUDA runtime and --check do).
+function KERNEL.dynamic_smem_for(k, overrides)
   local s = k.def.smem
   if type(s) == "function" then s = s(k:resolve(overrides)) end
-  return type(s) == "number" and s or 0
+  return math.max(type(s) == "number" and s or 0, k.dynamic_smem or 0)
 end
 
 -- trace this kernel into module m (a core module)
