@@ -10,6 +10,7 @@
 #include <string.h>
 #include "ptxlua.h"
 #include "test_engine.h"
+#include "../mock_cuda/ptxmock.h"
 
 static int failures;
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
@@ -140,10 +141,6 @@ static void test_emu(void) {
   ptxlua_close(e);
 }
 
-struct ptxmock_im2col {
-  int dtype; unsigned rank; uint64_t addr, dims[5], strides[4];
-  int lower[3], upper[3]; unsigned channels, pixels, estr[5]; int interleave, swizzle, l2, oob;
-};
 
 static void test_mock(void) {
   const char *mock = getenv("PTXLUA_MOCK_LIBCUDA");

@@ -10,20 +10,13 @@
 #include <string.h>
 #include "ptxlua.h"
 #include "test_engine.h"
+#include "../mock_cuda/ptxmock.h"
 #include "runtime.h"
 
 static int failures;
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
 #define CHECKMSG(c, e) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #c, ptxlua_errmsg(e)); failures++; } } while (0)
 
-struct ptxmock_launch {
-  char func[256];
-  unsigned grid[3], block[3], cluster[3], smem;
-  void *stream;
-  uint32_t param_size;
-  unsigned char params[4096];
-  int cluster_attr;
-};
 static int (*launch_count)(void);
 static const struct ptxmock_launch *(*last_launch)(void);
 static void (*mock_fail)(const char *, int);

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <pthread.h>
+#include "ptxmock.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -49,14 +50,7 @@ typedef struct {
 
 typedef struct {
   int launches;
-  struct ptxmock_launch {
-    char func[256];
-    unsigned grid[3], block[3], cluster[3], smem;
-    void *stream;
-    uint32_t param_size;
-    unsigned char params[4096];
-    int cluster_attr;         /* the launch passed CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
-  } last;
+  struct ptxmock_launch last;
 } mstate;
 
 static pthread_mutex_t LOCK = PTHREAD_MUTEX_INITIALIZER;
@@ -641,10 +635,6 @@ static CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void
 ** corners (rank 3: one in [-32768, 32767]; rank 4: two in [-128, 127]; rank 5: three in [-16, 15];
 ** a non-empty box), channelsPerPixel <= 256, pixelsPerColumn <= 1024, the swizzle span over a
 ** pixel's channels. The last call's arguments are kept for ptxmock_last_im2col. */
-struct ptxmock_im2col {
-  int dtype; unsigned rank; uint64_t addr, dims[5], strides[4];
-  int lower[3], upper[3]; unsigned channels, pixels, estr[5]; int interleave, swizzle, l2, oob;
-};
 static struct ptxmock_im2col LAST_IM2COL;
 API const struct ptxmock_im2col *ptxmock_last_im2col(void) { return &LAST_IM2COL; }
 static CUresult cuTensorMapEncodeIm2col(void *map, int dtype, unsigned rank, void *addr, const uint64_t *dims,
