@@ -71,7 +71,7 @@ PTXLUA_API void ptxlua_free(void *p);
 
 /* checks for ptxlua_emulate (out-of-bounds, misaligned accesses and deadlocks are always checked) */
 enum {
-  PTXLUA_CHECK_RACES = 1,         /* shared-memory races between two barriers */
+  PTXLUA_CHECK_RACES = 1,         /* races: shared memory between two barriers, global memory across warps and CTAs */
   PTXLUA_CHECK_UNINIT_SHARED = 2, /* reads of never-written shared memory */
   PTXLUA_CHECK_UNINIT_REGS = 4    /* reads of never-written registers */
 };

@@ -23,7 +23,7 @@ plX_mem *plX_mem_new(void) {
 
 void plX_mem_free(plX_mem *m) {
   if (!m) return;
-  for (uint32_t i = 0; i < m->n; i++) { free(m->b[i].p); free(m->b[i].name); }
+  for (uint32_t i = 0; i < m->n; i++) { free(m->b[i].p); free(m->b[i].name); free(m->b[i].gw); }
   free(m->b);
   free(m);
 }
@@ -45,7 +45,7 @@ uint64_t plX_mem_alloc(plX_mem *m, uint64_t bytes, const char *name) {
     b.name = malloc(n);
     if (b.name) memcpy(b.name, name, n);
   }
-  b.addr = m->next; b.size = bytes; b.ro = 0;
+  b.addr = m->next; b.size = bytes; b.ro = 0; b.gw = NULL;
   /* 256-byte aligned, with at least 256 unmapped bytes after each buffer: an access just past
   ** the end of one buffer is never inside the next */
   m->next = (m->next + bytes + 256 + 255) & ~(uint64_t)255;
@@ -57,7 +57,7 @@ int plX_mem_release(plX_mem *m, uint64_t addr) {
   if (!m) return -1;
   for (uint32_t i = 0; i < m->n; i++)
     if (m->b[i].addr == addr) {
-      free(m->b[i].p); free(m->b[i].name);
+      free(m->b[i].p); free(m->b[i].name); free(m->b[i].gw);
       memmove(m->b + i, m->b + i + 1, (m->n - i - 1) * sizeof *m->b);
       m->n--;
       return 0;
@@ -400,6 +400,7 @@ void plX_free(plX_emu *e) {
   free(x->code); free(x->consts); free(x->vslots); free(x->chk); free(x->slot_of); free(x->slot_reg); free(x->pred_reg); free(x->msgs);
   plU_buf_free(&e->err);
   plU_buf_free(&e->trace);
+  free(e->gsync);
   free(e);
 }
 
@@ -540,6 +541,10 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
     if (!b || a - b->addr + n > b->size) return mem_fail(e, in, XS_GLOBAL, a, n, tid, "out-of-bounds");
     if (write && b->ro) return mem_fail(e, in, XS_CONST, a, n, tid, "write to constant memory by");
     if (!write && e->H.gst && plX__hop_gload(e, in, a, n, tid)) return NULL;   /* bulk stores in flight */
+    if (e->gsync) {                                                /* the races check */
+      if (write == 2 || in->gsync) e->gsync[e->C->cta_linear]++;
+      if (write < 2 && plX__global_access(e, in, b, a - b->addr, n, tid, write)) return NULL;
+    }
     return b->p + (a - b->addr);
   }
   case XS_SHARED: {
@@ -636,6 +641,60 @@ void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, ui
     else if (!orr) e->C->race_r[i] = me;
     else if (orr != me && (orr - 1) / 32 != w) e->C->race_r[i] = 0xffffffffu;
   }
+}
+
+/* the races check on global memory. A launch's CTAs run one cluster after another here, in any
+** order on a GPU, so two plain accesses of one byte by two CTAs, at least one a write, race unless
+** something orders them: in one cluster, a barrier, mbarrier phase or barrier.cluster completed
+** between them (any of the cluster: lenient); in two clusters, a fence, an atomic or a strong
+** (.volatile/.relaxed/.acquire/.release) access of global memory by the writer's CTA after its write
+** and one by this CTA before this access (the handshake of a split-K or a last-block reduction).
+** Two threads of one warp are never reported against each other; atomics never race; a read before
+** the write (WAR) is not looked at: only the last plain write of a byte is remembered. */
+static void who_cta(plX_emu *e, plU_buf *b, uint32_t cta, uint32_t tid) {
+  uint32_t x = tid % e->block[0], y = tid / e->block[0] % e->block[1], z = tid / (e->block[0] * e->block[1]);
+  uint64_t g01 = (uint64_t)e->grid[0] * e->grid[1];
+  plU_buf_printf(b, "thread (%u,%u,%u) of CTA (%u,%u,%u)", x, y, z, (unsigned)(cta % e->grid[0]),
+                 (unsigned)(cta / e->grid[0] % e->grid[1]), (unsigned)(cta / g01));
+}
+
+int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t n, uint32_t tid, int write) {
+  if (!b->gw) {
+    if (!write) return 0;                                          /* nothing written here yet */
+    b->gw = calloc((size_t)b->size, sizeof *b->gw);
+    if (!b->gw) return plX__fail(e, in->stmt, "out of memory (the races check on global memory)");
+  }
+  uint32_t gen = e->mem->gwgen, me = (uint32_t)e->C->cta_linear;
+  for (uint64_t i = o; i < o + n; i++) {
+    xgw *r = &b->gw[i];
+    if (r->gen == gen) {
+      int same_cta = r->cta == me && r->clser == e->clser;
+      int ordered;
+      if (same_cta && r->tid / 32 == tid / 32) ordered = 1;
+      else if (r->clser == e->clser && r->bars != e->gbars) ordered = 1;
+      else ordered = !same_cta && e->gsync[r->cta] > r->gsync && e->gsync[me] > 0;
+      if (!ordered) {
+        plU_buf m; plU_buf_init(&m);
+        plU_buf_printf(&m, "global-memory race on byte %llu of buffer '%s' (address 0x%llx): %s by ", (unsigned long long)i,
+                       b->name ? b->name : "?", (unsigned long long)(b->addr + i), plX__opname(e, in->stmt));
+        who(e, &m, tid);
+        plU_buf_printf(&m, " %s it after ", write ? "writes" : "reads");
+        who_cta(e, &m, r->cta, r->tid);
+        plU_buf_printf(&m, " wrote it (line %s) with nothing ordering the two", X_AT(e, r->stmt));
+        if (same_cta) plU_buf_puts(&m, ": no barrier completed between them");
+        else if (r->clser == e->clser) plU_buf_puts(&m, ": no barrier, mbarrier phase or barrier.cluster completed between them");
+        else plU_buf_puts(&m, ": two CTAs of other clusters run in any order (a fence or atomic by the writer after its store and one by the other before its access order them)");
+        plX__fail(e, in->stmt, "%s", plU_buf_cstr(&m));
+        plU_buf_free(&m);
+        return e->status;
+      }
+    }
+    if (write) {
+      r->gen = gen; r->cta = me; r->tid = tid; r->stmt = in->stmt;
+      r->clser = e->clser; r->bars = e->gbars; r->gsync = e->gsync[me];
+    }
+  }
+  return 0;
 }
 
 /* ---- CTAs -------------------------------------------------------------------------------------- */
@@ -761,6 +820,7 @@ static int deadlock(plX_emu *e) {
 ** run, the copies in flight land (and may complete mbarrier phases), else it is a deadlock */
 static int run_cluster(plX_emu *e, const uint32_t first[3]) {
   xhop *H = &e->H;
+  e->clser++;
   for (uint32_t r = 0; r < H->ncl; r++) {
     xcta *c = &e->ctas[r];
     c->ctaid[0] = first[0] + r % H->cl[0];
@@ -828,6 +888,15 @@ int plX_run(plX_emu *e) {
   e->checks &= ~(unsigned)X_CHECK_TRACK;
   plX__hop_scan(e);
   if (e->H.track) e->checks |= X_CHECK_TRACK;
+  free(e->gsync); e->gsync = NULL; e->ngsync = 0;
+  if (e->checks & PLX_CHECK_RACES) {                               /* the races check on global memory */
+    uint64_t n = (uint64_t)e->grid[0] * e->grid[1] * e->grid[2];
+    if (n > ((uint64_t)1 << 32) || !(e->gsync = calloc((size_t)n, sizeof *e->gsync)))
+      return plX__fail(e, X_NOSLOT, "out of memory (the races check on global memory, %llu CTAs)", (unsigned long long)n);
+    e->ngsync = n;
+    if (++e->mem->gwgen == 0) e->mem->gwgen = 1;                 /* 0: never written */
+    e->clser = 0;
+  }
   for (uint32_t z = 0; z < e->grid[2]; z += H->cl[2])
     for (uint32_t y = 0; y < e->grid[1]; y += H->cl[1])
       for (uint32_t x = 0; x < e->grid[0]; x += H->cl[0]) {

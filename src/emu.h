@@ -25,7 +25,7 @@ typedef struct plX_emu plX_emu;
 enum {                              /* opt-in checks (plX_set_checks) */
   PLX_CHECK_UNINIT_REGS = 1,        /* reads of registers no instruction wrote */
   PLX_CHECK_UNINIT_SHARED = 2,      /* reads of shared memory no thread wrote */
-  PLX_CHECK_RACES = 4               /* shared-memory races between two barriers */
+  PLX_CHECK_RACES = 4               /* races: shared memory between two barriers, global memory across warps and CTAs */
 };
 
 typedef struct plX_stats {

@@ -85,6 +85,15 @@ static const char *unused(toks *k) {
   return NULL;
 }
 
+/* a token is there (not marked used) */
+static int has(const toks *k, const char *t) {
+  for (int i = 1; i < k->n; i++) if (strcmp(k->s[i], t) == 0) return 1;
+  return 0;
+}
+
+/* a strong access (.volatile, .relaxed, .acquire, .release): it orders global memory for the races check */
+static int strong(const toks *k) { return has(k, "volatile") || has(k, "relaxed") || has(k, "acquire") || has(k, "release"); }
+
 /* cache hints, memory orders and scopes: no effect on a sequential emulation */
 static void noise(toks *k) {
   static const char *const N[] = { "ca", "cg", "cs", "lu", "cv", "wb", "wt", "weak", "volatile", "relaxed",
@@ -641,6 +650,7 @@ static int dec_mods(D *d, xins *in) {
     in->op = X_ISSPACEP; in->space = (uint8_t)sp;
   } else if (!strcmp(b, "mov")) in->op = t == PLT_PRED ? X_PMOV : X_MOV;   /* X_MOVSREG, X_PACK, X_UNPACK by operands */
   else if (!strcmp(b, "ld") || !strcmp(b, "ldu") || !strcmp(b, "st")) {
+    in->gsync = (uint8_t)(strong(k) && !has(k, "cta"));
     noise(k);
     T(k, "nc");
     if (T(k, "shared::cluster")) in->fl |= XF_CLUSTER;
@@ -722,6 +732,7 @@ static int dec_mods(D *d, xins *in) {
     in->op = X_NOP;
   } else if (!strcmp(b, "membar") || !strcmp(b, "fence")) {
     static const char *const M[] = { "gl", "sys", "cta", "sc", "acq_rel", "gpu", "cluster", NULL };
+    in->gsync = (uint8_t)(!has(k, "cta") && !has(k, "cluster"));   /* membar.gl/.sys, fence.*.gpu/.sys */
     TLALL(k, M);
     in->op = X_NOP;
   } else if (!strcmp(b, "bra")) { T(k, "uni"); in->op = X_BRA; }

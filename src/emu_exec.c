@@ -93,7 +93,7 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
   int t = in->t, bits = tb(t);
   uint32_t *P = w->P;
   switch (in->op) {
-  case X_NOP: break;
+  case X_NOP: if (in->gsync && e->gsync) e->gsync[e->C->cta_linear]++; break;
   case X_UNSUP: return plX__fail(e, in->stmt, "%s", e->xf.msgs + in->off);
   /* ---- integer ---- */
   case X_ADD:

@@ -112,6 +112,7 @@ static uint32_t *mb_dn(xcta *c, const xmbar *m, int last) {
 static void mb_progress(plX_emu *e, xcta *c, xmbar *m) {
   if (m->pending || m->tx) return;
   m->phase++;
+  e->gbars++;
   m->pending = m->expected;
   m->tx = 0;
   m->cur ^= 1;                                                     /* this phase's counts become the last's */
@@ -1120,7 +1121,10 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (!ld && bst_push(e, in, tid, off, off + span, ga, ga + (uint64_t)t.esize)) return e->status;   /* bulk group tracking */
       if (ld) memcpy(data + so, gp, (size_t)t.esize);
       else if (gb->ro) return lane_fail(e, in, w, l, "a TMA store into constant memory");
-      else if (in->sub == 1) memcpy(gp, c->smem + off + so, (size_t)t.esize);
+      else if (in->sub == 1) {
+        if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 1)) return e->status;
+        memcpy(gp, c->smem + off + so, (size_t)t.esize);
+      }
       else {
         uint64_t old = 0, v = 0;
         memcpy(&old, gp, (size_t)t.esize); memcpy(&v, c->smem + off + so, (size_t)t.esize);
@@ -1162,10 +1166,15 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (proxy_read(e, in, w, l, c, off, n, -1, plX__opname(e, in->stmt))) return e->status;
       uint64_t dst = addr_of(in, w, l);
       if (dst % 16) return lane_fail(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)dst);
-      uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, dst, 1, tid, 1);
-      if (!gp || !plX__mem(e, &tmp, XS_GLOBAL, dst + n - 1, 1, tid, 1)) return e->status;
+      uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, dst, 1, tid, 3);
+      if (!gp || !plX__mem(e, &tmp, XS_GLOBAL, dst + n - 1, 1, tid, 3)) return e->status;
       if (bst_push(e, in, tid, off, off + n, dst, dst + n)) return e->status;
-      if (in->sub == 2) { memmove(gp, c->smem + off, n); continue; }
+      if (in->sub == 2) {
+        xbuf *gb = plX__find(e->mem, dst, &tmp.cache);
+        if (e->gsync && plX__global_access(e, in, gb, dst - gb->addr, n, tid, 1)) return e->status;
+        memmove(gp, c->smem + off, n);
+        continue;
+      }
       int es = tb(in->t) / 8;
       if (es < 1 || n % (uint32_t)es) return lane_fail(e, in, w, l, "the size is not a whole number of elements");
       int dt = in->t == PLT_F32 ? PLR_TM_F32 : in->t == PLT_F16 ? PLR_TM_F16 : in->t == PLT_BF16 ? PLR_TM_BF16 : in->t == PLT_F64 ? PLR_TM_F64
@@ -1440,6 +1449,7 @@ int plX__hop_accum_check(plX_emu *e, xwarp *w, xins *in) {
 static void cl_complete(plX_emu *e) {
   xhop *H = &e->H;
   H->clphase++;
+  e->gbars++;
   H->clcount = 0;
   for (uint32_t r = 0; r < H->ncl; r++)
     for (uint32_t w = 0; w < e->nwarps; w++) {

@@ -17,17 +17,29 @@
 
 enum { XS_GENERIC, XS_GLOBAL, XS_SHARED, XS_LOCAL, XS_PARAM, XS_CONST };
 
+/* the races check on global memory: the last plain write of one byte in the launch gen */
+typedef struct xgw {
+  uint32_t gen;                             /* plX_mem.gwgen of that launch (another: no write yet) */
+  uint32_t cta;                             /* the writer: its CTA (linear id, low 32 bits) and thread */
+  uint32_t tid, stmt;
+  uint32_t clser;                           /* the cluster run it was in (plX_emu.clser) */
+  uint32_t bars;                            /* plX_emu.gbars then: barrier completions in the cluster */
+  uint32_t gsync;                           /* the writer CTA's fences and atomics then (plX_emu.gsync) */
+} xgw;
+
 typedef struct xbuf {
   uint64_t addr, size;
   uint8_t *p;
   char *name;
   int ro;                                   /* a .const variable */
+  xgw *gw;                                  /* races check: per byte, made at the first checked write */
 } xbuf;
 
 struct plX_mem {
   xbuf *b;                                  /* sorted by address */
   uint32_t n, cap;
   uint64_t next;                            /* next free device address */
+  uint32_t gwgen;                           /* launches run with the races check (xgw.gen) */
 };
 
 /* ---- decoded instructions ---------------------------------------------------------------- */
@@ -101,6 +113,7 @@ typedef struct xins {
   uint8_t rnd, sub, sub2;     /* rounding; cmp / atomic op / mode; bool op / shape */
   uint8_t space, vec, gneg, abits;  /* state space; vector width; guard negated; address base bits */
   uint16_t fl;                /* XF_* */
+  uint8_t gsync;              /* a fence (gpu/sys scope) or a strong ld/st: orders global memory (races check) */
   int32_t guard;              /* predicate index, -1 unguarded */
   uint32_t d, a, b, c, e;     /* value slots, or predicate indices where the op says so */
   uint32_t d2;                /* second destination (predicate q of p|q, ...) */
@@ -314,6 +327,10 @@ struct plX_emu {
   xcta *ctas; uint32_t nctas_cap;
   xcta *C;
   xhop H;                                   /* Hopper state shared by the cluster (emu_hopper.c) */
+  /* the races check on global memory (xgw) */
+  uint32_t clser;                           /* clusters run in this launch */
+  uint32_t gbars;                           /* barrier, mbarrier-phase and cluster-barrier completions */
+  uint32_t *gsync; uint64_t ngsync;         /* per CTA (linear id): fences, atomics, strong ld/st executed */
 };
 
 /* emu.c */
@@ -329,7 +346,11 @@ xbuf *plX__find(plX_mem *m, uint64_t addr, int32_t *cache);
 void plX__describe_addr(plX_emu *e, plU_buf *b, uint64_t addr, uint64_t n);
 int  plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr);
 /* a pointer to n bytes at addr in `space` for thread `tid` (CTA-linear), NULL after reporting */
+/* write: 0 a read, 1 a write, 2 an atomic, 3 a bulk copy's bounds (the caller checks its bytes) */
 uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t addr, uint32_t n, uint32_t tid, int write);
+/* the races check on global memory: a plain access (write 0/1) of n bytes at offset o of buffer b
+** by thread tid of the executing CTA; 0, or the error */
+int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t n, uint32_t tid, int write);
 void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid, int write);
 
 /* emu_decode.c */
@@ -390,7 +411,7 @@ static inline uint64_t addr_of(const xins *in, const xwarp *w, int l) {
 
 /* n bytes at a for lane l: the common cases inline, the rest (and every error) in plX__mem */
 static inline uint8_t *lane_mem(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, uint32_t n, int write) {
-  if (in->space == XS_GLOBAL && in->cache >= 0 && !e->H.gst && !(a & (n - 1))) {
+  if (in->space == XS_GLOBAL && in->cache >= 0 && !e->H.gst && !e->gsync && !(a & (n - 1))) {
     xbuf *b = &e->mem->b[in->cache];
     uint64_t o = a - b->addr;
     if (o < b->size && n <= b->size - o && !(write && b->ro)) return b->p + o;

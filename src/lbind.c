@@ -29,6 +29,9 @@ typedef struct LMod {
   plA_target tgt;
   int func;                  /* current function, -1 none */
   uint32_t guard; int negguard; uint32_t guard_file, guard_line;
+  /* guards held by ptx.at(p).<instruction> chains while their operands are evaluated (m:hold) */
+  struct { uint32_t guard, file, line; int neg, used; } held[16];
+  int nheld;                 /* slots in use */
   int maxptx;                /* highest PTX version an instruction needs */
   int maxptx_line; uint32_t maxptx_file; uint32_t maxptx_opc;
   PLU_VEC(labelinfo) labels; /* indexed by label string id */
@@ -227,6 +230,8 @@ static int l_func(lua_State *L) {
   int lk = strcmp(link, "visible") == 0 ? PLK_VISIBLE : strcmp(link, "extern") == 0 ? PLK_EXTERN
          : strcmp(link, "weak") == 0 ? PLK_WEAK : PLK_NONE;
   M->func = plI_func_new(M->m, name, k, lk);
+  M->guard = 0; M->nheld = 0;                /* what an earlier body that raised an error left */
+  memset(M->held, 0, sizeof M->held);
   check_ir(L, M);
   uint32_t f, l;
   anchor(L, M, &f, &l);
@@ -865,6 +870,36 @@ static int l_guard(lua_State *L) {  /* m:guard(pred reg table, negate) */
   return 0;
 }
 
+/* m:hold() -> slot: the waiting guard is set aside for the instruction chain it was chained to
+** (ptx.at(p).st.global.u32(addr, v)), so that the operators evaluated in the chain's operands are
+** not guarded by it; m:unhold(slot) makes it wait again, just before that chain's instruction.
+** Slots (0..15, the lowest free first) let chains be called in another order than they were held. */
+static int l_hold(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  if (!M->guard) return 0;
+  int n = (int)(sizeof M->held / sizeof M->held[0]), i = 0;
+  while (i < n && M->held[i].used) i++;
+  if (i == n) raise_at(L, M, M->guard_file, M->guard_line, "too many ptx.at guards waiting for their instructions (16)");
+  M->held[i].guard = M->guard; M->held[i].neg = M->negguard;
+  M->held[i].file = M->guard_file; M->held[i].line = M->guard_line;
+  M->held[i].used = 1; M->nheld++;
+  M->guard = 0;
+  lua_pushinteger(L, i);
+  return 1;
+}
+
+static int l_unhold(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  if (i < 0 || i >= (lua_Integer)(sizeof M->held / sizeof M->held[0]) || !M->held[i].used)
+    raise_here(L, M, "a ptx.at guard guards one instruction: this guarded instruction chain was already recorded once");
+  if (M->guard) raise_here(L, M, "two guard predicates in a row (ptx.at without an instruction)");
+  M->guard = M->held[i].guard; M->negguard = M->held[i].neg;
+  M->guard_file = M->held[i].file; M->guard_line = M->held[i].line;
+  M->held[i].used = 0; M->nheld--;
+  return 0;
+}
+
 static int l_guarded(lua_State *L) {  /* m:guarded() -> is a ptx.at guard waiting for its instruction? */
   lua_pushboolean(L, checkmod(L, 1)->guard != 0);
   return 1;
@@ -884,6 +919,9 @@ static int l_endfunc(lua_State *L) {  /* check what a function body leaves open 
   LMod *M = checkmod(L, 1);
   if (M->func < 0) return 0;
   if (M->guard) raise_at(L, M, M->guard_file, M->guard_line, "a guard predicate (ptx.at) with no instruction after it");
+  for (int i = 0; M->nheld && i < (int)(sizeof M->held / sizeof M->held[0]); i++)
+    if (M->held[i].used)
+      raise_at(L, M, M->held[i].file, M->held[i].line, "a guard predicate (ptx.at) with no instruction after it (its instruction chain was never called)");
   for (uint32_t i = 0; i < M->labels.n; i++) {
     labelinfo *li = &M->labels.p[i];
     if (li->used_file && !li->placed) {
@@ -1076,7 +1114,7 @@ static int l_shared_gc(lua_State *L) {
 
 static const luaL_Reg mod_methods[] = {
   {"func", l_func}, {"param", l_param}, {"directive", l_directive}, {"reg", l_reg}, {"pool", l_pool},
-  {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"guarded", l_guarded}, {"raw", l_raw},
+  {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"guarded", l_guarded}, {"hold", l_hold}, {"unhold", l_unhold}, {"raw", l_raw},
   {"endfunc", l_endfunc}, {"version", l_version}, {"print", l_print}, {"write", l_write},
   {"stats", l_stats}, {"func_count", l_func_count}, {"regname", l_regname}, {"activate", l_activate}, {NULL, NULL}
 };

@@ -659,17 +659,61 @@ end
 local ROOT -- the table returned by require "ptxlua" (P with chain fallback)
 
 -- ptx.at(p).add.f32(...) : @p add.f32 ...; ptx.at_not(p) : @!p
+-- The guard waits for the next instruction recorded, except when an instruction chain follows the
+-- call (ptx.at(p).st.global.u32(addr, v), ptx.at(p).op "..." (...)): then it is that chain's, and
+-- the operators evaluated in its operands (addr = base + i:mul_wide(4)) are not guarded by it.
+-- A guarded chain node is the chain node and the slot its guard waits in (m:hold); they are made
+-- once per (slot, node) and kept, so a guarded instruction allocates nothing once warmed up.
+local GCHAIN = {}
+local GPOOL = {}                          -- slot -> { chain node -> guarded node }
+local function gnode(slot, node)
+  local pool = GPOOL[slot]
+  if not pool then pool = setmetatable({}, { __mode = "k" }); GPOOL[slot] = pool end
+  local g = pool[node]
+  if not g then g = setmetatable({ node, slot }, GCHAIN); pool[node] = g end
+  return g
+end
+GCHAIN.__index = function(g, k)
+  if type(k) ~= "string" then perr("bad instruction modifier %s", tostring(k)) end
+  local c = gnode(rawget(g, 2), rawget(g, 1)[k])
+  rawset(g, k, c)
+  return c
+end
+GCHAIN.__call = function(g, ...)
+  local m = MOD or need_trace()
+  m:unhold(rawget(g, 2))
+  return rawget(g, 1)(...)  -- a tail call into the chain: the caller's line anchors the instruction
+end
+GCHAIN.__tostring = function(g) return "guarded " .. tostring(rawget(g, 1)) end
+GCHAIN.__name = "ptxlua.instruction"
+
+local function guarded_op(text)           -- ptx.at(p).op "text" (...)
+  local m = MOD or need_trace()
+  local slot = m:hold()
+  if not slot then return P.op(text) end
+  return gnode(slot, P.op(text))
+end
+local GUARDED = setmetatable({}, { __index = function(_, k)
+  if k == "op" then return guarded_op end
+  local v = rawget(P, k)
+  if v ~= nil and k ~= "cvt" and getmetatable(v) ~= CHAIN then return v end   -- a helper: the guard waits for it
+  local m = MOD or need_trace()
+  local slot = m:hold()
+  if not slot then return ROOT[k] end     -- the guard was used already (local g = ptx.at(p); g.add...; g.sub...)
+  return gnode(slot, ROOT[k])
+end })
+
 function P.at(p)
   if not isreg(p) or regtype(p) ~= "pred" then perr("ptx.at expects a predicate register") end
   local m = MOD or need_trace()
   m:guard(p, false)
-  return ROOT
+  return GUARDED
 end
 function P.at_not(p)
   if not isreg(p) or regtype(p) ~= "pred" then perr("ptx.at_not expects a predicate register") end
   local m = MOD or need_trace()
   m:guard(p, true)
-  return ROOT
+  return GUARDED
 end
 
 local function label_name(hint)

@@ -591,6 +591,46 @@ describe("guards", function()
       end))
   end)
 
+  it("guards the chained instruction, not the operators evaluated in its operands", function()
+    assert.are.same({ "mul.wide.u32 %rd2, %r1, 4;", "add.u64 %rd3, %rd1, %rd2;", "add.rn.f32 %f2, %f1, 0f3F800000;",
+                      "@%p1 st.global.f32 [%rd3], %f2;",
+                      "mul.wide.u32 %rd4, %r1, 8;", "add.u64 %rd5, %rd1, %rd4;", "mul.rn.f32 %f3, %f1, 0f40000000;",
+                      "@!%p1 st.global.f32 [%rd5], %f3;",
+                      "add.u32 %r2, %r1, 3;", "@%p1 cvt.rn.f32.u32 %f1, %r2;",
+                      "add.rn.f32 %f4, %f1, %f1;", "@%p1 st.global.f32 [%rd1], %f4;" },
+      lines(function(ptx)
+        local p, i, v, px = ptx.pred(), ptx.reg.u32(), ptx.reg.f32(), ptx.reg.u64()
+        ptx.at(p).st.global.f32(ptx.addr(px + i:mul_wide(4)), v + 1)
+        ptx.at_not(p).op "st.global.f32" (ptx.addr(px + i:mul_wide(8)), v * 2)
+        ptx.at(p).cvt.rn.f32.u32(v, i + 3)
+        local st = ptx.at(p).st.global.f32    -- the guard waits for this chain's call
+        local w = v + v
+        st(ptx.addr(px), w)
+      end))
+    fails("this guarded instruction chain was already recorded once", function(ptx)
+      local v = ptx.reg.f32()
+      local add = ptx.at(ptx.pred()).add.f32
+      add(v, v, 1); add(v, v, 2)
+    end)
+    -- both errors at the user's line (found by its marker)
+    local function at(marker)
+      local n = 0
+      for l in io.lines(debug.getinfo(1, "S").source:sub(2)) do
+        n = n + 1
+        if l:find(marker, 1, true) and not l:find('at("', 1, true) then return "dsl_spec.lua:" .. n .. ": error: " end
+      end
+    end
+    local err = fails("with no instruction after it (its instruction chain was never called)", function(ptx)
+      local _ = ptx.at(ptx.pred()).add.f32 -- NEVER_CALLED
+    end)
+    assert.truthy(err:find(at("-- NEVER_CALLED"), 1, true), err)
+    err = fails("'add.f32' takes 3 operands", function(ptx)
+      local v = ptx.reg.f32()
+      ptx.at(ptx.pred()).add.f32(v, v + 1) -- TOO_FEW
+    end)
+    assert.truthy(err:find(at("-- TOO_FEW"), 1, true), err)
+  end)
+
   it("refuses a non-predicate, two guards in a row, a guard before a label, and a guard on a sequence", function()
     fails("ptx.at expects a predicate register", function(ptx) ptx.at(ptx.reg.u32()) end)
     fails("ptx.at_not expects a predicate register", function(ptx) ptx.at_not(true) end)

@@ -21,6 +21,9 @@
 --                                                         mbarrier and the bytes it still misses
 --   gemm: a stage released above the wgmma.wait_group  -> the early-release check at the producer's TMA
 --         that retires its wgmmas                         refill, naming the arrive and the wgmma lines
+--   grouped_gemm: rows guarded by the end of C, not of   -> races (global memory) at the st.global: a
+--         the group                                       tile-row reaching into the next group stores
+--                                                         over rows another CTA writes
 local H = require "helper"
 local rt = require "ptxlua.emu"
 
@@ -376,4 +379,46 @@ describe("broken kernels: the TMA/wgmma GEMM", function()
                  lib_path, line_of(lib_text, "wgmma(acc, at_kstep(da, kk)"), lib_path))
     end)
   end
+end)
+
+---------------------------------------------------------------------------------------------------
+-- grouped_gemm: the epilogue keeps the rows below the group's end (mend); guarded by the end of C
+-- (MTOT) instead, a tile-row that reaches past its group stores its products (that group's B times
+-- the next group's rows of A) over rows the next group's tile stores too, from another CTA. Which
+-- one lands last depends on the order the CTAs run in: here the emulator's, on a GPU any. Only the
+-- races check on global memory sees it whatever the order.
+describe("broken kernels: the grouped GEMM", function()
+  local GUARD = "local rok = { r0:lt(mend), (r0 + 8):lt(mend) }"
+  local BAD = "local rok = { r0:lt(t.MTOT), (r0 + 8):lt(t.MTOT) }  -- BROKEN: the end of C, not of the group"
+  local function grouped(edits)
+    local text = edited("grouped_gemm.lua", edits)
+    local dir = H.tmpfile("_kernels")
+    assert(os.execute(fmt("mkdir -p '%s/lib'", dir)))
+    local path = H.write(dir .. "/grouped_gemm.lua", text)
+    H.write(dir .. "/lib/hopper_pipe.lua", edited("lib/hopper_pipe.lua"))
+    local ptx = H.fresh()
+    local ret = dofile(path)
+    local k
+    for _, kk in ipairs(ptx.kernels()) do if kk.name == "grouped_gemm" then k = kk end end
+    return k, ret, path, text
+  end
+  -- groups of 70, 0 and 130 rows: the first tile-row (rows 0..127) reaches 58 rows into group 2
+  local c = { G = 3, MTOT = 200, N = 264, K = 136, SMS = 3 }
+  it("storing a tile-row's rows past its group: a global-memory race at the store, between two CTAs", function()
+    local r = rng(7)
+    local A = dev:array("bf16", c.MTOT * c.K, function() return r(-1, 1) end, "A")
+    local B = dev:array("bf16", c.G * c.N * c.K, function() return r(-1, 1) end, "B")
+    local C = dev:array("bf16", c.MTOT * c.N, nil, "C"):poison()
+    local O = dev:array("u32", c.G + 1, { 0, 70, 70, 200 }, "offs")
+    local k, ret = grouped({})
+    local sa, sb = ret.maps(c)
+    k:launch { device = dev, args = { dev:tensormap(A, sa), dev:tensormap(B, sb), C, O }, defines = c, checks = { races = true } }
+    local kb, retb, path, text = grouped({ { GUARD, BAD } })
+    sa, sb = retb.maps(c)
+    local err = launch_error(kb, { args = { dev:tensormap(A, sa), dev:tensormap(B, sb), C, O }, defines = c, checks = { races = true } })
+    A:free(); B:free(); C:free(); O:free()
+    expect(err, path, line_of(text, "ptx.at(ok).st.global.b32(at, v)"), "global-memory race on byte", "of buffer 'C'",
+           "st.global.b32 by thread", fmt("wrote it (line %d)", line_of(text, "ptx.at(ok).st.global.b32(at, v)")),
+           "two CTAs of other clusters run in any order")
+  end)
 end)
