@@ -519,6 +519,7 @@ static int remote_clobber(plX_emu *e, const xins *in, xcta *c, uint32_t off, uin
   return r;
 }
 
+static void race_check(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid, int write);
 uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n, uint32_t tid, int write) {
   if (space == XS_GENERIC) {
     if (a - X_SH_BASE < X_WIN) { space = XS_SHARED; a -= X_SH_BASE; }
@@ -561,9 +562,13 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
       plX__shared_access(e, in, (uint32_t)a, n, tid, write);
       if (e->status) return NULL;
     } else if (c != e->C && write) {                         /* into another CTA of the cluster */
-      if (c->h.pw) plX__hop_remote_write(e, c, (uint32_t)a, n, tid);
+      if (c->h.pw) { plX__hop_remote_write(e, in, c, (uint32_t)a, n, tid); if (e->status) return NULL; }
       if (c->smem_def) memset(c->smem_def + a, 1, n);
       if (c->h.rd.n && remote_clobber(e, in, c, (uint32_t)a, n, tid)) return NULL;
+      if (c->race_e && write != 2) { race_check(e, in, c, (uint32_t)a, n, tid, 1); if (e->status) return NULL; }
+    } else if (c != e->C && c->race_e) {                      /* a read of another CTA's shared memory */
+      race_check(e, in, c, (uint32_t)a, n, tid, 0);
+      if (e->status) return NULL;
     }
     return c->smem + a;
   }
@@ -594,6 +599,55 @@ static void pending_copy(plX_emu *e, plU_buf *b, uint32_t byte) {
   }
 }
 
+/* the races check names a thread by its CTA's rank in the cluster and its thread: rank * nthreads +
+** tid + 1 (0: none), so that an access through shared::cluster is compared with the target CTA's own */
+static void who_rank(plX_emu *e, plU_buf *b, uint32_t id) {
+  uint32_t r = (id - 1) / e->nthreads, tid = (id - 1) % e->nthreads;
+  uint32_t x = tid % e->block[0], y = tid / e->block[0] % e->block[1], z = tid / (e->block[0] * e->block[1]);
+  const xcta *c = &e->ctas[r];
+  plU_buf_printf(b, "thread (%u,%u,%u) of CTA (%u,%u,%u)", x, y, z, c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+}
+
+/* the races check on the shared memory of CTA c (the executing one's, or through shared::cluster
+** another's of the cluster): two threads of different warps touching the same byte, at least one
+** writing, with no barrier between them (epochs count the target CTA's barriers and the cluster's) */
+static void race_check(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid, int write) {
+  uint32_t me = e->C->rank * e->nthreads + tid + 1;
+  for (uint32_t i = off; i < off + n; i++) {
+    int fresh = c->race_e[i] != c->epoch;
+    if (fresh) { c->race_e[i] = c->epoch; c->race_w[i] = 0; c->race_r[i] = 0; }
+    uint32_t ow = c->race_w[i], orr = c->race_r[i];
+#define X_SAMEWARP(id) (((id) - 1) / e->nthreads == e->C->rank && ((id) - 1) % e->nthreads / 32 == tid / 32)
+    uint32_t other = 0, otherwrote = 0;
+    if (ow && !X_SAMEWARP(ow)) { other = ow; otherwrote = 1; }
+    else if (write && orr && orr != 0xffffffffu && !X_SAMEWARP(orr)) other = orr;
+    else if (write && orr == 0xffffffffu) other = 0xffffffffu;
+    if (other) {
+      plU_buf b; plU_buf_init(&b);
+      plU_buf_printf(&b, "shared-memory race on byte 0x%x", i);
+      if (c != e->C) plU_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+      plU_buf_printf(&b, ": %s by ", plX__opname(e, in->stmt));
+      who(e, &b, tid);
+      plU_buf_printf(&b, " %s it", write ? "writes" : "reads");
+      if (other == 0xffffffffu) plU_buf_puts(&b, " while threads of other warps read it");
+      else {
+        plU_buf_printf(&b, " after ");
+        who_rank(e, &b, other);
+        plU_buf_printf(&b, " %s it", otherwrote ? "wrote" : "read");
+      }
+      plU_buf_puts(&b, c != e->C || (other != 0xffffffffu && (other - 1) / e->nthreads != e->C->rank)
+                   ? " with no barrier.cluster between" : " with no barrier between");
+      plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
+      plU_buf_free(&b);
+      return;
+    }
+    if (write) c->race_w[i] = me;
+    else if (!orr) c->race_r[i] = me;
+    else if (orr != me && !X_SAMEWARP(orr)) c->race_r[i] = 0xffffffffu;
+#undef X_SAMEWARP
+  }
+}
+
 /* opt-in checks of shared memory: bytes never written; two threads of different warps touching
 ** the same byte, at least one writing, with no barrier between them (epochs count barriers) */
 void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid, int write) {
@@ -612,35 +666,8 @@ void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, ui
       return;
     }
     if (write && e->C->smem_def) e->C->smem_def[i] = 1;
-    if (!(e->checks & PLX_CHECK_RACES) || write == 2) continue;   /* atomics never race */
-    uint32_t me = tid + 1, w = tid / 32;
-    int fresh = e->C->race_e[i] != e->C->epoch;
-    if (fresh) { e->C->race_e[i] = e->C->epoch; e->C->race_w[i] = 0; e->C->race_r[i] = 0; }
-    uint32_t ow = e->C->race_w[i], orr = e->C->race_r[i];
-    uint32_t other = 0, otherwrote = 0;
-    if (ow && (ow - 1) / 32 != w) { other = ow; otherwrote = 1; }
-    else if (write && orr && orr != 0xffffffffu && (orr - 1) / 32 != w) other = orr;
-    else if (write && orr == 0xffffffffu) other = 0xffffffffu;
-    if (other) {
-      plU_buf b; plU_buf_init(&b);
-      plU_buf_printf(&b, "shared-memory race on byte 0x%x: %s by ", i, plX__opname(e, in->stmt));
-      who(e, &b, tid);
-      plU_buf_printf(&b, " %s it", write ? "writes" : "reads");
-      if (other == 0xffffffffu) plU_buf_puts(&b, " while threads of other warps read it");
-      else {
-        plU_buf_printf(&b, " after ");
-        who(e, &b, other - 1);
-        plU_buf_printf(&b, " %s it", otherwrote ? "wrote" : "read");
-      }
-      plU_buf_puts(&b, " with no barrier between");
-      plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
-      plU_buf_free(&b);
-      return;
-    }
-    if (write) e->C->race_w[i] = me;
-    else if (!orr) e->C->race_r[i] = me;
-    else if (orr != me && (orr - 1) / 32 != w) e->C->race_r[i] = 0xffffffffu;
   }
+  if ((e->checks & PLX_CHECK_RACES) && write != 2) race_check(e, in, e->C, off, n, tid, write);   /* atomics never race */
 }
 
 /* the races check on global memory. A launch's CTAs run one cluster after another here, in any

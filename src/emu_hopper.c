@@ -113,6 +113,7 @@ static void mb_progress(plX_emu *e, xcta *c, xmbar *m) {
   if (m->pending || m->tx) return;
   m->phase++;
   e->gbars++;
+  plX__hop_fence_snap(e);
   m->pending = m->expected;
   m->tx = 0;
   m->cur ^= 1;                                                     /* this phase's counts become the last's */
@@ -664,7 +665,7 @@ static int exec_tmap(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
 }
 
 /* ---- the async proxy's view of shared memory ------------------------------------------------------ */
-static int bst_overwrite(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid);
+static int bst_overwrite(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid);
 /* pw names a writer by its CTA's rank and its thread, so that a store through shared::cluster is
 ** remembered in the CTA it lands in; the fence that clears it is the writer's (fence.proxy.async
 ** orders the executing thread's own accesses), and for another CTA's bytes one that covers
@@ -675,13 +676,27 @@ void plX__hop_generic_write(plX_emu *e, const xins *in, uint32_t off, uint32_t n
   xcta_hop *h = &e->C->h;
   uint32_t f = h->fences[tid], who = pw_of(e, e->C, tid);
   for (uint32_t i = off; i < off + n; i++) { h->pw[i] = who; h->ps[i] = f; h->psw[i] = 0; }
-  if (h->bs.n) bst_overwrite(e, in, off, n, tid);
+  if (h->bs.n) bst_overwrite(e, in, e->C, off, n, tid);
 }
 
-void plX__hop_remote_write(plX_emu *e, xcta *c, uint32_t off, uint32_t n, uint32_t tid) {
+void plX__hop_remote_write(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid) {
   xcta_hop *h = &c->h;
   uint32_t f = e->C->h.cfences[tid], who = pw_of(e, e->C, tid);
   for (uint32_t i = off; i < off + n; i++) { h->pw[i] = who; h->ps[i] = f; h->psw[i] = 0; }
+  if (h->bs.n) bst_overwrite(e, in, c, off, n, tid);
+}
+
+/* a barrier, mbarrier phase or cluster barrier completed: a store is ordered before the async proxy's
+** reads after it only if its writer's fence.proxy.async came before it (proxy_read). Every CTA of
+** the cluster takes its snapshot (lenient: the barrier that completed need not be the one ordering
+** the two) */
+void plX__hop_fence_snap(plX_emu *e) {
+  for (uint32_t r = 0; r < (e->H.ncl ? e->H.ncl : 1); r++) {
+    xcta *c = e->H.ncl ? &e->ctas[r] : e->C;
+    if (!c->h.fsnap) continue;
+    memcpy(c->h.fsnap, c->h.fences, e->nthreads * sizeof *c->h.fsnap);
+    memcpy(c->h.cfsnap, c->h.cfences, e->nthreads * sizeof *c->h.cfsnap);
+  }
 }
 
 /* ---- bulk groups -----------------------------------------------------------------------------------
@@ -720,16 +735,19 @@ static int bst_push(plX_emu *e, const xins *in, uint32_t tid, uint32_t slo, uint
   return 0;
 }
 
-static int bst_overwrite(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid) {
-  xcta *c = e->C;
+/* a generic write by thread tid of the executing CTA into the shared memory of CTA c (its own, or
+** another's of the cluster) over the source of a bulk store c's threads issued and no wait_group
+** has covered */
+static int bst_overwrite(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid) {
   for (uint32_t i = 0; i < c->h.bs.n; i++) {
     const xbst *r = &c->h.bs.p[i];
     if (off >= r->shi || off + n <= r->slo) continue;
     plU_buf b; plU_buf_init(&b);
     plU_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
-    whot(e, &b, c, tid);
-    plU_buf_printf(&b, " writes shared byte 0x%x, which the %s of line %s (by ", off > r->slo ? off : r->slo,
-                   plX__opname(e, e->xf.code[r->pc].stmt), line_of(e, r->pc));
+    whot(e, &b, e->C, tid);
+    plU_buf_printf(&b, " writes shared byte 0x%x", off > r->slo ? off : r->slo);
+    if (c != e->C) plU_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+    plU_buf_printf(&b, ", which the %s of line %s (by ", plX__opname(e, e->xf.code[r->pc].stmt), line_of(e, r->pc));
     whot(e, &b, c, r->tid);
     plU_buf_puts(&b, ") may still be reading: no cp.async.bulk.wait_group (.read or not) has covered its bulk group");
     plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
@@ -897,16 +915,23 @@ int plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32
 static int proxy_read(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint32_t off, uint32_t n, int want_sw, const char *what) {
   xcta_hop *h = &c->h;
   if (!h->pw) return 0;
+  uint32_t me = (uint32_t)w->idx * 32 + (uint32_t)l;
   for (uint32_t i = off; i < off + n; i++) {
     uint32_t wr = h->pw[i], r = wr ? (wr - 1) / e->nthreads : 0, t = wr ? (wr - 1) % e->nthreads : 0;
     const xcta *wc = r == c->rank ? c : &e->ctas[r];               /* the writer's CTA */
-    if (wr && (wc == c ? wc->h.fences : wc->h.cfences)[t] == h->ps[i]) {
+    uint32_t now = wr ? (wc == c ? wc->h.fences : wc->h.cfences)[t] : 0;   /* the writer's fences so far */
+    /* another thread is ordered after the store by a barrier: the fence must precede it */
+    uint32_t before = !wr || (wc == e->C && t == me) ? now : (wc == c ? wc->h.fsnap : wc->h.cfsnap)[t];
+    if (wr && before == h->ps[i]) {
       plU_buf b; plU_buf_init(&b);
       plU_buf_printf(&b, "%s reads shared byte 0x%x", what, i);
       if (wc != c) plU_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
       plU_buf_puts(&b, ", written by ");
       whot(e, &b, wc, t);
-      if (wc == c) plU_buf_puts(&b, " with an ordinary store and no fence.proxy.async by that thread since: the async proxy may not see it");
+      if (now != h->ps[i])
+        plU_buf_puts(&b, " with an ordinary store, whose fence.proxy.async by that thread comes after the barrier that orders it before"
+                         " this read: the fence must come between the store and the barrier (the async proxy may not see it)");
+      else if (wc == c) plU_buf_puts(&b, " with an ordinary store and no fence.proxy.async by that thread since: the async proxy may not see it");
       else plU_buf_puts(&b, " with an ordinary store through shared::cluster and no fence.proxy.async (or .shared::cluster; .shared::cta does"
                             " not cover another CTA's memory) by that thread since: the async proxy may not see it");
       plX__fail_lane(e, in, w, l, plU_buf_cstr(&b));
@@ -1081,6 +1106,7 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (!data || !valid) { free(data); free(valid); return plX__fail(e, in->stmt, "out of memory"); }
     } else if (proxy_read(e, in, w, l, c, off, span, -1, plX__opname(e, in->stmt))) return e->status;
     int32_t cache = -1;
+    uint32_t stored = 0;                                           /* elements in bounds (a store) */
     for (uint32_t k = 0; k < total; k++) {
       uint32_t lin = k * (uint32_t)t.esize;
       int64_t g[5];
@@ -1119,6 +1145,7 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       }
       uint8_t *gp = gb->p + (ga - gb->addr);
       if (!ld && bst_push(e, in, tid, off, off + span, ga, ga + (uint64_t)t.esize)) return e->status;   /* bulk group tracking */
+      stored++;
       if (ld) memcpy(data + so, gp, (size_t)t.esize);
       else if (gb->ro) return lane_fail(e, in, w, l, "a TMA store into constant memory");
       else if (in->sub == 1) {
@@ -1132,6 +1159,9 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
         memcpy(gp, &r, (size_t)t.esize);
       }
     }
+    /* a box wholly outside the tensor writes nothing, and still reads its source until its group
+    ** completes (.read): the source-overwrite check needs its record */
+    if (!ld && !stored && in->sub != 3 && bst_push(e, in, tid, off, off + span, 0, 0)) return e->status;
     if (!ld) continue;
     uint32_t mask = 1u << c->rank;
     if (in->fl & XF_CLUSTER) {
@@ -1451,6 +1481,8 @@ static void cl_complete(plX_emu *e) {
   H->clphase++;
   e->gbars++;
   H->clcount = 0;
+  for (uint32_t r = 0; r < H->ncl; r++) e->ctas[r].epoch++;     /* a barrier of every CTA's threads too */
+  plX__hop_fence_snap(e);
   for (uint32_t r = 0; r < H->ncl; r++)
     for (uint32_t w = 0; w < e->nwarps; w++) {
       xwarp *W = &e->ctas[r].warps[w];
@@ -1729,6 +1761,9 @@ int plX__hop_setup(plX_emu *e, xcta *c) {
     c->h.ps = calloc(sm, sizeof *c->h.ps);
     c->h.fences = calloc(e->nthreads, sizeof *c->h.fences);
     c->h.cfences = calloc(e->nthreads, sizeof *c->h.cfences);
+    c->h.fsnap = calloc(e->nthreads, sizeof *c->h.fsnap);
+    c->h.cfsnap = calloc(e->nthreads, sizeof *c->h.cfsnap);
+    if (!c->h.fsnap || !c->h.cfsnap) return plX__fail(e, X_NOSLOT, "out of memory");
     c->h.bg = calloc((size_t)e->nthreads * 3, sizeof *c->h.bg);
     if (!c->h.psw || !c->h.pw || !c->h.ps || !c->h.fences || !c->h.cfences || !c->h.bg) return plX__fail(e, X_NOSLOT, "out of memory");
   }
@@ -1741,7 +1776,9 @@ int plX__hop_setup(plX_emu *e, xcta *c) {
 
 void plX__hop_free(xcta *c) {
   free(c->h.psw); free(c->h.pw); free(c->h.ps); free(c->h.fences); free(c->h.cfences); free(c->h.wgg); free(c->h.nreg); free(c->h.clarr);
+  free(c->h.fsnap); free(c->h.cfsnap);
   c->h.psw = NULL; c->h.pw = c->h.ps = c->h.fences = c->h.cfences = c->h.wgg = c->h.nreg = c->h.clarr = NULL;
+  c->h.fsnap = c->h.cfsnap = NULL;
   plU_vec_free(c->h.mb);
   memset(&c->h.mb, 0, sizeof c->h.mb);
   plU_vec_free(c->h.dnv);

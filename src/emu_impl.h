@@ -230,6 +230,8 @@ typedef struct xcta_hop {
                                ** CTA it ran in, which may be another of the cluster) and its fence count then */
   uint32_t *fences;            /* per thread: fence.proxy.async covering its own CTA's shared memory (none, ::cta, ::cluster) */
   uint32_t *cfences;           /* per thread: those covering other CTAs' shared memory too (no space, .shared::cluster) */
+  uint32_t *fsnap, *cfsnap;    /* per thread: fences and cfences when a barrier, mbarrier phase or cluster barrier of the
+                               ** cluster last completed (a fence after it does not order a store before it) */
   uint32_t *wgg;               /* per warp and slot: 1 + the wgmma group writing it (accumulator check) */
   uint32_t *nreg;              /* per warp: its setmaxnreg count */
   uint32_t *clarr;             /* per thread: 1 + the cluster-barrier phase it arrived in, 0 none */
@@ -462,10 +464,11 @@ int  plX__hop_cluster_check(plX_emu *e);   /* barrier.cluster completes when exi
 int  plX__hop_deadlock(plX_emu *e, plU_buf *m, xwarp *W, int lane);   /* the mbarrier/cluster part of a report */
 int  plX__hop_accum_check(plX_emu *e, xwarp *w, xins *in);           /* accumulator read before wait_group */
 void plX__hop_generic_write(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid);  /* may report */
-void plX__hop_remote_write(plX_emu *e, xcta *c, uint32_t off, uint32_t n, uint32_t tid);  /* a generic store into CTA c != e->C */
+void plX__hop_remote_write(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid);  /* a generic store into CTA c != e->C */
 int  plX__hop_gload(plX_emu *e, const xins *in, uint64_t a, uint32_t n, uint32_t tid);  /* a global read while bulk stores are in flight; 1 after reporting */
 int  plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, int warp, const char *who); /* 1 after reporting; warp: the writer's in c, -1 */
-void plX__hop_bar_sync(xcta *c);           /* a CTA barrier completed: its warps are ordered after the retired wgmma reads */
+void plX__hop_bar_sync(xcta *c);
+void plX__hop_fence_snap(plX_emu *e);       /* a barrier of the cluster completed: the fences before it (proxy check) */           /* a CTA barrier completed: its warps are ordered after the retired wgmma reads */
 int  plX__hop_smem(plX_emu *e, uint64_t a, xcta **c, uint32_t *off);  /* shared::cluster address -> CTA, offset */
 
 /* emu_mma.c: warp-collective matrix instructions */

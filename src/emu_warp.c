@@ -148,6 +148,7 @@ static void bar_complete(plX_emu *e, int id) {
   b->expected = b->arrived = 0; b->red.n = 0; b->popc = 0; b->all = 1; b->any = 0;
   e->C->epoch++;
   e->gbars++;
+  plX__hop_fence_snap(e);
   if (e->C->h.rd.n) plX__hop_bar_sync(e->C);
 }
 

@@ -5,7 +5,9 @@
 --     wait, naming the surplus); a count outside -(2^20-1)..2^20-1 is an error at its line;
 --   * cp.async.bulk.wait_group.read: an ld.global of bytes a bulk or TMA store of the CTA may still
 --     write (its group waited with .read only, or not at all) is reported at the load; an ordinary
---     shared store over the source of a store no wait_group has covered, at the store;
+--     shared store over the source of a store no wait_group has covered, at the store (another CTA's
+--     through shared::cluster too, and a TMA store whose box is wholly outside the tensor); writers
+--     whose fence.proxy.async comes after the barrier ordering them before the store;
 --   * cp.reduce.async.bulk into shared::cluster: element-wise reductions into another CTA's shared
 --     memory, completing on that CTA's mbarrier;
 --   * tensormap.replace on the emulator's tensor maps, and the tensormap-proxy fences a map modified
@@ -150,14 +152,20 @@ describe("emulated bulk-group waits", function()
           local idx = tid + i * 128
           ptx.st.shared.u32(ptx.addr(sa + tile.offset + idx:shl(2)), idx:mad(2654435761, 17))
         end
-        ptx.op "fence.proxy.async.shared::cta" ()
-        ptx.bar.sync(0)
+        if opts.fence_after then                                  -- wrong: the fence after the barrier
+          ptx.bar.sync(0)
+          ptx.op "fence.proxy.async.shared::cta" ()
+        else
+          ptx.op "fence.proxy.async.shared::cta" ()
+          ptx.bar.sync(0)
+        end
         ptx.if_(tid:eq(0), function()
           if opts.tma then
-            local z = ptx.reg.b32()
+            local z, x = ptx.reg.b32(), ptx.reg.b32()
             ptx.mov.b32(z, 0)
+            ptx.mov.b32(x, opts.oob and 64 or 0)                     -- 64: the box wholly outside the tensor
             lines.store = here() + 1
-            ptx.op "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" (ptx.taddr(desc, { z, z }), tile:addr(0))
+            ptx.op "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" (ptx.taddr(desc, { x, z }), tile:addr(0))
           else
             lines.store = here() + 1
             ptx.op "cp.async.bulk.global.shared::cta.bulk_group" (ptx.addr(po), tile:addr(0), N)
@@ -233,6 +241,86 @@ describe("emulated bulk-group waits", function()
       local ok2, err2, _, out = run { overwrite = true, tma = tma, wait = "read" }
       assert(ok2, err2)
       assert.are.equal(want(N / 4), out:get(N / 4))
+    end
+  end)
+
+  it("flags an st.shared over the source of a TMA store whose box is wholly outside the tensor (it writes nothing, reads its source)", function()
+    local ok, err, lines, out = run { overwrite = true, tma = true, oob = true }
+    assert.is_false(ok)
+    assert.matches(fmt(":%d: error: st.shared.u32 by thread", lines.use), err, 1, true)
+    assert.matches(fmt("of line %d (by thread (0,0,0) of CTA (0,0,0)) may still be reading: no cp.async.bulk.wait_group", lines.store), err, 1, true)
+    local ok2, err2
+    ok2, err2, _, out = run { overwrite = true, tma = true, oob = true, wait = "read" }
+    assert(ok2, err2)
+    assert.are.same(0, out:get(1))                                 -- nothing stored
+  end)
+
+  -- a cluster of 2: CTA rank 0 fills its tile, stores it to global memory with one bulk store (then
+  -- waits for its reads, or not), a cluster barrier; CTA rank 1 then overwrites rank 0's tile
+  -- through shared::cluster
+  local function remote_kernel(ptx, wait, lines)
+    return ptx.kernel { name = "remote_over", target = "sm_90a", grid = { 2 }, block = { 32 }, cluster = { 2 },
+      params = { { "out", "u32*" } },
+      body = function(_, out)
+        local plan = ptx.smem_plan()
+        local tile = plan:alloc("tile", "u32", 32, { align = 128 })
+        local po = ptx.global_ptrs(out)
+        local tid, rank = ptx.special "tid.x", ptx.special "cluster_ctarank"
+        local sa = ptx.reg.u32()
+        ptx.mov.u32(sa, ptx.sym "smem")
+        local mine = sa + tile.offset + tid:shl(2)
+        ptx.st.shared.u32(ptx.addr(mine), tid)
+        ptx.op "fence.proxy.async.shared::cta" ()
+        ptx.bar.sync(0)
+        ptx.if_(rank:eq(0):and_(tid:eq(0)), function()
+          lines.store = here() + 1
+          ptx.op "cp.async.bulk.global.shared::cta.bulk_group" (ptx.addr(po), tile:addr(0), 128)
+          ptx.op "cp.async.bulk.commit_group" ()
+          if wait then ptx.op "cp.async.bulk.wait_group.read" (0) end
+        end)
+        ptx.op "barrier.cluster.arrive.release.aligned" ()
+        ptx.op "barrier.cluster.wait.acquire.aligned" ()
+        ptx.if_(rank:eq(1), function()
+          local remote = ptx.reg.u32()
+          ptx.op "mapa.shared::cluster.u32" (remote, mine, 0)
+          lines.over = here() + 1
+          ptx.op "st.shared::cluster.u32" (ptx.addr(remote), 7)
+        end)
+        ptx.op "barrier.cluster.arrive.release.aligned" ()
+        ptx.op "barrier.cluster.wait.acquire.aligned" ()
+        ptx.if_(rank:eq(0):and_(tid:eq(0)), function() ptx.op "cp.async.bulk.wait_group" (0) end)
+      end }
+  end
+
+  it("flags another CTA's store (shared::cluster) over a bulk store's source no wait_group covered, and allows it after wait_group.read", function()
+    local dev = rt.device("emu")
+    local out = dev:array("u32", 32, 0)
+    local ptx, lines = H.fresh(), {}
+    local k = remote_kernel(ptx, false, lines)
+    assembles(ptx)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { out } })
+    assert.is_false(ok)
+    assert.matches(fmt(":%d: error: st.shared::cluster.u32 by thread (0,0,0) of CTA (1,0,0) writes shared byte 0x0 of CTA (0,0,0), "
+                       .. "which the cp.async.bulk.global.shared::cta.bulk_group of line %d (by thread (0,0,0) of CTA (0,0,0)) may still be reading",
+                       lines.over, lines.store), err, 1, true)
+    ptx = H.fresh()
+    k = remote_kernel(ptx, true, {})
+    assembles(ptx)
+    rt.launch(k, { device = dev, args = { out } })
+    local got = out:read()
+    for i = 0, 31 do assert.are.equal(i, got[i + 1]) end
+    out:free()
+  end)
+
+  it("flags a source whose writers fence for the async proxy only after the barrier that orders them before the store", function()
+    for _, tma in ipairs { false, true } do
+      local ok, err, lines = run { wait = "full", tma = tma, fence_after = true }
+      assert.is_false(ok)
+      -- thread 0 issues the store: its own bytes are ordered by its program order, thread 1's are not
+      local op = tma and "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" or "cp.async.bulk.global.shared::cta.bulk_group"
+      assert.matches(fmt(":%d: error: %s", lines.store, op), err, 1, true)
+      assert.matches(op .. " reads shared byte 0x4, written by thread (1,0,0) of CTA (0,0,0) with an ordinary store, "
+                     .. "whose fence.proxy.async by that thread comes after the barrier that orders it before this read", err, 1, true)
     end
   end)
 end)

@@ -2,7 +2,8 @@
 -- compared with a reference computed here in Lua: a TMA 2D box load with the 128B swizzle (every
 -- byte's position, out-of-bounds elements zero), a TMA store that skips the out-of-bounds part, one
 -- wgmma m64n64k16 bf16 from TMA-loaded swizzled tiles against a double reference, mbarrier
--- deadlocks and over-arrivals at their lines, a 2-CTA cluster exchanging data through mapa, the
+-- deadlocks and over-arrivals at their lines, a 2-CTA cluster exchanging data through mapa (and the
+-- races check on another CTA's shared memory: accesses no barrier.cluster orders), the
 -- accumulator and proxy checks, writes (st.shared, a TMA load) into a wgmma's operands before its
 -- wait_group or after a release (mbarrier arrive) that precedes it, elect.sync, and the tensor map's validation.
 local H = require "helper"
@@ -380,9 +381,11 @@ describe("emulated wgmma", function()
 end)
 
 describe("emulated clusters", function()
-  it("two CTAs exchange shared memory through mapa and barrier.cluster", function()
-    local ptx = H.fresh()
-    local k = ptx.kernel { name = "swap", target = "sm_90a", grid = { 4 }, block = { 32 }, cluster = { 2 },
+  -- each CTA of a cluster of 2 stores a value per thread into its buffer, then (first) a cluster
+  -- barrier, reads the other CTA's element through mapa, (second) a cluster barrier, stores it out;
+  -- without the barrier named by `without`, every other part as is
+  local function swap_kernel(ptx, without, lines)
+    return ptx.kernel { name = "swap", target = "sm_90a", grid = { 4 }, block = { 32 }, cluster = { 2 },
       params = { { "out", "u32*" } }, body = function(_, out)
         local plan = ptx.smem_plan()
         local buf = plan:alloc("buf", "u32", 32)
@@ -391,22 +394,37 @@ describe("emulated clusters", function()
         local s = ptx.reg.u32()
         ptx.mov.u32(s, ptx.sym "smem")
         local mine = s + buf.offset + tid:shl(2)
+        lines.st = debug.getinfo(1, "l").currentline + 1
         ptx.st.shared.u32(ptx.addr(mine), ptx.special("ctaid.x"):mad(100000, rank:mad(1000, tid)))
-        ptx.op "barrier.cluster.arrive.release.aligned" ()
-        ptx.op "barrier.cluster.wait.acquire.aligned" ()
+        if without ~= "first" then
+          ptx.op "barrier.cluster.arrive.release.aligned" ()
+          ptx.op "barrier.cluster.wait.acquire.aligned" ()
+        end
         local other, remote, v = ptx.reg.u32(), ptx.reg.u32(), ptx.reg.u32()
         ptx.xor.b32(other, rank, 1)
         ptx.op "mapa.shared::cluster.u32" (remote, mine, other)
+        lines.ld = debug.getinfo(1, "l").currentline + 1
         ptx.op "ld.shared::cluster.u32" (v, ptx.addr(remote))
-        ptx.op "barrier.cluster.arrive.release.aligned" ()
-        ptx.op "barrier.cluster.wait.acquire.aligned" ()
+        if without ~= "second" then
+          ptx.op "barrier.cluster.arrive.release.aligned" ()
+          ptx.op "barrier.cluster.wait.acquire.aligned" ()
+        end
         local po = ptx.global_ptrs(out)
         local i = ptx.special("ctaid.x"):mad(32, tid)
         ptx.st.global.u32(ptx.addr(po + i:mul_wide(4)), v)
+        -- a CTA may exit only once the other has read its shared memory: the second barrier; and
+        -- then overwrite its own buffer (ordered by that barrier too)
+        ptx.st.shared.u32(ptx.addr(mine), 0)
       end }
+  end
+
+  it("two CTAs exchange shared memory through mapa and barrier.cluster (with the races check: clean)", function()
+    local ptx = H.fresh()
+    local k = swap_kernel(ptx, nil, {})
+    H.assembles(ptx)
     local dev = rt.device("emu")
     local out = dev:array("u32", 128):poison()
-    rt.launch(k, { device = dev, args = { out } })
+    rt.launch(k, { device = dev, args = { out }, checks = { races = true, uninit_shared = true } })
     local got = out:read()
     for c = 0, 3 do
       for t = 0, 31 do
@@ -414,6 +432,53 @@ describe("emulated clusters", function()
         assert.are.equal((oc % 2) * 1000 + t + oc * 100000, got[c * 32 + t + 1], fmt("CTA %d thread %d", c, t))
       end
     end
+  end)
+
+  it("reports a CTA's access to another's shared memory that no barrier.cluster orders (races)", function()
+    local THIS = debug.getinfo(1, "S").source:sub(2)
+    local dev = rt.device("emu")
+    local out = dev:array("u32", 128):poison()
+    -- without the first barrier: CTA 0 reads CTA 1's element before CTA 1 has stored it (here:
+    -- CTA 1 runs after CTA 0 blocks), so CTA 1's store comes after a read by another CTA
+    local ptx, lines = H.fresh(), {}
+    local k = swap_kernel(ptx, "first", lines)
+    H.assembles(ptx)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { out }, checks = { races = true } })
+    assert.is_false(ok)
+    assert.matches(fmt("%s:%d: error: shared-memory race on byte 0x0: st.shared.u32 by thread (0,0,0) of CTA (1,0,0) writes it after thread (0,0,0) of CTA (0,0,0) read it with no barrier.cluster between",
+                       THIS, lines.st), err, 1, true)
+    -- without the second: CTA 1 (the last to arrive at the first barrier, so it runs on) overwrites
+    -- its buffer before CTA 0 has read it: CTA 0's read comes after another CTA's write
+    ptx, lines = H.fresh(), {}
+    k = swap_kernel(ptx, "second", lines)
+    H.assembles(ptx)
+    ok, err = pcall(rt.launch, k, { device = dev, args = { out }, checks = { races = true } })
+    assert.is_false(ok)
+    assert.matches(fmt("%s:%d: error: shared-memory race on byte 0x0 of CTA (1,0,0): ld.shared::cluster.u32 by thread (0,0,0) of CTA (0,0,0) reads it after thread (0,0,0) of CTA (1,0,0) wrote it with no barrier.cluster between",
+                       THIS, lines.ld), err, 1, true)
+    out:free()
+  end)
+
+  it("reports two CTAs storing into the same bytes of a third's shared memory with no barrier.cluster between", function()
+    local ptx = H.fresh()
+    local line
+    local k = ptx.kernel { name = "two_writers", target = "sm_90a", grid = { 2 }, block = { 32 }, cluster = { 2 }, body = function()
+      local plan = ptx.smem_plan()
+      local buf = plan:alloc("buf", "u32", 32)
+      local tid = ptx.special "tid.x"
+      local s, remote = ptx.reg.u32(), ptx.reg.u32()
+      ptx.mov.u32(s, ptx.sym "smem")
+      ptx.op "mapa.shared::cluster.u32" (remote, s + buf.offset + tid:shl(2), 0)   -- CTA rank 0's buffer
+      line = debug.getinfo(1, "l").currentline + 1
+      ptx.op "st.shared::cluster.u32" (ptx.addr(remote), tid)
+      ptx.op "barrier.cluster.arrive.release.aligned" ()
+      ptx.op "barrier.cluster.wait.acquire.aligned" ()
+    end }
+    H.assembles(ptx)
+    local ok, err = pcall(rt.launch, k, { device = rt.device("emu"), checks = { races = true } })
+    assert.is_false(ok)
+    assert.matches(fmt(":%d: error: shared-memory race on byte 0x0 of CTA (0,0,0): st.shared::cluster.u32 by thread (0,0,0) of CTA (1,0,0) writes it after thread (0,0,0) of CTA (0,0,0) wrote it with no barrier.cluster between", line),
+                   err, 1, true)
   end)
 
   it("a cluster wait that not every thread reaches is a deadlock", function()
