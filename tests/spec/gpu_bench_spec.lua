@@ -51,10 +51,10 @@ local function rows(out)
 end
 
 describe("bench/gpu/run.sh --device emu", function()
-  it("runs every case on the emulator and every check passes", function()
+  it("runs every case on the emulator, with its opt-in checks (races, uninitialized memory), and every check passes", function()
     local list = cases()
     assert.is_true(#list >= 10, "cases found: " .. #list)
-    local out, err, rc = run("--device emu")
+    local out, err, rc = run("--device emu --checks")
     assert.are.equal(0, rc, out .. err)
     assert.truthy(out:find("timing: skipped", 1, true), out)
     assert.truthy(out:find("; all checks passed", 1, true), out)

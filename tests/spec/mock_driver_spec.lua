@@ -245,6 +245,30 @@ describe("bench/gpu/run.lua", function()
     assert.falsy(out:find("ERROR", 1, true), out)
   end)
 
+  it("runs a case's `later` configs after every case's own, and none of a case skipped over the budget", function()
+    if not have_mock() then return H.pending("no mock driver built") end
+    local function check(extra)
+      return H.sh("PATH=/usr/local/cuda/bin:$PATH PTXLUA_LIBCUDA=" .. shq(MOCK) .. " BUILD=" .. shq(H.build) .. " " ..
+        shq(H.root .. "/bench/gpu/run.sh") .. " --copy-mb 4 --runs 2 --sets 1 --set M=256 --set N=256 --set K=128 " .. extra .. " gemm vector_add")
+    end
+    local out, err, rc = check("")
+    assert.are.equal(1, rc, err)
+    -- the table: gemm's own rows, vector_add's, then gemm's later ones (bench/gpu/cases/gemm.lua)
+    local order = {}
+    for case, config in out:gmatch("\n(%a[%w_]*) +(%S[^\n]-) +%d") do
+      if case == "gemm" or case == "vector_add" then order[#order + 1] = case .. (config:match("^(%u+=%d+) K=") or "") end
+    end
+    assert.are.same({ "gemm", "gemm", "gemm", "vector_add", "vector_add", "gemmCLUSTER=1", "gemmCLUSTER=4", "gemmGROUP=16" }, order, out)
+    assert.falsy(out:find("ERROR", 1, true), out)
+    -- over the budget from the start: each case is one skipped row, and its later configs do not run
+    out, err, rc = check("--budget -1")
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find("\ngemm +%-[^\n]*\n +skipped: over the %-1 s budget"), out)
+    assert.truthy(out:find("\nvector_add +%-[^\n]*\n +skipped: over the %-1 s budget"), out)
+    assert.truthy(out:find("2 rows in %d+ s %([%d.]+ s CPU%); nothing checked %(2 rows skipped over the budget%)"), out)
+    assert.falsy(out:find("CLUSTER=", 1, true), out)
+  end)
+
   it("bench/gpu/session.sh runs the doctor, the check and the launch overheads, logging each under $OUT", function()
     if not have_mock() then return H.pending("no mock driver built") end
     local dir = H.tmpfile("-session")

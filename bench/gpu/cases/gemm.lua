@@ -13,12 +13,11 @@ end
 return {
   script = "kernels/gemm.lua",
   kernel = "gemm",
-  -- the first row is the default tiling; the last three are the same 8192^3 product with one
-  -- template changed (no multicast; clusters of 4; bands of 16 cluster-rows), so that one GPU run
-  -- shows which way the tiling could go
-  configs = { { M = 8192, N = 8192, K = 8192 }, { M = 4096, N = 4096, K = 4096 }, { M = 1100, N = 1000, K = 1000 },
-              { M = 8192, N = 8192, K = 8192, CLUSTER = 1 }, { M = 8192, N = 8192, K = 8192, CLUSTER = 4 },
-              { M = 8192, N = 8192, K = 8192, GROUP = 16 } },
+  configs = { { M = 8192, N = 8192, K = 8192 }, { M = 4096, N = 4096, K = 4096 }, { M = 1100, N = 1000, K = 1000 } },
+  -- the same 8192^3 product with one template changed (no multicast; clusters of 4; bands of 16
+  -- cluster-rows), run after every other case while the budget lasts: which way the tiling could go
+  later = { { M = 8192, N = 8192, K = 8192, CLUSTER = 1 }, { M = 8192, N = 8192, K = 8192, CLUSTER = 4 },
+            { M = 8192, N = 8192, K = 8192, GROUP = 16 } },
   emu = { { M = 300, N = 264, K = 136, SMS = 2 }, { M = 72, N = 136, K = 200, SMS = 2, CLUSTER = 1 } },
   sets = 2,
   runs = 20,
