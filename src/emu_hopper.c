@@ -1369,10 +1369,48 @@ static int sp_place(plX_emu *e, xins *in, xwarp *w, int at, int K, uint8_t kx[16
   return 0;
 }
 
+/* the registers instruction `in` (not a wgmma) reads or writes, stamped with the warp's clock */
+void plX__hop_wg_touch(plX_emu *e, xwarp *w, const xins *in) {
+  size_t base = (size_t)w->idx * e->xf.nslots;
+  const uint32_t *c = e->xf.chk + in->chk;
+  uint32_t pc = (uint32_t)(in - e->xf.code);
+  for (int i = 0; i < in->nrd + in->nwr; i++) {
+    if (c[i] & X_PREDBIT) continue;
+    e->C->h.wga[base + c[i]] = w->clock; e->C->h.wgapc[base + c[i]] = pc;
+  }
+}
+
+/* the PTX ISA wants a wgmma.fence by every warp of the warpgroup before its first wgmma.mma_async, and
+** between any other access to a register and a wgmma that uses it as an accumulator or as an A
+** fragment (accumulator accesses by wgmmas of the same shape need none): else what the tensor
+** cores read or write there is undefined */
+static int wg_fenced(plX_emu *e, xwarp *w, const xins *in, uint32_t slot, const char *as) {
+  size_t k = (size_t)w->idx * e->xf.nslots + slot;
+  if (e->C->h.wga[k] <= w->wgf) return 0;
+  plU_buf b; plU_buf_init(&b);
+  plU_buf_puts(&b, "it uses ");
+  plI_regname(e->m, e->xf.slot_reg[slot], &b);
+  plU_buf_printf(&b, " as %s, which the %s of line %s accessed after the warp's last wgmma.fence (line %s): "
+                 "a wgmma.fence must come between them", as, plX__opname(e, e->xf.code[e->C->h.wgapc[k]].stmt),
+                 line_of(e, e->C->h.wgapc[k]), line_of(e, w->wgf_pc));
+  plX__fail_warp(e, in, w, plU_buf_cstr(&b), 0);
+  plU_buf_free(&b);
+  return e->status;
+}
+
 static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   const uint32_t *vs = e->xf.vslots;
   int N = in->vec * 8, dt = in->t, at = in->t2, bt = in->t3, sparse = in->off2 != 0;
+  if (e->C->h.wga) {                                               /* the wgmma.fence check */
+    if (!w->wgf)
+      return plX__fail_warp(e, in, w, "a wgmma.mma_async with no wgmma.fence before it in this warp: the first wgmma of a "
+                            "warpgroup needs one (and one after any other access to its accumulator or A registers)", 0);
+    int nacc = dt == PLT_F16 ? N / 4 : N / 2;
+    for (int i = 0; i < nacc; i++) if (wg_fenced(e, w, in, vs[in->vs + (uint32_t)i], "an accumulator")) return e->status;
+    if (in->sub & 16)
+      for (uint32_t j = 0; j < 4; j++) if (wg_fenced(e, w, in, vs[in->a + j], "an A fragment")) return e->status;
+  }
   int K = at == PLT_TF32 ? 8 : (at == PLT_F16 || at == PLT_BF16) ? 16 : 32;
   int integer = at == PLT_S8 || at == PLT_U8;
   uint32_t wi = (uint32_t)w->idx % 4;                              /* this warp's 16 rows of the 64 */
@@ -1676,7 +1714,7 @@ int plX__hop_exec(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t am, uint
   case X_TMA: return exec_tma(e, w, in, em);
   case X_BULK: return exec_bulk(e, w, in, em);
   case X_BULKCOMMIT: case X_BULKWAIT: return exec_bulkgrp(e, w, in, em);   /* stores happen when issued; these say when it is safe */
-  case X_WGFENCE: return 0;
+  case X_WGFENCE: if (plX__full_warp(e, in, w, em)) return e->status; w->wgf = w->clock; w->wgf_pc = (uint32_t)(in - e->xf.code); return 0;
   case X_WGMMA: return exec_wgmma(e, w, in, em);
   case X_WGCOMMIT:
     if (plX__full_warp(e, in, w, em)) return e->status;
@@ -1769,14 +1807,17 @@ int plX__hop_setup(plX_emu *e, xcta *c) {
   }
   if (H->has_wgmma) {
     c->h.wgg = calloc((size_t)e->nwarps * e->xf.nslots, sizeof *c->h.wgg);
-    if (!c->h.wgg) return plX__fail(e, X_NOSLOT, "out of memory");
+    c->h.wga = calloc((size_t)e->nwarps * e->xf.nslots, sizeof *c->h.wga);
+    c->h.wgapc = calloc((size_t)e->nwarps * e->xf.nslots, sizeof *c->h.wgapc);
+    if (!c->h.wgg || !c->h.wga || !c->h.wgapc) return plX__fail(e, X_NOSLOT, "out of memory");
   }
   return 0;
 }
 
 void plX__hop_free(xcta *c) {
   free(c->h.psw); free(c->h.pw); free(c->h.ps); free(c->h.fences); free(c->h.cfences); free(c->h.wgg); free(c->h.nreg); free(c->h.clarr);
-  free(c->h.fsnap); free(c->h.cfsnap);
+  free(c->h.fsnap); free(c->h.cfsnap); free(c->h.wga); free(c->h.wgapc);
+  c->h.wga = NULL; c->h.wgapc = NULL;
   c->h.psw = NULL; c->h.pw = c->h.ps = c->h.fences = c->h.cfences = c->h.wgg = c->h.nreg = c->h.clarr = NULL;
   c->h.fsnap = c->h.cfsnap = NULL;
   plU_vec_free(c->h.mb);

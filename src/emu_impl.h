@@ -165,6 +165,7 @@ typedef struct xwarp {
   uint32_t wmb[32];           /* XB_MBAR: the mbarrier's shared offset */
   uint32_t wg_cur, wg_done, wg_last;  /* wgmma groups: the open one, those below done are complete, last+1 issued */
   uint32_t wg_gpc[16];        /* the first wgmma pc of group g % 16 (messages) */
+  uint64_t wgf; uint32_t wgf_pc;  /* the clock and pc of the warp's last wgmma.fence (0: none yet) */
   uint32_t exists, exited, waiting;
   uint32_t cc;                /* carry flags */
   uint32_t exitpc;            /* last exit executed (for deadlock messages) */
@@ -233,6 +234,9 @@ typedef struct xcta_hop {
   uint32_t *fsnap, *cfsnap;    /* per thread: fences and cfences when a barrier, mbarrier phase or cluster barrier of the
                                ** cluster last completed (a fence after it does not order a store before it) */
   uint32_t *wgg;               /* per warp and slot: 1 + the wgmma group writing it (accumulator check) */
+  uint64_t *wga;               /* per warp and slot: the warp's clock at the last access by another instruction
+                               ** than a wgmma (the wgmma.fence check), and its pc in wgapc */
+  uint32_t *wgapc;
   uint32_t *nreg;              /* per warp: its setmaxnreg count */
   uint32_t *clarr;             /* per thread: 1 + the cluster-barrier phase it arrived in, 0 none */
 } xcta_hop;
@@ -468,6 +472,7 @@ void plX__hop_remote_write(plX_emu *e, const xins *in, xcta *c, uint32_t off, ui
 int  plX__hop_gload(plX_emu *e, const xins *in, uint64_t a, uint32_t n, uint32_t tid);  /* a global read while bulk stores are in flight; 1 after reporting */
 int  plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, int warp, const char *who); /* 1 after reporting; warp: the writer's in c, -1 */
 void plX__hop_bar_sync(xcta *c);
+void plX__hop_wg_touch(plX_emu *e, xwarp *w, const xins *in);   /* the registers an instruction accesses (wgmma.fence check) */
 void plX__hop_fence_snap(plX_emu *e);       /* a barrier of the cluster completed: the fences before it (proxy check) */           /* a CTA barrier completed: its warps are ordered after the retired wgmma reads */
 int  plX__hop_smem(plX_emu *e, uint64_t a, xcta **c, uint32_t *off);  /* shared::cluster address -> CTA, offset */
 

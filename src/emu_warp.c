@@ -29,8 +29,9 @@ int plX__fail_lane(plX_emu *e, const xins *in, xwarp *w, int lane, const char *m
 
 int plX__fail_warp(plX_emu *e, const xins *in, xwarp *w, const char *msg, uint32_t lanes) {
   plU_buf b; plU_buf_init(&b);
-  plU_buf_printf(&b, "%s in warp %d of CTA (%u,%u,%u): %s (lanes 0x%08x)", plX__opname(e, in->stmt), w->idx,
-                 e->C->ctaid[0], e->C->ctaid[1], e->C->ctaid[2], msg, lanes);
+  plU_buf_printf(&b, "%s in warp %d of CTA (%u,%u,%u): %s", plX__opname(e, in->stmt), w->idx,
+                 e->C->ctaid[0], e->C->ctaid[1], e->C->ctaid[2], msg);
+  if (lanes) plU_buf_printf(&b, " (lanes 0x%08x)", lanes);          /* 0: the warp as a whole */
   plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
   plU_buf_free(&b);
   return e->status;
@@ -222,6 +223,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
                          (unsigned long long)e->limit);
       if (checks && check_reads(e, w, in, am, em)) return e->status;
       if (w->wg_last > w->wg_done && in->op != X_WGMMA && e->C->h.wgg && plX__hop_accum_check(e, w, in)) return e->status;
+      if (e->C->h.wga && in->op != X_WGMMA && in->nrd + in->nwr) plX__hop_wg_touch(e, w, in);
       int tr = tracing && (tlane < 0 ? am != 0 : (am >> tlane & 1));
       switch (in->op) {
       case X_BRA:

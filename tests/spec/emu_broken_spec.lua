@@ -24,6 +24,9 @@
 --   grouped_gemm: rows guarded by the end of C, not of   -> races (global memory) at the st.global: a
 --         the group                                       tile-row reaching into the next group stores
 --                                                         over rows another CTA writes
+--   flash_attention: no wgmma.fence before the last P V -> the wgmma.fence check at that wgmma: O's
+--                                                         accumulators (rescaled) and P's registers
+--                                                         were written after the last fence
 local H = require "helper"
 local rt = require "ptxlua.emu"
 
@@ -56,6 +59,22 @@ local function broken(file, edits, lib_edits)
   local ks = {}
   for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
   return ks, path, text, lib_path, lib_text
+end
+
+-- kernels/<file> with edits applied and, beside it, lib/hopper_pipe.lua (the Hopper kernels' shared
+-- pipeline) with lib_edits applied, in a fresh temporary folder. Returns the kernel named kname, the
+-- file's return value (its maps), the kernel's temporary path and text, the library's path and text.
+local function piped(file, kname, edits, lib_edits)
+  local text, lib_text = edited(file, edits), edited("lib/hopper_pipe.lua", lib_edits)
+  local dir = H.tmpfile("_kernels")
+  assert(os.execute(fmt("mkdir -p '%s/lib'", dir)))
+  local path = H.write(dir .. "/" .. file, text)
+  local lib_path = H.write(dir .. "/lib/hopper_pipe.lua", lib_text)
+  local ptx = H.fresh()
+  local ret = dofile(path)
+  local k
+  for _, kk in ipairs(ptx.kernels()) do if kk.name == kname then k = kk end end
+  return assert(k, "no kernel " .. kname .. " in " .. file), ret, path, text, lib_path, lib_text
 end
 
 -- the number of the one line of text that contains needle (plain)
@@ -341,19 +360,7 @@ describe("broken kernels: the TMA/wgmma GEMM", function()
   local WAIT = "ptx.wgmma.wait_group.sync.aligned(1)\n  ptx.if_(self.lead:and_(accumulate), function() self.release(self.prev) end)"
   local EARLY = "ptx.if_(self.lead:and_(accumulate), function() self.release(self.prev) end)  -- BROKEN: before the wait\n" ..
                 "  ptx.wgmma.wait_group.sync.aligned(1)"
-  -- gemm.lua and, beside it, lib/hopper_pipe.lua with lib_edits applied
-  local function gemm(lib_edits)
-    local text, lib_text = edited("gemm.lua"), edited("lib/hopper_pipe.lua", lib_edits)
-    local dir = H.tmpfile("_kernels")
-    assert(os.execute(fmt("mkdir -p '%s/lib'", dir)))
-    local path = H.write(dir .. "/gemm.lua", text)
-    local lib_path = H.write(dir .. "/lib/hopper_pipe.lua", lib_text)
-    local ptx = H.fresh()
-    local ret = dofile(path)
-    local k
-    for _, kk in ipairs(ptx.kernels()) do if kk.name == "gemm" then k = kk end end
-    return k, ret, path, text, lib_path, lib_text
-  end
+  local function gemm(lib_edits) return piped("gemm.lua", "gemm", {}, lib_edits) end
   for _, c in ipairs { { M = 200, N = 264, K = 136, SMS = 2, CLUSTER = 1 }, { M = 130, N = 200, K = 72, SMS = 2, BN = 64, CLUSTER = 1, STAGES = 3 },
                        { M = 200, N = 264, K = 136, SMS = 2 } } do
     local what = fmt("M=%d N=%d K=%d%s%s", c.M, c.N, c.K, c.CLUSTER and " CLUSTER=1" or " (cluster of 2)", c.STAGES and " STAGES=3" or "")
@@ -390,18 +397,7 @@ end)
 describe("broken kernels: the grouped GEMM", function()
   local GUARD = "local rok = { r0:lt(mend), (r0 + 8):lt(mend) }"
   local BAD = "local rok = { r0:lt(t.MTOT), (r0 + 8):lt(t.MTOT) }  -- BROKEN: the end of C, not of the group"
-  local function grouped(edits)
-    local text = edited("grouped_gemm.lua", edits)
-    local dir = H.tmpfile("_kernels")
-    assert(os.execute(fmt("mkdir -p '%s/lib'", dir)))
-    local path = H.write(dir .. "/grouped_gemm.lua", text)
-    H.write(dir .. "/lib/hopper_pipe.lua", edited("lib/hopper_pipe.lua"))
-    local ptx = H.fresh()
-    local ret = dofile(path)
-    local k
-    for _, kk in ipairs(ptx.kernels()) do if kk.name == "grouped_gemm" then k = kk end end
-    return k, ret, path, text
-  end
+  local function grouped(edits) return piped("grouped_gemm.lua", "grouped_gemm", edits) end
   -- groups of 70, 0 and 130 rows: the first tile-row (rows 0..127) reaches 58 rows into group 2
   local c = { G = 3, MTOT = 200, N = 264, K = 136, SMS = 3 }
   it("storing a tile-row's rows past its group: a global-memory race at the store, between two CTAs", function()
@@ -420,5 +416,37 @@ describe("broken kernels: the grouped GEMM", function()
     expect(err, path, line_of(text, "ptx.at(ok).st.global.b32(at, v)"), "global-memory race on byte", "of buffer 'C'",
            "st.global.b32 by thread", fmt("wrote it (line %d)", line_of(text, "ptx.at(ok).st.global.b32(at, v)")),
            "two CTAs of other clusters run in any order")
+  end)
+end)
+
+---------------------------------------------------------------------------------------------------
+-- flash_attention: the last P V (after the key loop) accumulates into O, which the softmax rescaled,
+-- from P's registers, which it wrote, both after the loop's last wgmma.fence; without the fence
+-- before it the tensor cores may see the registers before those writes (the PTX ISA leaves it
+-- undefined). Results are right in the emulator either way.
+describe("broken kernels: flash attention", function()
+  local FENCE = "vring:wait()\n        ptx.wgmma.fence.sync.aligned()\n        issue_pv()"
+  local c = { BH = 1, S = 130, D = 64, CAUSAL = 1 }
+  it("without the wgmma.fence before the last P V: an error at its wgmma, naming P's register and its writer", function()
+    local r = rng(11)
+    local n = c.BH * c.S * c.D
+    local Q = dev:array("bf16", n, function() return r(-2, 2) end, "Q")
+    local Kx = dev:array("bf16", n, function() return r(-2, 2) end, "K")
+    local V = dev:array("bf16", n, function() return r(-1, 1) end, "V")
+    local O = dev:array("bf16", n, nil, "O"):poison()
+    local L = dev:array("f32", c.BH * c.S, nil, "LSE"):poison()
+    local k, ret = piped("flash_attention.lua", "flash_attention")
+    local mq, mk, mv, mo = ret.maps(c)
+    k:launch { device = dev, args = { dev:tensormap(Q, mq), dev:tensormap(Kx, mk), dev:tensormap(V, mv), dev:tensormap(O, mo), L }, defines = c }
+    local kb, retb, path, text, lib_path, lib_text = piped("flash_attention.lua", "flash_attention", { { FENCE, "vring:wait()\n        issue_pv()  -- BROKEN: no fence" } })
+    mq, mk, mv, mo = retb.maps(c)
+    local err = launch_error(kb, { args = { dev:tensormap(Q, mq), dev:tensormap(Kx, mk), dev:tensormap(V, mv), dev:tensormap(O, mo), L }, defines = c })
+    Q:free(); Kx:free(); V:free(); O:free(); L:free()
+    local wline = line_of(text, "ow(oacc, { pa[4 * kk + 1], pa[4 * kk + 2], pa[4 * kk + 3], pa[4 * kk + 4] }")
+    -- the first register it meets: O's accumulator, rescaled (mul) after the loop's last fence, which
+    -- is hp.mma's (in the library)
+    expect(err, path, wline, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 in warp 4 of CTA (0,0,0): it uses %o0 as an accumulator, which the mul.rn.f32 of line",
+           fmt("accessed after the warp's last wgmma.fence (line %d in %s): a wgmma.fence must come between them",
+               line_of(lib_text, "ptx.wgmma.fence.sync.aligned()"), lib_path))
   end)
 end)

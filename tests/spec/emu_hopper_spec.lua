@@ -199,12 +199,16 @@ describe("emulated wgmma", function()
           da = x
         end
         local db = ptx.wgmma_desc(sB, { mn = 64, k = 64, base = base }):as("u64")
+        if opts.fence == "early" then ptx.wgmma.fence.sync.aligned() end   -- wrong: before the accumulators' init
+        opts.lines = opts.lines or {}
+        opts.lines.init = debug.getinfo(1, "l").currentline + 1
         local acc = ptx.regs.f32(32, "acc", 0)
-        ptx.wgmma.fence.sync.aligned()
+        if opts.fence == nil then ptx.wgmma.fence.sync.aligned() end
         local wg = ptx.op "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
         for kk = 0, 3 do
           local p = ptx.reg.pred()
           ptx.setp.ne.u32(p, tid, 4096)               -- true: accumulate
+          if kk == 0 then opts.lines.wgmma = debug.getinfo(1, "l").currentline + 1 end
           wg(acc, (da + 2 * kk):as("b64"), (db + 2 * kk):as("b64"), p, 1, 1, 0, 0)
         end
         ptx.wgmma.commit_group.sync.aligned()
@@ -363,6 +367,27 @@ describe("emulated wgmma", function()
       assert.matches(fmt("stage released at line %d before wgmma.wait_group covers the wgmma at line %s", arline, wl), err, 1, true)
     end)
   end
+
+  it("flags a wgmma with no wgmma.fence before it, or one whose accumulators were written after the fence", function()
+    local dev = rt.device("emu")
+    local _, _, ta, tbm = inputs(dev)
+    local ptx = H.fresh()
+    local opts = { name = "nofence", fence = "none" }
+    local k = gemm_kernel(ptx, opts)
+    H.assembles(ptx)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { ta, tbm, dev:array("f32", 4096) } })
+    assert.is_false(ok)
+    assert.matches(fmt(":%d: error: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 in warp 0 of CTA (0,0,0): a wgmma.mma_async with no wgmma.fence before it in this warp", opts.lines.wgmma),
+                   err, 1, true)
+    ptx = H.fresh()
+    opts = { name = "earlyfence", fence = "early" }
+    k = gemm_kernel(ptx, opts)
+    H.assembles(ptx)
+    ok, err = pcall(rt.launch, k, { device = dev, args = { ta, tbm, dev:array("f32", 4096) } })
+    assert.is_false(ok)
+    assert.matches(fmt(":%d: error: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 in warp 0 of CTA (0,0,0): it uses %%acc0 as an accumulator, which the mov.f32 of line %d accessed after the warp's last wgmma.fence (line %d): a wgmma.fence must come between them",
+                       opts.lines.wgmma, opts.lines.init, opts.lines.init - 3), err, 1, true)
+  end)
 
   it("flags shared memory written by ordinary stores and read by wgmma without fence.proxy.async", function()
     local ptx = H.fresh()
