@@ -131,6 +131,44 @@ static xmbar *mb_get(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint3
   return m;
 }
 
+/* the mbarrier.init is visible to the executing thread (lane l of w, CTA e->C) using mbarrier m of
+** CTA c: in its warp by program order; in another warp of the same CTA after a barrier completed
+** (bar.sync, or a cluster barrier); in another CTA after a barrier.cluster completed. Before that the
+** hardware may show it the object's memory as it was: an mbarrier not yet initialized */
+static int mb_visible(plX_emu *e, const xins *in, xwarp *w, int l, const xcta *c, const xmbar *m) {
+  uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
+  if (e->C == c) {
+    if (m->irank == c->rank && m->itid / 32 == tid / 32) return 0;
+    if (c->epoch != m->iepoch) return 0;
+  } else if (e->H.clphase != m->icl) return 0;
+  char at[64];
+  snprintf(at, sizeof at, c == e->C ? "" : " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+  uint32_t x = m->itid % e->block[0], y = m->itid / e->block[0] % e->block[1], z = m->itid / (e->block[0] * e->block[1]);
+  return lane_fail(e, in, w, l, "uses the mbarrier at shared 0x%x%s, which %sthread (%u,%u,%u) initialized at line %s, before %s "
+                   "completed since: it may still look uninitialized here (%s)", m->off, at, c == e->C ? "" : "its ", x, y, z,
+                   line_of(e, m->pc),
+                   c == e->C ? "any barrier of the CTA" : "a barrier.cluster",
+                   c == e->C ? "a bar.sync after the init" : "fence.mbarrier_init.release.cluster after the init, then barrier.cluster.arrive and wait");
+}
+
+/* a copy completing on the mbarrier at shared offset moff of each CTA in mask: its issuer must see
+** each one initialized (a correct program orders the issue after every destination's init, so the
+** emulator has run that init by then) */
+static int mb_copy_visible(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t mask, uint32_t moff) {
+  for (uint32_t r = 0; r < (e->H.ncl ? e->H.ncl : 1); r++) {
+    xcta *c = e->H.ncl ? &e->ctas[r] : e->C;
+    if (!(mask >> c->rank & 1)) continue;
+    xmbar *m = mb_find(c, moff);
+    if ((!m || !m->valid) && c != e->C)
+      return lane_fail(e, in, w, l, "completes on the mbarrier at shared 0x%x of CTA (%u,%u,%u), which that CTA has not initialized (yet): "
+                       "order the copy after its mbarrier.init (fence.mbarrier_init.release.cluster, then barrier.cluster.arrive and wait)",
+                       moff, c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+    if (!m || !m->valid) m = mb_get(e, in, w, l, c, moff);
+    if (!m || mb_visible(e, in, w, l, c, m)) return e->status;
+  }
+  return 0;
+}
+
 /* count arrivals (drop: also for the phases after this one); the state before them */
 static int mb_arrive(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, xmbar *m, uint32_t count, int drop, int nocomplete,
                      uint64_t *state) {
@@ -191,6 +229,7 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
         m = &c->h.mb.p[c->h.mb.n - 1];
       }
       m->off = off; m->expected = m->pending = v; m->tx = 0; m->phase = 0; m->valid = 1; m->cur = 0;
+      m->irank = e->C->rank; m->itid = (uint32_t)w->idx * 32 + (uint32_t)l; m->iepoch = c->epoch; m->icl = e->H.clphase;
       if (e->H.has_wgmma) memset(c->h.dnv.p + m->dn, 0, 2 * c->h.nslot * sizeof(uint32_t));
       m->pc = (uint32_t)(in - e->xf.code);
       memset(c->smem + off, 0, 8);
@@ -198,7 +237,7 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       continue;
     }
     xmbar *m = mb_get(e, in, w, l, c, off);
-    if (!m) return e->status;
+    if (!m || mb_visible(e, in, w, l, c, m)) return e->status;
     switch (in->sub) {
     case 1: m->valid = 0; break;                                   /* inval */
     case 2: case 3: {                                              /* arrive, arrive_drop */
@@ -228,7 +267,7 @@ static int exec_mbwait(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em,
     xcta *c; uint32_t off;
     if (!smem_at(e, in, w, l, addr_of(in, w, l), in->space, 0, 8, 8, &c, &off, "mbarrier")) return e->status;
     xmbar *m = mb_get(e, in, w, l, c, off);
-    if (!m) return e->status;
+    if (!m || mb_visible(e, in, w, l, c, m)) return e->status;
     int done;
     if (in->sub2) done = (m->phase & 1) != (B[l] & 1);             /* the phase of that parity completed */
     else done = (uint32_t)(B[l] >> 32) != m->phase;                /* the state's phase is no longer current */
@@ -1171,6 +1210,7 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     xcta *mc; uint32_t moff;
     if (!smem_at(e, in, w, l, mbar_addr(in, w, l), XS_SHARED, 1, 8, 8, &mc, &moff, "the mbarrier")) { free(data); free(valid); return e->status; }
     if (mc != c) { free(data); free(valid); return lane_fail(e, in, w, l, "the mbarrier is in another CTA than the destination"); }
+    if (mb_copy_visible(e, in, w, l, mask, moff)) { free(data); free(valid); return e->status; }
     if (queue(e, in, tid, mask, off, span, moff, bytes, data, valid, t.sw)) return e->status;
   });
   return 0;
@@ -1240,6 +1280,7 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       mask = (uint32_t)S(in->c)[l] & 0xffffu;
       if (!mask || (mask >> e->H.ncl)) { free(data); return lane_fail(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u", mask, e->H.ncl); }
     }
+    if (mb_copy_visible(e, in, w, l, mask, moff)) { free(data); return e->status; }
     if (queue(e, in, tid, mask, doff, n, moff, n, data, NULL, -1)) return e->status;
     if (in->sub == 5) {                                            /* cp.reduce.async.bulk: applied as it lands */
       int es = tb(in->t) / 8;

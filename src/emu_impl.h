@@ -193,6 +193,8 @@ typedef struct xmbar {
   uint32_t phase;              /* phases completed */
   uint32_t pc;                 /* the init (messages) */
   int valid;
+  uint32_t irank, itid;        /* the init's thread (its CTA's rank and thread), */
+  uint32_t iepoch, icl;        /* the mbarrier's CTA's epoch and the cluster's barrier phase then: its visibility */
   uint32_t dn, cur;            /* per (CTA rank, warp) of the cluster, 1 + its wgmma groups retired at its last arrive in this
                                   and in the last completed phase: two halves of h.nslot words at h.dnv.p + dn, cur: the
                                   half of this phase (arrivals from another CTA, through mapa, have slots of their own) */

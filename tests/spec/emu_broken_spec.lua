@@ -24,6 +24,8 @@
 --   grouped_gemm: rows guarded by the end of C, not of   -> races (global memory) at the st.global: a
 --         the group                                       tile-row reaching into the next group stores
 --                                                         over rows another CTA writes
+--   gemm (clusters): bar.sync instead of the cluster   -> the producer's multicast TMA: a peer's mbarrier
+--         barrier after the mbarrier inits                whose init nothing orders before it, at the copy
 --   flash_attention: no wgmma.fence before the last P V -> the wgmma.fence check at that wgmma: O's
 --                                                         accumulators (rescaled) and P's registers
 --                                                         were written after the last fence
@@ -386,6 +388,29 @@ describe("broken kernels: the TMA/wgmma GEMM", function()
                  lib_path, line_of(lib_text, "wgmma(acc, at_kstep(da, kk)"), lib_path))
     end)
   end
+end)
+
+---------------------------------------------------------------------------------------------------
+-- gemm with clusters of 2: after the mbarrier inits, a CTA barrier instead of the cluster barrier.
+-- The first multicast TMA then completes on a peer's mbarrier that nothing orders after its init: at
+-- the copy, naming the peer and the init (had the peer not run its init yet, the message would say so)
+describe("broken kernels: the clustered GEMM's barrier init", function()
+  local SYNC = "ptx.op \"barrier.cluster.arrive.release.aligned\" ()\n    ptx.op \"barrier.cluster.wait.acquire.aligned\" ()\n  else"
+  it("a CTA barrier where the cluster barrier belongs: the multicast TMA meets a peer's uninitialized mbarrier", function()
+    local c = { M = 200, N = 264, K = 136, SMS = 2 }
+    local r = rng(5)
+    local A = dev:array("bf16", c.M * c.K, function() return r(-1, 1) end, "A")
+    local B = dev:array("bf16", c.N * c.K, function() return r(-1, 1) end, "B")
+    local C = dev:array("bf16", c.M * c.N, nil, "C"):poison()
+    local k, ret, path, text = piped("gemm.lua", "gemm", {}, { { SYNC, "ptx.bar.sync(0)  -- BROKEN: not the cluster\n  else" } })
+    local sa, sb, sc = ret.maps(c)
+    local err = launch_error(k, { args = { dev:tensormap(A, sa), dev:tensormap(B, sb), dev:tensormap(C, sc) }, defines = c })
+    A:free(); B:free(); C:free()
+    local lib_text = edited("lib/hopper_pipe.lua")
+    expect(err, path, line_of(text, "mcast(ptx.addr(db), ptx.taddr(bmap"), "uses the mbarrier at shared 0x",
+           fmt("of CTA (1,0,0), which its thread (0,0,0) initialized at line %d in ", line_of(lib_text, "ptx.op \"mbarrier.init.shared::cta.b64\" (self.full")),
+           "before a barrier.cluster completed since: it may still look uninitialized here")
+  end)
 end)
 
 ---------------------------------------------------------------------------------------------------

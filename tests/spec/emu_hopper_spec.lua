@@ -160,6 +160,66 @@ describe("emulated mbarrier", function()
     assert.matches(fmt(":%d: error: mbarrier.arrive.shared::cta.b64: 65 arrivals at the mbarrier", line), err, 1, true)
     assert.matches("only 64 are pending in phase 3", err, 1, true)
   end)
+
+  -- thread 0 initializes the mbarrier; every thread arrives once and waits, after a bar.sync (or not)
+  it("reports another warp's use of an mbarrier before a barrier made its init visible, at the use", function()
+    local function kern(ptx, sync, lines)
+      return ptx.kernel { name = sync and "init_sync" or "init_nosync", target = "sm_90a", grid = { 1 }, block = { 64 }, body = function()
+        local plan = ptx.smem_plan()
+        local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+        lines.init = debug.getinfo(1, "l").currentline + 1
+        ptx.if_(ptx.special("tid.x"):eq(0), function() ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 64) end)
+        if sync then ptx.bar.sync(0) end
+        lines.arrive = debug.getinfo(1, "l").currentline + 1
+        ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, bar:addr(0))
+        ptx.mbarrier_wait(bar, 0)
+      end }
+    end
+    local dev = rt.device("emu")
+    local ptx = H.fresh()
+    local k = kern(ptx, true, {})
+    H.assembles(ptx)
+    rt.launch(k, { device = dev })
+    local lines = {}
+    ptx = H.fresh()
+    k = kern(ptx, false, lines)
+    H.assembles(ptx)
+    local ok, err = pcall(rt.launch, k, { device = dev })
+    assert.is_false(ok)
+    assert.matches(fmt(":%d: error: mbarrier.arrive.shared::cta.b64: uses the mbarrier at shared 0x0, which thread (0,0,0) initialized at line %d, "
+                       .. "before any barrier of the CTA completed since: it may still look uninitialized here (a bar.sync after the init) (thread (32,0,0) of CTA (0,0,0))",
+                       lines.arrive, lines.init), err, 1, true)
+  end)
+
+  -- in a cluster of 2, thread 0 of each CTA initializes its mbarrier and, at once, multicasts a tile
+  -- to both CTAs completing on each one's mbarrier: the peer's init is not ordered before the copy
+  it("reports a multicast copy completing on a peer's mbarrier that no barrier.cluster orders after its init", function()
+    local ptx = H.fresh()
+    local line
+    local k = ptx.kernel { name = "mc_early", target = "sm_90a", grid = { 2 }, block = { 32 }, cluster = { 2 },
+      params = { { "src", "u32*" } }, body = function(_, src)
+        local plan = ptx.smem_plan()
+        local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+        local tile = plan:alloc("tile", "u32", 64, { align = 128 })
+        local ps = ptx.global_ptrs(src)
+        ptx.if_(ptx.special("tid.x"):eq(0), function()
+          ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 1)
+          ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, bar:addr(0), 256)
+          ptx.if_(ptx.special("cluster_ctarank"):eq(0), function()
+            line = debug.getinfo(1, "l").currentline + 1
+            ptx.op "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster" (tile:addr(0), ptx.addr(ps), 256, bar:addr(0), 3)
+          end)
+        end)
+      end }
+    H.assembles(ptx)
+    local dev = rt.device("emu")
+    local src = dev:array("u32", 64, 1)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { src } })
+    assert.is_false(ok)
+    assert.matches(fmt(":%d: error: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster: completes on the mbarrier at shared 0x0 of CTA (1,0,0), "
+                       .. "which that CTA has not initialized (yet): order the copy after its mbarrier.init", line), err, 1, true)
+    src:free()
+  end)
 end)
 
 describe("emulated wgmma", function()

@@ -52,6 +52,7 @@ describe("wgmma descriptor base offset", function()
           ld(sA:addr(0, SHIFT), ptx.taddr(ma, { z, z }), bar:addr(0))
           ld(sB:addr(0), ptx.taddr(mb, { z, z }), bar:addr(0))
         end)
+        ptx.bar.sync(0)                                  -- the other warps see the mbarrier's init
         ptx.mbarrier_wait(bar, 0)
         local base = ptx.reg.u32()
         ptx.mov.u32(base, ptx.sym "smem")
