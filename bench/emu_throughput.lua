@@ -1,6 +1,7 @@
 -- emu_throughput.lua -- the emulator's speed: thread instructions per second on one core, for SIMT
 -- kernels (vector add, RMSNorm at its default size, a softmax block), the mma.sync GEMM and the
--- Hopper GEMM (kernels/gemm.lua: TMA, wgmma, mbarriers, a cluster of 2, 256x256x128).
+-- Hopper GEMM (kernels/gemm.lua: TMA, wgmma, mbarriers, a cluster of 2, 256x256x128, and without
+-- --quick 1024x1024x1024: 32 tiles on 2 CTAs, 16 k-tiles each).
 -- Run from the repository root:
 --   luajit bench/emu_throughput.lua [--build DIR] [--runs 3] [--quick]
 -- Prints one line per case: thread instructions, CPU seconds (median of the runs), M thread-instr/s.
@@ -86,6 +87,12 @@ local hdefs = { M = HM, N = HM, K = HK, SMS = 2 }
 local ma, mb, mc = hret.maps(hdefs)
 report(string.format("gemm (wgmma, TMA) %dx%dx%d", HM, HM, HK),
        case(hgemm, hdefs, { { "bf16", HM * HK, ma }, { "bf16", HM * HK, mb }, { "bf16", HM * HM, mc } }))
+if not quick then                 -- a persistent GEMM of many tiles and k-tiles: the pipeline's bookkeeping
+  hdefs = { M = 1024, N = 1024, K = 1024, SMS = 2 }
+  ma, mb, mc = hret.maps(hdefs)
+  report("gemm (wgmma, TMA) 1024x1024x1024",
+         case(hgemm, hdefs, { { "bf16", 1024 * 1024, ma }, { "bf16", 1024 * 1024, mb }, { "bf16", 1024 * 1024, mc } }))
+end
 
 print(string.format("%-34s %14s %9s %10s", "case", "thread insns", "cpu s", "M/s"))
 for _, r in ipairs(rows) do print(r) end

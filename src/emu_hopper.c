@@ -882,8 +882,10 @@ static void wg_forward(xcta *o, uint32_t i, uint32_t mb, uint32_t phase, uint32_
 ** waiter acquires is what the phase's arrivers released). Also note what w has retired. */
 static void wg_release(plX_emu *e, xwarp *w, xins *in, xcta *c, xmbar *m) {
   uint32_t wi = (uint32_t)w->idx, me = e->C->rank;
-  uint32_t *dn = mb_dn(c, m, 0) + me * e->nwarps + wi;            /* the slot of this CTA's warp wi */
+  uint32_t *dv = mb_dn(c, m, 0), *dn = dv + me * e->nwarps + wi;  /* the slot of this CTA's warp wi */
   if (*dn < w->wg_done + 1) *dn = w->wg_done + 1;
+  const uint32_t *kw = e->C->h.know + (size_t)wi * c->h.nslot;    /* and what wi is ordered after */
+  for (uint32_t j = 0; j < c->h.nslot; j++) if (kw[j] > dv[j]) dv[j] = kw[j];
   for (uint32_t k = 0; k < e->H.ncl || (k == 0 && !e->H.ncl); k++) {
     xcta *o = e->H.ncl ? &e->ctas[k] : e->C;
     uint32_t n = o->h.rd.n;
@@ -906,13 +908,15 @@ static void wg_acquire(plX_emu *e, xwarp *w, xcta *c, xmbar *m) {
   uint32_t wi = (uint32_t)w->idx;
   if (wi >= 32) return;
   const uint32_t *ldn = mb_dn(c, m, 1);
+  uint32_t *kw = c->h.know + (size_t)wi * c->h.nslot;             /* transitively: what the arrivers knew */
+  for (uint32_t j = 0; j < c->h.nslot; j++) if (ldn[j] > kw[j]) kw[j] = ldn[j];
   for (uint32_t k = 0; k < e->H.ncl || (k == 0 && !e->H.ncl); k++) {
     xcta *o = e->H.ncl ? &e->ctas[k] : c;
     for (uint32_t i = 0; i < o->h.rd.n; i++) {
       xwgrd *r = &o->h.rd.p[i];
       if (!r->rel || r->rel_rank != c->rank) continue;
       if (r->rel_mb == m->off && r->rel_phase < m->phase && (o != c || r->warp != wi)) r->acq |= 1u << wi;
-      if ((r->acq >> wi & 1) && ldn[o->rank * e->nwarps + r->warp] > r->group) r->acq &= ~(1u << wi);
+      if ((r->acq >> wi & 1) && kw[o->rank * e->nwarps + r->warp] > r->group) r->acq &= ~(1u << wi);
     }
   }
 }
@@ -1439,6 +1443,25 @@ static int wg_fenced(plX_emu *e, xwarp *w, const xins *in, uint32_t slot, const 
   return e->status;
 }
 
+/* a new read record joins a recent one of the same warp, group and source line (the k-steps of one
+** wgmma loop) whose bytes it overlaps or touches, while neither has been released: the union of two
+** such ranges is one range, and the messages name the same line. The records stay few (the
+** early-release chains scan them at every arrive). */
+static int wg_merge(plX_emu *e, xcta *c, const xwgrd *r) {
+  const plI_stmt *sr = plX__stmt(e, e->xf.code[r->pc].stmt);
+  uint32_t n = c->h.rd.n, from = n > 8 ? n - 8 : 0;
+  for (uint32_t i = n; i-- > from;) {
+    xwgrd *q = &c->h.rd.p[i];
+    if (q->warp != r->warp || q->group != r->group || q->rel || q->acq || r->lo > q->hi || q->lo > r->hi) continue;
+    const plI_stmt *sq = plX__stmt(e, e->xf.code[q->pc].stmt);
+    if (!sr || !sq || sr->line != sq->line || sr->file != sq->file) continue;
+    if (r->lo < q->lo) q->lo = r->lo;
+    if (r->hi > q->hi) q->hi = r->hi;
+    return 1;
+  }
+  return 0;
+}
+
 static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   const uint32_t *vs = e->xf.vslots;
@@ -1522,6 +1545,7 @@ static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     xwgrd r = o ? sb_span : sa_span;
     if (r.hi <= r.lo) continue;
     r.warp = (uint32_t)w->idx; r.group = w->wg_cur + 1; r.pc = (uint32_t)(in - e->xf.code);
+    if (wg_merge(e, cc, &r)) continue;
     if (!plU_vec_push(cc->h.rd, r)) return plX__fail(e, in->stmt, "out of memory");
   }
   /* the accumulators belong to the open group until a wait_group covers it */
@@ -1848,6 +1872,8 @@ int plX__hop_setup(plX_emu *e, xcta *c) {
   }
   if (H->has_wgmma) {
     c->h.wgg = calloc((size_t)e->nwarps * e->xf.nslots, sizeof *c->h.wgg);
+    c->h.know = calloc((size_t)e->nwarps * c->h.nslot, sizeof *c->h.know);
+    if (!c->h.know) return plX__fail(e, X_NOSLOT, "out of memory");
     c->h.wga = calloc((size_t)e->nwarps * e->xf.nslots, sizeof *c->h.wga);
     c->h.wgapc = calloc((size_t)e->nwarps * e->xf.nslots, sizeof *c->h.wgapc);
     if (!c->h.wgg || !c->h.wga || !c->h.wgapc) return plX__fail(e, X_NOSLOT, "out of memory");
@@ -1857,8 +1883,8 @@ int plX__hop_setup(plX_emu *e, xcta *c) {
 
 void plX__hop_free(xcta *c) {
   free(c->h.psw); free(c->h.pw); free(c->h.ps); free(c->h.fences); free(c->h.cfences); free(c->h.wgg); free(c->h.nreg); free(c->h.clarr);
-  free(c->h.fsnap); free(c->h.cfsnap); free(c->h.wga); free(c->h.wgapc);
-  c->h.wga = NULL; c->h.wgapc = NULL;
+  free(c->h.fsnap); free(c->h.cfsnap); free(c->h.wga); free(c->h.wgapc); free(c->h.know);
+  c->h.wga = NULL; c->h.wgapc = NULL; c->h.know = NULL;
   c->h.psw = NULL; c->h.pw = c->h.ps = c->h.fences = c->h.cfences = c->h.wgg = c->h.nreg = c->h.clarr = NULL;
   c->h.fsnap = c->h.cfsnap = NULL;
   plU_vec_free(c->h.mb);

@@ -239,6 +239,8 @@ typedef struct xcta_hop {
   uint64_t *wga;               /* per warp and slot: the warp's clock at the last access by another instruction
                                ** than a wgmma (the wgmma.fence check), and its pc in wgapc */
   uint32_t *wgapc;
+  uint32_t *know;              /* per warp and slot (CTA rank x warp of the cluster): 1 + the wgmma groups of that warp
+                               ** it is ordered after (through mbarrier phases, transitively: what the arrivers knew) */
   uint32_t *nreg;              /* per warp: its setmaxnreg count */
   uint32_t *clarr;             /* per thread: 1 + the cluster-barrier phase it arrived in, 0 none */
 } xcta_hop;
