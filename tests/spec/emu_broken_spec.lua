@@ -47,36 +47,33 @@ local function edited(file, edits)
   return text
 end
 
--- kernels/<file> with edits applied, and beside it lib/rows.lua (the row kernels' shared pieces)
--- with lib_edits applied, in a fresh temporary folder. Returns the kernels by name, the kernel's
--- temporary path and edited text, and lib/rows.lua's temporary path and edited text.
-local function broken(file, edits, lib_edits)
-  local text, lib_text = edited(file, edits), edited("lib/rows.lua", lib_edits)
+-- kernels/<file> with edits applied and, beside it, kernels/lib/<lib> with lib_edits applied, in a
+-- fresh temporary folder laid out as kernels/. Returns the kernels by name, the file's return value,
+-- the kernel file's temporary path and edited text, and the library's.
+local function copied(file, lib, edits, lib_edits)
+  local text, lib_text = edited(file, edits), edited("lib/" .. lib, lib_edits)
   local dir = H.tmpfile("_kernels")
   assert(os.execute(fmt("mkdir -p '%s/lib'", dir)))
   local path = H.write(dir .. "/" .. file, text)
-  local lib_path = H.write(dir .. "/lib/rows.lua", lib_text)
+  local lib_path = H.write(dir .. "/lib/" .. lib, lib_text)
   local ptx = H.fresh()
-  dofile(path)
+  local ret = dofile(path)
   local ks = {}
   for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
+  return ks, ret, path, text, lib_path, lib_text
+end
+
+-- a row kernel (its pieces in lib/rows.lua): the kernels by name, paths and texts
+local function broken(file, edits, lib_edits)
+  local ks, _, path, text, lib_path, lib_text = copied(file, "rows.lua", edits, lib_edits)
   return ks, path, text, lib_path, lib_text
 end
 
--- kernels/<file> with edits applied and, beside it, lib/hopper_pipe.lua (the Hopper kernels' shared
--- pipeline) with lib_edits applied, in a fresh temporary folder. Returns the kernel named kname, the
--- file's return value (its maps), the kernel's temporary path and text, the library's path and text.
+-- a Hopper kernel (its pipeline in lib/hopper_pipe.lua): the kernel named kname, the file's return
+-- value (its maps), paths and texts
 local function piped(file, kname, edits, lib_edits)
-  local text, lib_text = edited(file, edits), edited("lib/hopper_pipe.lua", lib_edits)
-  local dir = H.tmpfile("_kernels")
-  assert(os.execute(fmt("mkdir -p '%s/lib'", dir)))
-  local path = H.write(dir .. "/" .. file, text)
-  local lib_path = H.write(dir .. "/lib/hopper_pipe.lua", lib_text)
-  local ptx = H.fresh()
-  local ret = dofile(path)
-  local k
-  for _, kk in ipairs(ptx.kernels()) do if kk.name == kname then k = kk end end
-  return assert(k, "no kernel " .. kname .. " in " .. file), ret, path, text, lib_path, lib_text
+  local ks, ret, path, text, lib_path, lib_text = copied(file, "hopper_pipe.lua", edits, lib_edits)
+  return assert(ks[kname], "no kernel " .. kname .. " in " .. file), ret, path, text, lib_path, lib_text
 end
 
 -- the number of the one line of text that contains needle (plain)
