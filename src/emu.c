@@ -692,12 +692,15 @@ int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t
     if (!b->gw) return plX__fail(e, in->stmt, "out of memory (the races check on global memory)");
   }
   uint32_t gen = e->mem->gwgen, me = (uint32_t)e->C->cta_linear;
+  int async = write == 3;
+  if (async) write = 1;
   for (uint64_t i = o; i < o + n; i++) {
     xgw *r = &b->gw[i];
     if (r->gen == gen) {
       int same_cta = r->cta == me && r->clser == e->clser;
       int ordered;
-      if (same_cta && r->tid / 32 == tid / 32) ordered = 1;
+      if (same_cta && r->tid / 32 == tid / 32) ordered = 1;        /* (a load of a store in flight: plX__hop_gload) */
+      else if (r->gsync == XGW_PENDING) ordered = 0;               /* a bulk store no wait_group has completed */
       else if (r->clser == e->clser && r->bars != e->gbars) ordered = 1;
       else ordered = !same_cta && e->gsync[r->cta] > r->gsync && e->gsync[me] > 0;
       if (!ordered) {
@@ -708,7 +711,10 @@ int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t
         plU_buf_printf(&m, " %s it after ", write ? "writes" : "reads");
         who_cta(e, &m, r->cta, r->tid);
         plU_buf_printf(&m, " wrote it (line %s) with nothing ordering the two", X_AT(e, r->stmt));
-        if (same_cta) plU_buf_puts(&m, ": no barrier completed between them");
+        if (r->gsync == XGW_PENDING)
+          plU_buf_puts(&m, ": a TMA or bulk store is ordered with other threads only once a cp.async.bulk.wait_group (not .read) "
+                           "has completed its bulk group, then a barrier, or a fence or atomic");
+        else if (same_cta) plU_buf_puts(&m, ": no barrier completed between them");
         else if (r->clser == e->clser) plU_buf_puts(&m, ": no barrier, mbarrier phase or barrier.cluster completed between them");
         else plU_buf_puts(&m, ": two CTAs of other clusters run in any order (a fence or atomic by the writer after its store and one by the other before its access order them)");
         plX__fail(e, in->stmt, "%s", plU_buf_cstr(&m));
@@ -718,10 +724,26 @@ int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t
     }
     if (write) {
       r->gen = gen; r->cta = me; r->tid = tid; r->stmt = in->stmt;
-      r->clser = e->clser; r->bars = e->gbars; r->gsync = e->gsync[me];
+      r->clser = e->clser; r->bars = e->gbars; r->gsync = async ? XGW_PENDING : e->gsync[me];
     }
   }
   return 0;
+}
+
+/* a bulk store of the executing CTA to global [lo, hi) completed (a wait_group without .read): its
+** bytes are ordered as a plain store made now would be */
+void plX__global_done(plX_emu *e, uint64_t lo, uint64_t hi) {
+  int32_t cache = -1;
+  xbuf *b = lo < hi ? plX__find(e->mem, lo, &cache) : NULL;
+  if (!b || !b->gw) return;
+  uint32_t gen = e->mem->gwgen, me = (uint32_t)e->C->cta_linear;
+  uint64_t end = hi - b->addr < b->size ? hi - b->addr : b->size;
+  for (uint64_t i = lo - b->addr; i < end; i++) {
+    xgw *r = &b->gw[i];
+    if (r->gen == gen && r->cta == me && r->clser == e->clser && r->gsync == XGW_PENDING) {
+      r->bars = e->gbars; r->gsync = e->gsync[me];
+    }
+  }
 }
 
 /* ---- CTAs -------------------------------------------------------------------------------------- */

@@ -751,7 +751,11 @@ static void bst_drop(plX_emu *e, xcta *c) {
   for (uint32_t i = 0; i < c->h.bs.n; i++) {
     xbst *r = &c->h.bs.p[i];
     const uint32_t *g = bg_of(c, r->tid);
-    if (r->grp < g[1]) { e->H.gst--; continue; }                   /* written: gone */
+    if (r->grp < g[1]) {                                           /* written: gone */
+      e->H.gst--;
+      if (e->gsync) plX__global_done(e, r->glo, r->ghi);
+      continue;
+    }
     if (r->grp < g[2]) r->shi = r->slo;                            /* its source was read */
     c->h.bs.p[k++] = *r;
   }
@@ -1192,7 +1196,7 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (ld) memcpy(data + so, gp, (size_t)t.esize);
       else if (gb->ro) return lane_fail(e, in, w, l, "a TMA store into constant memory");
       else if (in->sub == 1) {
-        if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 1)) return e->status;
+        if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 3)) return e->status;
         memcpy(gp, c->smem + off + so, (size_t)t.esize);
       }
       else {
@@ -1245,7 +1249,7 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (bst_push(e, in, tid, off, off + n, dst, dst + n)) return e->status;
       if (in->sub == 2) {
         xbuf *gb = plX__find(e->mem, dst, &tmp.cache);
-        if (e->gsync && plX__global_access(e, in, gb, dst - gb->addr, n, tid, 1)) return e->status;
+        if (e->gsync && plX__global_access(e, in, gb, dst - gb->addr, n, tid, 3)) return e->status;
         memmove(gp, c->smem + off, n);
         continue;
       }

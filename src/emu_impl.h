@@ -24,7 +24,8 @@ typedef struct xgw {
   uint32_t tid, stmt;
   uint32_t clser;                           /* the cluster run it was in (plX_emu.clser) */
   uint32_t bars;                            /* plX_emu.gbars then: barrier completions in the cluster */
-  uint32_t gsync;                           /* the writer CTA's fences and atomics then (plX_emu.gsync) */
+  uint32_t gsync;                           /* the writer CTA's fences and atomics then (plX_emu.gsync);
+                                            ** XGW_PENDING: a bulk store not yet completed */
 } xgw;
 
 typedef struct xbuf {
@@ -359,8 +360,11 @@ int  plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr);
 /* write: 0 a read, 1 a write, 2 an atomic, 3 a bulk copy's bounds (the caller checks its bytes) */
 uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t addr, uint32_t n, uint32_t tid, int write);
 /* the races check on global memory: a plain access (write 0/1) of n bytes at offset o of buffer b
-** by thread tid of the executing CTA; 0, or the error */
+** by thread tid of the executing CTA, or (write 3) a TMA or bulk store's, which nothing orders until
+** its bulk group completes (plX__global_done); 0, or the error */
 int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t n, uint32_t tid, int write);
+void plX__global_done(plX_emu *e, uint64_t lo, uint64_t hi);     /* a bulk store of e->C's to [lo, hi) completed */
+#define XGW_PENDING 0xffffffffu                                   /* xgw.gsync of a bulk store in flight */
 void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid, int write);
 
 /* emu_decode.c */

@@ -10,7 +10,8 @@
 --   * a read of bytes another CTA wrote (read after write), and the last-block reduction that orders
 --     it with a fence and an atomic (clean) or without them (reported);
 --   * two CTAs of one cluster: ordered by barrier.cluster, reported without it;
---   * TMA and bulk stores of two CTAs over the same bytes; atomics of every CTA on one word (clean).
+--   * TMA and bulk stores of two CTAs over the same bytes; atomics of every CTA on one word (clean);
+--   * a bulk store's writes are ordered by a later release only after a wait_group without .read.
 local H = require "helper"
 local rt = require "ptxlua.emu"
 
@@ -312,4 +313,56 @@ describe("the races check on global memory: clusters, TMA and bulk stores", func
       out:free()
     end)
   end
+
+  -- each CTA stores a tile of partials with one bulk store, waits (.read only, or fully), then the
+  -- last-block handshake (membar.gl, atom.add); the last CTA reads the other CTA's partials. A
+  -- wait_group.read only frees the source: the store's global writes are not ordered by the
+  -- release that follows, so the read races with them
+  local function tma_handshake(full, lines)
+    local ptx = H.fresh()
+    return ptx, ptx.kernel { name = full and "bulk_full" or "bulk_read", target = "sm_90a", grid = { 2 }, block = { 32 },
+      params = { { "part", "u32*" }, { "count", "u32*" }, { "sum", "u32*" } },
+      body = function(_, part, count, sum)
+        local plan = ptx.smem_plan()
+        local tile = plan:alloc("tile", "u32", 32, { align = 128 })
+        local pp, pc, ps = ptx.global_ptrs(part, count, sum)
+        local tid, cta = ptx.special "tid.x", ptx.special "ctaid.x"
+        local sa = ptx.reg.u32()
+        ptx.mov.u32(sa, ptx.sym "smem")
+        ptx.st.shared.u32(ptx.addr(sa + tile.offset + tid:shl(2)), cta:mad(100, tid))
+        ptx.op "fence.proxy.async.shared::cta" ()
+        ptx.bar.sync(0)
+        ptx.if_(tid:eq(0), function()
+          ptx.op "cp.async.bulk.global.shared::cta.bulk_group" (ptx.addr(pp + cta:mul_wide(128)), tile:addr(0), 128)
+          ptx.op "cp.async.bulk.commit_group" ()
+          if full then ptx.op "cp.async.bulk.wait_group" (0) else ptx.op "cp.async.bulk.wait_group.read" (0) end
+          ptx.membar.gl()
+          local old = ptx.reg.u32()
+          ptx.atom.global.add.u32(old, ptx.addr(pc), 1)
+          ptx.if_(old:eq(1), function()
+            local v = ptx.reg.u32()
+            lines.read = here() + 1
+            ptx.ld.global.u32(v, ptx.addr(pp + cta:bxor(1):mul_wide(128)))
+            ptx.st.global.u32(ptx.addr(ps), v)
+          end)
+        end)
+      end }
+  end
+
+  it("orders a bulk store's writes by a later release only once a wait_group without .read has completed it", function()
+    local ptx, k = tma_handshake(true, {})
+    assembles(ptx)
+    local part, count, sum = dev:array("u32", 64, nil, "part"):poison(), dev:array("u32", 1, 0, "count"), dev:array("u32", 1, nil, "sum"):poison()
+    assert.is_nil(launch(k, { args = { part, count, sum }, checks = RACES }))
+    assert.are.same({ 0 }, sum:read())                             -- CTA 1 read CTA 0's partial 0
+    local lines = {}
+    ptx, k = tma_handshake(false, lines)
+    assembles(ptx)
+    count:write({ 0 })
+    local err = launch(k, { args = { part, count, sum }, checks = RACES })
+    expect(err, lines.read, "ld.global.u32 by thread (0,0,0) of CTA (1,0,0) reads it after thread (0,0,0) of CTA (0,0,0) wrote it",
+           "a TMA or bulk store is ordered with other threads only once a cp.async.bulk.wait_group (not .read) has completed its bulk group")
+    part:free(); count:free(); sum:free()
+  end)
 end)
+
