@@ -113,6 +113,7 @@ static void mb_progress(plX_emu *e, xcta *c, xmbar *m) {
   if (m->pending || m->tx) return;
   m->phase++;
   e->gbars++;
+  c->h.mbdone++;
   plX__hop_fence_snap(e);
   m->pending = m->expected;
   m->tx = 0;
@@ -133,13 +134,15 @@ static xmbar *mb_get(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint3
 
 /* the mbarrier.init is visible to the executing thread (lane l of w, CTA e->C) using mbarrier m of
 ** CTA c: in its warp by program order; in another warp of the same CTA after a barrier completed
-** (bar.sync, or a cluster barrier); in another CTA after a barrier.cluster completed. Before that the
-** hardware may show it the object's memory as it was: an mbarrier not yet initialized */
+** (bar.sync, a cluster barrier, or a phase of another mbarrier of the CTA: lenient, the one
+** completed need not be the one ordering the two); in another CTA after a barrier.cluster
+** completed. Before that the hardware may show it the object's memory as it was: an mbarrier not
+** yet initialized */
 static int mb_visible(plX_emu *e, const xins *in, xwarp *w, int l, const xcta *c, const xmbar *m) {
   uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
   if (e->C == c) {
     if (m->irank == c->rank && m->itid / 32 == tid / 32) return 0;
-    if (c->epoch != m->iepoch) return 0;
+    if (c->epoch != m->iepoch || c->h.mbdone != m->imb) return 0;
   } else if (e->H.clphase != m->icl) return 0;
   char at[64];
   snprintf(at, sizeof at, c == e->C ? "" : " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
@@ -230,6 +233,7 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       }
       m->off = off; m->expected = m->pending = v; m->tx = 0; m->phase = 0; m->valid = 1; m->cur = 0;
       m->irank = e->C->rank; m->itid = (uint32_t)w->idx * 32 + (uint32_t)l; m->iepoch = c->epoch; m->icl = e->H.clphase;
+      m->imb = c->h.mbdone;
       if (e->H.has_wgmma) memset(c->h.dnv.p + m->dn, 0, 2 * c->h.nslot * sizeof(uint32_t));
       m->pc = (uint32_t)(in - e->xf.code);
       memset(c->smem + off, 0, 8);
@@ -1849,6 +1853,7 @@ int plX__hop_setup(plX_emu *e, xcta *c) {
   }
   c->h.mb.n = 0;
   c->h.dnv.n = 0;
+  c->h.mbdone = 0;
   c->h.nslot = (H->ncl ? H->ncl : 1) * e->nwarps;
   c->h.rd.n = 0;
   for (uint32_t w = 0; w < e->nwarps; w++) {

@@ -195,7 +195,8 @@ typedef struct xmbar {
   uint32_t pc;                 /* the init (messages) */
   int valid;
   uint32_t irank, itid;        /* the init's thread (its CTA's rank and thread), */
-  uint32_t iepoch, icl;        /* the mbarrier's CTA's epoch and the cluster's barrier phase then: its visibility */
+  uint32_t iepoch, icl, imb;   /* the mbarrier's CTA's epoch, the cluster's barrier phase and the CTA's completed
+                                  mbarrier phases (h.mbdone) then: its visibility */
   uint32_t dn, cur;            /* per (CTA rank, warp) of the cluster, 1 + its wgmma groups retired at its last arrive in this
                                   and in the last completed phase: two halves of h.nslot words at h.dnv.p + dn, cur: the
                                   half of this phase (arrivals from another CTA, through mapa, have slots of their own) */
@@ -225,7 +226,8 @@ typedef struct xbst {
 typedef struct xcta_hop {
   PLU_VEC(xmbar) mb;
   PLU_VEC(uint32_t) dnv;       /* the mbarriers' per-(CTA, warp) wait_group counts (xmbar.dn) */
-  uint32_t nslot;              /* their slots: CTAs of the cluster x warps of a CTA */
+  uint32_t nslot;
+  uint32_t mbdone;             /* mbarrier phases completed in this CTA (the mbarrier-init visibility check) */              /* their slots: CTAs of the cluster x warps of a CTA */
   PLU_VEC(xbst) bs;            /* bulk stores whose group no wait_group has covered */
   uint32_t *bg;                /* per thread, 3 words: bulk groups committed, completed (writes), source-read */
   PLU_VEC(xwgrd) rd;           /* the wgmma operand reads not yet waited for */

@@ -189,6 +189,26 @@ describe("emulated mbarrier", function()
     assert.matches(fmt(":%d: error: mbarrier.arrive.shared::cta.b64: uses the mbarrier at shared 0x0, which thread (0,0,0) initialized at line %d, "
                        .. "before any barrier of the CTA completed since: it may still look uninitialized here (a bar.sync after the init) (thread (32,0,0) of CTA (0,0,0))",
                        lines.arrive, lines.init), err, 1, true)
+    -- published through another mbarrier's phase instead: thread 0 inits B, then arrives on A (set
+    -- up before, behind a bar.sync); every thread waits on A before using B -- clean
+    ptx = H.fresh()
+    k = ptx.kernel { name = "init_chain", target = "sm_90a", grid = { 1 }, block = { 64 }, body = function()
+      local plan = ptx.smem_plan()
+      local a = plan:alloc("a", "b64", 1, { align = 8 })
+      local b = plan:alloc("b", "b64", 1, { align = 8 })
+      local first = ptx.special("tid.x"):eq(0)
+      ptx.if_(first, function() ptx.op "mbarrier.init.shared::cta.b64" (a:addr(0), 1) end)
+      ptx.bar.sync(0)
+      ptx.if_(first, function()
+        ptx.op "mbarrier.init.shared::cta.b64" (b:addr(0), 64)
+        ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, a:addr(0))
+      end)
+      ptx.mbarrier_wait(a, 0)
+      ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, b:addr(0))
+      ptx.mbarrier_wait(b, 0)
+    end }
+    H.assembles(ptx)
+    rt.launch(k, { device = dev })
   end)
 
   -- in a cluster of 2, thread 0 of each CTA initializes its mbarrier and, at once, multicasts a tile
