@@ -566,9 +566,10 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
       if (c->smem_def) memset(c->smem_def + a, 1, n);
       if (c->h.rd.n && remote_clobber(e, in, c, (uint32_t)a, n, tid)) return NULL;
       if (c->race_e && write != 2) { race_check(e, in, c, (uint32_t)a, n, tid, 1); if (e->status) return NULL; }
-    } else if (c != e->C && c->race_e) {                      /* a read of another CTA's shared memory */
-      race_check(e, in, c, (uint32_t)a, n, tid, 0);
-      if (e->status) return NULL;
+    } else if (c != e->C && !write) {                         /* a read of another CTA's shared memory */
+      if (e->H.q.n && plX__hop_inflight_read(e, in, &e->C->warps[tid / 32], (int)(tid % 32), c, (uint32_t)a, (uint32_t)a + n,
+                                             plX__opname(e, in->stmt))) return NULL;
+      if (c->race_e) { race_check(e, in, c, (uint32_t)a, n, tid, 0); if (e->status) return NULL; }
     }
     return c->smem + a;
   }
@@ -651,6 +652,8 @@ static void race_check(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32
 /* opt-in checks of shared memory: bytes never written; two threads of different warps touching
 ** the same byte, at least one writing, with no barrier between them (epochs count barriers) */
 void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid, int write) {
+  if (!write && e->H.q.n &&
+      plX__hop_inflight_read(e, in, &e->C->warps[tid / 32], (int)(tid % 32), e->C, off, off + n, plX__opname(e, in->stmt))) return;
   if (write && e->C->h.pw) plX__hop_generic_write(e, in, off, n, tid);
   if (write && e->C->h.rd.n && plX__hop_wg_clobber(e, in->stmt, e->C, off, n, (int)(tid / 32), plX__opname(e, in->stmt))) return;
   if (!(e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES))) return;

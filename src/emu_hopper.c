@@ -1069,6 +1069,34 @@ static const xasync *inflight(plX_emu *e, uint32_t off) {
   return NULL;
 }
 
+/* a read of shared bytes [lo, hi) of CTA c by lane l of w (-1: the warp as a whole) of the executing
+** CTA while a copy (TMA, bulk, multicast, a reduction) still writes some of them: issued and not yet
+** seen to land by any mbarrier wait, it writes them at a moment the reader does not know -- a
+** missing wait, a wait on the wrong phase parity, a stage read before its refill lands */
+int plX__hop_inflight_read(plX_emu *e, const xins *in, xwarp *w, int l, const xcta *c, uint32_t lo, uint32_t hi, const char *what) {
+  for (uint32_t i = 0; i < e->H.q.n; i++) {
+    const xasync *a = &e->H.q.p[i];
+    if (!(a->mask >> c->rank & 1) || hi <= a->lo || lo >= a->lo + a->n) continue;
+    uint32_t from = lo > a->lo ? lo : a->lo, to = hi < a->lo + a->n ? hi : a->lo + a->n, b = from;
+    if (a->valid) while (b < to && !a->valid[b - a->lo]) b++;
+    if (b >= to) continue;
+    const xcta *ic = &e->ctas[a->rank];
+    char at[48] = "";
+    if (c != e->C) snprintf(at, sizeof at, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+    plU_buf m; plU_buf_init(&m);
+    plU_buf_printf(&m, "%s reads shared byte 0x%x%s, which the %s of line %s (by ", what, b, at, plX__opname(e, e->xf.code[a->pc].stmt),
+                   line_of(e, a->pc));
+    whot(e, &m, e->H.ncl ? ic : e->C, a->tid);
+    plU_buf_printf(&m, ") is still writing: no wait on its mbarrier (shared 0x%x) has seen the copy land -- a missing wait, a wait on "
+                   "the wrong phase parity, or a stage read before its refill", a->mbar);
+    if (l < 0) plX__fail_warp(e, in, w, plU_buf_cstr(&m), 0);
+    else plX__fail_lane(e, in, w, l, plU_buf_cstr(&m));
+    plU_buf_free(&m);
+    return e->status;
+  }
+  return 0;
+}
+
 /* ---- TMA ------------------------------------------------------------------------------------------- */
 static uint64_t red_apply(int op, int dt, uint64_t old, uint64_t v) {
   int fmt = dt == PLR_TM_F16 ? XFMT_F16 : dt == PLR_TM_BF16 ? XFMT_BF16 : (dt == PLR_TM_F32 || dt == PLR_TM_F32_FTZ) ? XFMT_F32 :
@@ -1155,7 +1183,8 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (ld) {
       data = calloc(span, 1); valid = calloc(span, 1);
       if (!data || !valid) { free(data); free(valid); return plX__fail(e, in->stmt, "out of memory"); }
-    } else if (proxy_read(e, in, w, l, c, off, span, -1, plX__opname(e, in->stmt))) return e->status;
+    } else if (proxy_read(e, in, w, l, c, off, span, -1, plX__opname(e, in->stmt)) ||
+               (e->H.q.n && plX__hop_inflight_read(e, in, w, l, c, off, off + span, plX__opname(e, in->stmt)))) return e->status;
     int32_t cache = -1;
     uint32_t stored = 0;                                           /* elements in bounds (a store) */
     for (uint32_t k = 0; k < total; k++) {
@@ -1245,7 +1274,8 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (in->sub >= 2 && in->sub != 5) {                            /* shared::cta -> global */
       xcta *c; uint32_t off;
       if (!smem_at(e, in, w, l, src, XS_SHARED, 0, n, 16, &c, &off, "the source")) return e->status;
-      if (proxy_read(e, in, w, l, c, off, n, -1, plX__opname(e, in->stmt))) return e->status;
+      if (proxy_read(e, in, w, l, c, off, n, -1, plX__opname(e, in->stmt)) ||
+          (e->H.q.n && plX__hop_inflight_read(e, in, w, l, c, off, off + n, plX__opname(e, in->stmt)))) return e->status;
       uint64_t dst = addr_of(in, w, l);
       if (dst % 16) return lane_fail(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)dst);
       uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, dst, 1, tid, 3);
@@ -1279,7 +1309,8 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     } else {                                                       /* shared::cta -> shared::cluster */
       xcta *c; uint32_t off;
       if (!smem_at(e, in, w, l, src, XS_SHARED, 0, n, 16, &c, &off, "the source")) { free(data); return e->status; }
-      if (proxy_read(e, in, w, l, c, off, n, -1, plX__opname(e, in->stmt))) { free(data); return e->status; }
+      if (proxy_read(e, in, w, l, c, off, n, -1, plX__opname(e, in->stmt)) ||
+          (e->H.q.n && plX__hop_inflight_read(e, in, w, l, c, off, off + n, plX__opname(e, in->stmt)))) { free(data); return e->status; }
       memcpy(data, c->smem + off, n);
     }
     xcta *dc; uint32_t doff;
@@ -1378,6 +1409,7 @@ static int desc_load(plX_emu *e, xins *in, xwarp *w, uint64_t desc, int t, int m
       if (a < span->lo) span->lo = a;
       if (a + (uint32_t)elt > span->hi) span->hi = a + (uint32_t)elt;
     }
+  if (e->H.q.n && span->hi > span->lo && plX__hop_inflight_read(e, in, w, -1, c, span->lo, span->hi, what)) return e->status;
   return 0;
 }
 

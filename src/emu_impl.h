@@ -483,7 +483,9 @@ int  plX__hop_gload(plX_emu *e, const xins *in, uint64_t a, uint32_t n, uint32_t
 int  plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, int warp, const char *who); /* 1 after reporting; warp: the writer's in c, -1 */
 void plX__hop_bar_sync(xcta *c);
 void plX__hop_wg_touch(plX_emu *e, xwarp *w, const xins *in);   /* the registers an instruction accesses (wgmma.fence check) */
-void plX__hop_fence_snap(plX_emu *e);       /* a barrier of the cluster completed: the fences before it (proxy check) */           /* a CTA barrier completed: its warps are ordered after the retired wgmma reads */
+void plX__hop_fence_snap(plX_emu *e);
+/* a read of CTA c's shared bytes [lo, hi) while a copy still writes some of them: the error (lane l of w, -1 the warp) */
+int  plX__hop_inflight_read(plX_emu *e, const xins *in, xwarp *w, int l, const xcta *c, uint32_t lo, uint32_t hi, const char *what);       /* a barrier of the cluster completed: the fences before it (proxy check) */           /* a CTA barrier completed: its warps are ordered after the retired wgmma reads */
 int  plX__hop_smem(plX_emu *e, uint64_t a, xcta **c, uint32_t *off);  /* shared::cluster address -> CTA, offset */
 
 /* emu_mma.c: warp-collective matrix instructions */

@@ -268,7 +268,7 @@ describe("emulated wgmma", function()
           ld(sB:addr(0), ptx.taddr(mb, { z, z }), bar:addr(0))
         end)
         ptx.bar.sync(0)
-        ptx.mbarrier_wait(bar, 0)
+        ptx.mbarrier_wait(bar, opts.parity or 0)   -- 1: the wrong parity (passes at once)
         if opts.store then opts.store(ptx, sA) end
         local base = ptx.reg.u32()
         ptx.mov.u32(base, ptx.sym "smem")
@@ -389,6 +389,7 @@ describe("emulated wgmma", function()
     local ptx = H.fresh()
     local line
     local k = gemm_kernel(ptx, { name = "clobtma", early = function(p, _, env)
+      p.bar.sync(0)                                 -- every warp has issued its wgmmas (still in flight)
       p.if_(env.tid:eq(0), function()
         p.op "mbarrier.arrive.expect_tx.shared::cta.b64" (p._, env.bar:addr(0), 64 * 128)
         local z = p.reg.b32()
@@ -467,6 +468,21 @@ describe("emulated wgmma", function()
     assert.is_false(ok)
     assert.matches(fmt(":%d: error: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 in warp 0 of CTA (0,0,0): it uses %%acc0 as an accumulator, which the mov.f32 of line %d accessed after the warp's last wgmma.fence (line %d): a wgmma.fence must come between them",
                        opts.lines.wgmma, opts.lines.init, opts.lines.init - 3), err, 1, true)
+  end)
+
+  it("flags a wgmma reading a tile its TMA load still writes (a wait on the wrong parity passes at once)", function()
+    local dev = rt.device("emu")
+    local _, _, ta, tbm = inputs(dev)
+    local ptx = H.fresh()
+    local opts = { name = "parity", parity = 1 }
+    local k = gemm_kernel(ptx, opts)
+    H.assembles(ptx)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { ta, tbm, dev:array("f32", 4096) } })
+    assert.is_false(ok)
+    -- warp 3, the last at the bar.sync before the wait, runs on first: its rows 48..63 of A
+    assert.matches(fmt(":%d: error: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 in warp 3 of CTA (0,0,0): wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 (operand A) "
+                       .. "reads shared byte 0x1c00, which the cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes of line", opts.lines.wgmma), err, 1, true)
+    assert.matches("(by thread (0,0,0) of CTA (0,0,0)) is still writing: no wait on its mbarrier (shared 0x0) has seen the copy land", err, 1, true)
   end)
 
   it("flags shared memory written by ordinary stores and read by wgmma without fence.proxy.async", function()
