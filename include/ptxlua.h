@@ -69,7 +69,8 @@ PTXLUA_API int ptxlua_write_ptx(ptxlua_engine *e, const char *kernels, int flags
 PTXLUA_API int ptxlua_fwrite_ptx(ptxlua_engine *e, const char *kernels, int flags, FILE *f);
 PTXLUA_API void ptxlua_free(void *p);
 
-/* checks for ptxlua_emulate (out-of-bounds, misaligned accesses and deadlocks are always checked) */
+/* opt-in checks for ptxlua_emulate (always on: out-of-bounds and misaligned accesses, deadlocks, and the
+** Hopper checks of docs/emulator.md -- proxy fences, wgmma.fence, in-flight copies, mbarrier inits, ...) */
 enum {
   PTXLUA_CHECK_RACES = 1,         /* races: shared memory between two barriers, global memory across warps and CTAs */
   PTXLUA_CHECK_UNINIT_SHARED = 2, /* reads of never-written shared memory */
