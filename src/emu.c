@@ -480,10 +480,17 @@ const char *plX_trace_text(plX_emu *e, size_t *len) { if (len) *len = e->trace.n
 void plX_get_stats(const plX_emu *e, plX_stats *s) { *s = e->st; }
 
 /* ---- memory accesses of one thread ------------------------------------------------------------- */
-static void who(plX_emu *e, plU_buf *b, uint32_t tid) {
+void plX__thread(const plX_emu *e, plU_buf *b, uint32_t tid) {
   uint32_t x = tid % e->block[0], y = tid / e->block[0] % e->block[1], z = tid / (e->block[0] * e->block[1]);
-  plU_buf_printf(b, "thread (%u,%u,%u) of CTA (%u,%u,%u)", x, y, z, e->C->ctaid[0], e->C->ctaid[1], e->C->ctaid[2]);
+  plU_buf_printf(b, "thread (%u,%u,%u)", x, y, z);
 }
+
+void plX__who(const plX_emu *e, plU_buf *b, const uint32_t ctaid[3], uint32_t tid) {
+  plX__thread(e, b, tid);
+  plU_buf_printf(b, " of CTA (%u,%u,%u)", ctaid[0], ctaid[1], ctaid[2]);
+}
+
+static void who(plX_emu *e, plU_buf *b, uint32_t tid) { plX__who(e, b, e->C->ctaid, tid); }
 
 static const char *space_name(int s) {
   switch (s) {
@@ -603,10 +610,7 @@ static void pending_copy(plX_emu *e, plU_buf *b, uint32_t byte) {
 /* the races check names a thread by its CTA's rank in the cluster and its thread: rank * nthreads +
 ** tid + 1 (0: none), so that an access through shared::cluster is compared with the target CTA's own */
 static void who_rank(plX_emu *e, plU_buf *b, uint32_t id) {
-  uint32_t r = (id - 1) / e->nthreads, tid = (id - 1) % e->nthreads;
-  uint32_t x = tid % e->block[0], y = tid / e->block[0] % e->block[1], z = tid / (e->block[0] * e->block[1]);
-  const xcta *c = &e->ctas[r];
-  plU_buf_printf(b, "thread (%u,%u,%u) of CTA (%u,%u,%u)", x, y, z, c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+  plX__who(e, b, e->ctas[(id - 1) / e->nthreads].ctaid, (id - 1) % e->nthreads);
 }
 
 /* the races check on the shared memory of CTA c (the executing one's, or through shared::cluster
@@ -682,10 +686,8 @@ void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, ui
 ** Two threads of one warp are never reported against each other; atomics never race; a read before
 ** the write (WAR) is not looked at: only the last plain write of a byte is remembered. */
 static void who_cta(plX_emu *e, plU_buf *b, uint32_t cta, uint32_t tid) {
-  uint32_t x = tid % e->block[0], y = tid / e->block[0] % e->block[1], z = tid / (e->block[0] * e->block[1]);
-  uint64_t g01 = (uint64_t)e->grid[0] * e->grid[1];
-  plU_buf_printf(b, "thread (%u,%u,%u) of CTA (%u,%u,%u)", x, y, z, (unsigned)(cta % e->grid[0]),
-                 (unsigned)(cta / e->grid[0] % e->grid[1]), (unsigned)(cta / g01));
+  const uint32_t id[3] = { cta % e->grid[0], cta / e->grid[0] % e->grid[1], (uint32_t)(cta / ((uint64_t)e->grid[0] * e->grid[1])) };
+  plX__who(e, b, id, tid);
 }
 
 int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t n, uint32_t tid, int write) {

@@ -27,10 +27,7 @@ static int regs_wake(plX_emu *e);
 /* "LINE" (or "LINE in FILE") of the instruction at pc, for a message naming a second place */
 #define line_of(e, pc) X_AT((e), (e)->xf.code[pc].stmt)
 
-static void whot(plX_emu *e, plU_buf *b, const xcta *c, uint32_t tid) {
-  uint32_t x = tid % e->block[0], y = tid / e->block[0] % e->block[1], z = tid / (e->block[0] * e->block[1]);
-  plU_buf_printf(b, "thread (%u,%u,%u) of CTA (%u,%u,%u)", x, y, z, c->ctaid[0], c->ctaid[1], c->ctaid[2]);
-}
+static void whot(plX_emu *e, plU_buf *b, const xcta *c, uint32_t tid) { plX__who(e, b, c->ctaid, tid); }
 
 static int lane_fail(plX_emu *e, const xins *in, xwarp *w, int l, const char *fmt, ...) {
   char m[512];
@@ -144,14 +141,17 @@ static int mb_visible(plX_emu *e, const xins *in, xwarp *w, int l, const xcta *c
     if (m->irank == c->rank && m->itid / 32 == tid / 32) return 0;
     if (c->epoch != m->iepoch || c->h.mbdone != m->imb) return 0;
   } else if (e->H.clphase != m->icl) return 0;
-  char at[64];
-  snprintf(at, sizeof at, c == e->C ? "" : " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
-  uint32_t x = m->itid % e->block[0], y = m->itid / e->block[0] % e->block[1], z = m->itid / (e->block[0] * e->block[1]);
-  return lane_fail(e, in, w, l, "uses the mbarrier at shared 0x%x%s, which %sthread (%u,%u,%u) initialized at line %s, before %s "
-                   "completed since: it may still look uninitialized here (%s)", m->off, at, c == e->C ? "" : "its ", x, y, z,
-                   line_of(e, m->pc),
-                   c == e->C ? "any barrier of the CTA" : "a barrier.cluster",
-                   c == e->C ? "a bar.sync after the init" : "fence.mbarrier_init.release.cluster after the init, then barrier.cluster.arrive and wait");
+  plU_buf b; plU_buf_init(&b);
+  plU_buf_printf(&b, "uses the mbarrier at shared 0x%x", m->off);
+  if (c != e->C) plU_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+  plU_buf_puts(&b, c == e->C ? ", which " : ", which its ");
+  plX__thread(e, &b, m->itid);
+  plU_buf_printf(&b, " initialized at line %s, before %s completed since: it may still look uninitialized here (%s)", line_of(e, m->pc),
+                 c == e->C ? "any barrier of the CTA" : "a barrier.cluster",
+                 c == e->C ? "a bar.sync after the init" : "fence.mbarrier_init.release.cluster after the init, then barrier.cluster.arrive and wait");
+  plX__fail_lane(e, in, w, l, plU_buf_cstr(&b));
+  plU_buf_free(&b);
+  return e->status;
 }
 
 /* a copy completing on the mbarrier at shared offset moff of each CTA in mask: its issuer must see

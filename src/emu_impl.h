@@ -348,6 +348,8 @@ struct plX_emu {
 
 /* emu.c */
 int  plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...);
+void plX__thread(const plX_emu *e, plU_buf *b, uint32_t tid);                        /* "thread (x,y,z)" */
+void plX__who(const plX_emu *e, plU_buf *b, const uint32_t ctaid[3], uint32_t tid);  /* "thread (x,y,z) of CTA (a,b,c)" */
 const char *plX__opname(const plX_emu *e, uint32_t stmt);
 const plI_stmt *plX__stmt(const plX_emu *e, uint32_t stmt);  /* xins.stmt -> its statement, or NULL */
 /* "LINE" of a statement, or "LINE in FILE" when its anchor is in another file than the kernel's

@@ -9,11 +9,7 @@
 #include "emu_impl.h"
 #include <stdio.h>
 
-static void who(plX_emu *e, plU_buf *b, xwarp *w, int lane) {
-  uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)lane;
-  uint32_t x = tid % e->block[0], y = tid / e->block[0] % e->block[1], z = tid / (e->block[0] * e->block[1]);
-  plU_buf_printf(b, "thread (%u,%u,%u) of CTA (%u,%u,%u)", x, y, z, e->C->ctaid[0], e->C->ctaid[1], e->C->ctaid[2]);
-}
+static void who(plX_emu *e, plU_buf *b, xwarp *w, int lane) { plX__who(e, b, e->C->ctaid, (uint32_t)w->idx * 32 + (uint32_t)lane); }
 
 int plX__fail_lane(plX_emu *e, const xins *in, xwarp *w, int lane, const char *msg) {
   plU_buf b; plU_buf_init(&b);
