@@ -1097,6 +1097,13 @@ int plX__hop_inflight_read(plX_emu *e, const xins *in, xwarp *w, int l, const xc
   return 0;
 }
 
+/* the shared source [off, off + n) of a TMA or bulk copy out of CTA c's shared memory, read when issued:
+** written for the async proxy (proxy_read), and by no copy still in flight */
+static int source_read(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint32_t off, uint32_t n) {
+  const char *what = plX__opname(e, in->stmt);
+  return proxy_read(e, in, w, l, c, off, n, -1, what) || (e->H.q.n && plX__hop_inflight_read(e, in, w, l, c, off, off + n, what));
+}
+
 /* ---- TMA ------------------------------------------------------------------------------------------- */
 static uint64_t red_apply(int op, int dt, uint64_t old, uint64_t v) {
   int fmt = dt == PLR_TM_F16 ? XFMT_F16 : dt == PLR_TM_BF16 ? XFMT_BF16 : (dt == PLR_TM_F32 || dt == PLR_TM_F32_FTZ) ? XFMT_F32 :
@@ -1183,8 +1190,7 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (ld) {
       data = calloc(span, 1); valid = calloc(span, 1);
       if (!data || !valid) { free(data); free(valid); return plX__fail(e, in->stmt, "out of memory"); }
-    } else if (proxy_read(e, in, w, l, c, off, span, -1, plX__opname(e, in->stmt)) ||
-               (e->H.q.n && plX__hop_inflight_read(e, in, w, l, c, off, off + span, plX__opname(e, in->stmt)))) return e->status;
+    } else if (source_read(e, in, w, l, c, off, span)) return e->status;
     int32_t cache = -1;
     uint32_t stored = 0;                                           /* elements in bounds (a store) */
     for (uint32_t k = 0; k < total; k++) {
@@ -1274,8 +1280,7 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (in->sub >= 2 && in->sub != 5) {                            /* shared::cta -> global */
       xcta *c; uint32_t off;
       if (!smem_at(e, in, w, l, src, XS_SHARED, 0, n, 16, &c, &off, "the source")) return e->status;
-      if (proxy_read(e, in, w, l, c, off, n, -1, plX__opname(e, in->stmt)) ||
-          (e->H.q.n && plX__hop_inflight_read(e, in, w, l, c, off, off + n, plX__opname(e, in->stmt)))) return e->status;
+      if (source_read(e, in, w, l, c, off, n)) return e->status;
       uint64_t dst = addr_of(in, w, l);
       if (dst % 16) return lane_fail(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)dst);
       uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, dst, 1, tid, 3);
@@ -1309,8 +1314,7 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     } else {                                                       /* shared::cta -> shared::cluster */
       xcta *c; uint32_t off;
       if (!smem_at(e, in, w, l, src, XS_SHARED, 0, n, 16, &c, &off, "the source")) { free(data); return e->status; }
-      if (proxy_read(e, in, w, l, c, off, n, -1, plX__opname(e, in->stmt)) ||
-          (e->H.q.n && plX__hop_inflight_read(e, in, w, l, c, off, off + n, plX__opname(e, in->stmt)))) { free(data); return e->status; }
+      if (source_read(e, in, w, l, c, off, n)) { free(data); return e->status; }
       memcpy(data, c->smem + off, n);
     }
     xcta *dc; uint32_t doff;
