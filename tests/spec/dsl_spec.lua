@@ -614,11 +614,7 @@ describe("guards", function()
     end)
     -- both errors at the user's line (found by its marker)
     local function at(marker)
-      local n = 0
-      for l in io.lines(debug.getinfo(1, "S").source:sub(2)) do
-        n = n + 1
-        if l:find(marker, 1, true) and not l:find('at("', 1, true) then return "dsl_spec.lua:" .. n .. ": error: " end
-      end
+      return "dsl_spec.lua:" .. H.marker_line(debug.getinfo(1, "S").source:sub(2), marker) .. ": error: "
     end
     local err = fails("with no instruction after it (its instruction chain was never called)", function(ptx)
       local _ = ptx.at(ptx.pred()).add.f32 -- NEVER_CALLED

@@ -9,14 +9,7 @@ local INF, NAN = math.huge, 0 / 0
 local THIS = debug.getinfo(1, "S").source:sub(2)
 
 -- a line of this file, found by a marker comment on it
-local function line_of(marker)
-  local n = 0
-  for l in io.lines(THIS) do
-    n = n + 1
-    if l:find(marker, 1, true) and not l:find("line_of", 1, true) then return n end
-  end
-  error("marker not found: " .. marker)
-end
+local function line_of(marker) return H.marker_line(THIS, marker) end
 
 -- bits of a float register set exactly (mov.b32 from a hex immediate)
 local function fbits(ptx, u)

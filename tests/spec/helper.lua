@@ -128,6 +128,23 @@ function H.spills(report)
 end
 
 -- load a script text in this process as a fresh set of kernels; returns the ptxlua module
+-- the number of the line of file that carries marker (a comment such as "-- TOO_FEW"), skipping
+-- the lines that only name it in a string ("-- TOO_FEW" right after a quote: the lookups)
+function H.marker_line(file, marker)
+  local n = 0
+  for l in io.lines(file) do
+    n = n + 1
+    local at = 1
+    while true do
+      local a = l:find(marker, at, true)
+      if not a then break end
+      if l:sub(a - 1, a - 1) ~= '"' then return n end
+      at = a + 1
+    end
+  end
+  error("marker not found: " .. marker)
+end
+
 function H.fresh()
   local ptx = require "ptxlua"
   ptx.reset()
