@@ -39,18 +39,11 @@ describe("wgmma descriptor base offset", function()
         local bar = plan:alloc("bar", "b64", 1, { align = 8 })
         local sA = plan:alloc("A", "bf16", { 72, 64 }, { swizzle = "128B" })   -- room for the shifted box
         local sB = plan:alloc("B", "bf16", { 64, 64 }, { swizzle = "128B" })
-        local ma, mb = ptx.reg.u64(), ptx.reg.u64()
-        ptx.op "cvta.param.u64" (ma, amap)
-        ptx.op "cvta.param.u64" (mb, bmap)
+        local ma, mb = K.map_addrs(ptx, amap, bmap)
         local tid = ptx.special "tid.x"
         ptx.if_(tid:eq(0), function()
           ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 1)
-          ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, bar:addr(0), 2 * 64 * 128)
-          local ld = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-          local z = ptx.reg.b32()
-          ptx.mov.b32(z, 0)
-          ld(sA:addr(0, SHIFT), ptx.taddr(ma, { z, z }), bar:addr(0))
-          ld(sB:addr(0), ptx.taddr(mb, { z, z }), bar:addr(0))
+          K.load_boxes(ptx, bar:addr(0), { { sA:addr(0, SHIFT), ma }, { sB:addr(0), mb } })
         end)
         ptx.bar.sync(0)                                  -- the other warps see the mbarrier's init
         ptx.mbarrier_wait(bar, 0)
@@ -135,9 +128,7 @@ local function wg_kernel(ptx, name, cluster, after)
       local bars = plan:alloc("bars", "b64", 3, { align = 8 })   -- bar, bar2, bar3
       local sA = plan:alloc("A", "bf16", { 64, 64 }, { swizzle = "128B" })
       local sB = plan:alloc("B", "bf16", { 64, 64 }, { swizzle = "128B" })
-      local ma, mb = ptx.reg.u64(), ptx.reg.u64()
-      ptx.op "cvta.param.u64" (ma, amap)
-      ptx.op "cvta.param.u64" (mb, bmap)
+      local ma, mb = K.map_addrs(ptx, amap, bmap)
       local tid = ptx.special "tid.x"
       local env = { tid = tid, warp = tid:shr(5), sA = sA, sB = sB,
                     bar = function(i) return bars:addr(0, 8 * i) end, offset = function(i) return bars.offset + 8 * i end }
@@ -151,14 +142,7 @@ local function wg_kernel(ptx, name, cluster, after)
       else
         ptx.bar.sync(0)
       end
-      ptx.if_(tid:eq(0), function()
-        ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, env.bar(0), 2 * 64 * 128)
-        local ld = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-        local z = ptx.reg.b32()
-        ptx.mov.b32(z, 0)
-        ld(sA:addr(0), ptx.taddr(ma, { z, z }), env.bar(0))
-        ld(sB:addr(0), ptx.taddr(mb, { z, z }), env.bar(0))
-      end)
+      ptx.if_(tid:eq(0), function() K.load_boxes(ptx, env.bar(0), { { sA:addr(0), ma }, { sB:addr(0), mb } }) end)
       ptx.mbarrier_wait(env.bar(0), 0)
       local base = ptx.reg.u32()
       ptx.mov.u32(base, ptx.sym "smem")

@@ -71,6 +71,25 @@ end
 
 function K.free(...) for _, a in ipairs { ... } do a:free() end end
 
+-- test kernels with TMA: the addresses of tensor-map parameters (cvta.param: ptxas refuses the
+-- parameter itself inside [map, {..}]), one register each
+function K.map_addrs(ptx, ...)
+  local r = {}
+  for i, m in ipairs { ... } do r[i] = ptx.reg.u64(); ptx.op "cvta.param.u64" (r[i], m) end
+  return unpack(r)
+end
+
+-- one thread's TMA loads of the 64 x 64 bf16 box (128-byte rows) at (0, 0) of each map into its
+-- shared destination, announced on the mbarrier at address bar (expect_tx of them all, then the
+-- copies completing on it); boxes: { { destination, map address }, ... }
+function K.load_boxes(ptx, bar, boxes)
+  ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, bar, #boxes * 64 * 128)
+  local ld = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+  local z = ptx.reg.b32()
+  ptx.mov.b32(z, 0)
+  for _, b in ipairs(boxes) do ld(b[1], ptx.taddr(b[2], { z, z }), bar) end
+end
+
 -- bf16 bits of a float (round to nearest even), and the value of bf16 bits
 function K.bf16_bits(x)
   local f = ffi.new("float[1]", x)
