@@ -67,14 +67,7 @@ describe("wgmma descriptor base offset", function()
         end
         ptx.wgmma.commit_group.sync.aligned()
         ptx.wgmma.wait_group.sync.aligned(0)
-        local pd = ptx.global_ptrs(dout)
-        local warp, lane = tid:shr(5), tid:band(31)
-        local g, q = lane:shr(2), lane:band(3)
-        for i = 0, 31 do
-          local row = warp:mad(16, g) + 8 * (math.floor(i / 2) % 2)
-          local col = q:mad(2, 8 * math.floor(i / 4) + i % 2)
-          ptx.st.global.f32(ptx.addr(pd + row:mad(64, col):mul_wide(4)), acc[i + 1])
-        end
+        K.store_d64(ptx, acc, tid, dout)
       end }
     return k, where
   end

@@ -79,6 +79,20 @@ function K.map_addrs(ptx, ...)
   return unpack(r)
 end
 
+-- the f32 accumulators of a wgmma m64n64 (32 per thread, the PTX ISA's fragments: warp w owns rows
+-- 16w .., register i of lane 4g + q is row g (+ 8), column 8 (i / 4) + 2q + i % 2) stored row-major
+-- into the 64 x 64 f32 array of pointer parameter d
+function K.store_d64(ptx, acc, tid, d)
+  local pd = ptx.global_ptrs(d)
+  local warp, lane = tid:shr(5), tid:band(31)
+  local g, q = lane:shr(2), lane:band(3)
+  for i = 0, 31 do
+    local row = warp:mad(16, g) + 8 * (math.floor(i / 2) % 2)
+    local col = q:mad(2, 8 * math.floor(i / 4) + i % 2)
+    ptx.st.global.f32(ptx.addr(pd + row:mad(64, col):mul_wide(4)), acc[i + 1])
+  end
+end
+
 -- one thread's TMA loads of the 64 x 64 bf16 box (128-byte rows) at (0, 0) of each map into its
 -- shared destination, announced on the mbarrier at address bar (expect_tx of them all, then the
 -- copies completing on it); boxes: { { destination, map address }, ... }
