@@ -790,7 +790,7 @@ static int callee(const plI_module *m, const plI_stmt *s);
 static int fn_index(const plX_emu *e, int func);
 
 static int dec_ops(D *d, const plI_stmt *s, xins *in) {
-  const plI_opnd *O = &d->m->opnds.p[s->ops];
+  const plI_opnd *O = d->m->opnds.p ? &d->m->opnds.p[s->ops] : NULL;   /* a module of operand-less statements has none */
   int n = s->nops, t = in->t, t2 = in->t2;
 #define DST(i) (in->d = vdst(d, &O[i]))
 #define SRC(f, i, ty) (in->f = vsrc(d, &O[i], (ty)))
@@ -1305,7 +1305,8 @@ int plX__decode(plX_emu *e) {
   e->entry_pc = e->fns[0].pc;
   d->labelpc = calloc(m->strs.n + 1, sizeof *d->labelpc);
   x->code = calloc(total, sizeof *x->code);
-  if (!d->labelpc || !x->code) { free(d->labelpc); free(reach); return plX__fail(e, X_NOSLOT, "out of memory"); }
+  if (!x->chk && (x->chk = malloc(1024 * sizeof *x->chk))) x->cchk = 1024;   /* never NULL: xf.chk + in->chk */
+  if (!d->labelpc || !x->code || !x->chk) { free(d->labelpc); free(reach); return plX__fail(e, X_NOSLOT, "out of memory"); }
   int oom = 0;
   for (uint32_t fk = 0; fk < e->nfns && !oom; fk++) {
   uint32_t fi = (fk + 1) % e->nfns;
