@@ -13,6 +13,7 @@
 #include "print.h"
 #include "parse.h"
 #include "engine.h"
+#include "lnum.h"
 
 #define MOD_MT "ptxlua.module"
 #define MAXARGS 64
@@ -366,11 +367,11 @@ static int l_place(lua_State *L) {  /* m:place(name) */
 
 /* ---- operands ------------------------------------------------------------------------------- */
 static uint32_t regid_of(lua_State *L, LMod *M, lua_Number v, int opi) {
-  uint32_t id = (uint32_t)v;
-  if (v < 1 || id > M->m->regs.n) {
+  if (!(v >= 1 && v <= M->m->regs.n)) {
     lua_pushfstring(L, "operand %d: not a register of this module", opi);
     raise_here(L, M, lua_tostring(L, -1));
   }
+  uint32_t id = (uint32_t)v;
   if (M->m->regs.p[id - 1].func != (uint32_t)M->func) {
     plU_buf b; plU_buf_init(&b);
     plI_regname(M->m, id, &b);
@@ -476,7 +477,7 @@ static void vector_operand(lua_State *L, LMod *M, int idx, int t, int opi, const
     lua_Number ev = lua_tonumber(L, -1);
     if (!(ev > 0)) { lua_pop(L, 1); break; }
     lua_pop(L, 2);
-    uint32_t id = (uint32_t)ev;
+    uint32_t id = ev <= m->regs.n ? (uint32_t)ev : 0;
     if (id == 0 || id > m->regs.n || m->regs.p[id - 1].func != (uint32_t)M->func) id = regid_of(L, M, ev, opi);
     ids[k] = id;
   }
@@ -762,14 +763,14 @@ static int emit(lua_State *L, LMod *M, int base, int lvl0, const uint32_t *pre) 
       int list = kv == 0 && lua_type(L, -1) == LUA_TNIL;
       lua_pop(L, 1);
       if (kv > 0) {
-        uint32_t id = (uint32_t)kv;
+        uint32_t id = kv <= M->m->regs.n ? (uint32_t)kv : 0;
         if (id == 0 || id > M->m->regs.n || M->m->regs.p[id - 1].func != (uint32_t)M->func) id = regid_of(L, M, kv, i + 1);
         memset(&ops[i], 0, sizeof ops[i]);
         ops[i].kind = PLO_REG; ops[i].id = id;
         continue;
       }
       if (list) { vector_operand(L, M, idx, PLT_NONE, i + 1, otext, &ops[i], 0, 0, r, n); continue; }
-      int k = (int)-kv;  /* kinds whose conversion does not look at the expected type */
+      int k = kv < 0 && kv > -1000 ? (int)-kv : 0;  /* kinds whose conversion does not look at the expected type */
       if (!list && (k == K_ADDR || k == K_SYM || k == K_LABEL || k == K_SREG || k == K_SINK) && kv == -(lua_Number)k) {
         convert_table(L, M, idx, kv, PLT_NONE, i + 1, otext, &ops[i], 0);
         continue;
@@ -939,7 +940,7 @@ static int l_version(lua_State *L) {  /* m:version([v]) -> current, needed by in
   LMod *M = checkmod(L, 1);
   if (!lua_isnoneornil(L, 2)) {
     lua_Number v = luaL_checknumber(L, 2);
-    int iv = (int)floor(v * 10 + 0.5);
+    int iv = v >= 1 && v < 10 ? (int)floor(v * 10 + 0.5) : 0;
     if (iv < 10 || iv > 99) raise_here(L, M, "bad PTX version");
     if (iv < M->maxptx && M->maxptx_file) {
       lua_pushfstring(L, "'%s' requires PTX ISA %d.%d, above the requested .version %d.%d",

@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "runtime.h"
 #include "smem.h"
+#include "lnum.h"
 
 #define MEM_MT "ptxlua.emu_mem"
 #define EMU_MT "ptxlua.emu"
@@ -91,15 +92,14 @@ static int l_mem_alloc(lua_State *L) {  /* mem:alloc(bytes [, name]) -> device a
 }
 
 static uint8_t *buffer(lua_State *L, LMem *M, int i, uint64_t *size) {
-  lua_Number a = luaL_checknumber(L, i);
-  uint8_t *p = plX_mem_host(M->m, (uint64_t)a, size);
+  uint8_t *p = plX_mem_host(M->m, plL_checku64(L, i), size);
   if (!p) luaL_argerror(L, i, "not the address of a device buffer");
   return p;
 }
 
 static int l_mem_free(lua_State *L) {
   LMem *M = checkmem(L, 1);
-  if (plX_mem_release(M->m, (uint64_t)luaL_checknumber(L, 2))) return luaL_argerror(L, 2, "not the address of a device buffer");
+  if (plX_mem_release(M->m, plL_checku64(L, 2))) return luaL_argerror(L, 2, "not the address of a device buffer");
   return 0;
 }
 
@@ -317,7 +317,7 @@ static int result(lua_State *L, plX_emu *e) {
 
 static int l_emu_set_param(lua_State *L) {  /* emu:set_param(i (1-based), bytes) -> true | nil, err */
   LEmu *E = checkemu(L, 1);
-  int i = (int)luaL_checkinteger(L, 2);
+  int i = (int)plL_checkrange(L, 2, 1, 1 << 20);
   size_t n;
   const char *s = luaL_checklstring(L, 3, &n);
   plX_set_param(E->e, i - 1, s, n);
@@ -364,7 +364,7 @@ static int u64list(lua_State *L, int i, uint64_t *out, int max, const char *what
     lua_rawgeti(L, i, k + 1);
     lua_Number v = lua_tonumber(L, -1);
     lua_pop(L, 1);
-    if (v < 0 || v != floor(v) || v > 18446744073709551615.0) return luaL_error(L, "tensor map: %s[%d] must be a non-negative integer", what, k + 1);
+    if (!(v >= 0 && v < 18446744073709551616.0 && v == floor(v))) return luaL_error(L, "tensor map: %s[%d] must be a non-negative integer", what, k + 1);
     out[k] = (uint64_t)v;
   }
   return n;
@@ -375,7 +375,7 @@ static int l_mem_tensormap(lua_State *L) {
   LMem *M = checkmem(L, 1);
   int dt = plR_tensormap_dtype(luaL_checkstring(L, 2));
   if (dt < 0) { lua_pushnil(L); lua_pushfstring(L, "tensor map: element type '%s' (u8 .. f64, bf16, tf32)", lua_tostring(L, 2)); return 2; }
-  uint64_t addr = (uint64_t)luaL_checknumber(L, 3);
+  uint64_t addr = plL_checku64(L, 3);
   uint64_t dims[5], strides[5], box64[5], es64[5] = {1, 1, 1, 1, 1};
   int rank = u64list(L, 4, dims, 5, "dims");
   int ns = u64list(L, 5, strides, 4, "strides");
@@ -409,7 +409,7 @@ static int l_mem_tensormap_im2col(lua_State *L) {
   LMem *M = checkmem(L, 1);
   int dt = plR_tensormap_dtype(luaL_checkstring(L, 2));
   if (dt < 0) { lua_pushnil(L); lua_pushfstring(L, "tensor map: element type '%s' (u8 .. f64, bf16, tf32)", lua_tostring(L, 2)); return 2; }
-  uint64_t addr = (uint64_t)luaL_checknumber(L, 3);
+  uint64_t addr = plL_checku64(L, 3);
   uint64_t dims[5], strides[5], es64[5] = {1, 1, 1, 1, 1};
   int32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
   int rank = u64list(L, 4, dims, 5, "dims");
@@ -467,12 +467,12 @@ static int l_emu_options(lua_State *L) {  /* emu:options{uninit_regs=, uninit_sh
   lua_getfield(L, 2, "races"); if (lua_toboolean(L, -1)) f |= PLX_CHECK_RACES; lua_pop(L, 1);
   plX_set_checks(E->e, f);
   lua_getfield(L, 2, "limit");
-  plX_set_limit(E->e, lua_isnumber(L, -1) ? (uint64_t)lua_tonumber(L, -1) : 0);
+  plX_set_limit(E->e, lua_isnumber(L, -1) ? plL_checku64(L, -1) : 0);
   lua_pop(L, 1);
   lua_getfield(L, 2, "trace");
   if (lua_istable(L, -1)) {                  /* { cta, thread [, whole warp] } */
     lua_rawgeti(L, -1, 1); lua_rawgeti(L, -2, 2); lua_rawgeti(L, -3, 3);
-    plX_set_trace(E->e, (int64_t)luaL_checknumber(L, -3), (int64_t)luaL_checknumber(L, -2), lua_toboolean(L, -1));
+    plX_set_trace(E->e, plL_checki64(L, -3), plL_checki64(L, -2), lua_toboolean(L, -1));
     lua_pop(L, 3);
   } else plX_set_trace(E->e, -1, -1, 0);
   lua_pop(L, 1);

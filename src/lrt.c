@@ -7,6 +7,7 @@
 #include <string.h>
 #include "compile.h"
 #include "runtime.h"
+#include "lnum.h"
 
 static int nil_err(lua_State *L, const char *msg) { lua_pushnil(L); lua_pushstring(L, msg); return 2; }
 
@@ -186,22 +187,23 @@ static int l_launch(lua_State *L) {
 
 static int l_alloc(lua_State *L) {
   ERRBUF; uint64_t p = 0;
-  TRY(plR_alloc(&p, (size_t)luaL_checknumber(L, 1), err, sizeof err));
+  TRY(plR_alloc(&p, (size_t)plL_checku64(L, 1), err, sizeof err));
   lua_pushnumber(L, (lua_Number)p);
   return 1;
 }
-static int l_free(lua_State *L) { plR_free((uint64_t)luaL_checknumber(L, 1)); return 0; }
+static int l_free(lua_State *L) { plR_free(plL_checku64(L, 1)); return 0; }
 static int l_htod(lua_State *L) {
   ERRBUF; size_t n; const char *s = luaL_checklstring(L, 2, &n);
-  TRY(plR_htod((uint64_t)luaL_checknumber(L, 1), s, n, err, sizeof err));
+  TRY(plR_htod(plL_checku64(L, 1), s, n, err, sizeof err));
   lua_pushboolean(L, 1); return 1;
 }
 static int l_dtoh(lua_State *L) {
   ERRBUF;
-  size_t n = (size_t)luaL_checknumber(L, 2);
+  size_t n = (size_t)plL_checku64(L, 2);
+  if (n > ((size_t)1 << 40)) return luaL_argerror(L, 2, "more bytes than a device holds");
   char *buf = malloc(n ? n : 1);
   if (!buf) return luaL_error(L, "out of memory");
-  if (plR_dtoh(buf, (uint64_t)luaL_checknumber(L, 1), n, err, sizeof err)) { free(buf); return nil_err(L, err); }
+  if (plR_dtoh(buf, plL_checku64(L, 1), n, err, sizeof err)) { free(buf); return nil_err(L, err); }
   lua_pushlstring(L, buf, n);
   free(buf);
   return 1;
@@ -215,17 +217,17 @@ static void *hostptr(lua_State *L, int i) {
 }
 static int l_htod_ptr(lua_State *L) {
   ERRBUF;
-  TRY(plR_htod((uint64_t)luaL_checknumber(L, 1), hostptr(L, 2), (size_t)luaL_checknumber(L, 3), err, sizeof err));
+  TRY(plR_htod(plL_checku64(L, 1), hostptr(L, 2), (size_t)plL_checku64(L, 3), err, sizeof err));
   lua_pushboolean(L, 1); return 1;
 }
 static int l_dtoh_ptr(lua_State *L) {
   ERRBUF;
-  TRY(plR_dtoh(hostptr(L, 1), (uint64_t)luaL_checknumber(L, 2), (size_t)luaL_checknumber(L, 3), err, sizeof err));
+  TRY(plR_dtoh(hostptr(L, 1), plL_checku64(L, 2), (size_t)plL_checku64(L, 3), err, sizeof err));
   lua_pushboolean(L, 1); return 1;
 }
 static int l_dtod(lua_State *L) {
   ERRBUF;
-  TRY(plR_dtod((uint64_t)luaL_checknumber(L, 1), (uint64_t)luaL_checknumber(L, 2), (size_t)luaL_checknumber(L, 3), err, sizeof err));
+  TRY(plR_dtod(plL_checku64(L, 1), plL_checku64(L, 2), (size_t)plL_checku64(L, 3), err, sizeof err));
   lua_pushboolean(L, 1); return 1;
 }
 static int l_sync(lua_State *L) { ERRBUF; TRY(plR_sync(err, sizeof err)); lua_pushboolean(L, 1); return 1; }
@@ -248,7 +250,7 @@ static int u64list(lua_State *L, int i, uint64_t *out, int max) {
   luaL_checktype(L, i, LUA_TTABLE);
   int n = (int)lua_objlen(L, i);
   if (n > max) luaL_argerror(L, i, "too many entries");
-  for (int k = 0; k < n; k++) { lua_rawgeti(L, i, k + 1); out[k] = (uint64_t)luaL_checknumber(L, -1); lua_pop(L, 1); }
+  for (int k = 0; k < n; k++) { lua_rawgeti(L, i, k + 1); out[k] = plL_checku64(L, -1); lua_pop(L, 1); }
   return n;
 }
 
@@ -257,7 +259,7 @@ static int l_tensormap(lua_State *L) {
   ERRBUF;
   int dt = plR_tensormap_dtype(luaL_checkstring(L, 1));
   if (dt < 0) return luaL_argerror(L, 1, "a tensor map element type expected (u8 .. f64, bf16, tf32)");
-  uint64_t addr = (uint64_t)luaL_checknumber(L, 2);
+  uint64_t addr = plL_checku64(L, 2);
   uint64_t dims[5], strides[5], boxv[5], es[5] = {1, 1, 1, 1, 1};
   int rank = u64list(L, 3, dims, 5);
   int ns = u64list(L, 4, strides, 4);
@@ -280,7 +282,7 @@ static int l_tensormap_im2col(lua_State *L) {
   ERRBUF;
   int dt = plR_tensormap_dtype(luaL_checkstring(L, 1));
   if (dt < 0) return luaL_argerror(L, 1, "a tensor map element type expected (u8 .. f64, bf16, tf32)");
-  uint64_t addr = (uint64_t)luaL_checknumber(L, 2);
+  uint64_t addr = plL_checku64(L, 2);
   uint64_t dims[5], strides[5], es[5] = {1, 1, 1, 1, 1};
   int rank = u64list(L, 3, dims, 5);
   int ns = u64list(L, 4, strides, 4);

@@ -5,6 +5,7 @@
 #include <lauxlib.h>
 #include <string.h>
 #include "smem.h"
+#include "lnum.h"
 
 static int swarg(lua_State *L, int idx) {
   if (lua_isnoneornil(L, idx)) return PLSM_SW_NONE;
@@ -23,7 +24,7 @@ static int fail(lua_State *L, const char *msg) { lua_pushnil(L); lua_pushstring(
 
 static int l_swizzle(lua_State *L) {  /* smem_swizzle(mode, offset) -> offset */
   int sw = swarg(L, 1);
-  lua_pushnumber(L, plSm_swizzle(sw, (uint32_t)luaL_checknumber(L, 2)));
+  lua_pushnumber(L, plSm_swizzle(sw, (uint32_t)plL_checkrange(L, 2, 0, UINT32_MAX)));
   return 1;
 }
 static int l_swizzle_info(lua_State *L) {  /* smem_swizzle_info(mode) -> bytes, and-mask, shift, repeat, B, M, S */
@@ -56,19 +57,19 @@ static int push_desc(lua_State *L, const plSm_desc *d) {
 static int l_desc_tile(lua_State *L) {
   char err[256];
   plSm_desc d;
-  if (!plSm_desc_tile((uint32_t)luaL_checknumber(L, 1), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3),
+  if (!plSm_desc_tile((uint32_t)plL_checkrange(L, 1, 0, UINT32_MAX), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3),
                       (int)luaL_checkinteger(L, 4), lua_toboolean(L, 5), swarg(L, 6), &d, err, sizeof err))
     return fail(L, err);
   return push_desc(L, &d);
 }
 /* smem_desc_encode(start, lbo, sbo, base_offset, mode) -> lo, hi, fields | nil, message */
 static int l_desc_encode(lua_State *L) {
-  plSm_desc d = {(uint32_t)luaL_checknumber(L, 1), (uint32_t)luaL_checknumber(L, 2), (uint32_t)luaL_checknumber(L, 3),
+  plSm_desc d = {(uint32_t)plL_checkrange(L, 1, 0, UINT32_MAX), (uint32_t)plL_checkrange(L, 2, 0, UINT32_MAX), (uint32_t)plL_checkrange(L, 3, 0, UINT32_MAX),
                  (int)luaL_optinteger(L, 4, 0), swarg(L, 5)};
   return push_desc(L, &d);
 }
 static uint64_t halves(lua_State *L, int i) {
-  return (uint64_t)(uint32_t)luaL_checknumber(L, i) | ((uint64_t)(uint32_t)luaL_checknumber(L, i + 1) << 32);
+  return (uint64_t)plL_checkrange(L, i, 0, UINT32_MAX) | ((uint64_t)plL_checkrange(L, i + 1, 0, UINT32_MAX) << 32);
 }
 /* smem_desc_check(lo, hi, mode) -> true | nil, message */
 static int l_desc_check(lua_State *L) {
@@ -103,7 +104,7 @@ static int l_plan_new(lua_State *L) {  /* smem_plan(sm) */
 static int l_plan_add(lua_State *L) {
   plSm_plan *p = checkplan(L);
   char err[256];
-  int i = plSm_add(p, luaL_checkstring(L, 2), (uint32_t)luaL_checkinteger(L, 3), (uint64_t)luaL_checknumber(L, 4),
+  int i = plSm_add(p, luaL_checkstring(L, 2), (uint32_t)luaL_checkinteger(L, 3), plL_checku64(L, 4),
                    (uint32_t)luaL_optinteger(L, 5, 1), (uint32_t)luaL_optinteger(L, 6, 0), swarg(L, 7), err, sizeof err);
   if (i < 0) return fail(L, err);
   const plSm_alloc *a = &p->a[i];
