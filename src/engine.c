@@ -294,6 +294,28 @@ PTXLUA_API int ptxlua_set_arch(ptxlua_engine *e, const char *arch) {
   return arch && !e->arch ? PTXLUA_NOMEM : PTXLUA_OK;
 }
 
+int plE_check_selection(ptxlua_engine *e, const char *kernels, int flags, int allowed) {
+  char buf[256];
+  if (flags & ~allowed) {
+    snprintf(buf, sizeof buf, "unknown flags 0x%x", (unsigned)(flags & ~allowed));
+    return plE_set_error(e, PTXLUA_MISUSE, buf);
+  }
+  if (kernels) {
+    const char *p = kernels;
+    for (;;) {
+      const char *q = strchr(p, ',');
+      size_t len = q ? (size_t)(q - p) : strlen(p);
+      if (!len) {
+        snprintf(buf, sizeof buf, "an empty kernel name in the list '%.100s' (NULL selects every kernel)", kernels);
+        return plE_set_error(e, PTXLUA_MISUSE, buf);
+      }
+      if (!q) break;
+      p = q + 1;
+    }
+  }
+  return PTXLUA_OK;
+}
+
 /* build the module: leaves it on the stack (returns its IR), or sets the error */
 /* "a,b,c" (or NULL: all) as the Lua list the DSL's build and emulate_all take */
 static void push_kernel_list(lua_State *L, const char *kernels) {
@@ -342,7 +364,8 @@ PTXLUA_API int ptxlua_ptx(ptxlua_engine *e, const char *kernels, int flags, char
   if (!e || !out) return PTXLUA_MISUSE;
   *out = NULL;
   if (len) *len = 0;
-  int rc;
+  int rc = plE_check_selection(e, kernels, flags, PTXLUA_ANCHOR_COMMENTS | PTXLUA_ANCHOR_LOC);
+  if (rc) return rc;
   plI_module *m = build(e, kernels, &rc);
   if (!m) return rc;
   plU_buf b; plU_buf_init(&b);
@@ -407,7 +430,8 @@ int plE_write_atomic(const char *path, int (*fill)(void *ud, FILE *f), void *ud,
 
 PTXLUA_API int ptxlua_write_ptx(ptxlua_engine *e, const char *kernels, int flags, const char *path) {
   if (!e || !path) return PTXLUA_MISUSE;
-  int rc;
+  int rc = plE_check_selection(e, kernels, flags, PTXLUA_ANCHOR_COMMENTS | PTXLUA_ANCHOR_LOC);
+  if (rc) return rc;
   plI_module *m = build(e, kernels, &rc);
   if (!m) return rc;
   wctx w = {m, {anchors_of(flags), NULL, -1}};
@@ -422,6 +446,8 @@ PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks,
   if (!e || !summary) return PTXLUA_MISUSE;
   *summary = NULL;
   clear_error(e);
+  int rc0 = plE_check_selection(e, kernels, checks, PTXLUA_CHECK_RACES | PTXLUA_CHECK_UNINIT_SHARED | PTXLUA_CHECK_UNINIT_REGS);
+  if (rc0) return rc0;
   lua_State *L = e->L;
   if (!push_dsl(e)) return plE_set_error(e, PTXLUA_MISUSE, "no script is loaded");
   lua_pop(L, 1);
@@ -459,7 +485,8 @@ PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks,
 
 PTXLUA_API int ptxlua_fwrite_ptx(ptxlua_engine *e, const char *kernels, int flags, FILE *f) {
   if (!e || !f) return PTXLUA_MISUSE;
-  int rc;
+  int rc = plE_check_selection(e, kernels, flags, PTXLUA_ANCHOR_COMMENTS | PTXLUA_ANCHOR_LOC);
+  if (rc) return rc;
   plI_module *m = build(e, kernels, &rc);
   if (!m) return rc;
   plP_opts o = {anchors_of(flags), NULL, -1};
