@@ -34,9 +34,35 @@ static int kernel_where(ptxlua_engine *e, const char *name, mapped *o) {
   return found;
 }
 
+/* a parsed module (a kernel read from PTX) prints its text as read: PTX line `line` lies in the span of
+** one statement, whose anchor (the script line that holds it, or its line in the PTX file) is the place */
+static int parsed_anchor(const plI_module *m, int line, mapped *o) {
+  if (!m->vpieces.n || line <= 0 || !m->vsrc.p) return 0;
+  const char *s = m->vsrc.p;
+  size_t n = m->vsrc.n, a = 0;
+  for (int l = 1; l < line; l++) {
+    const char *nl = a < n ? memchr(s + a, '\n', n - a) : NULL;
+    if (!nl) return 0;
+    a = (size_t)(nl - s) + 1;
+  }
+  for (uint32_t fi = 0; fi < m->funcs.n; fi++) {
+    const plI_func *f = &m->funcs.p[fi];
+    for (uint32_t si = 0; si < f->stmts.n && si < f->vtext.n; si++) {
+      const plI_span *sp = &f->vtext.p[si];
+      if (sp->off <= a && a < (size_t)sp->off + sp->len && f->stmts.p[si].file) {
+        snprintf(o->file, sizeof o->file, "%s", plI_cstr(m, f->stmts.p[si].file));
+        o->line = (int)f->stmts.p[si].line;
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
 static void map_diag(ptxlua_engine *e, const plI_module *m, const char *ptx, const plC_diag *d, mapped *o) {
   o->file[0] = 0; o->line = 0;
   if (d->line && plC_anchor_of(ptx, d->line, o->file, sizeof o->file, &o->line)) return;
+  if (d->line && parsed_anchor(m, d->line, o)) return;
   char fn[256];
   if (d->func[0]) snprintf(fn, sizeof fn, "%s", d->func);
   else if (d->line) plC_func_at(ptx, d->line, fn, sizeof fn);

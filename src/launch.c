@@ -41,6 +41,8 @@ typedef struct kparam {
   char name[64];
   char dtype[16];
   int kind, type;             /* PTXLUA_PARAM_*, PLT_* of the declaration */
+  int addr_int;               /* a .u64/.b64 parameter read from PTX (a pointer or an integer): takes a
+                              ** buffer, an address, or a 64-bit integer argument */
   unsigned offset, size, align;
 } kparam;
 
@@ -316,7 +318,8 @@ static const char *INFO_LUA =
   "local g, b, c = k:launch_dims(defines)\n"
   "local ps = {}\n"
   "for i, p in ipairs(k.params) do\n"
-  "  ps[i] = { p[1], p.pointer and 1 or p.tensormap and 3 or (p.count and p.count > 0) and 4 or 2, p.pointer and p.elem or p.ptype }\n"
+  "  ps[i] = { p[1], p.pointer and 1 or p.tensormap and 3 or (p.count and p.count > 0) and 4 or 2, p.pointer and p.elem or p.ptype,\n"
+  "            p.ptx and p.pointer and 1 or 0 }\n"
   "end\n"
   "return k.file, k.line, g, b, c, ps\n";
 
@@ -388,6 +391,7 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
     lua_rawgeti(L, -1, 1); snprintf(k->p[i].name, sizeof k->p[i].name, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?"); lua_pop(L, 1);
     lua_rawgeti(L, -1, 2); k->p[i].kind = (int)lua_tointeger(L, -1); lua_pop(L, 1);
     lua_rawgeti(L, -1, 3); snprintf(k->p[i].dtype, sizeof k->p[i].dtype, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "b8"); lua_pop(L, 1);
+    lua_rawgeti(L, -1, 4); k->p[i].addr_int = (int)lua_tointeger(L, -1); lua_pop(L, 1);
     lua_pop(L, 1);
   }
   lua_settop(L, top);
@@ -553,6 +557,8 @@ static int pack(ptxlua_kernel *k, int i, const ptxlua_arg *a, unsigned char *dst
       return 0;
     }
     if (t == PTXLUA_ARG_ADDRESS) { memcpy(dst, &a->v.u, 8); return 0; }
+    if (p->addr_int && (t == PTXLUA_ARG_U64 || t == PTXLUA_ARG_S64)) { memcpy(dst, &a->v.u, 8); return 0; }
+    if (p->addr_int) return arg_error(k, i, "a .u64 parameter read from PTX takes a buffer, an address or a 64-bit integer, got %s", ARG_NAMES[t]);
     return arg_error(k, i, "a pointer parameter takes a buffer or an address, got %s", ARG_NAMES[t]);
   case PTXLUA_PARAM_TENSORMAP:
     if (t == PTXLUA_ARG_TENSORMAP && a->v.tensormap) { memcpy(dst, a->v.tensormap->bytes, 128); return 0; }
@@ -560,6 +566,8 @@ static int pack(ptxlua_kernel *k, int i, const ptxlua_arg *a, unsigned char *dst
     return arg_error(k, i, "a tensormap parameter takes a tensor map (ptxlua_tensormap_encode), got %s", ARG_NAMES[t]);
   case PTXLUA_PARAM_BYTES:
     if (t == PTXLUA_ARG_BYTES && a->v.bytes && a->size == p->size) { memcpy(dst, a->v.bytes, p->size); return 0; }
+    /* nvcc declares a CUtensorMap parameter as .align 64 .b8 name[128]: a tensor map fills it */
+    if (t == PTXLUA_ARG_TENSORMAP && a->v.tensormap && p->size == 128) { memcpy(dst, a->v.tensormap->bytes, 128); return 0; }
     if (t == PTXLUA_ARG_BYTES) {
       char what[64];
       snprintf(what, sizeof what, "%zu bytes for a %u-byte array", a->size, p->size);

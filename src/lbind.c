@@ -1026,6 +1026,107 @@ static int l_tostring(lua_State *L) {
 
 static int l_func_count(lua_State *L) { lua_pushinteger(L, checkmod(L, 1)->m->funcs.n); return 1; }
 
+static void push_dims(lua_State *L, const uint32_t d[3], const char *key) {
+  if (!d[0]) return;
+  lua_createtable(L, 3, 0);
+  for (int i = 0; i < 3; i++) { lua_pushinteger(L, d[i] ? d[i] : 1); lua_rawseti(L, -2, i + 1); }
+  lua_setfield(L, -2, key);
+}
+
+/* m:func_info(name) -> { kind = "entry"|"func", file =, line =, params = { {name =, type =, align =,
+** count =}, ... }, reqntid =, maxntid =, reqnctapercluster = {x, y, z} (when declared) } | nil:
+** what a launch needs to know of a function of a parsed module (its .param declarations) */
+static int l_func_info(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  const plI_module *m = M->m;
+  const plI_func *f = NULL;
+  for (uint32_t i = 0; i < m->funcs.n; i++)
+    if (!m->funcs.p[i].declared_only && strcmp(plI_cstr(m, m->funcs.p[i].name), name) == 0) f = &m->funcs.p[i];
+  if (!f) { lua_pushnil(L); return 1; }
+  lua_createtable(L, 0, 8);
+  lua_pushstring(L, f->kind == PLF_ENTRY ? "entry" : "func"); lua_setfield(L, -2, "kind");
+  if (f->file) { lua_pushstring(L, plI_cstr(m, f->file)); lua_setfield(L, -2, "file"); }
+  lua_pushinteger(L, (lua_Integer)f->line); lua_setfield(L, -2, "line");
+  lua_createtable(L, (int)f->params.n, 0);
+  for (uint32_t i = 0; i < f->params.n; i++) {
+    const plI_var *v = &f->params.p[i];
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, plI_cstr(m, v->name)); lua_setfield(L, -2, "name");
+    lua_pushstring(L, plT_info_tab[v->type].name); lua_setfield(L, -2, "type");
+    lua_pushinteger(L, (lua_Integer)v->align); lua_setfield(L, -2, "align");
+    lua_pushnumber(L, v->count == UINT64_MAX ? -1 : (lua_Number)v->count); lua_setfield(L, -2, "count");
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+  lua_setfield(L, -2, "params");
+  push_dims(L, f->reqntid, "reqntid");
+  push_dims(L, f->maxntid, "maxntid");
+  push_dims(L, f->reqnctapercluster, "reqnctapercluster");
+  return 1;
+}
+
+/* m:reanchor(file, starts, lines [, files]): every statement, function, parameter and variable
+** whose line L lies in [starts[i], starts[i+1]) is anchored at files[i] (default: file) line lines[i]
+** instead (starts ascending; lines before starts[1] are left as they are). The PTX-in documents (ptxlua.verbatim, ptxlua.sugar) put
+** the parsed module's anchors on the script lines that hold the statements, so that the emulator
+** reports errors there. */
+typedef struct remap { const uint32_t *st, *ln, *fl; uint32_t n; } remap;
+/* the anchor of line `line`: 1 and *file, *line set when a range holds it */
+static int remap_at(const remap *r, uint32_t *file, uint32_t *line) {
+  uint32_t lo = 0, hi = r->n;            /* the last i with st[i] <= line */
+  while (lo < hi) { uint32_t mid = lo + (hi - lo) / 2; if (r->st[mid] <= *line) lo = mid + 1; else hi = mid; }
+  if (!lo) return 0;
+  *file = r->fl[lo - 1]; *line = r->ln[lo - 1];
+  return 1;
+}
+static void remap_vars(plI_var *v, uint32_t nv, const remap *r) {
+  for (uint32_t i = 0; i < nv; i++) remap_at(r, &v[i].file, &v[i].line);
+}
+static int l_reanchor(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  const char *file = luaL_checkstring(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  int hasfiles = lua_istable(L, 5);
+  size_t n = lua_objlen(L, 3);
+  if (lua_objlen(L, 4) != n) return luaL_argerror(L, 4, "as many lines as starts expected");
+  if (n == 0) return 0;
+  if (n > UINT32_MAX / 4) return luaL_argerror(L, 3, "too many entries");
+  plI_module *m = M->m;
+  uint32_t fid = plI_str(m, file);
+  uint32_t *st = malloc(n * 3 * sizeof *st);
+  if (!st || !fid) { free(st); return luaL_error(L, "out of memory"); }
+  uint32_t *ln = st + n, *fl = st + 2 * n;
+  for (size_t i = 0; i < n; i++) {
+    lua_rawgeti(L, 3, (int)i + 1); lua_rawgeti(L, 4, (int)i + 1);
+    lua_Number a = lua_tonumber(L, -2), b = lua_tonumber(L, -1);
+    lua_pop(L, 2);
+    if (!(a >= 1 && a <= UINT32_MAX && b >= 0 && b <= UINT32_MAX) || (i && (uint32_t)a < st[i - 1])) {
+      free(st);
+      return luaL_argerror(L, 3, "ascending line numbers expected");
+    }
+    st[i] = (uint32_t)a; ln[i] = (uint32_t)b; fl[i] = fid;
+    if (hasfiles) {
+      lua_rawgeti(L, 5, (int)i + 1);
+      const char *f = lua_tostring(L, -1);
+      if (f && !(fl[i] = plI_str(m, f))) { lua_pop(L, 1); free(st); return luaL_error(L, "out of memory"); }
+      lua_pop(L, 1);
+    }
+  }
+  remap r = {st, ln, fl, (uint32_t)n};
+  for (uint32_t fi = 0; fi < m->funcs.n; fi++) {
+    plI_func *f = &m->funcs.p[fi];
+    remap_at(&r, &f->file, &f->line);
+    for (uint32_t si = 0; si < f->stmts.n; si++) remap_at(&r, &f->stmts.p[si].file, &f->stmts.p[si].line);
+    remap_vars(f->params.p, f->params.n, &r);
+    remap_vars(f->rets.p, f->rets.n, &r);
+    remap_vars(f->vars.p, f->vars.n, &r);
+  }
+  remap_vars(m->globals.p, m->globals.n, &r);
+  free(st);
+  return 0;
+}
+
 /* ---- module-level functions ------------------------------------------------------------------- */
 static int l_opcode(lua_State *L) {  /* core.opcode(text) -> id (resolution is lazy) */
   size_t n;
@@ -1117,7 +1218,8 @@ static const luaL_Reg mod_methods[] = {
   {"func", l_func}, {"param", l_param}, {"directive", l_directive}, {"reg", l_reg}, {"pool", l_pool},
   {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"guarded", l_guarded}, {"hold", l_hold}, {"unhold", l_unhold}, {"raw", l_raw},
   {"endfunc", l_endfunc}, {"version", l_version}, {"print", l_print}, {"write", l_write},
-  {"stats", l_stats}, {"func_count", l_func_count}, {"regname", l_regname}, {"activate", l_activate}, {NULL, NULL}
+  {"stats", l_stats}, {"func_count", l_func_count}, {"regname", l_regname}, {"activate", l_activate},
+  {"func_info", l_func_info}, {"reanchor", l_reanchor}, {NULL, NULL}
 };
 static const luaL_Reg core_funcs[] = {
   {"module", l_module}, {"parse", l_parse}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode}, {"forms", l_forms},

@@ -25,6 +25,7 @@ typedef struct R {
   const char *s; uint32_t n;
   plI_module *m; plA_ctx *isa;
   const char *file; plU_buf *err; int failed;
+  uint32_t fileid;                  /* the chunk name interned: each statement's anchor file */
   uint32_t lcoff, lcline;           /* line counter cache: line of offset lcoff */
   int func;
   PLU_VEC(RegEnt) ents;
@@ -331,6 +332,42 @@ static uint32_t lookup_reg(R *r, uint32_t a, uint32_t b) {
 
 /* ---- operands ------------------------------------------------------------------------------ */
 
+static int parse_opnd(R *r, uint32_t a, uint32_t b, plI_opnd *o, int branch, int depth);
+static int raw_opnd(R *r, uint32_t a, uint32_t b, plI_opnd *o);
+
+/* [tmap, {c0, c1, ...}] (s[a] '[', s[b-1] ']', the first comma at k): a tensor address, the base (a
+** register or a symbol) then 1 to 5 coordinates (registers or integers) in the pool, as the DSL
+** records it; anything else stays raw text */
+static int tensor_addr(R *r, uint32_t a, uint32_t b, uint32_t k, plI_opnd *o) {
+  const char *s = r->s;
+  uint32_t x = trim_start(r, a + 1, b - 1), xe = trim_end(r, x, k);
+  uint32_t v = trim_start(r, k + 1, b - 1), ve = trim_end(r, v, b - 1);
+  if (v >= ve || s[v] != '{' || s[ve - 1] != '}' || xe <= x) return raw_opnd(r, a, b, o);
+  plI_opnd e[6];
+  memset(e, 0, sizeof e);
+  if (!parse_opnd(r, x, xe, &e[0], 0, 1)) return 0;
+  if ((e[0].kind != PLO_REG && e[0].kind != PLO_SYM) || (e[0].flags & PLOF_NEG)) return raw_opnd(r, a, b, o);
+  uint32_t n = 0, j = v + 1, end = ve - 1;
+  for (;;) {
+    uint32_t q = j;
+    while (q < end && s[q] != ',') q++;
+    if (n == 5) return raw_opnd(r, a, b, o);
+    uint32_t ca = trim_start(r, j, q), cb = trim_end(r, ca, q);
+    if (ca >= cb) return raw_opnd(r, a, b, o);
+    if (!parse_opnd(r, ca, cb, &e[n + 1], 0, 1)) return 0;
+    if ((e[n + 1].kind != PLO_REG && e[n + 1].kind != PLO_IMM) || (e[n + 1].flags & PLOF_NEG)) return raw_opnd(r, a, b, o);
+    n++;
+    if (q >= end) break;
+    j = q + 1;
+  }
+  uint32_t first = r->m->opnds.n;
+  for (uint32_t i = 0; i <= n; i++)
+    if (!plU_vec_push(r->m->opnds, e[i])) return oom(r);
+  memset(o, 0, sizeof *o);
+  o->kind = PLO_TADDR; o->id = first; o->n = (uint16_t)n;
+  return 1;
+}
+
 static int raw_opnd(R *r, uint32_t a, uint32_t b, plI_opnd *o) {
   memset(o, 0, sizeof *o);
   o->kind = PLO_RAW;
@@ -488,6 +525,8 @@ static int parse_opnd(R *r, uint32_t a, uint32_t b, plI_opnd *o, int branch, int
   if (c == '[' && s[b - 1] == ']') {
     uint32_t x = trim_start(r, a + 1, b - 1), y = trim_end(r, x, b - 1);
     uint32_t k = x;
+    const char *comma = depth == 0 && x < y ? memchr(s + x, ',', y - x) : NULL;
+    if (comma) return tensor_addr(r, a, b, (uint32_t)(comma - s), o);
     o->kind = PLO_ADDR;
     if (k < y && s[k] == '%') {
       k++;
@@ -542,7 +581,7 @@ static int parse_opnd(R *r, uint32_t a, uint32_t b, plI_opnd *o, int branch, int
 static int push_stmt(R *r, plI_stmt *st, uint32_t off, uint32_t end, uint32_t tok) {
   plI_func *f = &r->m->funcs.p[r->func];
   plI_span sp = {off, end - off, tok};
-  st->file = 0;
+  st->file = r->fileid;
   st->line = line_of(r, tok);
   if (!plU_vec_push(f->stmts, *st) || !plU_vec_push(f->vtext, sp)) return oom(r);
   return 1;
@@ -714,6 +753,7 @@ static int var_decl(R *r, uint32_t a, uint32_t e, int func, int param_ret) {
         if (ia < ib && !(v.init = intern(r, ia, ib))) return 0;
         i = e;
       } else i = s3;
+      v.file = r->fileid;
       v.line = line_of(r, t.a);
       int ok = 1;
       if (func < 0) ok = plU_vec_push(r->m->globals, v);
@@ -778,6 +818,7 @@ static int func_header(R *r, uint32_t a, uint32_t e, int *fidx) {
   plI_func f;
   memset(&f, 0, sizeof f);
   f.kind = (uint8_t)kind; f.linkage = (uint8_t)linkage;
+  f.file = r->fileid;
   f.line = line_of(r, a);
   if (!plU_vec_push(r->m->funcs, f)) return oom(r);
   r->func = (int)r->m->funcs.n - 1;
@@ -1061,6 +1102,9 @@ plI_module *plR_parse(struct plA_ctx *isa, const char *text, size_t n, const cha
   m->vsrc.p[n] = 0;
   r.s = m->vsrc.p ? m->vsrc.p : ""; r.n = (uint32_t)n;
   r.m = m; r.isa = isa;
+  /* statements, functions and variables are anchored at their lines of this chunk (the emulator's
+  ** messages name them: "K.ptx:12: error: ...") */
+  if (!(r.fileid = plI_str(m, r.file))) { plI_free(m); plU_buf_printf(err, "%s:1:1: error: out of memory", r.file); return NULL; }
   /* room for the operands up front (untouched pages cost nothing): no copying while growing */
   if (n > 4096 && !plU_vec_grow((void **)&m->opnds.p, &m->opnds.cap, (uint32_t)(n / 8), sizeof *m->opnds.p)) {
     plI_free(m); plU_buf_printf(err, "%s:1:1: error: out of memory", r.file); return NULL;

@@ -204,6 +204,17 @@ static int opnd_lua(G *g, const plI_func *f, const plI_opnd *o, plU_buf *out, in
     if (!opnd_lua(g, f, &m->opnds.p[o->id + 1], out, depth + 1)) return 0;
     plU_buf_putc(out, ')');
     return 1;
+  case PLO_TADDR:                            /* ptx.taddr(tmap, {c0, ...}) */
+    if (depth || o->flags || !o->n || o->n > 5 || o->id + 1u + o->n > m->opnds.n) return 0;
+    plU_buf_puts(out, "ptx.taddr(");
+    if (!opnd_lua(g, f, &m->opnds.p[o->id], out, depth + 1)) return 0;
+    plU_buf_puts(out, ", {");
+    for (uint32_t k = 0; k < o->n; k++) {
+      if (k) plU_buf_puts(out, ", ");
+      if (!opnd_lua(g, f, &m->opnds.p[o->id + 1 + k], out, depth + 1)) return 0;
+    }
+    plU_buf_puts(out, "})");
+    return 1;
   case PLO_VEC:
     if (depth || (o->flags & ~(uint8_t)PLOF_NEG) || (o->flags & PLOF_NEG) || o->id + o->n > m->opnds.n || !o->n) return 0;
     plU_buf_putc(out, '{');

@@ -616,8 +616,8 @@ local function run_config(name, c, k, cfg, BW)
       local B = check(core.cuda_alloc(g.N * g.K * SIZE[g.b]))
       local C = check(core.cuda_alloc(g.M * g.N * SIZE[g.c]))
       -- the case's own inputs as cuBLAS's operands when it names them (same bytes, same layout)
-      if g.A and T[g.A] then check(core.cuda_dtod(A, T[g.A].addr, math.min(g.M * g.K * SIZE[g.a], T[g.A].bytes))) end
-      if g.B and T[g.B] then check(core.cuda_dtod(B, T[g.B].addr, math.min(g.N * g.K * SIZE[g.b], T[g.B].bytes))) end
+      if g.A and T[g.A] then check(core.cuda_dtod(A, T[g.A].addr, math.min(g.M * g.K * SIZE[g.a], T[g.A].nbytes))) end
+      if g.B and T[g.B] then check(core.cuda_dtod(B, T[g.B].addr, math.min(g.N * g.K * SIZE[g.b], T[g.B].nbytes))) end
       local ms = time_runs(function() cublas_gemm(g, A, B, C) end, runs, O.warmup)
       core.cuda_free(A); core.cuda_free(B); core.cuda_free(C)
       r.vs = fmt("%.2f cuBLAS", median(ms) / med)

@@ -55,7 +55,7 @@ local function check(ok, err) if not ok then fail("%s", err) end return ok end
 
 local function push(a) check(core.cuda_htod(a.addr, a.device.mirror:bytes(a.host))) end
 local function pull(a)
-  local s, err = core.cuda_dtoh(a.addr, a.bytes)
+  local s, err = core.cuda_dtoh(a.addr, a.nbytes)
   if not s then fail("%s", err) end
   a.device.mirror:bytes(a.host, s)
 end
@@ -99,8 +99,8 @@ function Array.bytes(a) pull(a); return a.device.mirror:bytes(a.host) end
 -- copy each, no per-element conversion, the host mirror bypassed (read/get/set pull it again)
 local function raw_span(a, ptr, bytes)
   if a.freed then fail("the array was freed") end
-  bytes = bytes or a.bytes
-  if type(bytes) ~= "number" or bytes < 0 or bytes > a.bytes or bytes % 1 ~= 0 then fail("%s bytes for an array of %d bytes", tostring(bytes), a.bytes) end
+  bytes = bytes or a.nbytes
+  if type(bytes) ~= "number" or bytes < 0 or bytes > a.nbytes or bytes % 1 ~= 0 then fail("%s bytes for an array of %d bytes", tostring(bytes), a.nbytes) end
   return tonumber(require("ffi").cast("uintptr_t", ptr)), bytes
 end
 function Array.upload_from(a, ptr, bytes) local p, n = raw_span(a, ptr, bytes); check(core.cuda_htod_ptr(a.addr, p, n)); return a end
@@ -133,12 +133,12 @@ end
 function Device.array(d, dtype, n, values, name)
   if not SIZES[dtype] then fail("unknown element type '%s' (f32, f16, bf16, f64, u8 .. s64)", tostring(dtype)) end
   if type(n) ~= "number" or n < 1 or n ~= floor(n) then fail("array length must be a positive integer (got %s)", tostring(n)) end
-  local a = setmetatable({ device = d, dtype = dtype, n = n, bytes = n * SIZES[dtype] }, Array)
+  local a = setmetatable({ device = d, dtype = dtype, n = n, nbytes = n * SIZES[dtype] }, Array)
   check(core.cuda_current(d.info.ctx))
-  local addr, err = core.cuda_alloc(a.bytes)
+  local addr, err = core.cuda_alloc(a.nbytes)
   if not addr then fail("%s", err) end
   a.addr = addr
-  a.host = d.mirror:alloc(a.bytes, name or fmt("%s[%d]", dtype, n))
+  a.host = d.mirror:alloc(a.nbytes, name or fmt("%s[%d]", dtype, n))
   if values ~= false then a:write(values ~= nil and values or 0) end   -- false: left as allocated (upload_from fills it)
   return a
 end
@@ -212,7 +212,7 @@ function M.pack_args(k, args, device)
       if getmetatable(v) == Array then
         if device and v.device ~= device then fail("%s: the array lives on another device", where) end
         if v.freed then fail("%s: the array was freed", where) end
-        if SIZES[p.elem] ~= SIZES[v.dtype] then fail("%s: a %s array for a %s* parameter", where, v.dtype, p.elem) end
+        if p.elem and SIZES[p.elem] ~= SIZES[v.dtype] then fail("%s: a %s array for a %s* parameter", where, v.dtype, p.elem) end
         out[i] = core.emu_pack("u64", v.addr)
       elseif type(v) == "number" and v >= 0 and v == floor(v) then out[i] = core.emu_pack("u64", v)
       else fail("%s: a device array expected, got %s", where, type(v) == "table" and tostring(v) or type(v)) end
@@ -222,6 +222,7 @@ function M.pack_args(k, args, device)
       out[i] = v
     elseif p.count and p.count > 0 then
       local size = p.count * SIZES[p.ptype]
+      if getmetatable(v) == TensorMap and size == 128 then v = v.bytes end   -- nvcc's .b8 name[128] of a CUtensorMap
       if type(v) ~= "string" or #v ~= size then fail("%s: a string of %d bytes expected", where, size) end
       out[i] = v
     else
@@ -269,6 +270,7 @@ local function module_of(d, k, opts)
     for _, dg in ipairs(r.diagnostics) do
       if dg.error then
         local f, l = core.ptx_anchor(text, dg.ptx_line)
+        if not f and k.ptx_where then f, l = k:ptx_where(dg.ptx_line) end   -- a kernel read from PTX
         if not f and (dg.func ~= "" or dg.ptx_line > 0) then f, l = k.file, k.line end
         lines[#lines + 1] = f and fmt("%s:%d: error: %s", f, l, dg.message) or ("error: " .. dg.message)
       end

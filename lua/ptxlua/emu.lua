@@ -85,8 +85,8 @@ function Array.bytes(a) return a.device.mem:bytes(a.addr) end
 -- raw copies between host memory (an FFI pointer) and the first `bytes` of the array (as ptxlua.cuda's)
 local function raw_span(a, bytes)
   if a.freed then fail("the array was freed") end
-  bytes = bytes or a.bytes
-  if type(bytes) ~= "number" or bytes < 0 or bytes > a.bytes or bytes % 1 ~= 0 then fail("%s bytes for an array of %d bytes", tostring(bytes), a.bytes) end
+  bytes = bytes or a.nbytes
+  if type(bytes) ~= "number" or bytes < 0 or bytes > a.nbytes or bytes % 1 ~= 0 then fail("%s bytes for an array of %d bytes", tostring(bytes), a.nbytes) end
   return bytes
 end
 function Array.upload_from(a, ptr, bytes)
@@ -121,8 +121,8 @@ end
 function Device.array(d, dtype, n, values, name)
   if not SIZES[dtype] then fail("unknown element type '%s' (f32, f16, bf16, f64, u8 .. s64)", tostring(dtype)) end
   if type(n) ~= "number" or n < 1 or n ~= floor(n) then fail("array length must be a positive integer (got %s)", tostring(n)) end
-  local a = setmetatable({ device = d, dtype = dtype, n = n, bytes = n * SIZES[dtype] }, Array)
-  a.addr = d.mem:alloc(a.bytes, name or fmt("%s[%d]", dtype, n))
+  local a = setmetatable({ device = d, dtype = dtype, n = n, nbytes = n * SIZES[dtype] }, Array)
+  a.addr = d.mem:alloc(a.nbytes, name or fmt("%s[%d]", dtype, n))
   if values ~= nil and values ~= false then a:write(values) end   -- false: as allocated (zeroed here)
   return a
 end
@@ -382,8 +382,29 @@ end
 -- expressions such as "B*N" work), filled with deterministic values in [-1, 1) (floats) or [0, 100)
 -- (integers), the same on every machine. A scalar parameter takes opts.values[name], else the template of that name (in
 -- either case: n takes N), else 1 for a float; an integer without one is an error naming it.
+-- A kernel read from PTX (ptxlua.verbatim, ptxlua.sugar) has no shapes and no grid: its .u64
+-- parameters are addresses of buffers whose size the PTX does not say, so it is not run on guessed
+-- sizes; the error, at the kernel's line in the script, says how to launch it instead.
+local function ptx_kernel_unrunnable(k)
+  local why
+  for _, p in ipairs(k.params) do
+    if p.pointer then
+      why = fmt("its parameter %s (.%s) is an address, and the PTX does not say the size of the buffer behind it", p[1], p.ptype)
+      break
+    end
+  end
+  if not why then
+    local _, block = k:launch_dims()
+    why = block and "the PTX does not say its grid" or "the PTX does not say its grid and block (no .reqntid)"
+  end
+  error(fmt("%s:%d: error: --emulate cannot run %s, a kernel read from PTX: %s; launch it with arrays of your own: "
+            .. "rt.launch(k, { device = rt.device \"emu\", args = {...}, grid =, block = }) (docs/transpiler.md, "
+            .. "\"Running a kernel read from PTX\")", k.file or "?", k.line or 0, k.name, why), 0)
+end
+
 function M.emulate(k, opts)
   opts = opts or {}
+  if k.verbatim then ptx_kernel_unrunnable(k) end
   local d = opts.device or M.device("emu")
   local t = k:resolve(opts.defines)
   local env = {}

@@ -8,6 +8,7 @@
 -- parsed module that prints the file back byte for byte.
 local core = require "ptxlua.core"
 local P = require "ptxlua"
+local V = require "ptxlua.verbatim"
 
 local S = {}
 local DOC = {}
@@ -29,7 +30,8 @@ end
 local function mark(kind, text)
   local c = need()
   local n = #c.chunks + 1
-  c.chunks[n] = { kind, text }
+  local _, line = caller_line(3)           -- the script line of the sugar call (its anchor)
+  c.chunks[n] = { kind, text, line }
   local cur = P._current()
   if not cur then P.error("ptxlua.sugar: no kernel is being traced") end
   cur.mod:raw(MARK .. n)
@@ -109,13 +111,16 @@ S.sym = P.sym
 ---------------------------------------------------------------------------------------------------
 function S.module(name)
   local file, line = caller_line(2)
-  return setmetatable({ name = name or "ptx", parts = {}, file = file, line = line, kernels = {} }, DOC)
+  return setmetatable({ name = name or "ptx", parts = {}, where = {}, file = file, line = line, kernels = {} }, DOC)
 end
 
 -- text outside the functions, kept as written
 function DOC:text(s)
   if type(s) ~= "string" then error("ptxlua.sugar: doc:text expects a string", 2) end
-  self.parts[#self.parts + 1] = s
+  local n = #self.parts + 1
+  self.parts[n] = s
+  local _, line = caller_line(2)
+  self.where[n] = line
   return self
 end
 
@@ -134,29 +139,30 @@ local function add(doc, def, entry)
   local f = { kernel = k, head = def.head, tail = def.tail or "\n}\n", file = file, line = line }
   doc.parts[#doc.parts + 1] = f
   if entry then
-    local proxy = { name = def.name, target = "?", templates = {}, params = {}, verbatim = doc, file = file, line = line, def = {} }
+    local proxy = V.kernel(doc, def.name, file, line)
     reg[#reg + 1] = proxy
     doc.kernels[#doc.kernels + 1] = proxy
   end
   return doc
 end
 -- doc:kernel { name =, params = {...}, head = (kept header), tail = (kept closing), body = fn }
-function DOC:kernel(def) return add(self, def, true) end
+function DOC:kernel(def) local d = add(self, def, true) return d end   -- not tail calls: add names the caller's line
 -- doc:func { ... }: a .func, traced the same way (its header is always kept as written)
-function DOC:func(def) return add(self, def, false) end
+function DOC:func(def) local d = add(self, def, false) return d end
 
 function DOC:done()
   if #self.kernels == 0 then
     local file, line = caller_line(2)
-    local proxy = { name = self.name, target = "?", templates = {}, params = {}, verbatim = self, file = file, line = line, def = {} }
+    local proxy = V.kernel(self, self.name, file, line)
     P._registry[#P._registry + 1] = proxy
     self.kernels[1] = proxy
   end
   return self
 end
 
--- one function: traced by the DSL, printed, laid out again
-local function function_text(doc, f)
+-- one function: traced by the DSL, printed, laid out again -> its text, and beside each piece of
+-- it the script line (and file) that wrote it: `at` gets { piece index, line, file } entries
+local function function_text(doc, f, at)
   local k = f.kernel
   local c = { chunks = {}, owned = {} }
   local saved = CUR
@@ -164,7 +170,7 @@ local function function_text(doc, f)
   local ok, m = pcall(P.build, { registry = { k }, kernels = { k.name }, arch = k.target })
   CUR = saved
   if not ok then error(m, 0) end
-  local t = m:print()
+  local t = m:print("comment")          -- each instruction line ends in "\t// FILE:LINE", its anchor
   local e = t:find("%.entry ")
   local lb = e and t:find("\n{\n", e, true)
   if not lb then error(string.format("%s:%d: error: ptxlua.sugar: unexpected printer output for %s", f.file, f.line, k.name), 0) end
@@ -176,6 +182,7 @@ local function function_text(doc, f)
     head = t:sub(ls, lb + 2)
   end
   out[1] = head
+  at[#at + 1] = { 1, f.line }
   local pos = lb + 3
   local stop = #t - 3          -- the printer ends a body with "\n}\n"
   -- declarations the DSL printed: those of sugar.regs are laid out where the script made them
@@ -189,6 +196,7 @@ local function function_text(doc, f)
   end
   if t:sub(pos, pos) == "\n" then pos = pos + 1 end
   for _, l in ipairs(user) do out[#out + 1] = l end
+  if #user > 0 then at[#at + 1] = { 2, f.line } end
   local indent, gap = "\t", " \t"
   while pos <= stop do
     local nl = t:find("\n", pos, true)
@@ -199,7 +207,9 @@ local function function_text(doc, f)
     if id then
       local ch = c.chunks[tonumber(id)]
       local kind, text = ch[1], ch[2]
-      if kind == nil then out[#out + 1] = text
+      if kind == nil then
+        out[#out + 1] = text
+        at[#at + 1] = { #out, ch[3] }
       elseif kind == "eol" then
         local last = out[#out]
         if last:sub(-1) == "\n" then out[#out] = last:sub(1, -2) end
@@ -208,33 +218,66 @@ local function function_text(doc, f)
       elseif kind == "gap" then gap = text end
     elseif line:sub(1, 1) == "\t" then
       line = line:sub(2)
+      local insn, afile, aline = line:match("^(.*;)\t// (.+):(%d+)$")
+      if insn then line = insn end
       if gap ~= " \t" then
         local a, b = line:find(" \t", 1, true)
         if a then line = line:sub(1, a - 1) .. gap .. line:sub(b + 1) end
       end
       out[#out + 1] = indent .. line .. "\n"
+      if insn then at[#at + 1] = { #out, tonumber(aline), afile } end
     else
       out[#out + 1] = line .. "\n"
     end
   end
   out[#out + 1] = f.tail
-  return table.concat(out)
+  at[#at + 1] = { #out, f.line }
+  return table.concat(out), out
 end
 
--- the whole text
+-- the whole text, and the map of its lines to the script's (V.reanchor)
 function DOC:text_all()
   local out = {}
-  for i, p in ipairs(self.parts) do
-    if type(p) == "string" then out[i] = p else out[i] = function_text(self, p) end
+  local map = { starts = {}, lines = {}, files = {} }
+  local pl = 1                -- the PTX line the next piece starts on
+  local function add_map(line, file)
+    local n = #map.starts + 1
+    map.starts[n], map.lines[n], map.files[n] = pl, line, file or self.file
   end
-  return table.concat(out)
+  for i, p in ipairs(self.parts) do
+    if type(p) == "string" then
+      out[i] = p
+      add_map(self.where[i] or self.line)
+      local _, nl = p:gsub("\n", "")
+      pl = pl + nl
+    else
+      local at = {}
+      local text, pieces = function_text(self, p, at)
+      out[i] = text
+      local j = 1
+      for k, piece in ipairs(pieces) do
+        while at[j] and at[j][1] < k do j = j + 1 end
+        if at[j] and at[j][1] == k then add_map(at[j][2], at[j][3]) end
+        local _, nl = piece:gsub("\n", "")
+        pl = pl + nl
+      end
+    end
+  end
+  return table.concat(out), map
 end
 
--- the parsed module (what P.build returns for a sugared document)
+-- the parsed module (what P.build returns for a sugared document), each statement anchored at
+-- the script line that wrote it (an instruction's DSL call, the sugar.text holding a statement)
 function DOC:build()
-  local text = self:text_all()
+  local text, map = self:text_all()
   local m, err = core.parse(text, self.name)
-  if m then return m end
+  if m then return V.reanchor(self, m, map) end
+  local pl, pc, msg = err:match(":(%d+):(%d+): error: (.*)$")
+  if pl then
+    self.linemap = map
+    local f, l = V.Kernel.ptx_where({ verbatim = self }, tonumber(pl))
+    if f then error(string.format("%s:%d: error: the sugared document does not parse: %s (PTX line %s, column %s)", f, l, msg, pl, pc), 0) end
+  end
   error(string.format("%s:%d: error: the sugared document does not parse: %s", self.file, self.line, err), 0)
 end
 

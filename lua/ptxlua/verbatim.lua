@@ -12,6 +12,93 @@ local DOC = {}
 DOC.__index = DOC
 
 local caller_line = P._caller_line
+local fmt = string.format
+
+---------------------------------------------------------------------------------------------------
+-- kernels of a PTX-in document (ptxlua.verbatim, ptxlua.sugar): what the script's kernel list holds.
+-- They launch as ptx.kernel's kernels do (k:launch{...}, rt.launch(k, {...}) on the emulator or a
+-- CUDA device, the C API's ptxlua_kernel_prepare): the document's parsed module is what runs. Their
+-- parameters are the .param declarations the PTX has, read from the parsed module (k.params, on
+-- first use); a .u64/.b64 parameter takes a device array or a number (an address). The block of a
+-- kernel with .reqntid defaults to it (and its cluster to .reqnctapercluster).
+---------------------------------------------------------------------------------------------------
+local PK = {}
+PK.__name = "ptxlua.kernel"
+PK.__tostring = function(k) return "kernel " .. k.name .. " (read from PTX)" end
+PK.__index = function(k, key)
+  local v = PK[key]
+  if v ~= nil then return v end
+  if key == "params" then return k:info().params end
+  return nil
+end
+V.Kernel = PK
+
+local POINTER = { u64 = true, b64 = true }
+
+function V.kernel(doc, name, file, line)
+  return setmetatable({ name = name, target = "?", templates = {}, verbatim = doc, file = file, line = line, def = {} }, PK)
+end
+
+-- what the parsed module says of the kernel: { params = (the DSL's parameter records), reqntid =,
+-- reqnctapercluster = } (kept from the first build)
+function PK.info(k)
+  local info = rawget(k, "_info")
+  if info then return info end
+  local m = k.verbatim:build()
+  local fi = m:func_info(k.name)
+  if not fi or fi.kind ~= "entry" then
+    error(fmt("%s:%d: error: the document has no .entry named '%s' to run", k.file, k.line, k.name), 0)
+  end
+  local params = {}
+  for i, p in ipairs(fi.params) do
+    local count = p.count ~= 0 and p.count or nil
+    params[i] = { p.name, ptype = p.type, align = p.align ~= 0 and p.align or nil, count = count,
+                  pointer = (POINTER[p.type] and not count) or nil, ptx = true }
+  end
+  info = { params = params, reqntid = fi.reqntid, reqnctapercluster = fi.reqnctapercluster }
+  rawset(k, "_info", info)
+  rawset(k, "params", params)
+  return info
+end
+
+-- the parsed module (the whole document: every kernel it holds)
+function PK.trace(k) return k.verbatim:build() end
+function PK.ptx(k) return k.verbatim:build():print() end
+-- no templates: nothing to resolve, no grid; the block and cluster the PTX requires
+function PK.resolve() return {} end
+function PK.launch_dims(k)
+  local info = k:info()
+  return nil, info.reqntid, info.reqnctapercluster
+end
+-- dynamic shared memory is the launch's smem (the PTX's extern .shared arrays say no size)
+function PK.dynamic_smem_for() return 0 end
+-- the script file and line that hold PTX line `line` of the document's text (nil when unknown)
+function PK.ptx_where(k, line)
+  local map = k.verbatim.linemap
+  if not map or type(line) ~= "number" then return nil end
+  local lo, hi = 0, #map.starts
+  while lo < hi do
+    local mid = math.floor((lo + hi + 1) / 2)
+    if map.starts[mid] <= line then lo = mid else hi = mid - 1 end
+  end
+  if lo == 0 then return nil end
+  return map.files and map.files[lo] or k.verbatim.file, map.lines[lo]
+end
+-- as ptx.kernel's k:launch (tail calls: errors name the caller's line)
+function PK.launch(k, opts)
+  local d = type(opts) == "table" and opts.device
+  if type(d) == "table" and d.kind == "cuda" then return require("ptxlua.cuda").launch(k, opts) end
+  return require("ptxlua.emu").launch(k, opts)
+end
+function PK.bench(k, opts) return require("ptxlua.cuda").bench(k, opts) end
+
+-- anchor the parsed module m at the script lines of map ({ starts = PTX lines, lines = script
+-- lines [, files = script files] }) and keep the map for PK.ptx_where
+function V.reanchor(doc, m, map)
+  doc.linemap = map
+  m:reanchor(doc.file, map.starts, map.lines, map.files)
+  return m
+end
 
 -- a new document; name: what errors call the PTX (the original file name)
 function V.module(name)
@@ -34,7 +121,7 @@ end
 function DOC:func(name, kind)
   local file, line = caller_line(2)
   if kind == "entry" or kind == nil then
-    local k = { name = name, target = "?", templates = {}, params = {}, verbatim = self, file = file, line = line, def = {} }
+    local k = V.kernel(self, name, file, line)
     local reg = P._registry
     reg[#reg + 1] = k
     self.kernels[#self.kernels + 1] = k
@@ -58,7 +145,16 @@ function DOC:text() return table.concat(self.parts) end
 function DOC:build()
   local text = self:text()
   local m, err = core.parse(text, self.name)
-  if m then return m end
+  if m then
+    -- each statement anchored at the script line that holds it: the emulator reports there
+    local starts, lines, pl = {}, {}, 1
+    for i, part in ipairs(self.parts) do
+      starts[i], lines[i] = pl, self.where[i]
+      local _, nl = part:gsub("\n", "")
+      pl = pl + nl
+    end
+    return V.reanchor(self, m, { starts = starts, lines = lines })
+  end
   -- name:line:col: error: msg -> the script line of the statement that holds that PTX line
   local pl, pc, msg = err:match(":(%d+):(%d+): error: (.*)$")
   pl = tonumber(pl)

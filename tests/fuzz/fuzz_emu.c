@@ -24,8 +24,11 @@ static uint32_t hash(const uint8_t *p, size_t n) {
 }
 
 static void positioned(const char *msg) {
-  /* an emulator error names a place: "file:line: error: ..." (or "<ptxlua>" when there is no line) */
-  if (!msg || !*msg || !strstr(msg, "error: ")) abort();
+  /* an emulator error names its place in the input: "fuzz.ptx:LINE: error: ..." */
+  if (!msg || strncmp(msg, "fuzz.ptx:", 9) != 0 || !strstr(msg, ": error: ")) {
+    fprintf(stderr, "fuzz_emu: an error without its place: %s\n", msg ? msg : "(null)");
+    abort();
+  }
 }
 
 static void run_one(const plI_module *m, int fi, uint32_t h) {
