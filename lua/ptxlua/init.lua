@@ -1308,6 +1308,7 @@ function KERNEL.launch(k, opts)
   return require("ptxlua.emu").launch(k, opts)
 end
 function KERNEL.bench(k, opts) return require("ptxlua.cuda").bench(k, opts) end
+P._launch, P._bench = KERNEL.launch, KERNEL.bench   -- shared with the kernels of ptxlua.verbatim
 
 function P.ptx(opts)
   opts = opts or {}

@@ -84,13 +84,8 @@ function PK.ptx_where(k, line)
   if lo == 0 then return nil end
   return map.files and map.files[lo] or k.verbatim.file, map.lines[lo]
 end
--- as ptx.kernel's k:launch (tail calls: errors name the caller's line)
-function PK.launch(k, opts)
-  local d = type(opts) == "table" and opts.device
-  if type(d) == "table" and d.kind == "cuda" then return require("ptxlua.cuda").launch(k, opts) end
-  return require("ptxlua.emu").launch(k, opts)
-end
-function PK.bench(k, opts) return require("ptxlua.cuda").bench(k, opts) end
+-- ptx.kernel's k:launch and k:bench (tail calls: errors name the caller's line)
+PK.launch, PK.bench = P._launch, P._bench
 
 -- anchor the parsed module m at the script lines of map ({ starts = PTX lines, lines = script
 -- lines [, files = script files] }) and keep the map for PK.ptx_where
