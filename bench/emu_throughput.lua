@@ -3,15 +3,17 @@
 -- Hopper GEMM (kernels/gemm.lua: TMA, wgmma, mbarriers, a cluster of 2, 256x256x128, and without
 -- --quick 1024x1024x1024: 32 tiles on 2 CTAs, 16 k-tiles each).
 -- Run from the repository root:
---   luajit bench/emu_throughput.lua [--build DIR] [--runs 3] [--quick]
+--   luajit bench/emu_throughput.lua [--build DIR] [--runs 3] [--quick] [--races]
 -- Prints one line per case: thread instructions, CPU seconds (median of the runs), M thread-instr/s.
-local runs, quick, build = 3, false, "build"
+-- --races runs every case with the opt-in races check on (shared and global memory).
+local runs, quick, build, races = 3, false, "build", false
 local i = 1
 while i <= #arg do
   if arg[i] == "--runs" then runs = tonumber(arg[i + 1]); i = i + 1
   elseif arg[i] == "--build" then build = arg[i + 1]; i = i + 1
   elseif arg[i] == "--quick" then quick = true
-  else io.stderr:write("usage: emu_throughput.lua [--build DIR] [--runs N] [--quick]\n"); os.exit(2) end
+  elseif arg[i] == "--races" then races = true
+  else io.stderr:write("usage: emu_throughput.lua [--build DIR] [--runs N] [--quick] [--races]\n"); os.exit(2) end
   i = i + 1
 end
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
@@ -48,7 +50,7 @@ local function case(k, defines, arrays, scalars)
   for idx, v in pairs(scalars or {}) do args[idx] = v end
   local times, insns = {}, 0
   for _ = 1, runs do
-    local st = k:launch { device = dev, args = args, defines = defines }
+    local st = k:launch { device = dev, args = args, defines = defines, checks = races and { races = true } or nil }
     times[#times + 1] = st.seconds
     insns = st.thread_insns
   end

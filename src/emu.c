@@ -23,7 +23,7 @@ plX_mem *plX_mem_new(void) {
 
 void plX_mem_free(plX_mem *m) {
   if (!m) return;
-  for (uint32_t i = 0; i < m->n; i++) { free(m->b[i].p); free(m->b[i].name); free(m->b[i].gw); }
+  for (uint32_t i = 0; i < m->n; i++) { free(m->b[i].p); free(m->b[i].name); free(m->b[i].gw); free(m->b[i].gr); }
   free(m->b);
   free(m);
 }
@@ -45,7 +45,7 @@ uint64_t plX_mem_alloc(plX_mem *m, uint64_t bytes, const char *name) {
     b.name = malloc(n);
     if (b.name) memcpy(b.name, name, n);
   }
-  b.addr = m->next; b.size = bytes; b.ro = 0; b.gw = NULL;
+  b.addr = m->next; b.size = bytes; b.ro = 0; b.gw = NULL; b.gr = NULL;
   /* 256-byte aligned, with at least 256 unmapped bytes after each buffer: an access just past
   ** the end of one buffer is never inside the next */
   m->next = (m->next + bytes + 256 + 255) & ~(uint64_t)255;
@@ -57,7 +57,7 @@ int plX_mem_release(plX_mem *m, uint64_t addr) {
   if (!m) return -1;
   for (uint32_t i = 0; i < m->n; i++)
     if (m->b[i].addr == addr) {
-      free(m->b[i].p); free(m->b[i].name); free(m->b[i].gw);
+      free(m->b[i].p); free(m->b[i].name); free(m->b[i].gw); free(m->b[i].gr);
       memmove(m->b + i, m->b + i + 1, (m->n - i - 1) * sizeof *m->b);
       m->n--;
       return 0;
@@ -321,7 +321,10 @@ static int layout(plX_emu *e) {
     p->name = plI_cstr(m, v->name);
     p->type = v->type;
     p->align = v->align ? v->align : es;
-    p->size = (uint32_t)((v->count ? v->count : 1) * es);
+    uint64_t bytes = (uint64_t)(v->count ? v->count : 1) * es;
+    if (bytes > 32764 || po + bytes > 32764)                       /* the CUDA driver's limit on a launch's parameters */
+      return plX__fail(e, X_NOSLOT, "the kernel's parameters take more than 32764 bytes (parameter '%s')", p->name);
+    p->size = (uint32_t)bytes;
     po = align_up(po, p->align);
     p->offset = (uint32_t)po;
     po += p->size;
@@ -400,7 +403,7 @@ void plX_free(plX_emu *e) {
   free(x->code); free(x->consts); free(x->vslots); free(x->chk); free(x->slot_of); free(x->slot_reg); free(x->pred_reg); free(x->msgs);
   plU_buf_free(&e->err);
   plU_buf_free(&e->trace);
-  free(e->gsync);
+  free(e->gsync); free(e->gev); free(e->gevc);
   free(e);
 }
 
@@ -547,7 +550,7 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
   case XS_GLOBAL: case XS_CONST: {
     xbuf *b = plX__find(e->mem, a, (int32_t *)&in->cache);
     if (!b || a - b->addr + n > b->size) return mem_fail(e, in, XS_GLOBAL, a, n, tid, "out-of-bounds");
-    if (write && b->ro) return mem_fail(e, in, XS_CONST, a, n, tid, "write to constant memory by");
+    if (write && write != 4 && b->ro) return mem_fail(e, in, XS_CONST, a, n, tid, "write to constant memory by");
     if (!write && e->H.gst && plX__hop_gload(e, in, a, n, tid)) return NULL;   /* bulk stores in flight */
     if (e->gsync) {                                                /* the races check */
       if (write == 2 || in->gsync) e->gsync[e->C->cta_linear]++;
@@ -681,56 +684,141 @@ void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, ui
 ** order on a GPU, so two plain accesses of one byte by two CTAs, at least one a write, race unless
 ** something orders them: in one cluster, a barrier, mbarrier phase or barrier.cluster completed
 ** between them (any of the cluster: lenient); in two clusters, a fence, an atomic or a strong
-** (.volatile/.relaxed/.acquire/.release) access of global memory by the writer's CTA after its write
-** and one by this CTA before this access (the handshake of a split-K or a last-block reduction).
-** Two threads of one warp are never reported against each other; atomics never race; a read before
-** the write (WAR) is not looked at: only the last plain write of a byte is remembered. */
+** (.volatile/.relaxed/.acquire/.release) access of global memory by the first access's CTA after it
+** and one by the second's CTA before it (any such, at any time: lenient; the handshake of a split-K
+** or a last-block reduction). Two threads of one warp are never reported against each other;
+** atomics never race, nor do the async proxy's reductions (cp.reduce.async.bulk: each element a
+** .relaxed.gpu atomic). Each byte remembers its last plain write (xgw) and the reads since (xgr):
+** a read is checked against the write (RAW), a write against the write (WAW) and the reads (WAR).
+** TMA and bulk loads read as their issuing thread; TMA and bulk stores write as theirs. */
 static void who_cta(plX_emu *e, plU_buf *b, uint32_t cta, uint32_t tid) {
   const uint32_t id[3] = { cta % e->grid[0], cta / e->grid[0] % e->grid[1], (uint32_t)(cta / ((uint64_t)e->grid[0] * e->grid[1])) };
   plX__who(e, b, id, tid);
 }
 
+/* the event of an access by thread tid of the executing CTA at stmt now (pending: a bulk store's),
+** the thread's last one when nothing changed since; X_NOSLOT when out of memory */
+static uint32_t g_event(plX_emu *e, uint32_t tid, uint32_t stmt, int pending) {
+  uint32_t me = (uint32_t)e->C->cta_linear, gs = pending ? XGW_PENDING : e->gsync[me];
+  uint32_t *c = &e->gevc[(size_t)e->C->rank * e->nthreads + tid];
+  if (*c < e->ngev) {
+    const xgev *v = &e->gev[*c];
+    if (v->stmt == stmt && v->bars == e->gbars && v->gsync == gs && v->cta == me && v->clser == e->clser && v->tid == tid) return *c;
+  }
+  if (e->ngev == e->cgev) {
+    uint32_t nc = e->cgev ? e->cgev * 2 : 4096;
+    xgev *p = nc > e->cgev && nc < X_NOSLOT ? realloc(e->gev, (size_t)nc * sizeof *p) : NULL;
+    if (!p) return X_NOSLOT;
+    e->gev = p; e->cgev = nc;
+  }
+  xgev *v = &e->gev[e->ngev];
+  v->cta = me; v->stmt = stmt; v->clser = e->clser; v->bars = e->gbars; v->gsync = gs; v->tid = (uint16_t)tid; v->pad = 0;
+  return *c = e->ngev++;
+}
+
+/* is an access by thread tid of the executing CTA (me) ordered after the access v? */
+static int g_ordered(const plX_emu *e, const xgev *v, uint32_t me, uint32_t tid) {
+  int same_cta = v->cta == me && v->clser == e->clser;
+  if (same_cta && v->tid / 32u == tid / 32) return 1;              /* (a load of a store in flight: plX__hop_gload) */
+  if (v->gsync == XGW_PENDING) return 0;                           /* a bulk store no wait_group has completed */
+  if (v->clser == e->clser && v->bars != e->gbars) return 1;
+  return !same_cta && e->gsync[v->cta] > v->gsync && e->gsync[me] > 0;
+}
+
+/* why the earlier access v (wrote: a write) is not ordered before the executing one */
+static const char *g_why(const plX_emu *e, const xgev *v, uint32_t me, int wrote) {
+  if (v->gsync == XGW_PENDING)
+    return "a TMA or bulk store is ordered with other threads only once a cp.async.bulk.wait_group (not .read) "
+           "has completed its bulk group, then a barrier, or a fence or atomic";
+  if (v->cta == me && v->clser == e->clser) return "no barrier completed between them";
+  if (v->clser == e->clser) return "no barrier, mbarrier phase or barrier.cluster completed between them";
+  return wrote ? "two CTAs of other clusters run in any order (a fence or atomic by the writer after its store and one by the other before its access order them)"
+               : "two CTAs of other clusters run in any order (a fence or atomic by the reader's CTA after its load and one by the writer's before its store order them)";
+}
+
+/* the executing access of byte i of b races with the access v */
+static int g_race(plX_emu *e, const xins *in, const xbuf *b, uint64_t i, uint32_t tid, int write, const xgev *v, int wrote) {
+  uint32_t me = (uint32_t)e->C->cta_linear;
+  plU_buf m; plU_buf_init(&m);
+  plU_buf_printf(&m, "global-memory race on byte %llu of buffer '%s' (address 0x%llx): %s by ", (unsigned long long)i,
+                 b->name ? b->name : "?", (unsigned long long)(b->addr + i), plX__opname(e, in->stmt));
+  who(e, &m, tid);
+  plU_buf_printf(&m, " %s it after ", write ? "writes" : "reads");
+  who_cta(e, &m, v->cta, v->tid);
+  plU_buf_printf(&m, " %s it (line %s) with nothing ordering the two: %s", wrote ? "wrote" : "read", X_AT(e, v->stmt), g_why(e, v, me, wrote));
+  plX__fail(e, in->stmt, "%s", plU_buf_cstr(&m));
+  plU_buf_free(&m);
+  return e->status;
+}
+
+/* the async proxy's read (a TMA or bulk load) of byte i of b, which a generic store (v) wrote with no
+** fence.proxy.async covering global memory after it: by the writer's CTA after the store, or (another
+** CTA's store) by the reader's CTA before this load (lenient: any thread of the CTA, at any time) */
+static int g_proxy(plX_emu *e, const xins *in, const xbuf *b, uint64_t i, uint32_t tid, const xgev *v, int same_cta) {
+  plU_buf m; plU_buf_init(&m);
+  plU_buf_printf(&m, "%s by ", plX__opname(e, in->stmt));
+  who(e, &m, tid);
+  plU_buf_printf(&m, " reads byte %llu of buffer '%s' (address 0x%llx) through the async proxy, written by ", (unsigned long long)i,
+                 b->name ? b->name : "?", (unsigned long long)(b->addr + i));
+  who_cta(e, &m, v->cta, v->tid);
+  plU_buf_printf(&m, " with an ordinary store (line %s) and no fence.proxy.async (.global, or no state space) %s: the async proxy "
+                 "may not see it", X_AT(e, v->stmt), same_cta ? "by that CTA between the two" : "by either CTA since");
+  plX__fail(e, in->stmt, "%s", plU_buf_cstr(&m));
+  plU_buf_free(&m);
+  return e->status;
+}
+
+/* record the read ev (by thread tid of the executing CTA, me) of the byte q describes */
+static void g_read(plX_emu *e, xgr *q, uint32_t gen, uint32_t me, uint32_t tid, uint32_t ev) {
+  if (q->gen != gen) { q->gen = gen; q->fl = 0; }
+  else if (q->r == ev) return;
+  else if (q->clser != e->clser) {                                 /* its cluster run ended: its CTAs' counts are final */
+    const xgev *r = &e->gev[q->r], *r2 = (q->fl & XGR_R2) ? &e->gev[q->r2] : NULL;
+    int rel1 = e->gsync[r->cta] > r->gsync, rel2 = !r2 || e->gsync[r2->cta] > r2->gsync;
+    if (!(q->fl & XGR_O) || ((q->fl & XGR_OREL) && !(rel1 && rel2))) {   /* an unordered one stays */
+      q->o = rel1 && !rel2 ? q->r2 : q->r;
+      q->fl = (q->fl & ~(uint32_t)XGR_OREL) | XGR_O | (rel1 && rel2 ? XGR_OREL : 0);
+    }
+    q->fl &= ~(uint32_t)XGR_R2;
+  } else {
+    const xgev *r = &e->gev[q->r];
+    if (r->cta == me && r->tid / 32u == tid / 32) { q->r = ev; return; }   /* the same warp again: the latest moves */
+    q->r2 = q->r; q->fl |= XGR_R2;                                 /* another warp: the latest becomes the second */
+  }
+  q->r = ev; q->clser = e->clser;
+}
+
 int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t n, uint32_t tid, int write) {
-  if (!b->gw) {
-    if (!write) return 0;                                          /* nothing written here yet */
-    b->gw = calloc((size_t)b->size, sizeof *b->gw);
-    if (!b->gw) return plX__fail(e, in->stmt, "out of memory (the races check on global memory)");
+  if (b->ro) return 0;                                             /* constant memory: never written */
+  int async = write == 3, aread = write == 5;
+  if (async) write = 1;
+  if (aread) write = 0;
+  if (write ? !b->gw : !b->gr) {                                   /* made at the first write, or read */
+    void *p = write ? (void *)(b->gw = calloc((size_t)b->size, sizeof *b->gw)) : (void *)(b->gr = calloc((size_t)b->size, sizeof *b->gr));
+    if (!p) return plX__fail(e, in->stmt, "out of memory (the races check on global memory)");
   }
   uint32_t gen = e->mem->gwgen, me = (uint32_t)e->C->cta_linear;
-  int async = write == 3;
-  if (async) write = 1;
+  uint32_t ev = g_event(e, tid, in->stmt, async);
+  if (ev == X_NOSLOT) return plX__fail(e, in->stmt, "out of memory (the races check on global memory)");
   for (uint64_t i = o; i < o + n; i++) {
-    xgw *r = &b->gw[i];
-    if (r->gen == gen) {
-      int same_cta = r->cta == me && r->clser == e->clser;
-      int ordered;
-      if (same_cta && r->tid / 32 == tid / 32) ordered = 1;        /* (a load of a store in flight: plX__hop_gload) */
-      else if (r->gsync == XGW_PENDING) ordered = 0;               /* a bulk store no wait_group has completed */
-      else if (r->clser == e->clser && r->bars != e->gbars) ordered = 1;
-      else ordered = !same_cta && e->gsync[r->cta] > r->gsync && e->gsync[me] > 0;
-      if (!ordered) {
-        plU_buf m; plU_buf_init(&m);
-        plU_buf_printf(&m, "global-memory race on byte %llu of buffer '%s' (address 0x%llx): %s by ", (unsigned long long)i,
-                       b->name ? b->name : "?", (unsigned long long)(b->addr + i), plX__opname(e, in->stmt));
-        who(e, &m, tid);
-        plU_buf_printf(&m, " %s it after ", write ? "writes" : "reads");
-        who_cta(e, &m, r->cta, r->tid);
-        plU_buf_printf(&m, " wrote it (line %s) with nothing ordering the two", X_AT(e, r->stmt));
-        if (r->gsync == XGW_PENDING)
-          plU_buf_puts(&m, ": a TMA or bulk store is ordered with other threads only once a cp.async.bulk.wait_group (not .read) "
-                           "has completed its bulk group, then a barrier, or a fence or atomic");
-        else if (same_cta) plU_buf_puts(&m, ": no barrier completed between them");
-        else if (r->clser == e->clser) plU_buf_puts(&m, ": no barrier, mbarrier phase or barrier.cluster completed between them");
-        else plU_buf_puts(&m, ": two CTAs of other clusters run in any order (a fence or atomic by the writer after its store and one by the other before its access order them)");
-        plX__fail(e, in->stmt, "%s", plU_buf_cstr(&m));
-        plU_buf_free(&m);
-        return e->status;
-      }
+    xgw *r = b->gw ? &b->gw[i] : NULL;
+    if (r && r->gen == gen) {
+      const xgev *v = &e->gev[r->ev];
+      if (!g_ordered(e, v, me, tid)) return g_race(e, in, b, i, tid, write, v, 1);
+      int same_cta = v->cta == me && v->clser == e->clser;
+      if (aread && r->pf != XGW_ASYNC && e->gpf[v->cta] == r->pf && (same_cta || !e->gpf[me]))
+        return g_proxy(e, in, b, i, tid, v, same_cta);
     }
-    if (write) {
-      r->gen = gen; r->cta = me; r->tid = tid; r->stmt = in->stmt;
-      r->clser = e->clser; r->bars = e->gbars; r->gsync = async ? XGW_PENDING : e->gsync[me];
+    xgr *q = b->gr ? &b->gr[i] : NULL;
+    if (!write) { g_read(e, q, gen, me, tid, ev); continue; }
+    if (q && q->gen == gen) {                                      /* write after read */
+      const xgev *v = &e->gev[q->r];
+      if (!g_ordered(e, v, me, tid)) return g_race(e, in, b, i, tid, 1, v, 0);
+      if ((q->fl & XGR_R2) && !g_ordered(e, v = &e->gev[q->r2], me, tid)) return g_race(e, in, b, i, tid, 1, v, 0);
+      if ((q->fl & XGR_O) && !((q->fl & XGR_OREL) && e->gsync[me] > 0)) return g_race(e, in, b, i, tid, 1, &e->gev[q->o], 0);
+      q->gen = 0;                                                  /* ordered before this write: forgotten */
     }
+    r->gen = gen; r->ev = ev; r->pf = async ? XGW_ASYNC : e->gpf[me];
   }
   return 0;
 }
@@ -741,13 +829,19 @@ void plX__global_done(plX_emu *e, uint64_t lo, uint64_t hi) {
   int32_t cache = -1;
   xbuf *b = lo < hi ? plX__find(e->mem, lo, &cache) : NULL;
   if (!b || !b->gw) return;
-  uint32_t gen = e->mem->gwgen, me = (uint32_t)e->C->cta_linear;
+  uint32_t gen = e->mem->gwgen, me = (uint32_t)e->C->cta_linear, from = X_NOSLOT, to = X_NOSLOT;
   uint64_t end = hi - b->addr < b->size ? hi - b->addr : b->size;
   for (uint64_t i = lo - b->addr; i < end; i++) {
     xgw *r = &b->gw[i];
-    if (r->gen == gen && r->cta == me && r->clser == e->clser && r->gsync == XGW_PENDING) {
-      r->bars = e->gbars; r->gsync = e->gsync[me];
+    if (r->gen != gen) continue;
+    if (r->ev != from) {
+      const xgev *v = &e->gev[r->ev];
+      if (v->cta != me || v->clser != e->clser || v->gsync != XGW_PENDING) continue;
+      uint32_t nv = g_event(e, v->tid, v->stmt, 0);
+      if (nv == X_NOSLOT) return;                                  /* out of memory: stays pending (a report, not a crash) */
+      from = r->ev; to = nv;
     }
+    r->ev = to;
   }
 }
 
@@ -942,12 +1036,20 @@ int plX_run(plX_emu *e) {
   e->checks &= ~(unsigned)X_CHECK_TRACK;
   plX__hop_scan(e);
   if (e->H.track) e->checks |= X_CHECK_TRACK;
-  free(e->gsync); e->gsync = NULL; e->ngsync = 0;
+  free(e->gsync); e->gsync = NULL; e->gpf = NULL; e->ngsync = 0;
   if (e->checks & PLX_CHECK_RACES) {                               /* the races check on global memory */
     uint64_t n = (uint64_t)e->grid[0] * e->grid[1] * e->grid[2];
-    if (n > ((uint64_t)1 << 32) || !(e->gsync = calloc((size_t)n, sizeof *e->gsync)))
+    if (n > ((uint64_t)1 << 31) || !(e->gsync = calloc((size_t)n * 2, sizeof *e->gsync)))
       return plX__fail(e, X_NOSLOT, "out of memory (the races check on global memory, %llu CTAs)", (unsigned long long)n);
-    e->ngsync = n;
+    e->ngsync = n; e->gpf = e->gsync + n;
+    uint32_t nc = (H->ncl ? H->ncl : 1) * e->nthreads;
+    if (e->cgevc < nc) {
+      uint32_t *p = realloc(e->gevc, (size_t)nc * sizeof *p);
+      if (!p) return plX__fail(e, X_NOSLOT, "out of memory (the races check on global memory)");
+      e->gevc = p; e->cgevc = nc;
+    }
+    memset(e->gevc, 0xff, (size_t)nc * sizeof *e->gevc);
+    e->ngev = 0;
     if (++e->mem->gwgen == 0) e->mem->gwgen = 1;                 /* 0: never written */
     e->clser = 0;
   }

@@ -1232,7 +1232,10 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       uint8_t *gp = gb->p + (ga - gb->addr);
       if (!ld && bst_push(e, in, tid, off, off + span, ga, ga + (uint64_t)t.esize)) return e->status;   /* bulk group tracking */
       stored++;
-      if (ld) memcpy(data + so, gp, (size_t)t.esize);
+      if (ld) {                                                    /* a plain read by the issuing thread (races check) */
+        if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 5)) { free(data); free(valid); return e->status; }
+        memcpy(data + so, gp, (size_t)t.esize);
+      }
       else if (gb->ro) return lane_fail(e, in, w, l, "a TMA store into constant memory");
       else if (in->sub == 1) {
         if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 3)) return e->status;
@@ -1264,6 +1267,12 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
 }
 
 /* ---- bulk copies ------------------------------------------------------------------------------------ */
+/* do the n global bytes at a (both ends in bounds) lie in one buffer? */
+static int one_buffer(plX_emu *e, uint64_t a, uint32_t n) {
+  int32_t c1 = -1, c2 = -1;
+  return plX__find(e->mem, a, &c1) == plX__find(e->mem, a + n - 1, &c2);
+}
+
 static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   uint64_t *SZ = S(in->b);
   LANES(em, {
@@ -1272,9 +1281,9 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (n == 0 || n % 16) return lane_fail(e, in, w, l, "the size %u is not a positive multiple of 16", n);
     uint64_t src = src_addr(in, w, l);
     xins tmp = *in; tmp.space = XS_GLOBAL; tmp.cache = -1;
-    if (in->sub == 4) {                                            /* prefetch: bounds only */
+    if (in->sub == 4) {                                            /* prefetch: bounds only (it reads nothing a thread sees) */
       if (src % 16) return lane_fail(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)src);
-      if (!plX__mem(e, &tmp, XS_GLOBAL, src, 1, tid, 0) || !plX__mem(e, &tmp, XS_GLOBAL, src + n - 1, 1, tid, 0)) return e->status;
+      if (!plX__mem(e, &tmp, XS_GLOBAL, src, 1, tid, 4) || !plX__mem(e, &tmp, XS_GLOBAL, src + n - 1, 1, tid, 4)) return e->status;
       continue;
     }
     if (in->sub >= 2 && in->sub != 5) {                            /* shared::cta -> global */
@@ -1283,8 +1292,9 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (source_read(e, in, w, l, c, off, n)) return e->status;
       uint64_t dst = addr_of(in, w, l);
       if (dst % 16) return lane_fail(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)dst);
-      uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, dst, 1, tid, 3);
-      if (!gp || !plX__mem(e, &tmp, XS_GLOBAL, dst + n - 1, 1, tid, 3)) return e->status;
+      uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, dst, 1, tid, 3), *gl = gp ? plX__mem(e, &tmp, XS_GLOBAL, dst + n - 1, 1, tid, 3) : NULL;
+      if (!gl) return e->status;
+      if (!one_buffer(e, dst, n)) return lane_fail(e, in, w, l, "the %u bytes at global 0x%llx run past the end of their buffer", n, (unsigned long long)dst);
       if (bst_push(e, in, tid, off, off + n, dst, dst + n)) return e->status;
       if (in->sub == 2) {
         xbuf *gb = plX__find(e->mem, dst, &tmp.cache);
@@ -1308,8 +1318,13 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (!data) return plX__fail(e, in->stmt, "out of memory");
     if (in->sub == 0) {                                            /* global -> shared::cluster */
       if (src % 16) { free(data); return lane_fail(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)src); }
-      uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, src, 1, tid, 0);
-      if (!gp || !plX__mem(e, &tmp, XS_GLOBAL, src + n - 1, 1, tid, 0)) { free(data); return e->status; }
+      uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, src, 1, tid, 4), *gl = gp ? plX__mem(e, &tmp, XS_GLOBAL, src + n - 1, 1, tid, 4) : NULL;
+      if (!gl) { free(data); return e->status; }
+      if (!one_buffer(e, src, n)) { free(data); return lane_fail(e, in, w, l, "the %u bytes at global 0x%llx run past the end of their buffer", n, (unsigned long long)src); }
+      if (e->gsync) {                                              /* its bytes: plain reads by the issuing thread */
+        xbuf *gb = plX__find(e->mem, src, &tmp.cache);
+        if (plX__global_access(e, in, gb, src - gb->addr, n, tid, 5)) { free(data); return e->status; }
+      }
       memcpy(data, gp, n);
     } else {                                                       /* shared::cta -> shared::cluster */
       xcta *c; uint32_t off;
@@ -1837,6 +1852,7 @@ int plX__hop_exec(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t am, uint
   case X_MAPA: case X_GETRANK: return exec_mapa(e, w, in, em);
   case X_ELECT: return exec_elect(e, w, in, em);
   case X_FENCEPROXY:
+    if (in->sub == 1 && e->gpf && (in->sub2 == 0 || in->sub2 == 3)) e->gpf[e->C->cta_linear]++;   /* races check: global */
     if (in->sub == 1 && e->C->h.fences)                            /* sub2: 0 no space, 1 ::cta, 2 ::cluster, 3 global */
       LANES(em, {
         uint32_t t = (uint32_t)w->idx * 32 + (uint32_t)l;

@@ -17,16 +17,42 @@
 
 enum { XS_GENERIC, XS_GLOBAL, XS_SHARED, XS_LOCAL, XS_PARAM, XS_CONST };
 
-/* the races check on global memory: the last plain write of one byte in the launch gen */
-typedef struct xgw {
-  uint32_t gen;                             /* plX_mem.gwgen of that launch (another: no write yet) */
-  uint32_t cta;                             /* the writer: its CTA (linear id, low 32 bits) and thread */
-  uint32_t tid, stmt;
+/* the races check on global memory. An access event: a plain access of global memory by one thread,
+** and what orders it with others; the launch's events sit in plX_emu.gev (a thread's accesses share
+** one while its statement, barriers and fences do not change) and the per-byte records name them */
+typedef struct xgev {
+  uint32_t cta;                             /* its CTA (linear id, low 32 bits) */
+  uint32_t stmt;
   uint32_t clser;                           /* the cluster run it was in (plX_emu.clser) */
   uint32_t bars;                            /* plX_emu.gbars then: barrier completions in the cluster */
-  uint32_t gsync;                           /* the writer CTA's fences and atomics then (plX_emu.gsync);
+  uint32_t gsync;                           /* its CTA's fences and atomics then (plX_emu.gsync);
                                             ** XGW_PENDING: a bulk store not yet completed */
+  uint16_t tid, pad;
+} xgev;
+
+/* the last plain write of one byte in the launch gen */
+typedef struct xgw {
+  uint32_t gen;                             /* plX_mem.gwgen of that launch (another: no write yet) */
+  uint32_t ev;                              /* the write (plX_emu.gev) */
+  uint32_t pf;                              /* a generic store: the writer CTA's plX_emu.gpf then, which a
+                                            ** fence.proxy.async must pass before the async proxy reads it;
+                                            ** XGW_ASYNC: written by the async proxy (a TMA or bulk store) */
 } xgw;
+#define XGW_ASYNC 0xffffffffu
+
+/* the plain reads of one byte since its last plain write, in the launch gen. Kept exactly: the
+** latest read, and the latest before it by another warp (of its cluster run); folded when a CTA of
+** a later cluster run reads it: `o` keeps one read of an earlier cluster run, an unordered one (no
+** fence or atomic by its CTA after it) if there was one. Reads beyond these are forgotten (missed
+** reports, never false ones) */
+typedef struct xgr {
+  uint32_t gen;                             /* plX_mem.gwgen of that launch (another: no read since the last write) */
+  uint32_t r, r2, o;                        /* events: the latest read, the latest by another warp (XGR_R2), o (XGR_O) */
+  uint32_t clser;                           /* r's cluster run */
+  uint32_t fl;                              /* XGR_* */
+} xgr;
+enum { XGR_R2 = 1, XGR_O = 2, XGR_OREL = 4 };  /* XGR_OREL: o's CTA did a fence or atomic after it */
+_Static_assert(sizeof(xgw) == 12 && sizeof(xgr) == 24 && sizeof(xgev) == 24, "docs/emulator.md gives these sizes (the races check's memory)");
 
 typedef struct xbuf {
   uint64_t addr, size;
@@ -34,6 +60,7 @@ typedef struct xbuf {
   char *name;
   int ro;                                   /* a .const variable */
   xgw *gw;                                  /* races check: per byte, made at the first checked write */
+  xgr *gr;                                  /* races check: per byte, made at the first checked read */
 } xbuf;
 
 struct plX_mem {
@@ -344,6 +371,9 @@ struct plX_emu {
   uint32_t clser;                           /* clusters run in this launch */
   uint32_t gbars;                           /* barrier, mbarrier-phase and cluster-barrier completions */
   uint32_t *gsync; uint64_t ngsync;         /* per CTA (linear id): fences, atomics, strong ld/st executed */
+  uint32_t *gpf;                            /* per CTA: fence.proxy.async covering global executed (in gsync's block) */
+  xgev *gev; uint32_t ngev, cgev;           /* this launch's access events */
+  uint32_t *gevc; uint32_t cgevc;           /* per thread of the cluster (rank * nthreads + tid): its last event */
 };
 
 /* emu.c */
@@ -361,11 +391,14 @@ xbuf *plX__find(plX_mem *m, uint64_t addr, int32_t *cache);
 void plX__describe_addr(plX_emu *e, plU_buf *b, uint64_t addr, uint64_t n);
 int  plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr);
 /* a pointer to n bytes at addr in `space` for thread `tid` (CTA-linear), NULL after reporting */
-/* write: 0 a read, 1 a write, 2 an atomic, 3 a bulk copy's bounds (the caller checks its bytes) */
+/* write: 0 a read, 1 a write, 2 an atomic, 3 a bulk copy's bounds (the caller checks its bytes), 4 the
+** bounds of a bulk copy's global source or of a prefetch (read-only; the caller checks the bytes a load reads) */
 uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t addr, uint32_t n, uint32_t tid, int write);
 /* the races check on global memory: a plain access (write 0/1) of n bytes at offset o of buffer b
 ** by thread tid of the executing CTA, or (write 3) a TMA or bulk store's, which nothing orders until
-** its bulk group completes (plX__global_done); 0, or the error */
+** its bulk group completes (plX__global_done), or (write 5) a TMA or bulk load's, read as plain reads
+** by the issuing thread and through the async proxy (a generic store needs a fence.proxy.async
+** before it); 0, or the error */
 int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t n, uint32_t tid, int write);
 void plX__global_done(plX_emu *e, uint64_t lo, uint64_t hi);     /* a bulk store of e->C's to [lo, hi) completed */
 #define XGW_PENDING 0xffffffffu                                   /* xgw.gsync of a bulk store in flight */

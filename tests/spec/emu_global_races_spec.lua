@@ -93,7 +93,8 @@ describe("the races check on global memory: CTAs", function()
         local po, pb = ptx.global_ptrs(out, back)
         local tid, cta = ptx.special "tid.x", ptx.special "ctaid.x"
         ptx.st.global.u32(ptx.addr(po + cta:mad(32, tid):mul_wide(4)), tid)
-        local other = cta:bxor(1):mad(32, tid)                      -- the other CTA's word
+        local other = tid                                           -- CTA 0's word (for CTA 1, another CTA's; both
+                                                                    -- CTAs reading each other's is also a WAR: emu_races2_spec)
         local v = ptx.reg.u32()
         lines.load = here() + 1
         ptx.ld.global.u32(v, ptx.addr(po + other:mul_wide(4)))
