@@ -124,6 +124,15 @@ describe("the C core under hostile calls", function()
     end)
   end
 
+  it("a kernel whose parameters exceed the driver's 32764 bytes is refused at its line", function()
+    local text = PTX:gsub("%.param %.u32 n%)", ".param .u32 n, .param .b8 big[4294967295])")
+    local m = core.parse(text, "big.ptx")
+    local e = core.emu(m, "k", core.emu_mem())
+    assert.matches("^big%.ptx:4: error: the kernel's parameters take more than 32764 bytes %(parameter 'big'%)", e:error())
+    text = PTX:gsub("%.param %.u32 n%)", ".param .u32 n, .param .b8 fits[32000])")
+    assert.is_nil(core.emu(core.parse(text, "fits.ptx"), "k", core.emu_mem()):error())
+  end)
+
   it("an emulator run after hostile options still reports at the kernel's lines", function()
     local o = objects()
     local e = o.emu
