@@ -59,7 +59,11 @@ static void run_one(const plI_module *m, int fi, uint32_t h) {
     else for (uint32_t j = 0; j < p.size; j++) bytes[j] = (uint8_t)(h >> (j % 4 * 8));
     if (plX_set_param(e, i, bytes, p.size)) { positioned(plX_error(e)); plX_clear(e); }
   }
-  const uint32_t grid[3] = {2, 1, 1}, block[3] = {(h & 1) ? 128u : 64u, 1, 1};
+  const uint32_t grid[3] = {2, 1, 1};
+  uint32_t block[3] = {(h & 1) ? 128u : 64u, 1, 1};
+  const uint32_t *rq = m->funcs.p[fi].reqntid;                    /* a declared block, when it is small */
+  if (rq[0] && (uint64_t)rq[0] * (rq[1] ? rq[1] : 1) * (rq[2] ? rq[2] : 1) <= 256)
+    for (int i = 0; i < 3; i++) block[i] = rq[i] ? rq[i] : 1;
   if (plX_set_launch(e, grid, block, 96 * 1024)) {          /* a kernel with no extern .shared takes none */
     positioned(plX_error(e)); plX_clear(e);
     if (plX_set_launch(e, grid, block, 0)) { positioned(plX_error(e)); goto done; }
