@@ -38,7 +38,10 @@ return function(P)
   end
 
   -- a u64 from two 32-bit halves, as a LuaJIT 64-bit integer (printed exactly, in hex)
-  local function u64(lo, hi) return 0x100000000ULL * hi + lo end
+  local function u64(lo, hi)
+    if type(lo) ~= "number" or type(hi) ~= "number" then perr("ptx.smem_u64(lo, hi): two numbers expected") end
+    return 0x100000000ULL * hi + lo
+  end
   P.smem_u64 = u64
 
   -------------------------------------------------------------------------------------------------
@@ -51,6 +54,7 @@ return function(P)
   Plan.__index, Alloc.__index = Plan, Alloc
 
   function P.smem_plan(opts)
+    if opts ~= nil and type(opts) ~= "table" then perr("ptx.smem_plan([{ name = }]): a table of options expected") end
     opts = opts or {}
     local cur = P._current()
     if not cur then perr("ptx.smem_plan belongs inside a kernel body") end
@@ -67,6 +71,7 @@ return function(P)
 
   -- plan:alloc("A", "bf16", {128, 64}, { stages = 4, swizzle = "128B", align = 1024 })
   function Plan:alloc(name, dtype, shape, opts)
+    if opts ~= nil and type(opts) ~= "table" then perr("plan:alloc(name, dtype, shape [, { stages =, swizzle =, align = }]): a table of options expected") end
     opts = opts or {}
     if self.done then perr("smem plan '%s' is finished (the kernel body returned)", self.name) end
     if type(name) ~= "string" then perr("plan:alloc(name, dtype, shape [, opts]): name must be a string") end
@@ -131,17 +136,24 @@ return function(P)
     if type(stage) ~= "number" or stage < 0 or stage >= self.stages or stage ~= math.floor(stage) then
       perr("allocation '%s': stage %s out of 0..%d", self.name, tostring(stage), self.stages - 1)
     end
+    if extra ~= nil and (type(extra) ~= "number" or extra % 1 ~= 0) then
+      perr("allocation '%s': the extra byte offset must be an integer (got %s)", self.name, tostring(extra))
+    end
     return self.offset + stage * self.stage_bytes + (extra or 0)
   end
   -- [smem+offset] of stage s: an address operand
   function Alloc:addr(stage, extra) return P.addr(self.plan.sym, self:offset_of(stage, extra)) end
   -- a per-stage slice, or a named view of bytes inside one stage
   function Alloc:stage(s)
-    return setmetatable({ plan = self.plan, name = self.name .. "[" .. s .. "]", dtype = self.dtype, elt = self.elt,
-                          shape = self.shape, stages = 1, swizzle = self.swizzle, offset = self:offset_of(s),
+    local offset = self:offset_of(s)                 -- checks s
+    return setmetatable({ plan = self.plan, name = self.name .. "[" .. (s or 0) .. "]", dtype = self.dtype, elt = self.elt,
+                          shape = self.shape, stages = 1, swizzle = self.swizzle, offset = offset,
                           size = self.stage_bytes, stage_bytes = self.stage_bytes, align = self.align, pad = 0 }, Alloc)
   end
   function Alloc:view(name, byte_offset, bytes)
+    if type(name) ~= "string" or type(byte_offset) ~= "number" or type(bytes) ~= "number" or byte_offset % 1 ~= 0 or bytes % 1 ~= 0 then
+      perr("allocation '%s': view(name, byte_offset, bytes) takes a name and two integers", self.name)
+    end
     if byte_offset < 0 or byte_offset + bytes > self.stage_bytes then
       perr("view '%s' of '%s': bytes %d..%d outside the %d of a stage", name, self.name, byte_offset, byte_offset + bytes, self.stage_bytes)
     end
@@ -170,7 +182,11 @@ return function(P)
   -------------------------------------------------------------------------------------------------
   -- swizzle: y = x ^ ((x & mask) >> 3), three instructions
   -------------------------------------------------------------------------------------------------
-  function P.swizzle_offset(mode, off) return core.smem_swizzle(swizzle_name(mode, "ptx.swizzle_offset"), off) end
+  function P.swizzle_offset(mode, off)
+    local sw = swizzle_name(mode, "ptx.swizzle_offset")
+    if type(off) ~= "number" or off < 0 or off >= 2^32 or off % 1 ~= 0 then perr("ptx.swizzle_offset(mode, offset): the offset must be a byte offset (got %s)", tostring(off)) end
+    return core.smem_swizzle(sw, off)
+  end
 
   -- ptx.swizzle(x, "128B") -> y:  and.b32 t, x, 896;  shr.b32 t, t, 3;  xor.b32 y, x, t
   function P.swizzle(x, mode)
@@ -194,7 +210,7 @@ return function(P)
   -- host part: the descriptor of a tile at a byte offset within the block (start field 0 unless
   -- opts.address gives the absolute shared address); returns lo, hi, fields
   function P.wgmma_desc_host(a, opts)
-    opts = opts or {}
+    if type(opts) ~= "table" then perr("ptx.wgmma_desc_host(offset, { mn =, k =, ... }): a table of options expected") end
     local mn, k = opts.mn, opts.k
     if type(mn) ~= "number" or type(k) ~= "number" then perr("ptx.wgmma_desc: opts.mn and opts.k (the tile's extents in elements) are required") end
     local kmajor = opts.major == nil or opts.major == "K" or opts.major == "k"
@@ -223,7 +239,7 @@ return function(P)
   --   add.u32 a, a|base, off;     (only when off ~= 0)
   --   shr.u32 s, a, 4;  and.b32 s, s, 16383;  cvt.u64.u32 d, s;  or.b64 d, d, CONST
   function P.wgmma_desc(a, opts)
-    opts = opts or {}
+    if type(opts) ~= "table" then perr("ptx.wgmma_desc(a, { mn =, k =, ... }): a table of options expected") end
     if getmetatable(a) ~= Alloc then perr("ptx.wgmma_desc: the first argument must be an allocation of ptx.smem_plan") end
     local lo, hi, _, off = P.wgmma_desc_host(a, opts)
     if opts.address then return P.hex(u64(lo, hi)) end

@@ -37,7 +37,11 @@ local function user_where()
 end
 
 local function perr(msg, ...)
-  if select("#", ...) > 0 then msg = fmt(msg, ...) end
+  if type(msg) ~= "string" then msg = tostring(msg)
+  elseif select("#", ...) > 0 then
+    local ok, m = pcall(fmt, msg, ...)
+    msg = ok and m or msg                      -- ptx.error("50%", t): the text as given
+  end
   local file, line = user_where()
   if file then error(fmt("%s:%d: error: %s", file, line, msg), 0) end
   error("error: " .. msg, 0)
@@ -240,7 +244,12 @@ P._emit = emit
 local REGMT = {}         -- type name -> metatable
 local RegMethods = {}    -- type name -> methods table
 
-local function isreg(v) return type(v) == "table" and (rawget(v, 0) or 0) > 0 end
+-- a register: a table whose [0] is its id and whose metatable is a register type's (REGMT)
+local function isreg(v)
+  if type(v) ~= "table" then return false end
+  local mt = getmetatable(v)
+  return mt ~= nil and rawget(mt, "ptype") ~= nil and type(rawget(v, 0)) == "number" and rawget(v, 0) > 0
+end
 local function regtype(v) return getmetatable(v).ptype end
 P.isreg = isreg
 
@@ -891,6 +900,10 @@ function P.shared(name, t, count, align)
   local m = need_trace()
   if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then perr("ptx.shared: bad name %s", tostring(name)) end
   if not TYPES[t] or t == "pred" then perr("ptx.shared: bad type %s", tostring(t)) end
+  if count ~= nil and (type(count) ~= "number" or count < 0 or count % 1 ~= 0) then perr("ptx.shared: the element count must be an integer (got %s)", tostring(count)) end
+  if align ~= nil and (type(align) ~= "number" or align < 1 or align > 65536 or align % 1 ~= 0 or bit.band(align, align - 1) ~= 0) then
+    perr("ptx.shared: the alignment must be a power of two (got %s)", tostring(align))
+  end
   m:var("shared", name, (t == "bf16" or t == "f16") and "b16" or (t == "bf16x2" or t == "f16x2") and "b32" or t,
         align or math.max(4, tbits(t) / 8), count or 0)
   return { [0] = K_SYM, name }
@@ -901,6 +914,9 @@ local DYNAMIC = setmetatable({}, { __mode = "k" })
 function P.shared_dynamic(name, align)
   local m = need_trace()
   if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then perr("ptx.shared_dynamic: bad name %s", tostring(name)) end
+  if align ~= nil and (type(align) ~= "number" or align < 1 or align > 65536 or align % 1 ~= 0 or bit.band(align, align - 1) ~= 0) then
+    perr("ptx.shared_dynamic: the alignment must be a power of two (got %s)", tostring(align))
+  end
   local seen = DYNAMIC[m]
   if not seen then seen = {}; DYNAMIC[m] = seen end
   if not seen[name] then
@@ -1290,12 +1306,14 @@ end
 
 -- PTX text of one kernel (or of the module of several)
 function KERNEL.ptx(k, opts)
+  if opts ~= nil and type(opts) ~= "table" then perr("k:ptx([{ defines =, arch =, anchors = }]): a table of options expected") end
   opts = opts or {}
   local o = { kernels = { k.name }, defines = opts.defines, arch = opts.arch, version = opts.version, registry = { k } }
   local m = P.build(o)
   return m:print(opts.anchors)
 end
 function KERNEL.trace(k, opts)
+  if opts ~= nil and type(opts) ~= "table" then perr("k:trace([{ defines =, arch = }]): a table of options expected") end
   opts = opts or {}
   return (P.build { kernels = { k.name }, defines = opts.defines, arch = opts.arch, registry = { k } })
 end
@@ -1311,6 +1329,7 @@ function KERNEL.bench(k, opts) return require("ptxlua.cuda").bench(k, opts) end
 P._launch, P._bench = KERNEL.launch, KERNEL.bench   -- shared with the kernels of ptxlua.verbatim
 
 function P.ptx(opts)
+  if opts ~= nil and type(opts) ~= "table" then perr("ptx.ptx([{ kernels =, defines =, arch =, anchors = }]): a table of options expected") end
   opts = opts or {}
   local m = P.build(opts)
   return m:print(opts.anchors)

@@ -169,7 +169,14 @@ ptx.kernel { name = "k", target = "sm_80", version = 7.0, body = function()
   ptx.ld.global.f32(a, ptx.addr(p))
 end }
 ]] },
-  { "a bad argument caught by the C binding (at the user's call)", needle = "bad argument #5 to 'var' (number expected, got string)", [[
+  { "a bad argument caught by the C binding (at the user's call)", needle = "bad argument #4 to 'add' (number expected, got string)", [[
+local ptx = require "ptxlua"
+ptx.kernel { name = "k", target = "sm_90a", body = function()
+  local plan = ptx.smem_plan {}
+  plan:alloc("A", "bf16", { 64, 64 }, { stages = "many" }) --<
+end }
+]] },
+  { "a bad argument the DSL checks (at the user's call)", needle = "ptx.shared: the element count must be an integer (got many)", [[
 local ptx = require "ptxlua"
 ptx.kernel { name = "k", body = function()
   ptx.shared("t", "f32", "many") --<

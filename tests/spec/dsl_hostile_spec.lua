@@ -1,0 +1,83 @@
+-- dsl_hostile_spec.lua -- every function of the DSL (ptx.*) and every method of what it returns
+-- (registers of several types, a shared-memory plan, an allocation) called inside a kernel body
+-- with hostile arguments: nil, NaN, huge numbers, strings, empty and malformed tables, registers of
+-- the wrong type, symbols, addresses, functions. A call may succeed (then it recorded what it was
+-- asked) or fail; a failure must be an error at the line of this file that made the call
+-- ("dsl_hostile_spec.lua:N: error: ..."), never a Lua error from inside ptxlua's own files.
+local H = require "helper"
+
+-- the same pseudo-random sequence on every machine
+local function lcg(seed)
+  local s = seed
+  return function(n)
+    s = (s * 1103515245 + 12345) % 2147483648
+    return 1 + s % n
+  end
+end
+
+-- functions that are not called inside a kernel body (they trace, reset or print the registry)
+local SKIP = { reset = true, kernel = true, func = true, ptx = true, build = true, kernels = true,
+               select_kernels = true, write = true, print = true }
+
+local function where_ok(msg)
+  return type(msg) == "string" and msg:match("^[^\n]*dsl_hostile_spec%.lua:%d+: error: ") ~= nil
+end
+
+local function run(seed, trials)
+  local ptx = H.fresh()
+  local bad, calls, nnames, nmethods = {}, 0, 0, 0
+  ptx.kernel { name = "k", target = "sm_90a", params = { {"a", "u64"}, {"n", "u32"}, {"x", "f32*"} }, body = function(_, a, n, x)
+    local rnd = lcg(seed)
+    local r, f, p, rd = ptx.reg.u32(), ptx.reg.f32(), ptx.pred(), ptx.reg.u64()
+    local h, s64, b16 = ptx.reg.f16(), ptx.reg.s64(), ptx.reg.b16()
+    local V = { false, true, 0, -1, 7, 2^40, 1e300, 0 / 0, "", "x", "f32", "u64", "128B", {}, { 1, 2 }, { [0] = 99 },
+                { [0] = "x" }, { [0] = -5, "y" }, r, f, p, rd, h, s64, b16, a, n, x, ptx.addr(rd), ptx.addr(rd, 8),
+                function() end, setmetatable({}, { __index = function() error("boom") end }) }
+    local function try(what, fn, first, nfirst)
+      local args = { first }
+      local na = rnd(5) - 1
+      for i = 1, na do args[nfirst + i] = V[rnd(#V)] end
+      calls = calls + 1
+      local ok, err = pcall(fn, unpack(args, 1, nfirst + na))
+      if not ok and not where_ok(err) and #bad < 20 then bad[#bad + 1] = what .. ": " .. tostring(err):gsub("\n.*", "") end
+    end
+    local names = {}
+    for k, v in pairs(ptx) do if type(v) == "function" and not k:match("^_") and not SKIP[k] then names[#names + 1] = k end end
+    table.sort(names)
+    nnames = #names
+    for _, name in ipairs(names) do
+      for _ = 1, trials do try("ptx." .. name, ptx[name], nil, 0) end
+    end
+    local objs = { u32 = r, f32 = f, pred = p, u64 = rd, f16 = h, s64 = s64, b16 = b16 }
+    local plan = ptx.smem_plan { name = "sm" }
+    objs.plan = plan
+    objs.alloc = plan:alloc("A", "bf16", { 64, 64 }, { swizzle = "128B", stages = 2 })
+    for oname, o in pairs(objs) do
+      local idx = getmetatable(o).__index
+      local ms = {}
+      if type(idx) == "table" then
+        for k, fn in pairs(idx) do if type(fn) == "function" and not SKIP[k] then ms[#ms + 1] = k end end
+      end
+      table.sort(ms)
+      nmethods = nmethods + #ms
+      for _, m in ipairs(ms) do
+        for _ = 1, trials do try(oname .. ":" .. m, idx[m], o, 1) end
+      end
+    end
+    ptx.ret()
+  end }
+  -- the kernel itself may not trace (hostile calls leave it in any state): only the errors matter
+  pcall(ptx.ptx)
+  return bad, calls, nnames, nmethods
+end
+
+describe("the DSL under hostile calls", function()
+  for _, seed in ipairs { 1, 2 } do
+    it("places every error at the caller's line (seed " .. seed .. ")", function()
+      local bad, calls, nnames, nmethods = run(seed, 40)
+      assert.is_true(nnames > 40 and nmethods > 100, nnames .. " functions, " .. nmethods .. " methods")
+      assert.is_true(calls > 5000, calls .. " calls")
+      assert.are.same({}, bad)
+    end)
+  end
+end)
