@@ -210,7 +210,11 @@ return function(P)
   -- host part: the descriptor of a tile at a byte offset within the block (start field 0 unless
   -- opts.address gives the absolute shared address); returns lo, hi, fields
   function P.wgmma_desc_host(a, opts)
-    if type(opts) ~= "table" then perr("ptx.wgmma_desc_host(offset, { mn =, k =, ... }): a table of options expected") end
+    if getmetatable(a) ~= Alloc then perr("ptx.wgmma_desc(alloc, opts): the first argument must be an allocation of a shared-memory plan (plan:alloc)") end
+    if type(opts) ~= "table" then perr("ptx.wgmma_desc(alloc, { mn =, k =, ... }): a table of options expected") end
+    if opts.address ~= nil and (type(opts.address) ~= "number" or opts.address < 0 or opts.address % 1 ~= 0) then
+      perr("ptx.wgmma_desc: opts.address must be a shared-memory byte address (got %s)", tostring(opts.address))
+    end
     local mn, k = opts.mn, opts.k
     if type(mn) ~= "number" or type(k) ~= "number" then perr("ptx.wgmma_desc: opts.mn and opts.k (the tile's extents in elements) are required") end
     local kmajor = opts.major == nil or opts.major == "K" or opts.major == "k"
@@ -239,7 +243,7 @@ return function(P)
   --   add.u32 a, a|base, off;     (only when off ~= 0)
   --   shr.u32 s, a, 4;  and.b32 s, s, 16383;  cvt.u64.u32 d, s;  or.b64 d, d, CONST
   function P.wgmma_desc(a, opts)
-    if type(opts) ~= "table" then perr("ptx.wgmma_desc(a, { mn =, k =, ... }): a table of options expected") end
+    if type(opts) ~= "table" then perr("ptx.wgmma_desc(alloc, { mn =, k =, ... }): a table of options expected") end
     if getmetatable(a) ~= Alloc then perr("ptx.wgmma_desc: the first argument must be an allocation of ptx.smem_plan") end
     local lo, hi, _, off = P.wgmma_desc_host(a, opts)
     if opts.address then return P.hex(u64(lo, hi)) end
