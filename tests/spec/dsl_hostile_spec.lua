@@ -71,7 +71,45 @@ local function run(seed, trials)
   return bad, calls, nnames, nmethods
 end
 
+-- instructions of every family, each called with hostile operands (the C core converts and checks them)
+local OPS = { "add.f32", "add.u32", "mad.lo.u32", "fma.rn.f32", "ld.global.u32", "st.global.f32", "ld.shared.v4.f32",
+  "st.shared.v2.u32", "setp.lt.u32", "selp.f32", "cvt.rn.f32.u32", "cvt.u64.u32", "mov.u32", "mov.b64", "shfl.sync.bfly.b32",
+  "bar.sync", "atom.global.add.u32", "red.shared.add.f32", "mbarrier.init.shared::cta.b64",
+  "mbarrier.try_wait.parity.shared::cta.b64", "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+  "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "wgmma.fence.sync.aligned", "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+  "stmatrix.sync.aligned.m8n8.x4.shared.b16", "mapa.shared::cluster.u32", "elect.sync", "setmaxnreg.inc.sync.aligned.u32",
+  "tensormap.replace.tile.global_address.global.b1024.b64", "bra", "call", "ret", "cp.async.bulk.commit_group", "prmt.b32",
+  "bfe.u32", "vote.sync.ballot.b32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" }
+
 describe("the DSL under hostile calls", function()
+  it("places every error of an instruction with hostile operands at the caller's line", function()
+    local ptx = H.fresh()
+    local bad, calls = {}, 0
+    ptx.kernel { name = "k", target = "sm_90a", params = { {"a", "u64"}, {"n", "u32"}, {"tm", "tensormap"} }, body = function(_, a, n, tm)
+      local rnd = lcg(99)
+      local r, f, p, rd, h = ptx.reg.u32(), ptx.reg.f32(), ptx.pred(), ptx.reg.u64(), ptx.reg.f16()
+      local V = { false, 0, -1, 2^40, 1e300, 0 / 0, "", "x", {}, { r, r }, { r, f, p }, { [0] = 99 }, { [0] = "x" }, true,
+                  r, f, p, rd, h, a, n, tm, ptx.addr(rd), ptx.addr(r, 4), ptx.taddr(rd, { r, r }), ptx.label "L",
+                  function() end, ptx._, { r, r, r, r }, { f, f, f, f, f, f, f, f } }
+      for _, op in ipairs(OPS) do
+        for _ = 1, 150 do
+          local args, na = {}, rnd(7) - 1
+          for i = 1, na do args[i] = V[rnd(#V)] end
+          calls = calls + 1
+          local ok, err = pcall(ptx.op(op), unpack(args, 1, na))
+          if not ok and (not where_ok(err) or tostring(err):find("attempt to", 1, true)) and #bad < 20 then
+            bad[#bad + 1] = op .. ": " .. tostring(err):gsub("\n.*", "")
+          end
+        end
+      end
+      ptx.ret()
+    end }
+    pcall(ptx.ptx)
+    assert.are.equal(#OPS * 150, calls)
+    assert.are.same({}, bad)
+  end)
+
+
   for _, seed in ipairs { 1, 2 } do
     it("places every error at the caller's line (seed " .. seed .. ")", function()
       local bad, calls, nnames, nmethods = run(seed, 40)
