@@ -28,4 +28,6 @@ if ! command -v ptxas >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/ptxas ]; then
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)" >/dev/null
+# the product: the command, the libraries, the Lua module (tests/run.sh builds the tests' own
+# programs, the fuzz targets among them, on top)
+cmake --build build -j"$(nproc)" --target ptxlua ptxlua_static ptxlua_shared ptxlua_luamod >/dev/null

@@ -13,6 +13,7 @@ if ! command -v ptxas >/dev/null 2>&1; then
   done
 fi
 jobs=$(nproc)
+cmake --build build -j"$jobs" >/dev/null                      # the tests' programs too
 echo "== tests (release build)"
 ctest --test-dir build -j"$jobs" --output-on-failure
 echo "== tests (ASan + UBSan build)"
