@@ -20,15 +20,17 @@ local SIZES = {
 local FLOAT = { f16 = true, bf16 = true, f32 = true, f64 = true }
 M.sizes = SIZES
 
--- errors at the caller's line, in the project's format
-local LIBSRC = debug.getinfo(1, "S").source
+-- errors at the caller's line, in the project's format: the first frame outside ptxlua's own
+-- Lua files (the REPL's commands are ptxlua's too: their errors carry no place)
+local LIBDIR = debug.getinfo(1, "S").source:match("^(@.*[/\\])") or "@"
 local function fail(msg, ...)
   if select("#", ...) > 0 then msg = fmt(msg, ...) end
   for lvl = 3, 40 do
     local info = debug.getinfo(lvl, "Sl")
     if not info then break end
-    if info.source ~= LIBSRC and info.source:sub(1, 1) == "@" and (info.currentline or 0) > 0 then
-      error(fmt("%s:%d: error: %s", info.source:sub(2), info.currentline, msg), 0)
+    local src = info.source
+    if src:sub(1, 1) == "@" and src:sub(1, #LIBDIR) ~= LIBDIR and (info.currentline or 0) > 0 then
+      error(fmt("%s:%d: error: %s", src:sub(2), info.currentline, msg), 0)
     end
   end
   error("error: " .. msg, 0)
@@ -121,6 +123,7 @@ end
 function Device.array(d, dtype, n, values, name)
   if not SIZES[dtype] then fail("unknown element type '%s' (f32, f16, bf16, f64, u8 .. s64)", tostring(dtype)) end
   if type(n) ~= "number" or n < 1 or n ~= floor(n) then fail("array length must be a positive integer (got %s)", tostring(n)) end
+  if n * SIZES[dtype] > 2^40 then fail("an array of %s %s elements: more memory than the emulator gives a buffer (1 TB)", tostring(n), dtype) end
   local a = setmetatable({ device = d, dtype = dtype, n = n, nbytes = n * SIZES[dtype] }, Array)
   a.addr = d.mem:alloc(a.nbytes, name or fmt("%s[%d]", dtype, n))
   if values ~= nil and values ~= false then a:write(values) end   -- false: as allocated (zeroed here)

@@ -195,6 +195,9 @@ local function test_data(k, dev, t)
         n = n * v
       end
       if not p.shape then error(fmt("error: %s: pointer parameter '%s' has no shape", k.name, p[1]), 0) end
+      if not (n >= 1 and n <= 2^28 and n % 1 == 0) then      -- test data is made in Lua: up to 2^28 elements
+        error(fmt("error: %s: parameter '%s' would have %s elements (1 to 2^28 for test data)", k.name, p[1], tostring(n)), 0)
+      end
       local dtype = SIZES[p.elem] and p.elem or "u8"
       local vals = {}
       for j = 1, n do

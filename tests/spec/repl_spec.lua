@@ -140,6 +140,18 @@ end }
     assert.truthy(out:find("no GPU here: no CUDA driver: cannot load /nonexistent", 1, true), out)
   end)
 
+  it("refuses test data of an absurd size, and goes on", function()
+    local path = H.write(H.tmpfile(".lua"), ADD)
+    local good = H.write(H.tmpfile(".lua"), "return function(i, t) local o = {} for k = 1, t.N do o[k] = i.x[k] + i.y[k] end return { out = o } end\n")
+    local out, err, rc = repl { ":load " .. path, ":set N=1e300", ":compare add2 " .. good, ":emu", ":set N=0.5", ":emu", ":set N=30", ":emu", "7" }
+    assert.are.equal(0, rc, err)
+    assert.truthy(err:find("add2: parameter 'x' would have 1e+300 elements (1 to 2^28 for test data)", 1, true), err)
+    assert.truthy(err:find("more memory than the emulator gives a buffer", 1, true) or err:find("elements", 1, true), err)
+    assert.falsy(err:find("lua/ptxlua/", 1, true), err)
+    assert.truthy(out:find("emulated add2", 1, true), out)
+    assert.truthy(out:find("\n7\n$"), out)
+  end)
+
   it("compares two kernels on the same test data, only on what the reference wrote", function()
     local path = H.write(H.tmpfile(".lua"), ADD .. ADD:gsub("^local ptx = require \"ptxlua\"\n", ""):gsub("add2", "add3"):gsub("a %+ b", "a - b"))
     local out, err, rc = repl { ":load " .. path, ":compare add2 add2", ":compare add2 add3" }
