@@ -152,6 +152,32 @@ end }
     assert.truthy(out:find("\n7\n$"), out)
   end)
 
+  it("survives random command sequences: every error a message, no Lua traceback, exit 0", function()
+    local path = H.write(H.tmpfile(".lua"), ADD)
+    local CMDS = { ":load " .. path, ":load kernels/vector_add.lua", ":load /nonexistent/k.lua", ":load", ":reload",
+      ":kernels", ":ptx", ":ptx add2", ":ptx nope", ":ptx *", ":anchors", ":anchors comment", ":anchors loc",
+      ":anchors bogus", ":arch sm_80", ":arch sm_90a", ":arch sm_9000", ":arch", ":set N=64", ":set N=", ":set =",
+      ":set N=-5", ":set N=1e300", ":set N=abc", ":set BLOCK=0", ":plan", ":plan nope", ":emu", ":emu nope",
+      ":compare", ":compare add2 nope", ":compare add2 add2", ":help", ":", ":emu add2 extra", "ptx.kernels()",
+      "repl.ptx('x')", "repl.load(nil)", "repl.set(nil)", "error('mine')", "return 1/0", "for i = 1, 3 do", "end",
+      "ptx.reset()", "(", "\1\2", "ptx.kernel { name = 'z', body = function() ptx.ret() end }" }
+    local s = 4242
+    for _ = 1, 3 do
+      local lines = {}
+      for i = 1, 40 do
+        s = (s * 1103515245 + 12345) % 2147483648
+        lines[i] = CMDS[1 + s % #CMDS]
+      end
+      lines[#lines + 1] = "end"                        -- close an open chunk, then a last value
+      lines[#lines + 1] = "123456"
+      local out, err, rc = repl(lines)
+      assert.are.equal(0, rc, err)
+      assert.falsy(err:find("traceback", 1, true), err)
+      assert.falsy(err:find("lua/ptxlua/", 1, true), err)
+      assert.truthy(out:find("123456\n$"), out)
+    end
+  end)
+
   it("compares two kernels on the same test data, only on what the reference wrote", function()
     local path = H.write(H.tmpfile(".lua"), ADD .. ADD:gsub("^local ptx = require \"ptxlua\"\n", ""):gsub("add2", "add3"):gsub("a %+ b", "a - b"))
     local out, err, rc = repl { ":load " .. path, ":compare add2 add2", ":compare add2 add3" }
