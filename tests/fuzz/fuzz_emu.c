@@ -1,9 +1,10 @@
 /* fuzz_emu.c -- libFuzzer target for the emulator: any PTX the parser accepts is laid out and run
-** (two CTAs of 64 or 128 threads, 64 KB buffers, 96 KB of dynamic shared memory, a bounded number of warp instructions, every check on in turn) on
-** buffers of known size. Whatever the kernel does -- out-of-bounds accesses, division by zero,
-** shifts past the width, conversions of NaN and infinities, deadlocks, bad operand shapes -- the
-** emulator must end with status 0 or a positioned error, never a crash, a leak or undefined
-** behaviour (the target is built with AddressSanitizer and UBSan). */
+** (two CTAs of 64 or 128 threads, or the kernel's .reqntid; 64 KB buffers; 227 KB of dynamic shared
+** memory; a bounded number of warp instructions; the opt-in checks chosen by the input) on buffers
+** of known size. Whatever the kernel does -- out-of-bounds accesses, division by zero, shifts past
+** the width, conversions of NaN and infinities, deadlocks, bad operand shapes -- the emulator must
+** end with status 0 or an error placed in the input, never a crash, a leak or undefined behaviour
+** (the target is built with AddressSanitizer and UBSan). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,9 +63,9 @@ static void run_one(const plI_module *m, int fi, uint32_t h) {
   const uint32_t grid[3] = {2, 1, 1};
   uint32_t block[3] = {(h & 1) ? 128u : 64u, 1, 1};
   const uint32_t *rq = m->funcs.p[fi].reqntid;                    /* a declared block, when it is small */
-  if (rq[0] && (uint64_t)rq[0] * (rq[1] ? rq[1] : 1) * (rq[2] ? rq[2] : 1) <= 256)
+  if (rq[0] && (uint64_t)rq[0] * (rq[1] ? rq[1] : 1) * (rq[2] ? rq[2] : 1) <= 384)
     for (int i = 0; i < 3; i++) block[i] = rq[i] ? rq[i] : 1;
-  if (plX_set_launch(e, grid, block, 96 * 1024)) {          /* a kernel with no extern .shared takes none */
+  if (plX_set_launch(e, grid, block, 227 * 1024)) {          /* a kernel with no extern .shared takes none */
     positioned(plX_error(e)); plX_clear(e);
     if (plX_set_launch(e, grid, block, 0)) { positioned(plX_error(e)); goto done; }
   }
