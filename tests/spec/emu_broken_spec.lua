@@ -98,14 +98,7 @@ local function launch_error(k, opts)
   return err
 end
 
--- assert that err starts with "path:line: error: " and contains each of the plain strings
-local function expect(err, path, line, ...)
-  local at = fmt("%s:%d: error: ", path, line)
-  if err:sub(1, #at) ~= at then error(fmt("expected the error at %s, got: %s", at, err), 2) end
-  for _, s in ipairs { ... } do
-    if not err:find(s, 1, true) then error(fmt("expected %q in: %s", s, err), 2) end
-  end
-end
+local expect = H.expect_error                     -- err at path:line, holding each string given
 
 local rng = require("kcheck").rng                  -- deterministic inputs (Park-Miller)
 

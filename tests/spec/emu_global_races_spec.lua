@@ -15,7 +15,6 @@
 local H = require "helper"
 local rt = require "ptxlua.emu"
 
-local fmt = string.format
 local dev = rt.device("emu")
 local assembles = H.assembles
 local RACES = { races = true }
@@ -23,21 +22,9 @@ local RACES = { races = true }
 local function here() return debug.getinfo(2, "l").currentline end
 local THIS = debug.getinfo(1, "S").source:sub(2)
 
--- launch k; the error (nil when it runs cleanly)
-local function launch(k, opts)
-  opts.device = dev
-  local ok, err = pcall(rt.launch, k, opts)
-  if ok then return nil end
-  return tostring(err)
-end
-
--- err is at THIS:line and holds every plain string given
-local function expect(err, line, ...)
-  assert.is_string(err, "the kernel ran without an error")
-  local at = fmt("%s:%d: error: ", THIS, line)
-  assert(err:sub(1, #at) == at, fmt("expected the error at %s, got: %s", at, err))
-  for _, s in ipairs { ... } do assert(err:find(s, 1, true), fmt("expected %q in: %s", s, err)) end
-end
+-- the launch's error (nil when it runs cleanly), and the error at THIS:line holding each string
+local function launch(k, opts) return H.emu_launch(dev, k, opts) end
+local function expect(err, line, ...) return H.expect_error(err, THIS, line, ...) end
 
 describe("the races check on global memory: CTAs", function()
   -- every thread of every CTA stores ctaid * 1000 + tid at out[index(tid, ctaid)]

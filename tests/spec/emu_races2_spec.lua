@@ -29,19 +29,9 @@ local RACES = { races = true }
 local function here() return debug.getinfo(2, "l").currentline end
 local THIS = debug.getinfo(1, "S").source:sub(2)
 
-local function launch(k, opts)
-  opts.device = dev
-  local ok, err = pcall(rt.launch, k, opts)
-  if ok then return nil end
-  return tostring(err)
-end
-
-local function expect(err, line, ...)
-  assert.is_string(err, "the kernel ran without an error")
-  local at = fmt("%s:%d: error: ", THIS, line)
-  assert(err:sub(1, #at) == at, fmt("expected the error at %s, got: %s", at, err))
-  for _, s in ipairs { ... } do assert(err:find(s, 1, true), fmt("expected %q in: %s", s, err)) end
-end
+-- the launch's error (nil when it runs cleanly), and the error at THIS:line holding each string
+local function launch(k, opts) return H.emu_launch(dev, k, opts) end
+local function expect(err, line, ...) return H.expect_error(err, THIS, line, ...) end
 
 -- x[i] <- x[i] + x[i + 1] (the last word of the array keeps x[i]), over G blocks of B words, one
 -- CTA per block; opts.cluster: the whole grid one cluster; opts.sync: "bar", "cluster" or nil

@@ -127,7 +127,25 @@ function H.spills(report)
   return total
 end
 
--- load a script text in this process as a fresh set of kernels; returns the ptxlua module
+-- launch kernel k in the emulator on device dev (rt.launch with opts); the error as a string, nil
+-- when the kernel ran cleanly
+function H.emu_launch(dev, k, opts)
+  opts.device = dev
+  local ok, err = pcall(require("ptxlua.emu").launch, k, opts)
+  if ok then return nil end
+  return tostring(err)
+end
+
+-- assert that err is an error at path:line ("path:line: error: ...") holding each plain string given
+function H.expect_error(err, path, line, ...)
+  if type(err) ~= "string" then error("the kernel ran without an error", 2) end
+  local at = string.format("%s:%d: error: ", path, line)
+  if err:sub(1, #at) ~= at then error(string.format("expected the error at %s, got: %s", at, err), 2) end
+  for _, s in ipairs { ... } do
+    if not err:find(s, 1, true) then error(string.format("expected %q in: %s", s, err), 2) end
+  end
+end
+
 -- the number of the line of file that carries marker (a comment such as "-- TOO_FEW"), skipping
 -- the lines that only name it in a string ("-- TOO_FEW" right after a quote: the lookups)
 function H.marker_line(file, marker)
