@@ -6,14 +6,7 @@
 -- ("dsl_hostile_spec.lua:N: error: ..."), never a Lua error from inside ptxlua's own files.
 local H = require "helper"
 
--- the same pseudo-random sequence on every machine
-local function lcg(seed)
-  local s = seed
-  return function(n)
-    s = (s * 1103515245 + 12345) % 2147483648
-    return 1 + s % n
-  end
-end
+local lcg = H.lcg                                 -- the same picks on every machine
 
 -- functions that are not called inside a kernel body (they trace, reset or print the registry)
 local SKIP = { reset = true, kernel = true, func = true, ptx = true, build = true, kernels = true,

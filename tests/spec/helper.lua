@@ -127,6 +127,16 @@ function H.spills(report)
   return total
 end
 
+-- a pseudo-random pick, the same sequence on every machine (math.random's differs between builds):
+-- H.lcg(seed) -> function(n) returning 1 .. n
+function H.lcg(seed)
+  local s = seed
+  return function(n)
+    s = (s * 1103515245 + 12345) % 2147483648
+    return 1 + s % n
+  end
+end
+
 -- launch kernel k in the emulator on device dev (rt.launch with opts); the error as a string, nil
 -- when the kernel ran cleanly
 function H.emu_launch(dev, k, opts)

@@ -59,14 +59,7 @@ local function methods(obj)
   return names, idx
 end
 
--- the same pseudo-random sequence on every machine (math.random's differs between builds)
-local function lcg(seed)
-  local s = seed
-  return function(n)
-    s = (s * 1103515245 + 12345) % 2147483648
-    return 1 + s % n
-  end
-end
+local lcg = require("helper").lcg                 -- the same picks on every machine
 
 local function hammer(name, f, first, V, rnd, rounds)
   local calls = 0

@@ -161,13 +161,10 @@ end }
       ":compare", ":compare add2 nope", ":compare add2 add2", ":help", ":", ":emu add2 extra", "ptx.kernels()",
       "repl.ptx('x')", "repl.load(nil)", "repl.set(nil)", "error('mine')", "return 1/0", "for i = 1, 3 do", "end",
       "ptx.reset()", "(", "\1\2", "ptx.kernel { name = 'z', body = function() ptx.ret() end }" }
-    local s = 4242
+    local pick = H.lcg(4242)
     for _ = 1, 3 do
       local lines = {}
-      for i = 1, 40 do
-        s = (s * 1103515245 + 12345) % 2147483648
-        lines[i] = CMDS[1 + s % #CMDS]
-      end
+      for i = 1, 40 do lines[i] = CMDS[pick(#CMDS)] end
       lines[#lines + 1] = "end"                        -- close an open chunk, then a last value
       lines[#lines + 1] = "123456"
       local out, err, rc = repl(lines)
