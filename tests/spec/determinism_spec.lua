@@ -53,10 +53,7 @@ end
 
 -- load the script in this process; returns the DSL and the kernels by name
 local function load(path)
-  local ptx = H.fresh()
-  dofile(path)
-  local ks = {}
-  for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
+  local ks, _, ptx = H.load_script(path)
   return ptx, ks
 end
 

@@ -57,10 +57,7 @@ local function copied(file, lib, edits, lib_edits)
   assert(os.execute(fmt("mkdir -p '%s/lib'", dir)))
   local path = H.write(dir .. "/" .. file, text)
   local lib_path = H.write(dir .. "/lib/" .. lib, lib_text)
-  local ptx = H.fresh()
-  local ret = dofile(path)
-  local ks = {}
-  for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
+  local ks, ret = H.load_script(path)
   return ks, ret, path, text, lib_path, lib_text
 end
 

@@ -127,6 +127,16 @@ function H.spills(report)
   return total
 end
 
+-- run the kernel script at path in this process, into a fresh registry: its kernels by name, what
+-- the script returned, and the ptxlua module
+function H.load_script(path)
+  local ptx = H.fresh()
+  local ret = dofile(path)
+  local ks = {}
+  for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
+  return ks, ret, ptx
+end
+
 -- a pseudo-random pick, the same sequence on every machine (math.random's differs between builds):
 -- H.lcg(seed) -> function(n) returning 1 .. n
 function H.lcg(seed)

@@ -11,10 +11,7 @@ local ffi, bit = require "ffi", require "bit"
 -- the kernels of kernels/<file>, by name (each file loaded into a fresh registry), and what the file
 -- returned (the Hopper kernels return their tensor-map specs)
 function K.load(file)
-  local ptx = H.fresh()
-  local ret = dofile(H.root .. "/kernels/" .. file)
-  local ks = {}
-  for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
+  local ks, ret = H.load_script(H.root .. "/kernels/" .. file)
   return ks, ret
 end
 

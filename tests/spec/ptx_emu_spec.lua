@@ -161,13 +161,7 @@ local function transpile(text, base, form)
 end
 
 -- the script run in this process; its kernels by name
-local function load(script)
-  local ptx = H.fresh()
-  dofile(script)
-  local ks = {}
-  for _, k in ipairs(ptx.kernels()) do ks[k.name] = k end
-  return ks
-end
+local function load(script) return (H.load_script(script)) end
 
 -- the number of the first line of `path` holding `needle` (plain text)
 local function line_holding(path, needle)
