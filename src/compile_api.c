@@ -129,7 +129,7 @@ static int assemble(ptxlua_engine *e, const char *kernels, int flags, plC_result
 PTXLUA_API int ptxlua_check(ptxlua_engine *e, const char *kernels, int flags, char **report) {
   if (!e || !report) return PTXLUA_MISUSE;
   *report = NULL;
-  if (plE_check_selection(e, kernels, flags, PTXLUA_ANCHOR_COMMENTS | PTXLUA_ANCHOR_LOC | PTXLUA_NO_CACHE | PTXLUA_JSON)) return PTXLUA_MISUSE;
+  if (plE_check_flags(e, flags, PTXLUA_ANCHOR_COMMENTS | PTXLUA_ANCHOR_LOC | PTXLUA_NO_CACHE | PTXLUA_JSON)) return PTXLUA_MISUSE;
   plC_result r; plU_buf ptx; plI_module *m = NULL;
   int rc = assemble(e, kernels, flags, &r, &ptx, &m);
   if (rc) return rc;
@@ -223,7 +223,7 @@ PTXLUA_API int ptxlua_compile(ptxlua_engine *e, const char *kernels, int flags, 
   if (!e || !cubin) return PTXLUA_MISUSE;
   *cubin = NULL;
   if (len) *len = 0;
-  if (plE_check_selection(e, kernels, flags, PTXLUA_ANCHOR_COMMENTS | PTXLUA_ANCHOR_LOC | PTXLUA_NO_CACHE)) return PTXLUA_MISUSE;
+  if (plE_check_flags(e, flags, PTXLUA_ANCHOR_COMMENTS | PTXLUA_ANCHOR_LOC | PTXLUA_NO_CACHE)) return PTXLUA_MISUSE;
   plC_result r; plU_buf ptx; plI_module *m;
   int rc = assemble(e, kernels, flags, &r, &ptx, &m);
   if (rc) return rc;

@@ -294,40 +294,33 @@ PTXLUA_API int ptxlua_set_arch(ptxlua_engine *e, const char *arch) {
   return arch && !e->arch ? PTXLUA_NOMEM : PTXLUA_OK;
 }
 
-int plE_check_selection(ptxlua_engine *e, const char *kernels, int flags, int allowed) {
-  char buf[256];
-  if (flags & ~allowed) {
-    snprintf(buf, sizeof buf, "unknown flags 0x%x", (unsigned)(flags & ~allowed));
-    return plE_set_error(e, PTXLUA_MISUSE, buf);
-  }
-  if (kernels) {
-    const char *p = kernels;
-    for (;;) {
-      const char *q = strchr(p, ',');
-      size_t len = q ? (size_t)(q - p) : strlen(p);
-      if (!len) {
-        snprintf(buf, sizeof buf, "an empty kernel name in the list '%.100s' (NULL selects every kernel)", kernels);
-        return plE_set_error(e, PTXLUA_MISUSE, buf);
-      }
-      if (!q) break;
-      p = q + 1;
-    }
-  }
-  return PTXLUA_OK;
+int plE_check_flags(ptxlua_engine *e, int flags, int allowed) {
+  if (!(flags & ~allowed)) return PTXLUA_OK;
+  char buf[64];
+  snprintf(buf, sizeof buf, "unknown flags 0x%x", (unsigned)(flags & ~allowed));
+  return plE_set_error(e, PTXLUA_MISUSE, buf);
 }
 
 /* build the module: leaves it on the stack (returns its IR), or sets the error */
-/* "a,b,c" (or NULL: all) as the Lua list the DSL's build and emulate_all take */
-static void push_kernel_list(lua_State *L, const char *kernels) {
+/* "a,b,c" (or NULL: all) as the Lua list the DSL's build and emulate_all take; an empty name
+** ("a,,b", "a,", "") is PTXLUA_MISUSE, with nothing pushed */
+static int push_kernel_list(ptxlua_engine *e, const char *kernels) {
+  lua_State *L = e->L;
   lua_newtable(L);
-  if (!kernels) return;
+  if (!kernels) return PTXLUA_OK;
   int n = 0;
-  const char *p = kernels;
-  while (*p) {
+  for (const char *p = kernels;;) {
     const char *q = strchr(p, ',');
     size_t len = q ? (size_t)(q - p) : strlen(p);
-    if (len) { lua_pushlstring(L, p, len); lua_rawseti(L, -2, ++n); }
-    if (!q) break;
+    if (!len) {
+      lua_pop(L, 1);
+      char buf[256];
+      snprintf(buf, sizeof buf, "an empty kernel name in the list '%.100s' (NULL selects every kernel)", kernels);
+      return plE_set_error(e, PTXLUA_MISUSE, buf);
+    }
+    lua_pushlstring(L, p, len);
+    lua_rawseti(L, -2, ++n);
+    if (!q) return PTXLUA_OK;
     p = q + 1;
   }
 }
@@ -342,7 +335,7 @@ static plI_module *build(ptxlua_engine *e, const char *kernels, int *rc) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, e->defines_ref);
   lua_setfield(L, -2, "defines");
   if (e->arch) { lua_pushstring(L, e->arch); lua_setfield(L, -2, "arch"); }
-  push_kernel_list(L, kernels);
+  if ((*rc = push_kernel_list(e, kernels))) { lua_pop(L, 2); return NULL; }
   lua_setfield(L, -2, "kernels");
   if (lua_pcall(L, 1, 1, 0)) {
     const char *m = lua_tostring(L, -1);
@@ -364,7 +357,7 @@ PTXLUA_API int ptxlua_ptx(ptxlua_engine *e, const char *kernels, int flags, char
   if (!e || !out) return PTXLUA_MISUSE;
   *out = NULL;
   if (len) *len = 0;
-  int rc = plE_check_selection(e, kernels, flags, PTXLUA_ANCHOR_COMMENTS | PTXLUA_ANCHOR_LOC);
+  int rc = plE_check_flags(e, flags, PTXLUA_ANCHOR_COMMENTS | PTXLUA_ANCHOR_LOC);
   if (rc) return rc;
   plI_module *m = build(e, kernels, &rc);
   if (!m) return rc;
@@ -430,7 +423,7 @@ int plE_write_atomic(const char *path, int (*fill)(void *ud, FILE *f), void *ud,
 
 PTXLUA_API int ptxlua_write_ptx(ptxlua_engine *e, const char *kernels, int flags, const char *path) {
   if (!e || !path) return PTXLUA_MISUSE;
-  int rc = plE_check_selection(e, kernels, flags, PTXLUA_ANCHOR_COMMENTS | PTXLUA_ANCHOR_LOC);
+  int rc = plE_check_flags(e, flags, PTXLUA_ANCHOR_COMMENTS | PTXLUA_ANCHOR_LOC);
   if (rc) return rc;
   plI_module *m = build(e, kernels, &rc);
   if (!m) return rc;
@@ -446,8 +439,7 @@ PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks,
   if (!e || !summary) return PTXLUA_MISUSE;
   *summary = NULL;
   clear_error(e);
-  int rc0 = plE_check_selection(e, kernels, checks, PTXLUA_CHECK_RACES | PTXLUA_CHECK_UNINIT_SHARED | PTXLUA_CHECK_UNINIT_REGS);
-  if (rc0) return rc0;
+  if (plE_check_flags(e, checks, PTXLUA_CHECK_RACES | PTXLUA_CHECK_UNINIT_SHARED | PTXLUA_CHECK_UNINIT_REGS)) return PTXLUA_MISUSE;
   lua_State *L = e->L;
   if (!push_dsl(e)) return plE_set_error(e, PTXLUA_MISUSE, "no script is loaded");
   lua_pop(L, 1);
@@ -470,11 +462,12 @@ PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks,
   lua_pushboolean(L, (checks & PTXLUA_CHECK_UNINIT_SHARED) != 0); lua_setfield(L, -2, "uninit_shared");
   lua_pushboolean(L, (checks & PTXLUA_CHECK_UNINIT_REGS) != 0); lua_setfield(L, -2, "uninit_regs");
   lua_setfield(L, -2, "checks");
-  push_kernel_list(L, kernels);
+  int rc = push_kernel_list(e, kernels);
+  if (rc) { lua_pop(L, 2); return rc; }
   lua_setfield(L, -2, "kernels");
   if (lua_pcall(L, 1, 1, 0)) {
     const char *m = lua_tostring(L, -1);
-    int rc = plE_set_error(e, PTXLUA_ERROR, m ? m : "error object is not a string");
+    rc = plE_set_error(e, PTXLUA_ERROR, m ? m : "error object is not a string");
     lua_pop(L, 1);
     return rc;
   }
@@ -485,7 +478,7 @@ PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks,
 
 PTXLUA_API int ptxlua_fwrite_ptx(ptxlua_engine *e, const char *kernels, int flags, FILE *f) {
   if (!e || !f) return PTXLUA_MISUSE;
-  int rc = plE_check_selection(e, kernels, flags, PTXLUA_ANCHOR_COMMENTS | PTXLUA_ANCHOR_LOC);
+  int rc = plE_check_flags(e, flags, PTXLUA_ANCHOR_COMMENTS | PTXLUA_ANCHOR_LOC);
   if (rc) return rc;
   plI_module *m = build(e, kernels, &rc);
   if (!m) return rc;

@@ -9,9 +9,8 @@
 
 lua_State *plE_lua(ptxlua_engine *e);
 int plE_set_error(ptxlua_engine *e, int code, const char *msg); /* normalizes to file:line: error: */
-/* the arguments every kernel-selecting entry point shares: a list of names ("a,b"; NULL all) with no
-** empty name, and flags within `allowed`; PTXLUA_MISUSE with the message set, else PTXLUA_OK */
-int plE_check_selection(ptxlua_engine *e, const char *kernels, int flags, int allowed);
+/* flags within `allowed` (each entry point its own): PTXLUA_OK, else PTXLUA_MISUSE with the message set */
+int plE_check_flags(ptxlua_engine *e, int flags, int allowed);
 int luaopen_ptxlua_core(lua_State *L);
 plI_module *plL_tomodule(lua_State *L, int idx);  /* the IR of a core module userdata, or NULL */
 plI_module *plE_build(ptxlua_engine *e, const char *kernels, int *rc);  /* leaves the module on the stack */
