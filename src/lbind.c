@@ -477,8 +477,8 @@ static void vector_operand(lua_State *L, LMod *M, int idx, int t, int opi, const
     lua_Number ev = lua_tonumber(L, -1);
     if (!(ev > 0)) { lua_pop(L, 1); break; }
     lua_pop(L, 2);
-    uint32_t id = ev <= m->regs.n ? (uint32_t)ev : 0;
-    if (id == 0 || id > m->regs.n || m->regs.p[id - 1].func != (uint32_t)M->func) id = regid_of(L, M, ev, opi);
+    uint32_t id = ev <= m->regs.n ? (uint32_t)ev : 0;          /* 0: not a register of this module */
+    if (id == 0 || m->regs.p[id - 1].func != (uint32_t)M->func) id = regid_of(L, M, ev, opi);
     ids[k] = id;
   }
   memset(o, 0, sizeof *o);
@@ -763,8 +763,8 @@ static int emit(lua_State *L, LMod *M, int base, int lvl0, const uint32_t *pre) 
       int list = kv == 0 && lua_type(L, -1) == LUA_TNIL;
       lua_pop(L, 1);
       if (kv > 0) {
-        uint32_t id = kv <= M->m->regs.n ? (uint32_t)kv : 0;
-        if (id == 0 || id > M->m->regs.n || M->m->regs.p[id - 1].func != (uint32_t)M->func) id = regid_of(L, M, kv, i + 1);
+        uint32_t id = kv <= M->m->regs.n ? (uint32_t)kv : 0;      /* 0: not a register of this module */
+        if (id == 0 || M->m->regs.p[id - 1].func != (uint32_t)M->func) id = regid_of(L, M, kv, i + 1);
         memset(&ops[i], 0, sizeof ops[i]);
         ops[i].kind = PLO_REG; ops[i].id = id;
         continue;
