@@ -21,19 +21,7 @@ local SIZES = {
 local FLOAT = { f16 = true, bf16 = true, f32 = true, f64 = true }
 
 -- errors at the caller's line, in the project's format
-local LIBDIR = debug.getinfo(1, "S").source:match("^(@.*[/\\])") or "@"   -- ptxlua's own Lua files
-local function fail(msg, ...)
-  if select("#", ...) > 0 then msg = fmt(msg, ...) end
-  for lvl = 3, 40 do
-    local info = debug.getinfo(lvl, "Sl")
-    if not info then break end
-    local src = info.source
-    if src:sub(1, 1) == "@" and src:sub(1, #LIBDIR) ~= LIBDIR and (info.currentline or 0) > 0 then
-      error(fmt("%s:%d: error: %s", src:sub(2), info.currentline, msg), 0)
-    end
-  end
-  error("error: " .. msg, 0)
-end
+local fail = require("ptxlua").error                 -- the DSL's: the first frame outside ptxlua's Lua files
 
 -- is a CUDA driver usable here? -> true | false, why
 function M.available()

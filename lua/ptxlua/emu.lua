@@ -20,21 +20,9 @@ local SIZES = {
 local FLOAT = { f16 = true, bf16 = true, f32 = true, f64 = true }
 M.sizes = SIZES
 
--- errors at the caller's line, in the project's format: the first frame outside ptxlua's own
--- Lua files (the REPL's commands are ptxlua's too: their errors carry no place)
-local LIBDIR = debug.getinfo(1, "S").source:match("^(@.*[/\\])") or "@"
-local function fail(msg, ...)
-  if select("#", ...) > 0 then msg = fmt(msg, ...) end
-  for lvl = 3, 40 do
-    local info = debug.getinfo(lvl, "Sl")
-    if not info then break end
-    local src = info.source
-    if src:sub(1, 1) == "@" and src:sub(1, #LIBDIR) ~= LIBDIR and (info.currentline or 0) > 0 then
-      error(fmt("%s:%d: error: %s", src:sub(2), info.currentline, msg), 0)
-    end
-  end
-  error("error: " .. msg, 0)
-end
+-- errors at the caller's line, in the project's format: the DSL's own (the first frame outside
+-- ptxlua's Lua files; the REPL's commands are ptxlua's too: their errors carry no place)
+local fail = require("ptxlua").error
 
 ---------------------------------------------------------------------------------------------------
 -- arrays: device buffers of one element type
