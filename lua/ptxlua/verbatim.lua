@@ -138,29 +138,27 @@ function DOC:text() return table.concat(self.parts) end
 
 -- the parsed module (what P.build returns for a verbatim document)
 function DOC:build()
-  local text = self:text()
-  local m, err = core.parse(text, self.name)
-  if m then
-    -- each statement anchored at the script line that holds it: the emulator reports there
-    local starts, lines, pl = {}, {}, 1
-    for i, part in ipairs(self.parts) do
-      starts[i], lines[i] = pl, self.where[i]
-      local _, nl = part:gsub("\n", "")
-      pl = pl + nl
-    end
-    return V.reanchor(self, m, { starts = starts, lines = lines })
+  -- part i (a statement) starts on PTX line starts[i] and is written at script line lines[i]: the
+  -- parsed module's anchors (the emulator reports there) and the parser's errors go there
+  local starts, lines, pl = {}, {}, 1
+  for i, part in ipairs(self.parts) do
+    starts[i], lines[i] = pl, self.where[i]
+    local _, nl = part:gsub("\n", "")
+    pl = pl + nl
   end
-  -- name:line:col: error: msg -> the script line of the statement that holds that PTX line
-  local pl, pc, msg = err:match(":(%d+):(%d+): error: (.*)$")
-  pl = tonumber(pl)
-  if pl then
-    local line = 1
-    for i, part in ipairs(self.parts) do
-      local _, nl = part:gsub("\n", "")
-      if pl <= line + nl then
-        error(string.format("%s:%d: error: %s (PTX line %d, column %s)", self.file, self.where[i], msg, pl, pc), 0)
+  local map = { starts = starts, lines = lines }
+  local m, err = core.parse(self:text(), self.name)
+  if m then return V.reanchor(self, m, map) end
+  -- name:line:col: error: msg -> the script line of the statement that holds that PTX line (or ends
+  -- on it: "expected ';' before '}'" points at the next statement's first token, and names the
+  -- statement that lacks the ';')
+  local epl, pc, msg = err:match(":(%d+):(%d+): error: (.*)$")
+  epl = tonumber(epl)
+  if epl then
+    for i = 1, #starts do
+      if epl <= (starts[i + 1] or pl) then
+        error(string.format("%s:%d: error: %s (PTX line %d, column %s)", self.file, lines[i], msg, epl, pc), 0)
       end
-      line = line + nl
     end
   end
   error(string.format("%s:%d: error: %s", self.file, self.line, err), 0)
