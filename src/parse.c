@@ -34,6 +34,7 @@ typedef struct R {
   uint64_t *ckey; uint32_t *cval; uint32_t ccap, cn; /* (serial, index) -> register id */
   uint32_t marks[PLR_MAXDEPTH + 2]; int depth;
   PLU_VEC(plI_opnd) tmp;
+  uint32_t stmt;                    /* 1 + the offset of the statement being read (0: none) */
 } R;
 
 #define ISID0(c) (((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') || (c) == '_' || (c) == '$')
@@ -75,6 +76,12 @@ static int fail(R *r, uint32_t off, const char *fmt, ...) {
   va_start(ap, fmt);
   plU_buf_vprintf(r->err, fmt, ap);
   va_end(ap);
+  /* an error lines after its statement's start (a statement that lacks its ';' runs into the next
+  ** one) names that start too; ptxlua.verbatim reports such an error at the statement's script line */
+  if (r->stmt && r->stmt - 1 < off) {
+    uint32_t sl = line_of(r, r->stmt - 1);
+    if (sl < line) plU_buf_printf(r->err, " (in the statement that starts on line %u)", sl);
+  }
   return 0;
 }
 static int oom(R *r) { return fail(r, 0, "out of memory"); }
@@ -130,6 +137,8 @@ static uint32_t eol(R *r, uint32_t i) {
   return i;
 }
 
+static uint32_t trim_end(R *r, uint32_t a, uint32_t b) { while (b > a && ISSP(r->s[b - 1])) b--; return b; }
+
 /* the ';' that ends the statement at i (or, with stop_brace, a '{' at depth 0); brackets,
 ** strings and comments skipped. UINT32_MAX on error (reported). */
 static uint32_t stmt_end(R *r, uint32_t i, int stop_brace) {
@@ -165,7 +174,9 @@ static uint32_t stmt_end(R *r, uint32_t i, int stop_brace) {
     case '[': case '(':
       depth++; break;
     case '}': case ']': case ')':
-      if (--depth < 0) { fail(r, i, "expected ';' before '%c'", c); return UINT32_MAX; }
+      /* reported where the ';' is missing, after the statement's last token (the closing bracket
+      ** is often the next line's, another statement's: the error names the one that lacks it) */
+      if (--depth < 0) { fail(r, trim_end(r, start, i), "expected ';' before '%c'", c); return UINT32_MAX; }
       break;
     default: break;
     }
@@ -175,7 +186,6 @@ static uint32_t stmt_end(R *r, uint32_t i, int stop_brace) {
   return UINT32_MAX;
 }
 
-static uint32_t trim_end(R *r, uint32_t a, uint32_t b) { while (b > a && ISSP(r->s[b - 1])) b--; return b; }
 static uint32_t trim_start(R *r, uint32_t a, uint32_t b) { while (a < b && ISSP(r->s[a])) a++; return a; }
 
 static uint32_t intern(R *r, uint32_t a, uint32_t b) {
@@ -871,6 +881,7 @@ static uint32_t body(R *r, uint32_t off) {
   for (;;) {
     uint32_t i = skip_trivia(r, off);
     if (i == UINT32_MAX) return 0;
+    r->stmt = i + 1;
     if (i >= r->n) return fail(r, i, "missing '}' at the end of the function body");
     char c = s[i];
     uint32_t end;
@@ -978,6 +989,7 @@ static int parse_module(R *r) {
   for (;;) {
     uint32_t i = skip_trivia(r, pos);
     if (i == UINT32_MAX) return 0;
+    r->stmt = i + 1;
     if (i >= r->n) return add_piece(r, PLI_PIECE_TEXT, 0, piece, r->n);
     char c = s[i];
     if (c != '.') {

@@ -272,13 +272,7 @@ function DOC:build()
   local text, map = self:text_all()
   local m, err = core.parse(text, self.name)
   if m then return V.reanchor(self, m, map) end
-  local pl, pc, msg = err:match(":(%d+):(%d+): error: (.*)$")
-  if pl then
-    self.linemap = map
-    local f, l = V.Kernel.ptx_where({ verbatim = self }, tonumber(pl))
-    if f then error(string.format("%s:%d: error: the sugared document does not parse: %s (PTX line %s, column %s)", f, l, msg, pl, pc), 0) end
-  end
-  error(string.format("%s:%d: error: the sugared document does not parse: %s", self.file, self.line, err), 0)
+  V.parse_error(self, map, err, "the sugared document does not parse: ")
 end
 
 -- doc.target: the .target the document's functions are traced for

@@ -149,19 +149,21 @@ function DOC:build()
   local map = { starts = starts, lines = lines }
   local m, err = core.parse(self:text(), self.name)
   if m then return V.reanchor(self, m, map) end
-  -- name:line:col: error: msg -> the script line of the statement that holds that PTX line (or ends
-  -- on it: "expected ';' before '}'" points at the next statement's first token, and names the
-  -- statement that lacks the ';')
-  local epl, pc, msg = err:match(":(%d+):(%d+): error: (.*)$")
-  epl = tonumber(epl)
-  if epl then
-    for i = 1, #starts do
-      if epl <= (starts[i + 1] or pl) then
-        error(string.format("%s:%d: error: %s (PTX line %d, column %s)", self.file, lines[i], msg, epl, pc), 0)
-      end
-    end
+  V.parse_error(self, map, err, "")
+end
+
+-- a parse error of document doc (its text's lines mapped by map, as V.reanchor's), raised at the
+-- script line that holds the PTX statement in error: the one on the line the parser names, or the
+-- one it says the error is in when that starts on an earlier line (a statement that lacks its ';'
+-- runs into the next; the parser reports a missing ';' after the last token of the statement)
+function V.parse_error(doc, map, err, what)
+  local pl, pc, msg = err:match(":(%d+):(%d+): error: (.*)$")
+  if pl then
+    local sl = msg:match("%(in the statement that starts on line (%d+)%)$")
+    local f, l = PK.ptx_where({ verbatim = { linemap = map, file = doc.file } }, tonumber(sl or pl))
+    if f then error(fmt("%s:%d: error: %s%s (PTX line %s, column %s)", f, l, what, msg, pl, pc), 0) end
   end
-  error(string.format("%s:%d: error: %s", self.file, self.line, err), 0)
+  error(fmt("%s:%d: error: %s%s", doc.file, doc.line, what, err), 0)
 end
 
 return V

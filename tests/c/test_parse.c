@@ -107,7 +107,14 @@ int main(void) {
   CHECK(roundtrip("", 0, "e.ptx", &err) == 1, "empty file round trip");
   CHECK(roundtrip("// only a comment", 17, "c.ptx", &err) == 1, "comment-only file");
   /* errors with positions */
-  expect_error(".version 8.5\n.target sm_90a\n.visible .entry k()\n{\n\tret\n}\n", "t.ptx:6:1: error: expected ';' before '}'");
+  /* a missing ';' is reported after the statement that lacks it, not at the '}' of the next line */
+  expect_error(".version 8.5\n.target sm_90a\n.visible .entry k()\n{\n\tret\n}\n", "t.ptx:5:5: error: expected ';' before '}'");
+  expect_error(".version 8.5\n.target sm_90a\n.visible .entry k()\n{\n\tret // done\n\n}\n", "t.ptx:5:13: error: expected ';' before '}'");
+  /* an error lines after its statement's start names the start (a declaration that ran on) */
+  expect_error(".version 8.5\n.target sm_90a\n.entry k()\n{\n\t.reg .b32 %r<4>\n\tmov.u32 %r1, 1;\n}\n",
+               "t.ptx:6:2: error: bad register name (in the statement that starts on line 5)");
+  expect_error(".version 8.5\n.target sm_90a\n.entry k()\n{\n\t.reg .b32 %r<4>;\n\tret;\n}\n}\n",
+               "t.ptx:8:1: error: unexpected '}' outside a function\0");
   expect_error(".version 8.5\n.target sm_90a\n.entry k()\n{\n\tret;\n", "missing '}'");
   expect_error(".version 8.5\nmov.u32 %r1, 1;\n", "t.ptx:2:1: error: expected a directive");
   expect_error("/* open", "t.ptx:1:1: error: unterminated comment");

@@ -127,6 +127,44 @@ describe("the Lua script", function()
     assert.truthy(err:find(broken .. ":" .. lineno .. ": error: expected ';'", 1, true), err)
   end)
 
+  -- an edited statement that breaks the parse is reported at the script line holding it, in plain
+  -- and --sugar scripts alike: an error inside a statement names that statement (not the one
+  -- before it, though the error is on the line where that one ends); a missing ';' names the
+  -- statement that lacks it, and so does an error in what such a statement ran on into
+  local SRC = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<4>;\n\tmov.b32 %r1, 1;\n\tret;\n}\n"
+  local BREAKS = {
+    { "an error inside a statement", '.reg .b32 %r<4>;', '.reg .zz %r<4>;', '.reg', "a register declaration needs a type" },
+    { "a missing ';' before '}'", 'ret;', 'ret', 'ret', "expected ';' before '}'",
+      sugar = { 'ptx.ret()', 'sugar.text "\\tret\\n"', 'sugar.text' } },
+    { "a statement that runs on into the next", '.reg .b32 %r<4>;', '.reg .b32 %r<4>', '.reg', "bad register name (in the statement that starts on line 6)" },
+  }
+  for _, sugared in ipairs { false, true } do
+    for _, b in ipairs(BREAKS) do
+      it((sugared and "--sugar: " or "") .. b[1] .. " is reported at the line of the statement in error", function()
+        local ptx = H.write(H.tmpfile(".ptx"), SRC)
+        local lua = H.tmpfile(".lua")
+        local _, e0, rc0 = H.ptxlua { "--from-ptx", ptx, "-o", lua, sugared and "--sugar" or nil }
+        assert.are.equal(0, rc0, e0)
+        local from, to, marker = b[2], b[3], b[4]
+        if sugared and b.sugar then from, to, marker = b.sugar[1], b.sugar[2], b.sugar[3] end
+        local text, n = H.read(lua):gsub(from:gsub("%p", "%%%0"), (to:gsub("%%", "%%%%")), 1)
+        assert.are.equal(1, n)
+        local broken = H.write(H.tmpfile(".lua"), text)
+        local want = 0
+        local lineno = 0
+        for l in text:gmatch("([^\n]*)\n") do
+          lineno = lineno + 1
+          if want == 0 and l:find(marker, 1, true) and not l:find("^%s*%-%-") then want = lineno end
+        end
+        assert.is_true(want > 0)
+        local _, err, rc = H.ptxlua { broken, "--print-ptx" }
+        assert.are.equal(1, rc)
+        assert.truthy(err:find(broken .. ":" .. want .. ": error: ", 1, true), err)
+        assert.truthy(err:find(b[5], 1, true), err)
+      end)
+    end
+  end
+
   it("--sugar writes a script that prints the file back too (tests/spec/sugar_spec.lua has the rest)", function()
     local ptx = H.write(H.tmpfile(".ptx"), ".version 8.0\n.target sm_90a\n")
     local lua = H.tmpfile(".lua")
@@ -141,7 +179,7 @@ describe("parse errors", function()
     local ptx = H.write(H.tmpfile(".ptx"), ".version 8.0\n.target sm_90a\n.entry k()\n{\n\tmov.u32 %r1, 1\n}\n")
     local _, err, rc = H.ptxlua { "--lint", ptx }
     assert.are.equal(1, rc)
-    assert.truthy(err:find(ptx .. ":6:1: error: expected ';' before '}'", 1, true), err)
+    assert.truthy(err:find(ptx .. ":5:16: error: expected ';' before '}'", 1, true), err)
   end)
 end)
 
