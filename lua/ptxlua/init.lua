@@ -275,9 +275,12 @@ local function optype(a, b, op)
   end
   local t = ta or tb
   if not t then perr("'%s' needs a register operand (its type is the result's)", op) end
-  local other = ta and b or a
-  if type(other) ~= "number" and not (type(other) == "table" and rawget(other, 0) == K_IMM) then
-    perr("bad operand for '%s': .%s register %s %s", op, t, op, type(other) == "table" and "operand object" or type(other))
+  local other = b
+  if not ta then other = a end
+  -- a number, ptx.imm(v), or a 64-bit LuaJIT integer (0x...ULL, -5LL: the core reads it exactly)
+  local ot = type(other)
+  if ot ~= "number" and ot ~= "cdata" and not (ot == "table" and rawget(other, 0) == K_IMM) then
+    perr("bad operand for '%s': .%s register %s %s", op, t, op, ot == "table" and "operand object" or ot)
   end
   return t
 end
@@ -766,12 +769,21 @@ end
 function P.range(start, stop, step, body)
   if body == nil and type(step) == "function" then body, step = step, 1 end
   step = step or 1
-  if type(step) ~= "number" or step == 0 or step ~= floor(step) then perr("ptx.range: step must be a non-zero integer") end
+  -- a register step (a grid stride) counts up by its value, which the loop takes to be positive
+  local rstep = typeof(step)
+  if not rstep and (type(step) ~= "number" or step == 0 or step ~= floor(step)) then
+    perr("ptx.range: step must be a non-zero integer or an integer register (counting up by its value)")
+  end
   if type(body) ~= "function" then perr("ptx.range(start, stop, [step,] function(i) ... end)") end
   no_guard("ptx.range")
-  local t = typeof(start) or typeof(stop) or "u32"
-  if typeof(start) and typeof(stop) and typeof(start) ~= typeof(stop) then perr("ptx.range: start is .%s, stop is .%s", typeof(start), typeof(stop)) end
+  local t = typeof(start) or typeof(stop) or rstep or "u32"
+  for _, v in ipairs { { "start", start }, { "stop", stop }, { "step", step } } do
+    local tv = typeof(v[2])
+    if tv and tv ~= t then perr("ptx.range: %s is .%s, the counter .%s (start, stop and a register step have one type)", v[1], tv, t) end
+  end
   if t ~= "u32" and t ~= "s32" and t ~= "u64" and t ~= "s64" then perr("ptx.range: counter must be a 32/64-bit integer, got .%s", t) end
+  local rs = step
+  if rstep then step = 1 end                -- the direction of a register step: up
   if step < 0 and t:sub(1, 1) == "u" and typeof(start) == nil and typeof(stop) == nil then t = "s32" end
   if step < -1 and t:sub(1, 1) == "u" then
     perr("ptx.range: a .%s counter cannot step by %d (it would wrap below 0); use .s%s bounds", t, step, t:sub(2))
@@ -793,7 +805,8 @@ function P.range(start, stop, step, body)
   end
   MOD:place(l_loop[1])
   body(i)
-  if step > 0 then emit("add." .. t, i, i, step) else emit("sub." .. t, i, i, -step) end -- sub: unsigned counters too
+  if rstep then emit("add." .. t, i, i, rs)
+  elseif step > 0 then emit("add." .. t, i, i, step) else emit("sub." .. t, i, i, -step) end -- sub: unsigned counters too
   local q = poolreg("pred")
   emit("setp." .. cmp_loop .. "." .. t, q, i, stop)
   P.at(q); emit("bra", l_loop)

@@ -133,6 +133,19 @@ describe("arithmetic operators", function()
     end))
   end)
 
+  it("64-bit LuaJIT integers (ULL, LL) are exact immediates of operators and methods", function()
+    assert.are.same({
+      "add.u64 %rd2, %rd1, 18446744073709551615;", "xor.b64 %rd3, %rd1, 13835058055282163712;",
+      "and.b64 %rd4, %rd1, 255;", "sub.s64 %sd2, %sd1, -5;",
+    }, lines(function(ptx)
+      local r, s = ptx.reg.u64(), ptx.reg.s64()
+      local _ = r + 0xFFFFFFFFFFFFFFFFULL
+      _ = r:bxor(0xC000000000000000ULL)
+      _ = r:band(0xFFULL)
+      _ = s - -5LL
+    end))
+  end)
+
   it("refuses a type mix, bit types, predicates and non-numbers", function()
     fails("type mismatch: .f32 + .s32", function(ptx) local _ = ptx.reg.f32() + ptx.reg.s32() end)
     fails("type mismatch: .u32 * .u64", function(ptx) local _ = ptx.reg.u32() * ptx.reg.u64() end)
@@ -140,6 +153,7 @@ describe("arithmetic operators", function()
     fails("no arithmetic on .b32 registers", function(ptx) local _ = ptx.reg.b32() + 1 end)
     fails("no arithmetic on predicates", function(ptx) local _ = ptx.pred() + 1 end)
     fails("bad operand for '+': .u32 register + string", function(ptx) local _ = ptx.reg.u32() + "1" end)
+    fails("bad operand for '+': .f32 register + nil", function(ptx) local _ = ptx.reg.f32() + nil end)
     fails("immediate 1.5 is not an integer", function(ptx) local _ = ptx.reg.u32() + 1.5 end)
     fails("immediate -1 does not fit .u32", function(ptx) local _ = ptx.reg.u32() + -1 end)
     fails("immediate 4294967296 does not fit .u32", function(ptx) local _ = ptx.reg.u32() + 2 ^ 32 end)
@@ -746,11 +760,50 @@ describe("ptx.range and ptx.loop", function()
     }, lines(function(ptx, t, n) ptx.loop(n:load(), function() end) end, { { "n", "u64" } }))
   end)
 
+  it("a register step (a grid stride) adds the register: the loop counts up", function()
+    assert.are.same({
+      "ld.param.u32 %r1, [n];", "ld.param.u32 %r2, [s];", "mov.u32 %r3, 0;", "setp.ge.u32 %p1, %r3, %r1;", "@%p1 bra $L__endloop2;",
+      "$L__loop1:", "add.u32 %r3, %r3, %r2;", "setp.lt.u32 %p2, %r3, %r1;", "@%p2 bra $L__loop1;", "$L__endloop2:",
+      "ld.param.u64 %rd1, [w];", "mov.u64 %rd2, 3;", "$L__loop3:", "add.u64 %rd2, %rd2, %rd1;", "setp.lt.u64 %p3, %rd2, 100;",
+      "@%p3 bra $L__loop3;",
+    }, lines(function(ptx, t, n, s, w)
+      ptx.range(0, n:load(), s:load(), function() end)
+      ptx.range(3, 100, w:load(), function() end)    -- the counter takes the step's type
+    end, { { "n", "u32" }, { "s", "u32" }, { "w", "u64" } }))
+  end)
+
+  it("a grid-stride loop with a register step visits every element once, at uneven sizes", function()
+    local ptx = require "ptxlua"
+    local rt = require "ptxlua.emu"
+    local k = ptx.kernel { name = "gridstride", params = { { "x", "u32*" }, { "n", "u32" } }, body = function(t, x, n)
+      local px = ptx.global_ptrs(x)
+      local i0 = ptx.special "ctaid.x" * ptx.special "ntid.x" + ptx.special "tid.x"
+      local stride = ptx.special "nctaid.x" * ptx.special "ntid.x"
+      ptx.range(i0, n:load(), stride, function(i)
+        local a = ptx.addr(px + i:mul_wide(4))
+        local v = ptx.reg.u32()
+        ptx.ld.global.u32(v, a)
+        ptx.st.global.u32(a, v + i + 1)
+      end)
+    end }
+    local dev = rt.device("emu")
+    for _, c in ipairs { { 1, 3, 32 }, { 1000, 3, 64 }, { 97, 2, 32 }, { 0, 2, 32 }, { 4096, 4, 128 } } do
+      local n, grid, block = c[1], c[2], c[3]
+      local x = dev:array("u32", math.max(n, 1), function(i) return 7 * i end)   -- (i counts from 1)
+      rt.launch(k, { device = dev, args = { x, n }, grid = { grid }, block = { block } })
+      local o = x:read()
+      for i = 0, n - 1 do assert.are.equal(7 * (i + 1) + i + 1, o[i + 1], ("n=%d element %d"):format(n, i)) end
+    end
+  end)
+
   it("refuses a zero or fractional step, float bounds, a bound type mix and unsigned steps below -1", function()
     fails("step must be a non-zero integer", function(ptx) ptx.range(0, 4, 0, function() end) end)
     fails("step must be a non-zero integer", function(ptx) ptx.range(0, 4, 0.5, function() end) end)
     fails("counter must be a 32/64-bit integer, got .f32", function(ptx) ptx.range(0, ptx.reg.f32(), function() end) end)
-    fails("start is .u32, stop is .s32", function(ptx) ptx.range(ptx.reg.u32(), ptx.reg.s32(), function() end) end)
+    fails("stop is .s32, the counter .u32", function(ptx) ptx.range(ptx.reg.u32(), ptx.reg.s32(), function() end) end)
+    fails("step is .u64, the counter .u32", function(ptx) ptx.range(0, ptx.reg.u32(), ptx.reg.u64(), function() end) end)
+    fails("step must be a non-zero integer or an integer register", function(ptx) ptx.range(0, 4, "2", function() end) end)
+    fails("counter must be a 32/64-bit integer, got .f32", function(ptx) ptx.range(0, 4, ptx.reg.f32(), function() end) end)
     fails("cannot step by -2", function(ptx) ptx.range(ptx.reg.u32(), 0, -2, function() end) end)
     fails("ptx.range(start, stop, [step,] function(i) ... end)", function(ptx) ptx.range(0, 4) end)
   end)
