@@ -92,9 +92,11 @@ return function(P)
     local sw = swizzle_name(opts.swizzle, "plan:alloc '" .. name .. "'")
     local off, size, stage_bytes, align, pad = self.c:add(name, elt, elems, stages, opts.align or 0, sw)
     if not off then perr("%s", size) end
+    -- bytes: one stage's elements (what a TMA load of the whole tile writes: its expect_tx count);
+    -- stage_bytes: that rounded up to the alignment (the stride of the stages); size: every stage
     local a = setmetatable({ plan = self, name = name, dtype = dtype, elt = elt, shape = shape, stages = stages,
                              swizzle = sw, offset = off, size = size, stage_bytes = stage_bytes, align = align,
-                             pad = pad }, Alloc)
+                             pad = pad, bytes = elems * elt }, Alloc)
     self.allocs[#self.allocs + 1] = a
     self[name] = a
     return a
@@ -148,7 +150,8 @@ return function(P)
     local offset = self:offset_of(s)                 -- checks s
     return setmetatable({ plan = self.plan, name = self.name .. "[" .. (s or 0) .. "]", dtype = self.dtype, elt = self.elt,
                           shape = self.shape, stages = 1, swizzle = self.swizzle, offset = offset,
-                          size = self.stage_bytes, stage_bytes = self.stage_bytes, align = self.align, pad = 0 }, Alloc)
+                          size = self.stage_bytes, stage_bytes = self.stage_bytes, align = self.align, pad = 0,
+                          bytes = self.bytes }, Alloc)
   end
   function Alloc:view(name, byte_offset, bytes)
     if type(name) ~= "string" or type(byte_offset) ~= "number" or type(bytes) ~= "number" or byte_offset % 1 ~= 0 or bytes % 1 ~= 0 then
@@ -158,7 +161,7 @@ return function(P)
       perr("view '%s' of '%s': bytes %d..%d outside the %d of a stage", name, self.name, byte_offset, byte_offset + bytes, self.stage_bytes)
     end
     local v = self:stage(0)
-    v.name, v.offset, v.size, v.stage_bytes, v.stages = name, self.offset + byte_offset, bytes, self.stage_bytes, self.stages
+    v.name, v.offset, v.size, v.bytes, v.stage_bytes, v.stages = name, self.offset + byte_offset, bytes, bytes, self.stage_bytes, self.stages
     return v
   end
 
