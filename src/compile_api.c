@@ -126,6 +126,20 @@ static int assemble(ptxlua_engine *e, const char *kernels, int flags, plC_result
   return PTXLUA_OK;
 }
 
+/* is the line that starts at byte at of b (after its '\n' when at > 0) one of the lines before it? */
+static int seen_line(plU_buf *b, size_t at) {
+  if (!b->p || b->oom) return 0;
+  const char *line = b->p + at + (at > 0);
+  size_t n = b->n - (size_t)(line - b->p);
+  for (size_t i = 0; i < at;) {
+    size_t j = i;
+    while (j < at && b->p[j] != '\n') j++;
+    if (j - i == n && memcmp(b->p + i, line, n) == 0) return 1;
+    i = j + 1;
+  }
+  return 0;
+}
+
 PTXLUA_API int ptxlua_check(ptxlua_engine *e, const char *kernels, int flags, char **report) {
   if (!e || !report) return PTXLUA_MISUSE;
   *report = NULL;
@@ -160,11 +174,13 @@ PTXLUA_API int ptxlua_check(ptxlua_engine *e, const char *kernels, int flags, ch
     if (r.d[i].func[0]) snprintf(fn, sizeof fn, "%s", r.d[i].func);
     else if (r.d[i].line) plC_func_at(ptx.p, r.d[i].line, fn, sizeof fn);
     for (int j = 0; j < r.nf; j++) if (!r.d[i].error && strcmp(r.f[j].name, fn) == 0) res[j].warnings++;
-    if (r.d[i].error) {
-      if (nerr++) plU_buf_putc(&errs, '\n');
+    if (r.d[i].error) {   /* each message once (the assembler repeats some, one per operand) */
+      size_t at = errs.n;
+      if (nerr) plU_buf_putc(&errs, '\n');
       if (mp[i].file[0]) plU_buf_printf(&errs, "%s:%d: ", mp[i].file, mp[i].line);
       plU_buf_printf(&errs, "error: %s", r.d[i].msg);
       if (r.d[i].line) plU_buf_printf(&errs, " (PTX line %d)", r.d[i].line);
+      if (seen_line(&errs, at)) errs.n = at; else nerr++;
     }
   }
   plU_buf b; plU_buf_init(&b);
@@ -188,7 +204,8 @@ PTXLUA_API int ptxlua_check(ptxlua_engine *e, const char *kernels, int flags, ch
     }
     plU_buf_puts(&b, "]}\n");
   } else {
-    plU_buf_printf(&b, "assembled for %s by %s%s\n", target, via, r.cached ? " (cached)" : "");
+    plU_buf_printf(&b, r.ok ? "assembled for %s by %s%s\n" : "rejected for %s by %s%s (the errors are on standard error)\n",
+                   target, via, r.cached ? " (cached)" : "");
     if (r.nf) {
       plU_buf_printf(&b, "%-24s %5s %12s %12s %7s %10s %10s %8s\n", "kernel", "regs", "smem static", "smem dynamic", "stack", "spill st", "spill ld", "warnings");
       for (int i = 0; i < r.nf; i++)

@@ -59,9 +59,32 @@ describe("ptxlua --check", function()
     if not toolkit() then return end
     local f = H.write(H.tmpfile(".lua"), BAD)
     for _, asm in ipairs { "nvjitlink", "ptxas" } do
-      local _, err, rc = run({ f, "--check", "--no-cache" }, { assembler = asm })
+      local out, err, rc = run({ f, "--check", "--no-cache" }, { assembler = asm })
       assert.are.equal(1, rc, asm)
       assert.truthy(err:find(f .. ":7: error: Unknown symbol 'nosuch' (PTX line 16)", 1, true), asm .. ": " .. err)
+      -- the report says the assembly failed (not "assembled for"), each message once
+      assert.truthy(out:match("^rejected for sm_%w+ by "), asm .. ": " .. out)
+      local _, n = err:gsub("Unknown symbol 'nosuch'", "")
+      assert.are.equal(1, n, asm .. ": " .. err)
+    end
+  end)
+
+  it("reports an error the assembler repeats (one per operand) once", function()
+    if not toolkit() then return end
+    -- PTX read as written (not validated by the DSL): mma's A and B fragments must be .b32
+    local ptx = H.write(H.tmpfile(".ptx"), table.concat({
+      ".version 8.0", ".target sm_90a", ".address_size 64", ".visible .entry k()", "{", "\t.reg .f32 %f<12>;",
+      "\tmma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%f5, %f6, %f7, %f8}, {%f9, %f10}, {%f1, %f2, %f3, %f4};",
+      "\tret;", "}", "" }, "\n"))
+    local f = H.tmpfile(".lua")
+    local _, e0, rc0 = run { "--from-ptx", ptx, "-o", f }
+    assert.are.equal(0, rc0, e0)
+    for _, asm in ipairs { "nvjitlink", "ptxas" } do
+      local out, err, rc = run({ f, "--check", "--no-cache" }, { assembler = asm })
+      assert.are.equal(1, rc, asm)
+      assert.truthy(out:match("^rejected for sm_90a by "), asm .. ": " .. out)
+      local _, n = err:gsub("error: Arguments mismatch for instruction 'mma' %(PTX line 7%)", "")
+      assert.are.equal(1, n, asm .. ": " .. err)
     end
   end)
 
