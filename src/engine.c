@@ -196,9 +196,52 @@ static int load_dsl(ptxlua_engine *e) {
   return PTXLUA_OK;
 }
 
+/* the message handler of every call into Lua: an error value that is not a string (error({code =
+** 1}) in a body, a table raised by a library) becomes "file:line: error: error object is a table,
+** not a string: {code = 1}" at the frame that raised it, as a string error would carry it (the
+** DSL's ptx._user_error, which kernel bodies' own handler is; without the DSL, the type alone).
+** Strings and numbers pass unchanged. */
+static int msgh(lua_State *L) {
+  if (lua_type(L, 1) == LUA_TSTRING || lua_type(L, 1) == LUA_TNUMBER) return 1;
+  lua_getglobal(L, "package");
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, "loaded");
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "ptxlua");
+      if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "_user_error");
+        if (lua_isfunction(L, -1)) {
+          lua_pushvalue(L, 1);
+          if (lua_pcall(L, 1, 1, 0) == 0 && lua_type(L, -1) == LUA_TSTRING) return 1;
+        }
+      }
+    }
+  }
+  lua_settop(L, 1);
+  lua_Debug ar;
+  for (int lvl = 1; lua_getstack(L, lvl, &ar); lvl++) {   /* the first frame with a line */
+    if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+      lua_pushfstring(L, "%s:%d: error: error object is %s%s, not a string", ar.short_src, ar.currentline,
+                      lua_isnil(L, 1) ? "" : "a ", luaL_typename(L, 1));
+      return 1;
+    }
+  }
+  lua_pushfstring(L, "error: error object is %s%s, not a string", lua_isnil(L, 1) ? "" : "a ", luaL_typename(L, 1));
+  return 1;
+}
+
+int plE_pcall(lua_State *L, int nargs, int nresults) {
+  int base = lua_gettop(L) - nargs;    /* the function's slot */
+  lua_pushcfunction(L, msgh);
+  lua_insert(L, base);
+  int st = lua_pcall(L, nargs, nresults, base);
+  lua_remove(L, base);
+  return st;
+}
+
 static int run_chunk(ptxlua_engine *e, int status) {
   lua_State *L = e->L;
-  if (status == 0) status = lua_pcall(L, 0, 0, 0);
+  if (status == 0) status = plE_pcall(L, 0, 0);
   if (status) {
     const char *m = lua_tostring(L, -1);
     int code = status == LUA_ERRMEM ? PTXLUA_NOMEM : PTXLUA_ERROR;
@@ -337,7 +380,7 @@ static plI_module *build(ptxlua_engine *e, const char *kernels, int *rc) {
   if (e->arch) { lua_pushstring(L, e->arch); lua_setfield(L, -2, "arch"); }
   if ((*rc = push_kernel_list(e, kernels))) { lua_pop(L, 2); return NULL; }
   lua_setfield(L, -2, "kernels");
-  if (lua_pcall(L, 1, 1, 0)) {
+  if (plE_pcall(L, 1, 1)) {
     const char *m = lua_tostring(L, -1);
     *rc = plE_set_error(e, PTXLUA_ERROR, m ? m : "error object is not a string");
     lua_pop(L, 1);
@@ -465,7 +508,7 @@ PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks,
   int rc = push_kernel_list(e, kernels);
   if (rc) { lua_pop(L, 2); return rc; }
   lua_setfield(L, -2, "kernels");
-  if (lua_pcall(L, 1, 1, 0)) {
+  if (plE_pcall(L, 1, 1)) {
     const char *m = lua_tostring(L, -1);
     rc = plE_set_error(e, PTXLUA_ERROR, m ? m : "error object is not a string");
     lua_pop(L, 1);

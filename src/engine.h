@@ -9,6 +9,9 @@
 
 lua_State *plE_lua(ptxlua_engine *e);
 int plE_set_error(ptxlua_engine *e, int code, const char *msg); /* normalizes to file:line: error: */
+/* lua_pcall with the engine's message handler: an error value that is not a string becomes one at
+** the line of the frame that raised it (with the value's type and text) */
+int plE_pcall(lua_State *L, int nargs, int nresults);
 /* flags within `allowed` (each entry point its own): PTXLUA_OK, else PTXLUA_MISUSE with the message set */
 int plE_check_flags(ptxlua_engine *e, int flags, int allowed);
 int luaopen_ptxlua_core(lua_State *L);

@@ -215,6 +215,28 @@ void plI_regname(const plI_module *m, uint32_t id, plU_buf *b) {
   if (r->index >= 0) plU_buf_printf(b, "%d", r->index);
 }
 
+/* a variable as its declaration reads (".shared .align 4 .f32 tile[1024]"), for the messages of
+** a name declared twice */
+static void var_text(const plI_module *m, const plI_var *v, char *buf, size_t n) {
+  static const char *const SPACE[] = { ".global", ".shared", ".const", ".local", ".param" };
+  char cnt[32] = "";
+  if (v->count == UINT64_MAX) snprintf(cnt, sizeof cnt, "[]");
+  else if (v->count) snprintf(cnt, sizeof cnt, "[%llu]", (unsigned long long)v->count);
+  char al[24] = "";
+  if (v->align) snprintf(al, sizeof al, ".align %u ", v->align);
+  static const char *const LINK[] = { "", ".visible ", ".extern ", ".weak ", ".common " };
+  snprintf(buf, n, "%s%s %s.%s %.100s%s", v->linkage < 5 ? LINK[v->linkage] : "", v->space < 5 ? SPACE[v->space] : ".?",
+           al, v->type < PLT__COUNT ? plT_info_tab[v->type].name : "?", plI_cstr(m, v->name), cnt);
+}
+
+/* name declared twice: what the first declaration was, and the second, for plI_fail */
+static int dup_fail(plI_module *m, const plI_var *first, const plI_var *now, const char *where) {
+  char a[200], b[200];
+  var_text(m, first, a, sizeof a);
+  var_text(m, now, b, sizeof b);
+  return plI_fail(m, 1, "'%s' is declared twice %s: first %s, then %s", plI_cstr(m, now->name), where, a, b);
+}
+
 int plI_var_new(plI_module *m, int func, const char *name, int space, int linkage, int type,
             uint32_t align, uint64_t count, const char *init) {
   if (!m || m->status) return -1;
@@ -226,16 +248,36 @@ int plI_var_new(plI_module *m, int func, const char *name, int space, int linkag
   v.init = init ? plI_str(m, init) : 0;
   if (!v.name) return -1;
   if (align & (align - 1)) return plI_fail(m, 1, "alignment %u of '%s' is not a power of two", align, name), -1;
+  char where[200];
   if (func < 0) {
     for (uint32_t i = 0; i < m->globals.n; i++)
-      if (m->globals.p[i].name == v.name) return plI_fail(m, 1, "variable '%s' declared twice", name), -1;
+      if (m->globals.p[i].name == v.name) return dup_fail(m, &m->globals.p[i], &v, "at module scope"), -1;
+    /* a variable of the function being traced would hide it there: its instructions naming the
+    ** symbol would reach the function's own (ptxas accepts the shadowing, silently) */
+    if (m->cur < m->funcs.n) {
+      const plI_func *f = &m->funcs.p[m->cur];
+      snprintf(where, sizeof where, "in %.100s (at module scope, hidden by the kernel's own)", plI_cstr(m, f->name));
+      for (uint32_t i = 0; i < f->vars.n; i++)
+        if (f->vars.p[i].name == v.name) return dup_fail(m, &f->vars.p[i], &v, where), -1;
+    }
     if (!plU_vec_push(m->globals, v)) return plI_fail(m, 2, "out of memory"), -1;
     return (int)m->globals.n - 1;
   }
   if ((uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no such function"), -1;
   plI_func *f = &m->funcs.p[func];
+  snprintf(where, sizeof where, "in %.100s", plI_cstr(m, f->name));
   for (uint32_t i = 0; i < f->vars.n; i++)
-    if (f->vars.p[i].name == v.name) return plI_fail(m, 1, "variable '%s' declared twice", name), -1;
+    if (f->vars.p[i].name == v.name) return dup_fail(m, &f->vars.p[i], &v, where), -1;
+  /* ptxas: "Duplicate definition": a parameter's name is taken in the whole body */
+  for (uint32_t i = 0; i < f->params.n + f->rets.n; i++) {
+    const plI_var *p = i < f->params.n ? &f->params.p[i] : &f->rets.p[i - f->params.n];
+    if (p->name == v.name) {
+      char b[200];
+      var_text(m, &v, b, sizeof b);
+      return plI_fail(m, 1, "'%s' is already a parameter of %s: the variable %s needs another name (ptxas: duplicate definition)",
+                      name, plI_cstr(m, f->name), b), -1;
+    }
+  }
   if (!plU_vec_push(f->vars, v)) return plI_fail(m, 2, "out of memory"), -1;
   return (int)f->vars.n - 1;
 }

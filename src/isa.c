@@ -214,7 +214,7 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
   if (!*p) { f->nops = 0; f->nopt = 0; return 1; }
   for (;;) {
     if (n >= MAXOPS) return 0;
-    plA_opspec o = {0, 1, PLT_NONE, 0, 0, 0};
+    plA_opspec o = {0, 1, PLT_NONE, 0, 0, 0, 0, 0, 0};
     switch (*p++) {
     case 'd': o.kinds = PLA_KREG; o.flags |= PLA_DEST; break;
     case 'a': o.kinds = PLA_KREG | PLA_KIMM; break;
@@ -241,6 +241,28 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
       else if (ch == '?') { o.flags |= PLA_OPTIONAL; p++; }
       else if (ch == '!') { o.flags |= PLA_NEGOK; p++; }
       else if (ch == '_') { o.kinds |= PLA_KSINK; p++; }
+      else if (ch == 'g') { if (!(o.kinds & PLA_KADDR)) return 0; o.flags |= PLA_SPACE; p++; }
+      else if (ch == '%' || ch == '^' || ch == '@') {   /* an immediate's value: %K, ^N, ^<, @a/b/c */
+        p++;
+        if (o.ikind) return 0;
+        if (ch == '^' && *p == '<') { o.ikind = PLA_IV_LEPREV; p++; continue; }
+        for (;;) {
+          int k = 0, nd = 0;
+          while (isdigit((unsigned char)*p) && nd < 5) k = k * 10 + (*p++ - '0'), nd++;
+          if (!nd || k > 65535) return 0;
+          if (ch == '@') {
+            if (k & (k - 1) || k > 32768 || k == 0) return 0;   /* powers of two only */
+            int b = 0;
+            while ((1 << b) != k) b++;
+            o.ikind = PLA_IV_SET; o.ival = (uint16_t)(o.ival | (1u << b));
+            if (*p == '/') { p++; continue; }
+          } else {
+            if (ch == '%' && k == 0) return 0;
+            o.ikind = ch == '%' ? PLA_IV_MULT : PLA_IV_MAX; o.ival = (uint16_t)k;
+          }
+          break;
+        }
+      }
       else if (ch == '|') {                                        /* d|p: with a predicate */
         if (o.kinds & PLA_KPAIR) o.kinds &= (uint16_t)~PLA_KREG;   /* a second '|': a pair only */
         o.kinds |= PLA_KPAIR; p++;
@@ -292,6 +314,12 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
           o.tsrc = 0; o.type = (uint8_t)t;
         }
         p = q;
+        if (*p == '=') {        /* a register class: = .bN only, =h .bN or half, =i .bN/.uN/.sN */
+          p++;
+          if (*p == 'h') { o.rclass = PLA_RC_HALF; p++; }
+          else if (*p == 'i') { o.rclass = PLA_RC_INT; p++; }
+          else o.rclass = PLA_RC_BITS;
+        }
       } else break;
     }
     if ((o.flags & PLA_OPTIONAL) && o.cond) return 0;           /* one or the other */
@@ -436,6 +464,64 @@ static void list_forms(const plA_ctx *c, uint32_t base, plU_buf *err) {
   }
 }
 
+/* edit distance of two short strings (insertions, deletions, substitutions), capped at 64 chars */
+static int edit_distance(const char *a, size_t na, const char *b, size_t nb) {
+  if (na > 64) na = 64;
+  if (nb > 64) nb = 64;
+  int row[65];
+  for (size_t j = 0; j <= nb; j++) row[j] = (int)j;
+  for (size_t i = 1; i <= na; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= nb; j++) {
+      int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[nb];
+}
+
+/* the modifier of base's forms closest to an unknown one (NULL when none is close) */
+static const char *closest_modifier(const plA_ctx *c, uint32_t base, const char *t, size_t n) {
+  const char *best = NULL;
+  int bestd = 1 << 20;
+  for (int32_t i = (int32_t)c->bybase.p[base] - 1; i >= 0; i = c->chain[i]) {
+    const c_form *f = &c->forms[i];
+    for (uint16_t e = 0; e < f->nelem; e++) {
+      const c_elem *el = &c->elems.p[f->elem0 + e];
+      for (uint16_t a = 0; a < el->nalt; a++) {
+        const c_alt *al = &c->alts.p[el->alt0 + a];
+        for (uint16_t k = 0; k < al->ntok; k++) {
+          uint32_t id = c->seq.p[al->tok0 + k];
+          int d = edit_distance(t, n, c->toks.str[id], c->toks.len[id]);
+          if (d < bestd) { bestd = d; best = c->toks.str[id]; }
+        }
+      }
+    }
+  }
+  /* close enough to be a slip: at most a third of the longer name, and at least one letter kept */
+  size_t bl = best ? strlen(best) : 0, longer = bl > n ? bl : n;
+  return best && bestd > 0 && (size_t)bestd * 3 <= longer + 2 ? best : NULL;
+}
+
+/* a few of base's forms, each cut short: the tail of a message that already says what is wrong */
+static void list_forms_short(const plA_ctx *c, uint32_t base, plU_buf *err) {
+  int shown = 0;
+  for (int32_t i = (int32_t)c->bybase.p[base] - 1; i >= 0; i = c->chain[i]) {
+    if (shown == 3) { plU_buf_puts(err, " | ..."); break; }
+    plU_buf_puts(err, shown ? " | " : "; known forms: ");
+    plU_buf one = {0};
+    render_pattern(FORMS[i].pat, &one, 0);
+    const char *t = plU_buf_cstr(&one);
+    if (one.n > 80) { plU_buf_add(err, t, 77); plU_buf_puts(err, "..."); } else plU_buf_puts(err, t);
+    plU_buf_free(&one);
+    shown++;
+  }
+}
+
 /* the operands of form f for an opcode with these tokens: conditional operands kept only when
 ** their modifier is there (and then required) */
 static uint8_t effective_ops(const plA_ctx *c, const c_form *f, const uint32_t *tok, int nt, plA_opspec *out, uint8_t *nopt) {
@@ -479,8 +565,10 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
     uint32_t t = plU_find(&c->toks, p, (size_t)(q - p));
     if (!t) {
       if (err) {
+        const char *near = closest_modifier(c, base, p, (size_t)(q - p));
         plU_buf_printf(err, "unknown modifier '.%.*s' in '%s'", (int)(q - p), p, text);
-        list_forms(c, base, err);
+        if (near) plU_buf_printf(err, ": did you mean '.%s'?", near);
+        list_forms_short(c, base, err);
       }
       return NULL;
     }
@@ -523,6 +611,14 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
   r->sm_min = FORMS[fi].sm > msm ? FORMS[fi].sm : msm;
   r->flags = FORMS[fi].flags;
   r->pattern = FORMS[fi].pat; r->operands = FORMS[fi].ops;
+  for (int i = 0; i < nt && !r->space; i++) {   /* the state space the opcode names, if any */
+    const char *ts = c->toks.str[tok[i]];
+    size_t tl = strcspn(ts, ":");
+    static const struct { const char *n; uint8_t sp; } SP[] = {
+      {"global", PLA_SP_GLOBAL}, {"shared", PLA_SP_SHARED}, {"local", PLA_SP_LOCAL}, {"param", PLA_SP_PARAM}, {"const", PLA_SP_CONST}};
+    for (size_t k = 0; k < sizeof SP / sizeof SP[0]; k++)
+      if (strlen(SP[k].n) == tl && memcmp(ts, SP[k].n, tl) == 0) r->space = SP[k].sp;
+  }
   r->nops = effective_ops(c, &c->forms[fi], tok, nt, r->opbuf[0], &r->nopt);
   r->ops = r->opbuf[0];
   for (int i = 0; i < nalt; i++) {
@@ -534,6 +630,11 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
     r->alt[i].flags = FORMS[alts[i]].flags;
   }
   r->nalt = (uint8_t)nalt;
+  for (int a = 0; a <= nalt; a++) {                /* operands whose check looks at values */
+    const plA_opspec *ops = a ? r->alt[a - 1].ops : r->ops;
+    int n = a ? r->alt[a - 1].nops : r->nops;
+    for (int i = 0; i < n; i++) if (ops[i].ikind || (ops[i].flags & PLA_SPACE)) r->flags |= PLA_VALUES;
+  }
   if (id >= c->ncache) {
     uint32_t n = c->ncache ? c->ncache : 64;
     while (n <= id) n *= 2;
@@ -678,10 +779,46 @@ static const char *expected_kinds(uint16_t k) {
   return "something else";
 }
 
-static int check_reg(const plI_module *m, uint32_t id, int want, int relaxed, int opi, const char *opc, plU_buf *err) {
+/* does a register declared as type `have` fall in register class rc (PLA_RC_*)? ptxas judges by the
+** declaration (.bf16x2 registers are declared .b32) */
+static int in_rclass(int have, int rc) {
+  if (rc == PLA_RC_ANY || have <= PLT_NONE || have >= PLT__COUNT) return 1;
+  int d = plT_info_tab[have].decl, cls = plT_info_tab[d].cls;
+  if (rc == PLA_RC_BITS) return cls == PLT_CB;
+  if (rc == PLA_RC_HALF) return cls == PLT_CB || d == PLT_F16 || d == PLT_F16X2;
+  return cls == PLT_CB || cls == PLT_CU || cls == PLT_CS;   /* PLA_RC_INT */
+}
+
+/* an operand list of the table as a person reads it: the table-only marks (a register class =, =h,
+** =i; a value constraint %K, ^N, ^<, @a/b; the state-space mark g of an address) left out */
+static void put_operands(plU_buf *b, const char *s) {
+  int start = 1;
+  while (*s) {
+    char ch = *s;
+    if (ch == '=' ) { s++; if (*s == 'h' || *s == 'i') s++; continue; }
+    if (ch == '%' || ch == '@' || ch == '^') { s++; while (isdigit((unsigned char)*s) || *s == '/' || *s == '<') s++; continue; }
+    if (ch == 'g' && !start && s[-1] == 'm') { s++; continue; }
+    start = ch == ',' || ch == ' ';
+    plU_buf_putc(b, *s++);
+  }
+}
+
+static int check_reg_rc(const plI_module *m, uint32_t id, int want, int relaxed, int rc, int opi, const char *opc, plU_buf *err) {
   if (id == 0 || id > m->regs.n) { if (err) plU_buf_printf(err, "operand %d of '%s': unknown register", opi, opc); return 0; }
   int have = m->regs.p[id - 1].type;
-  if (want == have || want == PLT_NONE) return 1;
+  if (want == PLT_NONE) return 1;
+  if (rc && want > PLT_NONE && want < PLT__COUNT && plT_compatible(want, have, relaxed) && !in_rclass(have, rc)) {
+    if (err) {
+      const char *w = plT_info_tab[want].name;
+      int bits = plT_info_tab[want].bits;
+      plU_buf_printf(err, "operand %d of '%s': ptxas takes only .%s%s registers here, got ", opi, opc, w,
+                     rc == PLA_RC_HALF ? (bits == 16 ? " or .f16" : " or .f16x2") : rc == PLA_RC_INT ? " or integer (.u, .s)" : "");
+      plI_regname(m, id, err);
+      plU_buf_printf(err, " (.%s); declare it .%s (ptx.reg.%s)", plT_info_tab[have].name, w, w);
+    }
+    return 0;
+  }
+  if (want == have) return 1;
   int ok = want == PLT_PRED ? have == PLT_PRED : plT_compatible(want, have, relaxed);
   if (!ok && err) {
     plU_buf_printf(err, "operand %d of '%s': expected a .%s register, got ", opi, opc, plT_info_tab[want].name);
@@ -690,14 +827,117 @@ static int check_reg(const plI_module *m, uint32_t id, int want, int relaxed, in
   }
   return ok;
 }
+static int check_reg(const plI_module *m, uint32_t id, int want, int relaxed, int opi, const char *opc, plU_buf *err) {
+  return check_reg_rc(m, id, want, relaxed, PLA_RC_ANY, opi, opc, err);
+}
+
+/* the state space of the variable a symbol names (PLA_SP_*), or -1 when no variable or more than
+** one (of different spaces) has that name */
+static int sym_space(const plI_module *m, uint32_t name) {
+  int sp = -1;
+  static const int map[] = {PLA_SP_GLOBAL, PLA_SP_SHARED, PLA_SP_CONST, PLA_SP_LOCAL, PLA_SP_PARAM};
+  /* a parameter is .param whatever its space field says (a parsed .ptr .global records the space
+  ** it points into there) */
+#define PLA_SEE(var, param) do { const plI_var *v_ = (var); if (v_->name == name && (param || v_->space < 5)) { \
+    int x_ = param ? PLA_SP_PARAM : map[v_->space]; if (sp >= 0 && sp != x_) return -1; sp = x_; } } while (0)
+  for (uint32_t i = 0; i < m->globals.n; i++) PLA_SEE(&m->globals.p[i], 0);
+  for (uint32_t f = 0; f < m->funcs.n; f++) {
+    const plI_func *fn = &m->funcs.p[f];
+    for (uint32_t i = 0; i < fn->params.n; i++) PLA_SEE(&fn->params.p[i], 1);
+    for (uint32_t i = 0; i < fn->rets.n; i++) PLA_SEE(&fn->rets.p[i], 1);
+    for (uint32_t i = 0; i < fn->vars.n; i++) PLA_SEE(&fn->vars.p[i], 0);
+  }
+#undef PLA_SEE
+  return sp;
+}
+static const char *space_name(int sp) {
+  static const char *n[] = {"generic", ".global", ".shared", ".local", ".param", ".const"};
+  return sp >= 0 && sp <= PLA_SP_CONST ? n[sp] : "?";
+}
+
+/* an address operand in the instruction's own state space (PLA_SPACE): 1 ok, 0 with a message */
+static int check_space(const plA_res *r, const plI_module *m, const plI_opnd *o, int opi, const char *opc, plU_buf *err) {
+  int sp = r->space;
+  if (o->flags & PLOF_BASE_REG) {
+    if (o->id == 0 || o->id > m->regs.n) return 1;
+    int t = m->regs.p[o->id - 1].type;
+    if ((sp == PLA_SP_GLOBAL || sp == PLA_SP_GENERIC) && m->address_size != 32 && t > PLT_NONE && t < PLT__COUNT
+        && plT_info_tab[t].bits == 32) {
+      if (err) {
+        plU_buf_printf(err, "operand %d of '%s': %s address must be a 64-bit register (.address_size 64), got ", opi, opc,
+                       sp == PLA_SP_GLOBAL ? "a .global" : "a generic (no state space)");
+        plI_regname(m, o->id, err);
+        plU_buf_printf(err, " (.%s); a 32-bit register addresses only .shared, .local, .param and .const (widen it with "
+                       "cvt.u64.u32, or name the state space)", plT_info_tab[t].name);
+      }
+      return 0;
+    }
+    return 1;
+  }
+  if (!(o->flags & PLOF_BASE_SYM)) return 1;
+  int vs = sym_space(m, o->id);
+  if (vs < 0) return 1;
+  int ok = sp == PLA_SP_GENERIC ? (vs == PLA_SP_GLOBAL || vs == PLA_SP_SHARED || vs == PLA_SP_LOCAL) : vs == sp;
+  if (!ok && err) {
+    plU_buf_printf(err, "operand %d of '%s': '%s' is a %s variable, which a%s%s access cannot address (ptxas: state space mismatch)",
+                   opi, opc, plI_cstr(m, o->id), space_name(vs), sp == PLA_SP_GENERIC ? " generic" : " ",
+                   sp == PLA_SP_GENERIC ? "" : space_name(sp));
+    if (vs == PLA_SP_PARAM)
+      plU_buf_puts(err, sp == PLA_SP_GENERIC || sp == PLA_SP_GLOBAL
+                   ? "; a pointer parameter holds an address: load it with ld.param (ptx.global_ptrs) and address through that register"
+                   : "; read a parameter with ld.param");
+    else plU_buf_printf(err, "; use ld/st%s", vs == PLA_SP_CONST ? ".const" : space_name(vs));
+  }
+  return ok;
+}
+
+/* an immediate's value against the operand's constraint (PLA_IV_*): 1 ok, 0 with a message */
+static int check_ival(const plA_opspec *s, const plI_opnd *ops, int i, int opi, const char *opc, plU_buf *err) {
+  const plI_opnd *o = &ops[i];
+  if (!s->ikind || o->kind != PLO_IMM) return 1;
+  long long v = (o->flags & PLOF_UNSIGNED) ? (long long)(o->v > (uint64_t)INT64_MAX ? INT64_MAX : o->v) : (long long)(int64_t)o->v;
+  switch (s->ikind) {
+  case PLA_IV_MULT:
+    if (v % s->ival == 0) return 1;
+    if (err) plU_buf_printf(err, "operand %d of '%s': %lld is not a multiple of %u%s", opi, opc, v, s->ival,
+                            s->ival == 32 ? " (a barrier's thread count is a whole number of warps)" : "");
+    return 0;
+  case PLA_IV_MAX:
+    if (v >= 0 && v <= s->ival) return 1;
+    if (err) plU_buf_printf(err, "operand %d of '%s': %lld is out of range (0 to %u)", opi, opc, v, s->ival);
+    return 0;
+  case PLA_IV_SET:
+    for (int b = 0; b < 16; b++) if (v == (1LL << b) && (s->ival & (1u << b))) return 1;
+    if (err) {
+      plU_buf_printf(err, "operand %d of '%s': %lld is not ", opi, opc, v);
+      int first = 1, cnt = 0;
+      for (int b = 0; b < 16; b++) cnt += (s->ival >> b) & 1;
+      plU_buf_puts(err, cnt > 1 ? "one of " : "");
+      for (int b = 0; b < 16; b++)
+        if (s->ival & (1u << b)) { plU_buf_printf(err, "%s%d", first ? "" : ", ", 1 << b); first = 0; }
+      plU_buf_puts(err, cnt > 1 ? "" : " (the only size this form takes)");
+    }
+    return 0;
+  case PLA_IV_LEPREV: {
+    if (i == 0 || ops[i - 1].kind != PLO_IMM) return 1;
+    long long pv = (long long)(int64_t)ops[i - 1].v;
+    if (v >= 0 && v <= pv) return 1;
+    if (err) plU_buf_printf(err, "operand %d of '%s': %lld is out of range (0 to operand %d, %lld)", opi, opc, v, opi - 1, pv);
+    return 0;
+  }
+  }
+  return 1;
+}
 
 /* 0 with a message, or the PTX version the instruction needs with these operands */
 static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc, const plI_opnd *ops, int n, plU_buf *err) {
   int lo = r->nops - r->nopt, need = r->ptx_min;
   if (n < lo || n > r->nops) {
     if (err) {
-      if (lo == r->nops) plU_buf_printf(err, "'%s' takes %d operand%s (%s), got %d", opc, lo, lo == 1 ? "" : "s", *r->operands ? r->operands : "none", n);
-      else plU_buf_printf(err, "'%s' takes %d to %d operands (%s), got %d", opc, lo, r->nops, r->operands, n);
+      if (lo == r->nops) plU_buf_printf(err, "'%s' takes %d operand%s (", opc, lo, lo == 1 ? "" : "s");
+      else plU_buf_printf(err, "'%s' takes %d to %d operands (", opc, lo, r->nops);
+      if (*r->operands) put_operands(err, r->operands); else plU_buf_puts(err, "none");
+      plU_buf_printf(err, "), got %d", n);
     }
     return 0;
   }
@@ -717,7 +957,7 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
     switch (k) {
     case PLO_REG:
       if (!(s->kinds & PLA_KREG) || wantvec > 1) goto badkind;
-      if (!check_reg(m, o->id, want, relaxed, opi, opc, err)) return 0;
+      if (!check_reg_rc(m, o->id, want, relaxed, s->rclass, opi, opc, err)) return 0;
       break;
     case PLO_VEC:
       if (s->kinds & PLA_KLIST) {                 /* (a, b, ...): any length, any register type */
@@ -740,7 +980,7 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
         /* ld/st without .vN: ptxas takes a one-element vector {%r1} for the scalar */
         plI_opnd ev = plI_elem(m, o, 0);
         const plI_opnd *e = &ev;
-        if (e->kind == PLO_REG) { if (!check_reg(m, e->id, want, relaxed, opi, opc, err)) return 0; break; }
+        if (e->kind == PLO_REG) { if (!check_reg_rc(m, e->id, want, relaxed, s->rclass, opi, opc, err)) return 0; break; }
         if ((e->kind == PLO_IMM || e->kind == PLO_F32 || e->kind == PLO_F64) && (s->kinds & PLA_KIMM)) break;
         goto badkind;
       }
@@ -760,12 +1000,13 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
           if (err) plU_buf_printf(err, "operand %d of '%s': element %d of the vector is %s, expected a register", opi, opc, j + 1, kindname(e->kind));
           return 0;
         }
-        if (!check_reg(m, e->id, want, relaxed, opi, opc, err)) return 0;
+        if (!check_reg_rc(m, e->id, want, relaxed, s->rclass, opi, opc, err)) return 0;
       }
       break;
     case PLO_IMM: case PLO_F32: case PLO_F64:
       if (!(s->kinds & PLA_KIMM) || wantvec > 1) goto badkind;
       if (want == PLT_PRED) goto badkind;
+      if (!check_ival(s, ops, i, opi, opc, err)) return 0;
       break;
     case PLO_ADDR:
       if (!(s->kinds & PLA_KADDR)) goto badkind;
@@ -782,6 +1023,7 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
           return 0;
         }
       }
+      if ((s->flags & PLA_SPACE) && !check_space(r, m, o, opi, opc, err)) return 0;
       break;
     case PLO_TADDR: {  /* [tmap, {c, ...}]: tmap a symbol or a 64-bit integer register */
       if (!(s->kinds & PLA_KTADDR)) goto badkind;
@@ -884,13 +1126,24 @@ int plA_check_ops(const plA_res *r, const plI_module *m, const char *opc, const 
   }
   if (err) {
     if (target_miss >= 0) {   /* the operands fit a form this target lacks */
-      plU_buf_printf(err, "'%s' with operands (%s): ", opc, r->alt[target_miss].operands);
+      plU_buf_printf(err, "'%s' with operands (", opc);
+      put_operands(err, r->alt[target_miss].operands);
+      plU_buf_puts(err, "): ");
       target_ok(r->alt[target_miss].sm_min, r->alt[target_miss].flags, r->alt[target_miss].ptx_min, opc, &t, 0, err);
       return 0;
     }
+    /* the operand count fits an alternative but not the form: that alternative's complaint */
+    if (n < r->nops - r->nopt || n > r->nops)
+      for (int i = 0; i < r->nalt; i++)
+        if (n >= r->alt[i].nops - r->alt[i].nopt && n <= r->alt[i].nops) {
+          plA_res a = *r;
+          a.ops = r->alt[i].ops; a.nops = r->alt[i].nops; a.nopt = r->alt[i].nopt; a.operands = r->alt[i].operands;
+          check_ops_one(&a, m, opc, ops, n, err);
+          return 0;
+        }
     check_ops_one(r, m, opc, ops, n, err);
     plU_buf_puts(err, "; other forms take (");
-    for (int i = 0; i < r->nalt; i++) { if (i) plU_buf_puts(err, "), ("); plU_buf_puts(err, r->alt[i].operands); }
+    for (int i = 0; i < r->nalt; i++) { if (i) plU_buf_puts(err, "), ("); put_operands(err, r->alt[i].operands); }
     plU_buf_puts(err, ")");
   }
   return 0;

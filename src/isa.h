@@ -19,15 +19,27 @@ enum {
   PLA_VECV = 16,       /* a vector iff the instruction has .vN (N registers) */
   PLA_VECX = 32,       /* a vector of N registers, N from the instruction's .xN (ldmatrix .x4) */
   PLA_VECN = 64,       /* a vector of N/vec registers, N from the shape .mMnNkK (wgmma) */
-  PLA_VECD = 128       /* a vector of D-vec registers, D from the dimension .Dd (cp.async.bulk.tensor) */
+  PLA_VECD = 128,      /* a vector of D-vec registers, D from the dimension .Dd (cp.async.bulk.tensor) */
+  PLA_SPACE = 256      /* an address in the instruction's own state space (its .global, .shared, ...,
+                       ** or generic when it names none): a .global or generic one is a 64-bit register
+                       ** under .address_size 64, and a variable's space must be the instruction's */
 };
+/* register classes: which registers of the operand's width ptxas takes where the table says .bN
+** (plain .bN takes any register of the width) */
+enum { PLA_RC_ANY, PLA_RC_BITS, PLA_RC_HALF, PLA_RC_INT };
+/* constraints on an immediate operand's value */
+enum { PLA_IV_NONE, PLA_IV_MULT, PLA_IV_MAX, PLA_IV_SET, PLA_IV_LEPREV };
+/* state spaces an instruction names (plA_res.space) */
+enum { PLA_SP_GENERIC, PLA_SP_GLOBAL, PLA_SP_SHARED, PLA_SP_LOCAL, PLA_SP_PARAM, PLA_SP_CONST };
 /* form flags: where a form exists beyond "sm_min or later" (a family is the sm numbers that
 ** share their tens: sm_100 and sm_103; sm_120 and sm_121) */
 enum {
   PLA_ARCH_A = 1,      /* only on an arch-specific target (sm_90a, sm_100a, sm_103a) of its family */
   PLA_FAMILY_A = 2,    /* only on an arch- or family-specific target (sm_100a, sm_100f, ...) of its family */
   PLA_BRANCH = 4,      /* a control transfer: its label operand must be defined */
-  PLA_SPECIFIC = 8     /* only on arch- or family-specific targets (sm_XXa, sm_XXf), from sm_min on */
+  PLA_SPECIFIC = 8,    /* only on arch- or family-specific targets (sm_XXa, sm_XXf), from sm_min on */
+  PLA_VALUES = 16      /* set by resolution, not in the table: the operand check looks at values
+                       ** (immediates, which variable an address names), not only at kinds and types */
 };
 
 #define PLA_MAXOPS 16
@@ -37,10 +49,13 @@ typedef struct plA_opspec {
   uint16_t kinds;
   uint8_t tsrc;   /* 0: fixed type; 1..6: the Nth type modifier of the instruction */
   uint8_t type;   /* fixed type, or PLT_NONE for "any" */
-  uint8_t flags;
+  uint16_t flags;
   uint8_t vec;    /* fixed vector length (0 = scalar unless PLA_VECV / PLA_VECX) */
+  uint8_t rclass; /* PLA_RC_*: the registers a .bN operand takes */
   uint32_t cond;  /* 0, or 1 + where the 0-ended list of modifiers that make this operand present
                   ** (<.L2::cache_hint>, <$boolop>) starts; always 0 in a resolution */
+  uint8_t ikind;  /* PLA_IV_*: a constraint on an immediate's value, with ival */
+  uint16_t ival;  /* MULT: the factor; MAX: the largest; SET: bit k allows 2^k */
 } plA_opspec;
 
 typedef struct plA_res {
@@ -53,6 +68,7 @@ typedef struct plA_res {
   uint16_t nn;            /* N of a shape .mMnNkK, 0 if none */
   uint16_t ptx_min, sm_min;
   uint16_t flags;
+  uint8_t space;          /* PLA_SP_*: the state space the opcode names */
   uint8_t nops, nopt;     /* operand count, of which optional (the last ones are left out first) */
   const plA_opspec *ops;
   const char *pattern, *operands; /* for messages */

@@ -376,7 +376,7 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
   if (luaL_loadbuffer(L, INFO_LUA, strlen(INFO_LUA), "=ptxlua_kernel_prepare")) goto lua_fail;
   lua_pushstring(L, name);
   lua_rawgeti(L, LUA_REGISTRYINDEX, plE_defines_ref(e));
-  if (lua_pcall(L, 2, 6, 0)) goto lua_fail;
+  if (plE_pcall(L, 2, 6)) goto lua_fail;
   snprintf(k->file, sizeof k->file, "%s", lua_tostring(L, top + 1) ? lua_tostring(L, top + 1) : "");
   k->line = (int)lua_tointeger(L, top + 2);
   get_dims(L, top + 3, k->grid, &k->has_grid);
@@ -407,7 +407,7 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
     if (luaL_loadbuffer(L, DYN_LUA, strlen(DYN_LUA), "=ptxlua_kernel_prepare")) goto lua_fail;
     lua_pushstring(L, name);
     lua_rawgeti(L, LUA_REGISTRYINDEX, plE_defines_ref(e));
-    if (lua_pcall(L, 2, 1, 0)) goto lua_fail;
+    if (plE_pcall(L, 2, 1)) goto lua_fail;
     k->smem = (unsigned)lua_tointeger(L, -1);
     lua_settop(L, t2);
   }

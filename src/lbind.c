@@ -425,12 +425,14 @@ static void number_imm(lua_State *L, LMod *M, lua_Number v, int t, int opi, cons
     lua_pushfstring(L, "operand %d of '%s': immediate %f is not an integer", opi, opc, v);
     raise_here(L, M, lua_tostring(L, -1));
   }
+  /* an N-bit integer immediate: any value N bits hold, as signed or unsigned, whatever the type
+  ** (ptxas takes add.u32 %r, %r, -1 and reads it as 4294967295); printed as written */
   int bits = t == PLT_NONE ? 64 : ti->bits;
-  double lo = ti->cls == PLT_CU ? 0 : -ldexp(1, bits - 1);
-  double hi = ti->cls == PLT_CS ? ldexp(1, bits - 1) - 1 : ldexp(1, bits) - 1;
+  double lo = -ldexp(1, bits - 1), hi = ldexp(1, bits) - 1;
   if (bits >= 64) { lo = -9223372036854775808.0; hi = 18446744073709551615.0; }
   if (v < lo || v > hi) {
-    lua_pushfstring(L, "operand %d of '%s': immediate %.0f does not fit .%s", opi, opc, v, t ? ti->name : "b64");
+    lua_pushfstring(L, "operand %d of '%s': immediate %.0f does not fit .%s (%d bits: %.0f to %.0f)", opi, opc, v,
+                    t ? ti->name : "b64", bits, lo, hi);
     raise_here(L, M, lua_tostring(L, -1));
   }
   o->kind = PLO_IMM;
@@ -785,7 +787,7 @@ static int emit(lua_State *L, LMod *M, int base, int lvl0, const uint32_t *pre) 
   uint64_t sig = 1469598103934665603ull ^ (uint64_t)n;
   for (int i = 0; i < n; i++) sig = opsig(M, &ops[i], sig);
   if (sig == 0) sig = 1;
-  if (M->sig_ok[opc] != sig) {
+  if (M->sig_ok[opc] != sig || (r->flags & PLA_VALUES)) {   /* PLA_VALUES: the check reads values too */
     int need = plA_check_ops(r, M->m, otext, ops, n, NULL);
     if (!need) {
       M->msg.n = 0;
@@ -1065,7 +1067,7 @@ static int l_func_info(lua_State *L) {
   return 1;
 }
 
-/* m:reanchor(file, starts, lines [, files]): every statement, function, parameter and variable
+/* m:reanchor(file, starts, lines [, files [, bytes]]): every statement, function, parameter and variable
 ** whose line L lies in [starts[i], starts[i+1]) is anchored at files[i] (default: file) line lines[i]
 ** instead (starts ascending; lines before starts[1] are left as they are). The PTX-in documents (ptxlua.verbatim, ptxlua.sugar) put
 ** the parsed module's anchors on the script lines that hold the statements, so that the emulator
@@ -1114,16 +1116,36 @@ static int l_reanchor(lua_State *L) {
     }
   }
   remap r = {st, ln, fl, (uint32_t)n};
+  /* bytes (optional): the text offset each range starts at; a statement with a source span is then
+  ** placed by the offset of its first token, so statements that share a PTX line (nvcc's inline asm
+  ** "{ cvt...; }") each land on the script line that holds them */
+  uint32_t *bo = NULL;
+  if (lua_istable(L, 6) && lua_objlen(L, 6) == n && (bo = malloc(n * sizeof *bo))) {
+    for (size_t i = 0; i < n && bo; i++) {
+      lua_rawgeti(L, 6, (int)i + 1);
+      lua_Number b = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+      if (!(b >= 0 && b <= UINT32_MAX) || (i && (uint32_t)b < bo[i - 1])) { free(bo); bo = NULL; break; }
+      bo[i] = (uint32_t)b;
+    }
+  }
+  remap rb = {bo, ln, fl, (uint32_t)n};
   for (uint32_t fi = 0; fi < m->funcs.n; fi++) {
     plI_func *f = &m->funcs.p[fi];
     remap_at(&r, &f->file, &f->line);
-    for (uint32_t si = 0; si < f->stmts.n; si++) remap_at(&r, &f->stmts.p[si].file, &f->stmts.p[si].line);
+    for (uint32_t si = 0; si < f->stmts.n; si++) {
+      if (bo && f->vtext.n == f->stmts.n) {
+        uint32_t tok = f->vtext.p[si].tok;
+        if (remap_at(&rb, &f->stmts.p[si].file, &tok)) { f->stmts.p[si].line = tok; continue; }
+      }
+      remap_at(&r, &f->stmts.p[si].file, &f->stmts.p[si].line);
+    }
     remap_vars(f->params.p, f->params.n, &r);
     remap_vars(f->rets.p, f->rets.n, &r);
     remap_vars(f->vars.p, f->vars.n, &r);
   }
   remap_vars(m->globals.p, m->globals.n, &r);
-  free(st);
+  free(st); free(bo);
   return 0;
 }
 

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "ptxlua.h"
 #include "engine.h"
 #include "parse.h"
@@ -26,7 +28,9 @@ static const char *USAGE =
   "  --kernel NAME        only this kernel (repeatable)\n"
   "  --anchors[=MODE]     mark each instruction with its script line: comment (default) or loc\n"
   "  --emulate            run the kernels in the CPU emulator on generated inputs and summarize\n"
-  "  --check LIST         with --emulate, also check: races, uninit-shared, uninit-regs (comma separated)\n"
+  "  --check LIST         with --emulate, also check: races, uninit-shared, uninit-regs or all (comma\n"
+  "                       separated, '_' or '-'); the next word is a LIST when it holds only names and\n"
+  "                       commas (no '.', '/' or leading '-'), as --check=LIST always is\n"
   "  --check              (without a list) assemble every kernel (nvJitLink or ptxas) and report registers,\n"
   "                       shared memory, stack, spills and warnings; errors at the script's lines\n"
   "  --json               with --check: the report as JSON\n"
@@ -98,14 +102,86 @@ static int fail(ptxlua_engine *e, int rc) {
   return rc == PTXLUA_MISUSE ? 2 : 1;
 }
 
-/* "races,uninit-regs": a list for --check with --emulate (anything else after --check is not) */
-static int is_check_list(const char *s) {
-  char buf[256];
-  if (!*s || strlen(s) >= sizeof buf) return 0;
-  snprintf(buf, sizeof buf, "%s", s);
-  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
-    if (strcmp(tok, "races") && strcmp(tok, "uninit-shared") && strcmp(tok, "uninit-regs") && strcmp(tok, "all")) return 0;
+/* "races,uninit-regs": the word after --check is its list when it can only be one: names and commas,
+** no '.' or '/' (which a script's name has) and no leading '-' (an option). Decided by the word's
+** form alone, never by whether its names are known: a misspelt check is reported, not taken for a
+** script. */
+static int looks_like_list(const char *s) {
+  if (!*s || *s == '-') return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == ','))
+      return 0;
   return 1;
+}
+
+/* the flag of one check name (len bytes at p), 0 when unknown; both spellings: uninit-regs as the
+** command's help writes it, uninit_regs as the Lua API's checks table does */
+static int check_flag(const char *p, size_t len) {
+  static const struct { const char *name; int flag; } NAMES[] = {
+    { "races", PTXLUA_CHECK_RACES }, { "uninit-shared", PTXLUA_CHECK_UNINIT_SHARED },
+    { "uninit-regs", PTXLUA_CHECK_UNINIT_REGS },
+    { "all", PTXLUA_CHECK_RACES | PTXLUA_CHECK_UNINIT_SHARED | PTXLUA_CHECK_UNINIT_REGS },
+  };
+  for (size_t i = 0; i < sizeof NAMES / sizeof *NAMES; i++) {
+    const char *n = NAMES[i].name;
+    if (strlen(n) != len) continue;
+    size_t j = 0;
+    while (j < len && (p[j] == n[j] || (p[j] == '_' && n[j] == '-'))) j++;
+    if (j == len) return NAMES[i].flag;
+  }
+  return 0;
+}
+
+/* the checks of a list into *checks; 2 with the usage message printed when a name is unknown */
+static int parse_checks(const char *l, int *checks) {
+  for (const char *p = l;;) {
+    const char *q = strchr(p, ',');
+    size_t n = q ? (size_t)(q - p) : strlen(p);
+    int f = check_flag(p, n);
+    if (!f) {
+      fprintf(stderr, "ptxlua: ");
+      if (n) fprintf(stderr, "unknown check '%.*s'", (int)(n > 200 ? 200 : n), p);
+      else fprintf(stderr, "an empty name in the check list '%.200s'", l);
+      fprintf(stderr, " (races, uninit-shared, uninit-regs, all)");
+      if (!q && p == l && access(l, F_OK) == 0) fprintf(stderr, "; '%.200s' is a file: a script goes before --check", l);
+      fprintf(stderr, "\n(ptxlua --help for usage)\n");
+      return 2;
+    }
+    *checks |= f;
+    if (!q) return 0;
+    p = q + 1;
+  }
+}
+
+/* a word given where a script goes that reads as an option's value: what it was probably meant as */
+static const char *value_hint(const char *a, char *buf, size_t n) {
+  const char *eq = strchr(a, '=');
+  int ident = eq && eq > a && !(a[0] >= '0' && a[0] <= '9');
+  for (const char *c = a; ident && c < eq; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_')) ident = 0;
+  if (ident) snprintf(buf, n, "did you mean -D %.200s?", a);
+  else if (strncmp(a, "sm_", 3) == 0 && a[3] >= '0' && a[3] <= '9' && !strchr(a, '.')) snprintf(buf, n, "did you mean --arch %.200s?", a);
+  else if (looks_like_list(a)) {
+    for (const char *p = a;;) {
+      const char *q = strchr(p, ',');
+      if (!check_flag(p, q ? (size_t)(q - p) : strlen(p))) return NULL;
+      if (!q) break;
+      p = q + 1;
+    }
+    snprintf(buf, n, "a check list goes right after --check: --emulate --check %.200s", a);
+  } else return NULL;
+  return buf;
+}
+
+/* does -o name the script itself (or any .lua file: the output is PTX)? */
+static int same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
 /* one screen: which step of finding the toolkit and the driver holds, and why not */
@@ -142,25 +218,44 @@ int main(int argc, char **argv) {
   char kernels[4096] = "";
   const char *defs[256];
   int ndefs = 0;
+  const char *lua_value = NULL, *lua_opt = NULL;  /* an option's value that names a .lua file */
+  char hint[512];
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { fputs(USAGE, stdout); return 0; }
     if (strcmp(a, "--version") == 0) { printf("ptxlua %s\n", ptxlua_version()); return 0; }
     if (strcmp(a, "--print-ptx") == 0) print = 1;
-    else if (strcmp(a, "-o") == 0) { if (++i >= argc) return usage_error("%s needs a file name", a); out = argv[i]; }
-    else if (strcmp(a, "--arch") == 0) { if (++i >= argc) return usage_error("%s needs a target", a); arch = argv[i]; }
-    else if (strncmp(a, "--arch=", 7) == 0) arch = a + 7;
+    else if (strcmp(a, "-o") == 0) {
+      if (++i >= argc) return usage_error("%s needs a file name", a);
+      const char *v = argv[i];
+      if (v[0] == '-') return usage_error("-o needs a file name, got '%s' (a file whose name starts with '-': write ./NAME)", v);
+      if (out) { fprintf(stderr, "ptxlua: -o given twice ('%s', then '%s')\n(ptxlua --help for usage)\n", out, v); return 2; }
+      if (ends_with(v, ".lua")) { lua_value = v; lua_opt = "-o"; }
+      out = v;
+    }
+    else if (strcmp(a, "--arch") == 0 || strncmp(a, "--arch=", 7) == 0) {
+      const char *v = a[6] == '=' ? a + 7 : (++i < argc ? argv[i] : NULL);
+      if (!v || !*v || (v[0] == '-' && a[6] != '=')) return usage_error("--arch needs a target (sm_80, sm_90a, sm_100a, ...), got '%s'", v ? v : "");
+      if (ends_with(v, ".lua")) { lua_value = v; lua_opt = "--arch"; }
+      arch = v;
+    }
     else if (strcmp(a, "-D") == 0 || (strncmp(a, "-D", 2) == 0 && a[2])) {
       const char *d = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
       if (!d) return usage_error("%s needs NAME=VALUE", a);
       const char *eq = strchr(d, '=');
       if (!eq || eq == d) return usage_error("-D expects NAME=VALUE, got '%s'", d);
+      int ident = !(d[0] >= '0' && d[0] <= '9');
+      for (const char *c = d; ident && c < eq; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_')) ident = 0;
+      if (!ident) return usage_error("-D expects NAME=VALUE with NAME a template's name (letters, digits, '_'), got '%s'", d);
       if (ndefs == 256) return usage_error("too many -D options%s", "");
       defs[ndefs++] = d;
     }
     else if (strcmp(a, "--kernel") == 0 || strncmp(a, "--kernel=", 9) == 0) {
       const char *k = a[8] == '=' ? a + 9 : (++i < argc ? argv[i] : NULL);
       if (!k || !*k) return usage_error("%s needs a kernel name", a);
+      if (k[0] == '-' || strchr(k, '/') || ends_with(k, ".lua"))
+        return usage_error("--kernel needs the name of a kernel the script defines, got '%s'", k);
       if (strlen(kernels) + strlen(k) + 2 >= sizeof kernels) return usage_error("too many kernels%s", "");
       if (*kernels) strcat(kernels, ",");
       strcat(kernels, k);
@@ -175,26 +270,25 @@ int main(int argc, char **argv) {
       char *end;
       if (!v || !*v || (max_spills = strtol(v, &end, 10), *end) || max_spills < 0) return usage_error("--max-spills needs a number of bytes, got '%s'", v ? v : "");
     }
-    else if (strcmp(a, "--check") == 0 && (i + 1 >= argc || !is_check_list(argv[i + 1]))) assemble = 1;  /* no list: assemble */
+    /* --check LIST (--check=LIST): the word after --check is its list when it reads as one (names
+    ** and commas, looks_like_list); otherwise --check stands alone: assemble */
+    else if (strcmp(a, "--check") == 0 && (i + 1 >= argc || !looks_like_list(argv[i + 1]))) assemble = 1;
     else if (strcmp(a, "--check") == 0 || strncmp(a, "--check=", 8) == 0) {
-      const char *l = a[7] == '=' ? a + 8 : (++i < argc ? argv[i] : NULL);
-      if (!l || !*l) return usage_error("%s needs a list: races, uninit-shared, uninit-regs", a);
-      char buf[256];
-      snprintf(buf, sizeof buf, "%s", l);
-      for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (strcmp(tok, "races") == 0) checks |= PTXLUA_CHECK_RACES;
-        else if (strcmp(tok, "uninit-shared") == 0) checks |= PTXLUA_CHECK_UNINIT_SHARED;
-        else if (strcmp(tok, "uninit-regs") == 0) checks |= PTXLUA_CHECK_UNINIT_REGS;
-        else if (strcmp(tok, "all") == 0) checks |= PTXLUA_CHECK_RACES | PTXLUA_CHECK_UNINIT_SHARED | PTXLUA_CHECK_UNINIT_REGS;
-        else return usage_error("unknown check '%s' (races, uninit-shared, uninit-regs, all)", tok);
-      }
+      const char *l = a[7] == '=' ? a + 8 : argv[++i];
+      if (!*l) return usage_error("%s needs a list: races, uninit-shared, uninit-regs, all", a);
+      if (parse_checks(l, &checks)) return 2;
     }
     else if (strcmp(a, "--anchors") == 0 || strcmp(a, "--anchors=comment") == 0) flags = PTXLUA_ANCHOR_COMMENTS;
     else if (strcmp(a, "--anchors=loc") == 0) flags = PTXLUA_ANCHOR_LOC;
     else if (strncmp(a, "--anchors=", 10) == 0) return usage_error("--anchors takes comment or loc, got '%s'", a + 10);
     else if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
     else if (!file) file = a;
-    else return usage_error("more than one script given ('%s')", a);
+    else {  /* two scripts: say which word reads as an option's value, if one does */
+      const char *h = value_hint(a, hint, sizeof hint);
+      if (h) { fprintf(stderr, "ptxlua: more than one script given ('%s'): %s\n(ptxlua --help for usage)\n", a, h); return 2; }
+      if ((h = value_hint(file, hint, sizeof hint))) { fprintf(stderr, "ptxlua: '%s' is not a script: %s\n(ptxlua --help for usage)\n", file, h); return 2; }
+      return usage_error("more than one script given ('%s')", a);
+    }
   }
   if (!file && argc == 1) {  /* no script and no other action: the REPL (src/repl.c) */
     ptxlua_engine *re = ptxlua_open();
@@ -203,7 +297,20 @@ int main(int argc, char **argv) {
     ptxlua_close(re);
     return rrc;
   }
-  if (!file) { fputs(USAGE, stderr); return 2; }
+  if (!file) {
+    if (lua_value) { fprintf(stderr, "ptxlua: no script given ('%s' is the value of %s)\n(ptxlua --help for usage)\n", lua_value, lua_opt); return 2; }
+    fputs(USAGE, stderr);
+    return 2;
+  }
+  if (access(file, F_OK) != 0 && value_hint(file, hint, sizeof hint)) {
+    fprintf(stderr, "ptxlua: '%s' is not a script (no such file): %s\n(ptxlua --help for usage)\n", file, hint);
+    return 2;
+  }
+  if (out && (ends_with(out, ".lua") || same_file(out, file))) {
+    fprintf(stderr, "ptxlua: -o %s: %s; the output is PTX (write -o NAME.ptx)\n(ptxlua --help for usage)\n",
+            out, same_file(out, file) ? "that is the script itself" : "a .lua name is a script's");
+    return 2;
+  }
   if (checks && !emulate) return usage_error("--check LIST goes with --emulate%s", "");
   if ((json || max_spills >= 0 || nocache) && !assemble) return usage_error("--json, --max-spills and --no-cache go with --check%s", "");
   ptxlua_engine *e = ptxlua_open();

@@ -304,8 +304,7 @@ static int dsl_refuses(G *g, const plI_stmt *st, plU_buf *msg) {
     if (t == PLT_PRED) { plU_buf_printf(msg, "operand %d of '%s': a predicate cannot be a number", k + 1, otext); return 1; }
     int bits = t == PLT_NONE ? 64 : ti->bits;
     if (bits >= 64) continue;
-    double lo = ti->cls == PLT_CU ? 0 : -ldexp(1, bits - 1);
-    double hi = ti->cls == PLT_CS ? ldexp(1, bits - 1) - 1 : ldexp(1, bits) - 1;
+    double lo = -ldexp(1, bits - 1), hi = ldexp(1, bits) - 1;   /* N bits, signed or unsigned (as lbind.c) */
     if (v < lo || v > hi) {
       plU_buf_printf(msg, "operand %d of '%s': immediate %.14g does not fit .%s", k + 1, otext, v, t ? ti->name : "b64");
       return 1;
@@ -873,7 +872,9 @@ static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
     }
   }
   g->use_table = g->names.n + f->params.n > 40;
-  if (f->kind == PLF_ENTRY && f->linkage == PLK_VISIBLE) put(g, "doc:kernel {\n"); else put(g, "doc:func {\n");
+  /* every .entry is a launchable kernel, whatever its linkage (nvcc -G writes template instantiations
+  ** as .weak .entry): the header below keeps the linkage as written */
+  if (f->kind == PLF_ENTRY) put(g, "doc:kernel {\n"); else put(g, "doc:func {\n");
   put(g, "  name = "); putstr(g, fname, (uint32_t)strlen(fname)); put(g, ",\n");
   put(g, "  params = {");
   for (uint32_t i = 0; i < f->params.n; i++) {

@@ -112,7 +112,7 @@ static void call_repl(ptxlua_engine *e, lua_State *L, const char *fn, int n) {
   lua_getfield(L, -1, fn);
   lua_remove(L, -2);
   lua_insert(L, -(n + 1));
-  if (lua_pcall(L, n, 0, 0)) report(e, L);
+  if (plE_pcall(L, n, 0)) report(e, L);
 }
 
 /* is the chunk unfinished (a syntax error at <eof>)? pops the message when so */
@@ -142,7 +142,7 @@ static int eval(ptxlua_engine *e, lua_State *L, const char *text, size_t len) {
     if (st) { report(e, L); return 0; }
   }
   int base = lua_gettop(L) - 1;
-  if (lua_pcall(L, 0, LUA_MULTRET, 0)) { report(e, L); return 0; }
+  if (plE_pcall(L, 0, LUA_MULTRET)) { report(e, L); return 0; }
   int n = lua_gettop(L) - base;
   if (n > 0) call_repl(e, L, "print_values", n);
   return 0;

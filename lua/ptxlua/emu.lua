@@ -339,22 +339,49 @@ end
 ---------------------------------------------------------------------------------------------------
 -- generated inputs and a summary (for `ptxlua FILE.lua --emulate`)
 ---------------------------------------------------------------------------------------------------
+-- one shape entry's value, and the names it read (templates or scalar parameters)
 local function resolve_dim(dim, env, k, pname)
-  if type(dim) == "number" then return dim end
+  if type(dim) == "number" then return dim, {} end
   if type(dim) ~= "string" then fail("parameter %s of %s: a shape entry must be a number or a name", pname, k.name) end
-  if env[dim] ~= nil then return env[dim] end
+  if env[dim] ~= nil then return env[dim], { dim } end
   local f = loadstring("return " .. dim)
   if f then
+    local used, seen = {}, {}
     setfenv(f, setmetatable({}, { __index = function(_, n)
       local v = env[n]
       if v == nil then fail("parameter %s of %s: shape name '%s' is neither a template nor a scalar parameter", pname, k.name, n) end
+      if not seen[n] then seen[n] = true; used[#used + 1] = n end
       return v
     end }))
     local ok, v = pcall(f)
-    if ok and type(v) == "number" then return v end
+    if ok and type(v) == "number" then return v, used end
     if not ok then error(v, 0) end
   end
   fail("parameter %s of %s: cannot evaluate shape entry '%s'", pname, k.name, dim)
+end
+
+-- a shape that gives no array (an entry not a positive whole number, or too many bytes): the error
+-- is at the kernel's definition, where the shape is written, and names the values that made it so
+-- and where each came from (-D, the template's default, a scalar parameter's value)
+local function shape_error(k, p, opts, t, used, what)
+  local shape = {}
+  for i, dim in ipairs(p.shape) do shape[i] = type(dim) == "string" and dim or tostring(dim) end
+  local from, seen = {}, {}
+  for _, n in ipairs(used) do
+    if not seen[n] then
+      seen[n] = true
+      local d, v = opts.defines and opts.defines[n], t[n]
+      local src
+      if d ~= nil and k.templates[n] ~= nil then
+        src = type(d) == "string" and fmt("-D %s=%s", n, d) or fmt("defines.%s = %s", n, tostring(d))
+      elseif k.templates[n] ~= nil then src = "the template's default"
+      else src = "scalar parameter '" .. n .. "'"; v = nil end
+      from[#from + 1] = fmt("%s = %s (%s)", n, tostring(v ~= nil and v or "?"), src)
+    end
+  end
+  local at = k.file and fmt("%s:%d: ", k.file, k.line or 0) or ""
+  error(fmt("%serror: emulate %s: parameter '%s' (shape {%s}) %s%s", at, k.name, p[1], table.concat(shape, ", "), what,
+            #from > 0 and ("; " .. table.concat(from, ", ")) or ""), 0)
 end
 
 local function stats_line(a, before)
@@ -422,10 +449,19 @@ function M.emulate(k, opts)
     if p.pointer then
       local shape = p.shape
       if not shape then fail("emulate %s: pointer parameter '%s' has no shape (declare {\"%s\", \"%s*\", shape = {...}})", k.name, p[1], p[1], p.elem) end
-      local n = 1
-      for _, dim in ipairs(shape) do n = n * resolve_dim(dim, env, k, p[1]) end
-      if n < 1 or n ~= floor(n) then fail("emulate %s: parameter '%s' has %s elements", k.name, p[1], tostring(n)) end
+      local n, used = 1, {}
       local dtype = SIZES[p.elem] and p.elem or "b8"
+      for _, dim in ipairs(shape) do
+        local v, names = resolve_dim(dim, env, k, p[1])
+        for _, nm in ipairs(names) do used[#used + 1] = nm end
+        if not (v >= 1 and v < math.huge and v == floor(v)) then
+          shape_error(k, p, opts, t, names, fmt("has an extent '%s' of %s: each must be a positive whole number", tostring(dim), tostring(v)))
+        end
+        n = n * v
+      end
+      if n * SIZES[dtype] > 2^40 then
+        shape_error(k, p, opts, t, used, fmt("would have %.0f %s elements, more memory than the emulator gives a buffer (1 TB)", n, dtype))
+      end
       local a = d:array(dtype, n, nil, p[1])
       a.pname = p[1]
       d.mem:fill_random(a.addr, dtype, seed + i)

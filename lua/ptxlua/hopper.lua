@@ -113,20 +113,27 @@ return function(P)
     local total, align, dynamic = p.c:total()
     if total == 0 then return end
     local m = p.cur.mod
+    local at = p.file and string.format("%s:%d: ", p.file, p.line) or ""
+    local function declare(f, ...)     -- the block's name taken (a ptx.shared): at the plan's line
+      local ok, err = pcall(f, ...)
+      if not ok then
+        error(string.format("%serror: ptx.smem_plan '%s' declares its block under that name, but %s; give the plan another " ..
+                            "name (ptx.smem_plan{ name = ... })", at, p.name, (tostring(err):gsub("^.-error: ", ""))), 0)
+      end
+    end
     if dynamic then
       -- every .extern .shared array starts at the dynamic block's base: a second dynamic plan would
       -- lie on top of the first
       local first = p.cur.dynamic_plan
       if first then
-        local at = p.file and string.format("%s:%d: ", p.file, p.line) or ""
         error(string.format("%serror: shared-memory plans '%s' (%d bytes) and '%s' are both over 48 KB: each would be a " ..
                             "dynamic block at the same address; put their allocations in one plan", at, p.name, total, first.name), 0)
       end
       p.cur.dynamic_plan = p
-      P.shared_dynamic(p.name, align)
+      declare(P.shared_dynamic, p.name, align)
       if p.cur.kernel then p.cur.kernel.dynamic_smem = (p.cur.kernel.dynamic_smem or 0) + total end
     else
-      m:var("shared", p.name, "b8", align, total)
+      declare(m.var, m, "shared", p.name, "b8", align, total)
     end
     p.dynamic, p.bytes = dynamic, total
   end
@@ -163,6 +170,19 @@ return function(P)
     local v = self:stage(0)
     v.name, v.offset, v.size, v.bytes, v.stage_bytes, v.stages = name, self.offset + byte_offset, bytes, bytes, self.stage_bytes, self.stages
     return v
+  end
+
+  -- ptx.shared named like a plan of this kernel: refused at its line (the plan's block takes the name)
+  local shared = P.shared
+  function P.shared(name, ...)
+    local cur = P._current()
+    for _, p in ipairs(cur and OPEN[cur] or {}) do
+      if p.name == name then
+        perr("ptx.shared '%s': the name is taken by the shared-memory plan of %s:%d, whose block is declared under it; " ..
+             "give one of them another name", name, tostring(p.file), p.line or 0)
+      end
+    end
+    return shared(name, ...)
   end
 
   -- wrap kernel bodies so that their plans are finished when the body returns (the only change

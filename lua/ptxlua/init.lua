@@ -70,6 +70,38 @@ end
 -- xpcall handler while tracing: any Lua error (a nil call in the body, a bad argument caught by
 -- the C binding, a slip inside this library) becomes "file:line: error: message" at the user's line
 local function user_error(e)
+  if type(e) ~= "string" and type(e) ~= "number" then   -- error({code = 1}): at the raising frame
+    local text = "error object is " .. (e == nil and "nil" or "a " .. type(e)) .. ", not a string"
+    local mt = getmetatable(e)
+    if type(mt) == "table" and rawget(mt, "__tostring") ~= nil then
+      local ok, r = pcall(tostring, e)
+      if ok and type(r) == "string" then text = text .. ": " .. r:sub(1, 200) end
+    elseif type(e) == "boolean" then text = text .. ": " .. tostring(e)
+    elseif type(e) == "table" then                       -- its scalar fields, sorted (no addresses)
+      local parts, more = {}, ""
+      for _, k in ipairs(sorted_keys(e)) do
+        local v = rawget(e, k)
+        if #parts == 4 then more = ", ..."
+        elseif type(k) == "string" or type(k) == "number" then
+          local vs = type(v) == "string" and fmt("%q", v:sub(1, 60)) or (type(v) == "number" or type(v) == "boolean") and tostring(v) or type(v)
+          parts[#parts + 1] = (type(k) == "number" and "[" .. tostring(k) .. "]" or k:match("^[%a_][%w_]*$") and k or fmt("[%q]", k)) .. " = " .. vs
+        end
+      end
+      text = text .. ": {" .. table.concat(parts, ", ") .. more .. "}"
+    end
+    for lvl = 2, 60 do                                   -- the raising frame: the first with a line
+      local info = debug.getinfo(lvl, "Sl")
+      if not info then break end
+      if info.currentline and info.currentline > 0 then
+        if info.source:match("^[@=]") and info.source:sub(1, #LIBDIR) ~= LIBDIR then   -- =stdin: the REPL
+          return fmt("%s:%d: error: %s", info.source:sub(2), info.currentline, text)
+        end
+        break
+      end
+    end
+    local uf, ul = user_where()
+    return uf and fmt("%s:%d: error: %s", uf, ul, text) or "error: " .. text
+  end
   if type(e) ~= "string" or e:match("^error: ") then return e end
   local f, l, rest = e:match("^(.-):(%d+): (.*)$")
   if f and rest:match("^error: ") then return e end
@@ -78,6 +110,7 @@ local function user_error(e)
   if uf then return fmt("%s:%d: error: %s", uf, ul, rest or e) end
   return "error: " .. (rest or e)
 end
+P._user_error = user_error   -- also the C API's message handler for values that are not strings
 
 ---------------------------------------------------------------------------------------------------
 -- types

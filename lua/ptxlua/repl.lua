@@ -2,6 +2,7 @@
 -- Every command is a Lua function of this module and a ":name args" line at the prompt.
 local ptx = require "ptxlua"
 local emu = require "ptxlua.emu"
+local core = require "ptxlua.core"
 
 local R = { defines = {}, file = nil, selected = nil, anchors = "none", arch = nil }
 local fmt = string.format
@@ -102,9 +103,14 @@ function R.set_anchors(mode)
   out("anchors: ", mode, "\n")
 end
 
--- :arch [SM] -- target every kernel at SM (no argument: the scripts' own)
+-- :arch [SM] -- target every kernel at SM (no argument: the scripts' own); an unknown target is
+-- refused when typed, as the command's --arch refuses it, and the old one stays
 function R.set_arch(sm)
   if sm == "" then sm = nil end
+  if sm ~= nil and (type(sm) ~= "string" or not core.target(sm)) then
+    error(fmt("error: unknown target '%s' (expected sm_80, sm_90a, sm_100a, ...); the target stays %s", tostring(sm),
+              R.arch or "the scripts' own"), 0)
+  end
   R.arch = sm
   out("arch: ", sm or "the scripts' own", "\n")
 end
@@ -113,8 +119,18 @@ end
 function R.set(assign)
   local name, value = (assign or ""):match("^%s*([%a_][%w_]*)%s*=%s*(.-)%s*$")
   if not name then error("error: :set expects NAME=VALUE", 0) end
+  -- with kernels loaded the new value is tried at once (the PTX printed again): a value that fails
+  -- is refused when typed, and the old one stays (else every later command would fail on it)
+  local old = R.defines[name]
   R.defines[name] = value ~= "" and value or nil
-  if #ptx.kernels() > 0 then return R.ptx() end
+  if #ptx.kernels() > 0 then
+    local ok, err = pcall(R.ptx)
+    if not ok then
+      R.defines[name] = old
+      error(fmt("%s\n(:set %s=%s refused: %s)", tostring(err), name, value,
+                old ~= nil and fmt("%s stays %s", name, tostring(old)) or fmt("%s stays unset", name)), 0)
+    end
+  end
 end
 
 -- :check [KERNEL] -- assemble (nvJitLink or ptxas) and report registers, spills, shared memory
@@ -164,6 +180,9 @@ local SIZES = emu.sizes
 local FLOAT = { f16 = true, bf16 = true, f32 = true, f64 = true }
 local TOL = { f64 = 1e-12, f32 = 1e-5, f16 = 1e-3, bf16 = 1e-2 }
 
+-- "file:line: " of a kernel's definition (where its shapes are written), for the errors of its test data
+local function at_kernel(k) return k.file and fmt("%s:%d: ", k.file, k.line or 0) or "" end
+
 -- test data for kernel k: pointer parameters get arrays sized by their shapes, inputs filled with
 -- deterministic random values (never 0), every array poisoned first; scalars from the templates
 local function test_data(k, dev, t)
@@ -191,12 +210,12 @@ local function test_data(k, dev, t)
           local f = loadstring("return " .. tostring(dim))
           if f then setfenv(f, env); local okf, r = pcall(f); if okf then v = r end end
         end
-        if type(v) ~= "number" then error(fmt("error: %s: cannot size parameter '%s' (shape entry '%s')", k.name, p[1], tostring(dim)), 0) end
+        if type(v) ~= "number" then error(fmt("%serror: %s: cannot size parameter '%s' (shape entry '%s')", at_kernel(k), k.name, p[1], tostring(dim)), 0) end
         n = n * v
       end
       if not p.shape then error(fmt("error: %s: pointer parameter '%s' has no shape", k.name, p[1]), 0) end
       if not (n >= 1 and n <= 2^28 and n % 1 == 0) then      -- test data is made in Lua: up to 2^28 elements
-        error(fmt("error: %s: parameter '%s' would have %s elements (1 to 2^28 for test data)", k.name, p[1], tostring(n)), 0)
+        error(fmt("%serror: %s: parameter '%s' would have %s elements (1 to 2^28 for test data)", at_kernel(k), k.name, p[1], tostring(n)), 0)
       end
       local dtype = SIZES[p.elem] and p.elem or "u8"
       local vals = {}

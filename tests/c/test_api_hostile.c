@@ -246,12 +246,59 @@ static void device_misuse(ptxlua_engine *e) {
   ptxlua_device_close(d);            /* frees its buffers and kernels */
 }
 
+/* error values that are not strings (error({code = 1})): every entry point gives the line of the frame
+** that raised them, with errfile/errline set, and the value's type and fields -- never the bare
+** "error object is not a string" */
+static void nonstring_errors(ptxlua_engine *e) {
+  static const char *ET =
+    "local ptx = require 'ptxlua'\n"
+    "ptx.kernel { name = 'k', templates = { W = 0 }, params = { {'out', 'u32*', shape = {64}} },\n"
+    "  grid = {1}, block = {64}, smem = function(t) if t.W == 3 then error({ code = 3 }) end return 0 end,\n"
+    "  body = function(t, out)\n"
+    "    if t.W == 1 then error({ code = 1 }) end\n"
+    "    if t.W == 2 then error(setmetatable({}, { __tostring = function() return 'mine' end })) end\n"
+    "    ptx.ret()\n"
+    "  end }\n";
+  static const char *TOP = "local ptx = require 'ptxlua'\nlocal function f() error({ top = true }) end\nf()\n";
+  CHECK(ptxlua_load_string(e, "top.lua", TOP, strlen(TOP)) == PTXLUA_ERROR);
+  CHECK_MSG(e, "top.lua:2: error: error object is a table, not a string: {top = true}");
+  CHECK(ptxlua_errfile(e) && strcmp(ptxlua_errfile(e), "top.lua") == 0 && ptxlua_errline(e) == 2);
+  if (ptxlua_load_string(e, "et.lua", ET, strlen(ET)) != PTXLUA_OK) { failures++; fprintf(stderr, "%s\n", ptxlua_errmsg(e)); return; }
+  char *s = NULL; size_t n = 0;
+  ptxlua_define(e, "W", "1");
+  CHECK(ptxlua_ptx(e, NULL, 0, &s, &n) == PTXLUA_ERROR);
+  CHECK_MSG(e, "et.lua:5: error: error object is a table, not a string: {code = 1}");
+  CHECK(ptxlua_errfile(e) && strcmp(ptxlua_errfile(e), "et.lua") == 0 && ptxlua_errline(e) == 5);
+  CHECK(ptxlua_emulate(e, NULL, 0, &s) == PTXLUA_ERROR);
+  CHECK_MSG(e, "et.lua:5: error: error object is a table, not a string: {code = 1}");
+  ptxlua_define(e, "W", "2");
+  CHECK(ptxlua_ptx(e, NULL, 0, &s, &n) == PTXLUA_ERROR);
+  CHECK_MSG(e, "et.lua:6: error: error object is a table, not a string: mine");
+  ptxlua_device *d = NULL;
+  ptxlua_kernel *k = NULL;
+  if (ptxlua_device_open(e, "emu", &d) == PTXLUA_OK) {
+    CHECK(ptxlua_kernel_prepare(d, "k", &k) == PTXLUA_ERROR);
+    CHECK_MSG(e, "et.lua:6: error: error object is a table, not a string: mine");
+    ptxlua_define(e, "W", "3");                     /* the smem function, called by the launch API */
+    CHECK(ptxlua_kernel_prepare(d, "k", &k) == PTXLUA_ERROR);
+    CHECK_MSG(e, "et.lua:3: error: error object is a table, not a string: {code = 3}");
+    CHECK(ptxlua_errline(e) == 3);
+    ptxlua_define(e, "W", NULL);
+    CHECK(ptxlua_kernel_prepare(d, "k", &k) == PTXLUA_OK);
+    ptxlua_device_close(d);
+  } else CHECK(0);
+  ptxlua_define(e, "W", NULL);
+  CHECK(ptxlua_ptx(e, NULL, 0, &s, &n) == PTXLUA_OK);
+  ptxlua_free(s);
+}
+
 int main(void) {
   null_everything();
   ptxlua_engine *e = test_engine();
   if (!e) { fprintf(stderr, "no engine\n"); return 1; }
   engine_misuse(e);
   device_misuse(e);
+  nonstring_errors(e);
   ptxlua_close(e);
   printf("test_api_hostile: %d checks, %d failures\n", checks, failures);
   return failures != 0;

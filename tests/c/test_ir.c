@@ -155,9 +155,17 @@ static void test_variables_labels_raw(void) {
   CHECK(m->funcs.p[f].vars.n == 2 && m->globals.n == 1);
   CHECK_STR(plI_cstr(m, m->globals.p[0].init), "5");
   CHECK(plI_var_new(m, f, "tile", PLV_SHARED, PLK_NONE, PLT_F32, 4, 1, NULL) == -1);
-  CHECK_STR(take_error(m, e, sizeof e), "variable 'tile' declared twice");
+  CHECK_STR(take_error(m, e, sizeof e), "'tile' is declared twice in k: first .shared .align 16 .f32 tile[256], then .shared .align 4 .f32 tile[1]");
   CHECK(plI_var_new(m, -1, "counter", PLV_GLOBAL, PLK_NONE, PLT_U32, 4, 0, NULL) == -1);
-  CHECK_STR(take_error(m, e, sizeof e), "variable 'counter' declared twice");
+  CHECK_STR(take_error(m, e, sizeof e), "'counter' is declared twice at module scope: first .visible .global .align 4 .u32 counter, then .global .align 4 .u32 counter");
+  /* a module-scope variable named like one of the current function's would be hidden there */
+  CHECK(plI_var_new(m, -1, "tile", PLV_SHARED, PLK_EXTERN, PLT_B8, 16, UINT64_MAX, NULL) == -1);
+  CHECK_STR(take_error(m, e, sizeof e), "'tile' is declared twice in k (at module scope, hidden by the kernel's own): first .shared .align 16 .f32 tile[256], then .extern .shared .align 16 .b8 tile[]");
+  /* a parameter's name (ptxas: duplicate definition) */
+  CHECK(plI_param(m, f, "x", PLT_U64, 0, 0, 0) == 0);
+  CHECK(plI_var_new(m, f, "x", PLV_SHARED, PLK_NONE, PLT_F32, 4, 8, NULL) == -1);
+  CHECK_STR(take_error(m, e, sizeof e), "'x' is already a parameter of k: the variable .shared .align 4 .f32 x[8] needs another name (ptxas: duplicate definition)");
+  CHECK(m->funcs.p[f].vars.n == 2 && m->globals.n == 1);
   CHECK(plI_var_new(m, f, "odd", PLV_SHARED, PLK_NONE, PLT_F32, 12, 4, NULL) == -1);
   CHECK_STR(take_error(m, e, sizeof e), "alignment 12 of 'odd' is not a power of two");
   CHECK(plI_var_new(m, 5, "w", PLV_SHARED, PLK_NONE, PLT_F32, 4, 4, NULL) == -1);

@@ -167,6 +167,13 @@ function G.parse_ops(s)
         elseif t == "*" then o.tsrc = 0; o.type = nil
         else o.tsrc = 0; o.type = t end
         i = i + #t + 1
+        local rc = rest:match("^=[hi]?", i)            -- a register class: = .bN, =h or half, =i integer
+        if rc then o.rclass = rc; i = i + #rc end
+      elseif ch == "g" then o.space = true; i = i + 1  -- an address in the instruction's state space
+      elseif ch == "%" or ch == "^" or ch == "@" then   -- an immediate's value: %K, ^N, ^<, @a/b/c
+        local v = rest:match("^[%d/<]+", i + 1)
+        o.ival = { kind = ch, text = v }
+        i = i + 1 + #v
       else
         error("bad operand spec " .. spec)
       end
@@ -558,6 +565,82 @@ function G.ptxas(ptxas, text, arch, tmp)
     errs[l] = errs[l] and (errs[l] .. "; " .. msg) or msg
   end
   return not out:find("error") and not out:find("fatal"), errs, out
+end
+
+---------------------------------------------------------------------------------------------------
+-- register types: every register operand of a sized type given each register type of its width,
+-- through the validator and ptxas. assemble(text, target) -> ok, { [line] = message }. Returns
+-- { looser = {...}, stricter = {...}, count = n }: "looser" where the validator takes a register
+-- ptxas rejects, "stricter" the reverse (ptxas's own leniencies, such as .f16x2 for integers).
+---------------------------------------------------------------------------------------------------
+local WIDTH_TYPES = { [8] = { "b8", "u8", "s8" }, [16] = { "b16", "u16", "s16", "f16" },
+                      [32] = { "b32", "u32", "s32", "f32", "f16x2" }, [64] = { "b64", "u64", "s64", "f64" } }
+G.WIDTH_TYPES = WIDTH_TYPES
+function G.regtype_sweep(ptx, assemble, only)
+  local groups, order, count = {}, {}, 0
+  for _, p in ipairs(G.parsed) do
+    if (not only or only[p.base]) and p.base ~= "brx" and p.base ~= "call" then
+      local text = (G.cover(p))[1]
+      local target, version
+      if text then target, version = G.placement(text, p) end
+      if target then
+        local sh = G.shape(p, text)
+        local probes = { { k = 0 } }            -- k = 0: the instance as it is
+        local k = 0
+        for _, o in ipairs(sh.ops) do
+          if not o.optional then
+            k = k + 1
+            local t = G.optype(sh, o)
+            local l = o.letter
+            if t and t ~= "pred" and not o.relaxed and not o.pair and (l == "a" or l == "r" or l == "d") then
+              for _, rt in ipairs(WIDTH_TYPES[G.TYPEBITS[t] or 0] or {}) do
+                if rt ~= G.regtype(ptx, t) then probes[#probes + 1] = { k = k, rt = rt, want = t } end
+              end
+            end
+          end
+        end
+        if #probes > 1 then
+          local key = target .. "@" .. version
+          if not groups[key] then groups[key] = { target = target, version = version, insts = {} }; order[#order + 1] = key end
+          local base
+          for _, pr in ipairs(probes) do
+            local it = { p = p, text = text, k = pr.k, rt = pr.rt, want = pr.want }
+            if pr.k == 0 then base = it else it.base = base end
+            it.run = function(q, env, emit)
+              local ops, texts = G.operands(p, text, env, { retype = pr.k > 0 and { [pr.k] = pr.rt } or nil })
+              it.validator_ok = pcall(emit, text, unpack(ops))
+              if not it.validator_ok then env.raw(text .. " " .. table.concat(texts, ", ") .. ";", it) end
+            end
+            table.insert(groups[key].insts, it)
+            count = count + 1
+          end
+        end
+      end
+    end
+  end
+  table.sort(order)
+  local looser, stricter = {}, {}
+  for _, key in ipairs(order) do
+    local g = groups[key]
+    local text, lines = G.build(ptx, g.insts, g.target, g.version / 10)
+    local _, errs = assemble(text, g.target)
+    local status = {}
+    for l, li in pairs(lines) do
+      local it = li.it or li.raw
+      if it then status[it] = { ok = not errs[l], msg = errs[l] } end
+    end
+    for _, it in ipairs(g.insts) do
+      local st = status[it]
+      local bst = it.base and status[it.base]
+      if st and it.k > 0 and bst and bst.ok and it.base.validator_ok then
+        local what = ("%s [%s] operand %d (.%s) given .%s"):format(it.text, it.p.pattern, it.k, it.want, it.rt)
+        if it.validator_ok and not st.ok then looser[#looser + 1] = what .. ": " .. tostring(st.msg)
+        elseif not it.validator_ok and st.ok then stricter[#stricter + 1] = what end
+      end
+    end
+  end
+  table.sort(looser); table.sort(stricter)
+  return { looser = looser, stricter = stricter, count = count }
 end
 
 return G

@@ -65,6 +65,30 @@ describe("bad usage exits 2 and prints nothing on stdout", function()
     { { "@", "-D=4" }, "-D expects NAME=VALUE, got '=4'" },
     { { "@", "--kernel" }, "--kernel needs a kernel name" },
     { { "@", "--anchors=lines" }, "--anchors takes comment or loc, got 'lines'" },
+    -- a check list: decided by its form, so a misspelt name is reported as a check, not a script
+    { { "@", "--emulate", "--check", "races,uninit_regz" }, "unknown check 'uninit_regz' (races, uninit-shared, uninit-regs, all)" },
+    { { "--emulate", "--check", "bogus", "@" }, "unknown check 'bogus' (races, uninit-shared, uninit-regs, all)" },
+    { { "@", "--emulate", "--check=races,,all" }, "an empty name in the check list 'races,,all'" },
+    { { "@", "--emulate", "--check=" }, "--check= needs a list" },
+    { { "@", "--check", "races" }, "--check LIST goes with --emulate" },
+    { { "@", "--check", "--emulate", "races" }, "more than one script given ('races'): a check list goes right after --check" },
+    -- an option's value that is another option, or the script
+    { { "@", "-o", "--emulate" }, "-o needs a file name, got '--emulate'" },
+    { { "@", "-o", "-" }, "-o needs a file name, got '-'" },
+    { { "@", "--arch", "--emulate" }, "--arch needs a target (sm_80, sm_90a, sm_100a, ...), got '--emulate'" },
+    { { "@", "--kernel", "--emulate" }, "--kernel needs the name of a kernel the script defines, got '--emulate'" },
+    { { "--kernel", "@" }, "--kernel needs the name of a kernel the script defines, got '" },
+    { { "-o", "@" }, "no script given ('" },
+    { { "@", "-o", "@" }, "that is the script itself; the output is PTX" },
+    { { "@", "-o", "out.lua" }, "-o out.lua: a .lua name is a script's; the output is PTX" },
+    { { "@", "-o", "a.ptx", "-o", "b.ptx" }, "-o given twice ('a.ptx', then 'b.ptx')" },
+    -- a script name that is a value
+    { { "@", "N=8" }, "more than one script given ('N=8'): did you mean -D N=8?" },
+    { { "N=8", "@" }, "'N=8' is not a script: did you mean -D N=8?" },
+    { { "sm_80" }, "'sm_80' is not a script (no such file): did you mean --arch sm_80?" },
+    -- -D forms
+    { { "@", "-D", "1N=2" }, "-D expects NAME=VALUE with NAME a template's name (letters, digits, '_'), got '1N=2'" },
+    { { "@", "-D", "N M=2" }, "got 'N M=2'" },
   }
   for _, c in ipairs(CASES) do
     it(table.concat(c[1], " ") .. " -> " .. c[2], function()
@@ -76,6 +100,83 @@ describe("bad usage exits 2 and prints nothing on stdout", function()
       assert.truthy(err:find(c[2], 1, true), err)
     end)
   end
+end)
+
+describe("--emulate --check LIST", function()
+  -- a register read before any write (line 8) and, with UNSHARED, a shared read of unwritten bytes
+  local CHK = [[
+local ptx = require "ptxlua"
+ptx.kernel { name = "k", templates = { UNSHARED = false }, params = { {"out", "f32*", shape = {64}} }, block = {64}, grid = {1}, body = function(t, out)
+  local po = ptx.global_ptrs(out)
+  local i = ptx.special "tid.x"
+  local s = ptx.shared("buf", "f32", 64)
+  local v, w = ptx.reg.f32(), ptx.reg.f32()
+  if t.UNSHARED then ptx.ld.shared.f32(v, ptx.addr(s, 4)) else ptx.mov.f32(v, 1.0) end
+  ptx.st.global.f32(ptx.addr(po + i:mul_wide(4)), v + w)
+end }
+]]
+  it("takes the list in either spelling, before or after the script, and turns those checks on", function()
+    local p = H.write(H.tmpfile(".lua"), CHK)
+    local out, err, rc = H.ptxlua { p, "--emulate" }
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find("emulated k: grid (1,1,1) block (64,1,1)", 1, true), out)
+    for _, args in ipairs {
+      { p, "--emulate", "--check", "uninit_regs" }, { p, "--emulate", "--check", "races,uninit-regs" },
+      { "--emulate", "--check", "uninit_regs,races", p }, { p, "--emulate", "--check=all" },
+      { "--check", "all", "--emulate", p },
+    } do
+      out, err, rc = H.ptxlua(args)
+      assert.are.equal(1, rc, table.concat(args, " ") .. "\n" .. err)
+      assert.truthy(err:match("^" .. lit(p) .. ":8: error: add%.rn%.f32: reads %%f2, which no instruction has written"), err)
+    end
+    -- races alone does not turn the register check on; uninit_shared names the ld.shared
+    out, err, rc = H.ptxlua { p, "--emulate", "--check", "races" }
+    assert.are.equal(0, rc, err)
+    out, err, rc = H.ptxlua { p, "--emulate", "--check", "uninit_shared", "-D", "UNSHARED=true" }
+    assert.are.equal(1, rc, err)
+    assert.truthy(err:match("^" .. lit(p) .. ":7: error: ld%.shared%.f32 by thread %(0,0,0%) of CTA %(0,0,0%) reads shared byte 0x4, which no thread has written"), err)
+  end)
+
+  it("a -D value that makes a shape no array: an error at the kernel's line naming the template and its source", function()
+    local p = H.write(H.tmpfile(".lua"), [[
+local ptx = require "ptxlua"
+ptx.kernel { name = "k", templates = { M = 5, N = 3 },
+  params = { {"inp", "f32*", shape = {"M", "N"}}, {"out", "f32*", shape = {"M*N"}}, {"n", "u32"} },
+  grid = {1}, block = {32}, body = function(t, inp, out, n)
+  ptx.ret()
+end }
+]])
+    local out, err, rc = H.ptxlua { p, "--emulate" }
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find("inp      f32[15]", 1, true), out)
+    local CASES = {
+      { "M=-1", "parameter 'inp' (shape {M, N}) has an extent 'M' of -1: each must be a positive whole number; M = -1 (-D M=-1)\n" },
+      { "M=1.5", "parameter 'inp' (shape {M, N}) has an extent 'M' of 1.5: each must be a positive whole number; M = 1.5 (-D M=1.5)\n" },
+      { "M=1e400", "parameter 'inp' (shape {M, N}) has an extent 'M' of inf: each must be a positive whole number; M = inf (-D M=1e400)\n" },
+      { "N=0", "parameter 'inp' (shape {M, N}) has an extent 'N' of 0: each must be a positive whole number; N = 0 (-D N=0)\n" },
+      { "M=1e12", "parameter 'inp' (shape {M, N}) would have 3000000000000 f32 elements, more memory than the emulator gives a buffer (1 TB); M = 1000000000000 (-D M=1e12), N = 3 (the template's default)\n" },
+    }
+    for _, c in ipairs(CASES) do
+      out, err, rc = H.ptxlua { p, "--emulate", "-D", c[1] }
+      assert.are.equal(1, rc, err)
+      assert.are.equal("", out)
+      assert.truthy(err:find("^" .. lit(p) .. ":2: error: emulate k: " .. lit(c[2]) .. "  ptx%.kernel"), c[1] .. ": " .. err)
+    end
+    -- an expression entry names every value it read
+    local p2 = H.write(H.tmpfile(".lua"), (H.read(p):gsub('shape = {"M", "N"}', 'shape = {"M*N"}')))
+    out, err, rc = H.ptxlua { p2, "--emulate", "-D", "M=-5" }
+    assert.are.equal(1, rc)
+    assert.truthy(err:find("^" .. lit(p2 .. ":2: error: emulate k: parameter 'inp' (shape {M*N}) has an extent 'M*N' of -15: " ..
+                           "each must be a positive whole number; M = -5 (-D M=-5), N = 3 (the template's default)\n")), err)
+  end)
+
+  it("--check alone (the next word a script or an option) assembles", function()
+    local p = H.write(H.tmpfile(".lua"), CHK)
+    local out, err, rc = H.ptxlua { "--check", "--max-spills", "0", p }
+    if rc == 1 and err:find("cannot assemble", 1, true) then return H.pending("no toolkit: " .. err) end
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find("k", 1, true), out)
+  end)
 end)
 
 describe("output", function()

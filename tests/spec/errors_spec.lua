@@ -30,6 +30,70 @@ ptx.kernel { name = "k", body = function()
   error("boom") --<
 end }
 ]] },
+  { "error() with a table in a kernel body: its line, the type and the fields", needle = "error: error object is a table, not a string: {code = 1, why = \"bad\"}", [[
+local ptx = require "ptxlua"
+ptx.kernel { name = "k", body = function()
+  local a = ptx.reg.f32()
+  error({ code = 1, why = "bad" }) --<
+end }
+]] },
+  { "error() with a table in a helper the body calls: the helper's line", needle = "error object is a table, not a string: {[1] = 7}", [[
+local ptx = require "ptxlua"
+local function check(v)
+  if v > 3 then error({ v }) end --<
+end
+ptx.kernel { name = "k", templates = { N = 7 }, body = function(t)
+  check(t.N)
+end }
+]] },
+  { "error() with a value that has __tostring: its text", needle = "error object is a table, not a string: E42", [[
+local ptx = require "ptxlua"
+local E = setmetatable({}, { __tostring = function() return "E42" end })
+ptx.kernel { name = "k", body = function()
+  error(E) --<
+end }
+]] },
+  { "error() with a table at the top of the script", cmd_only = true, needle = "error object is a table, not a string: {top = true}", [[
+local ptx = require "ptxlua"
+error({ top = true }) --<
+]] },
+  { "ptx.shared named like a kernel parameter (ptxas: duplicate definition)", needle = "'x' is already a parameter of k: the variable .shared .align 4 .f32 x[4] needs another name", [[
+local ptx = require "ptxlua"
+ptx.kernel { name = "k", params = { {"x", "f32*"} }, body = function(t, x)
+  local s = ptx.shared("x", "f32", 4) --<
+end }
+]] },
+  { "ptx.shared twice with one name", needle = "'t' is declared twice in k: first .shared .align 4 .f32 t[4], then .shared .align 8 .f64 t[2]", [[
+local ptx = require "ptxlua"
+ptx.kernel { name = "k", body = function()
+  local a = ptx.shared("t", "f32", 4)
+  local b = ptx.shared("t", "f64", 2) --<
+end }
+]] },
+  { "a shared-memory plan named like a ptx.shared array before it", needle = "ptx.smem_plan 'smem' declares its block under that name, but 'smem' is declared twice in k: first .shared .align 4 .f32 smem[4], then .shared .align 128 .b8 smem[128]; give the plan another name", [[
+local ptx = require "ptxlua"
+ptx.kernel { name = "k", target = "sm_90a", body = function()
+  local s = ptx.shared("smem", "f32", 4)
+  local plan = ptx.smem_plan() --<
+  plan:alloc("a", "f32", 4)
+end }
+]] },
+  { "a dynamic shared-memory plan named like a ptx.shared array", needle = "'big' is declared twice in k (at module scope, hidden by the kernel's own): first .shared .align 4 .f32 big[4], then .extern .shared .align 128 .b8 big[]", [[
+local ptx = require "ptxlua"
+ptx.kernel { name = "k", target = "sm_90a", body = function()
+  local s = ptx.shared("big", "f32", 4)
+  local plan = ptx.smem_plan { name = "big" } --<
+  plan:alloc("a", "f32", 16384)
+end }
+]] },
+  { "ptx.shared named like a shared-memory plan before it", needle = "ptx.shared 'smem': the name is taken by the shared-memory plan of ", [[
+local ptx = require "ptxlua"
+ptx.kernel { name = "k", target = "sm_90a", body = function()
+  local plan = ptx.smem_plan()
+  plan:alloc("a", "f32", 4)
+  local s = ptx.shared("smem", "f32", 4) --<
+end }
+]] },
   { "a wrong operand type (register)", needle = "operand 3 of 'add.f32': expected a .f32 register, got %r1 (.u32)", [[
 local ptx = require "ptxlua"
 ptx.kernel { name = "k", body = function()
@@ -330,6 +394,29 @@ describe("errors through the command", function()
     assert.truthy(stderr:find("error: the script defines no kernel", 1, true), stderr)
   end)
 
+end)
+
+describe("one name in two kernels", function()
+  it("a kernel's own variable may share the name of another kernel's dynamic plan (ptxas accepts it)", function()
+    local ptx = require "ptxlua"
+    ptx.reset()
+    local path = H.write(H.tmpfile(".lua"), [[
+local ptx = require "ptxlua"
+ptx.kernel { name = "a", target = "sm_90a", body = function()
+  local plan = ptx.smem_plan()
+  local x = plan:alloc("a", "f32", 16384)
+  ptx.ld.shared.f32(ptx.reg.f32(), x:addr())
+end }
+ptx.kernel { name = "b", target = "sm_90a", body = function()
+  local s = ptx.shared("smem", "f32", 4)
+  ptx.ld.shared.f32(ptx.reg.f32(), ptx.addr(s))
+end }
+]])
+    local out, err, rc = H.ptxlua { path }
+    assert.are.equal(0, rc, err)
+    assert.truthy(out:find(".extern .shared .align 128 .b8 smem[];", 1, true), out)
+    assert.truthy(out:find(".shared .align 4 .f32 smem[4];", 1, true), out)
+  end)
 end)
 
 describe("error messages are stable", function()

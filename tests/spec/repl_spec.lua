@@ -61,6 +61,32 @@ describe("the REPL through stdin", function()
     assert.truthy(out:find("add.u32 \t%r1, %r1, 16;\t// " .. path .. ":5", 1, true) or out:find(file .. ":5", 1, true), out)
   end)
 
+  it("refuses a :set that fails when typed and keeps the old value", function()
+    local path = H.write(H.tmpfile(".lua"), SCRIPT)
+    local out, err, rc = repl { ":load " .. path, ":set N=16", ":set FOO=1", ":kernels", ":set N=abc", ":kernels", ":emu", ":plan" }
+    assert.are.equal(0, rc, err)
+    assert.truthy(err:find("error: -D FOO: no kernel has a template parameter 'FOO' (known: N)\n(:set FOO=1 refused: FOO stays unset)\n", 1, true), err)
+    assert.truthy(err:find("bad value for template N of kernel add: 'abc' is not a number\n(:set N=abc refused: N stays 16)\n", 1, true), err)
+    -- the later commands run with N = 16: no -D FOO or N=abc error after the two refusals
+    local _, nerr = err:gsub("error:", "")
+    assert.are.equal(2, nerr, err)
+    local _, nk = out:gsub("add  N=16\n", "")
+    assert.are.equal(2, nk, out)
+    assert.truthy(out:find("emulated add", 1, true), out)
+    assert.truthy(out:find("add: no plan", 1, true), out)
+  end)
+
+  it("refuses an unknown :arch target when typed, as --arch does, and keeps the old one", function()
+    local path = H.write(H.tmpfile(".lua"), SCRIPT)
+    local out, err, rc = repl { ":load " .. path, ":arch sm_99", ":ptx", ":arch sm_80", ":arch sm_9000", ":ptx" }
+    assert.are.equal(0, rc, err)
+    assert.truthy(err:find("error: unknown target 'sm_99' (expected sm_80, sm_90a, sm_100a, ...); the target stays the scripts' own\n", 1, true), err)
+    assert.truthy(err:find("error: unknown target 'sm_9000' (expected sm_80, sm_90a, sm_100a, ...); the target stays sm_80\n", 1, true), err)
+    local _, nerr = err:gsub("error:", "")
+    assert.are.equal(2, nerr, err)
+    assert.truthy(out:find("\n.target sm_90a\n.*arch: sm_80\n.*\n.target sm_80\n"), out)
+  end)
+
   it("re-prints after a template change in well under a second", function()
     local path = H.write(H.tmpfile(".lua"), SCRIPT)
     local lines = { ":load " .. path }
@@ -145,7 +171,7 @@ end }
     local good = H.write(H.tmpfile(".lua"), "return function(i, t) local o = {} for k = 1, t.N do o[k] = i.x[k] + i.y[k] end return { out = o } end\n")
     local out, err, rc = repl { ":load " .. path, ":set N=1e300", ":compare add2 " .. good, ":emu", ":set N=0.5", ":emu", ":set N=30", ":emu", "7" }
     assert.are.equal(0, rc, err)
-    assert.truthy(err:find("add2: parameter 'x' would have 1e+300 elements (1 to 2^28 for test data)", 1, true), err)
+    assert.truthy(err:find(path .. ":2: error: add2: parameter 'x' would have 1e+300 elements (1 to 2^28 for test data)", 1, true), err)
     assert.truthy(err:find("more memory than the emulator gives a buffer", 1, true) or err:find("elements", 1, true), err)
     assert.falsy(err:find("lua/ptxlua/", 1, true), err)
     assert.truthy(out:find("emulated add2", 1, true), out)

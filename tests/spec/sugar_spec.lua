@@ -156,7 +156,7 @@ describe("ptxlua --from-ptx --sugar", function()
       ".visible .entry a(\n\t.param .u64 a_param_0\n)\n{\n",
       "\t.reg .b32 \t%r<4>;\n\t.reg .pred \t%p<2>;\n\n",
       "    mov.u32 %r1, %tid.x;   // the lane\n",              -- 15: own indentation, gap and comment
-      "    shfl.sync.bfly.b32 %r2, %r1, 16, 31, -1;\n",    -- 16: -1 for a .u32 operand: the DSL refuses it
+      "    shfl.sync.bfly.b32 %r2, %r1, 16, 31, 4294967296;\n",  -- 16: 33 bits for a .u32 operand: the DSL refuses it
       "    setp.eq.u32 %p1, %r2, 0;\n",
       "    @%p1 bra DONE;\n",
       "    add.u32 %r3,%r2, 1;\n",                          -- 19: no space after the comma
