@@ -459,6 +459,30 @@ static int cdata_imm(lua_State *L, int idx, plI_opnd *o) {
   return ok;
 }
 
+/* a 64-bit LuaJIT integer (0x..ULL, -5LL) as an immediate of type t: the N-bit rule of number_imm
+** (any value N bits hold, signed or unsigned); an integer for a floating-point operand is refused */
+static void cdata_operand(lua_State *L, LMod *M, int idx, int t, int opi, const char *opc, plI_opnd *o) {
+  if (!cdata_imm(L, idx, o)) raise_here(L, M, "bad 64-bit immediate");
+  const plT_info *ti = &plT_info_tab[t];
+  if (t == PLT_PRED || ti->cls == PLT_CF) {
+    lua_pushfstring(L, "operand %d of '%s': a 64-bit integer (LuaJIT ULL/LL) for a .%s operand; write a Lua number", opi, opc, ti->name);
+    raise_here(L, M, lua_tostring(L, -1));
+  }
+  int bits = t == PLT_NONE ? 64 : ti->bits;
+  if (bits >= 64) return;
+  int64_t v = (int64_t)o->v, lo = -((int64_t)1 << (bits - 1)), hi = ((int64_t)1 << bits) - 1;
+  if ((o->flags & PLOF_UNSIGNED) || v < lo || v > hi) {
+    char m[256];
+    if (o->flags & PLOF_UNSIGNED) snprintf(m, sizeof m, "%llu", (unsigned long long)o->v);
+    else snprintf(m, sizeof m, "%lld", (long long)v);
+    lua_pushfstring(L, "operand %d of '%s': immediate %s does not fit .%s", opi, opc, m, ti->name);
+    snprintf(m, sizeof m, " (%d bits: %lld to %lld)", bits, (long long)lo, (long long)hi);
+    lua_pushstring(L, m);
+    lua_concat(L, 2);
+    raise_here(L, M, lua_tostring(L, -1));
+  }
+}
+
 static void convert(lua_State *L, LMod *M, int idx, int t, int opi, const char *opc, plI_opnd *o, int depth);
 
 /* a list at idx ({a, b, ...}, or (a, b, ...) when paren): a vector operand. A list of registers
@@ -593,7 +617,7 @@ static void convert_table(lua_State *L, LMod *M, int idx, lua_Number kv, int t, 
   case K_IMM: {  /* {[0]=K_IMM, value, format}: format "hex" */
     lua_rawgeti(L, idx, 1);
     int vi = lua_gettop(L);
-    if (lua_type(L, vi) == 10 /* cdata */) { if (!cdata_imm(L, vi, o)) raise_here(L, M, "bad 64-bit immediate"); }
+    if (lua_type(L, vi) == 10 /* cdata */) cdata_operand(L, M, vi, t, opi, opc, o);
     else number_imm(L, M, luaL_checknumber(L, vi), t, opi, opc, o);
     lua_pop(L, 1);
     lua_rawgeti(L, idx, 2);
@@ -658,7 +682,7 @@ static void convert(lua_State *L, LMod *M, int idx, int t, int opi, const char *
   }
   case LUA_TNUMBER: number_imm(L, M, lua_tonumber(L, idx), t, opi, opc, o); return;
   case 10: /* LuaJIT cdata */
-    if (!cdata_imm(L, idx, o)) raise_here(L, M, "bad 64-bit immediate");
+    cdata_operand(L, M, idx, t, opi, opc, o);
     return;
   default:
     lua_pushfstring(L, "operand %d of '%s': expected a register, number, address or label, got %s", opi, opc, luaL_typename(L, idx));

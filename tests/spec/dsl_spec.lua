@@ -136,13 +136,16 @@ describe("arithmetic operators", function()
   it("64-bit LuaJIT integers (ULL, LL) are exact immediates of operators and methods", function()
     assert.are.same({
       "add.u64 %rd2, %rd1, 18446744073709551615;", "xor.b64 %rd3, %rd1, 13835058055282163712;",
-      "and.b64 %rd4, %rd1, 255;", "sub.s64 %sd2, %sd1, -5;",
+      "and.b64 %rd4, %rd1, 255;", "sub.s64 %sd2, %sd1, -5;", "add.u32 %r1, %r1, 4294967295;", "add.u32 %r1, %r1, -1;",
     }, lines(function(ptx)
       local r, s = ptx.reg.u64(), ptx.reg.s64()
       local _ = r + 0xFFFFFFFFFFFFFFFFULL
       _ = r:bxor(0xC000000000000000ULL)
       _ = r:band(0xFFULL)
       _ = s - -5LL
+      local u = ptx.reg.u32()
+      ptx.add.u32(u, u, 0xFFFFFFFFULL)
+      ptx.add.u32(u, u, -1LL)
     end))
   end)
 
@@ -158,6 +161,11 @@ describe("arithmetic operators", function()
     fails("immediate -2147483649 does not fit .u32", function(ptx) local _ = ptx.reg.u32() + (-2 ^ 31 - 1) end)
     fails("immediate 4294967296 does not fit .u32", function(ptx) local _ = ptx.reg.u32() + 2 ^ 32 end)
     fails("immediate 4294967296 does not fit .s32", function(ptx) local _ = ptx.reg.s32() + 2 ^ 32 end)
+    -- 64-bit LuaJIT integers follow the same rule (they went through unchecked)
+    fails("immediate 4294967296 does not fit .u32 (32 bits: -2147483648 to 4294967295)", function(ptx) local _ = ptx.reg.u32() + 0x100000000ULL end)
+    fails("immediate -2147483649 does not fit .s32", function(ptx) local r = ptx.reg.s32(); ptx.add.s32(r, r, -2147483649LL) end)
+    fails("immediate 18446744073709551615 does not fit .u16", function(ptx) local r = ptx.reg.u16(); ptx.mov.u16(r, ptx.imm(0xFFFFFFFFFFFFFFFFULL)) end)
+    fails("a 64-bit integer (LuaJIT ULL/LL) for a .f32 operand", function(ptx) local f = ptx.reg.f32(); ptx.add.f32(f, f, 1ULL) end)
   end)
 
   it("Lua's comparison and concatenation operators are refused with the method to use", function()
