@@ -23,7 +23,7 @@ plX_mem *plX_mem_new(void) {
 
 void plX_mem_free(plX_mem *m) {
   if (!m) return;
-  for (uint32_t i = 0; i < m->n; i++) { free(m->b[i].p); free(m->b[i].name); free(m->b[i].gw); free(m->b[i].gr); }
+  for (uint32_t i = 0; i < m->n; i++) { free(m->b[i].p); free(m->b[i].name); free(m->b[i].gw); free(m->b[i].gr); free(m->b[i].ga); }
   free(m->b);
   free(m);
 }
@@ -45,7 +45,7 @@ uint64_t plX_mem_alloc(plX_mem *m, uint64_t bytes, const char *name) {
     b.name = malloc(n);
     if (b.name) memcpy(b.name, name, n);
   }
-  b.addr = m->next; b.size = bytes; b.ro = 0; b.gw = NULL; b.gr = NULL;
+  b.addr = m->next; b.size = bytes; b.ro = 0; b.gw = NULL; b.gr = NULL; b.ga = NULL;
   /* 256-byte aligned, with at least 256 unmapped bytes after each buffer: an access just past
   ** the end of one buffer is never inside the next */
   m->next = (m->next + bytes + 256 + 255) & ~(uint64_t)255;
@@ -57,7 +57,7 @@ int plX_mem_release(plX_mem *m, uint64_t addr) {
   if (!m) return -1;
   for (uint32_t i = 0; i < m->n; i++)
     if (m->b[i].addr == addr) {
-      free(m->b[i].p); free(m->b[i].name); free(m->b[i].gw); free(m->b[i].gr);
+      free(m->b[i].p); free(m->b[i].name); free(m->b[i].gw); free(m->b[i].gr); free(m->b[i].ga);
       memmove(m->b + i, m->b + i + 1, (m->n - i - 1) * sizeof *m->b);
       m->n--;
       return 0;
@@ -276,6 +276,10 @@ static int layout(plX_emu *e) {
           if (al > e->smem_align) e->smem_align = (uint32_t)al;
         }
         break;
+      case PLV_PARAM:                              /* a call's argument or result (nvcc's { .param .b32 param0; ... call }) */
+        if (pass == 0) return plX__fail(e, X_NOSLOT, "variable '%s' in this state space is not emulated", plI_cstr(m, v->name));
+        /* in the thread's local memory, as a .func's parameters (emu_decode.c) */
+        /* fallthrough */
       case PLV_LOCAL:
         x->space = XS_LOCAL;
         loc = align_up(loc, al);
@@ -345,6 +349,8 @@ int plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr) {
       const plI_var *v = i < cf->params.n ? &cf->params.p[i] : &cf->rets.p[i - cf->params.n];
       if (v->name == name) { *space = XS_LOCAL; *addr = e->ploc[fn->ppar + i].off; return 1; }
     }
+    for (uint32_t i = cf->vars.n; i-- > 0;)       /* its variables (.local, its calls' .param), the last declared first */
+      if (cf->vars.p[i].name == name) { *space = XS_LOCAL; *addr = e->ploc[fn->ppar + cf->params.n + cf->rets.n + i].off; return 1; }
     for (uint32_t i = e->m->globals.n; i-- > 0;)
       if (e->vars[i].name == name) { *space = e->vars[i].space; *addr = e->vars[i].addr; return 1; }
     return 0;
@@ -377,6 +383,8 @@ static void free_cta(xcta *c, uint32_t nthreads) {
   free(c->Rall); free(c->Pall); free(c->rdefall); free(c->pdefall); free(c->warps);
   free(c->smem); free(c->smem_def); free(c->race_w); free(c->race_r); free(c->race_e); free(c->local);
   free(c->cstack); free(c->cdepth);
+  if (c->fstk) for (uint32_t i = 0; i < nthreads; i++) free(c->fstk[i].p);
+  free(c->fstk);
   if (c->cpq) for (uint32_t i = 0; i < nthreads; i++) plU_vec_free(c->cpq[i].q);
   free(c->cpq);
   for (int i = 0; i < 16; i++) plU_vec_free(c->bars[i].red);
@@ -390,6 +398,7 @@ static void free_ctas(plX_emu *e) {
   e->ctas = NULL; e->nctas_cap = 0; e->C = NULL;
 }
 
+static void rp_clear(plX_emu *e);
 void plX_free(plX_emu *e) {
   if (!e) return;
   free_ctas(e);
@@ -398,12 +407,14 @@ void plX_free(plX_emu *e) {
   plU_vec_free(e->H.tmi); plU_vec_free(e->H.tacq);
   if (e->mem && e->gaddr && e->m && e->func >= 0 && (uint32_t)e->func < e->m->funcs.n)
     for (uint32_t i = 0; i < e->m->globals.n; i++) if (e->gaddr[i]) plX_mem_release(e->mem, e->gaddr[i]);
+  if (e->fns) for (uint32_t i = 0; i < e->nfns; i++) free(e->fns[i].regs);
   free(e->vars); free(e->gaddr); free(e->params); free(e->pblock); free(e->pset); free(e->fns); free(e->ploc);
   xfunc *x = &e->xf;
   free(x->code); free(x->consts); free(x->vslots); free(x->chk); free(x->slot_of); free(x->slot_reg); free(x->pred_reg); free(x->msgs);
   plU_buf_free(&e->err);
   plU_buf_free(&e->trace);
   free(e->gsync); free(e->gev); free(e->gevc);
+  rp_clear(e); free(e->rpend);
   free(e);
 }
 
@@ -529,6 +540,53 @@ static int remote_clobber(plX_emu *e, const xins *in, xcta *c, uint32_t off, uin
   return r;
 }
 
+/* another CTA's shared memory is gone once every thread of that CTA has exited (the CUDA programming
+** guide: distributed shared memory must not be accessed after its CTA exits; the usual bug is a
+** kernel without a final cluster barrier). Reported whether or not checks are on */
+static int cta_gone(plX_emu *e, xcta *c) {
+  if (c->done) return 1;
+  for (uint32_t w = 0; w < e->nwarps; w++) if (c->warps[w].exists & ~c->warps[w].exited) return 0;
+  return c->done = 1;
+}
+
+int plX__exited(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t tid, const char *what) {
+  if (c == e->C) return 0;
+  if (!cta_gone(e, c)) {                                           /* remembered: checked at c's exit */
+    c->racc = 1; c->racc_stmt = stmt; c->racc_rank = e->C->rank; c->racc_tid = tid; c->racc_cl = e->H.clphase;
+    c->racc_off = off; c->racc_what = what;
+    return 0;
+  }
+  plU_buf b; plU_buf_init(&b);
+  plU_buf_printf(&b, "%s by ", plX__opname(e, stmt));
+  who(e, &b, tid);
+  plU_buf_printf(&b, " %s shared 0x%x of CTA (%u,%u,%u), which has exited (every thread of it): a CTA's shared memory must not be "
+                 "accessed once that CTA has exited, and nothing kept it running; end the kernel with barrier.cluster.arrive and "
+                 "barrier.cluster.wait in every CTA of the cluster, so that none exits while another may still access its shared memory",
+                 what, off, c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+  plX__fail(e, stmt, "%s", plU_buf_cstr(&b));
+  plU_buf_free(&b);
+  return e->status;
+}
+
+int plX__exit_check(plX_emu *e) {
+  xcta *c = e->C;
+  if (!c->racc || !cta_gone(e, c)) return 0;
+  c->racc = 0;
+  if (c->racc_cl != e->H.clphase) return 0;                        /* a barrier.cluster completed since */
+  xcta *a = &e->ctas[c->racc_rank];
+  plU_buf b; plU_buf_init(&b);
+  plU_buf_printf(&b, "%s by ", plX__opname(e, c->racc_stmt));
+  plX__who(e, &b, a->ctaid, c->racc_tid);
+  plU_buf_printf(&b, " %s shared 0x%x of CTA (%u,%u,%u), which then exited with nothing ordering the access before its exit "
+                 "(no barrier.cluster completed between them, no mbarrier wait of that CTA after it): a CTA's shared memory must "
+                 "not be accessed once that CTA may have exited; end the kernel with barrier.cluster.arrive and barrier.cluster.wait "
+                 "in every CTA of the cluster, so that none exits while another may still access its shared memory",
+                 c->racc_what, c->racc_off, c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+  plX__fail(e, c->racc_stmt, "%s", plU_buf_cstr(&b));
+  plU_buf_free(&b);
+  return e->status;
+}
+
 static void race_check(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid, int write);
 uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n, uint32_t tid, int write) {
   if (space == XS_GENERIC) {
@@ -553,8 +611,13 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
     if (write && write != 4 && b->ro) return mem_fail(e, in, XS_CONST, a, n, tid, "write to constant memory by");
     if (!write && e->H.gst && plX__hop_gload(e, in, a, n, tid)) return NULL;   /* bulk stores in flight */
     if (e->gsync) {                                                /* the races check */
-      if (write == 2 || in->gsync) e->gsync[e->C->cta_linear]++;
-      if (write < 2 && plX__global_access(e, in, b, a - b->addr, n, tid, write)) return NULL;
+      if (write == 2) {                                            /* an atomic: checked before it counts for its CTA */
+        if (plX__global_access(e, in, b, a - b->addr, n, tid, 2)) return NULL;
+        e->gsync[e->C->cta_linear]++;
+      } else {
+        if (in->gsync & 1) e->gsync[e->C->cta_linear]++;
+        if (write < 2 && plX__global_access(e, in, b, a - b->addr, n, tid, write)) return NULL;
+      }
     }
     return b->p + (a - b->addr);
   }
@@ -575,12 +638,14 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
       if (c->h.pw) { plX__hop_remote_write(e, in, c, (uint32_t)a, n, tid); if (e->status) return NULL; }
       if (c->smem_def) memset(c->smem_def + a, 1, n);
       if (c->h.rd.n && remote_clobber(e, in, c, (uint32_t)a, n, tid)) return NULL;
-      if (c->race_e && write != 2) { race_check(e, in, c, (uint32_t)a, n, tid, 1); if (e->status) return NULL; }
+      if (c->race_e) { race_check(e, in, c, (uint32_t)a, n, tid, write == 2 ? 2 : 1); if (e->status) return NULL; }
     } else if (c != e->C && !write) {                         /* a read of another CTA's shared memory */
       if (e->H.q.n && plX__hop_inflight_read(e, in, &e->C->warps[tid / 32], (int)(tid % 32), c, (uint32_t)a, (uint32_t)a + n,
                                              plX__opname(e, in->stmt))) return NULL;
       if (c->race_e) { race_check(e, in, c, (uint32_t)a, n, tid, 0); if (e->status) return NULL; }
     }
+    /* another CTA's that exited (after the races check: a race names the missing barrier.cluster too) */
+    if (c != e->C && plX__exited(e, in->stmt, c, (uint32_t)a, tid, write == 2 ? "updates" : write ? "writes" : "reads")) return NULL;
     return c->smem + a;
   }
   case XS_LOCAL:
@@ -610,6 +675,68 @@ static void pending_copy(plX_emu *e, plU_buf *b, uint32_t byte) {
   }
 }
 
+/* the races check holds back one report per thread (of the cluster: rank * nthreads + tid): that of
+** a plain load of bytes another thread's unordered atomic wrote, when the atomics are its only
+** conflict. The CUDA Programming Guide's CAS loop seeds its first atom.cas with such a load (`old =
+** *addr; do { assumed = old; old = atomicCAS(addr, assumed, f(assumed)); } while (assumed != old)`):
+** the value is a guess the CAS verifies, so an atom.cas by the thread on those bytes drops the report.
+** The thread's exit, its barrier (bar, barrier.cluster, mbarrier wait), the end of its cluster's run
+** or a second held-back report makes it, at the load's line, as it would have been made at once.
+** cta: 0 global memory (lo, hi: addresses), else shared memory of the CTA of rank cta - 1 (offsets) */
+struct xrpend { char *msg; uint32_t stmt, cta; uint64_t lo, hi; };
+typedef struct xrpend xrpend;
+
+static void rp_clear(plX_emu *e) {
+  for (uint32_t i = 0; i < e->crpend; i++) { free(e->rpend[i].msg); e->rpend[i].msg = NULL; }
+  e->nrpend = 0;
+}
+
+/* make the held-back report p */
+static int rp_report(plX_emu *e, xrpend *p) {
+  char *m = p->msg;
+  p->msg = NULL;
+  e->nrpend--;
+  plX__fail(e, p->stmt, "%s", m);
+  free(m);
+  return e->status;
+}
+
+/* hold back the report m (taken) of a plain load by thread tid of e->C at stmt; a report held for the
+** thread already is made instead (so is m itself when there is no room: out of memory, no races check) */
+static int rp_hold(plX_emu *e, uint32_t tid, uint32_t stmt, uint32_t cta, uint64_t lo, uint64_t hi, plU_buf *m) {
+  size_t i = (size_t)e->C->rank * e->nthreads + tid;
+  if (!e->rpend || i >= e->crpend || m->oom) {
+    plX__fail(e, stmt, "%s", plU_buf_cstr(m));
+    plU_buf_free(m);
+    return e->status;
+  }
+  xrpend *p = &e->rpend[i];
+  if (p->msg) { plU_buf_free(m); return rp_report(e, p); }
+  plU_buf_cstr(m);
+  p->msg = m->p; p->stmt = stmt; p->cta = cta; p->lo = lo; p->hi = hi;
+  e->nrpend++;
+  return 0;
+}
+
+/* an atom.cas by thread tid of e->C on [lo, hi) (cta as in xrpend): the report held for its seed load goes */
+static void rp_cas(plX_emu *e, uint32_t tid, uint32_t cta, uint64_t lo, uint64_t hi) {
+  size_t i = (size_t)e->C->rank * e->nthreads + tid;
+  if (!e->nrpend || i >= e->crpend) return;
+  xrpend *p = &e->rpend[i];
+  if (p->msg && p->cta == cta && lo < p->hi && p->lo < hi) { free(p->msg); p->msg = NULL; e->nrpend--; }
+}
+
+int plX__race_flush(plX_emu *e, const xwarp *w, uint32_t lanes) {
+  if (!e->nrpend) return 0;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    size_t i = (size_t)e->C->rank * e->nthreads + (uint32_t)w->idx * 32 + (uint32_t)__builtin_ctz(m);
+    if (i < e->crpend && e->rpend[i].msg) return rp_report(e, &e->rpend[i]);
+  }
+  return 0;
+}
+
+static int is_cas(const xins *in) { return in->op == X_ATOM && in->sub == XA_CAS; }
+
 /* the races check names a thread by its CTA's rank in the cluster and its thread: rank * nthreads +
 ** tid + 1 (0: none), so that an access through shared::cluster is compared with the target CTA's own */
 static void who_rank(plX_emu *e, plU_buf *b, uint32_t id) {
@@ -618,42 +745,93 @@ static void who_rank(plX_emu *e, plU_buf *b, uint32_t id) {
 
 /* the races check on the shared memory of CTA c (the executing one's, or through shared::cluster
 ** another's of the cluster): two threads of different warps touching the same byte, at least one
-** writing, with no barrier between them (epochs count the target CTA's barriers and the cluster's) */
+** writing, with no barrier between them (epochs count the target CTA's barriers and the cluster's).
+** write: 0 a read, 1 a write, 2 an atomic. Atomics never race with each other, nor with a strong
+** access (.volatile, .relaxed, .acquire, .release: the PTX memory model's morally strong pairs; a
+** .cta one covers its own CTA's atomics only); with a plain (weak) access they race. Per byte and
+** epoch, ids (rank * nthreads + tid + 1, below 2^14 + 2: 15 bits; X_RMANY: threads of two warps or
+** more): race_w holds the last writer (bits 0-14), whether it was strong (X_RSTRONG) and the atomics
+** (bits 16-30); race_r the first reader (bits 0-14), the weak readers (bits 15-29) and whether
+** threads of two warps read it (X_RREADERS) */
+#define X_RID 0x7fffu
+#define X_RMANY 0x7fffu
+#define X_RSTRONG 0x8000u
+#define X_RREADERS 0x80000000u
+static void race_msg(plX_emu *e, plU_buf *b, const xins *in, xcta *c, uint32_t byte, uint32_t tid, int write, uint32_t other, int otherk) {
+  static const char *const now[] = { "reads", "writes", "updates" }, *const then[] = { "read", "wrote", "updated" };
+  plU_buf_printf(b, "shared-memory race on byte 0x%x", byte);
+  if (c != e->C) plU_buf_printf(b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+  plU_buf_printf(b, ": %s by ", plX__opname(e, in->stmt));
+  who(e, b, tid);
+  plU_buf_printf(b, " %s it%s", now[write], write == 2 ? " atomically" : "");
+  if (other == X_RMANY) plU_buf_printf(b, " while threads of other warps %s it%s", otherk == 2 ? "update" : "read", otherk == 2 ? " atomically" : "");
+  else {
+    plU_buf_printf(b, " after ");
+    who_rank(e, b, other);
+    plU_buf_printf(b, " %s it%s", then[otherk], otherk == 2 ? " atomically" : "");
+  }
+  plU_buf_puts(b, c != e->C || (other != X_RMANY && (other - 1) / e->nthreads != e->C->rank)
+               ? " with no barrier.cluster between" : " with no barrier between");
+  if (write == 2 || otherk == 2)
+    plU_buf_puts(b, " (an atomic and a plain access race: only two atomics, or an atomic and a strong access such as ld.volatile, do not)");
+}
+static void race_report(plX_emu *e, const xins *in, xcta *c, uint32_t byte, uint32_t tid, int write, uint32_t other, int otherk) {
+  plU_buf b; plU_buf_init(&b);
+  race_msg(e, &b, in, c, byte, tid, write, other, otherk);
+  plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
+  plU_buf_free(&b);
+}
+
 static void race_check(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid, int write) {
   uint32_t me = e->C->rank * e->nthreads + tid + 1;
-  for (uint32_t i = off; i < off + n; i++) {
-    int fresh = c->race_e[i] != c->epoch;
-    if (fresh) { c->race_e[i] = c->epoch; c->race_w[i] = 0; c->race_r[i] = 0; }
-    uint32_t ow = c->race_w[i], orr = c->race_r[i];
+  uint32_t sc = write < 2 ? (uint32_t)(in->gsync >> 1 & 3) : 0;   /* a strong ld/st's scope */
 #define X_SAMEWARP(id) (((id) - 1) / e->nthreads == e->C->rank && ((id) - 1) % e->nthreads / 32 == tid / 32)
-    uint32_t other = 0, otherwrote = 0;
-    if (ow && !X_SAMEWARP(ow)) { other = ow; otherwrote = 1; }
-    else if (write && orr && orr != 0xffffffffu && !X_SAMEWARP(orr)) other = orr;
-    else if (write && orr == 0xffffffffu) other = 0xffffffffu;
-    if (other) {
-      plU_buf b; plU_buf_init(&b);
-      plU_buf_printf(&b, "shared-memory race on byte 0x%x", i);
-      if (c != e->C) plU_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
-      plU_buf_printf(&b, ": %s by ", plX__opname(e, in->stmt));
-      who(e, &b, tid);
-      plU_buf_printf(&b, " %s it", write ? "writes" : "reads");
-      if (other == 0xffffffffu) plU_buf_puts(&b, " while threads of other warps read it");
-      else {
-        plU_buf_printf(&b, " after ");
-        who_rank(e, &b, other);
-        plU_buf_printf(&b, " %s it", otherwrote ? "wrote" : "read");
-      }
-      plU_buf_puts(&b, c != e->C || (other != 0xffffffffu && (other - 1) / e->nthreads != e->C->rank)
-                   ? " with no barrier.cluster between" : " with no barrier between");
-      plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
-      plU_buf_free(&b);
-      return;
+#define X_OTHER(id) ((id) == X_RMANY || ((id) && !X_SAMEWARP(id)))
+  int cas = write == 2 && is_cas(in), held = 0;
+  if (cas) rp_cas(e, tid, c->rank + 1, off, (uint64_t)off + n);
+  for (uint32_t i = off; i < off + n; i++) {
+    if (c->race_e[i] != c->epoch) { c->race_e[i] = c->epoch; c->race_w[i] = 0; c->race_r[i] = 0; }
+    uint32_t w = c->race_w[i], r = c->race_r[i];
+    uint32_t ow = w & X_RID, oa = w >> 16 & X_RID, orr = r & X_RID, owr = r >> 15 & X_RID;
+    uint32_t other = 0; int otherk = 0;
+    if (ow && !X_SAMEWARP(ow) && !(write == 2 && (w & X_RSTRONG))) { other = ow; otherk = 1; }
+    else if (write == 1 && (r & X_RREADERS)) other = X_RMANY;
+    else if (write == 1 && orr && !X_SAMEWARP(orr)) other = orr;
+    else if (write == 2 && X_OTHER(owr)) other = owr;
+    else if (write < 2 && X_OTHER(oa) && !(sc >= 2 || (sc == 1 && oa != X_RMANY && (oa - 1) / e->nthreads == e->C->rank))) {
+      other = oa; otherk = 2;
     }
-    if (write) c->race_w[i] = me;
-    else if (!orr) c->race_r[i] = me;
-    else if (orr != me && !X_SAMEWARP(orr)) c->race_r[i] = 0xffffffffu;
-#undef X_SAMEWARP
+    if (other && write == 0 && otherk == 2) {                     /* a load after atomics only: held back (a CAS seed?) */
+      if (!held) {
+        plU_buf b; plU_buf_init(&b);
+        race_msg(e, &b, in, c, i, tid, write, other, otherk);
+        if (rp_hold(e, tid, in->stmt, c->rank + 1, off, (uint64_t)off + n, &b)) return;
+        held = 1;
+      }
+      other = 0;
+    }
+    if (other) { race_report(e, in, c, i, tid, write, other, otherk); return; }
+    if (write == 1) c->race_w[i] = (w & ~(X_RID | X_RSTRONG)) | me | (sc ? X_RSTRONG : 0);
+    else if (write == 2) {
+      if (!oa) c->race_w[i] = w | me << 16;
+      else if (oa != me && oa != X_RMANY && !X_SAMEWARP(oa)) c->race_w[i] = w | X_RMANY << 16;
+      if (cas) {                                                   /* its own plain reads are forgotten: the CAS re-reads */
+        if (owr == me) r &= ~(X_RID << 15);
+        if (orr == me && !(r & X_RREADERS)) r &= ~X_RID;
+        c->race_r[i] = r;
+      }
+    } else {
+      if (!orr) r |= me;
+      else if (orr != me && !X_SAMEWARP(orr)) r |= X_RREADERS;
+      if (!sc) {
+        if (!owr) r |= me << 15;
+        else if (owr != me && owr != X_RMANY && !X_SAMEWARP(owr)) r |= X_RMANY << 15;
+      }
+      c->race_r[i] = r;
+    }
   }
+#undef X_OTHER
+#undef X_SAMEWARP
 }
 
 /* opt-in checks of shared memory: bytes never written; two threads of different warps touching
@@ -677,33 +855,40 @@ void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, ui
     }
     if (write && e->C->smem_def) e->C->smem_def[i] = 1;
   }
-  if ((e->checks & PLX_CHECK_RACES) && write != 2) race_check(e, in, e->C, off, n, tid, write);   /* atomics never race */
+  if (e->checks & PLX_CHECK_RACES) race_check(e, in, e->C, off, n, tid, write);
 }
 
 /* the races check on global memory. A launch's CTAs run one cluster after another here, in any
-** order on a GPU, so two plain accesses of one byte by two CTAs, at least one a write, race unless
+** order on a GPU, so two accesses of one byte by two CTAs, at least one a write, race unless
 ** something orders them: in one cluster, a barrier, mbarrier phase or barrier.cluster completed
 ** between them (any of the cluster: lenient); in two clusters, a fence, an atomic or a strong
 ** (.volatile/.relaxed/.acquire/.release) access of global memory by the first access's CTA after it
 ** and one by the second's CTA before it (any such, at any time: lenient; the handshake of a split-K
-** or a last-block reduction). Two threads of one warp are never reported against each other;
-** atomics never race, nor do the async proxy's reductions (cp.reduce.async.bulk: each element a
-** .relaxed.gpu atomic). Each byte remembers its last plain write (xgw) and the reads since (xgr):
-** a read is checked against the write (RAW), a write against the write (WAW) and the reads (WAR).
-** TMA and bulk loads read as their issuing thread; TMA and bulk stores write as theirs. */
+** or a last-block reduction). Two threads of one warp are never reported against each other.
+** Atomics (and the async proxy's reductions, cp.reduce.async.bulk: each element a .relaxed.gpu
+** atomic) never race with each other, nor with a strong access whose scope covers both threads (the
+** PTX memory model: both morally strong); with a plain (weak) access they race as two plain accesses
+** do, an atomic ordering itself after it (it is its own release: only the second CTA's fence, atomic
+** or strong access before its access is asked for; and an atomic second does not count itself).
+** Each byte remembers its last plain write (xgw), the plain reads since (xgr) and its latest atomics
+** (xga): a read is checked against the write and the atomics, a write against the write, the reads
+** and the atomics, an atomic against the write and the reads. TMA and bulk loads read as their
+** issuing thread; TMA and bulk stores write as theirs. */
 static void who_cta(plX_emu *e, plU_buf *b, uint32_t cta, uint32_t tid) {
   const uint32_t id[3] = { cta % e->grid[0], cta / e->grid[0] % e->grid[1], (uint32_t)(cta / ((uint64_t)e->grid[0] * e->grid[1])) };
   plX__who(e, b, id, tid);
 }
 
-/* the event of an access by thread tid of the executing CTA at stmt now (pending: a bulk store's),
-** the thread's last one when nothing changed since; X_NOSLOT when out of memory */
-static uint32_t g_event(plX_emu *e, uint32_t tid, uint32_t stmt, int pending) {
+/* the event of an access by thread tid of the executing CTA at stmt now (pending: a bulk store's;
+** strong: a strong ld/st's scope), the thread's last one when nothing changed since; X_NOSLOT when
+** out of memory */
+static uint32_t g_event(plX_emu *e, uint32_t tid, uint32_t stmt, int pending, uint32_t strong) {
   uint32_t me = (uint32_t)e->C->cta_linear, gs = pending ? XGW_PENDING : e->gsync[me];
   uint32_t *c = &e->gevc[(size_t)e->C->rank * e->nthreads + tid];
   if (*c < e->ngev) {
     const xgev *v = &e->gev[*c];
-    if (v->stmt == stmt && v->bars == e->gbars && v->gsync == gs && v->cta == me && v->clser == e->clser && v->tid == tid) return *c;
+    if (v->stmt == stmt && v->bars == e->gbars && v->gsync == gs && v->cta == me && v->clser == e->clser && v->tid == tid &&
+        v->strong == strong) return *c;
   }
   if (e->ngev == e->cgev) {
     uint32_t nc = e->cgev ? e->cgev * 2 : 4096;
@@ -712,7 +897,8 @@ static uint32_t g_event(plX_emu *e, uint32_t tid, uint32_t stmt, int pending) {
     e->gev = p; e->cgev = nc;
   }
   xgev *v = &e->gev[e->ngev];
-  v->cta = me; v->stmt = stmt; v->clser = e->clser; v->bars = e->gbars; v->gsync = gs; v->tid = (uint16_t)tid; v->pad = 0;
+  v->cta = me; v->stmt = stmt; v->clser = e->clser; v->bars = e->gbars; v->gsync = gs; v->tid = (uint16_t)tid;
+  v->strong = (uint16_t)strong;
   return *c = e->ngev++;
 }
 
@@ -725,27 +911,54 @@ static int g_ordered(const plX_emu *e, const xgev *v, uint32_t me, uint32_t tid)
   return !same_cta && e->gsync[v->cta] > v->gsync && e->gsync[me] > 0;
 }
 
-/* why the earlier access v (wrote: a write) is not ordered before the executing one */
-static const char *g_why(const plX_emu *e, const xgev *v, uint32_t me, int wrote) {
+/* does a strong access of scope s by a thread of CTA (cta, clser) cover a thread of CTA (cta2, clser2)? */
+static int g_covers(uint32_t s, uint32_t cta, uint32_t clser, uint32_t cta2, uint32_t clser2) {
+  return s == 3 || (s == 2 && clser == clser2) || (s == 1 && clser == clser2 && cta == cta2);
+}
+
+enum { GK_READ, GK_WRITE, GK_ATOMIC };                             /* the kinds of access a race names */
+
+/* why the earlier access v (of kind vk) is not ordered before the executing one (of kind k) */
+static const char *g_why(const plX_emu *e, const xgev *v, uint32_t me, int vk, int k) {
   if (v->gsync == XGW_PENDING)
     return "a TMA or bulk store is ordered with other threads only once a cp.async.bulk.wait_group (not .read) "
            "has completed its bulk group, then a barrier, or a fence or atomic";
-  if (v->cta == me && v->clser == e->clser) return "no barrier completed between them";
-  if (v->clser == e->clser) return "no barrier, mbarrier phase or barrier.cluster completed between them";
-  return wrote ? "two CTAs of other clusters run in any order (a fence or atomic by the writer after its store and one by the other before its access order them)"
-               : "two CTAs of other clusters run in any order (a fence or atomic by the reader's CTA after its load and one by the writer's before its store order them)";
+  int atomic = vk == GK_ATOMIC || k == GK_ATOMIC;
+  if (v->cta == me && v->clser == e->clser)
+    return atomic ? "no barrier completed between them (an atomic and a plain access race: only two atomics, or an atomic "
+                    "and a strong access such as ld.relaxed.gpu, do not)" : "no barrier completed between them";
+  if (v->clser == e->clser)
+    return atomic ? "no barrier, mbarrier phase or barrier.cluster completed between them (an atomic and a plain access "
+                    "race: only two atomics, or an atomic and a strong access such as ld.relaxed.gpu, do not)"
+                  : "no barrier, mbarrier phase or barrier.cluster completed between them";
+  if (vk == GK_ATOMIC)
+    return "two CTAs of other clusters run in any order (a fence, atomic or strong access by the second CTA before its access "
+           "orders it after the atomic; an atomic and a plain access race: a strong access such as ld.relaxed.gpu or "
+           "ld.acquire.gpu would not)";
+  if (k == GK_ATOMIC)
+    return vk == GK_WRITE ? "two CTAs of other clusters run in any order (a fence or atomic by the writer after its store and one "
+                            "by the atomic's CTA before the atomic, not the atomic itself, order them)"
+                          : "two CTAs of other clusters run in any order (a fence or atomic by the reader's CTA after its load and "
+                            "one by the atomic's CTA before the atomic, not the atomic itself, order them)";
+  return vk == GK_WRITE ? "two CTAs of other clusters run in any order (a fence or atomic by the writer after its store and one by the other before its access order them)"
+                        : "two CTAs of other clusters run in any order (a fence or atomic by the reader's CTA after its load and one by the writer's before its store order them)";
 }
 
-/* the executing access of byte i of b races with the access v */
-static int g_race(plX_emu *e, const xins *in, const xbuf *b, uint64_t i, uint32_t tid, int write, const xgev *v, int wrote) {
+/* the executing access (of kind k) of byte i of b races with the access v (of kind vk) */
+static void g_msg(plX_emu *e, plU_buf *m, const xins *in, const xbuf *b, uint64_t i, uint32_t tid, int k, const xgev *v, int vk) {
+  static const char *const now[] = { "reads", "writes", "updates" }, *const then[] = { "read", "wrote", "updated" };
   uint32_t me = (uint32_t)e->C->cta_linear;
-  plU_buf m; plU_buf_init(&m);
-  plU_buf_printf(&m, "global-memory race on byte %llu of buffer '%s' (address 0x%llx): %s by ", (unsigned long long)i,
+  plU_buf_printf(m, "global-memory race on byte %llu of buffer '%s' (address 0x%llx): %s by ", (unsigned long long)i,
                  b->name ? b->name : "?", (unsigned long long)(b->addr + i), plX__opname(e, in->stmt));
-  who(e, &m, tid);
-  plU_buf_printf(&m, " %s it after ", write ? "writes" : "reads");
-  who_cta(e, &m, v->cta, v->tid);
-  plU_buf_printf(&m, " %s it (line %s) with nothing ordering the two: %s", wrote ? "wrote" : "read", X_AT(e, v->stmt), g_why(e, v, me, wrote));
+  who(e, m, tid);
+  plU_buf_printf(m, " %s it%s after ", now[k], k == GK_ATOMIC ? " atomically" : "");
+  who_cta(e, m, v->cta, v->tid);
+  plU_buf_printf(m, " %s it%s (line %s) with nothing ordering the two: %s", then[vk], vk == GK_ATOMIC ? " atomically" : "",
+                 X_AT(e, v->stmt), g_why(e, v, me, vk, k));
+}
+static int g_race(plX_emu *e, const xins *in, const xbuf *b, uint64_t i, uint32_t tid, int k, const xgev *v, int vk) {
+  plU_buf m; plU_buf_init(&m);
+  g_msg(e, &m, in, b, i, tid, k, v, vk);
   plX__fail(e, in->stmt, "%s", plU_buf_cstr(&m));
   plU_buf_free(&m);
   return e->status;
@@ -788,36 +1001,91 @@ static void g_read(plX_emu *e, xgr *q, uint32_t gen, uint32_t me, uint32_t tid, 
   q->r = ev; q->clser = e->clser;
 }
 
+/* the atomics recorded for a byte (ga), checked against a plain access by thread tid of the executing
+** CTA (me), of strong scope sc: the one it races with, or NULL */
+static const xgev *g_atomics(plX_emu *e, const xga *ga, uint32_t me, uint32_t tid, uint32_t sc) {
+  for (int j = 0; j < 2; j++) {
+    uint32_t a = j ? ga->a2 : ga->a;
+    if (a == X_NOSLOT) continue;
+    const xgev *v = &e->gev[a];
+    if (!g_ordered(e, v, me, tid) && !g_covers(sc, me, e->clser, v->cta, v->clser)) return v;
+  }
+  return NULL;
+}
+
+/* an atom.cas by thread tid of the executing CTA (me) of the byte q describes: its own plain read of
+** it is forgotten (the CAS re-reads it atomically; the CAS loop's seed load) */
+static void g_forget(plX_emu *e, xgr *q, uint32_t gen, uint32_t me, uint32_t tid) {
+#define X_MINE(ev) (e->gev[ev].cta == me && e->gev[ev].clser == e->clser && e->gev[ev].tid == tid)
+  if (!q || q->gen != gen) return;
+  if ((q->fl & XGR_R2) && X_MINE(q->r2)) q->fl &= ~(uint32_t)XGR_R2;
+  if (!X_MINE(q->r)) return;
+  if (q->fl & XGR_R2) { q->r = q->r2; q->fl &= ~(uint32_t)XGR_R2; }
+  else if (q->fl & XGR_O) { q->r = q->o; q->clser = e->gev[q->o].clser; }   /* o stands for the latest too */
+  else q->gen = 0;
+#undef X_MINE
+}
+
+/* record the atomic ev (by thread tid of the executing CTA, me) of the byte ga describes */
+static void g_atomic(plX_emu *e, xga *ga, uint32_t gen, uint32_t me, uint32_t tid, uint32_t ev) {
+  if (ga->gen != gen) { ga->gen = gen; ga->a = ev; ga->a2 = X_NOSLOT; return; }
+  if (ga->a == ev) return;
+  const xgev *v = &e->gev[ga->a];
+  if (!(v->cta == me && v->clser == e->clser && v->tid / 32u == tid / 32)) ga->a2 = ga->a;   /* another warp's: the second */
+  ga->a = ev;
+}
+
+/* is the recorded plain access v a strong one covering the executing atomic's thread? */
+static int g_strong(const plX_emu *e, const xgev *v, uint32_t me) { return g_covers(v->strong, v->cta, v->clser, me, e->clser); }
+
 int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t n, uint32_t tid, int write) {
   if (b->ro) return 0;                                             /* constant memory: never written */
-  int async = write == 3, aread = write == 5;
-  if (async) write = 1;
-  if (aread) write = 0;
-  if (write ? !b->gw : !b->gr) {                                   /* made at the first write, or read */
-    void *p = write ? (void *)(b->gw = calloc((size_t)b->size, sizeof *b->gw)) : (void *)(b->gr = calloc((size_t)b->size, sizeof *b->gr));
+  int async = write == 3, aread = write == 5, atomic = write == 2;
+  uint32_t sc = write < 2 ? (uint32_t)(in->gsync >> 1 & 3) : 0;   /* a strong ld/st's scope */
+  int k = atomic ? GK_ATOMIC : write == 1 || async ? GK_WRITE : GK_READ;
+  write = k != GK_READ;
+  if (atomic ? !b->ga : write ? !b->gw : !b->gr) {                /* made at the first write, read or atomic */
+    void *p = atomic ? (void *)(b->ga = calloc((size_t)b->size, sizeof *b->ga))
+            : write ? (void *)(b->gw = calloc((size_t)b->size, sizeof *b->gw)) : (void *)(b->gr = calloc((size_t)b->size, sizeof *b->gr));
     if (!p) return plX__fail(e, in->stmt, "out of memory (the races check on global memory)");
   }
   uint32_t gen = e->mem->gwgen, me = (uint32_t)e->C->cta_linear;
-  uint32_t ev = g_event(e, tid, in->stmt, async);
+  uint32_t ev = g_event(e, tid, in->stmt, async, sc);
   if (ev == X_NOSLOT) return plX__fail(e, in->stmt, "out of memory (the races check on global memory)");
+  int cas = atomic && is_cas(in), held = 0;
+  if (cas) rp_cas(e, tid, 0, b->addr + o, b->addr + o + n);
   for (uint64_t i = o; i < o + n; i++) {
     xgw *r = b->gw ? &b->gw[i] : NULL;
     if (r && r->gen == gen) {
       const xgev *v = &e->gev[r->ev];
-      if (!g_ordered(e, v, me, tid)) return g_race(e, in, b, i, tid, write, v, 1);
+      if (!g_ordered(e, v, me, tid) && !(atomic && g_strong(e, v, me))) return g_race(e, in, b, i, tid, k, v, GK_WRITE);
       int same_cta = v->cta == me && v->clser == e->clser;
       if (aread && r->pf != XGW_ASYNC && e->gpf[v->cta] == r->pf && (same_cta || !e->gpf[me]))
         return g_proxy(e, in, b, i, tid, v, same_cta);
     }
+    xga *ga = b->ga ? &b->ga[i] : NULL;
+    const xgev *va = !atomic && ga && ga->gen == gen ? g_atomics(e, ga, me, tid, sc) : NULL;
+    if (va && k == GK_READ && !aread) {                            /* a load after atomics only: held back (a CAS seed?) */
+      if (!held) {
+        plU_buf m; plU_buf_init(&m);
+        g_msg(e, &m, in, b, i, tid, k, va, GK_ATOMIC);
+        if (rp_hold(e, tid, in->stmt, 0, b->addr + o, b->addr + o + n, &m)) return e->status;
+        held = 1;
+      }
+    } else if (va) return g_race(e, in, b, i, tid, k, va, GK_ATOMIC);
     xgr *q = b->gr ? &b->gr[i] : NULL;
     if (!write) { g_read(e, q, gen, me, tid, ev); continue; }
-    if (q && q->gen == gen) {                                      /* write after read */
+    if (q && q->gen == gen) {                                      /* write (or atomic) after read */
       const xgev *v = &e->gev[q->r];
-      if (!g_ordered(e, v, me, tid)) return g_race(e, in, b, i, tid, 1, v, 0);
-      if ((q->fl & XGR_R2) && !g_ordered(e, v = &e->gev[q->r2], me, tid)) return g_race(e, in, b, i, tid, 1, v, 0);
-      if ((q->fl & XGR_O) && !((q->fl & XGR_OREL) && e->gsync[me] > 0)) return g_race(e, in, b, i, tid, 1, &e->gev[q->o], 0);
-      q->gen = 0;                                                  /* ordered before this write: forgotten */
+      if (!g_ordered(e, v, me, tid) && !(atomic && g_strong(e, v, me))) return g_race(e, in, b, i, tid, k, v, GK_READ);
+      if ((q->fl & XGR_R2) && !g_ordered(e, v = &e->gev[q->r2], me, tid) && !(atomic && g_strong(e, v, me)))
+        return g_race(e, in, b, i, tid, k, v, GK_READ);
+      if ((q->fl & XGR_O) && !((q->fl & XGR_OREL) && e->gsync[me] > 0) && !(atomic && g_strong(e, &e->gev[q->o], me)))
+        return g_race(e, in, b, i, tid, k, &e->gev[q->o], GK_READ);
+      if (!atomic) q->gen = 0;                                     /* ordered before this write: forgotten */
     }
+    if (cas) g_forget(e, q, gen, me, tid);
+    if (atomic) { g_atomic(e, ga, gen, me, tid, ev); continue; }
     r->gen = gen; r->ev = ev; r->pf = async ? XGW_ASYNC : e->gpf[me];
   }
   return 0;
@@ -837,7 +1105,7 @@ void plX__global_done(plX_emu *e, uint64_t lo, uint64_t hi) {
     if (r->ev != from) {
       const xgev *v = &e->gev[r->ev];
       if (v->cta != me || v->clser != e->clser || v->gsync != XGW_PENDING) continue;
-      uint32_t nv = g_event(e, v->tid, v->stmt, 0);
+      uint32_t nv = g_event(e, v->tid, v->stmt, 0, 0);
       if (nv == X_NOSLOT) return;                                  /* out of memory: stays pending (a report, not a crash) */
       from = r->ev; to = nv;
     }
@@ -851,7 +1119,11 @@ static int setup_cta(plX_emu *e, xcta *C) {
   uint32_t nt = e->block[0] * e->block[1] * e->block[2];
   uint32_t nw = (nt + 31) / 32;
   unsigned ck = e->checks & (PLX_CHECK_UNINIT_REGS | PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES);
-  if (C->warp_cap && (C->cap_threads != nt || C->cap_smem != e->smem_size || C->cap_checks != ck)) free_cta(C, C->cap_threads);
+  if (C->warp_cap && (C->cap_threads != nt || C->cap_smem != e->smem_size || C->cap_checks != ck)) {
+    xcta keep = *C;                                                /* its place in the grid and the cluster stays */
+    free_cta(C, C->cap_threads);
+    memcpy(C->ctaid, keep.ctaid, sizeof C->ctaid); C->cta_linear = keep.cta_linear; C->rank = keep.rank;
+  }
   e->C = C;
   if (e->C->warp_cap != nw) {
     e->C->warps = calloc(nw, sizeof *e->C->warps);
@@ -863,6 +1135,7 @@ static int setup_cta(plX_emu *e, xcta *C) {
     e->C->cstack = malloc((size_t)nt * (e->maxdepth ? e->maxdepth : 1) * sizeof *e->C->cstack);
     e->C->cdepth = malloc((size_t)nt * sizeof *e->C->cdepth);
     if (!e->C->cstack || !e->C->cdepth) return plX__fail(e, X_NOSLOT, "out of memory");
+    if (e->has_rec && !(e->C->fstk = calloc(nt, sizeof *e->C->fstk))) return plX__fail(e, X_NOSLOT, "out of memory");
     if (!e->C->warps || !e->C->Rall || !e->C->Pall || !e->C->smem || !e->C->local || !e->C->cpq) return plX__fail(e, X_NOSLOT, "out of memory");
     if (e->checks & PLX_CHECK_UNINIT_REGS) {
       e->C->rdefall = malloc((size_t)nw * x->nslots * sizeof(uint32_t));
@@ -884,6 +1157,7 @@ static int setup_cta(plX_emu *e, xcta *C) {
   memset(e->C->smem, 0, e->smem_size ? e->smem_size : 1);
   memset(e->C->local, 0, (size_t)nt * (e->local_size ? e->local_size : 1));
   memset(e->C->cdepth, 0, (size_t)nt * sizeof *e->C->cdepth);
+  if (e->C->fstk) for (uint32_t i = 0; i < nt; i++) e->C->fstk[i].n = 0;
   if (e->C->smem_def) memset(e->C->smem_def, 0, e->smem_size ? e->smem_size : 1);
   if (e->C->race_e) { memset(e->C->race_e, 0xff, (size_t)(e->smem_size ? e->smem_size : 1) * 4); }
   e->C->epoch = 0;
@@ -914,7 +1188,7 @@ static int setup_cta(plX_emu *e, xcta *C) {
   }
   for (int i = 0; i < 16; i++) { xbar *b = &e->C->bars[i]; b->expected = b->arrived = 0; b->red.n = 0; }
   for (uint32_t t = 0; t < nt; t++) { e->C->cpq[t].q.n = 0; e->C->cpq[t].head = 0; e->C->cpq[t].gnext = 0; }
-  C->done = 0;
+  C->done = 0; C->racc = 0;
   return plX__hop_setup(e, C);
 }
 
@@ -1001,6 +1275,8 @@ static int run_cluster(plX_emu *e, const uint32_t first[3]) {
     if (f) continue;
     return deadlock(e);
   }
+  for (uint32_t i = 0; e->nrpend && i < e->crpend; i++)          /* reports held back to the end */
+    if (e->rpend[i].msg) return rp_report(e, &e->rpend[i]);
   if (plX__hop_flush(e) < 0) return e->status;      /* copies nobody waited for land too */
   for (uint32_t r = 0; r < H->ncl; r++) {
     e->C = &e->ctas[r];
@@ -1037,6 +1313,7 @@ int plX_run(plX_emu *e) {
   plX__hop_scan(e);
   if (e->H.track) e->checks |= X_CHECK_TRACK;
   free(e->gsync); e->gsync = NULL; e->gpf = NULL; e->ngsync = 0;
+  rp_clear(e);                                                     /* (a failed run's) */
   if (e->checks & PLX_CHECK_RACES) {                               /* the races check on global memory */
     uint64_t n = (uint64_t)e->grid[0] * e->grid[1] * e->grid[2];
     if (n > ((uint64_t)1 << 31) || !(e->gsync = calloc((size_t)n * 2, sizeof *e->gsync)))
@@ -1049,6 +1326,11 @@ int plX_run(plX_emu *e) {
       e->gevc = p; e->cgevc = nc;
     }
     memset(e->gevc, 0xff, (size_t)nc * sizeof *e->gevc);
+    if (e->crpend < nc) {
+      free(e->rpend); e->crpend = 0;
+      if (!(e->rpend = calloc(nc, sizeof *e->rpend))) return plX__fail(e, X_NOSLOT, "out of memory (the races check on global memory)");
+      e->crpend = nc;
+    }
     e->ngev = 0;
     if (++e->mem->gwgen == 0) e->mem->gwgen = 1;                 /* 0: never written */
     e->clser = 0;

@@ -34,6 +34,7 @@ typedef struct D {
   plU_buf msgs;
   int bad;                      /* an operand the emulator cannot take */
   uint8_t *reach;               /* .func: which function reaches which through calls (fns indices) */
+  const plI_stmt *cur;          /* the statement being decoded (its line resolves scoped variables) */
   char why[160];
 } D;
 
@@ -202,10 +203,32 @@ static uint64_t imm_bits(D *d, const plI_opnd *o, int t) {
 static void rdreg(D *d, uint32_t s) { if (d->nrd < 320) d->rd[d->nrd++] = s; }
 static void wrreg(D *d, uint32_t s) { if (d->nwr < 320) d->wr[d->nwr++] = s; }
 
+/* a symbol's state space and address for the statement being decoded: a variable of the function
+** first. nvcc declares `.param .b32 param0;` anew in each call's { } block, with another type or size
+** at times: of the function's variables of that name, the one declared last at or above the
+** statement's line is the one in scope (declarations come before their uses in a block) */
+static int fvar_addr(D *d, uint32_t name, uint8_t *sp, uint64_t *a) {
+  const plI_func *f = d->f;
+  int pick = -1, any = -1;
+  for (uint32_t i = 0; i < f->vars.n; i++) {
+    const plI_var *v = &f->vars.p[i];
+    if (v->name != name) continue;
+    any = (int)i;
+    if (!d->cur || (v->file == d->cur->file && v->line <= d->cur->line)) pick = (int)i;
+  }
+  if (pick < 0) pick = any;
+  if (pick < 0) return plX__var_addr(d->e, name, sp, a);
+  plX_emu *e = d->e;
+  if (e->dfn == 0) { const xvar *x = &e->vars[e->m->globals.n + (uint32_t)pick]; *sp = x->space; *a = x->addr; return 1; }
+  const xfn *fn = &e->fns[e->dfn];
+  *sp = XS_LOCAL; *a = e->ploc[fn->ppar + f->params.n + f->rets.n + (uint32_t)pick].off;
+  return 1;
+}
+
 /* a symbol's value as an operand: its address in its state space */
 static uint64_t sym_value(D *d, uint32_t name, int generic) {
   uint8_t sp; uint64_t a;
-  if (!plX__var_addr(d->e, name, &sp, &a)) { bad(d, "unknown symbol '%s'", plI_cstr(d->m, name)); return 0; }
+  if (!fvar_addr(d, name, &sp, &a)) { bad(d, "unknown symbol '%s'", plI_cstr(d->m, name)); return 0; }
   if (generic) {
     if (sp == XS_SHARED) a += X_SH_BASE;
     else if (sp == XS_LOCAL) a += X_LOC_BASE;
@@ -300,13 +323,13 @@ static void vaddr(D *d, const plI_opnd *o, xins *in, int space) {
   in->abase = cslot(d, 0);
   if (o->flags & PLOF_BASE_SYM) {
     uint8_t sp; uint64_t a;
-    if (!plX__var_addr(d->e, o->id, &sp, &a)) { bad(d, "unknown symbol '%s'", plI_cstr(d->m, o->id)); return; }
+    if (!fvar_addr(d, o->id, &sp, &a)) { bad(d, "unknown symbol '%s'", plI_cstr(d->m, o->id)); return; }
     if (space == XS_GENERIC) {
       if (sp == XS_SHARED) a += X_SH_BASE;
       else if (sp == XS_LOCAL) a += X_LOC_BASE;
       else if (sp == XS_PARAM) a += X_PAR_BASE;
-    } else if (sp == XS_LOCAL && space == XS_PARAM && d->e->dfn > 0) {
-      in->space = XS_LOCAL;                       /* a .func's parameter: in the thread's local memory */
+    } else if (sp == XS_LOCAL && space == XS_PARAM) {
+      in->space = XS_LOCAL;                       /* a .func's parameter, a call's .param variable: in the thread's local memory */
     } else if (sp != space && !(sp == XS_CONST && space == XS_GLOBAL) && !(sp == XS_GLOBAL && space == XS_CONST)) {
       bad(d, "symbol '%s' in another state space than the instruction's", plI_cstr(d->m, o->id));
       return;
@@ -522,7 +545,7 @@ static int dec_mods(D *d, xins *in) {
   for (int i = 0; i < k->nt; i++)
     if (tbits(k->types[i]) > 64) return unsup(d, in, "128-bit types");
   if (T(k, "s16x2")) { t = PLT_S32; in->t = PLT_S32; in->sub2 = 1; }   /* min/max.relu.s16x2: two halves */
-  if (strcmp(b, "cvt") && strcmp(b, "mma") && strcmp(b, "wgmma"))   /* wgmma: its decode checks its types */
+  if (strcmp(b, "cvt") && strcmp(b, "mma") && strcmp(b, "wgmma") && strcmp(b, "wmma"))   /* (w)mma, wgmma: their decode checks their types */
     for (int i = 0; i < k->nt; i++) {
       int ti = k->types[i];
       if (isfloat(ti) && ti != PLT_F16 && ti != PLT_F16X2 && ti != PLT_BF16 && ti != PLT_BF16X2 && ti != PLT_F32 && ti != PLT_F64)
@@ -650,7 +673,9 @@ static int dec_mods(D *d, xins *in) {
     in->op = X_ISSPACEP; in->space = (uint8_t)sp;
   } else if (!strcmp(b, "mov")) in->op = t == PLT_PRED ? X_PMOV : X_MOV;   /* X_MOVSREG, X_PACK, X_UNPACK by operands */
   else if (!strcmp(b, "ld") || !strcmp(b, "ldu") || !strcmp(b, "st")) {
-    in->gsync = (uint8_t)(strong(k) && !has(k, "cta"));
+    /* bit 0: orders global memory (races check); bits 1-2: a strong access's scope (1 .cta, 2 .cluster,
+    ** 3 .gpu/.sys/.volatile): with an atomic whose thread it covers, no race */
+    in->gsync = (uint8_t)((strong(k) && !has(k, "cta")) | (!strong(k) ? 0 : has(k, "cta") ? 2 : has(k, "cluster") ? 4 : 6));
     noise(k);
     T(k, "nc");
     if (T(k, "shared::cluster")) in->fl |= XF_CLUSTER;
@@ -741,7 +766,37 @@ static int dec_mods(D *d, xins *in) {
   else if (!strcmp(b, "call")) { T(k, "uni"); in->op = X_CALL; }
   else if (!strcmp(b, "trap")) in->op = X_TRAP;
   else if (!strcmp(b, "brkpt") || !strcmp(b, "nanosleep") || !strcmp(b, "pmevent")) { T(k, "mask"); in->op = X_NOP; }
-  else if (!strcmp(b, "mma")) {
+  else if (!strcmp(b, "wmma")) {
+    static const char *const SH[] = { "m16n16k16", "m32n8k16", "m8n32k16", "m16n16k8", NULL };
+    static const char *const LAY[] = { "row", "col", NULL };
+    NEED(T(k, "sync") && T(k, "aligned"), "");
+    int sh = TL(k, SH);
+    NEED(sh, "shape");
+    in->op = X_WMMA; in->sub2 = (uint8_t)sh;
+    if (T(k, "mma")) {                              /* the layouts: fragments do not depend on them here */
+      NEED(TLALL(k, LAY) == 2, "layouts");
+      int dt = k->types[0], ct = k->types[k->nt - 1], at = PLT_F16, bt = PLT_F16;
+      NEED(k->nt == 2 || k->nt == 4, "types");
+      if (k->nt == 4) { at = k->types[1]; bt = k->types[2]; }
+      int integer = at == PLT_S8 || at == PLT_U8;
+      NEED(!(in->fl & XF_SATF) || integer, "");
+      NEED(plX__wmma_regs(0, sh, at) && plX__wmma_regs(1, sh, bt) && plX__wmma_regs(2, sh, dt) && plX__wmma_regs(2, sh, ct), "type");
+      NEED(integer ? (bt == PLT_S8 || bt == PLT_U8) && dt == PLT_S32 && ct == PLT_S32
+                   : at == bt && (at == PLT_F16 ? k->nt == 2 : dt == PLT_F32 && ct == PLT_F32), "type combination");
+      in->sub = 4; in->t = (uint8_t)dt; in->t2 = (uint8_t)at; in->t3 = (uint8_t)bt; in->vec = (uint8_t)ct;
+    } else {
+      int ld = T(k, "load"), st = !ld && T(k, "store");
+      int mat = T(k, "a") ? 0 : T(k, "b") ? 1 : T(k, "c") ? 2 : T(k, "d") ? 3 : -1;
+      NEED(ld ? mat >= 0 && mat <= 2 : st && mat == 3, "");
+      int lay = TL(k, LAY);
+      NEED(lay, "layout");
+      if (lay == 2) in->fl |= XF_TRANS;             /* .col */
+      int sp = space_tok(k);
+      NEED(sp == XS_GENERIC || sp == XS_GLOBAL || sp == XS_SHARED, "");
+      NEED(k->nt == 1 && plX__wmma_regs(mat < 2 ? mat : 2, sh, t), "type");
+      in->space = (uint8_t)sp; in->sub = (uint8_t)mat;
+    }
+  } else if (!strcmp(b, "mma")) {
     NEED(T(k, "sync") && T(k, "aligned") && T(k, "row") && T(k, "col"), "");
     static const char *const S[] = { "m16n8k16", "m16n8k8", "m16n8k32", NULL };
     int sh = TL(k, S);
@@ -787,6 +842,8 @@ static int dec_mods(D *d, xins *in) {
 
 /* Phase 2, per statement: the operands, for the op (and fields) phase 1 chose */
 static int callee(const plI_module *m, const plI_stmt *s);
+static int param_var(D *d, uint32_t name, uint64_t *off, uint64_t *bytes);
+static int vprintf_fn(const plI_module *m, uint32_t name);
 static int fn_index(const plX_emu *e, int func);
 
 static int dec_ops(D *d, const plI_stmt *s, xins *in) {
@@ -823,6 +880,13 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
   case X_PNOT: case X_PMOV: {
     NOPS(2);
     int na;
+    if (O[1].kind == PLO_IMM) {                   /* mov.pred p, 0/1 (nvcc's short-circuit &&): junk ^ junk, negated for true */
+      NEED(O[1].v <= 1, "a predicate immediate other than 0 or 1");
+      in->d = pdst(d, &O[0]);
+      in->sub = (uint8_t)((O[1].v != 0) ^ (in->op == X_PNOT));
+      in->op = X_PXOR; in->a = in->b = pjunk(d); in->sub2 = 0;
+      break;
+    }
     in->d = pdst(d, &O[0]); in->a = psrc(d, &O[1], &na); in->sub = (uint8_t)na;
     break;
   }
@@ -907,7 +971,13 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     if (in->sub == XA_CAS) SRC(c, at + 2, t);
     break;
   }
-  case X_SHFL: NOPS(5); DST(0); SRC(a, 1, PLT_B32); SRC(b, 2, PLT_U32); SRC(c, 3, PLT_U32); SRC(e, 4, PLT_U32); break;
+  case X_SHFL:                                    /* d[|p]: p, the source lane was in range */
+    NOPS(5);
+    if (O[0].kind == PLO_PAIR) {
+      in->d = vdst(d, &d->m->opnds.p[O[0].id]);
+      in->d2 = pdst(d, &d->m->opnds.p[O[0].id + 1]);
+    } else DST(0);
+    SRC(a, 1, PLT_B32); SRC(b, 2, PLT_U32); SRC(c, 3, PLT_U32); SRC(e, 4, PLT_U32); break;
   case X_VOTE: {
     NOPS(3);
     if (in->sub == 4) DST(0); else in->d = pdst(d, &O[0]);
@@ -916,7 +986,14 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     break;
   }
   case X_ACTIVEMASK: NOPS(1); DST(0); break;
-  case X_REDUX: case X_MATCH: NOPS(3); DST(0); SRC(a, 1, t); SRC(e, 2, PLT_U32); break;
+  case X_REDUX: case X_MATCH:                     /* match.all d[|p]: p, every lane's value was the same */
+    NOPS(3);
+    if (O[0].kind == PLO_PAIR) {
+      in->d = vdst(d, &d->m->opnds.p[O[0].id]);
+      in->d2 = pdst(d, &d->m->opnds.p[O[0].id + 1]);
+    } else DST(0);
+    SRC(a, 1, t); SRC(e, 2, PLT_U32);
+    break;
   case X_BARWARP: NOPS(1); SRC(e, 0, PLT_U32); break;
   case X_BAR:
     if (in->sub == XBAR_SYNC) {
@@ -943,20 +1020,39 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     int si = n > 1 && O[1].kind == PLO_SYM ? 1 : 0;
     NEED(n >= 1 && O[si].kind == PLO_SYM, "an indirect call");
     NEED(n - si <= 2, "operand count");
-    int c = callee(d->m, s);
-    NEED(c >= 0, "a call to a function with no body");
-    int fi = fn_index(d->e, c);
-    NEED(fi > 0, "a call to a kernel");
-    NEED(!d->reach[(uint32_t)fi * d->e->nfns + (uint32_t)d->e->dfn] && fi != d->e->dfn, "a recursive call");
+    int c = callee(d->m, s), fi;
+    if (c < 0 && (c = vprintf_fn(d->m, O[si].id)) >= 0) { fi = 0; in->t3 = 1; }   /* printf: emu_exec.c plX__vprintf */
+    else {
+      NEED(c >= 0, "a call to a function with no body");
+      fi = fn_index(d->e, c);
+      NEED(fi > 0, "a call to a kernel");
+    }
     const plI_func *cf = &d->m->funcs.p[c];
     const plI_opnd *R = si ? &O[0] : NULL, *A = si + 1 < n ? &O[si + 1] : NULL;
     int nr = R ? (R->kind == PLO_VEC ? R->n : -1) : 0, na = A ? (A->kind == PLO_VEC ? A->n : -1) : 0;
     NEED(nr == (int)cf->rets.n && na == (int)cf->params.n, "results or arguments other than the function's");
     NEED(nr < 256 && na < 256, "operand count");
     in->vs = d->x->nvslots;
-    for (int k = 0; k < nr; k++) { plI_opnd e = plI_elem(d->m, R, (uint32_t)k); vpush(d, vdst(d, &e)); }
-    for (int k = 0; k < na; k++) { plI_opnd e = plI_elem(d->m, A, (uint32_t)k); vpush(d, vsrc(d, &e, cf->params.p[k].type)); }
-    in->c = (uint32_t)fi; in->sub = (uint8_t)nr; in->sub2 = (uint8_t)na; in->target = d->e->fns[fi].pc;
+    /* a register passes its value (the DSL's calls); a .param variable of the caller (nvcc's calling
+    ** convention: st.param into param0, call, ld.param from retval0) its bytes: X_PREDBIT | its local offset */
+    for (int k = 0; k < nr + na; k++) {
+      plI_opnd e = plI_elem(d->m, k < nr ? R : A, (uint32_t)(k < nr ? k : k - nr));
+      const plI_var *cv = k < nr ? &cf->rets.p[k] : &cf->params.p[k - nr];
+      if (e.kind == PLO_SYM) {
+        uint64_t off, bytes;
+        if (!param_var(d, e.id, &off, &bytes) || off >= X_PREDBIT) {
+          bad(d, "a call %s that is not a .param variable of the caller", k < nr ? "result" : "argument");
+          break;
+        }
+        uint32_t b = plT_info_tab[cv->type].bits;
+        if (bytes != (uint64_t)(b < 8 ? 1 : b / 8) * (cv->count ? cv->count : 1)) {
+          bad(d, "a .param variable of another size than the function's %s", k < nr ? "result" : "parameter");
+          break;
+        }
+        vpush(d, X_PREDBIT | (uint32_t)off);
+      } else vpush(d, k < nr ? vdst(d, &e) : vsrc(d, &e, cv->type));
+    }
+    in->c = (uint32_t)fi; in->sub = (uint8_t)nr; in->sub2 = (uint8_t)na; in->target = in->t3 ? 0 : d->e->fns[fi].pc;
     break;
   }
   case X_TRAP: break;
@@ -972,6 +1068,23 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     in->vs = v0; in->a = v1; in->b = v2; in->c = v3;   /* vslots indices of D, A, B, C */
     break;
   }
+  case X_WMMA:
+    if (in->sub == 4) {                             /* d, a, b, c: vslots indices in vs, a, b, c */
+      NOPS(4);
+      uint32_t v1, v2, v3;
+      vvec(d, &O[0], plX__wmma_regs(2, in->sub2, t), 1, PLT_NONE, &in->vs);
+      vvec(d, &O[1], plX__wmma_regs(0, in->sub2, in->t2), 0, PLT_NONE, &v1);
+      vvec(d, &O[2], plX__wmma_regs(1, in->sub2, in->t3), 0, PLT_NONE, &v2);
+      vvec(d, &O[3], plX__wmma_regs(2, in->sub2, in->vec), 0, PLT_NONE, &v3);
+      in->a = v1; in->b = v2; in->c = v3;
+    } else {                                        /* load r, [p]{, stride}; store [p], r{, stride} */
+      NEED(n == 2 || n == 3, "operand count");
+      int nr = plX__wmma_regs(in->sub < 2 ? in->sub : 2, in->sub2, t);
+      if (in->sub < 3) { vvec(d, &O[0], nr, 1, PLT_NONE, &in->vs); vaddr(d, &O[1], in, in->space); }
+      else { vaddr(d, &O[0], in, in->space); vvec(d, &O[1], nr, 0, PLT_NONE, &in->vs); }
+      if (n == 3) { in->b = vsrc(d, &O[2], PLT_U32); in->vec = 1; }   /* vec: a stride is given */
+    }
+    break;
   case X_LDMATRIX: NOPS(2); vvec(d, &O[0], in->vec, 1, PLT_NONE, &in->vs); vaddr(d, &O[1], in, in->space); break;
   case X_STMATRIX: NOPS(2); vaddr(d, &O[0], in, in->space); vvec(d, &O[1], in->vec, 0, PLT_NONE, &in->vs); break;
   case X_CPCOMMIT: NOPS(0); break;
@@ -1151,9 +1264,11 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
 }
 
 /* ---- the whole function -------------------------------------------------------------------------- */
+/* raw statements that do not execute: directives, comments, and the braces of a nested { } block
+** (a block only scopes declarations, which the parser has already resolved) */
 static int is_directive(const char *s) {
   while (*s == ' ' || *s == '\t') s++;
-  return *s == 0 || *s == '.' || (s[0] == '/' && s[1] == '/') || (s[0] == '/' && s[1] == '*');
+  return *s == 0 || *s == '.' || *s == '{' || *s == '}' || (s[0] == '/' && s[1] == '/') || (s[0] == '/' && s[1] == '*');
 }
 
 static int chk_push(D *d, uint32_t v) {
@@ -1182,6 +1297,40 @@ static int callee(const plI_module *m, const plI_stmt *s) {
     return -2;
   }
   return -2;
+}
+
+/* the .extern .func vprintf (what nvcc calls for printf: (.param .b32 r) vprintf(.param .b64 fmt,
+** .param .b64 args)) that symbol `name` names, or -1 */
+static int vprintf_fn(const plI_module *m, uint32_t name) {
+  if (strcmp(plI_cstr(m, name), "vprintf") != 0) return -1;
+  for (uint32_t f = 0; f < m->funcs.n; f++) {
+    const plI_func *F = &m->funcs.p[f];
+    if (F->name != name || F->kind != PLF_FUNC || !F->declared_only) continue;
+    if (F->params.n != 2 || F->rets.n != 1 || plT_info_tab[F->params.p[0].type].bits != 64 ||
+        plT_info_tab[F->params.p[1].type].bits != 64 || plT_info_tab[F->rets.p[0].type].bits != 32) return -1;
+    return (int)f;
+  }
+  return -1;
+}
+
+/* a .param variable of the function being decoded (the last declared of that name): its offset in the
+** thread's local memory and its bytes; 0 when the name is none */
+static int param_var(D *d, uint32_t name, uint64_t *off, uint64_t *bytes) {
+  int pick = -1, any = -1;
+  for (uint32_t i = 0; i < d->f->vars.n; i++) {       /* the one in scope, as fvar_addr */
+    const plI_var *v = &d->f->vars.p[i];
+    if (v->name != name) continue;
+    any = (int)i;
+    if (v->file == d->cur->file && v->line <= d->cur->line) pick = (int)i;
+  }
+  if (pick < 0) pick = any;
+  if (pick < 0) return 0;
+  const plI_var *v = &d->f->vars.p[pick];
+  uint8_t sp;
+  if (v->space != PLV_PARAM || !fvar_addr(d, name, &sp, off) || sp != XS_LOCAL) return 0;
+  uint32_t b = plT_info_tab[v->type].bits;
+  *bytes = (uint64_t)(b < 8 ? 1 : b / 8) * (v->count && v->count != UINT64_MAX ? v->count : 1);
+  return 1;
 }
 
 /* the kernel and the functions it reaches: fns[0] the kernel, then the callees in module order (a
@@ -1213,7 +1362,7 @@ static int reach_fns(plX_emu *e, uint8_t **reachp) {
   for (uint32_t i = 0; i < n; i++) {
     const plI_func *f = &m->funcs.p[e->fns[i].func];
     e->fns[i].nstmt = f->stmts.n;
-    if (i) { e->fns[i].sbase = sb; sb += f->stmts.n; e->fns[i].ppar = np; np += f->params.n + f->rets.n; }
+    if (i) { e->fns[i].sbase = sb; sb += f->stmts.n; e->fns[i].ppar = np; np += f->params.n + f->rets.n + f->vars.n; }
     for (uint32_t j = 0; j < f->stmts.n; j++) {
       int c = callee(m, &f->stmts.p[j]);
       if (c >= 0) for (uint32_t q = 0; q < n; q++) if (e->fns[q].func == (uint32_t)c) reach[i * n + q] = 1;
@@ -1228,19 +1377,36 @@ static int reach_fns(plX_emu *e, uint8_t **reachp) {
   uint64_t loc = e->local_size;
   for (uint32_t i = 1; i < n; i++) {
     const plI_func *f = &m->funcs.p[e->fns[i].func];
+    e->fns[i].llo = (uint32_t)loc;
     for (uint32_t j = 0; j < f->params.n + f->rets.n; j++) {
       const plI_var *v = j < f->params.n ? &f->params.p[j] : &f->rets.p[j - f->params.n];
       xploc *p = &e->ploc[e->fns[i].ppar + j];
       uint32_t b = plT_info_tab[v->type].bits;
       uint32_t es = b < 8 ? 1 : b / 8;
-      loc = (loc + es - 1) / es * es;
+      uint32_t al = v->align > es ? v->align : es;   /* .param .align 8 .b8 p[16]: a struct by value */
+      loc = (loc + al - 1) / al * al;
       p->off = (uint32_t)loc; p->type = v->type; p->size = (uint8_t)es;
       loc += es * (v->count ? v->count : 1);
     }
+    /* then its variables: .local ones and the .param ones of its calls (x.ploc after the results) */
+    for (uint32_t j = 0; j < f->vars.n; j++) {
+      const plI_var *v = &f->vars.p[j];
+      xploc *p = &e->ploc[e->fns[i].ppar + f->params.n + f->rets.n + j];
+      uint32_t b = plT_info_tab[v->type].bits;
+      uint64_t es = b < 8 ? 1 : b / 8, al = v->align ? v->align : es;
+      uint64_t cnt = v->count == UINT64_MAX ? 0 : (v->count ? v->count : 1);
+      loc = (loc + al - 1) / al * al;
+      p->off = (uint32_t)loc; p->type = v->type; p->size = 0;
+      if (loc + es * cnt < loc || loc + es * cnt > 0xffffffffu) { free(in); free(list); free(reach); return 0; }
+      loc += es * cnt;
+    }
+    e->fns[i].lhi = (uint32_t)loc;
+    e->fns[i].rec = reach[i * n + i];              /* it reaches itself: each call saves its outer activation */
+    if (e->fns[i].rec) e->has_rec = 1;
   }
   e->local_size = (uint32_t)((loc + 15) / 16 * 16);
   e->nploc = np;
-  e->maxdepth = n;
+  e->maxdepth = e->has_rec ? X_MAXDEPTH : n;
   free(in); free(list);
   *reachp = reach;
   return 1;
@@ -1260,11 +1426,15 @@ int plX__decode(plX_emu *e) {
   uint8_t *reach = NULL;
   if (!reach_fns(e, &reach)) return plX__fail(e, X_NOSLOT, "out of memory");
   d->reach = reach;
-  for (uint32_t i = 1; i < e->nfns; i++)
-    if (m->funcs.p[e->fns[i].func].vars.n) {
-      free(reach);
-      return plX__fail(e, X_NOSLOT, "variables declared inside .func '%s' are not emulated", plI_cstr(m, m->funcs.p[e->fns[i].func].name));
-    }
+  for (uint32_t i = 1; i < e->nfns; i++) {
+    const plI_func *cf = &m->funcs.p[e->fns[i].func];
+    for (uint32_t j = 0; j < cf->vars.n; j++)
+      if (cf->vars.p[j].space != PLV_LOCAL && cf->vars.p[j].space != PLV_PARAM) {
+        free(reach);
+        return plX__fail(e, X_NOSLOT, "variable '%s' declared inside .func '%s' in this state space is not emulated",
+                         plI_cstr(m, cf->vars.p[j].name), plI_cstr(m, cf->name));
+      }
+  }
   plU_buf_init(&d->msgs);
   /* registers: value slots and predicates of these functions (their ids differ: one register file) */
   uint8_t *infn = calloc(m->funcs.n ? m->funcs.n : 1, 1);
@@ -1289,6 +1459,20 @@ int plX__decode(plX_emu *e) {
     uint32_t s = x->slot_of[i];
     if (s == X_NOSLOT) continue;
     if (s & X_PREDBIT) x->pred_reg[s & ~X_PREDBIT] = i + 1; else x->slot_reg[s] = i + 1;
+  }
+  /* a recursive function's registers: its value slots, then its predicates (what a call saves) */
+  for (uint32_t k = 1; k < e->nfns; k++) {
+    xfn *fn = &e->fns[k];
+    if (!fn->rec) continue;
+    uint32_t cnt = 0;
+    for (uint32_t i = 0; i < m->regs.n; i++) if (m->regs.p[i].func == fn->func && x->slot_of[i] != X_NOSLOT) cnt++;
+    fn->regs = malloc((cnt ? cnt : 1) * sizeof *fn->regs);
+    if (!fn->regs) { free(reach); return plX__fail(e, X_NOSLOT, "out of memory"); }
+    fn->nv = fn->np = 0;
+    for (uint32_t i = 0; i < m->regs.n; i++)
+      if (m->regs.p[i].func == fn->func && x->slot_of[i] != X_NOSLOT && !(x->slot_of[i] & X_PREDBIT)) fn->regs[fn->nv++] = x->slot_of[i];
+    for (uint32_t i = 0; i < m->regs.n; i++)
+      if (m->regs.p[i].func == fn->func && x->slot_of[i] != X_NOSLOT && (x->slot_of[i] & X_PREDBIT)) fn->regs[fn->nv + fn->np++] = x->slot_of[i] & ~X_PREDBIT;
   }
   /* pcs: the callees first, then the kernel; each function ends in an implicit ret (the kernel: exit) */
   uint32_t total = 0;
@@ -1330,7 +1514,7 @@ int plX__decode(plX_emu *e) {
     memset(in, 0, sizeof *in);
     in->stmt = sbase + i; in->guard = -1; in->cache = -1;
     in->a = in->b = in->c = in->e = in->d = in->d2 = X_NOSLOT;
-    d->nrd = d->nwr = 0; d->bad = 0;
+    d->nrd = d->nwr = 0; d->bad = 0; d->cur = s;
     if (s->kind == PLS_RAW) {
       d->opc = plI_cstr(m, s->opc);
       unsup(d, in, "raw text");
@@ -1358,7 +1542,7 @@ int plX__decode(plX_emu *e) {
     {
       const xins *t = &d->tmpl[s->opc];
       in->op = t->op; in->t = t->t; in->t2 = t->t2; in->t3 = t->t3; in->rnd = t->rnd; in->sub = t->sub;
-      in->sub2 = t->sub2; in->space = t->space; in->vec = t->vec; in->fl = t->fl;
+      in->sub2 = t->sub2; in->space = t->space; in->vec = t->vec; in->fl = t->fl; in->gsync = t->gsync;
       if (t->op == X_UNSUP) in->off = t->off;
     }
     if (s->guard) {

@@ -2,6 +2,7 @@
 ** each case a tight loop over the lanes (fast paths inline, the rest in emu_ops.c). Also loads,
 ** stores, atomics, cp.async queues and the warp-synchronous instructions. */
 #include "emu_impl.h"
+#include <stdlib.h>
 #include <math.h>
 #include <float.h>
 #include <stdio.h>
@@ -18,17 +19,64 @@ static inline uint64_t load_ext(const uint8_t *p, int t) {
 static inline void store(uint8_t *p, uint64_t v, int bytes) { memcpy(p, &v, (size_t)bytes); }  /* little-endian host */
 
 /* ---- .func calls: a per-thread stack of return pcs; parameters and results in local memory ---- */
+/* the bytes of a .func's parameter or result k (of params then rets) */
+static uint64_t fn_pbytes(const plX_emu *e, const xfn *fn, uint32_t k) {
+  const plI_func *cf = &e->m->funcs.p[fn->func];
+  const plI_var *v = k < cf->params.n ? &cf->params.p[k] : &cf->rets.p[k - cf->params.n];
+  return (uint64_t)e->ploc[fn->ppar + k].size * (v->count ? v->count : 1);
+}
+
+/* a recursive function's activation of lane l (thread tid): its registers and local bytes, pushed
+** on the thread's stack by a call (the callee's outer activation, when it has one, lives on) and popped
+** by the return; 0, or 1 out of memory */
+static int frame_push(plX_emu *e, xwarp *w, const xfn *fn, int l, uint32_t tid) {
+  xfstk *f = &e->C->fstk[tid];
+  size_t need = (size_t)fn->nv * 8 + fn->np + (fn->lhi - fn->llo);
+  if (f->cap - f->n < need) {
+    size_t nc = f->cap ? f->cap * 2 : 256;
+    while (nc - f->n < need) nc *= 2;
+    uint8_t *p = realloc(f->p, nc);
+    if (!p) return 1;
+    f->p = p; f->cap = nc;
+  }
+  uint8_t *q = f->p + f->n;
+  for (uint32_t i = 0; i < fn->nv; i++) { uint64_t v = S(fn->regs[i])[l]; memcpy(q, &v, 8); q += 8; }
+  for (uint32_t i = 0; i < fn->np; i++) *q++ = (uint8_t)(w->P[fn->regs[fn->nv + i]] >> l & 1);
+  memcpy(q, e->C->local + (size_t)tid * e->local_size + fn->llo, fn->lhi - fn->llo);
+  f->n += need;
+  return 0;
+}
+static void frame_pop(plX_emu *e, xwarp *w, const xfn *fn, int l, uint32_t tid) {
+  xfstk *f = &e->C->fstk[tid];
+  size_t need = (size_t)fn->nv * 8 + fn->np + (fn->lhi - fn->llo);
+  f->n -= need;
+  const uint8_t *q = f->p + f->n;
+  for (uint32_t i = 0; i < fn->nv; i++) { memcpy(&S(fn->regs[i])[l], q, 8); q += 8; }
+  for (uint32_t i = 0; i < fn->np; i++) {
+    uint32_t *P = &w->P[fn->regs[fn->nv + i]];
+    *P = (*P & ~(1u << l)) | (uint32_t)*q++ << l;
+  }
+  memcpy(e->C->local + (size_t)tid * e->local_size + fn->llo, q, fn->lhi - fn->llo);
+}
+
 int plX__call(plX_emu *e, xwarp *w, const xins *in, uint32_t pc, uint32_t em) {
   const xfn *fn = &e->fns[in->c];
   const uint32_t *vs = e->xf.vslots + in->vs + in->sub;          /* the arguments follow the results */
   LANES(em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
-    if (e->C->cdepth[tid] >= e->maxdepth) return plX__fail_lane(e, in, w, l, "the call stack is full");
+    if (e->C->cdepth[tid] >= e->maxdepth) {
+      char msg[160];
+      snprintf(msg, sizeof msg, "the call stack is full: calls nested %u deep (the emulator's limit%s)", e->maxdepth,
+               e->has_rec ? " for recursion: does the recursion end?" : "");
+      return plX__fail_lane(e, in, w, l, msg);
+    }
+    if (fn->rec && frame_push(e, w, fn, l, tid)) return plX__fail(e, in->stmt, "out of memory");
     e->C->cstack[(size_t)tid * e->maxdepth + e->C->cdepth[tid]++] = pc + 1;
     uint8_t *loc = e->C->local + (size_t)tid * e->local_size;
     for (int k = 0; k < in->sub2; k++) {
       const xploc *p = &e->ploc[fn->ppar + (uint32_t)k];
-      store(loc + p->off, S(vs[k])[l], p->size);
+      if (vs[k] & X_PREDBIT) memmove(loc + p->off, loc + (vs[k] & ~X_PREDBIT), fn_pbytes(e, fn, (uint32_t)k));  /* a .param variable */
+      else store(loc + p->off, S(vs[k])[l], p->size);
     }
   });
   return 0;
@@ -43,15 +91,162 @@ uint32_t plX__ret(plX_emu *e, xwarp *w, uint32_t em) {
     const xins *call = &e->xf.code[rp - 1];
     const xfn *fn = &e->fns[call->c];
     const uint32_t *vs = e->xf.vslots + call->vs;
-    const uint8_t *loc = e->C->local + (size_t)tid * e->local_size;
+    uint8_t *loc = e->C->local + (size_t)tid * e->local_size;
+    if (fn->rec) {                                /* the results read, the outer activation restored, the results written */
+      uint64_t bytes = 0;
+      for (int k = 0; k < call->sub; k++) bytes += fn_pbytes(e, fn, call->sub2 + (uint32_t)k);
+      uint8_t tmp[256], *t = bytes <= sizeof tmp ? tmp : malloc(bytes), *q = t;
+      if (!t) { plX__fail(e, call->stmt, "out of memory"); return exited; }
+      for (int k = 0; k < call->sub; k++) {
+        uint64_t nb = fn_pbytes(e, fn, call->sub2 + (uint32_t)k);
+        memcpy(q, loc + e->ploc[fn->ppar + call->sub2 + (uint32_t)k].off, nb); q += nb;
+      }
+      frame_pop(e, w, fn, l, tid);
+      q = t;
+      for (int k = 0; k < call->sub; k++) {
+        const xploc *p = &e->ploc[fn->ppar + call->sub2 + (uint32_t)k];
+        uint64_t nb = fn_pbytes(e, fn, call->sub2 + (uint32_t)k);
+        if (vs[k] & X_PREDBIT) memcpy(loc + (vs[k] & ~X_PREDBIT), q, nb);
+        else { S(vs[k])[l] = load_ext(q, p->type); if (w->rdef) w->rdef[vs[k]] |= 1u << l; }
+        q += nb;
+      }
+      if (t != tmp) free(t);
+      w->pc[l] = rp;
+      continue;
+    }
     for (int k = 0; k < call->sub; k++) {
       const xploc *p = &e->ploc[fn->ppar + call->sub2 + (uint32_t)k];
+      if (vs[k] & X_PREDBIT) { memmove(loc + (vs[k] & ~X_PREDBIT), loc + p->off, fn_pbytes(e, fn, call->sub2 + (uint32_t)k)); continue; }
       S(vs[k])[l] = load_ext(loc + p->off, p->type);
       if (w->rdef) w->rdef[vs[k]] |= 1u << l;
     }
     w->pc[l] = rp;
   });
   return exited;
+}
+
+/* ---- printf (vprintf) ------------------------------------------------------------------------------ */
+/* up to n bytes at generic (or global) address a for thread tid: a pointer and how many bytes follow it
+** in its buffer (*avail), NULL when the address is in none */
+static const uint8_t *host_at(plX_emu *e, uint64_t a, uint32_t tid, uint64_t *avail) {
+  if (a >= X_LOC_BASE && a - X_LOC_BASE < e->local_size) {
+    *avail = e->local_size - (a - X_LOC_BASE);
+    return e->C->local + (size_t)tid * e->local_size + (a - X_LOC_BASE);
+  }
+  if (a >= X_SH_BASE && a - X_SH_BASE < e->smem_size) { *avail = e->smem_size - (a - X_SH_BASE); return e->C->smem + (a - X_SH_BASE); }
+  int32_t c = -1;
+  xbuf *b = plX__find(e->mem, a, &c);
+  if (!b || a < b->addr || a - b->addr >= b->size) return NULL;
+  *avail = b->size - (a - b->addr);
+  return b->p + (a - b->addr);
+}
+
+/* a 64-bit argument of the call: a register, or a .param variable's bytes */
+static uint64_t call_arg(plX_emu *e, xwarp *w, uint32_t v, int l, uint32_t tid) {
+  if (!(v & X_PREDBIT)) return S(v)[l];
+  uint64_t x; memcpy(&x, e->C->local + (size_t)tid * e->local_size + (v & ~X_PREDBIT), 8);
+  return x;
+}
+
+/* CUDA's printf: the format string (global or constant memory), the arguments packed in a buffer (the
+** thread's local memory), each at a multiple of its size: int-sized conversions 4 bytes (8 with l, ll,
+** j, z, t), floating point 8 (a double), %s and %p 8 (an address; %s reads a NUL-terminated string).
+** Returns the arguments consumed, -1 for a null format; an argument past the buffer is an error */
+static int vprintf_one(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t tid, uint64_t fa, uint64_t aa, plU_buf *out) {
+  uint64_t fav, aav = 0;
+  if (!fa) return -1;
+  const uint8_t *f = host_at(e, fa, tid, &fav);
+  if (!f) {
+    char m[120]; snprintf(m, sizeof m, "printf: the format string's address 0x%llx is in no buffer", (unsigned long long)fa);
+    plX__fail_lane(e, in, w, l, m); return -2;
+  }
+  const uint8_t *A = aa ? host_at(e, aa, tid, &aav) : NULL;
+  uint64_t ao = 0;
+  int nargs = 0;
+  size_t i = 0;
+  while (i < fav && f[i]) {
+    if (f[i] != '%') { plU_buf_putc(out, (char)f[i++]); continue; }
+    if (i + 1 < fav && f[i + 1] == '%') { plU_buf_putc(out, '%'); i += 2; continue; }
+    char spec[48]; size_t k = 0;
+    spec[k++] = f[i++];
+    int longs = 0, ns = 0;
+    while (i < fav && f[i] && strchr("-+ #0123456789.*", f[i]) && k < 30) {
+      if (f[i] == '*' && ns < 2) ns++;
+      spec[k++] = (char)f[i++];
+    }
+    while (i < fav && f[i] && strchr("hlLqjzt", f[i])) { if (f[i] == 'l' || f[i] == 'L' || f[i] == 'q' || f[i] == 'j' || f[i] == 'z' || f[i] == 't') longs++; i++; }
+    if (i >= fav || !f[i]) break;
+    char cv = (char)f[i++];
+    int isint = strchr("diouxXc", cv) != NULL, isflt = strchr("fFeEgGaA", cv) != NULL, isptr = cv == 's' || cv == 'p';
+    if (!isint && !isflt && !isptr) { spec[k] = 0; plU_buf_puts(out, spec); plU_buf_putc(out, cv); continue; }  /* as written */
+    int sv[2];
+    for (int q = 0; q < ns; q++) {                 /* '*' width or precision: an int argument */
+      ao = (ao + 3) & ~(uint64_t)3;
+      if (!A || ao + 4 > aav) goto past;
+      int32_t x; memcpy(&x, A + ao, 4); ao += 4; sv[q] = x; nargs++;
+    }
+    uint32_t sz = isint ? (longs ? 8 : 4) : 8;
+    ao = (ao + sz - 1) & ~(uint64_t)(sz - 1);
+    if (!A || ao + sz > aav) goto past;
+    uint64_t v = 0; memcpy(&v, A + ao, sz); ao += sz; nargs++;
+    char buf[512];
+    if (isint) {
+      if (cv != 'c') { spec[k++] = 'l'; spec[k++] = 'l'; }
+      spec[k++] = cv; spec[k] = 0;
+      long long sxv = sz == 4 ? (long long)(int32_t)v : (long long)v;
+      unsigned long long uxv = sz == 4 ? (unsigned long long)(uint32_t)v : (unsigned long long)v;
+      int sgn = cv == 'd' || cv == 'i';
+      if (cv == 'c') { if (ns == 2) snprintf(buf, sizeof buf, spec, sv[0], sv[1], (int)v); else if (ns) snprintf(buf, sizeof buf, spec, sv[0], (int)v); else snprintf(buf, sizeof buf, spec, (int)v); }
+      else if (ns == 2) { if (sgn) snprintf(buf, sizeof buf, spec, sv[0], sv[1], sxv); else snprintf(buf, sizeof buf, spec, sv[0], sv[1], uxv); }
+      else if (ns) { if (sgn) snprintf(buf, sizeof buf, spec, sv[0], sxv); else snprintf(buf, sizeof buf, spec, sv[0], uxv); }
+      else { if (sgn) snprintf(buf, sizeof buf, spec, sxv); else snprintf(buf, sizeof buf, spec, uxv); }
+    } else if (isflt) {
+      spec[k++] = cv; spec[k] = 0;
+      double x; memcpy(&x, &v, 8);
+      if (ns == 2) snprintf(buf, sizeof buf, spec, sv[0], sv[1], x); else if (ns) snprintf(buf, sizeof buf, spec, sv[0], x); else snprintf(buf, sizeof buf, spec, x);
+    } else if (cv == 'p') {
+      snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+    } else {                                       /* %s: the string at that address */
+      uint64_t sav;
+      const uint8_t *str = v ? host_at(e, v, tid, &sav) : NULL;
+      char tmp[256]; size_t n = 0;
+      if (!v) { memcpy(tmp, "(null)", 7); n = 6; }
+      else if (!str) {
+        char m[120]; snprintf(m, sizeof m, "printf: the string argument's address 0x%llx is in no buffer", (unsigned long long)v);
+        plX__fail_lane(e, in, w, l, m); return -2;
+      } else { while (n < sav && n < sizeof tmp - 1 && str[n]) { tmp[n] = (char)str[n]; n++; } tmp[n] = 0; }
+      spec[k++] = 's'; spec[k] = 0;
+      if (ns == 2) snprintf(buf, sizeof buf, spec, sv[0], sv[1], tmp); else if (ns) snprintf(buf, sizeof buf, spec, sv[0], tmp); else snprintf(buf, sizeof buf, spec, tmp);
+    }
+    plU_buf_puts(out, buf);
+  }
+  return nargs;
+past: {
+    char m[160];
+    snprintf(m, sizeof m, "printf: argument %d of the format is past the end of the argument buffer (%llu bytes at 0x%llx)",
+             nargs + 1, (unsigned long long)aav, (unsigned long long)aa);
+    plX__fail_lane(e, in, w, l, m);
+    return -2;
+  }
+}
+
+int plX__vprintf(plX_emu *e, xwarp *w, const xins *in, uint32_t em) {
+  const uint32_t *vs = e->xf.vslots + in->vs;    /* the result, then the format and the argument buffer */
+  plU_buf out; plU_buf_init(&out);
+  LANES(em, {
+    uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
+    out.n = 0;
+    int r = vprintf_one(e, in, w, l, tid, call_arg(e, w, vs[in->sub], l, tid), call_arg(e, w, vs[in->sub + 1], l, tid), &out);
+    if (r == -2) { plU_buf_free(&out); return e->status; }
+    if (out.n) fwrite(out.p, 1, out.n, stdout);
+    if (in->sub) {
+      uint32_t v = vs[0];
+      if (v & X_PREDBIT) { int32_t x = r; memcpy(e->C->local + (size_t)tid * e->local_size + (v & ~X_PREDBIT), &x, 4); }
+      else { S(v)[l] = (uint32_t)r; if (w->rdef) w->rdef[v] |= 1u << l; }
+    }
+  });
+  plU_buf_free(&out);
+  return 0;
 }
 
 void plX__cp_complete(plX_emu *e, uint32_t tid, uint32_t limit) {
@@ -68,17 +263,27 @@ void plX__cp_complete(plX_emu *e, uint32_t tid, uint32_t limit) {
 }
 
 /* ---- warp-collective checks -------------------------------------------------------------------------- */
-/* membermask: the same in every executing lane, naming every executing lane, and every lane it names
-** that has not exited executes this instruction with them */
-static int member_check(plX_emu *e, xins *in, xwarp *w, uint32_t em, uint32_t *mm) {
+/* membermask, per lane (the PTX ISA: a .sync instruction makes each executing thread wait for the
+** non-exited threads of ITS membermask to execute it with the same mask): each executing lane is in its
+** own mask, and every non-exited lane its mask names executes this instruction with it, with the same
+** mask. Lanes whose masks are disjoint (cooperative-groups tiles) are separate groups. mk: each lane's mask */
+static int member_check(plX_emu *e, xins *in, xwarp *w, uint32_t em, uint32_t *mk) {
   uint64_t *M = S(in->e);
-  int first = __builtin_ctz(em);
-  uint32_t m0 = (uint32_t)M[first];
-  LANES(em, if ((uint32_t)M[l] != m0) return plX__fail_warp(e, in, w, "membermask differs between lanes", em));
-  if (em & ~m0) return plX__fail_warp(e, in, w, "executing lanes are missing from membermask", em & ~m0);
-  uint32_t absent = m0 & ~em & w->exists & ~w->exited;
-  if (absent) return plX__fail_warp(e, in, w, "lanes named in membermask did not execute this instruction with the others", absent);
-  *mm = m0;
+  uint32_t out = 0;
+  LANES(em, { mk[l] = (uint32_t)M[l]; if (!(mk[l] >> l & 1)) out |= 1u << l; });
+  if (out) return plX__fail_warp(e, in, w, "executing lanes are missing from their membermask", out);
+  uint32_t live = w->exists & ~w->exited;
+  LANES(em, {
+    uint32_t absent = mk[l] & live & ~em;
+    if (absent) return plX__fail_warp(e, in, w, "lanes named in membermask did not execute this instruction with the others", absent);
+    uint32_t diff = 0;
+    for (uint32_t m = mk[l] & live; m; m &= m - 1) { int j = __builtin_ctz(m); if (mk[j] != mk[l]) diff |= 1u << j; }
+    if (diff) {
+      char msg[160];
+      snprintf(msg, sizeof msg, "membermask differs between lanes: lane %d passes 0x%08x, which names lanes that pass another mask", l, mk[l]);
+      return plX__fail_warp(e, in, w, msg, diff | 1u << l);
+    }
+  });
   return 0;
 }
 
@@ -532,12 +737,14 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
   case X_LDMATRIX: return plX__ldmatrix(e, in, w, em);
   case X_STMATRIX: return plX__stmatrix(e, in, w, em);
   case X_MMA: return plX__mma(e, in, w, em);
+  case X_WMMA: return plX__wmma(e, in, w, em);
   /* ---- warp ---- */
   case X_SHFL: {
     if (!em) break;
-    uint32_t mm;
-    if (member_check(e, in, w, em, &mm)) return e->status;
+    uint32_t mk[32];
+    if (member_check(e, in, w, em, mk)) return e->status;
     uint64_t src[32], out[32];
+    uint32_t inr = 0;                             /* p: the computed source lane was in range */
     LANES(em, src[l] = A[l]);
     LANES(em, {
       int lane = l, bval = (int)(B[l] & 31), cval = (int)(C[l] & 31), seg = (int)(C[l] >> 8 & 31);
@@ -550,63 +757,74 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
       default: j = minl | (bval & ~seg); pv = j <= maxl; break;
       }
       if (!pv) j = lane;
-      if (!(em >> j & 1)) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "reads lane %d, which does not execute this shfl (the value is undefined)", j);
+      else inr |= 1u << l;
+      if (!(em >> j & 1) || !(mk[l] >> j & 1)) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "reads lane %d, which %s (the value is undefined)", j,
+                 (em >> j & 1) ? "is not in its membermask" : "does not execute this shfl");
         return plX__fail_lane(e, in, w, l, msg);
       }
       out[l] = src[j]; });
     LANES(em, D[l] = out[l]);
+    P[in->d2] = pmerge(P[in->d2], inr, em);
     break;
   }
-  case X_VOTE: {
+  case X_VOTE: {                                  /* each lane over the lanes of its membermask */
     if (!em) break;
-    uint32_t mm;
-    if (member_check(e, in, w, em, &mm)) return e->status;
+    uint32_t mk[32];
+    if (member_check(e, in, w, em, mk)) return e->status;
     uint32_t pv = (P[in->a] ^ ((in->fl & XF_NEGC) ? ~0u : 0)) & em;
-    if (in->sub == 4) { LANES(em, D[l] = pv); break; }
-    int r = in->sub == 1 ? pv == em : in->sub == 2 ? pv != 0 : (pv == em || pv == 0);
-    P[in->d] = pmerge(P[in->d], r ? ~0u : 0, em);
+    if (in->sub == 4) { LANES(em, D[l] = pv & mk[l]); break; }
+    uint32_t r = 0;
+    LANES(em, {
+      uint32_t g = mk[l] & em, v = pv & g;
+      if (in->sub == 1 ? v == g : in->sub == 2 ? v != 0 : (v == g || v == 0)) r |= 1u << l; });
+    P[in->d] = pmerge(P[in->d], r, em);
     break;
   }
   case X_ACTIVEMASK: LANES(em, D[l] = am); break;
   case X_REDUX: {
     if (!em) break;
-    uint32_t mm;
-    if (member_check(e, in, w, em, &mm)) return e->status;
-    int first = __builtin_ctz(em);
-    uint32_t r = (uint32_t)A[first];
-    LANES(em & ~(1u << first), {
-      uint32_t v = (uint32_t)A[l];
-      switch (in->sub) {
-      case 1: r += v; break;
-      case 2: r = tsig(t) ? ((int32_t)v < (int32_t)r ? v : r) : (v < r ? v : r); break;
-      case 3: r = tsig(t) ? ((int32_t)v > (int32_t)r ? v : r) : (v > r ? v : r); break;
-      case 4: r &= v; break; case 5: r |= v; break; default: r ^= v; break;
-      } });
-    LANES(em, D[l] = r);
+    uint32_t mk[32];
+    if (member_check(e, in, w, em, mk)) return e->status;
+    uint64_t out[32];
+    LANES(em, {
+      uint32_t g = mk[l] & em;
+      int first = __builtin_ctz(g);
+      uint32_t r = (uint32_t)A[first];
+      for (uint32_t m = g & (g - 1); m; m &= m - 1) {
+        uint32_t v = (uint32_t)A[__builtin_ctz(m)];
+        switch (in->sub) {
+        case 1: r += v; break;
+        case 2: r = tsig(t) ? ((int32_t)v < (int32_t)r ? v : r) : (v < r ? v : r); break;
+        case 3: r = tsig(t) ? ((int32_t)v > (int32_t)r ? v : r) : (v > r ? v : r); break;
+        case 4: r &= v; break; case 5: r |= v; break; default: r ^= v; break;
+        }
+      }
+      out[l] = r; });
+    LANES(em, D[l] = out[l]);
     break;
   }
   case X_MATCH: {
     if (!em) break;
-    uint32_t mm;
-    if (member_check(e, in, w, em, &mm)) return e->status;
+    uint32_t mk[32];
+    if (member_check(e, in, w, em, mk)) return e->status;
     uint64_t v[32], out[32];
+    uint32_t all = 0;
     LANES(em, v[l] = zx(A[l], bits));
-    if (in->sub) {
-      int first = __builtin_ctz(em), same = 1;
-      LANES(em, if (v[l] != v[first]) same = 0);
-      LANES(em, D[l] = same ? em : 0);
-    } else {
-      LANES(em, { uint32_t m = 0; for (int j = 0; j < 32; j++) if ((em >> j & 1) && v[j] == v[l]) m |= 1u << j; out[l] = m; });
-      LANES(em, D[l] = out[l]);
-    }
+    LANES(em, {
+      uint32_t g = mk[l] & em, m = 0;
+      for (uint32_t q = g; q; q &= q - 1) { int j = __builtin_ctz(q); if (v[j] == v[l]) m |= 1u << j; }
+      if (in->sub) { out[l] = m == g ? g : 0; if (m == g) all |= 1u << l; }
+      else out[l] = m; });
+    LANES(em, D[l] = out[l]);
+    if (in->sub) P[in->d2] = pmerge(P[in->d2], all, em);
     break;
   }
   case X_BARWARP: {
     if (!em) break;
-    uint32_t mm;
-    if (member_check(e, in, w, em, &mm)) return e->status;
+    uint32_t mk[32];
+    if (member_check(e, in, w, em, mk)) return e->status;
     break;
   }
   case X_MBAR: case X_MBPENDING: case X_CPMBARRIVE: case X_TMA: case X_BULK: case X_BULKCOMMIT: case X_BULKWAIT:

@@ -65,6 +65,11 @@ static int smem_at(plX_emu *e, const xins *in, xwarp *w, int l, uint64_t a, int 
   if ((uint64_t)*off + n > e->smem_size)
     return lane_fail(e, in, w, l, "%s: shared address 0x%x (%u bytes) outside the %u bytes of shared memory", what, *off, n, e->smem_size), 0;
   if (al > 1 && *off % al) return lane_fail(e, in, w, l, "%s: shared address 0x%x is not a multiple of %u", what, *off, al), 0;
+  if (*c != e->C) {                                                /* a CTA of the cluster that exited: reported */
+    const char *does = !strcmp(what, "mbarrier") ? "uses the mbarrier at" : !strcmp(what, "the mbarrier") ? "completes on the mbarrier at"
+                     : !strcmp(what, "the destination") ? "copies into" : "reads";
+    if (plX__exited(e, in->stmt, *c, *off, (uint32_t)w->idx * 32 + (uint32_t)l, does)) return 0;
+  }
   return 1;
 }
 
@@ -275,7 +280,7 @@ static int exec_mbwait(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em,
     int done;
     if (in->sub2) done = (m->phase & 1) != (B[l] & 1);             /* the phase of that parity completed */
     else done = (uint32_t)(B[l] >> 32) != m->phase;                /* the state's phase is no longer current */
-    if (done) { ok |= 1u << l; if (c == e->C && e->H.has_wgmma) wg_acquire(e, w, c, m); }
+    if (done) { ok |= 1u << l; e->C->racc = 0; if (c == e->C && e->H.has_wgmma) wg_acquire(e, w, c, m); }   /* (racc: lenient) */
     else { wait |= 1u << l; w->wmb[l] = off; w->bid[l] = XB_MBAR; w->bpc[l] = pc; }
   });
   w->P[in->d] = pmerge(w->P[in->d], ~0u, ok);
@@ -999,6 +1004,8 @@ static int proxy_read(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint
 /* ---- copies in flight ------------------------------------------------------------------------------ */
 static int queue(plX_emu *e, const xins *in, uint32_t tid, uint32_t mask, uint32_t lo, uint32_t n, uint32_t mbar, uint32_t tx,
                  uint8_t *data, uint8_t *valid, int sw) {
+  for (uint32_t r = 0; r < e->H.ncl; r++)                          /* a destination that exited: reported */
+    if ((mask >> r & 1) && plX__exited(e, in->stmt, &e->ctas[r], lo, tid, "copies into")) { free(data); free(valid); return e->status; }
   for (uint32_t r = 0; r < (e->H.ncl ? e->H.ncl : 1); r++) {       /* each destination, this CTA or another */
     xcta *c = e->H.ncl ? &e->ctas[r] : e->C;
     if (!(mask >> c->rank & 1) || !c->h.rd.n || !wg_check(e, in->stmt, c, lo, n, (int)(tid / 32), 1, plX__opname(e, in->stmt))) continue;
@@ -1024,6 +1031,7 @@ int plX__hop_flush(plX_emu *e) {
     for (uint32_t r = 0; r < H->ncl && !err; r++) {
       if (!(a->mask >> r & 1)) continue;
       xcta *c = &e->ctas[r];
+      if (plX__exited(e, e->xf.code[a->pc].stmt, c, a->lo, a->tid, "lands in")) { err = 1; break; }   /* (its issuer's CTA: e->C) */
       if (c->h.rd.n && plX__hop_wg_clobber(e, e->xf.code[a->pc].stmt, c, a->lo, a->n, (int)(a->tid / 32), plX__opname(e, e->xf.code[a->pc].stmt))) {
         err = 1;
         break;
@@ -1241,7 +1249,8 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
         if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 3)) return e->status;
         memcpy(gp, c->smem + off + so, (size_t)t.esize);
       }
-      else {
+      else {                                                       /* a reduction: an atomic per element (races check) */
+        if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 2)) return e->status;
         uint64_t old = 0, v = 0;
         memcpy(&old, gp, (size_t)t.esize); memcpy(&v, c->smem + off + so, (size_t)t.esize);
         uint64_t r = red_apply(in->sub2, t.dtype, old, v);
@@ -1304,6 +1313,10 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       }
       int es = tb(in->t) / 8;
       if (es < 1 || n % (uint32_t)es) return lane_fail(e, in, w, l, "the size is not a whole number of elements");
+      if (e->gsync) {                                              /* a reduction: an atomic per element (races check) */
+        xbuf *gb = plX__find(e->mem, dst, &tmp.cache);
+        if (plX__global_access(e, in, gb, dst - gb->addr, n, tid, 2)) return e->status;
+      }
       int dt = in->t == PLT_F32 ? PLR_TM_F32 : in->t == PLT_F16 ? PLR_TM_F16 : in->t == PLT_BF16 ? PLR_TM_BF16 : in->t == PLT_F64 ? PLR_TM_F64
              : in->t == PLT_S32 ? PLR_TM_S32 : in->t == PLT_S64 ? PLR_TM_S64 : es == 8 ? PLR_TM_U64 : PLR_TM_U32;
       for (uint32_t j = 0; j < n; j += (uint32_t)es) {
@@ -1732,14 +1745,19 @@ static int exec_mapa(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
 static int exec_elect(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   if (!em) return 0;
   uint64_t *M = S(in->e), *D = S(in->d);
-  uint32_t m0 = (uint32_t)M[__builtin_ctz(em)];
-  LANES(em, if ((uint32_t)M[l] != m0) return plX__fail_warp(e, in, w, "membermask differs between lanes", em));
-  if (em & ~m0) return plX__fail_warp(e, in, w, "executing lanes are missing from membermask", em & ~m0);
-  uint32_t absent = m0 & ~em & w->exists & ~w->exited;
-  if (absent) return plX__fail_warp(e, in, w, "lanes named in membermask did not execute this instruction with the others", absent);
-  int leader = __builtin_ctz(em);
-  LANES(em, D[l] = (uint64_t)leader);
-  w->P[in->d2] = pmerge(w->P[in->d2], 1u << leader, em);
+  /* per lane, as the other .sync instructions (emu_exec.c member_check): in its own mask, and the
+  ** non-exited lanes it names execute this with the same mask; each group elects its lowest lane */
+  uint32_t out = 0, live = w->exists & ~w->exited, lead = 0;
+  LANES(em, if (!((uint32_t)M[l] >> l & 1)) out |= 1u << l);
+  if (out) return plX__fail_warp(e, in, w, "executing lanes are missing from their membermask", out);
+  LANES(em, {
+    uint32_t mk = (uint32_t)M[l], absent = mk & live & ~em, diff = 0;
+    if (absent) return plX__fail_warp(e, in, w, "lanes named in membermask did not execute this instruction with the others", absent);
+    for (uint32_t q = mk & live; q; q &= q - 1) { int j = __builtin_ctz(q); if ((uint32_t)M[j] != mk) diff |= 1u << j; }
+    if (diff) return plX__fail_warp(e, in, w, "membermask differs between lanes", diff | 1u << l);
+  });
+  LANES(em, { int leader = __builtin_ctz((uint32_t)M[l] & em); D[l] = (uint64_t)leader; lead |= 1u << leader; });
+  w->P[in->d2] = pmerge(w->P[in->d2], lead, em);
   return 0;
 }
 

@@ -27,7 +27,9 @@ typedef struct xgev {
   uint32_t bars;                            /* plX_emu.gbars then: barrier completions in the cluster */
   uint32_t gsync;                           /* its CTA's fences and atomics then (plX_emu.gsync);
                                             ** XGW_PENDING: a bulk store not yet completed */
-  uint16_t tid, pad;
+  uint16_t tid;
+  uint16_t strong;                          /* a strong ld/st's scope (xins.gsync >> 1: 1 .cta, 2 .cluster,
+                                            ** 3 .gpu/.sys); 0 weak. With an atomic it covers: no race */
 } xgev;
 
 /* the last plain write of one byte in the launch gen */
@@ -52,7 +54,15 @@ typedef struct xgr {
   uint32_t fl;                              /* XGR_* */
 } xgr;
 enum { XGR_R2 = 1, XGR_O = 2, XGR_OREL = 4 };  /* XGR_OREL: o's CTA did a fence or atomic after it */
-_Static_assert(sizeof(xgw) == 12 && sizeof(xgr) == 24 && sizeof(xgev) == 24, "docs/emulator.md gives these sizes (the races check's memory)");
+
+/* the atomics (atom, red, cp.reduce.async.bulk) of one byte in the launch gen, which plain accesses
+** are checked against: the latest, and the latest before it by another warp */
+typedef struct xga {
+  uint32_t gen;                             /* plX_mem.gwgen of that launch (another: no atomic yet) */
+  uint32_t a, a2;                           /* events; a2: X_NOSLOT when none */
+} xga;
+_Static_assert(sizeof(xgw) == 12 && sizeof(xgr) == 24 && sizeof(xgev) == 24 && sizeof(xga) == 12,
+               "docs/emulator.md gives these sizes (the races check's memory)");
 
 typedef struct xbuf {
   uint64_t addr, size;
@@ -61,6 +71,7 @@ typedef struct xbuf {
   int ro;                                   /* a .const variable */
   xgw *gw;                                  /* races check: per byte, made at the first checked write */
   xgr *gr;                                  /* races check: per byte, made at the first checked read */
+  xga *ga;                                  /* races check: per byte, made at the first atomic */
 } xbuf;
 
 struct plX_mem {
@@ -88,6 +99,7 @@ enum {
   X_CVT, X_CVTPACK, X_CVTA, X_CVTATO, X_ISSPACEP, X_MOV, X_MOVSREG, X_PACK, X_UNPACK,
   /* memory */
   X_LD, X_ST, X_ATOM, X_RED, X_CPASYNC, X_CPCOMMIT, X_CPWAIT, X_LDMATRIX, X_STMATRIX, X_MMA,
+  X_WMMA,                     /* wmma.load (sub 0 a, 1 b, 2 c), .store (3), .mma (4); sub2: XWM_* shape; vec: C type (mma), 1 when a stride is given (b) */
   /* warp */
   X_SHFL, X_VOTE, X_ACTIVEMASK, X_REDUX, X_MATCH, X_BARWARP,
   /* control */
@@ -141,7 +153,8 @@ typedef struct xins {
   uint8_t rnd, sub, sub2;     /* rounding; cmp / atomic op / mode; bool op / shape */
   uint8_t space, vec, gneg, abits;  /* state space; vector width; guard negated; address base bits */
   uint16_t fl;                /* XF_* */
-  uint8_t gsync;              /* a fence (gpu/sys scope) or a strong ld/st: orders global memory (races check) */
+  uint8_t gsync;              /* bit 0: a fence (gpu/sys scope) or a strong ld/st: orders global memory (races check);
+                              ** bits 1-2 (ld/st): a strong access's scope, 1 .cta, 2 .cluster, 3 .gpu/.sys; 0 weak */
   int32_t guard;              /* predicate index, -1 unguarded */
   uint32_t d, a, b, c, e;     /* value slots, or predicate indices where the op says so */
   uint32_t d2;                /* second destination (predicate q of p|q, ...) */
@@ -155,6 +168,8 @@ typedef struct xins {
   uint16_t nrd, nwr;
   int32_t cache;              /* last global buffer hit */
 } xins;
+
+#define X_MAXDEPTH 1024u                   /* calls a thread may nest when functions recurse */
 
 /* a register of the check lists: value slot, or predicate index | X_PREDBIT */
 #define X_PREDBIT 0x80000000u
@@ -176,7 +191,15 @@ typedef struct xfunc {
 /* a function the kernel reaches through calls (fns[0] is the kernel): its first pc, where its
 ** statements are numbered (xins.stmt = sbase + index), and its parameters then its results in
 ** ploc[ppar ...] (a .func's parameters live in each thread's local memory) */
-typedef struct xfn { uint32_t func, sbase, nstmt, pc, ppar; } xfn;
+typedef struct xfn {
+  uint32_t func, sbase, nstmt, pc, ppar;
+  /* a recursive function (rec): what a call saves for its outer activation and its return restores,
+  ** per lane: its registers (regs: nv value slots, then np predicate indices) and its local bytes
+  ** [llo, lhi) (parameters, results, variables) */
+  uint32_t *regs, nv, np, llo, lhi;
+  int rec;
+} xfn;
+typedef struct xfstk { uint8_t *p; size_t n, cap; } xfstk;   /* a thread's saved activations */
 typedef struct xploc { uint32_t off; uint8_t type, size; } xploc;
 
 /* a variable's place: state space and offset (shared/local/param) or device address */
@@ -324,9 +347,13 @@ typedef struct xcta {
   xbar bars[16];
   xcpq *cpq;                                /* per thread */
   uint32_t *cstack, *cdepth;                /* per thread: maxdepth return pcs, and how many */
+  xfstk *fstk;                              /* per thread, when a function is recursive: saved activations */
   uint32_t warp_cap;
   uint32_t cap_threads, cap_smem; unsigned cap_checks;   /* what the buffers were made for */
   int done;                                 /* every thread exited */
+  int racc;                                 /* an access of another CTA to its shared memory not yet ordered before its exit */
+  uint32_t racc_stmt, racc_rank, racc_tid, racc_cl, racc_off;   /* that access (emu.c: plX__exited) */
+  const char *racc_what;
   xcta_hop h;                               /* mbarriers, proxy and swizzle tracking (emu_hopper.c) */
 } xcta;
 
@@ -351,7 +378,8 @@ struct plX_emu {
   xploc *ploc; uint32_t nploc;
   uint32_t entry_pc;                        /* the kernel's first instruction (callees come first) */
   int dfn;                                  /* while decoding: the function (index in fns) */
-  uint32_t maxdepth;                        /* the deepest call chain (calls are not recursive) */
+  uint32_t maxdepth;                        /* the deepest call chain (X_MAXDEPTH with recursion) */
+  int has_rec;                              /* a reached function is recursive */
   /* launch */
   uint32_t grid[3], block[3], dyn_smem;
   int launched;
@@ -374,6 +402,7 @@ struct plX_emu {
   uint32_t *gpf;                            /* per CTA: fence.proxy.async covering global executed (in gsync's block) */
   xgev *gev; uint32_t ngev, cgev;           /* this launch's access events */
   uint32_t *gevc; uint32_t cgevc;           /* per thread of the cluster (rank * nthreads + tid): its last event */
+  struct xrpend *rpend; uint32_t crpend, nrpend;   /* races check: per thread of the cluster, a held-back report (emu.c) */
 };
 
 /* emu.c */
@@ -395,7 +424,7 @@ int  plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr);
 ** bounds of a bulk copy's global source or of a prefetch (read-only; the caller checks the bytes a load reads) */
 uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t addr, uint32_t n, uint32_t tid, int write);
 /* the races check on global memory: a plain access (write 0/1) of n bytes at offset o of buffer b
-** by thread tid of the executing CTA, or (write 3) a TMA or bulk store's, which nothing orders until
+** by thread tid of the executing CTA, or (write 2) an atomic's (compared with plain accesses only), or (write 3) a TMA or bulk store's, which nothing orders until
 ** its bulk group completes (plX__global_done), or (write 5) a TMA or bulk load's, read as plain reads
 ** by the issuing thread and through the async proxy (a generic store needs a fence.proxy.async
 ** before it); 0, or the error */
@@ -403,6 +432,14 @@ int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t
 void plX__global_done(plX_emu *e, uint64_t lo, uint64_t hi);     /* a bulk store of e->C's to [lo, hi) completed */
 #define XGW_PENDING 0xffffffffu                                   /* xgw.gsync of a bulk store in flight */
 void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid, int write);
+/* the races check: make the reports held back for these lanes of w (of e->C), at their exit or a barrier */
+int  plX__race_flush(plX_emu *e, const xwarp *w, uint32_t lanes);
+/* an access by thread tid of e->C (at stmt) to shared byte off of CTA c of its cluster: 0 while c
+** runs; after c exited (every thread of it), reported (what: the access, e.g. "writes"), the error */
+int  plX__exited(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t tid, const char *what);
+/* the last threads of e->C exited: an access of another CTA to its shared memory that nothing
+** ordered before (no barrier.cluster completed since, no mbarrier wait of e->C's) is reported */
+int  plX__exit_check(plX_emu *e);
 
 /* emu_decode.c */
 int  plX__decode(plX_emu *e);
@@ -481,6 +518,8 @@ int  plX__full_warp(plX_emu *e, xins *in, xwarp *w, uint32_t em);
 ** the call's registers and their pc is set), and the lanes with no caller (a kernel's ret) are returned */
 int  plX__call(plX_emu *e, xwarp *w, const xins *in, uint32_t pc, uint32_t em);
 uint32_t plX__ret(plX_emu *e, xwarp *w, uint32_t em);
+/* a call of vprintf (printf): each lane of em formats and prints to stdout, lanes ascending */
+int  plX__vprintf(plX_emu *e, xwarp *w, const xins *in, uint32_t em);
 
 /* emu_ops.c: the semantics of one element */
 int      plX__mode(int rnd);
@@ -527,5 +566,10 @@ int  plX__hop_smem(plX_emu *e, uint64_t a, xcta **c, uint32_t *off);  /* shared:
 int plX__ldmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em);
 int plX__stmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em);
 int plX__mma(plX_emu *e, xins *in, xwarp *w, uint32_t em);
+/* wmma: shapes (xins.sub2), the registers of a fragment (mat 0 A, 1 B, 2 C/D) of element type t
+** (0: no such fragment), and the instruction */
+enum { XWM_M16N16K16 = 1, XWM_M32N8K16, XWM_M8N32K16, XWM_M16N16K8 };
+int plX__wmma_regs(int mat, int shape, int t);
+int plX__wmma(plX_emu *e, xins *in, xwarp *w, uint32_t em);
 
 #endif

@@ -236,12 +236,19 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
         goto regroup;
       case X_EXIT:
         if (tr) trace(e, w, in, tlane, am, em);
+        if (em && e->nrpend && plX__race_flush(e, w, em)) return e->status;
         if (em) { w->exited |= em; w->exitpc = pc; am &= ~em; }
+        if (em && e->C->racc && !(w->exists & ~w->exited) && plX__exit_check(e)) return e->status;
         pc++;
         if (!am) goto regroup;
         continue;
       case X_CALL:                                /* like a branch, after passing the arguments */
         if (tr) trace(e, w, in, tlane, am, em);
+        if (in->t3) {                             /* vprintf: printed here, no branch */
+          if (em && plX__vprintf(e, w, in, em)) return e->status;
+          pc++;
+          continue;
+        }
         if (em && plX__call(e, w, in, pc, em)) return e->status;
         if (em == am) {
           pc = in->target;
@@ -255,7 +262,9 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
       case X_RET: {                               /* each lane to its caller; with none, it exits */
         if (tr) trace(e, w, in, tlane, am, em);
         uint32_t ex = em ? plX__ret(e, w, em) : 0;
+        if (ex && e->nrpend && plX__race_flush(e, w, ex)) return e->status;
         if (ex) { w->exited |= ex; w->exitpc = pc; }
+        if (ex && e->C->racc && !(w->exists & ~w->exited) && plX__exit_check(e)) return e->status;
         if (em & ~ex) {                           /* the returning lanes' pcs are set */
           LANES(am & ~em, w->pc[l] = pc + 1);
           am = 0;
@@ -273,6 +282,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
       case X_BAR:
         if (!em) { pc++; continue; }
         if (tr) trace(e, w, in, tlane, am, em);
+        if (e->nrpend && plX__race_flush(e, w, em)) return e->status;
         if (barrier(e, w, in, pc, em)) return e->status;
         LANES(am, w->pc[l] = pc + 1);
         am = 0;
@@ -281,6 +291,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
         if (!em) { pc++; continue; }
         if (tr) trace(e, w, in, tlane, am, em);
         uint32_t blocked;
+        if (e->nrpend && in->op != X_SETMAXNREG && plX__race_flush(e, w, em)) return e->status;
         if (plX__hop_wait(e, w, in, pc, em, &blocked)) return e->status;
         if (checks) mark_writes(e, w, in, em & ~blocked);
         if (!blocked) { pc++; continue; }

@@ -213,7 +213,9 @@ static int next_tok(R *r, uint32_t *i, uint32_t e, Tok *t) {
   char c = s[j];
   if (ISID(c) || c == '.' || c == '%' || c == ':' || c == '-') {
     j++;
-    while (j < e && (ISID(s[j]) || s[j] == '.' || s[j] == ':')) j++;
+    /* a directive word ends at the next '.': ptxas takes ".reg.b32 f;" and ".local.align 8" (cuda_fp16.hpp's
+    ** inline asm writes the first) as ".reg .b32 f;", ".local .align 8" */
+    while (j < e && (ISID(s[j]) || (s[j] == '.' && c != '.') || s[j] == ':')) j++;
     t->c = 'w';
   } else if (c == '"') {
     for (j++; j < e && s[j] != '"'; j++) if (s[j] == '\\') j++;

@@ -91,7 +91,7 @@ PK.launch, PK.bench = P._launch, P._bench
 -- lines [, files = script files] }) and keep the map for PK.ptx_where
 function V.reanchor(doc, m, map)
   doc.linemap = map
-  m:reanchor(doc.file, map.starts, map.lines, map.files)
+  m:reanchor(doc.file, map.starts, map.lines, map.files or false, map.bytes)
   return m
 end
 
@@ -140,13 +140,14 @@ function DOC:text() return table.concat(self.parts) end
 function DOC:build()
   -- part i (a statement) starts on PTX line starts[i] and is written at script line lines[i]: the
   -- parsed module's anchors (the emulator reports there) and the parser's errors go there
-  local starts, lines, pl = {}, {}, 1
+  -- (bytes[i]: the text offset it starts at, which places statements that share a PTX line)
+  local starts, lines, bytes, pl, off = {}, {}, {}, 1, 0
   for i, part in ipairs(self.parts) do
-    starts[i], lines[i] = pl, self.where[i]
+    starts[i], lines[i], bytes[i] = pl, self.where[i], off
     local _, nl = part:gsub("\n", "")
-    pl = pl + nl
+    pl, off = pl + nl, off + #part
   end
-  local map = { starts = starts, lines = lines }
+  local map = { starts = starts, lines = lines, bytes = bytes }
   local m, err = core.parse(self:text(), self.name)
   if m then return V.reanchor(self, m, map) end
   V.parse_error(self, map, err, "")

@@ -104,6 +104,37 @@ int main(void) {
     plI_free(m);
   }
   CHECK(roundtrip(K, strlen(K), "k.ptx", &err) == 1, "small kernel round trip");
+  /* joined directive words, as ptxas takes them (cuda_fp16.hpp's inline asm writes ".reg.b32 f, C;"):
+  ** ".reg.b32" is ".reg .b32", ".local.align 8" is ".local .align 8" */
+  {
+    static const char *J =
+      ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry j()\n{\n"
+      "\t.local.align 8 .b8 \tbuf[16];\n\t.shared.align 16 .b8 sh[32];\n"
+      "\t{.reg.b32 f, C;\n\t.reg.pred q;\n\tmov.b32 f, 1;\n\tadd.u32 C, f, 2;\n\tsetp.gt.u32 q, C, f;\n}\n\tret;\n}\n";
+    plI_module *mj = plR_parse(isa, J, strlen(J), "j.ptx", &err);
+    CHECK(mj != NULL, "joined forms: %s", plU_buf_cstr(&err));
+    if (mj) {
+      const plI_func *f = &mj->funcs.p[0];
+      int b32 = 0, pred = 0;
+      for (uint32_t i = 0; i < mj->regs.n; i++) {
+        const char *nm = plI_cstr(mj, mj->regs.p[i].name);
+        if ((!strcmp(nm, "f") || !strcmp(nm, "C")) && mj->regs.p[i].type == PLT_B32) b32++;
+        if (!strcmp(nm, "q") && mj->regs.p[i].type == PLT_PRED) pred++;
+      }
+      CHECK(b32 == 2 && pred == 1, ".reg.b32 f, C; / .reg.pred q; declare them: %d %d", b32, pred);
+      CHECK(f->vars.n == 2 && f->vars.p[0].space == PLV_LOCAL && f->vars.p[0].align == 8 && f->vars.p[0].count == 16 &&
+            f->vars.p[1].space == PLV_SHARED && f->vars.p[1].align == 16, ".local.align 8 / .shared.align 16");
+      int bad = 0;                                 /* every operand is a register: f, C and q were declared */
+      for (uint32_t i = 0; i < f->stmts.n; i++) {
+        const plI_stmt *st = &f->stmts.p[i];
+        if (st->kind != PLS_INSN) continue;
+        for (uint16_t k = 0; k < st->nops; k++) bad += mj->opnds.p[st->ops + k].kind == PLO_SYM;
+      }
+      CHECK(bad == 0, "%d operands read as symbols, not registers", bad);
+      plI_free(mj);
+    }
+    CHECK(roundtrip(J, strlen(J), "j.ptx", &err) == 1, "joined forms round trip");
+  }
   CHECK(roundtrip("", 0, "e.ptx", &err) == 1, "empty file round trip");
   CHECK(roundtrip("// only a comment", 17, "c.ptx", &err) == 1, "comment-only file");
   /* errors with positions */
