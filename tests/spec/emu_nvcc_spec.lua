@@ -10,37 +10,17 @@ local rt = require "ptxlua.emu"
 local bit = require "bit"
 local shq = H.shq
 
-local FORMS = { plain = {}, sugar = { "--sugar" } }
+local FORMS = H.PTX_FORMS
+local line_holding = H.line_holding
 
--- FILE.ptx written, assembled by ptxas (sm_80), transpiled (form: "plain" or "sugar"); the script
--- must print it back byte for byte. Returns the script's path
+-- FILE.ptx assembled by ptxas (sm_80), then transpiled (H.transpile: printed back byte for byte)
 local function transpile(text, base, form)
   local ok, out = H.assemble(text, "sm_80")
   if ok ~= nil then assert(ok, out) end
-  local dir = H.tmpdir()
-  local ptx_path = H.write(dir .. "/" .. base .. ".ptx", text)
-  local script = dir .. "/" .. base .. "_" .. form .. ".lua"
-  local args = { "--from-ptx", ptx_path, "-o", script }
-  for _, a in ipairs(FORMS[form]) do args[#args + 1] = a end
-  local _, err, rc = H.ptxlua(args)
-  assert.are.equal(0, rc, err)
-  local back, perr, prc = H.ptxlua { script, "--print-ptx" }
-  assert.are.equal(0, prc, perr)
-  assert.are.equal(text, back)
-  return script
+  return H.transpile(text, base, form)
 end
 
 local function kernels(script) return (H.load_script(script)) end
-
--- the number of the first line of `path` holding `needle` (plain text)
-local function line_holding(path, needle)
-  local n = 0
-  for l in H.read(path):gmatch("([^\n]*)\n") do
-    n = n + 1
-    if l:find(needle, 1, true) then return n end
-  end
-  error("not in " .. path .. ": " .. needle)
-end
 
 local HEAD = ".version 8.5\n.target sm_80\n.address_size 64\n\n"
 

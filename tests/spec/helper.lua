@@ -127,6 +127,35 @@ function H.spills(report)
   return total
 end
 
+-- the --from-ptx forms a spec runs a PTX text through
+H.PTX_FORMS = { plain = {}, sugar = { "--sugar" } }
+
+-- FILE.ptx written and transpiled (form: "plain" or "sugar", H.PTX_FORMS) -> the script's path; the
+-- script must print the file back byte for byte (what the transpiler promises: the same kernel runs)
+function H.transpile(text, base, form)
+  local dir = H.tmpdir()
+  local ptx_path = H.write(dir .. "/" .. base .. ".ptx", text)
+  local out = dir .. "/" .. base .. "_" .. form .. ".lua"
+  local args = { "--from-ptx", ptx_path, "-o", out }
+  for _, a in ipairs(H.PTX_FORMS[form]) do args[#args + 1] = a end
+  local _, err, rc = H.ptxlua(args)
+  if rc ~= 0 then error("ptxlua --from-ptx " .. base .. ".ptx (" .. form .. ") exited " .. tostring(rc) .. ": " .. tostring(err), 2) end
+  local back, perr, prc = H.ptxlua { out, "--print-ptx" }
+  if prc ~= 0 then error(out .. " --print-ptx exited " .. tostring(prc) .. ": " .. tostring(perr), 2) end
+  if back ~= text then error(out .. " does not print " .. base .. ".ptx back byte for byte", 2) end
+  return out
+end
+
+-- the number of the first line of `path` holding `needle` (plain text)
+function H.line_holding(path, needle)
+  local n = 0
+  for l in H.read(path):gmatch("([^\n]*)\n") do
+    n = n + 1
+    if l:find(needle, 1, true) then return n end
+  end
+  error("not in " .. path .. ": " .. needle)
+end
+
 -- run the kernel script at path in this process, into a fresh registry: its kernels by name, what
 -- the script returned, and the ptxlua module
 function H.load_script(path)

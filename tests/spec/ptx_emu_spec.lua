@@ -142,36 +142,11 @@ $L__BB0_8:
 }
 ]]
 
-local FORMS = { plain = {}, sugar = { "--sugar" } }
-
--- FILE.ptx written and transpiled (form: "plain" or "sugar") -> the script's path; the script must
--- print the file back byte for byte (what the transpiler promises: the same kernel runs)
-local function transpile(text, base, form)
-  local dir = H.tmpdir()
-  local ptx_path = H.write(dir .. "/" .. base .. ".ptx", text)
-  local out = dir .. "/" .. base .. "_" .. form .. ".lua"
-  local args = { "--from-ptx", ptx_path, "-o", out }
-  for _, a in ipairs(FORMS[form]) do args[#args + 1] = a end
-  local _, err, rc = H.ptxlua(args)
-  assert.are.equal(0, rc, err)
-  local back, perr, prc = H.ptxlua { out, "--print-ptx" }
-  assert.are.equal(0, prc, perr)
-  assert.are.equal(text, back)
-  return out
-end
+local FORMS = H.PTX_FORMS
+local transpile, line_holding = H.transpile, H.line_holding
 
 -- the script run in this process; its kernels by name
 local function load(script) return (H.load_script(script)) end
-
--- the number of the first line of `path` holding `needle` (plain text)
-local function line_holding(path, needle)
-  local n = 0
-  for l in H.read(path):gmatch("([^\n]*)\n") do
-    n = n + 1
-    if l:find(needle, 1, true) then return n end
-  end
-  error("not in " .. path .. ": " .. needle)
-end
 
 local function f32(v) return tonumber(ffi.new("float[1]", v)[0]) end
 
