@@ -425,11 +425,9 @@ static void number_imm(lua_State *L, LMod *M, lua_Number v, int t, int opi, cons
     lua_pushfstring(L, "operand %d of '%s': immediate %f is not an integer", opi, opc, v);
     raise_here(L, M, lua_tostring(L, -1));
   }
-  /* an N-bit integer immediate: any value N bits hold, as signed or unsigned, whatever the type
-  ** (ptxas takes add.u32 %r, %r, -1 and reads it as 4294967295); printed as written */
-  int bits = t == PLT_NONE ? 64 : ti->bits;
-  double lo = -ldexp(1, bits - 1), hi = ldexp(1, bits) - 1;
-  if (bits >= 64) { lo = -9223372036854775808.0; hi = 18446744073709551615.0; }
+  /* an N-bit integer immediate (plT_imm_range), printed as written */
+  double lo, hi;
+  int bits = plT_imm_range(t, &lo, &hi);
   if (v < lo || v > hi) {
     lua_pushfstring(L, "operand %d of '%s': immediate %.0f does not fit .%s (%d bits: %.0f to %.0f)", opi, opc, v,
                     t ? ti->name : "b64", bits, lo, hi);
@@ -468,15 +466,14 @@ static void cdata_operand(lua_State *L, LMod *M, int idx, int t, int opi, const 
     lua_pushfstring(L, "operand %d of '%s': a 64-bit integer (LuaJIT ULL/LL) for a .%s operand; write a Lua number", opi, opc, ti->name);
     raise_here(L, M, lua_tostring(L, -1));
   }
-  int bits = t == PLT_NONE ? 64 : ti->bits;
-  if (bits >= 64) return;
-  int64_t v = (int64_t)o->v, lo = -((int64_t)1 << (bits - 1)), hi = ((int64_t)1 << bits) - 1;
-  if ((o->flags & PLOF_UNSIGNED) || v < lo || v > hi) {
+  double lo, hi, v = (o->flags & PLOF_UNSIGNED) ? (double)o->v : (double)(int64_t)o->v;
+  int bits = plT_imm_range(t, &lo, &hi);
+  if (bits < 64 && (v < lo || v > hi)) {
     char m[256];
     if (o->flags & PLOF_UNSIGNED) snprintf(m, sizeof m, "%llu", (unsigned long long)o->v);
-    else snprintf(m, sizeof m, "%lld", (long long)v);
+    else snprintf(m, sizeof m, "%lld", (long long)(int64_t)o->v);
     lua_pushfstring(L, "operand %d of '%s': immediate %s does not fit .%s", opi, opc, m, ti->name);
-    snprintf(m, sizeof m, " (%d bits: %lld to %lld)", bits, (long long)lo, (long long)hi);
+    snprintf(m, sizeof m, " (%d bits: %.0f to %.0f)", bits, lo, hi);
     lua_pushstring(L, m);
     lua_concat(L, 2);
     raise_here(L, M, lua_tostring(L, -1));

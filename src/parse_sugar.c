@@ -302,9 +302,8 @@ static int dsl_refuses(G *g, const plI_stmt *st, plU_buf *msg) {
     if (f32 || t == PLT_F64) continue;
     if (ti->cls == PLT_CF) { plU_buf_printf(msg, "operand %d of '%s': a .%s operand cannot be an immediate", k + 1, otext, ti->name); return 1; }
     if (t == PLT_PRED) { plU_buf_printf(msg, "operand %d of '%s': a predicate cannot be a number", k + 1, otext); return 1; }
-    int bits = t == PLT_NONE ? 64 : ti->bits;
-    if (bits >= 64) continue;
-    double lo = -ldexp(1, bits - 1), hi = ldexp(1, bits) - 1;   /* N bits, signed or unsigned (as lbind.c) */
+    double lo, hi;
+    if (plT_imm_range(t, &lo, &hi) >= 64) continue;
     if (v < lo || v > hi) {
       plU_buf_printf(msg, "operand %d of '%s': immediate %.14g does not fit .%s", k + 1, otext, v, t ? ti->name : "b64");
       return 1;

@@ -1,5 +1,6 @@
 /* types.c -- PTX type names and the operand type-compatibility rules.
 ** The rules are those of the PTX ISA ("Type checking"), as ptxas applies them. */
+#include <math.h>
 #include "types.h"
 #include <string.h>
 
@@ -30,4 +31,11 @@ int plT_compatible(int ins, int reg, int relaxed) {
     return R->cls == PLT_CB && sizeok;
   }
   return 0;
+}
+
+int plT_imm_range(int t, double *lo, double *hi) {
+  int bits = t == PLT_NONE || t < 0 || t >= PLT__COUNT ? 64 : plT_info_tab[t].bits;
+  if (bits >= 64) { *lo = -9223372036854775808.0; *hi = 18446744073709551615.0; return 64; }
+  *lo = -ldexp(1, bits - 1); *hi = ldexp(1, bits) - 1;
+  return bits;
 }

@@ -66,5 +66,9 @@ int plT_from_name(const char *s, size_t n); /* PLT_NONE (0) if not a type name *
 ** .bN takes any register of N bits; .uN/.sN take .bN/.uN/.sN; a float type takes itself or .bN.
 ** relaxed (ld/st/cvt operands marked so in the table): the register may also be wider. */
 int plT_compatible(int ins, int reg, int relaxed);
+/* the integer immediates an operand of type t takes, as ptxas: any value its N bits hold, read as
+** signed or unsigned whatever the type (add.u32 %r, %r, -1 is 4294967295); N = 64 for no type.
+** Sets [*lo, *hi] and returns N. */
+int plT_imm_range(int t, double *lo, double *hi);
 
 #endif
