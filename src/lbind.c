@@ -24,15 +24,22 @@
 enum { K_ADDR = 2, K_SYM = 3, K_LABEL = 4, K_SREG = 5, K_NEG = 6, K_SINK = 7, K_PAIR = 8, K_IMM = 9, K_PAREN = 10, K_TADDR = 11 };
 
 typedef struct labelinfo { uint32_t used_file, used_line, placed; } labelinfo;
+/* a ptx.at call site of the function being traced: its line, predicate and sense; used once a
+** call made through one of its guards ran */
+typedef struct gsite { uint32_t guard, file, line; uint8_t neg, used; } gsite;
 
 typedef struct LMod {
   plI_module *m;
   plA_target tgt;
   int func;                  /* current function, -1 none */
-  uint32_t guard; int negguard; uint32_t guard_file, guard_line;
-  /* guards held by ptx.at(p).<instruction> chains while their operands are evaluated (m:hold) */
-  struct { uint32_t guard, file, line; int neg, used; } held[16];
-  int nheld;                 /* slots in use */
+  uint32_t guard; int negguard; uint32_t guard_file, guard_line;   /* for the next instruction */
+  /* the ptx.at sites of this function (m:guard_open): a site's guard binds to the next instruction
+  ** only when a call made through it runs (m:guard_bind), after that call's arguments were
+  ** evaluated; a site nothing was called through is an error at its line when the function ends.
+  ** Sites are found again by (file, line, predicate, sense) in an open-addressing hash, so a
+  ** ptx.at in a loop is one site and its guard (a Lua table) is made once. */
+  PLU_VEC(gsite) gsites;
+  uint32_t *ghash; uint32_t ghcap;  /* site index + 1, 0 empty; ghcap a power of two */
   int maxptx;                /* highest PTX version an instruction needs */
   int maxptx_line; uint32_t maxptx_file; uint32_t maxptx_opc;
   PLU_VEC(labelinfo) labels; /* indexed by label string id */
@@ -218,6 +225,8 @@ static int l_gc(lua_State *L) {
   free(M->sig_ver); M->sig_ver = NULL;
   plI_free(M->m); M->m = NULL;
   plU_vec_free(M->labels);
+  plU_vec_free(M->gsites);
+  free(M->ghash); M->ghash = NULL;
   plU_buf_free(&M->msg);
   return 0;
 }
@@ -231,8 +240,9 @@ static int l_func(lua_State *L) {
   int lk = strcmp(link, "visible") == 0 ? PLK_VISIBLE : strcmp(link, "extern") == 0 ? PLK_EXTERN
          : strcmp(link, "weak") == 0 ? PLK_WEAK : PLK_NONE;
   M->func = plI_func_new(M->m, name, k, lk);
-  M->guard = 0; M->nheld = 0;                /* what an earlier body that raised an error left */
-  memset(M->held, 0, sizeof M->held);
+  M->guard = 0;                              /* what an earlier body that raised an error left */
+  M->gsites.n = 0;
+  if (M->ghash) memset(M->ghash, 0, M->ghcap * sizeof *M->ghash);
   check_ir(L, M);
   uint32_t f, l;
   anchor(L, M, &f, &l);
@@ -881,47 +891,105 @@ static int l_activate(lua_State *L) {  /* m:activate() / m:activate(false) */
   return 0;
 }
 
-static int l_guard(lua_State *L) {  /* m:guard(pred reg table, negate) */
+/* the predicate register at idx as a guard (its id + 1) */
+static uint32_t guard_reg(lua_State *L, LMod *M, int idx) {
+  luaL_checktype(L, idx, LUA_TTABLE);
+  uint32_t id = regid(L, M, idx, 0);
+  if (M->m->regs.p[id - 1].type != PLT_PRED) raise_here(L, M, "a guard must be a predicate register");
+  return id + 1;
+}
+
+/* m:guard(pred reg table, negate): guard the next instruction (the library's own sequences, which
+** record that instruction at once) */
+static int l_guard(lua_State *L) {
   LMod *M = checkmod(L, 1);
   needfunc(L, M);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  if (M->guard) raise_here(L, M, "two guard predicates in a row (ptx.at without an instruction)");
-  uint32_t id = regid(L, M, 2, 0);
-  if (M->m->regs.p[id - 1].type != PLT_PRED) raise_here(L, M, "a guard must be a predicate register");
-  M->guard = id + 1;
+  uint32_t g = guard_reg(L, M, 2);
+  if (M->guard) raise_here(L, M, "two guard predicates for one instruction");
+  M->guard = g;
   M->negguard = lua_toboolean(L, 3);
   anchor(L, M, &M->guard_file, &M->guard_line);
   return 0;
 }
 
-/* m:hold() -> slot: the waiting guard is set aside for the instruction chain it was chained to
-** (ptx.at(p).st.global.u32(addr, v)), so that the operators evaluated in the chain's operands are
-** not guarded by it; m:unhold(slot) makes it wait again, just before that chain's instruction.
-** Slots (0..15, the lowest free first) let chains be called in another order than they were held. */
-static int l_hold(lua_State *L) {
-  LMod *M = checkmod(L, 1);
-  if (!M->guard) return 0;
-  int n = (int)(sizeof M->held / sizeof M->held[0]), i = 0;
-  while (i < n && M->held[i].used) i++;
-  if (i == n) raise_at(L, M, M->guard_file, M->guard_line, "too many ptx.at guards waiting for their instructions (16)");
-  M->held[i].guard = M->guard; M->held[i].neg = M->negguard;
-  M->held[i].file = M->guard_file; M->held[i].line = M->guard_line;
-  M->held[i].used = 1; M->nheld++;
-  M->guard = 0;
-  lua_pushinteger(L, i);
+static uint32_t site_hash(uint32_t file, uint32_t line, uint32_t guard, int neg) {
+  uint32_t h = file * 0x9E3779B1u ^ line * 0x85EBCA77u ^ guard * 0xC2B2AE3Du ^ (uint32_t)neg;
+  return h ^ (h >> 15);
+}
+
+/* the slot of the site (file, line, guard, neg) in M->ghash: the one holding it, or the empty one
+** where it goes */
+static uint32_t *site_slot(LMod *M, uint32_t file, uint32_t line, uint32_t guard, int neg) {
+  uint32_t mask = M->ghcap - 1, i = site_hash(file, line, guard, neg) & mask;
+  for (;; i = (i + 1) & mask) {
+    uint32_t k = M->ghash[i];
+    if (!k) return &M->ghash[i];
+    const gsite *t = &M->gsites.p[k - 1];
+    if (t->file == file && t->line == line && t->guard == guard && t->neg == neg) return &M->ghash[i];
+  }
+}
+
+static int sites_grow(LMod *M) {  /* keep the hash at most half full */
+  uint32_t cap = M->ghcap ? M->ghcap * 2 : 64;
+  uint32_t *h = calloc(cap, sizeof *h);
+  if (!h) return 0;
+  free(M->ghash);
+  M->ghash = h; M->ghcap = cap;
+  for (uint32_t i = 0; i < M->gsites.n; i++) {
+    const gsite *t = &M->gsites.p[i];
+    *site_slot(M, t->file, t->line, t->guard, t->neg) = i + 1;
+  }
   return 1;
 }
 
-static int l_unhold(lua_State *L) {
+/* m:guard_open(pred reg table, negate) -> site: the ptx.at call site of this guard, which binds
+** to nothing yet; its line is kept for the error when nothing is ever called through it */
+static int l_guard_open(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  needfunc(L, M);
+  uint32_t g = guard_reg(L, M, 2), f, l;
+  int neg = lua_toboolean(L, 3);
+  anchor(L, M, &f, &l);
+  if ((M->gsites.n + 1) * 2 > M->ghcap && (M->gsites.n >= (1u << 28) || !sites_grow(M)))
+    return luaL_error(L, "out of memory");
+  uint32_t *slot = site_slot(M, f, l, g, neg);
+  if (!*slot) {
+    gsite t = {g, f, l, (uint8_t)neg, 0};
+    if (!plU_vec_push(M->gsites, t)) return luaL_error(L, "out of memory");
+    *slot = M->gsites.n;
+  }
+  lua_pushinteger(L, (lua_Integer)*slot);
+  return 1;
+}
+
+/* m:guard_bind(site): the guard of that ptx.at site waits for the next instruction, which the
+** caller records at once (a call made through the guard, its arguments evaluated already) */
+static int l_guard_bind(lua_State *L) {
   LMod *M = checkmod(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
-  if (i < 0 || i >= (lua_Integer)(sizeof M->held / sizeof M->held[0]) || !M->held[i].used)
-    raise_here(L, M, "a ptx.at guard guards one instruction: this guarded instruction chain was already recorded once");
-  if (M->guard) raise_here(L, M, "two guard predicates in a row (ptx.at without an instruction)");
-  M->guard = M->held[i].guard; M->negguard = M->held[i].neg;
-  M->guard_file = M->held[i].file; M->guard_line = M->held[i].line;
-  M->held[i].used = 0; M->nheld--;
+  if (i < 1 || (size_t)i > M->gsites.n) raise_here(L, M, "a ptx.at guard of another kernel body");
+  if (M->guard) raise_here(L, M, "two guard predicates for one instruction");
+  gsite *t = &M->gsites.p[i - 1];
+  t->used = 1;
+  M->guard = t->guard; M->negguard = t->neg;
+  M->guard_file = t->file; M->guard_line = t->line;
   return 0;
+}
+
+/* m:guard_end(n0) -> instructions recorded since m:ninsn() returned n0, and whether the bound
+** guard is still waiting (none was recorded); the guard no longer waits either way */
+static int l_guard_end(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  lua_Number n0 = luaL_checknumber(L, 2);
+  lua_pushnumber(L, (lua_Number)M->ninsn - n0);
+  lua_pushboolean(L, M->guard != 0);
+  M->guard = 0;
+  return 2;
+}
+
+static int l_ninsn(lua_State *L) {  /* m:ninsn() -> instructions recorded into this module so far */
+  lua_pushnumber(L, (lua_Number)checkmod(L, 1)->ninsn);
+  return 1;
 }
 
 static int l_guarded(lua_State *L) {  /* m:guarded() -> is a ptx.at guard waiting for its instruction? */
@@ -942,10 +1010,12 @@ static int l_raw(lua_State *L) {  /* m:raw(text): a directive or comment line ke
 static int l_endfunc(lua_State *L) {  /* check what a function body leaves open */
   LMod *M = checkmod(L, 1);
   if (M->func < 0) return 0;
-  if (M->guard) raise_at(L, M, M->guard_file, M->guard_line, "a guard predicate (ptx.at) with no instruction after it");
-  for (int i = 0; M->nheld && i < (int)(sizeof M->held / sizeof M->held[0]); i++)
-    if (M->held[i].used)
-      raise_at(L, M, M->held[i].file, M->held[i].line, "a guard predicate (ptx.at) with no instruction after it (its instruction chain was never called)");
+  if (M->guard) raise_at(L, M, M->guard_file, M->guard_line, "a guard predicate with no instruction after it");
+  for (uint32_t i = 0; i < M->gsites.n; i++)
+    if (!M->gsites.p[i].used)
+      raise_at(L, M, M->gsites.p[i].file, M->gsites.p[i].line,
+               "nothing was called through this ptx.at guard (it guards the call it prefixes: "
+               "write ptx.at(p).instruction(...), not ptx.at(p) on its own)");
   for (uint32_t i = 0; i < M->labels.n; i++) {
     labelinfo *li = &M->labels.p[i];
     if (li->used_file && !li->placed) {
@@ -1259,7 +1329,8 @@ static int l_shared_gc(lua_State *L) {
 
 static const luaL_Reg mod_methods[] = {
   {"func", l_func}, {"param", l_param}, {"directive", l_directive}, {"reg", l_reg}, {"pool", l_pool},
-  {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"guarded", l_guarded}, {"hold", l_hold}, {"unhold", l_unhold}, {"raw", l_raw},
+  {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"guarded", l_guarded}, {"raw", l_raw},
+  {"guard_open", l_guard_open}, {"guard_bind", l_guard_bind}, {"guard_end", l_guard_end}, {"ninsn", l_ninsn},
   {"endfunc", l_endfunc}, {"version", l_version}, {"print", l_print}, {"write", l_write},
   {"stats", l_stats}, {"func_count", l_func_count}, {"regname", l_regname}, {"activate", l_activate},
   {"func_info", l_func_info}, {"reanchor", l_reanchor}, {NULL, NULL}

@@ -11,12 +11,7 @@ return function(P)
   local poolreg = P._poolreg
   local isreg = P.isreg
 
-  -- a waiting ptx.at guard would guard only the first instruction of a sequence
-  local function no_guard(what)
-    local cur = P._current()
-    if not cur then perr("%s belongs inside a kernel body", what) end
-    if cur.mod:guarded() then perr("ptx.at guards the one next instruction, and %s emits several; branch instead", what) end
-  end
+  local no_guard = P._no_guard   -- a ptx.at guard refused by a helper that records several instructions
 
   local DTYPE_BYTES = { b8 = 1, u8 = 1, s8 = 1, e4m3 = 1, e5m2 = 1, b16 = 2, u16 = 2, s16 = 2, f16 = 2, bf16 = 2,
                         b32 = 4, u32 = 4, s32 = 4, f32 = 4, tf32 = 4, f16x2 = 4, bf16x2 = 4,
@@ -309,7 +304,7 @@ return function(P)
     local p = opts.pred or poolreg("pred")
     P.place(l)
     emit(opts.op or "mbarrier.try_wait.parity.shared::cta.b64", p, bar, parity)
-    P.at_not(p); emit(opts.uni and "bra.uni" or "bra", l)
+    P._guard_next(p, true); emit(opts.uni and "bra.uni" or "bra", l)
     return p
   end
 

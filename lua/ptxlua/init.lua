@@ -174,14 +174,16 @@ local function need_trace()
   return MOD
 end
 
--- helpers that emit several instructions refuse a waiting ptx.at guard: it would guard only the first
+-- helpers that record several instructions refuse a ptx.at guard before they record anything
+-- (a guarded call counts what it recorded afterwards too: this is the early, clearer error)
 local function no_guard(what)
   local m = MOD or need_trace()
   if m:guarded() then
-    perr("ptx.at guards the one next instruction, and %s emits several; branch on the predicate instead (ptx.if_, or a guarded bra)", what)
+    perr("ptx.at guards one instruction, and %s records several; branch on the predicate instead (ptx.if_, or a guarded bra)", what)
   end
   return m
 end
+P._no_guard = no_guard
 
 local EMIT = core.emit     -- records into the module made current by m:activate()
 
@@ -681,13 +683,14 @@ CHAIN.__name = "ptxlua.instruction"
 -- ptx.cvt is both the conversion helper (a type name first: ptx.cvt("f32", r)) and the start of
 -- the cvt instruction chain (ptx.cvt.rn.f32.s32(d, a))
 P.convert = convert
-P.cvt = setmetatable({ "cvt", false }, {
+local CVT = setmetatable({ "cvt", false }, {
   __index = CHAIN.__index, __tostring = CHAIN.__tostring, __name = CHAIN.__name,
   __call = function(node, t2, ...)
     if type(t2) == "string" then return convert(t2, ...) end
     return CHAIN.__call(node, t2, ...)
   end,
 })
+P.cvt = CVT
 
 local ROOTS = {}
 local OPCACHE = {}
@@ -704,62 +707,104 @@ end
 local ROOT -- the table returned by require "ptxlua" (P with chain fallback)
 
 -- ptx.at(p).add.f32(...) : @p add.f32 ...; ptx.at_not(p) : @!p
--- The guard waits for the next instruction recorded, except when an instruction chain follows the
--- call (ptx.at(p).st.global.u32(addr, v), ptx.at(p).op "..." (...)): then it is that chain's, and
--- the operators evaluated in its operands (addr = base + i:mul_wide(4)) are not guarded by it.
--- A guarded chain node is the chain node and the slot its guard waits in (m:hold); they are made
--- once per (slot, node) and kept, so a guarded instruction allocates nothing once warmed up.
-local GCHAIN = {}
-local GPOOL = {}                          -- slot -> { chain node -> guarded node }
-local function gnode(slot, node)
-  local pool = GPOOL[slot]
-  if not pool then pool = setmetatable({}, { __mode = "k" }); GPOOL[slot] = pool end
-  local g = pool[node]
-  if not g then g = setmetatable({ node, slot }, GCHAIN); pool[node] = g end
-  return g
+-- ptx.at(p) records nothing: it returns a guard, a stand-in for ptx through which a call is made
+-- (an instruction chain, ptx.at(p).op "text", or a helper). The guard binds when that call runs,
+-- after Lua has evaluated the call's arguments, so an instruction recorded by an argument
+-- (v * 2, n:load(), an address computed in place) is never guarded by it. A chain records its
+-- one instruction at once; a helper called through a guard must record exactly one instruction
+-- (ptx.call, ptx.special, ptx.f32(...)), anything else is an error at the line. Every call made
+-- through a guard is guarded; a ptx.at nothing was called through is an error at its line when
+-- the kernel body ends (m:guard_open / m:guard_bind / m:guard_end in src/lbind.c). A guard is
+-- one per ptx.at site (line, predicate, sense) of the body, and the chains and helpers reached
+-- through it are kept in it: a guarded instruction allocates nothing once warmed up.
+local GUARD, GCHAIN = {}, {}              -- metatables: ptx.at(p)'s value, a chain reached through it
+
+local function gchain(site, node) return setmetatable({ node, site }, GCHAIN) end
+
+-- fn(...) run with the guard of site on the one instruction it must record
+local function guarded_end(m, n0, name, ...)
+  local n, waiting = m:guard_end(n0)
+  if n ~= 1 then
+    if waiting or n == 0 then perr("ptx.at guards one instruction, and %s records none", name) end
+    perr("ptx.at guards one instruction, and %s records %d; branch on the predicate instead (ptx.if_, or a guarded bra)", name, n)
+  end
+  return ...
 end
+local function guarded_call(site, name, fn, ...)
+  local m = MOD or need_trace()
+  local n0 = m:ninsn()
+  m:guard_bind(site)
+  return guarded_end(m, n0, name, fn(...))
+end
+
 GCHAIN.__index = function(g, k)
   if type(k) ~= "string" then perr("bad instruction modifier %s", tostring(k)) end
-  local c = gnode(rawget(g, 2), rawget(g, 1)[k])
+  local c = gchain(rawget(g, 2), rawget(g, 1)[k])
   rawset(g, k, c)
   return c
 end
 GCHAIN.__call = function(g, ...)
+  local node, site = rawget(g, 1), rawget(g, 2)
+  if node == CVT then return guarded_call(site, "ptx.cvt", node, ...) end   -- ptx.cvt("f32", r) too
   local m = MOD or need_trace()
-  m:unhold(rawget(g, 2))
-  return rawget(g, 1)(...)  -- a tail call into the chain: the caller's line anchors the instruction
+  m:guard_bind(site)
+  return node(...)          -- a tail call into the chain: the caller's line anchors the instruction
 end
 GCHAIN.__tostring = function(g) return "guarded " .. tostring(rawget(g, 1)) end
 GCHAIN.__name = "ptxlua.instruction"
 
-local function guarded_op(text)           -- ptx.at(p).op "text" (...)
-  local m = MOD or need_trace()
-  local slot = m:hold()
-  if not slot then return P.op(text) end
-  return gnode(slot, P.op(text))
+-- helpers that never record an instruction (operands, declarations, the host side): refused at once
+local NOT_INSN = {}
+for _, k in ipairs { "addr", "sym", "taddr", "hex", "imm", "pair", "label", "pred", "at", "at_not", "error",
+                     "isreg", "shared", "shared_dynamic", "smem_plan", "smem_u64", "swizzle_offset",
+                     "wgmma_desc_host", "kernel", "func", "funcs", "kernels", "build", "ptx", "reset",
+                     "select_kernels" } do
+  NOT_INSN[k] = true
 end
-local GUARDED = setmetatable({}, { __index = function(_, k)
-  if k == "op" then return guarded_op end
-  local v = rawget(P, k)
-  if v ~= nil and k ~= "cvt" and getmetatable(v) ~= CHAIN then return v end   -- a helper: the guard waits for it
-  local m = MOD or need_trace()
-  local slot = m:hold()
-  if not slot then return ROOT[k] end     -- the guard was used already (local g = ptx.at(p); g.add...; g.sub...)
-  return gnode(slot, ROOT[k])
-end })
 
-function P.at(p)
-  if not isreg(p) or regtype(p) ~= "pred" then perr("ptx.at expects a predicate register") end
-  local m = MOD or need_trace()
-  m:guard(p, false)
-  return GUARDED
+GUARD.__index = function(g, k)
+  local site = rawget(g, 1)
+  local r
+  if k == "op" then
+    local ops = {}                          -- opcode text -> guarded chain
+    r = function(text)
+      local c = ops[text]
+      if not c then c = gchain(site, P.op(text)); ops[text] = c end
+      return c
+    end
+  elseif NOT_INSN[k] then perr("ptx.at guards one instruction, and ptx.%s records none", k)
+  else
+    local v = type(k) == "string" and ROOT[k]
+    if getmetatable(v) == CHAIN or v == CVT then r = gchain(site, v)
+    elseif type(v) == "function" then
+      local name = "ptx." .. k
+      r = function(...) return guarded_call(site, name, v, ...) end
+    else
+      perr("ptx.at(p).%s: ptx.%s is not an instruction or a helper that records one", tostring(k), tostring(k))
+    end
+  end
+  rawset(g, k, r)
+  return r
 end
-function P.at_not(p)
-  if not isreg(p) or regtype(p) ~= "pred" then perr("ptx.at_not expects a predicate register") end
+GUARD.__newindex = function(_, k) perr("ptx.at(p).%s = ...: a guard is not a table to set", tostring(k)) end
+GUARD.__tostring = function() return "ptx.at guard" end
+GUARD.__name = "ptxlua.guard"
+
+local function at(p, neg, what)
+  if not isreg(p) or regtype(p) ~= "pred" then perr("%s expects a predicate register", what) end
   local m = MOD or need_trace()
-  m:guard(p, true)
-  return GUARDED
+  local site = m:guard_open(p, neg)
+  local guards = CUR.guards
+  local g = guards[site]
+  if not g then g = setmetatable({ site }, GUARD); guards[site] = g end
+  return g
 end
+function P.at(p) return at(p, false, "ptx.at") end
+function P.at_not(p) return at(p, true, "ptx.at_not") end
+
+-- the library's own sequences guard the instruction they record next (@p bra, @!p bra)
+local function guard_next(p, neg) MOD:guard(p, neg) end
+P._guard_next = guard_next
 
 local function label_name(hint)
   CUR.nlabel = CUR.nlabel + 1
@@ -788,7 +833,7 @@ function P.if_(p, then_fn, else_fn)
   no_guard("ptx.if_")
   local l_else = { [0] = K_LABEL, label_name("else") }
   local l_end = else_fn and { [0] = K_LABEL, label_name("endif") } or l_else
-  P.at_not(p); emit("bra", l_else)
+  guard_next(p, true); emit("bra", l_else)
   then_fn()
   if else_fn then
     emit("bra.uni", l_end)
@@ -834,7 +879,7 @@ function P.range(start, stop, step, body)
   if not known then
     local p = poolreg("pred")
     emit("setp." .. cmp_exit .. "." .. t, p, i, stop)
-    P.at(p); emit("bra", l_end)
+    guard_next(p, false); emit("bra", l_end)
   end
   MOD:place(l_loop[1])
   body(i)
@@ -842,10 +887,13 @@ function P.range(start, stop, step, body)
   elseif step > 0 then emit("add." .. t, i, i, step) else emit("sub." .. t, i, i, -step) end -- sub: unsigned counters too
   local q = poolreg("pred")
   emit("setp." .. cmp_loop .. "." .. t, q, i, stop)
-  P.at(q); emit("bra", l_loop)
+  guard_next(q, false); emit("bra", l_loop)
   if not known then MOD:place(l_end[1]) end
 end
-function P.loop(n, body) return P.range(0, n, 1, body) end
+function P.loop(n, body)
+  no_guard("ptx.loop")
+  return P.range(0, n, 1, body)
+end
 
 -- a loop on a label you give (or a fresh one): `L:` body `@p bra L;` (exact sequence in
 -- docs/dsl.md). body returns the loop's condition: a predicate p (@p), p:inv() (@!p), or true (an
@@ -863,8 +911,8 @@ function P.do_while(l, body, opts)
   local c = body()
   local op = (opts and opts.uni) and "bra.uni" or "bra"
   if c == true then emit(op, l)
-  elseif isreg(c) and regtype(c) == "pred" then P.at(c); emit(op, l)
-  elseif type(c) == "table" and rawget(c, 0) == K_NEG and isreg(c[1]) and regtype(c[1]) == "pred" then P.at_not(c[1]); emit(op, l)
+  elseif isreg(c) and regtype(c) == "pred" then guard_next(c, false); emit(op, l)
+  elseif type(c) == "table" and rawget(c, 0) == K_NEG and isreg(c[1]) and regtype(c[1]) == "pred" then guard_next(c[1], true); emit(op, l)
   else perr("ptx.do_while: the body must return the loop's condition: a predicate p, p:inv(), or true (got %s)", tostring(c)) end
   return l
 end
@@ -1138,7 +1186,7 @@ local function trace_into(k, m, overrides)
   if d.maxnreg then m:directive("maxnreg", dims_of(eval(d.maxnreg, t, "maxnreg", k), "maxnreg", k)[1]) end
   local saved_cur, saved_mod = CUR, MOD
   k.dynamic_smem = 0                        -- this trace's shared-memory plans add their dynamic blocks
-  CUR = { mod = m, kernel = k, nlabel = 0, narr = 0, t = t }
+  CUR = { mod = m, kernel = k, nlabel = 0, narr = 0, t = t, guards = {} }
   MOD = m
   m:activate()
   local ok, err = xpcall(d.body, user_error, t, unpack(k.params))
@@ -1207,7 +1255,7 @@ local function trace_func(f, m)
   for _, p in ipairs(f.returns) do m:param(p[1], p.ptype, 0, 0, true) end
   local saved_cur, saved_mod = CUR, MOD
   local t = { func = f }
-  CUR = { mod = m, func = f, nlabel = 0, narr = 0, t = t }
+  CUR = { mod = m, func = f, nlabel = 0, narr = 0, t = t, guards = {} }
   MOD = m
   m:activate()
   local args = {}

@@ -605,11 +605,10 @@ end)
 
 describe("guards", function()
   it("ptx.at(p) and ptx.at_not(p) guard exactly the next instruction", function()
-    assert.are.same({ "@%p1 add.u32 %r1, %r1, 1;", "@!%p1 sub.u32 %r1, %r1, 1;", "add.u32 %r1, %r1, 2;", "@%p1 add.u32 %r2, %r1, %r1;" },
+    assert.are.same({ "@%p1 add.u32 %r1, %r1, 1;", "@!%p1 sub.u32 %r1, %r1, 1;", "add.u32 %r1, %r1, 2;" },
       lines(function(ptx)
         local p, a = ptx.pred(), ptx.reg.u32()
         ptx.at(p).add.u32(a, a, 1); ptx.at_not(p).sub.u32(a, a, 1); ptx.add.u32(a, a, 2)
-        ptx.at(p); local _ = a + a            -- an operator is one instruction too
       end))
   end)
 
@@ -619,7 +618,8 @@ describe("guards", function()
                       "mul.wide.u32 %rd4, %r1, 8;", "add.u64 %rd5, %rd1, %rd4;", "mul.rn.f32 %f3, %f1, 0f40000000;",
                       "@!%p1 st.global.f32 [%rd5], %f3;",
                       "add.u32 %r2, %r1, 3;", "@%p1 cvt.rn.f32.u32 %f1, %r2;",
-                      "add.rn.f32 %f4, %f1, %f1;", "@%p1 st.global.f32 [%rd1], %f4;" },
+                      "add.rn.f32 %f4, %f1, %f1;", "@%p1 st.global.f32 [%rd1], %f4;",
+                      "@%p1 add.f32 %f1, %f1, 0f3F800000;", "@%p1 add.f32 %f1, %f1, 0f40000000;" },
       lines(function(ptx)
         local p, i, v, px = ptx.pred(), ptx.reg.u32(), ptx.reg.f32(), ptx.reg.u64()
         ptx.at(p).st.global.f32(ptx.addr(px + i:mul_wide(4)), v + 1)
@@ -628,17 +628,14 @@ describe("guards", function()
         local st = ptx.at(p).st.global.f32    -- the guard waits for this chain's call
         local w = v + v
         st(ptx.addr(px), w)
+        local add = ptx.at(p).add.f32         -- every call made through a guard is guarded
+        add(v, v, 1); add(v, v, 2)
       end))
-    fails("this guarded instruction chain was already recorded once", function(ptx)
-      local v = ptx.reg.f32()
-      local add = ptx.at(ptx.pred()).add.f32
-      add(v, v, 1); add(v, v, 2)
-    end)
     -- both errors at the user's line (found by its marker)
     local function at(marker)
       return "dsl_spec.lua:" .. H.marker_line(debug.getinfo(1, "S").source:sub(2), marker) .. ": error: "
     end
-    local err = fails("with no instruction after it (its instruction chain was never called)", function(ptx)
+    local err = fails("nothing was called through this ptx.at guard", function(ptx)
       local _ = ptx.at(ptx.pred()).add.f32 -- NEVER_CALLED
     end)
     assert.truthy(err:find(at("-- NEVER_CALLED"), 1, true), err)
@@ -649,16 +646,23 @@ describe("guards", function()
     assert.truthy(err:find(at("-- TOO_FEW"), 1, true), err)
   end)
 
-  it("refuses a non-predicate, two guards in a row, a guard before a label, and a guard on a sequence", function()
+  it("refuses a non-predicate, a guard on a label, on nothing, and on a sequence", function()
     fails("ptx.at expects a predicate register", function(ptx) ptx.at(ptx.reg.u32()) end)
     fails("ptx.at_not expects a predicate register", function(ptx) ptx.at_not(true) end)
-    fails("two guard predicates in a row", function(ptx) local p = ptx.pred(); ptx.at(p); ptx.at(p).ret() end)
-    fails("must be followed by an instruction, not a label", function(ptx) ptx.at(ptx.pred()); ptx.place(ptx.label()) end)
-    fails("ptx.warp_reduce emits several", function(ptx) local v = ptx.reg.f32(); ptx.at(ptx.pred()); ptx.warp_reduce(v) end)
-    fails("ptx.range emits several", function(ptx) ptx.at(ptx.pred()); ptx.range(0, 4, function() end) end)
-    fails("ptx.if_ emits several", function(ptx) local p = ptx.pred(); ptx.at(p); ptx.if_(p, function() end) end)
-    fails("ptx.global_ptrs emits several", function(ptx, t, x) ptx.at(ptx.pred()); ptx.global_ptrs(x) end, { { "x", "f32*" } })
-    fails("with no instruction after it", function(ptx) ptx.at(ptx.pred()) end)
+    fails("ptx.at guards one instruction, and ptx.at records none", function(ptx) local p = ptx.pred(); ptx.at(p).at(p).ret() end)
+    fails("must be followed by an instruction, not a label", function(ptx) ptx.at(ptx.pred()).place(ptx.label()) end)
+    fails("ptx.warp_reduce records several", function(ptx) local v = ptx.reg.f32(); ptx.at(ptx.pred()).warp_reduce(v) end)
+    fails("ptx.range records several", function(ptx) ptx.at(ptx.pred()).range(0, 4, function() end) end)
+    fails("ptx.if_ records several", function(ptx) local p = ptx.pred(); ptx.at(p).if_(p, function() end) end)
+    fails("ptx.global_ptrs records several", function(ptx, t, x) ptx.at(ptx.pred()).global_ptrs(x) end, { { "x", "f32*" } })
+    fails("ptx.label records none", function(ptx) ptx.at(ptx.pred()).label() end)
+    fails("ptx.reg is not an instruction or a helper that records one", function(ptx) ptx.at(ptx.pred()).reg.f32() end)
+    -- ptx.at(p) on its own guards nothing, and the next instruction is not guarded silently
+    fails("nothing was called through this ptx.at guard", function(ptx) ptx.at(ptx.pred()) end)
+    fails("nothing was called through this ptx.at guard", function(ptx)
+      local p, a = ptx.pred(), ptx.reg.u32()
+      ptx.at(p); local _ = a + a
+    end)
   end)
 end)
 
@@ -839,7 +843,7 @@ describe("ptx.range and ptx.loop", function()
     fails("must return the loop's condition", function(ptx) ptx.do_while(function() return ptx.reg.u32() end) end)
     fails("the label must be a label", function(ptx) ptx.do_while("top", function() return true end) end)
     fails("ptx.do_while([label,] function() ... return p end", function(ptx) ptx.do_while(ptx.label "x") end)
-    fails("emits several", function(ptx) ptx.at(ptx.pred()); ptx.do_while(function() return true end) end)
+    fails("ptx.do_while records several", function(ptx) ptx.at(ptx.pred()).do_while(function() return true end) end)
   end)
 end)
 

@@ -291,7 +291,7 @@ ptx.kernel { name = "k", body = function() end,
 local ptx = require "ptxlua"
 ptx.kernel { name = "k", target = "sm_80", version = 6.0, body = function() end } --<
 ]] },
-  { "a guard left dangling", needle = "a guard predicate (ptx.at) with no instruction after it", [[
+  { "a guard left dangling", needle = "nothing was called through this ptx.at guard", [[
 local ptx = require "ptxlua"
 ptx.kernel { name = "k", body = function()
   local p = ptx.pred()
