@@ -434,13 +434,55 @@ int plX_set_param(plX_emu *e, int i, const void *bytes, size_t n) {
   return 0;
 }
 
+int plX_geometry_check(const uint32_t grid[3], const uint32_t block[3], const uint32_t cluster[3],
+                       char *err, size_t n) {
+  static const char *const AX = "xyz";
+  uint64_t nt = (uint64_t)block[0] * block[1] * block[2];
+  for (int i = 0; i < 3; i++) {
+    if (!grid[i] || !block[i] || (cluster && !cluster[i])) {
+      snprintf(err, n, "launch dimensions must be positive integers");
+      return 1;
+    }
+  }
+  if (nt > 1024) {
+    snprintf(err, n, "a block of %llu threads (%u, %u, %u) exceeds the 1024 a CTA can have",
+             (unsigned long long)nt, block[0], block[1], block[2]);
+    return 1;
+  }
+  if (block[2] > 64) {
+    snprintf(err, n, "block.z %u exceeds 64", block[2]);
+    return 1;
+  }
+  for (int i = 0; i < 3; i++) {
+    uint32_t max = i ? 65535u : 2147483647u;
+    if (grid[i] > max) {
+      snprintf(err, n, "grid.%c %u exceeds the device's limit of %u", AX[i], grid[i], max);
+      return 1;
+    }
+  }
+  if (!cluster) return 0;
+  uint64_t nc = (uint64_t)cluster[0] * cluster[1] * cluster[2];
+  if (nc > 16) {
+    snprintf(err, n, "a cluster of %llu CTAs (%u, %u, %u) exceeds 16", (unsigned long long)nc, cluster[0],
+             cluster[1], cluster[2]);
+    return 1;
+  }
+  for (int i = 0; i < 3; i++) {
+    if (grid[i] % cluster[i]) {
+      snprintf(err, n, "the grid (%u, %u, %u) is not a whole number of clusters (%u, %u, %u): grid.%c %u "
+               "is not a multiple of %u", grid[0], grid[1], grid[2], cluster[0], cluster[1], cluster[2],
+               AX[i], grid[i], cluster[i]);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int plX_set_launch(plX_emu *e, const uint32_t grid[3], const uint32_t block[3], uint32_t dyn) {
   if (e->status) return e->status;
   uint64_t nt = (uint64_t)block[0] * block[1] * block[2];
-  if (!grid[0] || !grid[1] || !grid[2] || !nt) return plX__fail(e, X_NOSLOT, "launch dimensions must be positive");
-  if (nt > 1024) return plX__fail(e, X_NOSLOT, "a block of %llu threads exceeds 1024", (unsigned long long)nt);
-  if (block[2] > 64) return plX__fail(e, X_NOSLOT, "block.z %u exceeds 64", block[2]);
-  if (grid[1] > 65535 || grid[2] > 65535) return plX__fail(e, X_NOSLOT, "grid.y and grid.z must be at most 65535");
+  char gerr[256];
+  if (plX_geometry_check(grid, block, NULL, gerr, sizeof gerr)) return plX__fail(e, X_NOSLOT, "%s", gerr);
   const plI_func *f = &e->m->funcs.p[e->func];
   if (f->reqntid[0] && (f->reqntid[0] != block[0] || f->reqntid[1] != block[1] || f->reqntid[2] != block[2]))
     return plX__fail(e, X_NOSLOT, "the block (%u, %u, %u) differs from .reqntid %u, %u, %u", block[0], block[1], block[2],

@@ -51,6 +51,12 @@ int  plX_param_count(const plX_emu *e);
 int  plX_param_info(const plX_emu *e, int i, plX_param *p);    /* 0 ok, -1 no such parameter */
 int  plX_set_param(plX_emu *e, int i, const void *bytes, size_t n);  /* raw bytes, n == size */
 int  plX_set_launch(plX_emu *e, const uint32_t grid[3], const uint32_t block[3], uint32_t dyn_smem);
+/* the device limits every launch obeys, on the emulator and on CUDA (sm_80 to sm_100): dimensions
+** positive, a block of at most 1024 threads (x, y <= 1024, z <= 64), a grid of at most 2^31-1 x
+** 65535 x 65535, and (cluster not NULL) a grid that is a whole number of clusters of at most 16
+** CTAs. 0 when the geometry is legal, else 1 and the reason in err (n bytes). */
+int  plX_geometry_check(const uint32_t grid[3], const uint32_t block[3], const uint32_t cluster[3],
+                        char *err, size_t n);
 void plX_set_checks(plX_emu *e, unsigned flags);
 void plX_set_limit(plX_emu *e, uint64_t max_warp_insns);       /* 0: none; else an error past it */
 /* trace every instruction thread `thread` of CTA `cta` (linear ids; -1: off) executes into the

@@ -202,7 +202,8 @@ static int load_dsl(ptxlua_engine *e) {
 ** DSL's ptx._user_error, which kernel bodies' own handler is; without the DSL, the type alone).
 ** Strings and numbers pass unchanged. */
 static int msgh(lua_State *L) {
-  if (lua_type(L, 1) == LUA_TSTRING || lua_type(L, 1) == LUA_TNUMBER) return 1;
+  if (lua_type(L, 1) == LUA_TSTRING) { plL_expand_chunk(L, 1, NULL); return 1; }
+  if (lua_type(L, 1) == LUA_TNUMBER) return 1;
   lua_getglobal(L, "package");
   if (lua_istable(L, -1)) {
     lua_getfield(L, -1, "loaded");
@@ -221,7 +222,8 @@ static int msgh(lua_State *L) {
   lua_Debug ar;
   for (int lvl = 1; lua_getstack(L, lvl, &ar); lvl++) {   /* the first frame with a line */
     if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
-      lua_pushfstring(L, "%s:%d: error: error object is %s%s, not a string", ar.short_src, ar.currentline,
+      lua_pushfstring(L, "%s:%d: error: error object is %s%s, not a string",
+                      ar.source[0] == '@' ? ar.source + 1 : ar.short_src, ar.currentline,
                       lua_isnil(L, 1) ? "" : "a ", luaL_typename(L, 1));
       return 1;
     }
@@ -239,9 +241,13 @@ int plE_pcall(lua_State *L, int nargs, int nresults) {
   return st;
 }
 
-static int run_chunk(ptxlua_engine *e, int status) {
+static int run_chunk(ptxlua_engine *e, int status, const char *path) {
   lua_State *L = e->L;
   if (status == 0) status = plE_pcall(L, 0, 0);
+  else if (path && lua_type(L, -1) == LUA_TSTRING) {    /* a syntax error: the path as given */
+    plL_expand_chunk(L, -1, path);
+    lua_remove(L, -2);
+  }
   if (status) {
     const char *m = lua_tostring(L, -1);
     int code = status == LUA_ERRMEM ? PTXLUA_NOMEM : PTXLUA_ERROR;
@@ -266,7 +272,7 @@ PTXLUA_API int ptxlua_load_file(ptxlua_engine *e, const char *path) {
   fclose(f);
   int r = load_dsl(e);
   if (r) return r;
-  return run_chunk(e, luaL_loadfile(e->L, path));
+  return run_chunk(e, luaL_loadfile(e->L, path), path);
 }
 
 PTXLUA_API int ptxlua_load_string(ptxlua_engine *e, const char *chunkname, const char *text, size_t len) {
@@ -276,7 +282,7 @@ PTXLUA_API int ptxlua_load_string(ptxlua_engine *e, const char *chunkname, const
   if (r) return r;
   char name[1024];
   snprintf(name, sizeof name, "@%s", chunkname ? chunkname : "string");
-  return run_chunk(e, luaL_loadbuffer(e->L, text, len, name));
+  return run_chunk(e, luaL_loadbuffer(e->L, text, len, name), name + 1);
 }
 
 /* push require("ptxlua") */

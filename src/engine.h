@@ -12,6 +12,11 @@ int plE_set_error(ptxlua_engine *e, int code, const char *msg); /* normalizes to
 /* lua_pcall with the engine's message handler: an error value that is not a string becomes one at
 ** the line of the frame that raised it (with the value's type and text) */
 int plE_pcall(lua_State *L, int nargs, int nresults);
+/* the string at idx, a Lua error message, with a chunk name Lua cut to its 60 characters
+** ("...dir/k.lua:4: ...") replaced by the whole path, found on the stack (the raising frame is
+** still there in a message handler), or by path when it ends the same way (a syntax error of
+** the chunk loaded from path: no frame of it yet); path may be NULL. Pushes the result. */
+void plL_expand_chunk(lua_State *L, int idx, const char *path);   /* lbind.c */
 /* flags within `allowed` (each entry point its own): PTXLUA_OK, else PTXLUA_MISUSE with the message set */
 int plE_check_flags(ptxlua_engine *e, int flags, int allowed);
 int luaopen_ptxlua_core(lua_State *L);

@@ -533,14 +533,25 @@ static const char *const ARG_NAMES[] = {"?", "buffer", "address", "tensor map", 
                                         "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64"};
 static const unsigned char ARG_SIZE[] = {0, 8, 8, 128, 0, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
 
+/* an error of a launch of k: "launch of NAME: msg", at the kernel's definition when the script
+** gave it one (a C caller has no line of its own); a message that has its place already (the
+** emulator's, at an instruction) is kept as it is */
+static int launch_fail(ptxlua_kernel *k, int code, const char *msg) {
+  const char *colon = strstr(msg, ": error: ");
+  if (colon && colon != msg && !memchr(msg, '\n', (size_t)(colon - msg))) return plE_set_error(k->d->e, code, msg);
+  if (strncmp(msg, "error: ", 7) == 0) msg += 7;
+  if (k->file[0])
+    return fail(k->d->e, code, "%s:%d: error: launch of %s: %s", k->file, k->line, k->name, msg);
+  return fail(k->d->e, code, "launch of %s: %s", k->name, msg);
+}
+
 /* the argument as parameter p takes it: its bytes into dst (p->size of them); else the error */
 static int arg_error(ptxlua_kernel *k, int i, const char *fmt, const char *what) {
   const kparam *p = &k->p[i];
-  char msg[512];
+  char msg[512], full[640];
   snprintf(msg, sizeof msg, fmt, what);
-  if (k->file[0])
-    return fail(k->d->e, PTXLUA_MISUSE, "%s:%d: error: launch of %s: argument %d (%s): %s", k->file, k->line, k->name, i + 1, p->name, msg);
-  return fail(k->d->e, PTXLUA_MISUSE, "launch of %s: argument %d (%s): %s", k->name, i + 1, p->name, msg);
+  snprintf(full, sizeof full, "argument %d (%s): %s", i + 1, p->name, msg);
+  return launch_fail(k, PTXLUA_MISUSE, full);
 }
 
 static int pack(ptxlua_kernel *k, int i, const ptxlua_arg *a, unsigned char *dst) {
@@ -615,36 +626,51 @@ PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const uns
   ptxlua_device *d = k->d;
   ptxlua_engine *e = d->e;
   plE_clear_error(e);
+  char msg[512];
   if (nargs != k->np) {
-    if (k->file[0]) return fail(e, PTXLUA_MISUSE, "%s:%d: error: launch of %s: %d arguments for %d parameters", k->file, k->line, k->name, nargs, k->np);
-    return fail(e, PTXLUA_MISUSE, "launch of %s: %d arguments for %d parameters", k->name, nargs, k->np);
+    snprintf(msg, sizeof msg, "%d arguments for %d parameters", nargs, k->np);
+    return launch_fail(k, PTXLUA_MISUSE, msg);
   }
-  if (!grid) { if (!k->has_grid) return fail(e, PTXLUA_MISUSE, "launch of %s: no grid given and the kernel declares none", k->name); grid = k->grid; }
-  if (!block) { if (!k->has_block) return fail(e, PTXLUA_MISUSE, "launch of %s: no block given and the kernel declares none", k->name); block = k->block; }
+  if (!grid) {
+    if (!k->has_grid) return launch_fail(k, PTXLUA_MISUSE, "no grid given, and the kernel declares none");
+    grid = k->grid;
+  }
+  if (!block) {
+    if (!k->has_block) return launch_fail(k, PTXLUA_MISUSE, "no block given, and the kernel declares none");
+    block = k->block;
+  }
   if (smem == PTXLUA_SMEM_KERNEL) smem = k->smem;
-  for (int i = 0; i < 3; i++)
-    if (!grid[i] || !block[i]) return fail(e, PTXLUA_MISUSE, "launch of %s: grid and block dimensions must be positive", k->name);
+  {                                   /* the device limits, the same on both devices */
+    uint32_t g[3] = {grid[0], grid[1], grid[2]}, b[3] = {block[0], block[1], block[2]};
+    uint32_t c[3] = {k->cluster[0], k->cluster[1], k->cluster[2]};
+    if (plX_geometry_check(g, b, c[0] ? c : NULL, msg, sizeof msg)) return launch_fail(k, PTXLUA_MISUSE, msg);
+  }
   if (d->kind == DEV_CUDA) {
     for (int i = 0; i < nargs; i++) if (pack(k, i, &args[i], k->params[i])) return PTXLUA_MISUSE;
     char err[512];
     if (smem > k->smem_set) {
-      if (plR_set_dynamic_smem(k->fn, (int)smem, err, sizeof err)) return fail(e, PTXLUA_ERROR, "launch of %s: %s", k->name, err);
+      if (plR_set_dynamic_smem(k->fn, (int)smem, err, sizeof err)) return launch_fail(k, PTXLUA_ERROR, err);
       k->smem_set = smem;
     }
     /* a kernel compiled for its cluster (.reqnctapercluster) takes no cluster launch attribute */
     if (plR_launch(k->fn, grid, block, k->ct_cluster[0] ? NULL : k->cluster, smem, stream, k->params, err, sizeof err))
-      return fail(e, PTXLUA_ERROR, "launch of %s: %s", k->name, err);
+      return launch_fail(k, PTXLUA_ERROR, err);
     return PTXLUA_OK;
   }
   /* the emulator: each argument into the parameter block, then the grid, to completion */
   unsigned char tmp[4096] __attribute__((aligned(64)));
   plX_clear(k->emu);
   for (int i = 0; i < nargs; i++) {
-    if (k->p[i].size > sizeof tmp) return fail(e, PTXLUA_MISUSE, "launch of %s: parameter %d is too large", k->name, i + 1);
+    if (k->p[i].size > sizeof tmp) {
+      snprintf(msg, sizeof msg, "parameter %d is too large", i + 1);
+      return launch_fail(k, PTXLUA_MISUSE, msg);
+    }
     if (pack(k, i, &args[i], tmp)) return PTXLUA_MISUSE;
-    if (plX_set_param(k->emu, i, tmp, k->p[i].size)) return plE_set_error(e, PTXLUA_ERROR, plX_error(k->emu));
+    if (plX_set_param(k->emu, i, tmp, k->p[i].size)) return launch_fail(k, PTXLUA_ERROR, plX_error(k->emu));
   }
   uint32_t cl[3] = {k->cluster[0], k->cluster[1], k->cluster[2]};
-  if (plX_set_launch(k->emu, grid, block, smem) || (cl[0] && plX_set_cluster(k->emu, cl)) || plX_run(k->emu)) return plE_set_error(e, PTXLUA_ERROR, plX_error(k->emu));
+  if (plX_set_launch(k->emu, grid, block, smem) || (cl[0] && plX_set_cluster(k->emu, cl)))
+    return launch_fail(k, PTXLUA_ERROR, plX_error(k->emu));
+  if (plX_run(k->emu)) return launch_fail(k, PTXLUA_ERROR, plX_error(k->emu));
   return PTXLUA_OK;
 }

@@ -876,6 +876,40 @@ static int l_cemitv(lua_State *L) {
   return emit(L, S->cur, 1, 2, pre);  /* level 1: init.lua's emit_id (tail-called: no frame of its caller) */
 }
 
+void plL_expand_chunk(lua_State *L, int idx, const char *path) {
+  idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
+  size_t n;
+  const char *s = lua_tolstring(L, idx, &n);
+  const char *c = s && n > 3 && memcmp(s, "...", 3) == 0 ? memchr(s, ':', n) : NULL;
+  if (!c || c - s >= LUA_IDSIZE) { lua_pushvalue(L, idx); return; }
+  lua_Debug ar;
+  for (int lvl = 0; lua_getstack(L, lvl, &ar); lvl++) {
+    if (!lua_getinfo(L, "S", &ar) || !ar.source || ar.source[0] != '@') continue;
+    if (strlen(ar.short_src) == (size_t)(c - s) && memcmp(ar.short_src, s, (size_t)(c - s)) == 0) {
+      lua_pushstring(L, ar.source + 1);
+      lua_pushlstring(L, c, n - (size_t)(c - s));
+      lua_concat(L, 2);
+      return;
+    }
+  }
+  size_t tail = (size_t)(c - s) - 3, pn = path ? strlen(path) : 0;    /* what follows the "..." */
+  if (pn >= tail && memcmp(path + pn - tail, s + 3, tail) == 0) {
+    lua_pushstring(L, path);
+    lua_pushlstring(L, c, n - (size_t)(c - s));
+    lua_concat(L, 2);
+    return;
+  }
+  lua_pushvalue(L, idx);
+}
+
+/* core.expand_chunk(msg [, path]) -> msg with a chunk name Lua cut short replaced by its whole
+** path (from the stack, or path: the file a syntax error is of) */
+static int l_expand_chunk(lua_State *L) {
+  luaL_checkstring(L, 1);
+  plL_expand_chunk(L, 1, luaL_optstring(L, 2, NULL));
+  return 1;
+}
+
 static int l_opbuf(lua_State *L) {  /* core.opbuf() -> the operand buffer (light userdata), its size in words */
   Shared *S = shared(L);
   lua_pushlightuserdata(L, S->opbuf);
@@ -1337,7 +1371,8 @@ static const luaL_Reg mod_methods[] = {
 };
 static const luaL_Reg core_funcs[] = {
   {"module", l_module}, {"parse", l_parse}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode}, {"forms", l_forms},
-  {"internal_source", l_internal}, {"target", l_target_info}, {"emit", l_cemit}, {"emitv", l_cemitv}, {"opbuf", l_opbuf}, {"sreg", l_sreg}, {NULL, NULL}
+  {"internal_source", l_internal}, {"target", l_target_info}, {"emit", l_cemit}, {"emitv", l_cemitv}, {"opbuf", l_opbuf}, {"sreg", l_sreg},
+  {"expand_chunk", l_expand_chunk}, {NULL, NULL}
 };
 
 static void setfuncs(lua_State *L, const luaL_Reg *r) {  /* each with the Shared upvalue (at -2) */

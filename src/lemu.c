@@ -324,15 +324,28 @@ static int l_emu_set_param(lua_State *L) {  /* emu:set_param(i (1-based), bytes)
   return result(L, E->e);
 }
 
-static void dim3(lua_State *L, int i, uint32_t d[3]) {
+static void dim3_upto(lua_State *L, int i, uint32_t d[3], lua_Number max) {
   luaL_checktype(L, i, LUA_TTABLE);
   for (int k = 0; k < 3; k++) {
     lua_rawgeti(L, i, k + 1);
     lua_Number v = lua_isnil(L, -1) ? 1 : lua_tonumber(L, -1);
     lua_pop(L, 1);
-    if (v < 1 || v != floor(v) || v > 2147483647.0) luaL_argerror(L, i, "dimensions must be positive integers");
+    if (v < 1 || v != floor(v) || v > max) luaL_argerror(L, i, "dimensions must be positive integers");
     d[k] = (uint32_t)v;
   }
+}
+static void dim3(lua_State *L, int i, uint32_t d[3]) { dim3_upto(L, i, d, 2147483647.0); }
+
+/* core.launch_check(grid, block [, cluster]) -> nil | the reason the device would refuse it */
+static int l_launch_check(lua_State *L) {
+  uint32_t g[3], b[3], c[3];
+  dim3_upto(L, 1, g, 4294967295.0); dim3_upto(L, 2, b, 4294967295.0);
+  int has_c = !lua_isnoneornil(L, 3);
+  if (has_c) dim3_upto(L, 3, c, 4294967295.0);
+  char err[256];
+  if (!plX_geometry_check(g, b, has_c ? c : NULL, err, sizeof err)) return 0;
+  lua_pushstring(L, err);
+  return 1;
 }
 
 static int l_emu_launch(lua_State *L) {  /* emu:launch(grid, block, dynamic smem bytes) -> true | nil, err */
@@ -538,5 +551,6 @@ int plL_open_emu(lua_State *L, int core) {
   lua_pushcfunction(L, l_mem_new); lua_setfield(L, core, "emu_mem");
   lua_pushcfunction(L, l_emu_new); lua_setfield(L, core, "emu");
   lua_pushcfunction(L, l_pack); lua_setfield(L, core, "emu_pack");
+  lua_pushcfunction(L, l_launch_check); lua_setfield(L, core, "launch_check");
   return 0;
 }

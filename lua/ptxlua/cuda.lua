@@ -287,20 +287,13 @@ local function module_of(d, k, opts)
   return e
 end
 
-local function dims(v, what) return require("ptxlua.emu")._dims(v, what, fail) end
-
 -- kernel:launch{ device = cuda.device(0), args =, grid =, block =, cluster =, smem =, defines =,
 -- arch =, async = } -- the emulator's call; waits for the kernel unless async
 function M.launch(k, opts)
   opts = opts or {}
   local d = opts.device
   if getmetatable(d) ~= Device then fail("launch: device must come from cuda.device()") end
-  local grid, block, cluster = dims(opts.grid, "grid"), dims(opts.block, "block"), dims(opts.cluster, "cluster")
-  if not grid or not block or not cluster then
-    local g, b, c = k:launch_dims(opts.defines)
-    grid, block, cluster = grid or g, block or b, cluster or c
-  end
-  if not grid or not block then fail("launch of %s: no grid/block given and the kernel declares none", k.name) end
+  local grid, block, cluster, blame = require("ptxlua")._geometry(k, opts)
   local packed = M.pack_args(k, opts.args, d)     -- before anything touches the GPU
   local e = module_of(d, k, opts)
   local smem = opts.smem or e.smem
@@ -309,13 +302,14 @@ function M.launch(k, opts)
   if e.compiled_cluster then
     local cc = e.compiled_cluster
     if cluster and (cluster[1] ~= cc[1] or cluster[2] ~= cc[2] or cluster[3] ~= cc[3]) then
-      fail("launch of %s: a cluster of %dx%dx%d, but the kernel was compiled for clusters of %dx%dx%d", k.name,
-           cluster[1], cluster[2], cluster[3], cc[1], cc[2], cc[3])
+      blame(string.format("a cluster of %dx%dx%d, but the kernel was compiled for clusters of %dx%dx%d",
+                          cluster[1], cluster[2], cluster[3], cc[1], cc[2], cc[3]))
     end
     cluster, attr = cc, nil
   end
   check(core.cuda_current(d.info.ctx))
-  check(core.cuda_launch(e.fn, grid, block, attr, smem, nil, packed))
+  local lok, lerr = core.cuda_launch(e.fn, grid, block, attr, smem, nil, packed)
+  if not lok then blame(lerr) end
   if not opts.async then check(core.cuda_sync()) end
   return { grid = grid, block = block, cluster = cluster, smem = smem, registers = e.report.funcs[1] and e.report.funcs[1].registers }
 end

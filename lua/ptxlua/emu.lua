@@ -23,6 +23,8 @@ M.sizes = SIZES
 -- errors at the caller's line, in the project's format: the DSL's own (the first frame outside
 -- ptxlua's Lua files; the REPL's commands are ptxlua's too: their errors carry no place)
 local fail = require("ptxlua").error
+-- an error of kernel k's definition (a shape, a parameter without a value): at its ptx.kernel line
+local kfail = require("ptxlua")._kernel_error
 
 ---------------------------------------------------------------------------------------------------
 -- arrays: device buffers of one element type
@@ -235,21 +237,6 @@ local function emulator(d, k, opts)
   return e
 end
 
--- grid/block/cluster as given to a launch: a number or up to 3 numbers -> {x, y, z} (nil stays nil);
--- also the CUDA device's (ptxlua.cuda), which reports through its own err
-local function dims(v, what, err)
-  if v == nil then return nil end
-  err = err or fail
-  if type(v) == "number" then v = { v } end
-  if type(v) ~= "table" then err("%s must be a number or a list of up to 3 numbers", what) end
-  local r = { v[1] or 1, v[2] or 1, v[3] or 1 }
-  for i = 1, 3 do
-    if type(r[i]) ~= "number" or r[i] < 1 or r[i] ~= floor(r[i]) then err("%s[%d] must be a positive integer", what, i) end
-  end
-  return r
-end
-M._dims = dims
-
 -- the bytes of argument v for parameter p (p from emu:params(), kp the DSL's declaration)
 local function arg_bytes(k, i, p, kp, v, d)
   if kp and kp.pointer then
@@ -293,12 +280,7 @@ function M.launch(k, opts)
   if d == nil then fail("launch: no device (pass device = rt.device \"emu\")") end
   if getmetatable(d) ~= Device then fail("launch: device must come from rt.device()") end
   if type(k) ~= "table" or type(k.trace) ~= "function" then fail("launch: a kernel (from ptx.kernel) expected") end
-  local grid, block, cluster = dims(opts.grid, "grid"), dims(opts.block, "block"), dims(opts.cluster, "cluster")
-  if not grid or not block or not cluster then
-    local g, b, c = k:launch_dims(opts.defines)
-    grid, block, cluster = grid or g, block or b, cluster or c
-  end
-  if not grid or not block then fail("launch of %s: no grid/block given and the kernel declares none", k.name) end
+  local grid, block, cluster, blame = require("ptxlua")._geometry(k, opts)
   local e = emulator(d, k, opts)
   local ps = e:params()
   local args = opts.args or {}
@@ -322,9 +304,9 @@ function M.launch(k, opts)
   e:options { uninit_regs = c.uninit_regs, uninit_shared = c.uninit_shared, races = c.races, limit = opts.limit,
               trace = trace }
   local ok, err = e:launch(grid, block, opts.smem or DYN[e] or 0)
-  if not ok then error(err, 0) end
+  if not ok then blame(err) end
   ok, err = e:cluster(cluster)
-  if not ok then error(err, 0) end
+  if not ok then blame(err) end
   local t0 = os.clock()
   ok, err = e:run()
   local secs = os.clock() - t0
@@ -342,14 +324,14 @@ end
 -- one shape entry's value, and the names it read (templates or scalar parameters)
 local function resolve_dim(dim, env, k, pname)
   if type(dim) == "number" then return dim, {} end
-  if type(dim) ~= "string" then fail("parameter %s of %s: a shape entry must be a number or a name", pname, k.name) end
+  if type(dim) ~= "string" then kfail(k, "parameter %s of %s: a shape entry must be a number or a name", pname, k.name) end
   if env[dim] ~= nil then return env[dim], { dim } end
   local f = loadstring("return " .. dim)
   if f then
     local used, seen = {}, {}
     setfenv(f, setmetatable({}, { __index = function(_, n)
       local v = env[n]
-      if v == nil then fail("parameter %s of %s: shape name '%s' is neither a template nor a scalar parameter", pname, k.name, n) end
+      if v == nil then kfail(k, "parameter %s of %s: shape name '%s' is neither a template nor a scalar parameter", pname, k.name, n) end
       if not seen[n] then seen[n] = true; used[#used + 1] = n end
       return v
     end }))
@@ -357,7 +339,7 @@ local function resolve_dim(dim, env, k, pname)
     if ok and type(v) == "number" then return v, used end
     if not ok then error(v, 0) end
   end
-  fail("parameter %s of %s: cannot evaluate shape entry '%s'", pname, k.name, dim)
+  kfail(k, "parameter %s of %s: cannot evaluate shape entry '%s'", pname, k.name, dim)
 end
 
 -- a shape that gives no array (an entry not a positive whole number, or too many bytes): the error
@@ -438,7 +420,7 @@ function M.emulate(k, opts)
       if p.count then v = string.rep("\0", p.count * (SIZES[p.ptype] or 1))
       elseif v == nil then
         if FLOAT[p.ptype] then v = 1
-        else fail("emulate %s: no value for scalar parameter '%s' (give it a template or a value)", k.name, p[1]) end
+        else kfail(k, "emulate %s: no value for scalar parameter '%s' (give it a template or a value)", k.name, p[1]) end
       end
       args[i] = v
       if type(v) == "number" then env[p[1]] = v end
@@ -448,7 +430,7 @@ function M.emulate(k, opts)
   for i, p in ipairs(k.params) do
     if p.pointer then
       local shape = p.shape
-      if not shape then fail("emulate %s: pointer parameter '%s' has no shape (declare {\"%s\", \"%s*\", shape = {...}})", k.name, p[1], p[1], p.elem) end
+      if not shape then kfail(k, "emulate %s: pointer parameter '%s' has no shape (declare {\"%s\", \"%s*\", shape = {...}})", k.name, p[1], p[1], p.elem) end
       local n, used = 1, {}
       local dtype = SIZES[p.elem] and p.elem or "b8"
       for _, dim in ipairs(shape) do

@@ -103,6 +103,7 @@ local function user_error(e)
     return uf and fmt("%s:%d: error: %s", uf, ul, text) or "error: " .. text
   end
   if type(e) ~= "string" or e:match("^error: ") then return e end
+  if e:sub(1, 3) == "..." then e = core.expand_chunk(e) end   -- a path Lua cut to 60 characters
   local f, l, rest = e:match("^(.-):(%d+): (.*)$")
   if f and rest:match("^error: ") then return e end
   if f and ("@" .. f):sub(1, #LIBDIR) ~= LIBDIR then return fmt("%s:%s: error: %s", f, l, rest) end
@@ -1130,24 +1131,55 @@ function KERNEL.resolve(k, overrides)
   return t
 end
 
+-- a field of the definition (grid, block, cluster, ...) for the templates t: a number, a list, or a
+-- function of the templates returning one (its result checked: nil, a string, ... are errors at
+-- the kernel's definition, naming what the function returned)
 local function eval(v, t, what, k)
   if type(v) == "function" then
     local ok, r = xpcall(v, user_error, t)
     if not ok then error(r, 0) end
+    if type(r) ~= "number" and type(r) ~= "table" then
+      kerr(k, "kernel %s: the '%s' function returned %s; it must return a number or a list of 1 to 3 positive integers",
+           k.name, what, r == nil and "nil" or type(r) == "string" and fmt("a string (%q)", r:sub(1, 40)) or "a " .. type(r))
+    end
     v = r
   end
   if type(v) == "number" then v = { v } end
-  if v ~= nil and type(v) ~= "table" then kerr(k, "kernel %s: '%s' must be a number, a list or a function of the templates", k.name, what) end
+  if v ~= nil and type(v) ~= "table" then kerr(k, "kernel %s: '%s' must be a number, a list or a function of the templates (got a %s)", k.name, what, type(v)) end
   return v
 end
 
-local function dims_of(v, what, k)
-  if v == nil then return nil end
+-- a list of launch dimensions -> {x, y, z}; raise(fmt, ...) reports what is wrong with it
+local function dims_list(v, what, raise)
+  if type(v) == "number" then v = { v } end
+  if type(v) ~= "table" then raise("%s must be a number or a list of 1 to 3 positive integers (got a %s)", what, type(v)) end
+  local n = 0
+  for key in pairs(v) do
+    if type(key) ~= "number" or key < 1 or key > 3 or key % 1 ~= 0 then
+      n = 4
+      break
+    end
+    n = n + 1
+  end
+  if n == 0 or n > 3 or #v ~= n then
+    local shown = {}
+    for i = 1, math.min(#v, 6) do shown[i] = tostring(v[i]) end
+    raise("%s must be a list of 1 to 3 positive integers (x, y, z), got {%s}%s", what, table.concat(shown, ", "),
+          n > 3 and fmt(": %d entries", math.max(n, #v)) or "")
+  end
   local d = { v[1] or 1, v[2] or 1, v[3] or 1 }
   for i = 1, 3 do
-    if type(d[i]) ~= "number" or d[i] < 1 or d[i] ~= floor(d[i]) then kerr(k, "kernel %s: %s[%d] must be a positive integer", k.name, what, i) end
+    if type(d[i]) ~= "number" or d[i] < 1 or d[i] ~= floor(d[i]) or d[i] > 4294967295 then
+      raise("%s[%d] must be a positive integer (got %s)", what, i, tostring(d[i]))
+    end
   end
   return d
+end
+P._dims = dims_list
+
+local function dims_of(v, what, k)
+  if v == nil then return nil end
+  return dims_list(v, what, function(msg, ...) kerr(k, "kernel %s: " .. msg, k.name, ...) end)
 end
 
 -- launch geometry for the given templates (used by the runtime and the emulator)
@@ -1157,6 +1189,44 @@ function KERNEL.launch_dims(k, overrides)
   return dims_of(eval(d.grid, t, "grid", k), "grid", k), dims_of(eval(d.block, t, "block", k), "block", k),
          dims_of(eval(d.cluster, t, "cluster", k), "cluster", k)
 end
+
+-- The geometry of a launch of k (the emulator's and the CUDA runtime's): grid, block and cluster
+-- from opts where given, else from the definition for opts.defines, checked against the device
+-- limits (core.launch_check). Every error is at the line that decided it: what the launch passed
+-- at the launch (the first frame of the user's script, when a script launched it), what the
+-- definition declares at the kernel's definition. Returns grid, block, cluster and blame(msg),
+-- which raises an error of that launch (a message from the emulator or the driver without a
+-- place) at the same line.
+function P._geometry(k, opts)
+  local function at_launch(msg, ...)
+    if user_where() then perr(msg, ...) end
+    kerr(k, msg, ...)
+  end
+  local function launch_dims(v, what)
+    if v == nil then return nil end
+    return dims_list(v, what, function(msg, ...) at_launch("launch of %s: " .. msg, k.name, ...) end)
+  end
+  local grid, block, cluster = launch_dims(opts.grid, "grid"), launch_dims(opts.block, "block"), launch_dims(opts.cluster, "cluster")
+  local given = grid or block or cluster
+  if not grid or not block or not cluster then
+    local g, b, c = k:launch_dims(opts.defines)
+    grid, block, cluster = grid or g, block or b, cluster or c
+  end
+  if not grid or not block then
+    local what = not grid and not block and "grid or block" or not grid and "grid" or "block"
+    at_launch("launch of %s: no %s given, and the kernel declares none", k.name, what)
+  end
+  local function blame(msg)
+    if type(msg) == "string" and msg:match("^[^\n]-:%d+: error: ") then error(msg, 0) end
+    msg = type(msg) == "string" and msg:gsub("^error: ", "") or tostring(msg)
+    if given then at_launch("launch of %s: %s", k.name, msg) end
+    kerr(k, "kernel %s: %s", k.name, msg)
+  end
+  local bad = core.launch_check(grid, block, cluster)
+  if bad then blame(bad) end
+  return grid, block, cluster, blame
+end
+P._kernel_error = kerr
 
 -- the dynamic shared memory a launch of this kernel needs for the given templates: its `smem` field
 -- (a number of bytes, or a function of them) or the dynamic block of its shared-memory plans as the

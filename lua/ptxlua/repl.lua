@@ -54,7 +54,7 @@ end
 function R.load(file)
   if not file or file == "" then error("error: :load needs a file name", 0) end
   local f, err = loadfile(file)
-  if not f then error(err, 0) end
+  if not f then error(require("ptxlua.core").expand_chunk(err, file), 0) end
   ptx.reset()
   if file ~= R.file then  -- a new script: its own template parameters (:reload keeps them)
     for n in pairs(R.defines) do R.defines[n] = nil end
@@ -240,7 +240,7 @@ local function reference_of(ref)
   if type(ref) ~= "string" or ref == "" then error("error: :compare needs a reference: a Lua file returning function(inputs, t) or a kernel name", 0) end
   for _, k in ipairs(ptx.kernels()) do if k.name == ref then return k end end
   local f, err = loadfile(ref)
-  if not f then error(err, 0) end
+  if not f then error(require("ptxlua.core").expand_chunk(err, ref), 0) end
   local r = f()
   if type(r) == "string" then return reference_of(r) end
   if type(r) ~= "function" then error(fmt("error: %s must return function(inputs, t) (or a kernel name)", ref), 0) end

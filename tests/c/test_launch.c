@@ -223,6 +223,20 @@ int main(void) {
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
   CHECK(strcmp(ptxlua_errmsg(e), "axpb.lua:2: error: launch of axpb: 5 arguments for 6 parameters") == 0);
   CHECK(strcmp(ptxlua_errfile(e), "axpb.lua") == 0 && ptxlua_errline(e) == 2);
+  /* launch geometry past the device's limits: at the kernel's definition, before anything runs */
+  {
+    static const struct { unsigned g[3], b[3]; const char *msg; } G[] = {
+      {{8, 1, 1}, {2048, 1, 1}, "axpb.lua:2: error: launch of axpb: a block of 2048 threads (2048, 1, 1) exceeds the 1024"},
+      {{8, 1, 1}, {8, 1, 128}, "axpb.lua:2: error: launch of axpb: block.z 128 exceeds 64"},
+      {{8, 70000, 1}, {128, 1, 1}, "axpb.lua:2: error: launch of axpb: grid.y 70000 exceeds the device's limit of 65535"},
+      {{2147483648u, 1, 1}, {128, 1, 1}, "axpb.lua:2: error: launch of axpb: grid.x 2147483648 exceeds"},
+    };
+    for (size_t i = 0; i < sizeof G / sizeof G[0]; i++) {
+      CHECK(ptxlua_launch(k, G[i].g, G[i].b, 0, NULL, args, 6) == PTXLUA_MISUSE);
+      CHECKMSG(strncmp(ptxlua_errmsg(e), G[i].msg, strlen(G[i].msg)) == 0, e);
+      CHECK(ptxlua_errline(e) == 2);
+    }
+  }
   wrong[3] = ptxlua_arg_f32(1000.0f);
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, wrong, 6) == PTXLUA_MISUSE);
   CHECK(strstr(ptxlua_errmsg(e), "argument 4 (n): a .u32 parameter (4 bytes), got f32") != NULL);

@@ -154,14 +154,16 @@ int main(void) {
   CHECK(L->param_size == off[6] + 1);
   CHECK(memcmp(L->params, expect, L->param_size) == 0);
 
-  /* explicit dims; a cluster that does not divide the grid is the driver's error, mapped */
+  /* explicit dims; a cluster that does not divide the grid is refused before the driver sees it */
   unsigned grid[3] = {8, 2, 1}, block[3] = {32, 4, 1};
   CHECKMSG(ptxlua_launch(k, grid, block, 0, NULL, args, 7) == PTXLUA_OK, e);
   L = last_launch();
   CHECK(L->grid[0] == 8 && L->grid[1] == 2 && L->block[0] == 32 && L->block[1] == 4 && L->smem == 0);
   unsigned odd[3] = {3, 1, 1};
-  CHECK(ptxlua_launch(k, odd, block, 0, NULL, args, 7) == PTXLUA_ERROR);
-  CHECK(strstr(ptxlua_errmsg(e), "launch of abi: cuLaunchKernelEx: CUDA_ERROR_INVALID_CLUSTER_SIZE (invalid cluster size)") != NULL);
+  int nl = launch_count();
+  CHECK(ptxlua_launch(k, odd, block, 0, NULL, args, 7) == PTXLUA_MISUSE);
+  CHECKMSG(strstr(ptxlua_errmsg(e), "launch of abi: the grid (3, 1, 1) is not a whole number of clusters (2, 1, 1)") != NULL, e);
+  CHECK(launch_count() == nl);
   mock_fail("cuLaunchKernelEx", 701);
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 7) == PTXLUA_ERROR);
   CHECK(strstr(ptxlua_errmsg(e), "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (too many resources requested for launch)") != NULL);

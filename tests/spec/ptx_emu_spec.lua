@@ -204,7 +204,7 @@ for form in pairs(FORMS) do
       assert.truthy(err:find("argument 3 (vadd_param_2) of vadd: a device array expected, got string", 1, true), err)
       ok, err = pcall(k.launch, k, { device = dev, args = { a, b, c, n } })
       assert.is_false(ok)
-      assert.truthy(err:find("no grid/block given and the kernel declares none", 1, true), err)
+      assert.truthy(err:find("no grid or block given, and the kernel declares none", 1, true), err)
     end)
 
     it("bsum (shared memory, bar.sync) sums each CTA's elements; its block is the .reqntid", function()
