@@ -52,7 +52,19 @@ int  plX_param_info(const plX_emu *e, int i, plX_param *p);    /* 0 ok, -1 no su
 int  plX_set_param(plX_emu *e, int i, const void *bytes, size_t n);  /* raw bytes, n == size */
 int  plX_set_launch(plX_emu *e, const uint32_t grid[3], const uint32_t block[3], uint32_t dyn_smem);
 void plX_set_checks(plX_emu *e, unsigned flags);
-void plX_set_limit(plX_emu *e, uint64_t max_warp_insns);       /* 0: none; else an error past it */
+/* the budget: warp instructions (instructions issued by warps, over the whole launch) a launch may
+** run; past it the run stops with an error naming where every warp still running is. 0: none.
+** plX_new sets PLX_LIMIT_DEFAULT, generous for every kernel of kernels/ at its default sizes
+** (docs/emulator.md, "The instruction budget") and a few seconds of an endless loop. */
+#define PLX_LIMIT_DEFAULT 100000000ull
+void plX_set_limit(plX_emu *e, uint64_t max_warp_insns);
+/* a sample: run only the first n clusters (CTAs, without clusters) of the grid, then stop as if
+** done, printing nothing (vprintf is silent) -- what the launch costs; 0: the whole grid */
+void plX_set_sample(plX_emu *e, uint64_t n);
+/* stop every emulation running in this process at its next instruction, with the same report as
+** the budget's (async-signal-safe). While plX_run runs it handles SIGINT so (the handler is the
+** process's previous one again when the run returns, or after the first SIGINT) */
+void plX_interrupt(void);
 /* trace every instruction thread `thread` of CTA `cta` (linear ids; -1: off) executes into the
 ** trace text; whole_warp: every thread of that thread's warp, one line per warp instruction */
 void plX_set_trace(plX_emu *e, int64_t cta, int64_t thread, int whole_warp);

@@ -5,6 +5,7 @@
 #ifndef PL_EMU_IMPL_H
 #define PL_EMU_IMPL_H
 
+#include <signal.h>
 #include "emu.h"
 #include "util.h"
 
@@ -384,7 +385,11 @@ struct plX_emu {
   uint32_t grid[3], block[3], dyn_smem;
   int launched;
   unsigned checks;
-  uint64_t limit;
+  uint64_t limit;                           /* the budget of warp instructions (UINT64_MAX: none) */
+  uint64_t sample;                          /* run only this many clusters (0: all): plX_set_sample */
+  plU_buf deferred;                         /* the first opt-in check's report, made only if no always-on one comes */
+  int ndeferred;                            /* opt-in reports since the run began (the first one is kept) */
+  struct xregion *regions; uint32_t nregions, cregions;   /* the shared allocations copies must stay in (emu.c) */
   int64_t trace_cta, trace_thread;
   int trace_warp;                           /* trace the whole warp of trace_thread */
   plU_buf trace;
@@ -407,6 +412,19 @@ struct plX_emu {
 
 /* emu.c */
 int  plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...);
+/* the report of an opt-in check (uninit_regs, uninit_shared, races): kept, and made when the run
+** ends only if no always-on check reported anything, so that turning checks on never replaces
+** an always-on diagnosis (the checks only observe: the run goes on as it would without them).
+** Returns 0 (the run goes on) */
+int  plX__optin(plX_emu *e, uint32_t stmt, const char *fmt, ...);
+/* set by SIGINT (plX_interrupt): every warp loop stops at its next instruction */
+extern volatile sig_atomic_t plX__sigint;
+/* the budget is spent or SIGINT came (interrupted): the report naming, for each warp still running,
+** where it is, its threads, its CTA and the instructions it ran; at stmt (the executing one) */
+int  plX__stopped(plX_emu *e, uint32_t stmt, int interrupted);
+/* a copy of n bytes into shared memory at offset off (the same in each destination CTA) must stay
+** inside the allocation (the stage of a staged one) or the variable where it starts; 0, or the error */
+int  plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off, uint32_t n);
 void plX__thread(const plX_emu *e, plU_buf *b, uint32_t tid);                        /* "thread (x,y,z)" */
 void plX__who(const plX_emu *e, plU_buf *b, const uint32_t ctaid[3], uint32_t tid);  /* "thread (x,y,z) of CTA (a,b,c)" */
 const char *plX__opname(const plX_emu *e, uint32_t stmt);

@@ -645,6 +645,8 @@ PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const uns
     if (plX_set_param(k->emu, i, tmp, k->p[i].size)) return plE_set_error(e, PTXLUA_ERROR, plX_error(k->emu));
   }
   uint32_t cl[3] = {k->cluster[0], k->cluster[1], k->cluster[2]};
+  uint64_t lim = plE_emu_limit(e);                /* the engine's budget (0: the emulator's default) */
+  plX_set_limit(k->emu, lim == PTXLUA_LIMIT_NONE ? 0 : lim ? lim : PLX_LIMIT_DEFAULT);
   if (plX_set_launch(k->emu, grid, block, smem) || (cl[0] && plX_set_cluster(k->emu, cl)) || plX_run(k->emu)) return plE_set_error(e, PTXLUA_ERROR, plX_error(k->emu));
   return PTXLUA_OK;
 }

@@ -458,7 +458,9 @@ static int l_mem_tensormap_im2col(lua_State *L) {
   return 1;
 }
 
-static int l_emu_options(lua_State *L) {  /* emu:options{uninit_regs=, uninit_shared=, races=, limit=, trace={cta, thread}} */
+/* emu:options{uninit_regs=, uninit_shared=, races=, limit=, sample=, trace={cta, thread}}; limit: warp
+** instructions (0: none; nil: PLX_LIMIT_DEFAULT), sample: the clusters to run (nil, 0: all) */
+static int l_emu_options(lua_State *L) {
   LEmu *E = checkemu(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   unsigned f = 0;
@@ -467,7 +469,10 @@ static int l_emu_options(lua_State *L) {  /* emu:options{uninit_regs=, uninit_sh
   lua_getfield(L, 2, "races"); if (lua_toboolean(L, -1)) f |= PLX_CHECK_RACES; lua_pop(L, 1);
   plX_set_checks(E->e, f);
   lua_getfield(L, 2, "limit");
-  plX_set_limit(E->e, lua_isnumber(L, -1) ? plL_checku64(L, -1) : 0);
+  plX_set_limit(E->e, lua_isnil(L, -1) ? PLX_LIMIT_DEFAULT : plL_checku64(L, -1));
+  lua_pop(L, 1);
+  lua_getfield(L, 2, "sample");
+  plX_set_sample(E->e, lua_isnil(L, -1) ? 0 : plL_checku64(L, -1));
   lua_pop(L, 1);
   lua_getfield(L, 2, "trace");
   if (lua_istable(L, -1)) {                  /* { cta, thread [, whole warp] } */
@@ -538,5 +543,6 @@ int plL_open_emu(lua_State *L, int core) {
   lua_pushcfunction(L, l_mem_new); lua_setfield(L, core, "emu_mem");
   lua_pushcfunction(L, l_emu_new); lua_setfield(L, core, "emu");
   lua_pushcfunction(L, l_pack); lua_setfield(L, core, "emu_pack");
+  lua_pushnumber(L, (lua_Number)PLX_LIMIT_DEFAULT); lua_setfield(L, core, "emu_limit_default");
   return 0;
 }
