@@ -377,6 +377,129 @@ int plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr) {
   return 0;
 }
 
+/* ---- where copies into shared memory may write --------------------------------------------------
+** The regions: each static .shared variable (its declared bytes), and the allocations of the
+** shared-memory plans the DSL passes (plX_add_region), which cover their plan's variable. */
+struct xregion {
+  uint32_t lo, stride, bytes, stages;       /* shared offsets: stage s is [lo + s * stride, + bytes) */
+  uint32_t vlo;                             /* the variable's first byte (a plan's block) */
+  int plan, covered;                        /* a plan's allocation (1) or a variable (0); a variable a plan covers */
+  char var[64], name[64];
+};
+typedef struct xregion xregion;
+
+static xregion *region_new(plX_emu *e) {
+  if (e->nregions == e->cregions) {
+    uint32_t nc = e->cregions ? e->cregions * 2 : 8;
+    xregion *p = realloc(e->regions, nc * sizeof *p);
+    if (!p) return NULL;
+    e->regions = p; e->cregions = nc;
+  }
+  xregion *r = &e->regions[e->nregions++];
+  memset(r, 0, sizeof *r);
+  return r;
+}
+
+/* the variables', when the kernel is laid out */
+static void var_regions(plX_emu *e) {
+  for (uint32_t i = 0; i < e->nvars; i++) {
+    const xvar *x = &e->vars[i];
+    if (x->space != XS_SHARED || x->size == 0) continue;          /* (a dynamic block: its plan's allocations only) */
+    xregion *r = region_new(e);
+    if (!r) return;                                                /* out of memory: fewer checks */
+    r->lo = (uint32_t)x->addr; r->stride = r->bytes = (uint32_t)x->size; r->stages = 1;
+    snprintf(r->var, sizeof r->var, "%s", plI_cstr(e->m, x->name));
+    snprintf(r->name, sizeof r->name, "%s", r->var);
+  }
+}
+
+int plX_add_region(plX_emu *e, const char *var, const char *name, uint32_t offset, uint32_t stage_bytes, uint32_t bytes,
+                   uint32_t stages) {
+  if (!e || !var || !name || !stages || !bytes || bytes > stage_bytes) return -1;
+  const xvar *x = NULL;
+  for (uint32_t i = e->nvars; i-- > 0;)                            /* function scope shadows module scope */
+    if (e->vars[i].space == XS_SHARED && strcmp(plI_cstr(e->m, e->vars[i].name), var) == 0) { x = &e->vars[i]; break; }
+  if (!x) return -1;
+  uint64_t end = (uint64_t)offset + (uint64_t)stage_bytes * (stages - 1) + bytes;
+  if (x->size && end > x->size) return -1;                         /* a static block holds its allocations */
+  if (x->addr + end > 0xffffffffu) return -1;
+  for (uint32_t i = 0; i < e->nregions; i++)
+    if (!e->regions[i].plan && strcmp(e->regions[i].var, var) == 0) e->regions[i].covered = 1;
+  xregion *r = region_new(e);
+  if (!r) return -1;
+  r->lo = (uint32_t)x->addr + offset; r->stride = stage_bytes; r->bytes = bytes; r->stages = stages; r->plan = 1;
+  r->vlo = (uint32_t)x->addr;
+  snprintf(r->var, sizeof r->var, "%s", var);
+  snprintf(r->name, sizeof r->name, "%s", name);
+  return 0;
+}
+
+/* the region holding shared byte off, and its stage; a plan's allocation before a variable */
+static const xregion *region_at(const plX_emu *e, uint32_t off, uint32_t *stage) {
+  for (int pass = 1; pass >= 0; pass--)
+    for (uint32_t i = 0; i < e->nregions; i++) {
+      const xregion *r = &e->regions[i];
+      if (r->plan != pass || r->covered || off < r->lo) continue;
+      uint64_t d = off - r->lo;
+      if (d >= (uint64_t)r->stride * r->stages) continue;
+      *stage = (uint32_t)(d / r->stride);
+      return r;
+    }
+  return NULL;
+}
+
+static void region_name(plU_buf *b, const xregion *r, uint32_t stage) {
+  if (!r->plan) { plU_buf_printf(b, "shared variable '%s'", r->name); return; }
+  if (r->stages > 1) plU_buf_printf(b, "stage %u of ", stage);
+  plU_buf_printf(b, "allocation '%s' of plan '%s'", r->name, r->var);
+}
+
+int plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off, uint32_t n, const char *what) {
+  if (!e->nregions || !n) return 0;
+  uint32_t s;
+  const xregion *r = region_at(e, off, &s);
+  uint32_t slo = r ? r->lo + s * r->stride : 0, send = r ? slo + r->bytes : 0;
+  if (r && off < send && (uint64_t)off + n <= send) return 0;      /* inside one stage: fine */
+  plU_buf b; plU_buf_init(&b);
+  plU_buf_printf(&b, "the copy (%s) writes shared bytes 0x%x..0x%llx", what, off, (unsigned long long)off + n - 1);
+  if (!r) {                                                        /* in a plan's block, between its allocations? */
+    const xregion *v = NULL;
+    for (uint32_t i = 0; i < e->nregions && !v; i++) {
+      const xregion *q = &e->regions[i];
+      if (!q->plan || off < q->vlo) continue;
+      uint64_t end = 0;                                            /* the block: to its last allocation's end */
+      for (uint32_t j = 0; j < e->nregions; j++) {
+        const xregion *t = &e->regions[j];
+        uint64_t te = (uint64_t)t->lo + (uint64_t)t->stride * (t->stages - 1) + t->bytes;
+        if (t->plan && t->vlo == q->vlo && te > end) end = te;
+      }
+      if (off < end) v = q;
+    }
+    if (!v) { plU_buf_free(&b); return 0; }                        /* outside every region: the bounds check's */
+    plU_buf_printf(&b, ", starting in none of the allocations of plan '%s' (in the padding between them)", v->var);
+  } else if (off >= send) {
+    plU_buf_puts(&b, ", starting in the padding after ");
+    region_name(&b, r, s);
+    plU_buf_printf(&b, " (0x%x..0x%x: %u bytes)", slo, send - 1, r->bytes);
+  } else {
+    plU_buf_printf(&b, ": %llu past the end of ", (unsigned long long)off + n - send);
+    region_name(&b, r, s);
+    plU_buf_printf(&b, " (0x%x..0x%x: %u bytes", slo, send - 1, r->bytes);
+    if (r->stages > 1) plU_buf_printf(&b, " a stage, %u stages", r->stages);
+    plU_buf_puts(&b, "), into ");
+    uint32_t s2;
+    const xregion *o = region_at(e, send, &s2);
+    uint32_t olo = o ? o->lo + s2 * o->stride : 0;
+    if (o && send < olo + o->bytes) region_name(&b, o, s2);
+    else if (o) plU_buf_puts(&b, "the padding after it");
+    else plU_buf_puts(&b, "bytes of no allocation");
+  }
+  plU_buf_puts(&b, ": a box or size larger than the tile it lands in overwrites its neighbours");
+  plX__fail_lane(e, in, w, l, plU_buf_cstr(&b));
+  plU_buf_free(&b);
+  return e->status;
+}
+
 /* ---- the emulator object ---------------------------------------------------------------------- */
 plX_emu *plX_new(const plI_module *m, int func, plX_mem *mem) {
   plX_emu *e = calloc(1, sizeof *e);
@@ -391,6 +514,7 @@ plX_emu *plX_new(const plI_module *m, int func, plX_mem *mem) {
   if (!mem) { plX__fail(e, X_NOSLOT, "no device memory"); return e; }
   if (m->funcs.p[func].kind != PLF_ENTRY) { plX__fail(e, X_NOSLOT, "'%s' is not a kernel (.entry)", plI_cstr(m, m->funcs.p[func].name)); return e; }
   if (layout(e)) return e;
+  var_regions(e);
   plX__decode(e);
   return e;
 }
@@ -1213,6 +1337,7 @@ static int setup_cta(plX_emu *e, xcta *C) {
 
 /* the deadlock report: which barrier waits, for how many, and where every other thread is */
 static int deadlock(plX_emu *e) {
+  if (e->H.used && plX__hop_tx_stuck(e)) return e->status;       /* the bytes of a phase, more precise */
   xwarp *W = NULL; int lane = 0;
   for (uint32_t c = 0; c < e->H.ncl && !W; c++) {
     e->C = &e->ctas[c];
@@ -1266,11 +1391,13 @@ void plX_interrupt(void) { plX__sigint = 1; }
 
 #define X_WHERE_LINES 8
 typedef struct xwhere { uint32_t stmt, rank, warp, lanes; int bid; uint64_t clock; } xwhere;  /* bid: -1 running */
+#define X_SAMEPLACE(a, b) ((a).stmt == (b).stmt && (a).bid == (b).bid && ((a).clock == 0) == ((b).clock == 0))
 
 static int where_cmp(const void *pa, const void *pb) {
   const xwhere *a = pa, *b = pb;
   if (a->stmt != b->stmt) return a->stmt < b->stmt ? -1 : 1;
   if (a->bid != b->bid) return a->bid < b->bid ? -1 : 1;
+  if ((a->clock == 0) != (b->clock == 0)) return a->clock == 0 ? 1 : -1;   /* warps not started after the others */
   if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
   return a->warp < b->warp ? -1 : a->warp > b->warp;
 }
@@ -1345,10 +1472,10 @@ int plX__stopped(plX_emu *e, uint32_t stmt, int interrupted) {
   uint32_t lines = 0, i = 0;
   while (i < nv) {
     uint32_t j = i + 1;
-    while (j < nv && v[j].stmt == v[i].stmt && v[j].bid == v[i].bid) j++;
+    while (j < nv && X_SAMEPLACE(v[j], v[i])) j++;
     if (lines == X_WHERE_LINES) {                                  /* the rest, counted */
       uint32_t places = 0, warps = 0;
-      for (uint32_t k = i; k < nv; k++) { warps++; if (k == i || v[k].stmt != v[k - 1].stmt || v[k].bid != v[k - 1].bid) places++; }
+      for (uint32_t k = i; k < nv; k++) { warps++; if (k == i || !X_SAMEPLACE(v[k], v[k - 1])) places++; }
       plU_buf_printf(&m, "\n  ... and %u more place%s (%u warp%s)", places, places == 1 ? "" : "s", warps, warps == 1 ? "" : "s");
       break;
     }

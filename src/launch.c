@@ -419,6 +419,26 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
     if (!k->emu) { lua_settop(L, top); rc = fail(e, PTXLUA_NOMEM, "out of memory"); goto fail_k; }
     if (plX_status(k->emu)) { rc = plE_set_error(e, PTXLUA_ERROR, plX_error(k->emu)); lua_settop(L, top); goto fail_k; }
     k->modref = luaL_ref(L, LUA_REGISTRYINDEX);       /* the emulator points into the module */
+    {         /* the trace's shared-memory plans: copies must stay in the allocation they land in */
+      static const char *REG_LUA = "local name = ...\n"
+        "for _, k in ipairs(require('ptxlua').kernels()) do if k.name == name then return k.smem_regions end end\n";
+      int t3 = lua_gettop(L), ok = 0;                /* (none on a failure here: the checks are fewer) */
+      if (!luaL_loadbuffer(L, REG_LUA, strlen(REG_LUA), "=ptxlua_kernel_prepare")) {
+        lua_pushstring(L, name);
+        ok = !plE_pcall(L, 1, 1);
+      }
+      for (int i = 1; ok && lua_istable(L, -1) && i <= (int)lua_objlen(L, -1); i++) {
+        lua_rawgeti(L, -1, i);
+        static const char *const F[] = { "var", "name", "offset", "stage_bytes", "bytes", "stages" };
+        for (int f = 0; f < 6; f++) lua_getfield(L, -1 - f, F[f]);
+        const char *var = lua_tostring(L, -6), *rn = lua_tostring(L, -5);
+        if (var && rn)
+          plX_add_region(k->emu, var, rn, (uint32_t)lua_tointeger(L, -4), (uint32_t)lua_tointeger(L, -3),
+                         (uint32_t)lua_tointeger(L, -2), (uint32_t)lua_tointeger(L, -1));
+        lua_pop(L, 7);
+      }
+      lua_settop(L, t3);
+    }
   } else {
     /* 3. CUDA: assemble for this device (through the cache), load, look up; the parameter block.
     ** A cubin runs only on its own SM major version: PTX of an older target (sm_80 on an sm_90

@@ -484,6 +484,21 @@ static int l_emu_options(lua_State *L) {
   return 0;
 }
 
+/* emu:region(var, name, offset, stage_bytes, bytes, stages) -> true | nil: an allocation of a
+** shared-memory plan, which copies into shared memory must stay inside (plX_add_region) */
+static int l_emu_region(lua_State *L) {
+  LEmu *E = checkemu(L, 1);
+  const char *var = luaL_checkstring(L, 2), *name = luaL_checkstring(L, 3);
+  uint64_t v[4];
+  for (int i = 0; i < 4; i++) {
+    v[i] = plL_checku64(L, 4 + i);
+    if (v[i] > 0xffffffffu) { lua_pushnil(L); return 1; }
+  }
+  if (plX_add_region(E->e, var, name, (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3])) { lua_pushnil(L); return 1; }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 static int l_emu_run(lua_State *L) {  /* emu:run() -> true | nil, "file:line: error: ..." */
   LEmu *E = checkemu(L, 1);
   plX_run(E->e);
@@ -520,7 +535,7 @@ static const luaL_Reg mem_methods[] = {
 static const luaL_Reg emu_methods[] = {
   {"params", l_emu_params}, {"set_param", l_emu_set_param}, {"launch", l_emu_launch}, {"options", l_emu_options},
   {"run", l_emu_run}, {"error", l_emu_error}, {"clear", l_emu_clear}, {"stats", l_emu_stats},
-  {"trace_text", l_emu_trace}, {"cluster", l_emu_cluster}, {NULL, NULL}
+  {"trace_text", l_emu_trace}, {"cluster", l_emu_cluster}, {"region", l_emu_region}, {NULL, NULL}
 };
 
 static void newmt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc) {

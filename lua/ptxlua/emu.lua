@@ -227,6 +227,8 @@ local function emulator(d, k, opts)
     e = core.emu(m, k.name, d.mem)
     local err = e:error()
     if err then error(err, 0) end
+    -- the trace's shared-memory plans: TMA and bulk copies must stay in the allocation they land in
+    for _, r in ipairs(k.smem_regions or {}) do e:region(r.var, r.name, r.offset, r.stage_bytes, r.bytes, r.stages) end
     per[key] = e
     -- the kernel's `smem`, or this trace's shared-memory plans' dynamic block, the larger (as on CUDA)
     DYN[e] = k:dynamic_smem_for(opts.defines)

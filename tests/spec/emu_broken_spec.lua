@@ -328,15 +328,29 @@ describe("broken kernels: the TMA RMSNorm", function()
            fmt("in %s (by thread (0,0,0) of CTA (0,0,0)) is still writing: no wait on its mbarrier (shared 0x2000) has seen the copy land", lib_path))
   end)
 
-  it("expecting 16 bytes more than the row's copy brings: deadlock at the wait, naming the mbarrier", function()
-    local ks, path, text, lib_path, lib_text = broken("rmsnorm_tma.lua", {},
-      { { "(ptx._, full:addr(0, 8 * s), P.rowbytes)", "(ptx._, full:addr(0, 8 * s), P.rowbytes + 16)  -- BROKEN" } })
+  -- the phase's bytes differ from its expect_tx: at the copy's line, naming the expect_tx's
+  local EXPECT = "(ptx._, full:addr(0, 8 * s), P.rowbytes)"
+  local COPY = 'ptx.op "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes" ('
+  it("expecting 16 bytes more than the row's copy brings: the phase can never complete, at the copy, naming the expect_tx", function()
+    local ks, path, text, lib_path, lib_text = broken("rmsnorm_tma.lua", {}, { { EXPECT, "(ptx._, full:addr(0, 8 * s), P.rowbytes + 16)  -- BROKEN" } })
     local err = launch_error(ks.rmsnorm_tma, { args = { x, w, y, 1e-5 }, defines = defs })
     -- two 4000-byte rows, each buffer rounded to 4096 bytes: the mbarriers follow at 0x2000
-    expect(err, path, line_of(text, WAIT),
-           "deadlock in CTA (0,0,0): mbarrier.try_wait.parity.shared::cta.b64 waits on the mbarrier at shared 0x2000",
-           fmt("(initialized at line %d in %s)", line_of(lib_text, 'ptx.op "mbarrier.init.shared::cta.b64"'), lib_path),
-           "whose phase 0 still misses 0 of 1 arrivals and 16 transaction bytes")
+    expect(err, lib_path, line_of(lib_text, COPY),
+           "phase 0 of the mbarrier at shared 0x2000 of CTA (0,0,0)",
+           fmt("(initialized at line %d) can never complete", line_of(lib_text, 'ptx.op "mbarrier.init.shared::cta.b64"')),
+           fmt("its copies brought 4000 transaction bytes (the last at line %d) where its expect_tx announced 4016 (line %d)",
+               line_of(lib_text, COPY), line_of(lib_text, "P.rowbytes + 16)  -- BROKEN")),
+           "16 bytes are missing", fmt("waits on it (warp 0 of CTA (0,0,0))"))
+  end)
+
+  it("expecting 16 bytes fewer than the row's copy brings: the phase would complete mid-copy, at the copy, naming the expect_tx", function()
+    local ks, path, text, lib_path, lib_text = broken("rmsnorm_tma.lua", {}, { { EXPECT, "(ptx._, full:addr(0, 8 * s), P.rowbytes - 16)  -- BROKEN" } })
+    local err = launch_error(ks.rmsnorm_tma, { args = { x, w, y, 1e-5 }, defines = defs })
+    expect(err, lib_path, line_of(lib_text, COPY),
+           "the copy completes 4000 transaction bytes on the mbarrier at shared 0x2000 of CTA (0,0,0), whose phase 0 has all its "
+           .. "arrivals and expects only 3984 more",
+           fmt("its expect_tx announced 3984 bytes, line %d", line_of(lib_text, "P.rowbytes - 16)  -- BROKEN")),
+           "its last 16 bytes count against phase 1")
   end)
 end)
 
