@@ -662,7 +662,16 @@ static uint8_t *mem_fail(plX_emu *e, const xins *in, int space, uint64_t a, uint
   who(e, &b, tid);
   plU_buf_puts(&b, ": ");
   if (space == XS_GLOBAL || space == XS_CONST) plX__describe_addr(e, &b, a, n);
-  else {
+  else if (space == XS_PARAM) {                                    /* the access and the block, by parameter */
+    plU_buf_printf(&b, "bytes %llu..%llu of the kernel's parameters", (unsigned long long)a, (unsigned long long)a + n - 1);
+    if (in->space == XS_GENERIC) plU_buf_printf(&b, " (generic address 0x%llx)", (unsigned long long)(a + X_PAR_BASE));
+    plU_buf_printf(&b, ", outside its %u-byte parameter block", e->psize);
+    for (uint32_t i = 0; i < e->nparams && i < 8; i++)
+      plU_buf_printf(&b, "%s%s: bytes %u..%u", i ? ", " : " (", e->params[i].name, e->params[i].offset,
+                     e->params[i].offset + e->params[i].size - 1);
+    if (e->nparams > 8) plU_buf_printf(&b, ", and %u more", e->nparams - 8);
+    if (e->nparams) plU_buf_puts(&b, ")");
+  } else {
     uint64_t lim = space == XS_SHARED ? e->smem_size : space == XS_LOCAL ? e->local_size : e->psize;
     plU_buf_printf(&b, "%s address 0x%llx (%u bytes) outside the %llu bytes of %s memory", space_name(space),
                    (unsigned long long)a, n, (unsigned long long)lim, space_name(space));

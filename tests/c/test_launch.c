@@ -196,9 +196,7 @@ static void emu_checks_from_c(void) {
   CHECK(strstr(ptxlua_errmsg(e), "copy.lua:19: error: the instruction limit (1000 warp instructions) was reached") != NULL);
   CHECK(strstr(ptxlua_errmsg(e), "\n  copy.lua:19 (bra): threads (0,0,0)..(31,0,0) of CTA (0,0,0) (warp 0); 1000 instructions") != NULL);
   CHECK(strstr(ptxlua_errmsg(e), "\n  copy.lua:16 (mov.u32): threads (32,0,0)..(63,0,0) of CTA (0,0,0) (warp 1); not started") != NULL);          /* warp 1 did not start */
-  CHECK(ptxlua_set_emu_limit(e, PTXLUA_LIMIT_DEFAULT) == PTXLUA_OK);
-  CHECK(ptxlua_launch(spin, NULL, NULL, 0, NULL, NULL, 0) == PTXLUA_ERROR);
-  CHECK(strstr(ptxlua_errmsg(e), "the instruction limit (100000000 warp instructions) was reached") != NULL);
+  CHECK(ptxlua_set_emu_limit(e, PTXLUA_LIMIT_DEFAULT) == PTXLUA_OK);   /* (10^8 of them: not run here) */
   ptxlua_close(e);
 }
 
