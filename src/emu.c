@@ -179,7 +179,10 @@ static void vreport(plX_emu *e, plU_buf *b, uint32_t stmt, const char *fmt, va_l
   else plU_buf_puts(b, "error: ");
   size_t from = b->n;
   plU_buf_vprintf(b, fmt, ap);
-  at_marks(b, from, s && s->file ? plI_cstr(e->m, s->file) : stmt == X_NOSLOT && f->file ? plI_cstr(e->m, f->file) : NULL);
+  const char *own = NULL;                                          /* the file not named again */
+  if (s && s->file) own = plI_cstr(e->m, s->file);
+  else if (stmt == X_NOSLOT && f->file) own = plI_cstr(e->m, f->file);
+  at_marks(b, from, own);
 }
 
 int plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...) {
@@ -206,7 +209,13 @@ const char *plX_error(const plX_emu *e) {
   if (!e) return "error: out of memory";
   return e->status ? plU_buf_cstr((plU_buf *)&e->err) : "";
 }
-void plX_clear(plX_emu *e) { if (e) { e->status = 0; e->err.n = 0; e->deferred.n = 0; e->ndeferred = 0; } }
+void plX_clear(plX_emu *e) {
+  if (!e) return;
+  e->status = 0;
+  e->err.n = 0;
+  e->deferred.n = 0;
+  e->ndeferred = 0;
+}
 
 /* ---- layout: variables and parameters ------------------------------------------------------- */
 static uint32_t elem_size(int t) { uint32_t b = plT_info_tab[t].bits; return b < 8 ? 1 : b / 8; }
@@ -381,9 +390,10 @@ int plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr) {
 ** The regions: each static .shared variable (its declared bytes), and the allocations of the
 ** shared-memory plans the DSL passes (plX_add_region), which cover their plan's variable. */
 struct xregion {
-  uint32_t lo, stride, bytes, stages;       /* shared offsets: stage s is [lo + s * stride, + bytes) */
-  uint32_t vlo;                             /* the variable's first byte (a plan's block) */
-  int plan, covered;                        /* a plan's allocation (1) or a variable (0); a variable a plan covers */
+  uint32_t lo, stride, bytes, stages;   /* shared offsets: stage s is [lo + s * stride, + bytes) */
+  uint32_t vlo;                         /* the variable's first byte (a plan's block) */
+  int plan;                             /* a plan's allocation (1) or a variable (0) */
+  int covered;                          /* a variable whose plan's allocations stand for it */
   char var[64], name[64];
 };
 typedef struct xregion xregion;
@@ -404,7 +414,7 @@ static xregion *region_new(plX_emu *e) {
 static void var_regions(plX_emu *e) {
   for (uint32_t i = 0; i < e->nvars; i++) {
     const xvar *x = &e->vars[i];
-    if (x->space != XS_SHARED || x->size == 0) continue;          /* (a dynamic block: its plan's allocations only) */
+    if (x->space != XS_SHARED || x->size == 0) continue;          /* (dynamic: its plan's only) */
     xregion *r = region_new(e);
     if (!r) return;                                                /* out of memory: fewer checks */
     r->lo = (uint32_t)x->addr; r->stride = r->bytes = (uint32_t)x->size; r->stages = 1;
@@ -413,21 +423,27 @@ static void var_regions(plX_emu *e) {
   }
 }
 
-int plX_add_region(plX_emu *e, const char *var, const char *name, uint32_t offset, uint32_t stage_bytes, uint32_t bytes,
-                   uint32_t stages) {
+int plX_add_region(plX_emu *e, const char *var, const char *name, uint32_t offset,
+                   uint32_t stage_bytes, uint32_t bytes, uint32_t stages) {
   if (!e || !var || !name || !stages || !bytes || bytes > stage_bytes) return -1;
   const xvar *x = NULL;
-  for (uint32_t i = e->nvars; i-- > 0;)                            /* function scope shadows module scope */
-    if (e->vars[i].space == XS_SHARED && strcmp(plI_cstr(e->m, e->vars[i].name), var) == 0) { x = &e->vars[i]; break; }
+  for (uint32_t i = e->nvars; i-- > 0 && !x;) {                    /* function scope first */
+    const xvar *c = &e->vars[i];
+    if (c->space == XS_SHARED && strcmp(plI_cstr(e->m, c->name), var) == 0) x = c;
+  }
   if (!x) return -1;
   uint64_t end = (uint64_t)offset + (uint64_t)stage_bytes * (stages - 1) + bytes;
-  if (x->size && end > x->size) return -1;                         /* a static block holds its allocations */
+  if (x->size && end > x->size) return -1;                         /* a static block holds them */
   if (x->addr + end > 0xffffffffu) return -1;
   for (uint32_t i = 0; i < e->nregions; i++)
     if (!e->regions[i].plan && strcmp(e->regions[i].var, var) == 0) e->regions[i].covered = 1;
   xregion *r = region_new(e);
   if (!r) return -1;
-  r->lo = (uint32_t)x->addr + offset; r->stride = stage_bytes; r->bytes = bytes; r->stages = stages; r->plan = 1;
+  r->lo = (uint32_t)x->addr + offset;
+  r->stride = stage_bytes;
+  r->bytes = bytes;
+  r->stages = stages;
+  r->plan = 1;
   r->vlo = (uint32_t)x->addr;
   snprintf(r->var, sizeof r->var, "%s", var);
   snprintf(r->name, sizeof r->name, "%s", name);
@@ -454,20 +470,22 @@ static void region_name(plU_buf *b, const xregion *r, uint32_t stage) {
   plU_buf_printf(b, "allocation '%s' of plan '%s'", r->name, r->var);
 }
 
-int plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off, uint32_t n, const char *what) {
+int plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off, uint32_t n,
+                      const char *what) {
   if (!e->nregions || !n) return 0;
   uint32_t s;
   const xregion *r = region_at(e, off, &s);
   uint32_t slo = r ? r->lo + s * r->stride : 0, send = r ? slo + r->bytes : 0;
   if (r && off < send && (uint64_t)off + n <= send) return 0;      /* inside one stage: fine */
   plU_buf b; plU_buf_init(&b);
-  plU_buf_printf(&b, "the copy (%s) writes shared bytes 0x%x..0x%llx", what, off, (unsigned long long)off + n - 1);
-  if (!r) {                                                        /* in a plan's block, between its allocations? */
+  plU_buf_printf(&b, "the copy (%s) writes shared bytes 0x%x..0x%llx", what, off,
+                 (unsigned long long)off + n - 1);
+  if (!r) {                                                      /* between a plan's allocations? */
     const xregion *v = NULL;
     for (uint32_t i = 0; i < e->nregions && !v; i++) {
       const xregion *q = &e->regions[i];
       if (!q->plan || off < q->vlo) continue;
-      uint64_t end = 0;                                            /* the block: to its last allocation's end */
+      uint64_t end = 0;                                            /* the block: to its last one */
       for (uint32_t j = 0; j < e->nregions; j++) {
         const xregion *t = &e->regions[j];
         uint64_t te = (uint64_t)t->lo + (uint64_t)t->stride * (t->stages - 1) + t->bytes;
@@ -475,8 +493,12 @@ int plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off,
       }
       if (off < end) v = q;
     }
-    if (!v) { plU_buf_free(&b); return 0; }                        /* outside every region: the bounds check's */
-    plU_buf_printf(&b, ", starting in none of the allocations of plan '%s' (in the padding between them)", v->var);
+    if (!v) {                                                      /* the bounds check's */
+      plU_buf_free(&b);
+      return 0;
+    }
+    plU_buf_printf(&b, ", starting in none of the allocations of plan '%s' (in the padding between "
+                   "them)", v->var);
   } else if (off >= send) {
     plU_buf_puts(&b, ", starting in the padding after ");
     region_name(&b, r, s);
@@ -662,13 +684,17 @@ static uint8_t *mem_fail(plX_emu *e, const xins *in, int space, uint64_t a, uint
   who(e, &b, tid);
   plU_buf_puts(&b, ": ");
   if (space == XS_GLOBAL || space == XS_CONST) plX__describe_addr(e, &b, a, n);
-  else if (space == XS_PARAM) {                                    /* the access and the block, by parameter */
-    plU_buf_printf(&b, "bytes %llu..%llu of the kernel's parameters", (unsigned long long)a, (unsigned long long)a + n - 1);
-    if (in->space == XS_GENERIC) plU_buf_printf(&b, " (generic address 0x%llx)", (unsigned long long)(a + X_PAR_BASE));
+  else if (space == XS_PARAM) {                                    /* the access and the block */
+    plU_buf_printf(&b, "bytes %llu..%llu of the kernel's parameters", (unsigned long long)a,
+                   (unsigned long long)a + n - 1);
+    if (in->space == XS_GENERIC)
+      plU_buf_printf(&b, " (generic address 0x%llx)", (unsigned long long)(a + X_PAR_BASE));
     plU_buf_printf(&b, ", outside its %u-byte parameter block", e->psize);
-    for (uint32_t i = 0; i < e->nparams && i < 8; i++)
-      plU_buf_printf(&b, "%s%s: bytes %u..%u", i ? ", " : " (", e->params[i].name, e->params[i].offset,
-                     e->params[i].offset + e->params[i].size - 1);
+    for (uint32_t i = 0; i < e->nparams && i < 8; i++) {
+      const plX_param *q = &e->params[i];
+      plU_buf_printf(&b, "%s%s: bytes %u..%u", i ? ", " : " (", q->name, q->offset,
+                     q->offset + q->size - 1);
+    }
     if (e->nparams > 8) plU_buf_printf(&b, ", and %u more", e->nparams - 8);
     if (e->nparams) plU_buf_puts(&b, ")");
   } else {
@@ -796,7 +822,7 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
                                              plX__opname(e, in->stmt))) return NULL;
       if (c->race_e) { race_check(e, in, c, (uint32_t)a, n, tid, 0); if (e->status) return NULL; }
     }
-    /* another CTA's that exited: always on (after the races check, which only keeps its report: this one wins) */
+    /* another CTA's that exited: always on (after the races check, which keeps its report back) */
     if (c != e->C && plX__exited(e, in->stmt, c, (uint32_t)a, tid, write == 2 ? "updates" : write ? "writes" : "reads")) return NULL;
     return c->smem + a;
   }
@@ -1346,7 +1372,7 @@ static int setup_cta(plX_emu *e, xcta *C) {
 
 /* the deadlock report: which barrier waits, for how many, and where every other thread is */
 static int deadlock(plX_emu *e) {
-  if (e->H.used && plX__hop_tx_stuck(e)) return e->status;       /* the bytes of a phase, more precise */
+  if (e->H.used && plX__hop_tx_stuck(e)) return e->status;       /* a phase's bytes: more precise */
   xwarp *W = NULL; int lane = 0;
   for (uint32_t c = 0; c < e->H.ncl && !W; c++) {
     e->C = &e->ctas[c];
@@ -1391,7 +1417,7 @@ static int deadlock(plX_emu *e) {
   return e->status;
 }
 
-/* ---- the budget and SIGINT: where every warp still running is ------------------------------------
+/* ---- the budget and SIGINT: where every warp still running is --------------------------------
 ** One line per place: the warps (of the CTAs of the cluster being run) whose threads are at one
 ** instruction, running or waiting there, in program order with the executing one's first; each
 ** names its threads, CTA and the instructions its warps ran. At most X_WHERE_LINES lines. */
@@ -1399,14 +1425,19 @@ volatile sig_atomic_t plX__sigint;
 void plX_interrupt(void) { plX__sigint = 1; }
 
 #define X_WHERE_LINES 8
-typedef struct xwhere { uint32_t stmt, rank, warp, lanes; int bid; uint64_t clock; } xwhere;  /* bid: -1 running */
-#define X_SAMEPLACE(a, b) ((a).stmt == (b).stmt && (a).bid == (b).bid && ((a).clock == 0) == ((b).clock == 0))
+typedef struct xwhere {
+  uint32_t stmt, rank, warp, lanes;     /* where, the CTA's rank and the warp, its lanes there */
+  int bid;                              /* the barrier they wait at (xwarp.bid), -1 running */
+  uint64_t clock;                       /* the warp's instructions (0: it has not started) */
+} xwhere;
+#define X_SAMEPLACE(a, b) \
+  ((a).stmt == (b).stmt && (a).bid == (b).bid && ((a).clock == 0) == ((b).clock == 0))
 
 static int where_cmp(const void *pa, const void *pb) {
   const xwhere *a = pa, *b = pb;
   if (a->stmt != b->stmt) return a->stmt < b->stmt ? -1 : 1;
   if (a->bid != b->bid) return a->bid < b->bid ? -1 : 1;
-  if ((a->clock == 0) != (b->clock == 0)) return a->clock == 0 ? 1 : -1;   /* warps not started after the others */
+  if ((a->clock == 0) != (b->clock == 0)) return a->clock == 0 ? 1 : -1;   /* not started: last */
   if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
   return a->warp < b->warp ? -1 : a->warp > b->warp;
 }
@@ -1419,14 +1450,19 @@ static void where_who(plX_emu *e, plU_buf *b, const xwhere *v, uint32_t i, uint3
   uint32_t last = v[j - 1].warp * 32 + 31 - (uint32_t)__builtin_clz(v[j - 1].lanes);
   uint32_t n = 0;
   for (uint32_t k = i; k < j; k++) n += (uint32_t)__builtin_popcount(v[k].lanes);
-  if (n == 1) { plX__who(e, b, c->ctaid, first); plU_buf_printf(b, " (warp %u)", v[i].warp); return; }
+  if (n == 1) {
+    plX__who(e, b, c->ctaid, first);
+    plU_buf_printf(b, " (warp %u)", v[i].warp);
+    return;
+  }
   const uint32_t *B = e->block;
+  uint32_t fx = first % B[0], fy = first / B[0] % B[1], fz = first / (B[0] * B[1]);
+  uint32_t lx = last % B[0], ly = last / B[0] % B[1], lz = last / (B[0] * B[1]);
   if (n == last - first + 1)
-    plU_buf_printf(b, "threads (%u,%u,%u)..(%u,%u,%u) of CTA (%u,%u,%u)", first % B[0], first / B[0] % B[1], first / (B[0] * B[1]),
-                   last % B[0], last / B[0] % B[1], last / (B[0] * B[1]), c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+    plU_buf_printf(b, "threads (%u,%u,%u)..(%u,%u,%u)", fx, fy, fz, lx, ly, lz);
   else
-    plU_buf_printf(b, "%u threads of CTA (%u,%u,%u) from (%u,%u,%u)", n, c->ctaid[0], c->ctaid[1], c->ctaid[2], first % B[0],
-                   first / B[0] % B[1], first / (B[0] * B[1]));
+    plU_buf_printf(b, "%u threads from (%u,%u,%u)", n, fx, fy, fz);
+  plU_buf_printf(b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
   if (j - i == 1) plU_buf_printf(b, " (warp %u)", v[i].warp);
   else plU_buf_printf(b, " (warps %u-%u)", v[i].warp, v[j - 1].warp);
 }
@@ -1434,7 +1470,9 @@ static void where_who(plX_emu *e, plU_buf *b, const xwhere *v, uint32_t i, uint3
 int plX__stopped(plX_emu *e, uint32_t stmt, int interrupted) {
   uint32_t ncl = e->H.ncl ? e->H.ncl : 1;
   xwhere *v = calloc((size_t)ncl * e->nwarps * 32, sizeof *v);   /* at most one entry per lane */
-  if (!v) return plX__fail(e, stmt, "%s (and out of memory for the report)", interrupted ? "interrupted" : "the instruction limit was reached");
+  if (!v)
+    return plX__fail(e, stmt, "%s (and out of memory for the report)",
+                     interrupted ? "interrupted" : "the instruction limit was reached");
   uint32_t nv = 0;
   for (uint32_t r = 0; r < ncl; r++) {
     xcta *c = e->H.ncl ? &e->ctas[r] : e->C;
@@ -1449,13 +1487,16 @@ int plX__stopped(plX_emu *e, uint32_t stmt, int interrupted) {
         int bid = wt ? W->bid[l] : -1;
         uint32_t k = from;
         while (k < nv && !(v[k].stmt == st && v[k].bid == bid)) k++;
-        if (k == nv) { v[nv].stmt = st; v[nv].bid = bid; v[nv].rank = r; v[nv].warp = w; v[nv].lanes = 0; v[nv].clock = W->clock; nv++; }
+        if (k == nv) {                                             /* a new place of this warp */
+          xwhere x = { st, r, w, 0, bid, W->clock };
+          v[nv++] = x;
+        }
         v[k].lanes |= 1u << l;
       }
     }
   }
   qsort(v, nv, sizeof *v, where_cmp);
-  uint32_t a = 0, b = 0;                                           /* the executing instruction's place goes first */
+  uint32_t a = 0, b = 0;                                         /* the executing place first */
   while (a < nv && v[a].stmt != stmt) a++;
   b = a;
   while (b < nv && v[b].stmt == stmt) b++;
@@ -1470,22 +1511,29 @@ int plX__stopped(plX_emu *e, uint32_t stmt, int interrupted) {
   }
   plU_buf m; plU_buf_init(&m);
   if (interrupted)
-    plU_buf_printf(&m, "interrupted (SIGINT) after %llu warp instructions", (unsigned long long)e->st.warp_insns);
+    plU_buf_printf(&m, "interrupted (SIGINT) after %llu warp instructions",
+                   (unsigned long long)e->st.warp_insns);
   else
-    plU_buf_printf(&m, "the instruction limit (%llu warp instructions) was reached: does the kernel loop forever? (--limit N, "
-                   "or limit = N in rt.launch, raises it; docs/emulator.md, \"The instruction budget\")", (unsigned long long)e->limit);
+    plU_buf_printf(&m, "the instruction limit (%llu warp instructions) was reached: does the "
+                   "kernel loop forever? (--limit N, or limit = N in rt.launch, raises it; "
+                   "docs/emulator.md, \"The instruction budget\")", (unsigned long long)e->limit);
   uint64_t total = (uint64_t)e->grid[0] * e->grid[1] * e->grid[2];
-  plU_buf_printf(&m, "; grid (%u,%u,%u): %llu CTA%s finished, %u running, %llu not started; where the warps still running are:",
-                 e->grid[0], e->grid[1], e->grid[2], (unsigned long long)e->st.ctas, e->st.ctas == 1 ? "" : "s", ncl,
-                 (unsigned long long)(total - e->st.ctas - ncl));
+  plU_buf_printf(&m, "; grid (%u,%u,%u): %llu CTA%s finished, %u running, %llu not started; ",
+                 e->grid[0], e->grid[1], e->grid[2], (unsigned long long)e->st.ctas,
+                 e->st.ctas == 1 ? "" : "s", ncl, (unsigned long long)(total - e->st.ctas - ncl));
+  plU_buf_puts(&m, "where the warps still running are:");
   uint32_t lines = 0, i = 0;
   while (i < nv) {
     uint32_t j = i + 1;
     while (j < nv && X_SAMEPLACE(v[j], v[i])) j++;
     if (lines == X_WHERE_LINES) {                                  /* the rest, counted */
       uint32_t places = 0, warps = 0;
-      for (uint32_t k = i; k < nv; k++) { warps++; if (k == i || !X_SAMEPLACE(v[k], v[k - 1])) places++; }
-      plU_buf_printf(&m, "\n  ... and %u more place%s (%u warp%s)", places, places == 1 ? "" : "s", warps, warps == 1 ? "" : "s");
+      for (uint32_t k = i; k < nv; k++) {
+        warps++;
+        if (k == i || !X_SAMEPLACE(v[k], v[k - 1])) places++;
+      }
+      plU_buf_printf(&m, "\n  ... and %u more place%s (%u warp%s)", places, places == 1 ? "" : "s",
+                     warps, warps == 1 ? "" : "s");
       break;
     }
     lines++;
@@ -1496,10 +1544,12 @@ int plX__stopped(plX_emu *e, uint32_t stmt, int interrupted) {
     plU_buf_printf(&m, " (%s%s): ", plX__opname(e, v[i].stmt), v[i].bid >= 0 ? ", waiting" : "");
     uint64_t lo = v[i].clock, hi = v[i].clock;
     uint32_t runs = 0, k = i;
-    while (k < j) {                                                /* runs of consecutive whole warps of one CTA */
+    while (k < j) {                                              /* runs of whole warps of a CTA */
       uint32_t q = k + 1;
-      if (v[k].lanes == 0xffffffffu)
-        while (q < j && v[q].rank == v[k].rank && v[q].warp == v[q - 1].warp + 1 && v[q].lanes == 0xffffffffu) q++;
+      int whole = v[k].lanes == 0xffffffffu;
+      while (whole && q < j && v[q].rank == v[k].rank && v[q].warp == v[q - 1].warp + 1 &&
+             v[q].lanes == v[k].lanes)
+        q++;
       if (runs == 3) {
         uint32_t left = 0;
         for (uint32_t x = k; x < j; x++) left++;
@@ -1511,10 +1561,17 @@ int plX__stopped(plX_emu *e, uint32_t stmt, int interrupted) {
       runs++;
       k = q;
     }
-    for (uint32_t x = i; x < j; x++) { if (v[x].clock < lo) lo = v[x].clock; if (v[x].clock > hi) hi = v[x].clock; }
-    if (hi == 0) plU_buf_puts(&m, "; not started (this scheduler runs a warp until it waits or exits)");
-    else if (lo == hi) plU_buf_printf(&m, "; %llu instructions%s", (unsigned long long)lo, j - i > 1 ? " each" : "");
-    else plU_buf_printf(&m, "; %llu to %llu instructions", (unsigned long long)lo, (unsigned long long)hi);
+    for (uint32_t x = i; x < j; x++) {
+      if (v[x].clock < lo) lo = v[x].clock;
+      if (v[x].clock > hi) hi = v[x].clock;
+    }
+    if (hi == 0)
+      plU_buf_puts(&m, "; not started (this scheduler runs a warp until it waits or exits)");
+    else if (lo == hi)
+      plU_buf_printf(&m, "; %llu instructions%s", (unsigned long long)lo, j - i > 1 ? " each" : "");
+    else
+      plU_buf_printf(&m, "; %llu to %llu instructions", (unsigned long long)lo,
+                     (unsigned long long)hi);
     i = j;
   }
   free(v);
@@ -1615,7 +1672,7 @@ int plX_run(plX_emu *e) {
   sig_enter();
   int rc = run_grid(e);
   sig_leave();
-  if (!rc && e->ndeferred) {                                       /* no always-on report: the opt-in one */
+  if (!rc && e->ndeferred) {                                     /* no always-on one: kept one */
     e->status = 1;
     plU_buf t = e->err; e->err = e->deferred; e->deferred = t;
     rc = e->status;
@@ -1675,7 +1732,7 @@ static int run_grid(plX_emu *e) {
     for (uint32_t y = 0; y < e->grid[1]; y += H->cl[1])
       for (uint32_t x = 0; x < e->grid[0]; x += H->cl[0]) {
         uint32_t first[3] = {x, y, z};
-        if (e->sample && runs++ == e->sample) return 0;            /* a sample: the first clusters only */
+        if (e->sample && runs++ == e->sample) return 0;            /* a sample: the first only */
         if (run_cluster(e, first)) return e->status;
       }
   return 0;

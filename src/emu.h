@@ -72,14 +72,14 @@ const char *plX_trace_text(plX_emu *e, size_t *len);
 /* clusters: CTAs per cluster (x, y, z); NULL: the kernel's .reqnctapercluster, else one CTA.
 ** plX_set_launch resets it to that default; call this after it. */
 int  plX_set_cluster(plX_emu *e, const uint32_t cluster[3]);
-/* an allocation of a shared-memory plan (ptx.smem_plan), laid out in the shared variable `var` (the
-** plan's block): `stages` stages of `bytes` bytes each, stage s at offset + s * stage_bytes from the
-** variable's start. A TMA or bulk copy into shared memory must write inside one stage of the
-** allocation where it starts (or inside the variable where it starts, for the other variables);
-** else it is an error at the copy's line naming the allocation, the stage and the overflow. 0 ok,
-** -1 (nothing kept) when var is no shared variable of the kernel or the allocation does not fit */
-int  plX_add_region(plX_emu *e, const char *var, const char *name, uint32_t offset, uint32_t stage_bytes, uint32_t bytes,
-                    uint32_t stages);
+/* an allocation of a shared-memory plan (ptx.smem_plan), laid out in the shared variable `var`
+** (the plan's block): `stages` stages of `bytes` bytes each, stage s at offset + s * stage_bytes
+** from the variable's start. A TMA or bulk copy into shared memory must write inside one stage of
+** the allocation where it starts (or inside the variable where it starts, for the others); else
+** it is an error at the copy's line naming the allocation, the stage and the overflow. 0 ok, -1
+** (nothing kept) when var is no shared variable of the kernel or the allocation does not fit */
+int  plX_add_region(plX_emu *e, const char *var, const char *name, uint32_t offset,
+                    uint32_t stage_bytes, uint32_t bytes, uint32_t stages);
 int  plX_run(plX_emu *e);                                      /* 0 ok, else plX_error says why */
 void plX_get_stats(const plX_emu *e, plX_stats *s);
 

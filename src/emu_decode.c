@@ -376,9 +376,9 @@ static int unsup(D *d, xins *in, const char *detail) {
   return 0;
 }
 
-/* a .param variable of the function being decoded that lives in the thread's local memory: a .func's
-** parameter or result, or a call's .param variable (nvcc's { .param .b32 param0; ... }), as
-** fvar_addr picks it; its bytes, and what it is, for messages. 0 when name is none of those */
+/* a .param variable of the function being decoded that lives in the thread's local memory: a
+** .func's parameter or result, or a call's .param variable (nvcc's { .param .b32 param0; ... }),
+** as fvar_addr picks it; its bytes, and what it is, for messages. 0 when name is none of those */
 static int local_param(D *d, uint32_t name, uint64_t *bytes, const char **role) {
   const plI_func *f = d->f;
   const plI_var *v = NULL;
@@ -386,7 +386,8 @@ static int local_param(D *d, uint32_t name, uint64_t *bytes, const char **role) 
   for (uint32_t i = 0; i < f->vars.n; i++) {
     if (f->vars.p[i].name != name) continue;
     any = (int)i;
-    if (!d->cur || (f->vars.p[i].file == d->cur->file && f->vars.p[i].line <= d->cur->line)) pick = (int)i;
+    const plI_var *q = &f->vars.p[i];
+    if (!d->cur || (q->file == d->cur->file && q->line <= d->cur->line)) pick = (int)i;
   }
   if (pick < 0) pick = any;
   if (pick >= 0) { v = &f->vars.p[pick]; *role = "the .param variable"; }
@@ -400,9 +401,9 @@ static int local_param(D *d, uint32_t name, uint64_t *bytes, const char **role) 
   return 1;
 }
 
-/* an ld.param / st.param of a function's own .param variable past its bytes: each is a variable of its
-** own (its neighbours in the emulator's local memory are no part of it), so the access is out of range:
-** reported when it runs, as an unsupported instruction is */
+/* an ld.param / st.param of a function's own .param variable past its bytes: each is a variable of
+** its own (its neighbours in the emulator's local memory are no part of it), so the access is out
+** of range: reported when it runs, as an unsupported instruction is */
 static int param_range(D *d, xins *in, const plI_opnd *o) {
   uint64_t bytes;
   const char *role;
@@ -411,13 +412,16 @@ static int param_range(D *d, xins *in, const plI_opnd *o) {
   uint64_t w = (uint64_t)(tbits(in->t) / 8 ? tbits(in->t) / 8 : 1) * (in->vec ? in->vec : 1);
   if (off >= 0 && (uint64_t)off + w <= bytes) return 0;
   const char *does = in->op == X_LD ? "reads" : "writes", *name = plI_cstr(d->m, o->id);
-  int of = d->e->dfn > 0 && *role == 'p';                          /* a .func's parameter: name the function */
+  int of = d->e->dfn > 0 && *role == 'p';                          /* a parameter: its function */
   in->op = X_UNSUP;
   in->off = (int64_t)d->msgs.n;
-  plU_buf_printf(&d->msgs, "out-of-range %s: it %s bytes %lld..%lld of %s '%s'%s%s, which holds %llu byte%s (0..%llu): each "
-                 ".param of a function (a parameter, a result, a call's .param variable) is a variable of its own, with nothing "
-                 "past its end", d->opc, does, (long long)off, (long long)off + (long long)w - 1, role, name, of ? " of " : "",
-                 of ? plI_cstr(d->m, d->f->name) : "", (unsigned long long)bytes, bytes == 1 ? "" : "s", (unsigned long long)bytes - 1);
+  plU_buf_printf(&d->msgs, "out-of-range %s: it %s bytes %lld..%lld of %s '%s'", d->opc, does,
+                 (long long)off, (long long)off + (long long)w - 1, role, name);
+  if (of) plU_buf_printf(&d->msgs, " of %s", plI_cstr(d->m, d->f->name));
+  plU_buf_printf(&d->msgs, ", which holds %llu byte%s (0..%llu): each .param of a function (a "
+                 "parameter, a result, a call's .param variable) is a variable of its own, with "
+                 "nothing past its end", (unsigned long long)bytes, bytes == 1 ? "" : "s",
+                 (unsigned long long)bytes - 1);
   plU_buf_putc(&d->msgs, 0);
   return 1;
 }
@@ -1005,7 +1009,7 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     if (in->op == X_LD) { vvec(d, &O[0], in->vec, 1, t, &in->vs); vaddr(d, &O[1], in, in->space); }
     else { vaddr(d, &O[0], in, in->space); vvec(d, &O[1], in->vec, 0, t, &in->vs); }
     if (n == 3) vsrc(d, &O[2], PLT_U64);          /* the cache policy: read, no effect */
-    if (ps && in->space == XS_LOCAL) param_range(d, in, &O[in->op == X_LD ? 1 : 0]);   /* a function's own .param */
+    if (ps && in->space == XS_LOCAL) param_range(d, in, &O[in->op == X_LD ? 1 : 0]);   /* .func's */
     break;
   }
   case X_NOP:

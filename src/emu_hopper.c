@@ -113,7 +113,10 @@ static uint32_t *mb_dn(xcta *c, const xmbar *m, int last) {
 
 static void mb_progress(plX_emu *e, xcta *c, xmbar *m) {
   if (m->pending || m->tx) return;
-  m->lxsum = m->xsum; m->lgot = m->got; m->lxpc = m->xpc; m->lcpc = m->cpc;   /* the expect_tx check */
+  m->lxsum = m->xsum;                                              /* the expect_tx check */
+  m->lgot = m->got;
+  m->lxpc = m->xpc;
+  m->lcpc = m->cpc;
   m->xsum = m->got = m->xpc = m->cpc = 0;
   m->phase++;
   e->gbars++;
@@ -1026,7 +1029,7 @@ static int queue(plX_emu *e, const xins *in, uint32_t tid, uint32_t mask, uint32
   a.pc = (uint32_t)(in - e->xf.code); a.tid = tid; a.rank = e->C->rank; a.mask = mask; a.lo = lo; a.n = n;
   a.mbar = mbar; a.tx = tx; a.data = data; a.valid = valid; a.sw = sw; a.red = -1; a.rdt = 0;
   memset(a.ph, 0, sizeof a.ph);
-  for (uint32_t r = 0; mbar != X_NOSLOT && r < e->H.ncl && r < 16; r++) {   /* the phase each destination's copy belongs to */
+  for (uint32_t r = 0; mbar != X_NOSLOT && r < e->H.ncl && r < 16; r++) {   /* its phases */
     const xmbar *m = (mask >> r & 1) ? mb_find(&e->ctas[r], mbar) : NULL;
     if (m) a.ph[r] = m->phase;
   }
@@ -1039,41 +1042,48 @@ static int queue(plX_emu *e, const xins *in, uint32_t tid, uint32_t mask, uint32
 ** land before the expect_tx announcing it, the count going below zero meanwhile, which is fine),
 ** and the bytes delivered to a phase must not pass what it expects once all its arrivals are in:
 ** the phase would complete in the middle of the copy, the rest counting against the next phase
-** (a box larger than its tile, an expect_tx short of the copies). At the copy's line; 1 if reported */
+** (a box larger than its tile, an expect_tx short of the copies). At the copy's line; 1 if
+** reported */
 static int tx_check(plX_emu *e, const xasync *a, xcta *c, xmbar *m) {
   uint32_t stmt = e->xf.code[a->pc].stmt, ph = c->rank < 16 ? a->ph[c->rank] : m->phase;
   const char *op = plX__opname(e, stmt);
   char where[64];
-  snprintf(where, sizeof where, "shared 0x%x of CTA (%u,%u,%u)", m->off, c->ctaid[0], c->ctaid[1], c->ctaid[2]);
-  if (m->phase != ph) {                                            /* the issue phase completed without it */
-    plU_buf b; plU_buf_init(&b);
-    plU_buf_printf(&b, "%s: the copy was issued in phase %u of the mbarrier at %s, but lands after that phase completed: its %u "
-                   "transaction bytes count against phase %u. ", op, ph, where, a->tx, m->phase);
+  snprintf(where, sizeof where, "shared 0x%x of CTA (%u,%u,%u)", m->off, c->ctaid[0], c->ctaid[1],
+           c->ctaid[2]);
+  plU_buf b; plU_buf_init(&b);
+  if (m->phase != ph) {                                            /* it completed without it */
+    plU_buf_printf(&b, "%s: the copy was issued in phase %u of the mbarrier at %s, but lands after "
+                   "that phase completed: its %u transaction bytes count against phase %u. ", op,
+                   ph, where, a->tx, m->phase);
     if (m->phase == ph + 1 && m->lxpc)
-      plU_buf_printf(&b, "Phase %u's expect_tx announced %u bytes (line %s) and its copies had brought %u: the copies of a phase "
-                     "bring more bytes than its expect_tx counts (a box or size larger than the tile, a copy too many)", ph,
-                     m->lxsum, line_of(e, m->lxpc - 1), m->lgot);
+      plU_buf_printf(&b, "Phase %u's expect_tx announced %u bytes (line %s) and its copies had "
+                     "brought %u: the copies of a phase bring more bytes than its expect_tx counts "
+                     "(a box or size larger than the tile, a copy too many)", ph, m->lxsum,
+                     line_of(e, m->lxpc - 1), m->lgot);
     else if (m->phase == ph + 1)
-      plU_buf_printf(&b, "Phase %u completed with no expect_tx announcing these bytes (its copies had brought %u): arrive with "
-                     "mbarrier.arrive.expect_tx for the bytes the phase's copies bring", ph, m->lgot);
+      plU_buf_printf(&b, "Phase %u completed with no expect_tx announcing these bytes (its copies "
+                     "had brought %u): arrive with mbarrier.arrive.expect_tx for the bytes the "
+                     "phase's copies bring", ph, m->lgot);
     else plU_buf_printf(&b, "%u phases completed since it was issued", m->phase - ph);
-    plX__fail(e, stmt, "%s", plU_buf_cstr(&b));
-    plU_buf_free(&b);
-    return 1;
-  }
-  if (m->pending == 0 && m->tx > 0 && (int64_t)a->tx > m->tx) {    /* all arrivals in: it completes mid-copy */
-    plU_buf b; plU_buf_init(&b);
-    plU_buf_printf(&b, "%s: the copy completes %u transaction bytes on the mbarrier at %s, whose phase %u has all its arrivals and "
-                   "expects only %d more (", op, a->tx, where, m->phase, m->tx);
-    if (m->xpc) plU_buf_printf(&b, "its expect_tx announced %u bytes, line %s", m->xsum, line_of(e, m->xpc - 1));
+  } else if (m->pending == 0 && m->tx > 0 && (int64_t)a->tx > m->tx) {   /* it ends mid-copy */
+    plU_buf_printf(&b, "%s: the copy completes %u transaction bytes on the mbarrier at %s, whose "
+                   "phase %u has all its arrivals and expects only %d more (", op, a->tx, where,
+                   m->phase, m->tx);
+    if (m->xpc)
+      plU_buf_printf(&b, "its expect_tx announced %u bytes, line %s", m->xsum,
+                     line_of(e, m->xpc - 1));
     else plU_buf_puts(&b, "no expect_tx in this phase");
-    plU_buf_printf(&b, "; its copies brought %u before this one): the phase completes before the copy ends, and its last %u bytes "
-                   "count against phase %u -- the copy brings more bytes than the expect_tx counts (a box or size larger than the "
-                   "tile?)", m->got, a->tx - (uint32_t)m->tx, m->phase + 1);
+    plU_buf_printf(&b, "; its copies brought %u before this one): the phase completes before the "
+                   "copy ends, and its last %u bytes count against phase %u -- the copy brings "
+                   "more bytes than the expect_tx counts (a box or size larger than the tile?)",
+                   m->got, a->tx - (uint32_t)m->tx, m->phase + 1);
+  }
+  if (b.n) {
     plX__fail(e, stmt, "%s", plU_buf_cstr(&b));
     plU_buf_free(&b);
     return 1;
   }
+  plU_buf_free(&b);
   m->got += a->tx;
   m->cpc = a->pc + 1;
   return 0;
@@ -1119,7 +1129,8 @@ int plX__hop_flush(plX_emu *e) {
         err = 1;
         break;
       }
-      if (tx_check(e, a, c, m) || mb_tx(e, stmt, c, m, -(int64_t)a->tx, plX__opname(e, stmt))) err = 1;
+      if (tx_check(e, a, c, m)) err = 1;
+      else if (mb_tx(e, stmt, c, m, -(int64_t)a->tx, plX__opname(e, stmt))) err = 1;
     }
   }
   for (uint32_t i = 0; i < H->q.n; i++) { free(H->q.p[i].data); free(H->q.p[i].valid); }
@@ -1324,14 +1335,20 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (e->nregions) {                                             /* inside the tile it lands in */
       uint32_t wn = span;
       while (wn && !valid[wn - 1]) wn--;
-      char what[160];
-      if (i2c) snprintf(what, sizeof what, "%u pixels of %u channels of %d bytes", t.ppc, t.cpp, t.esize);
+      plU_buf wb; plU_buf_init(&wb);                              /* what the copy is */
+      if (i2c) plU_buf_printf(&wb, "%u pixels of %u channels of %d bytes", t.ppc, t.cpp, t.esize);
       else {
-        int o = snprintf(what, sizeof what, "a box of ");
-        for (int i = 0; i < dims && o < (int)sizeof what; i++) o += snprintf(what + o, sizeof what - (size_t)o, i ? " x %u" : "%u", cnt[i]);
-        if (o < (int)sizeof what) snprintf(what + o, sizeof what - (size_t)o, " %d-byte elements, %u bytes", t.esize, bytes);
+        plU_buf_puts(&wb, "a box of ");
+        for (int i = 0; i < dims; i++) plU_buf_printf(&wb, i ? " x %u" : "%u", cnt[i]);
+        plU_buf_printf(&wb, " %d-byte elements, %u bytes", t.esize, bytes);
       }
-      if (plX__region_check(e, in, w, l, off, wn, what)) { free(data); free(valid); return e->status; }
+      int bad = plX__region_check(e, in, w, l, off, wn, plU_buf_cstr(&wb));
+      plU_buf_free(&wb);
+      if (bad) {
+        free(data);
+        free(valid);
+        return e->status;
+      }
     }
     if (queue(e, in, tid, mask, off, span, moff, bytes, data, valid, t.sw)) return e->status;
   });
@@ -1419,7 +1436,7 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (!mask || (mask >> e->H.ncl)) { free(data); return lane_fail(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u", mask, e->H.ncl); }
     }
     if (mb_copy_visible(e, in, w, l, mask, moff)) { free(data); return e->status; }
-    if (e->nregions) {                                             /* inside the allocation it lands in */
+    if (e->nregions) {                                             /* inside the allocation */
       char what[48];
       snprintf(what, sizeof what, "%u bytes", n);
       if (plX__region_check(e, in, w, l, doff, n, what)) { free(data); return e->status; }
@@ -1494,13 +1511,16 @@ static int desc_load(plX_emu *e, xins *in, xwarp *w, uint64_t desc, int t, int m
                  what, a, d.base_offset, plSm_swizzle_name(d.swizzle), d.start, (d.start >> 7) & 7);
         return plX__fail_warp(e, in, w, m, 0xffffffffu);
       }
-      if ((e->checks & PLX_CHECK_UNINIT_SHARED) && c->smem_def && !e->ndeferred) {   /* opt-in: kept, the run goes on */
-        for (int b = 0; b < elt; b++)
-          if (!c->smem_def[a + (uint32_t)b]) {           /* (a copy in flight there: the always-on check below names it) */
-            plX__optin(e, in->stmt, "%s in warp %d of CTA (%u,%u,%u): %s reads shared byte 0x%x, which nothing has written",
-                       plX__opname(e, in->stmt), w->idx, e->C->ctaid[0], e->C->ctaid[1], e->C->ctaid[2], which, a + (uint32_t)b);
-            break;
-          }
+      /* opt-in: kept, the run goes on (a copy in flight there: the always-on check names it) */
+      if ((e->checks & PLX_CHECK_UNINIT_SHARED) && c->smem_def && !e->ndeferred) {
+        for (int b = 0; b < elt; b++) {
+          if (c->smem_def[a + (uint32_t)b]) continue;
+          const uint32_t *id = e->C->ctaid;
+          plX__optin(e, in->stmt, "%s in warp %d of CTA (%u,%u,%u): %s reads shared byte 0x%x, "
+                     "which nothing has written", plX__opname(e, in->stmt), w->idx, id[0], id[1],
+                     id[2], which, a + (uint32_t)b);
+          break;
+        }
       }
       uint32_t bits = 0;
       memcpy(&bits, c->smem + a, (size_t)elt);
@@ -2043,10 +2063,11 @@ void plX__hop_free(xcta *c) {
   c->h.bg = NULL;
 }
 
-/* at a deadlock (no warp can run, no copy is in flight): an mbarrier phase with all its arrivals whose
-** transaction count is not zero can never complete -- its copies delivered other bytes than its
-** expect_tx announced. The report names both, at the line of the last copy that landed on the
-** phase (else the expect_tx's, else the init's), and the wait stuck on it; 1 if reported */
+/* at a deadlock (no warp can run, no copy is in flight): an mbarrier phase with all its
+** arrivals whose transaction count is not zero can never complete -- its copies delivered other
+** bytes than its expect_tx announced. The report names both, at the line of the last copy that
+** landed on the phase (else the expect_tx's, else the init's), and the wait stuck on it; 1 if
+** reported */
 int plX__hop_tx_stuck(plX_emu *e) {
   for (int pass = 0; pass < 2; pass++)                             /* one a warp waits on first */
     for (uint32_t r = 0; r < e->H.ncl; r++) {
@@ -2065,17 +2086,27 @@ int plX__hop_tx_stuck(plX_emu *e) {
         if (!W && pass == 0) continue;
         uint32_t pc = m->cpc ? m->cpc - 1 : m->xpc ? m->xpc - 1 : m->pc;
         plU_buf b; plU_buf_init(&b);
-        plU_buf_printf(&b, "%s: phase %u of the mbarrier at shared 0x%x of CTA (%u,%u,%u) (initialized at line %s) can never complete: "
-                       "all its %u arrivals are in, but ", plX__opname(e, e->xf.code[pc].stmt), m->phase, m->off, c->ctaid[0],
-                       c->ctaid[1], c->ctaid[2], line_of(e, m->pc), m->expected);
-        if (m->cpc) plU_buf_printf(&b, "its copies brought %u transaction bytes (the last at line %s)", m->got, line_of(e, m->cpc - 1));
+        const uint32_t *id = c->ctaid;
+        plU_buf_printf(&b, "%s: phase %u of the mbarrier at shared 0x%x of CTA (%u,%u,%u) "
+                       "(initialized at line %s) can never complete: all its %u arrivals are in, "
+                       "but ", plX__opname(e, e->xf.code[pc].stmt), m->phase, m->off, id[0], id[1],
+                       id[2], line_of(e, m->pc), m->expected);
+        if (m->cpc)
+          plU_buf_printf(&b, "its copies brought %u transaction bytes (the last at line %s)",
+                         m->got, line_of(e, m->cpc - 1));
         else plU_buf_printf(&b, "no copy completed bytes on it (%u by complete_tx)", m->got);
-        if (m->xpc) plU_buf_printf(&b, " where its expect_tx announced %u (line %s)", m->xsum, line_of(e, m->xpc - 1));
+        if (m->xpc)
+          plU_buf_printf(&b, " where its expect_tx announced %u (line %s)", m->xsum,
+                         line_of(e, m->xpc - 1));
         else plU_buf_puts(&b, " with no expect_tx in this phase");
-        if (m->tx > 0) plU_buf_printf(&b, ": %d bytes are missing, and no copy in flight will bring them", m->tx);
+        if (m->tx > 0)
+          plU_buf_printf(&b, ": %d bytes are missing, and no copy in flight will bring them",
+                         m->tx);
         else plU_buf_printf(&b, ": %d bytes too many (its transaction count is %d)", -m->tx, m->tx);
-        if (W) plU_buf_printf(&b, "; a deadlock: %s at line %s waits on it (warp %d of CTA (%u,%u,%u))",
-                              plX__opname(e, e->xf.code[W->bpc[wl]].stmt), line_of(e, W->bpc[wl]), W->idx, c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+        if (W)
+          plU_buf_printf(&b, "; a deadlock: %s at line %s waits on it (warp %d of CTA (%u,%u,%u))",
+                         plX__opname(e, e->xf.code[W->bpc[wl]].stmt), line_of(e, W->bpc[wl]),
+                         W->idx, id[0], id[1], id[2]);
         plX__fail(e, e->xf.code[pc].stmt, "%s", plU_buf_cstr(&b));
         plU_buf_free(&b);
         return 1;

@@ -248,8 +248,9 @@ typedef struct xmbar {
   uint32_t irank, itid;        /* the init's thread (its CTA's rank and thread), */
   uint32_t iepoch, icl, imb;   /* the mbarrier's CTA's epoch, the cluster's barrier phase and the CTA's completed
                                   mbarrier phases (h.mbdone) then: its visibility */
-  /* the transaction bytes of the current phase (the expect_tx check): what its expect_tx announced (the last one
-  ** at pc xpc - 1) and what copies and complete_tx delivered (the last copy at pc cpc - 1); l*: the last completed phase's */
+  /* the transaction bytes of the current phase (the expect_tx check): what its expect_tx
+  ** announced (the last one at pc xpc - 1) and what copies and complete_tx delivered (the last
+  ** copy at pc cpc - 1); l*: those of the last completed phase */
   uint32_t xsum, got, xpc, cpc;
   uint32_t lxsum, lgot, lxpc, lcpc;
   uint32_t dn, cur;            /* per (CTA rank, warp) of the cluster, 1 + its wgmma groups retired at its last arrive in this
@@ -310,7 +311,7 @@ typedef struct xasync {
   uint32_t mask;               /* destination ranks */
   uint32_t lo, n;              /* shared bytes [lo, lo + n) of each destination */
   uint32_t mbar, tx;           /* the mbarrier and the transaction bytes it completes */
-  uint32_t ph[16];             /* by destination rank: that mbarrier's phase when the copy was issued */
+  uint32_t ph[16];             /* by destination rank: its mbarrier's phase at the issue */
   uint8_t *data, *valid;       /* n bytes, and which of them are written (NULL: all) */
   int sw;                      /* the swizzle of a TMA load (psw tracking), -1 none */
   int red, rdt;                /* cp.reduce.async.bulk into shared::cluster: the XA_* op (-1: a copy), PLR_TM_* type */
@@ -391,10 +392,11 @@ struct plX_emu {
   int launched;
   unsigned checks;
   uint64_t limit;                           /* the budget of warp instructions (UINT64_MAX: none) */
-  uint64_t sample;                          /* run only this many clusters (0: all): plX_set_sample */
-  plU_buf deferred;                         /* the first opt-in check's report, made only if no always-on one comes */
-  int ndeferred;                            /* opt-in reports since the run began (the first one is kept) */
-  struct xregion *regions; uint32_t nregions, cregions;   /* the shared allocations copies must stay in (emu.c) */
+  uint64_t sample;                          /* run only this many clusters (0: all) */
+  plU_buf deferred;                         /* the first opt-in report: made if no always-on one */
+  int ndeferred;                            /* opt-in reports this run (the first one is kept) */
+  struct xregion *regions;                  /* where copies into shared memory may write (emu.c) */
+  uint32_t nregions, cregions;
   int64_t trace_cta, trace_thread;
   int trace_warp;                           /* trace the whole warp of trace_thread */
   plU_buf trace;
@@ -431,7 +433,8 @@ int  plX__stopped(plX_emu *e, uint32_t stmt, int interrupted);
 ** destination CTA) must stay inside the allocation of a plan (one stage of a staged one) or the
 ** variable where it starts (plX_add_region); 0, or the error. what: the copy's size, as it came
 ** about ("a box of 64 x 128 2-byte elements"), for the message */
-int  plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off, uint32_t n, const char *what);
+int  plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off, uint32_t n,
+                       const char *what);
 void plX__thread(const plX_emu *e, plU_buf *b, uint32_t tid);                        /* "thread (x,y,z)" */
 void plX__who(const plX_emu *e, plU_buf *b, const uint32_t ctaid[3], uint32_t tid);  /* "thread (x,y,z) of CTA (a,b,c)" */
 const char *plX__opname(const plX_emu *e, uint32_t stmt);
@@ -575,7 +578,8 @@ void plX__hop_free(xcta *c);
 int  plX__hop_flush(plX_emu *e);           /* land the copies in flight: 1 if any landed, -1 error */
 int  plX__hop_cluster_check(plX_emu *e);   /* barrier.cluster completes when exits leave only arrivals */
 int  plX__hop_deadlock(plX_emu *e, plU_buf *m, xwarp *W, int lane);   /* the mbarrier/cluster part of a report */
-int  plX__hop_tx_stuck(plX_emu *e);        /* at a deadlock: a phase whose bytes differ from its expect_tx, 1 if reported */
+/* at a deadlock: a phase whose bytes differ from its expect_tx; 1 if reported */
+int  plX__hop_tx_stuck(plX_emu *e);
 int  plX__hop_accum_check(plX_emu *e, xwarp *w, xins *in);           /* accumulator read before wait_group */
 void plX__hop_generic_write(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid);  /* may report */
 void plX__hop_remote_write(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid);  /* a generic store into CTA c != e->C */

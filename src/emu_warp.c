@@ -214,7 +214,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
       xins *in = &code[pc];
       uint32_t em = am;
       if (in->guard >= 0) em &= in->gneg ? ~w->P[in->guard] : w->P[in->guard];
-      if (e->st.warp_insns >= e->limit || plX__sigint) {          /* the budget spent, or SIGINT: where the warps are */
+      if (e->st.warp_insns >= e->limit || plX__sigint) {          /* the budget spent, or SIGINT */
         LANES(am, w->pc[l] = pc);
         return plX__stopped(e, in->stmt, plX__sigint != 0);
       }

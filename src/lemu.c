@@ -458,8 +458,8 @@ static int l_mem_tensormap_im2col(lua_State *L) {
   return 1;
 }
 
-/* emu:options{uninit_regs=, uninit_shared=, races=, limit=, sample=, trace={cta, thread}}; limit: warp
-** instructions (0: none; nil: PLX_LIMIT_DEFAULT), sample: the clusters to run (nil, 0: all) */
+/* emu:options{uninit_regs=, uninit_shared=, races=, limit=, sample=, trace={cta, thread}}; limit:
+** warp instructions (0: none; nil: PLX_LIMIT_DEFAULT), sample: the clusters to run (nil, 0: all) */
 static int l_emu_options(lua_State *L) {
   LEmu *E = checkemu(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -494,8 +494,10 @@ static int l_emu_region(lua_State *L) {
     v[i] = plL_checku64(L, 4 + i);
     if (v[i] > 0xffffffffu) { lua_pushnil(L); return 1; }
   }
-  if (plX_add_region(E->e, var, name, (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3])) { lua_pushnil(L); return 1; }
-  lua_pushboolean(L, 1);
+  int rc = plX_add_region(E->e, var, name, (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2],
+                          (uint32_t)v[3]);                       /* offset, stride, bytes, stages */
+  if (rc) lua_pushnil(L);
+  else lua_pushboolean(L, 1);
   return 1;
 }
 

@@ -216,7 +216,8 @@ int main(int argc, char **argv) {
   plR_set_runner(sugar_run);
   { int handled, prc = plR_main(argc, argv, &handled); if (handled) return prc; }  /* PTX in: parse_cli.c */
   const char *file = NULL, *out = NULL, *arch = NULL;
-  int flags = 0, print = 0, emulate = 0, checks = 0, assemble = 0, json = 0, nocache = 0, limited = 0;
+  int flags = 0, print = 0, emulate = 0, checks = 0, assemble = 0, json = 0, nocache = 0;
+  int limited = 0;                                 /* --limit given */
   uint64_t limit = PTXLUA_LIMIT_DEFAULT;
   long max_spills = -1;
   char kernels[4096] = "";
@@ -265,7 +266,7 @@ int main(int argc, char **argv) {
       strcat(kernels, k);
     }
     else if (strcmp(a, "--emulate") == 0) emulate = 1;
-    else if (strcmp(a, "--limit") == 0 || strncmp(a, "--limit=", 8) == 0) {   /* N warp instructions, or none */
+    else if (strcmp(a, "--limit") == 0 || strncmp(a, "--limit=", 8) == 0) {   /* N, or none */
       const char *v = a[7] == '=' ? a + 8 : (++i < argc ? argv[i] : NULL);
       if (!v) return usage_error("--limit needs a number of warp instructions (or none)%s", "");
       if (strcmp(v, "none") == 0) limit = PTXLUA_LIMIT_NONE;
@@ -275,7 +276,8 @@ int main(int argc, char **argv) {
         char *end;
         unsigned long long n = digits ? strtoull(v, &end, 10) : 0;
         if (!digits || n == 0 || n >= PTXLUA_LIMIT_NONE)
-          return usage_error("--limit needs a positive number of warp instructions (or none), got '%s'", v);
+          return usage_error("--limit needs a positive number of warp instructions (or none), "
+                             "got '%s'", v);
         limit = n;
       }
       limited = 1;

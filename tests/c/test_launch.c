@@ -154,7 +154,8 @@ static void planned_smem(void) {
 ** never ends stops at the engine's budget (ptxlua_set_emu_limit), naming where its warps are */
 static const char *COPY_SCRIPT =
   "local ptx = require 'ptxlua'\n"
-  "ptx.kernel { name = 'copy', target = 'sm_90a', templates = { N = 256 }, block = {1}, grid = {1},\n"
+  "ptx.kernel { name = 'copy', target = 'sm_90a', templates = { N = 256 }, block = {1},\n"
+  "  grid = {1},\n"
   "  params = { {'src', 'u32*'} },\n"
   "  body = function(t, src)\n"
   "    local plan = ptx.smem_plan()\n"
@@ -163,7 +164,8 @@ static const char *COPY_SCRIPT =
   "    local ps = ptx.global_ptrs(src)\n"
   "    ptx.op 'mbarrier.init.shared::cta.b64' (bar:addr(0), 1)\n"
   "    ptx.op 'mbarrier.arrive.expect_tx.shared::cta.b64' (ptx._, bar:addr(0), t.N)\n"
-  "    ptx.op 'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes' (a:addr(0), ptx.addr(ps), t.N, bar:addr(0))\n"
+  "    local copy = ptx.op 'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes'\n"
+  "    copy(a:addr(0), ptx.addr(ps), t.N, bar:addr(0))\n"
   "    ptx.mbarrier_wait(bar, 0)\n"
   "  end }\n"
   "ptx.kernel { name = 'spin', block = {64}, grid = {1},\n"
@@ -187,16 +189,22 @@ static void emu_checks_from_c(void) {
   CHECKMSG(ptxlua_buffer_alloc(d, 1024, &src) == PTXLUA_OK, e);
   ptxlua_arg args[1] = { ptxlua_arg_buffer(src) };
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 1) == PTXLUA_ERROR);
-  CHECK(strstr(ptxlua_errmsg(e), "copy.lua:11: error: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: the copy "
-                                 "(256 bytes) writes shared bytes 0x80..0x17f: 128 past the end of allocation 'a' of plan 'smem'") != NULL);
+  const char *msg = ptxlua_errmsg(e);
+  CHECK(strstr(msg, "copy.lua:13: error: cp.async.bulk.shared::cluster.global.mbarrier::"
+                    "complete_tx::bytes: the copy (256 bytes) writes shared bytes 0x80..0x17f: 128 "
+                    "past the end of allocation 'a' of plan 'smem'") != NULL);
   CHECKMSG(ptxlua_kernel_prepare(d, "spin", &spin) == PTXLUA_OK, e);
   CHECK(ptxlua_set_emu_limit(NULL, 5) == PTXLUA_MISUSE);
   CHECK(ptxlua_set_emu_limit(e, 1000) == PTXLUA_OK);
   CHECK(ptxlua_launch(spin, NULL, NULL, 0, NULL, NULL, 0) == PTXLUA_ERROR);
-  CHECK(strstr(ptxlua_errmsg(e), "copy.lua:19: error: the instruction limit (1000 warp instructions) was reached") != NULL);
-  CHECK(strstr(ptxlua_errmsg(e), "\n  copy.lua:19 (bra): threads (0,0,0)..(31,0,0) of CTA (0,0,0) (warp 0); 1000 instructions") != NULL);
-  CHECK(strstr(ptxlua_errmsg(e), "\n  copy.lua:16 (mov.u32): threads (32,0,0)..(63,0,0) of CTA (0,0,0) (warp 1); not started") != NULL);          /* warp 1 did not start */
-  CHECK(ptxlua_set_emu_limit(e, PTXLUA_LIMIT_DEFAULT) == PTXLUA_OK);   /* (10^8 of them: not run here) */
+  msg = ptxlua_errmsg(e);
+  CHECK(strstr(msg, "copy.lua:21: error: the instruction limit (1000 warp instructions) was "
+                    "reached") != NULL);
+  CHECK(strstr(msg, "\n  copy.lua:21 (bra): threads (0,0,0)..(31,0,0) of CTA (0,0,0) (warp 0); "
+                    "1000 instructions") != NULL);
+  CHECK(strstr(msg, "\n  copy.lua:18 (mov.u32): threads (32,0,0)..(63,0,0) of CTA (0,0,0) "
+                    "(warp 1); not started") != NULL);               /* warp 1 did not start */
+  CHECK(ptxlua_set_emu_limit(e, PTXLUA_LIMIT_DEFAULT) == PTXLUA_OK);   /* (10^8: not run here) */
   ptxlua_close(e);
 }
 
