@@ -1652,6 +1652,7 @@ static void sig_enter(void) {
       struct sigaction sa;
       memset(&sa, 0, sizeof sa);
       sa.sa_handler = on_sigint;
+      sa.sa_flags = SA_RESTART;                                    /* (printf's writes go on) */
       sigemptyset(&sa.sa_mask);
       x_sigold = cur;
       x_sigmine = sigaction(SIGINT, &sa, NULL) == 0;

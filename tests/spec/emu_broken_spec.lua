@@ -320,6 +320,20 @@ describe("broken kernels: the TMA RMSNorm", function()
     assert.is_nil(err:find("no thread has written", 1, true), err)
   end)
 
+  it("without the mbarrier wait: ptxlua --emulate --check all names the copy and its mbarrier too", function()
+    local ks, path, text, lib_path = broken("rmsnorm_tma.lua", { { WAIT, "do end  -- BROKEN: no wait" } })
+    for _, extra in ipairs { {}, { "--check", "all" } } do
+      local args = { path, "--emulate", "-D", "B=5", "-D", "N=1000", "-D", "ROWS=2" }
+      for _, a in ipairs(extra) do args[#args + 1] = a end
+      local _, err, rc = H.ptxlua(args)
+      assert.are.equal(1, rc, err)
+      expect(err, path, line_of(text, "on(g).ld.shared.v4.f32(v, ptx.addr(mine, sbase + (k - 1) * P.stride))"),
+             "which the cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes of line",
+             fmt("in %s (by thread (0,0,0) of CTA (0,0,0)) is still writing: no wait on its mbarrier (shared 0x", lib_path))
+      assert.is_nil(err:find("has written", 1, true), err)
+    end
+  end)
+
   it("without the mbarrier wait: with no check on, the leader's warp reads the row while its copy is in flight", function()
     local ks, path, text, lib_path = broken("rmsnorm_tma.lua", { { WAIT, "do end  -- BROKEN: no wait" } })
     local err = launch_error(ks.rmsnorm_tma, { args = { x, w, y, 1e-5 }, defines = defs })
