@@ -19,7 +19,7 @@ local function here() return debug.getinfo(2, "l").currentline end
 -- a script file holding these kernels (the CLI runs it): spin never ends (warp 0 loops; the rest of
 -- the CTA never starts under this scheduler); lockstep loops through a bar.sync; places leaves warp w
 -- (w < 12) at a barrier of its own and warp 12 spinning; half: lanes 16-31 spin, 0-15 exit; work is
--- finite but long: 64 CTAs of ITERS iterations
+-- finite but long: 256 CTAs of ITERS iterations
 local SCRIPT = [[
 local ptx = require "ptxlua"
 ptx.kernel { name = "spin", templates = { N = 128 }, block = { 128 }, grid = function(t) return { t.N / 128 } end,
@@ -59,7 +59,7 @@ ptx.kernel { name = "half", block = { 32 }, grid = { 1 },
     local x = tid + 1                           -- HALF
     ptx.bra(L)
   end }
-ptx.kernel { name = "work", templates = { N = 64 * 128, ITERS = 200000 }, block = { 128 }, grid = function(t) return { t.N / 128 } end,
+ptx.kernel { name = "work", templates = { N = 256 * 128, ITERS = 50000 }, block = { 128 }, grid = function(t) return { t.N / 128 } end,
   params = { { "out", "u32*", shape = { "N" } } },
   body = function(t, out)
     ptx.range(0, t.ITERS, function(i) end)      -- WORK
@@ -143,7 +143,7 @@ describe("ptxlua FILE.lua --emulate --limit", function()
   it("takes --limit=N and --limit none; refuses other words, 0, and --limit without --emulate", function()
     local out, err, rc = H.ptxlua { path, "--emulate", "--kernel", "work", "-D", "ITERS=10", "--limit", "none" }
     assert.are.equal(0, rc, err)
-    assert.matches("emulated work: grid (64,1,1)", out, 1, true)
+    assert.matches("emulated work: grid (256,1,1)", out, 1, true)
     _, err, rc = H.ptxlua { path, "--emulate", "--kernel", "work", "-D", "ITERS=10", "--limit=100" }
     assert.are.equal(1, rc)
     assert.matches("the instruction limit (100 warp instructions) was reached", err, 1, true)
@@ -165,18 +165,18 @@ describe("ptxlua FILE.lua --emulate: the cost estimate", function()
     assert.are.equal(1, rc)
     assert.are.equal("", out)
     H.expect_error(err, path, line('ptx.kernel { name = "work"'),
-                   "emulating work at N = 8192 would take about 153,600,512 warp instructions and ",
-                   "(its first CTA of 64 ran 2,400,008 in ",
+                   "emulating work at N = 32768 would take about 153,602,048 warp instructions and ",
+                   "(its first CTA of 256 ran 600,008 in ",
                    "more than the emulator's budget of 100,000,000: shrink it with -D (the templates its arrays are sized by: N), e.g. -D N=",
-                   "or run it anyway with --limit N (limit = N in rt.emulate), e.g. --limit 192000640, or --limit none")
+                   "or run it anyway with --limit N (limit = N in rt.emulate), e.g. --limit 192002560, or --limit none")
     assert.is_true(os.time() - t0 < 60)
   end)
 
   it("runs it anyway with --limit N (here stopping at that budget)", function()
-    local _, err, rc = H.ptxlua { path, "--emulate", "--kernel", "work", "--limit", "3000000" }
+    local _, err, rc = H.ptxlua { path, "--emulate", "--kernel", "work", "--limit", "1000000" }
     assert.are.equal(1, rc)
-    assert.matches("the instruction limit (3000000 warp instructions) was reached", err, 1, true)
-    assert.matches("grid (64,1,1): 1 CTA finished, 1 running, 62 not started", err, 1, true)
+    assert.matches("the instruction limit (1000000 warp instructions) was reached", err, 1, true)
+    assert.matches("grid (256,1,1): 1 CTA finished, 1 running, 254 not started", err, 1, true)
   end)
 
   it("refuses the mma.sync GEMM at its default 8192^3 (about 585M warp instructions) and names M, N, K", function()

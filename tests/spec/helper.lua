@@ -244,7 +244,7 @@ end
 -- emulator launch of the specs that fails with no opt-in check on runs again from the same inputs
 -- (its arrays restored, a fresh emulator for its module variables) with every one on, and must fail
 -- with the same message. So every always-on mistake a spec makes is held to it, the new ones too.
--- Launches whose arrays hold more than 64 MB are not run twice.
+-- Launches whose arrays hold more than 16 MB are not run twice.
 -- (compiled from a string: its frames are not "@file" ones, so the DSL's errors still name the
 -- spec's line, as they would without the wrapper)
 H.check_order = { runs = 0 }                      -- how many launches ran twice (a spec can see it worked)
@@ -259,7 +259,7 @@ assert(loadstring([=[
       local a = getmetatable(v) == rt.TensorMap and v.array or v
       if rt.is_array(a) and not a.freed and not snap[a] then
         total = total + a.nbytes
-        if total > 64 * 2^20 then return nil end
+        if total > 16 * 2^20 then return nil end
         snap[a] = a:bytes()
       end
     end
