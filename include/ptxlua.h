@@ -79,6 +79,15 @@ enum {
 /* run kernels (as ptxlua_ptx selects them) in the CPU emulator on generated inputs sized by their
 ** parameters' shapes; *summary (malloc'ed, free with ptxlua_free) says what ran and what it wrote */
 PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks, char **summary);
+/* the emulator's budget: the warp instructions one launch may run (ptxlua_emulate, and
+** ptxlua_launch on "emu"), past which it stops with an error naming where each warp still running
+** is (SIGINT stops it the same way). PTXLUA_LIMIT_DEFAULT (10^8, docs/emulator.md) or
+** PTXLUA_LIMIT_NONE. ptxlua_emulate refuses a launch a quick sample says would exceed the default
+** budget (or run over an hour), naming its cost and the templates that shrink it; a limit set
+** here, any but the default, lets it run. */
+#define PTXLUA_LIMIT_DEFAULT 0u
+#define PTXLUA_LIMIT_NONE UINT64_MAX
+PTXLUA_API int ptxlua_set_emu_limit(ptxlua_engine *e, uint64_t warp_insns);
 
 /* assembling (no GPU needed): nvJitLink from the CUDA toolkit, else the ptxas binary, through a
 ** disk cache ($PTXLUA_CACHE_DIR, $XDG_CACHE_HOME/ptxlua, ~/.cache/ptxlua). Flags add to the PTX ones. */

@@ -6,6 +6,7 @@
 ** repeat until every thread has exited. A round in which no warp can run is a deadlock. Inside a
 ** warp, the threads at the lowest PC among the ready ones execute together (emu_exec.c). */
 #include "emu_impl.h"
+#include <pthread.h>
 #include "isa.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,9 +147,8 @@ const char *plX__at(const plX_emu *e, uint32_t stmt, char *buf, size_t n) {
   return buf;
 }
 
-/* resolve plX__at's marks in e->err from byte `from` on: " in FILE", or nothing when FILE is `own` */
-static void at_marks(plX_emu *e, size_t from, const char *own) {
-  plU_buf *b = &e->err;
+/* resolve plX__at's marks in b from byte `from` on: " in FILE", or nothing when FILE is `own` */
+static void at_marks(plU_buf *b, size_t from, const char *own) {
   if (b->n <= from || !memchr(b->p + from, X_ATSEP[0], b->n - from)) return;
   plU_buf o; plU_buf_init(&o);
   const char *p = b->p + from, *end = b->p + b->n;
@@ -167,24 +167,41 @@ static void at_marks(plX_emu *e, size_t from, const char *own) {
   plU_buf_free(&o);
 }
 
-int plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...) {
-  if (e->status) return e->status;
-  e->status = 1;
-  e->err.n = 0;
+/* "file:line: error: " and the message into b (emptied first), at statement stmt */
+static void vreport(plX_emu *e, plU_buf *b, uint32_t stmt, const char *fmt, va_list ap) {
+  b->n = 0;
   const plI_func *f = &e->m->funcs.p[e->func];
   const plI_stmt *s = stmt != X_NOSLOT ? plX__stmt(e, stmt) : NULL;
   if (s && s->file)
-    plU_buf_printf(&e->err, "%s:%u: error: ", plI_cstr(e->m, s->file), s->line);
+    plU_buf_printf(b, "%s:%u: error: ", plI_cstr(e->m, s->file), s->line);
   else if (stmt == X_NOSLOT && f->file)
-    plU_buf_printf(&e->err, "%s:%u: error: ", plI_cstr(e->m, f->file), f->line);
-  else plU_buf_puts(&e->err, "error: ");
-  size_t from = e->err.n;
+    plU_buf_printf(b, "%s:%u: error: ", plI_cstr(e->m, f->file), f->line);
+  else plU_buf_puts(b, "error: ");
+  size_t from = b->n;
+  plU_buf_vprintf(b, fmt, ap);
+  const char *own = NULL;                                          /* the file not named again */
+  if (s && s->file) own = plI_cstr(e->m, s->file);
+  else if (stmt == X_NOSLOT && f->file) own = plI_cstr(e->m, f->file);
+  at_marks(b, from, own);
+}
+
+int plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...) {
+  if (e->status) return e->status;
+  e->status = 1;
   va_list ap;
   va_start(ap, fmt);
-  plU_buf_vprintf(&e->err, fmt, ap);
+  vreport(e, &e->err, stmt, fmt, ap);
   va_end(ap);
-  at_marks(e, from, s && s->file ? plI_cstr(e->m, s->file) : stmt == X_NOSLOT && f->file ? plI_cstr(e->m, f->file) : NULL);
   return e->status;
+}
+
+int plX__optin(plX_emu *e, uint32_t stmt, const char *fmt, ...) {
+  if (e->status || e->ndeferred++) return e->status;             /* the first one is the one kept */
+  va_list ap;
+  va_start(ap, fmt);
+  vreport(e, &e->deferred, stmt, fmt, ap);
+  va_end(ap);
+  return 0;
 }
 
 int plX_status(const plX_emu *e) { return e ? e->status : 2; }
@@ -192,7 +209,13 @@ const char *plX_error(const plX_emu *e) {
   if (!e) return "error: out of memory";
   return e->status ? plU_buf_cstr((plU_buf *)&e->err) : "";
 }
-void plX_clear(plX_emu *e) { if (e) { e->status = 0; e->err.n = 0; } }
+void plX_clear(plX_emu *e) {
+  if (!e) return;
+  e->status = 0;
+  e->err.n = 0;
+  e->deferred.n = 0;
+  e->ndeferred = 0;
+}
 
 /* ---- layout: variables and parameters ------------------------------------------------------- */
 static uint32_t elem_size(int t) { uint32_t b = plT_info_tab[t].bits; return b < 8 ? 1 : b / 8; }
@@ -363,6 +386,142 @@ int plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr) {
   return 0;
 }
 
+/* ---- where copies into shared memory may write --------------------------------------------------
+** The regions: each static .shared variable (its declared bytes), and the allocations of the
+** shared-memory plans the DSL passes (plX_add_region), which cover their plan's variable. */
+struct xregion {
+  uint32_t lo, stride, bytes, stages;   /* shared offsets: stage s is [lo + s * stride, + bytes) */
+  uint32_t vlo;                         /* the variable's first byte (a plan's block) */
+  int plan;                             /* a plan's allocation (1) or a variable (0) */
+  int covered;                          /* a variable whose plan's allocations stand for it */
+  char var[64], name[64];
+};
+typedef struct xregion xregion;
+
+static xregion *region_new(plX_emu *e) {
+  if (e->nregions == e->cregions) {
+    uint32_t nc = e->cregions ? e->cregions * 2 : 8;
+    xregion *p = realloc(e->regions, nc * sizeof *p);
+    if (!p) return NULL;
+    e->regions = p; e->cregions = nc;
+  }
+  xregion *r = &e->regions[e->nregions++];
+  memset(r, 0, sizeof *r);
+  return r;
+}
+
+/* the variables', when the kernel is laid out */
+static void var_regions(plX_emu *e) {
+  for (uint32_t i = 0; i < e->nvars; i++) {
+    const xvar *x = &e->vars[i];
+    if (x->space != XS_SHARED || x->size == 0) continue;          /* (dynamic: its plan's only) */
+    xregion *r = region_new(e);
+    if (!r) return;                                                /* out of memory: fewer checks */
+    r->lo = (uint32_t)x->addr; r->stride = r->bytes = (uint32_t)x->size; r->stages = 1;
+    snprintf(r->var, sizeof r->var, "%s", plI_cstr(e->m, x->name));
+    snprintf(r->name, sizeof r->name, "%s", r->var);
+  }
+}
+
+int plX_add_region(plX_emu *e, const char *var, const char *name, uint32_t offset,
+                   uint32_t stage_bytes, uint32_t bytes, uint32_t stages) {
+  if (!e || !var || !name || !stages || !bytes || bytes > stage_bytes) return -1;
+  const xvar *x = NULL;
+  for (uint32_t i = e->nvars; i-- > 0 && !x;) {                    /* function scope first */
+    const xvar *c = &e->vars[i];
+    if (c->space == XS_SHARED && strcmp(plI_cstr(e->m, c->name), var) == 0) x = c;
+  }
+  if (!x) return -1;
+  uint64_t end = (uint64_t)offset + (uint64_t)stage_bytes * (stages - 1) + bytes;
+  if (x->size && end > x->size) return -1;                         /* a static block holds them */
+  if (x->addr + end > 0xffffffffu) return -1;
+  for (uint32_t i = 0; i < e->nregions; i++)
+    if (!e->regions[i].plan && strcmp(e->regions[i].var, var) == 0) e->regions[i].covered = 1;
+  xregion *r = region_new(e);
+  if (!r) return -1;
+  r->lo = (uint32_t)x->addr + offset;
+  r->stride = stage_bytes;
+  r->bytes = bytes;
+  r->stages = stages;
+  r->plan = 1;
+  r->vlo = (uint32_t)x->addr;
+  snprintf(r->var, sizeof r->var, "%s", var);
+  snprintf(r->name, sizeof r->name, "%s", name);
+  return 0;
+}
+
+/* the region holding shared byte off, and its stage; a plan's allocation before a variable */
+static const xregion *region_at(const plX_emu *e, uint32_t off, uint32_t *stage) {
+  for (int pass = 1; pass >= 0; pass--)
+    for (uint32_t i = 0; i < e->nregions; i++) {
+      const xregion *r = &e->regions[i];
+      if (r->plan != pass || r->covered || off < r->lo) continue;
+      uint64_t d = off - r->lo;
+      if (d >= (uint64_t)r->stride * r->stages) continue;
+      *stage = (uint32_t)(d / r->stride);
+      return r;
+    }
+  return NULL;
+}
+
+static void region_name(plU_buf *b, const xregion *r, uint32_t stage) {
+  if (!r->plan) { plU_buf_printf(b, "shared variable '%s'", r->name); return; }
+  if (r->stages > 1) plU_buf_printf(b, "stage %u of ", stage);
+  plU_buf_printf(b, "allocation '%s' of plan '%s'", r->name, r->var);
+}
+
+int plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off, uint32_t n,
+                      const char *what) {
+  if (!e->nregions || !n) return 0;
+  uint32_t s;
+  const xregion *r = region_at(e, off, &s);
+  uint32_t slo = r ? r->lo + s * r->stride : 0, send = r ? slo + r->bytes : 0;
+  if (r && off < send && (uint64_t)off + n <= send) return 0;      /* inside one stage: fine */
+  plU_buf b; plU_buf_init(&b);
+  plU_buf_printf(&b, "the copy (%s) writes shared bytes 0x%x..0x%llx", what, off,
+                 (unsigned long long)off + n - 1);
+  if (!r) {                                                      /* between a plan's allocations? */
+    const xregion *v = NULL;
+    for (uint32_t i = 0; i < e->nregions && !v; i++) {
+      const xregion *q = &e->regions[i];
+      if (!q->plan || off < q->vlo) continue;
+      uint64_t end = 0;                                            /* the block: to its last one */
+      for (uint32_t j = 0; j < e->nregions; j++) {
+        const xregion *t = &e->regions[j];
+        uint64_t te = (uint64_t)t->lo + (uint64_t)t->stride * (t->stages - 1) + t->bytes;
+        if (t->plan && t->vlo == q->vlo && te > end) end = te;
+      }
+      if (off < end) v = q;
+    }
+    if (!v) {                                                      /* the bounds check's */
+      plU_buf_free(&b);
+      return 0;
+    }
+    plU_buf_printf(&b, ", starting in none of the allocations of plan '%s' (in the padding between "
+                   "them)", v->var);
+  } else if (off >= send) {
+    plU_buf_puts(&b, ", starting in the padding after ");
+    region_name(&b, r, s);
+    plU_buf_printf(&b, " (0x%x..0x%x: %u bytes)", slo, send - 1, r->bytes);
+  } else {
+    plU_buf_printf(&b, ": %llu past the end of ", (unsigned long long)off + n - send);
+    region_name(&b, r, s);
+    plU_buf_printf(&b, " (0x%x..0x%x: %u bytes", slo, send - 1, r->bytes);
+    if (r->stages > 1) plU_buf_printf(&b, " a stage, %u stages", r->stages);
+    plU_buf_puts(&b, "), into ");
+    uint32_t s2;
+    const xregion *o = region_at(e, send, &s2);
+    uint32_t olo = o ? o->lo + s2 * o->stride : 0;
+    if (o && send < olo + o->bytes) region_name(&b, o, s2);
+    else if (o) plU_buf_puts(&b, "the padding after it");
+    else plU_buf_puts(&b, "bytes of no allocation");
+  }
+  plU_buf_puts(&b, ": a box or size larger than the tile it lands in overwrites its neighbours");
+  plX__fail_lane(e, in, w, l, plU_buf_cstr(&b));
+  plU_buf_free(&b);
+  return e->status;
+}
+
 /* ---- the emulator object ---------------------------------------------------------------------- */
 plX_emu *plX_new(const plI_module *m, int func, plX_mem *mem) {
   plX_emu *e = calloc(1, sizeof *e);
@@ -371,10 +530,13 @@ plX_emu *plX_new(const plI_module *m, int func, plX_mem *mem) {
   plU_buf_init(&e->trace);
   e->m = m; e->func = func; e->mem = mem;
   e->trace_cta = -1; e->trace_thread = -1;
+  e->limit = PLX_LIMIT_DEFAULT;
+  plU_buf_init(&e->deferred);
   if (!m || func < 0 || (uint32_t)func >= m->funcs.n) { plX__fail(e, X_NOSLOT, "no such kernel"); e->func = 0; return e; }
   if (!mem) { plX__fail(e, X_NOSLOT, "no device memory"); return e; }
   if (m->funcs.p[func].kind != PLF_ENTRY) { plX__fail(e, X_NOSLOT, "'%s' is not a kernel (.entry)", plI_cstr(m, m->funcs.p[func].name)); return e; }
   if (layout(e)) return e;
+  var_regions(e);
   plX__decode(e);
   return e;
 }
@@ -413,6 +575,8 @@ void plX_free(plX_emu *e) {
   free(x->code); free(x->consts); free(x->vslots); free(x->chk); free(x->slot_of); free(x->slot_reg); free(x->pred_reg); free(x->msgs);
   plU_buf_free(&e->err);
   plU_buf_free(&e->trace);
+  plU_buf_free(&e->deferred);
+  free(e->regions);
   free(e->gsync); free(e->gev); free(e->gevc);
   rp_clear(e); free(e->rpend);
   free(e);
@@ -528,7 +692,8 @@ int plX_set_cluster(plX_emu *e, const uint32_t cl[3]) {
 }
 
 void plX_set_checks(plX_emu *e, unsigned flags) { e->checks = flags; }
-void plX_set_limit(plX_emu *e, uint64_t n) { e->limit = n; }
+void plX_set_limit(plX_emu *e, uint64_t n) { e->limit = n ? n : UINT64_MAX; }
+void plX_set_sample(plX_emu *e, uint64_t n) { e->sample = n; }
 void plX_set_trace(plX_emu *e, int64_t cta, int64_t thread, int whole_warp) {
   e->trace_cta = cta; e->trace_thread = thread; e->trace_warp = whole_warp != 0;
 }
@@ -561,7 +726,20 @@ static uint8_t *mem_fail(plX_emu *e, const xins *in, int space, uint64_t a, uint
   who(e, &b, tid);
   plU_buf_puts(&b, ": ");
   if (space == XS_GLOBAL || space == XS_CONST) plX__describe_addr(e, &b, a, n);
-  else {
+  else if (space == XS_PARAM) {                                    /* the access and the block */
+    plU_buf_printf(&b, "bytes %llu..%llu of the kernel's parameters", (unsigned long long)a,
+                   (unsigned long long)a + n - 1);
+    if (in->space == XS_GENERIC)
+      plU_buf_printf(&b, " (generic address 0x%llx)", (unsigned long long)(a + X_PAR_BASE));
+    plU_buf_printf(&b, ", outside its %u-byte parameter block", e->psize);
+    for (uint32_t i = 0; i < e->nparams && i < 8; i++) {
+      const plX_param *q = &e->params[i];
+      plU_buf_printf(&b, "%s%s: bytes %u..%u", i ? ", " : " (", q->name, q->offset,
+                     q->offset + q->size - 1);
+    }
+    if (e->nparams > 8) plU_buf_printf(&b, ", and %u more", e->nparams - 8);
+    if (e->nparams) plU_buf_puts(&b, ")");
+  } else {
     uint64_t lim = space == XS_SHARED ? e->smem_size : space == XS_LOCAL ? e->local_size : e->psize;
     plU_buf_printf(&b, "%s address 0x%llx (%u bytes) outside the %llu bytes of %s memory", space_name(space),
                    (unsigned long long)a, n, (unsigned long long)lim, space_name(space));
@@ -686,7 +864,7 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
                                              plX__opname(e, in->stmt))) return NULL;
       if (c->race_e) { race_check(e, in, c, (uint32_t)a, n, tid, 0); if (e->status) return NULL; }
     }
-    /* another CTA's that exited (after the races check: a race names the missing barrier.cluster too) */
+    /* another CTA's that exited: always on (after the races check, which keeps its report back) */
     if (c != e->C && plX__exited(e, in->stmt, c, (uint32_t)a, tid, write == 2 ? "updates" : write ? "writes" : "reads")) return NULL;
     return c->smem + a;
   }
@@ -738,7 +916,7 @@ static int rp_report(plX_emu *e, xrpend *p) {
   char *m = p->msg;
   p->msg = NULL;
   e->nrpend--;
-  plX__fail(e, p->stmt, "%s", m);
+  plX__optin(e, p->stmt, "%s", m);
   free(m);
   return e->status;
 }
@@ -748,7 +926,7 @@ static int rp_report(plX_emu *e, xrpend *p) {
 static int rp_hold(plX_emu *e, uint32_t tid, uint32_t stmt, uint32_t cta, uint64_t lo, uint64_t hi, plU_buf *m) {
   size_t i = (size_t)e->C->rank * e->nthreads + tid;
   if (!e->rpend || i >= e->crpend || m->oom) {
-    plX__fail(e, stmt, "%s", plU_buf_cstr(m));
+    plX__optin(e, stmt, "%s", plU_buf_cstr(m));
     plU_buf_free(m);
     return e->status;
   }
@@ -772,7 +950,7 @@ int plX__race_flush(plX_emu *e, const xwarp *w, uint32_t lanes) {
   if (!e->nrpend) return 0;
   for (uint32_t m = lanes; m; m &= m - 1) {
     size_t i = (size_t)e->C->rank * e->nthreads + (uint32_t)w->idx * 32 + (uint32_t)__builtin_ctz(m);
-    if (i < e->crpend && e->rpend[i].msg) return rp_report(e, &e->rpend[i]);
+    if (i < e->crpend && e->rpend[i].msg && rp_report(e, &e->rpend[i])) return e->status;
   }
   return 0;
 }
@@ -820,7 +998,7 @@ static void race_msg(plX_emu *e, plU_buf *b, const xins *in, xcta *c, uint32_t b
 static void race_report(plX_emu *e, const xins *in, xcta *c, uint32_t byte, uint32_t tid, int write, uint32_t other, int otherk) {
   plU_buf b; plU_buf_init(&b);
   race_msg(e, &b, in, c, byte, tid, write, other, otherk);
-  plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
+  plX__optin(e, in->stmt, "%s", plU_buf_cstr(&b));
   plU_buf_free(&b);
 }
 
@@ -891,7 +1069,7 @@ void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, ui
       who(e, &b, tid);
       plU_buf_printf(&b, " reads shared byte 0x%x, which no thread has written", i);
       pending_copy(e, &b, i);
-      plX__fail(e, in->stmt, "%s", plU_buf_cstr(&b));
+      plX__optin(e, in->stmt, "%s", plU_buf_cstr(&b));
       plU_buf_free(&b);
       return;
     }
@@ -1001,7 +1179,7 @@ static void g_msg(plX_emu *e, plU_buf *m, const xins *in, const xbuf *b, uint64_
 static int g_race(plX_emu *e, const xins *in, const xbuf *b, uint64_t i, uint32_t tid, int k, const xgev *v, int vk) {
   plU_buf m; plU_buf_init(&m);
   g_msg(e, &m, in, b, i, tid, k, v, vk);
-  plX__fail(e, in->stmt, "%s", plU_buf_cstr(&m));
+  plX__optin(e, in->stmt, "%s", plU_buf_cstr(&m));
   plU_buf_free(&m);
   return e->status;
 }
@@ -1018,7 +1196,7 @@ static int g_proxy(plX_emu *e, const xins *in, const xbuf *b, uint64_t i, uint32
   who_cta(e, &m, v->cta, v->tid);
   plU_buf_printf(&m, " with an ordinary store (line %s) and no fence.proxy.async (.global, or no state space) %s: the async proxy "
                  "may not see it", X_AT(e, v->stmt), same_cta ? "by that CTA between the two" : "by either CTA since");
-  plX__fail(e, in->stmt, "%s", plU_buf_cstr(&m));
+  plX__optin(e, in->stmt, "%s", plU_buf_cstr(&m));
   plU_buf_free(&m);
   return e->status;
 }
@@ -1236,6 +1414,7 @@ static int setup_cta(plX_emu *e, xcta *C) {
 
 /* the deadlock report: which barrier waits, for how many, and where every other thread is */
 static int deadlock(plX_emu *e) {
+  if (e->H.used && plX__hop_tx_stuck(e)) return e->status;       /* a phase's bytes: more precise */
   xwarp *W = NULL; int lane = 0;
   for (uint32_t c = 0; c < e->H.ncl && !W; c++) {
     e->C = &e->ctas[c];
@@ -1280,6 +1459,169 @@ static int deadlock(plX_emu *e) {
   return e->status;
 }
 
+/* ---- the budget and SIGINT: where every warp still running is --------------------------------
+** One line per place: the warps (of the CTAs of the cluster being run) whose threads are at one
+** instruction, running or waiting there, in program order with the executing one's first; each
+** names its threads, CTA and the instructions its warps ran. At most X_WHERE_LINES lines. */
+volatile sig_atomic_t plX__sigint;
+void plX_interrupt(void) { plX__sigint = 1; }
+
+#define X_WHERE_LINES 8
+typedef struct xwhere {
+  uint32_t stmt, rank, warp, lanes;     /* where, the CTA's rank and the warp, its lanes there */
+  int bid;                              /* the barrier they wait at (xwarp.bid), -1 running */
+  uint64_t clock;                       /* the warp's instructions (0: it has not started) */
+} xwhere;
+#define X_SAMEPLACE(a, b) \
+  ((a).stmt == (b).stmt && (a).bid == (b).bid && ((a).clock == 0) == ((b).clock == 0))
+
+static int where_cmp(const void *pa, const void *pb) {
+  const xwhere *a = pa, *b = pb;
+  if (a->stmt != b->stmt) return a->stmt < b->stmt ? -1 : 1;
+  if (a->bid != b->bid) return a->bid < b->bid ? -1 : 1;
+  if ((a->clock == 0) != (b->clock == 0)) return a->clock == 0 ? 1 : -1;   /* not started: last */
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return a->warp < b->warp ? -1 : a->warp > b->warp;
+}
+
+/* "threads (0,0,0)..(63,0,0) of CTA (0,0,0) (warps 0-1)" for the warps [i, j) of one CTA, all their
+** listed lanes; a single partial warp: its thread count and first thread */
+static void where_who(plX_emu *e, plU_buf *b, const xwhere *v, uint32_t i, uint32_t j) {
+  const xcta *c = &e->ctas[v[i].rank];
+  uint32_t first = v[i].warp * 32 + (uint32_t)__builtin_ctz(v[i].lanes);
+  uint32_t last = v[j - 1].warp * 32 + 31 - (uint32_t)__builtin_clz(v[j - 1].lanes);
+  uint32_t n = 0;
+  for (uint32_t k = i; k < j; k++) n += (uint32_t)__builtin_popcount(v[k].lanes);
+  if (n == 1) {
+    plX__who(e, b, c->ctaid, first);
+    plU_buf_printf(b, " (warp %u)", v[i].warp);
+    return;
+  }
+  const uint32_t *B = e->block;
+  uint32_t fx = first % B[0], fy = first / B[0] % B[1], fz = first / (B[0] * B[1]);
+  uint32_t lx = last % B[0], ly = last / B[0] % B[1], lz = last / (B[0] * B[1]);
+  if (n == last - first + 1)
+    plU_buf_printf(b, "threads (%u,%u,%u)..(%u,%u,%u)", fx, fy, fz, lx, ly, lz);
+  else
+    plU_buf_printf(b, "%u threads from (%u,%u,%u)", n, fx, fy, fz);
+  plU_buf_printf(b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+  if (j - i == 1) plU_buf_printf(b, " (warp %u)", v[i].warp);
+  else plU_buf_printf(b, " (warps %u-%u)", v[i].warp, v[j - 1].warp);
+}
+
+int plX__stopped(plX_emu *e, uint32_t stmt, int interrupted) {
+  uint32_t ncl = e->H.ncl ? e->H.ncl : 1;
+  xwhere *v = calloc((size_t)ncl * e->nwarps * 32, sizeof *v);   /* at most one entry per lane */
+  if (!v)
+    return plX__fail(e, stmt, "%s (and out of memory for the report)",
+                     interrupted ? "interrupted" : "the instruction limit was reached");
+  uint32_t nv = 0;
+  for (uint32_t r = 0; r < ncl; r++) {
+    xcta *c = e->H.ncl ? &e->ctas[r] : e->C;
+    for (uint32_t w = 0; w < e->nwarps; w++) {
+      const xwarp *W = &c->warps[w];
+      uint32_t live = W->exists & ~W->exited, from = nv;
+      for (uint32_t m = live; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        int wt = (W->waiting >> l & 1) != 0;
+        uint32_t pc = wt ? W->bpc[l] : W->pc[l];
+        uint32_t st = pc < e->xf.ncode ? e->xf.code[pc].stmt : X_NOSLOT;
+        int bid = wt ? W->bid[l] : -1;
+        uint32_t k = from;
+        while (k < nv && !(v[k].stmt == st && v[k].bid == bid)) k++;
+        if (k == nv) {                                             /* a new place of this warp */
+          xwhere x = { st, r, w, 0, bid, W->clock };
+          v[nv++] = x;
+        }
+        v[k].lanes |= 1u << l;
+      }
+    }
+  }
+  qsort(v, nv, sizeof *v, where_cmp);
+  uint32_t a = 0, b = 0;                                         /* the executing place first */
+  while (a < nv && v[a].stmt != stmt) a++;
+  b = a;
+  while (b < nv && v[b].stmt == stmt) b++;
+  if (a < nv && a > 0) {
+    xwhere *t = malloc((size_t)(b - a) * sizeof *t);
+    if (t) {
+      memcpy(t, v + a, (size_t)(b - a) * sizeof *t);
+      memmove(v + (b - a), v, (size_t)a * sizeof *v);
+      memcpy(v, t, (size_t)(b - a) * sizeof *t);
+      free(t);
+    }
+  }
+  plU_buf m; plU_buf_init(&m);
+  if (interrupted)
+    plU_buf_printf(&m, "interrupted (SIGINT) after %llu warp instructions",
+                   (unsigned long long)e->st.warp_insns);
+  else
+    plU_buf_printf(&m, "the instruction limit (%llu warp instructions) was reached: does the "
+                   "kernel loop forever? (--limit N, or limit = N in rt.launch, raises it; "
+                   "docs/emulator.md, \"The instruction budget\")", (unsigned long long)e->limit);
+  uint64_t total = (uint64_t)e->grid[0] * e->grid[1] * e->grid[2];
+  plU_buf_printf(&m, "; grid (%u,%u,%u): %llu CTA%s finished, %u running, %llu not started; ",
+                 e->grid[0], e->grid[1], e->grid[2], (unsigned long long)e->st.ctas,
+                 e->st.ctas == 1 ? "" : "s", ncl, (unsigned long long)(total - e->st.ctas - ncl));
+  plU_buf_puts(&m, "where the warps still running are:");
+  uint32_t lines = 0, i = 0;
+  while (i < nv) {
+    uint32_t j = i + 1;
+    while (j < nv && X_SAMEPLACE(v[j], v[i])) j++;
+    if (lines == X_WHERE_LINES) {                                  /* the rest, counted */
+      uint32_t places = 0, warps = 0;
+      for (uint32_t k = i; k < nv; k++) {
+        warps++;
+        if (k == i || !X_SAMEPLACE(v[k], v[k - 1])) places++;
+      }
+      plU_buf_printf(&m, "\n  ... and %u more place%s (%u warp%s)", places, places == 1 ? "" : "s",
+                     warps, warps == 1 ? "" : "s");
+      break;
+    }
+    lines++;
+    const plI_stmt *st = v[i].stmt != X_NOSLOT ? plX__stmt(e, v[i].stmt) : NULL;
+    plU_buf_puts(&m, "\n  ");
+    if (st && st->file) plU_buf_printf(&m, "%s:%u", plI_cstr(e->m, st->file), st->line);
+    else plU_buf_puts(&m, "?");
+    plU_buf_printf(&m, " (%s%s): ", plX__opname(e, v[i].stmt), v[i].bid >= 0 ? ", waiting" : "");
+    uint64_t lo = v[i].clock, hi = v[i].clock;
+    uint32_t runs = 0, k = i;
+    while (k < j) {                                              /* runs of whole warps of a CTA */
+      uint32_t q = k + 1;
+      int whole = v[k].lanes == 0xffffffffu;
+      while (whole && q < j && v[q].rank == v[k].rank && v[q].warp == v[q - 1].warp + 1 &&
+             v[q].lanes == v[k].lanes)
+        q++;
+      if (runs == 3) {
+        uint32_t left = 0;
+        for (uint32_t x = k; x < j; x++) left++;
+        plU_buf_printf(&m, ", and %u more warp%s", left, left == 1 ? "" : "s");
+        break;
+      }
+      if (runs) plU_buf_puts(&m, ", ");
+      where_who(e, &m, v, k, q);
+      runs++;
+      k = q;
+    }
+    for (uint32_t x = i; x < j; x++) {
+      if (v[x].clock < lo) lo = v[x].clock;
+      if (v[x].clock > hi) hi = v[x].clock;
+    }
+    if (hi == 0)
+      plU_buf_puts(&m, "; not started (this scheduler runs a warp until it waits or exits)");
+    else if (lo == hi)
+      plU_buf_printf(&m, "; %llu instructions%s", (unsigned long long)lo, j - i > 1 ? " each" : "");
+    else
+      plU_buf_printf(&m, "; %llu to %llu instructions", (unsigned long long)lo,
+                     (unsigned long long)hi);
+    i = j;
+  }
+  free(v);
+  plX__fail(e, stmt, "%s", plU_buf_cstr(&m));
+  plU_buf_free(&m);
+  return e->status;
+}
+
 /* one cluster (one CTA without clusters): its CTAs run together, round by round; when no warp can
 ** run, the copies in flight land (and may complete mbarrier phases), else it is a deadlock */
 static int run_cluster(plX_emu *e, const uint32_t first[3]) {
@@ -1318,7 +1660,7 @@ static int run_cluster(plX_emu *e, const uint32_t first[3]) {
     return deadlock(e);
   }
   for (uint32_t i = 0; e->nrpend && i < e->crpend; i++)          /* reports held back to the end */
-    if (e->rpend[i].msg) return rp_report(e, &e->rpend[i]);
+    if (e->rpend[i].msg && rp_report(e, &e->rpend[i])) return e->status;
   if (plX__hop_flush(e) < 0) return e->status;      /* copies nobody waited for land too */
   for (uint32_t r = 0; r < H->ncl; r++) {
     e->C = &e->ctas[r];
@@ -1330,8 +1672,59 @@ static int run_cluster(plX_emu *e, const uint32_t first[3]) {
   return e->status;
 }
 
+/* SIGINT while an emulation runs: the first stops every run at its next instruction (plX__sigint)
+** and gives the signal back to the process's previous handler, so a second one acts as before.
+** Installed by the first of the runs in progress (threads may run several), restored by the last;
+** a SIGINT the process ignores (a background job) stays ignored. */
+static pthread_mutex_t X_SIGMU = PTHREAD_MUTEX_INITIALIZER;
+static int x_sigdepth, x_sigmine;
+static struct sigaction x_sigold;
+static void on_sigint(int sig) {
+  (void)sig;
+  plX__sigint = 1;
+  sigaction(SIGINT, &x_sigold, NULL);
+}
+static void sig_enter(void) {
+  pthread_mutex_lock(&X_SIGMU);
+  if (x_sigdepth++ == 0) {
+    struct sigaction cur;
+    x_sigmine = 0;
+    plX__sigint = 0;
+    if (sigaction(SIGINT, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN) {
+      struct sigaction sa;
+      memset(&sa, 0, sizeof sa);
+      sa.sa_handler = on_sigint;
+      sa.sa_flags = SA_RESTART;                                    /* (printf's writes go on) */
+      sigemptyset(&sa.sa_mask);
+      x_sigold = cur;
+      x_sigmine = sigaction(SIGINT, &sa, NULL) == 0;
+    }
+  }
+  pthread_mutex_unlock(&X_SIGMU);
+}
+static void sig_leave(void) {
+  pthread_mutex_lock(&X_SIGMU);
+  if (--x_sigdepth == 0 && x_sigmine) { sigaction(SIGINT, &x_sigold, NULL); x_sigmine = 0; }
+  pthread_mutex_unlock(&X_SIGMU);
+}
+
+static int run_grid(plX_emu *e);
 int plX_run(plX_emu *e) {
   if (e->status) return e->status;
+  e->deferred.n = 0; e->ndeferred = 0;
+  sig_enter();
+  int rc = run_grid(e);
+  sig_leave();
+  if (!rc && e->ndeferred) {                                     /* no always-on one: kept one */
+    e->status = 1;
+    plU_buf t = e->err; e->err = e->deferred; e->deferred = t;
+    rc = e->status;
+  }
+  e->deferred.n = 0; e->ndeferred = 0;
+  return rc;
+}
+
+static int run_grid(plX_emu *e) {
   if (!e->launched) return plX__fail(e, X_NOSLOT, "no launch geometry (grid, block) was set");
   for (uint32_t i = 0; i < e->nparams; i++)
     if (!e->pset[i]) return plX__fail(e, X_NOSLOT, "parameter '%s' was not set", e->params[i].name);
@@ -1377,10 +1770,12 @@ int plX_run(plX_emu *e) {
     if (++e->mem->gwgen == 0) e->mem->gwgen = 1;                 /* 0: never written */
     e->clser = 0;
   }
+  uint64_t runs = 0;
   for (uint32_t z = 0; z < e->grid[2]; z += H->cl[2])
     for (uint32_t y = 0; y < e->grid[1]; y += H->cl[1])
       for (uint32_t x = 0; x < e->grid[0]; x += H->cl[0]) {
         uint32_t first[3] = {x, y, z};
+        if (e->sample && runs++ == e->sample) return 0;            /* a sample: the first only */
         if (run_cluster(e, first)) return e->status;
       }
   return 0;

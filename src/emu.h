@@ -58,7 +58,19 @@ int  plX_set_launch(plX_emu *e, const uint32_t grid[3], const uint32_t block[3],
 int  plX_geometry_check(const uint32_t grid[3], const uint32_t block[3], const uint32_t cluster[3],
                         char *err, size_t n);
 void plX_set_checks(plX_emu *e, unsigned flags);
-void plX_set_limit(plX_emu *e, uint64_t max_warp_insns);       /* 0: none; else an error past it */
+/* the budget: warp instructions (instructions issued by warps, over the whole launch) a launch may
+** run; past it the run stops with an error naming where every warp still running is. 0: none.
+** plX_new sets PLX_LIMIT_DEFAULT, generous for every kernel of kernels/ at its default sizes
+** (docs/emulator.md, "The instruction budget") and a few seconds of an endless loop. */
+#define PLX_LIMIT_DEFAULT 100000000ull
+void plX_set_limit(plX_emu *e, uint64_t max_warp_insns);
+/* a sample: run only the first n clusters (CTAs, without clusters) of the grid, then stop as if
+** done, printing nothing (vprintf is silent) -- what the launch costs; 0: the whole grid */
+void plX_set_sample(plX_emu *e, uint64_t n);
+/* stop every emulation running in this process at its next instruction, with the same report as
+** the budget's (async-signal-safe). While plX_run runs it handles SIGINT so (the handler is the
+** process's previous one again when the run returns, or after the first SIGINT) */
+void plX_interrupt(void);
 /* trace every instruction thread `thread` of CTA `cta` (linear ids; -1: off) executes into the
 ** trace text; whole_warp: every thread of that thread's warp, one line per warp instruction */
 void plX_set_trace(plX_emu *e, int64_t cta, int64_t thread, int whole_warp);
@@ -66,6 +78,14 @@ const char *plX_trace_text(plX_emu *e, size_t *len);
 /* clusters: CTAs per cluster (x, y, z); NULL: the kernel's .reqnctapercluster, else one CTA.
 ** plX_set_launch resets it to that default; call this after it. */
 int  plX_set_cluster(plX_emu *e, const uint32_t cluster[3]);
+/* an allocation of a shared-memory plan (ptx.smem_plan), laid out in the shared variable `var`
+** (the plan's block): `stages` stages of `bytes` bytes each, stage s at offset + s * stage_bytes
+** from the variable's start. A TMA or bulk copy into shared memory must write inside one stage of
+** the allocation where it starts (or inside the variable where it starts, for the others); else
+** it is an error at the copy's line naming the allocation, the stage and the overflow. 0 ok, -1
+** (nothing kept) when var is no shared variable of the kernel or the allocation does not fit */
+int  plX_add_region(plX_emu *e, const char *var, const char *name, uint32_t offset,
+                    uint32_t stage_bytes, uint32_t bytes, uint32_t stages);
 int  plX_run(plX_emu *e);                                      /* 0 ok, else plX_error says why */
 void plX_get_stats(const plX_emu *e, plX_stats *s);
 

@@ -376,6 +376,56 @@ static int unsup(D *d, xins *in, const char *detail) {
   return 0;
 }
 
+/* a .param variable of the function being decoded that lives in the thread's local memory: a
+** .func's parameter or result, or a call's .param variable (nvcc's { .param .b32 param0; ... }),
+** as fvar_addr picks it; its bytes, and what it is, for messages. 0 when name is none of those */
+static int local_param(D *d, uint32_t name, uint64_t *bytes, const char **role) {
+  const plI_func *f = d->f;
+  const plI_var *v = NULL;
+  int pick = -1, any = -1;
+  for (uint32_t i = 0; i < f->vars.n; i++) {
+    if (f->vars.p[i].name != name) continue;
+    any = (int)i;
+    const plI_var *q = &f->vars.p[i];
+    if (!d->cur || (q->file == d->cur->file && q->line <= d->cur->line)) pick = (int)i;
+  }
+  if (pick < 0) pick = any;
+  if (pick >= 0) { v = &f->vars.p[pick]; *role = "the .param variable"; }
+  for (uint32_t i = 0; !v && d->e->dfn > 0 && i < f->params.n + f->rets.n; i++) {
+    const plI_var *q = i < f->params.n ? &f->params.p[i] : &f->rets.p[i - f->params.n];
+    if (q->name == name) { v = q; *role = i < f->params.n ? "parameter" : "the result"; }
+  }
+  if (!v || v->space != PLV_PARAM) return 0;
+  uint32_t b = plT_info_tab[v->type].bits;
+  *bytes = (uint64_t)(b < 8 ? 1 : b / 8) * (v->count && v->count != UINT64_MAX ? v->count : 1);
+  return 1;
+}
+
+/* an ld.param / st.param of a function's own .param variable past its bytes: each is a variable of
+** its own (its neighbours in the emulator's local memory are no part of it), so the access is out
+** of range: reported when it runs, as an unsupported instruction is */
+static int param_range(D *d, xins *in, const plI_opnd *o) {
+  uint64_t bytes;
+  const char *role;
+  if (!(o->flags & PLOF_BASE_SYM) || !local_param(d, o->id, &bytes, &role)) return 0;
+  int64_t off = (int64_t)o->v;
+  uint64_t w = (uint64_t)(tbits(in->t) / 8 ? tbits(in->t) / 8 : 1) * (in->vec ? in->vec : 1);
+  if (off >= 0 && (uint64_t)off + w <= bytes) return 0;
+  const char *does = in->op == X_LD ? "reads" : "writes", *name = plI_cstr(d->m, o->id);
+  int of = d->e->dfn > 0 && *role == 'p';                          /* a parameter: its function */
+  in->op = X_UNSUP;
+  in->off = (int64_t)d->msgs.n;
+  plU_buf_printf(&d->msgs, "out-of-range %s: it %s bytes %lld..%lld of %s '%s'", d->opc, does,
+                 (long long)off, (long long)off + (long long)w - 1, role, name);
+  if (of) plU_buf_printf(&d->msgs, " of %s", plI_cstr(d->m, d->f->name));
+  plU_buf_printf(&d->msgs, ", which holds %llu byte%s (0..%llu): each .param of a function (a "
+                 "parameter, a result, a call's .param variable) is a variable of its own, with "
+                 "nothing past its end", (unsigned long long)bytes, bytes == 1 ? "" : "s",
+                 (unsigned long long)bytes - 1);
+  plU_buf_putc(&d->msgs, 0);
+  return 1;
+}
+
 #define NEED(cond, why) do { if (!(cond)) return unsup(d, in, why); } while (0)
 #define NOPS(k) NEED(n == (k), "operand count")
 
@@ -953,12 +1003,15 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
       vvec(d, &O[0], O[0].n, 1, PLT_NONE, &in->vs);
     } else { DST(0); SRC(a, 1, t); }
     break;
-  case X_LD: case X_ST:
+  case X_LD: case X_ST: {
     NEED(n == 2 || n == 3, "operand count");
+    int ps = in->space == XS_PARAM;
     if (in->op == X_LD) { vvec(d, &O[0], in->vec, 1, t, &in->vs); vaddr(d, &O[1], in, in->space); }
     else { vaddr(d, &O[0], in, in->space); vvec(d, &O[1], in->vec, 0, t, &in->vs); }
     if (n == 3) vsrc(d, &O[2], PLT_U64);          /* the cache policy: read, no effect */
+    if (ps && in->space == XS_LOCAL) param_range(d, in, &O[in->op == X_LD ? 1 : 0]);   /* .func's */
     break;
+  }
   case X_NOP:
     for (int i = 0; i < n; i++) if (O[i].kind == PLO_REG) vsrc(d, &O[i], PLT_U32);
     break;

@@ -238,7 +238,7 @@ int plX__vprintf(plX_emu *e, xwarp *w, const xins *in, uint32_t em) {
     out.n = 0;
     int r = vprintf_one(e, in, w, l, tid, call_arg(e, w, vs[in->sub], l, tid), call_arg(e, w, vs[in->sub + 1], l, tid), &out);
     if (r == -2) { plU_buf_free(&out); return e->status; }
-    if (out.n) fwrite(out.p, 1, out.n, stdout);
+    if (out.n && !e->sample) fwrite(out.p, 1, out.n, stdout);   /* a sample run prints nothing */
     if (in->sub) {
       uint32_t v = vs[0];
       if (v & X_PREDBIT) { int32_t x = r; memcpy(e->C->local + (size_t)tid * e->local_size + (v & ~X_PREDBIT), &x, 4); }
@@ -246,6 +246,7 @@ int plX__vprintf(plX_emu *e, xwarp *w, const xins *in, uint32_t em) {
     }
   });
   plU_buf_free(&out);
+  fflush(stdout);                                 /* at once, through a pipe too */
   return 0;
 }
 

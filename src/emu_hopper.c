@@ -113,6 +113,11 @@ static uint32_t *mb_dn(xcta *c, const xmbar *m, int last) {
 
 static void mb_progress(plX_emu *e, xcta *c, xmbar *m) {
   if (m->pending || m->tx) return;
+  m->lxsum = m->xsum;                                              /* the expect_tx check */
+  m->lgot = m->got;
+  m->lxpc = m->xpc;
+  m->lcpc = m->cpc;
+  m->xsum = m->got = m->xpc = m->cpc = 0;
   m->phase++;
   e->gbars++;
   c->h.mbdone++;
@@ -237,6 +242,7 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
         m = &c->h.mb.p[c->h.mb.n - 1];
       }
       m->off = off; m->expected = m->pending = v; m->tx = 0; m->phase = 0; m->valid = 1; m->cur = 0;
+      m->xsum = m->got = m->xpc = m->cpc = m->lxsum = m->lgot = m->lxpc = m->lcpc = 0;
       m->irank = e->C->rank; m->itid = (uint32_t)w->idx * 32 + (uint32_t)l; m->iepoch = c->epoch; m->icl = e->H.clphase;
       m->imb = c->h.mbdone;
       if (e->H.has_wgmma) memset(c->h.dnv.p + m->dn, 0, 2 * c->h.nslot * sizeof(uint32_t));
@@ -252,6 +258,7 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     case 2: case 3: {                                              /* arrive, arrive_drop */
       uint32_t count = v;
       if (in->sub2 & 1) {                                          /* .expect_tx: tx bytes, one arrival */
+        m->xsum += v; m->xpc = (uint32_t)(in - e->xf.code) + 1;
         if (mb_tx(e, in->stmt, c, m, (int64_t)v, plX__opname(e, in->stmt))) return e->status;
         count = 1;
       }
@@ -261,8 +268,14 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       D[l] = st;
       break;
     }
-    case 4: if (mb_tx(e, in->stmt, c, m, (int64_t)v, plX__opname(e, in->stmt))) return e->status; break;
-    default: if (mb_tx(e, in->stmt, c, m, -(int64_t)v, plX__opname(e, in->stmt))) return e->status; break;
+    case 4:                                                        /* expect_tx */
+      m->xsum += v; m->xpc = (uint32_t)(in - e->xf.code) + 1;
+      if (mb_tx(e, in->stmt, c, m, (int64_t)v, plX__opname(e, in->stmt))) return e->status;
+      break;
+    default:                                                       /* complete_tx */
+      m->got += v;
+      if (mb_tx(e, in->stmt, c, m, -(int64_t)v, plX__opname(e, in->stmt))) return e->status;
+      break;
     }
   });
   return 0;
@@ -1015,7 +1028,64 @@ static int queue(plX_emu *e, const xins *in, uint32_t tid, uint32_t mask, uint32
   xasync a;
   a.pc = (uint32_t)(in - e->xf.code); a.tid = tid; a.rank = e->C->rank; a.mask = mask; a.lo = lo; a.n = n;
   a.mbar = mbar; a.tx = tx; a.data = data; a.valid = valid; a.sw = sw; a.red = -1; a.rdt = 0;
+  memset(a.ph, 0, sizeof a.ph);
+  for (uint32_t r = 0; mbar != X_NOSLOT && r < e->H.ncl && r < 16; r++) {   /* its phases */
+    const xmbar *m = (mask >> r & 1) ? mb_find(&e->ctas[r], mbar) : NULL;
+    if (m) a.ph[r] = m->phase;
+  }
   if (!plU_vec_push(e->H.q, a)) { free(data); free(valid); return plX__fail(e, in->stmt, "out of memory"); }
+  return 0;
+}
+
+/* the expect_tx check, as copy a lands on mbarrier m of CTA c: its bytes belong to the phase it was
+** issued in (a correct program completes that phase only once they land; the PTX ISA lets a copy
+** land before the expect_tx announcing it, the count going below zero meanwhile, which is fine),
+** and the bytes delivered to a phase must not pass what it expects once all its arrivals are in:
+** the phase would complete in the middle of the copy, the rest counting against the next phase
+** (a box larger than its tile, an expect_tx short of the copies). At the copy's line; 1 if
+** reported */
+static int tx_check(plX_emu *e, const xasync *a, xcta *c, xmbar *m) {
+  uint32_t stmt = e->xf.code[a->pc].stmt, ph = c->rank < 16 ? a->ph[c->rank] : m->phase;
+  const char *op = plX__opname(e, stmt);
+  char where[64];
+  snprintf(where, sizeof where, "shared 0x%x of CTA (%u,%u,%u)", m->off, c->ctaid[0], c->ctaid[1],
+           c->ctaid[2]);
+  plU_buf b; plU_buf_init(&b);
+  if (m->phase != ph) {                                            /* it completed without it */
+    plU_buf_printf(&b, "%s: the copy was issued in phase %u of the mbarrier at %s, but lands after "
+                   "that phase completed: its %u transaction bytes count against phase %u. ", op,
+                   ph, where, a->tx, m->phase);
+    if (m->phase == ph + 1 && m->lxpc)
+      plU_buf_printf(&b, "Phase %u's expect_tx announced %u bytes (line %s) and its copies had "
+                     "brought %u: the copies of a phase bring more bytes than its expect_tx counts "
+                     "(a box or size larger than the tile, a copy too many)", ph, m->lxsum,
+                     line_of(e, m->lxpc - 1), m->lgot);
+    else if (m->phase == ph + 1)
+      plU_buf_printf(&b, "Phase %u completed with no expect_tx announcing these bytes (its copies "
+                     "had brought %u): arrive with mbarrier.arrive.expect_tx for the bytes the "
+                     "phase's copies bring", ph, m->lgot);
+    else plU_buf_printf(&b, "%u phases completed since it was issued", m->phase - ph);
+  } else if (m->pending == 0 && m->tx > 0 && (int64_t)a->tx > m->tx) {   /* it ends mid-copy */
+    plU_buf_printf(&b, "%s: the copy completes %u transaction bytes on the mbarrier at %s, whose "
+                   "phase %u has all its arrivals and expects only %d more (", op, a->tx, where,
+                   m->phase, m->tx);
+    if (m->xpc)
+      plU_buf_printf(&b, "its expect_tx announced %u bytes, line %s", m->xsum,
+                     line_of(e, m->xpc - 1));
+    else plU_buf_puts(&b, "no expect_tx in this phase");
+    plU_buf_printf(&b, "; its copies brought %u before this one): the phase completes before the "
+                   "copy ends, and its last %u bytes count against phase %u -- the copy brings "
+                   "more bytes than the expect_tx counts (a box or size larger than the tile?)",
+                   m->got, a->tx - (uint32_t)m->tx, m->phase + 1);
+  }
+  if (b.n) {
+    plX__fail(e, stmt, "%s", plU_buf_cstr(&b));
+    plU_buf_free(&b);
+    return 1;
+  }
+  plU_buf_free(&b);
+  m->got += a->tx;
+  m->cpc = a->pc + 1;
   return 0;
 }
 
@@ -1059,22 +1129,14 @@ int plX__hop_flush(plX_emu *e) {
         err = 1;
         break;
       }
-      if (mb_tx(e, stmt, c, m, -(int64_t)a->tx, plX__opname(e, stmt))) err = 1;
+      if (tx_check(e, a, c, m)) err = 1;
+      else if (mb_tx(e, stmt, c, m, -(int64_t)a->tx, plX__opname(e, stmt))) err = 1;
     }
   }
   for (uint32_t i = 0; i < H->q.n; i++) { free(H->q.p[i].data); free(H->q.p[i].valid); }
   H->q.n = 0;
   e->C = keep;
   return err ? -1 : 1;
-}
-
-/* the copy in flight that writes shared byte off of the current CTA, for uninit_shared messages */
-static const xasync *inflight(plX_emu *e, uint32_t off) {
-  for (uint32_t i = 0; i < e->H.q.n; i++) {
-    const xasync *a = &e->H.q.p[i];
-    if ((a->mask >> e->C->rank & 1) && off >= a->lo && off - a->lo < a->n && (!a->valid || a->valid[off - a->lo])) return a;
-  }
-  return NULL;
 }
 
 /* a read of shared bytes [lo, hi) of CTA c by lane l of w (-1: the warp as a whole) of the executing
@@ -1270,6 +1332,24 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (!smem_at(e, in, w, l, mbar_addr(in, w, l), XS_SHARED, 1, 8, 8, &mc, &moff, "the mbarrier")) { free(data); free(valid); return e->status; }
     if (mc != c) { free(data); free(valid); return lane_fail(e, in, w, l, "the mbarrier is in another CTA than the destination"); }
     if (mb_copy_visible(e, in, w, l, mask, moff)) { free(data); free(valid); return e->status; }
+    if (e->nregions) {                                             /* inside the tile it lands in */
+      uint32_t wn = span;
+      while (wn && !valid[wn - 1]) wn--;
+      plU_buf wb; plU_buf_init(&wb);                              /* what the copy is */
+      if (i2c) plU_buf_printf(&wb, "%u pixels of %u channels of %d bytes", t.ppc, t.cpp, t.esize);
+      else {
+        plU_buf_puts(&wb, "a box of ");
+        for (int i = 0; i < dims; i++) plU_buf_printf(&wb, i ? " x %u" : "%u", cnt[i]);
+        plU_buf_printf(&wb, " %d-byte elements, %u bytes", t.esize, bytes);
+      }
+      int bad = plX__region_check(e, in, w, l, off, wn, plU_buf_cstr(&wb));
+      plU_buf_free(&wb);
+      if (bad) {
+        free(data);
+        free(valid);
+        return e->status;
+      }
+    }
     if (queue(e, in, tid, mask, off, span, moff, bytes, data, valid, t.sw)) return e->status;
   });
   return 0;
@@ -1356,6 +1436,11 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (!mask || (mask >> e->H.ncl)) { free(data); return lane_fail(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u", mask, e->H.ncl); }
     }
     if (mb_copy_visible(e, in, w, l, mask, moff)) { free(data); return e->status; }
+    if (e->nregions) {                                             /* inside the allocation */
+      char what[48];
+      snprintf(what, sizeof what, "%u bytes", n);
+      if (plX__region_check(e, in, w, l, doff, n, what)) { free(data); return e->status; }
+    }
     if (queue(e, in, tid, mask, doff, n, moff, n, data, NULL, -1)) return e->status;
     if (in->sub == 5) {                                            /* cp.reduce.async.bulk: applied as it lands */
       int es = tb(in->t) / 8;
@@ -1426,14 +1511,16 @@ static int desc_load(plX_emu *e, xins *in, xwarp *w, uint64_t desc, int t, int m
                  what, a, d.base_offset, plSm_swizzle_name(d.swizzle), d.start, (d.start >> 7) & 7);
         return plX__fail_warp(e, in, w, m, 0xffffffffu);
       }
-      if ((e->checks & PLX_CHECK_UNINIT_SHARED) && c->smem_def) {
-        for (int b = 0; b < elt; b++)
-          if (!c->smem_def[a + (uint32_t)b]) {
-            const xasync *q = inflight(e, a + (uint32_t)b);
-            if (q) return plX__fail_warp(e, in, w, "reads shared memory a copy still writes (no mbarrier wait has seen it land)", 0xffffffffu);
-            char m[160]; snprintf(m, sizeof m, "%s reads shared byte 0x%x, which nothing has written", which, a + (uint32_t)b);
-            return plX__fail_warp(e, in, w, m, 0xffffffffu);
-          }
+      /* opt-in: kept, the run goes on (a copy in flight there: the always-on check names it) */
+      if ((e->checks & PLX_CHECK_UNINIT_SHARED) && c->smem_def && !e->ndeferred) {
+        for (int b = 0; b < elt; b++) {
+          if (c->smem_def[a + (uint32_t)b]) continue;
+          const uint32_t *id = e->C->ctaid;
+          plX__optin(e, in->stmt, "%s in warp %d of CTA (%u,%u,%u): %s reads shared byte 0x%x, "
+                     "which nothing has written", plX__opname(e, in->stmt), w->idx, id[0], id[1],
+                     id[2], which, a + (uint32_t)b);
+          break;
+        }
       }
       uint32_t bits = 0;
       memcpy(&bits, c->smem + a, (size_t)elt);
@@ -1974,6 +2061,58 @@ void plX__hop_free(xcta *c) {
   plU_vec_free(c->h.bs);
   free(c->h.bg);
   c->h.bg = NULL;
+}
+
+/* at a deadlock (no warp can run, no copy is in flight): an mbarrier phase with all its
+** arrivals whose transaction count is not zero can never complete -- its copies delivered other
+** bytes than its expect_tx announced. The report names both, at the line of the last copy that
+** landed on the phase (else the expect_tx's, else the init's), and the wait stuck on it; 1 if
+** reported */
+int plX__hop_tx_stuck(plX_emu *e) {
+  for (int pass = 0; pass < 2; pass++)                             /* one a warp waits on first */
+    for (uint32_t r = 0; r < e->H.ncl; r++) {
+      xcta *c = &e->ctas[r];
+      for (uint32_t i = 0; i < c->h.mb.n; i++) {
+        xmbar *m = &c->h.mb.p[i];
+        if (!m->valid || m->pending || !m->tx) continue;
+        const xwarp *W = NULL; int wl = 0;
+        for (uint32_t w = 0; w < e->nwarps && !W; w++) {
+          const xwarp *X = &c->warps[w];
+          for (uint32_t q = X->waiting & ~X->exited; q; q &= q - 1) {
+            int l = __builtin_ctz(q);
+            if (X->bid[l] == XB_MBAR && X->wmb[l] == m->off) { W = X; wl = l; break; }
+          }
+        }
+        if (!W && pass == 0) continue;
+        uint32_t pc = m->cpc ? m->cpc - 1 : m->xpc ? m->xpc - 1 : m->pc;
+        plU_buf b; plU_buf_init(&b);
+        const uint32_t *id = c->ctaid;
+        plU_buf_printf(&b, "%s: phase %u of the mbarrier at shared 0x%x of CTA (%u,%u,%u) "
+                       "(initialized at line %s) can never complete: all its %u arrivals are in, "
+                       "but ", plX__opname(e, e->xf.code[pc].stmt), m->phase, m->off, id[0], id[1],
+                       id[2], line_of(e, m->pc), m->expected);
+        if (m->cpc)
+          plU_buf_printf(&b, "its copies brought %u transaction bytes (the last at line %s)",
+                         m->got, line_of(e, m->cpc - 1));
+        else plU_buf_printf(&b, "no copy completed bytes on it (%u by complete_tx)", m->got);
+        if (m->xpc)
+          plU_buf_printf(&b, " where its expect_tx announced %u (line %s)", m->xsum,
+                         line_of(e, m->xpc - 1));
+        else plU_buf_puts(&b, " with no expect_tx in this phase");
+        if (m->tx > 0)
+          plU_buf_printf(&b, ": %d bytes are missing, and no copy in flight will bring them",
+                         m->tx);
+        else plU_buf_printf(&b, ": %d bytes too many (its transaction count is %d)", -m->tx, m->tx);
+        if (W)
+          plU_buf_printf(&b, "; a deadlock: %s at line %s waits on it (warp %d of CTA (%u,%u,%u))",
+                         plX__opname(e, e->xf.code[W->bpc[wl]].stmt), line_of(e, W->bpc[wl]),
+                         W->idx, id[0], id[1], id[2]);
+        plX__fail(e, e->xf.code[pc].stmt, "%s", plU_buf_cstr(&b));
+        plU_buf_free(&b);
+        return 1;
+      }
+    }
+  return 0;
 }
 
 int plX__hop_deadlock(plX_emu *e, plU_buf *m, xwarp *W, int lane) {

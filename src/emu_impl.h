@@ -5,6 +5,7 @@
 #ifndef PL_EMU_IMPL_H
 #define PL_EMU_IMPL_H
 
+#include <signal.h>
 #include "emu.h"
 #include "util.h"
 
@@ -247,6 +248,11 @@ typedef struct xmbar {
   uint32_t irank, itid;        /* the init's thread (its CTA's rank and thread), */
   uint32_t iepoch, icl, imb;   /* the mbarrier's CTA's epoch, the cluster's barrier phase and the CTA's completed
                                   mbarrier phases (h.mbdone) then: its visibility */
+  /* the transaction bytes of the current phase (the expect_tx check): what its expect_tx
+  ** announced (the last one at pc xpc - 1) and what copies and complete_tx delivered (the last
+  ** copy at pc cpc - 1); l*: those of the last completed phase */
+  uint32_t xsum, got, xpc, cpc;
+  uint32_t lxsum, lgot, lxpc, lcpc;
   uint32_t dn, cur;            /* per (CTA rank, warp) of the cluster, 1 + its wgmma groups retired at its last arrive in this
                                   and in the last completed phase: two halves of h.nslot words at h.dnv.p + dn, cur: the
                                   half of this phase (arrivals from another CTA, through mapa, have slots of their own) */
@@ -305,6 +311,7 @@ typedef struct xasync {
   uint32_t mask;               /* destination ranks */
   uint32_t lo, n;              /* shared bytes [lo, lo + n) of each destination */
   uint32_t mbar, tx;           /* the mbarrier and the transaction bytes it completes */
+  uint32_t ph[16];             /* by destination rank: its mbarrier's phase at the issue */
   uint8_t *data, *valid;       /* n bytes, and which of them are written (NULL: all) */
   int sw;                      /* the swizzle of a TMA load (psw tracking), -1 none */
   int red, rdt;                /* cp.reduce.async.bulk into shared::cluster: the XA_* op (-1: a copy), PLR_TM_* type */
@@ -384,7 +391,12 @@ struct plX_emu {
   uint32_t grid[3], block[3], dyn_smem;
   int launched;
   unsigned checks;
-  uint64_t limit;
+  uint64_t limit;                           /* the budget of warp instructions (UINT64_MAX: none) */
+  uint64_t sample;                          /* run only this many clusters (0: all) */
+  plU_buf deferred;                         /* the first opt-in report: made if no always-on one */
+  int ndeferred;                            /* opt-in reports this run (the first one is kept) */
+  struct xregion *regions;                  /* where copies into shared memory may write (emu.c) */
+  uint32_t nregions, cregions;
   int64_t trace_cta, trace_thread;
   int trace_warp;                           /* trace the whole warp of trace_thread */
   plU_buf trace;
@@ -407,6 +419,22 @@ struct plX_emu {
 
 /* emu.c */
 int  plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...);
+/* the report of an opt-in check (uninit_regs, uninit_shared, races): kept, and made when the run
+** ends only if no always-on check reported anything, so that turning checks on never replaces
+** an always-on diagnosis (the checks only observe: the run goes on as it would without them).
+** Returns 0 (the run goes on) */
+int  plX__optin(plX_emu *e, uint32_t stmt, const char *fmt, ...);
+/* set by SIGINT (plX_interrupt): every warp loop stops at its next instruction */
+extern volatile sig_atomic_t plX__sigint;
+/* the budget is spent or SIGINT came (interrupted): the report naming, for each warp still running,
+** where it is, its threads, its CTA and the instructions it ran; at stmt (the executing one) */
+int  plX__stopped(plX_emu *e, uint32_t stmt, int interrupted);
+/* a copy by lane l of w writing n bytes into shared memory from offset off (the same in each
+** destination CTA) must stay inside the allocation of a plan (one stage of a staged one) or the
+** variable where it starts (plX_add_region); 0, or the error. what: the copy's size, as it came
+** about ("a box of 64 x 128 2-byte elements"), for the message */
+int  plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off, uint32_t n,
+                       const char *what);
 void plX__thread(const plX_emu *e, plU_buf *b, uint32_t tid);                        /* "thread (x,y,z)" */
 void plX__who(const plX_emu *e, plU_buf *b, const uint32_t ctaid[3], uint32_t tid);  /* "thread (x,y,z) of CTA (a,b,c)" */
 const char *plX__opname(const plX_emu *e, uint32_t stmt);
@@ -550,6 +578,8 @@ void plX__hop_free(xcta *c);
 int  plX__hop_flush(plX_emu *e);           /* land the copies in flight: 1 if any landed, -1 error */
 int  plX__hop_cluster_check(plX_emu *e);   /* barrier.cluster completes when exits leave only arrivals */
 int  plX__hop_deadlock(plX_emu *e, plU_buf *m, xwarp *W, int lane);   /* the mbarrier/cluster part of a report */
+/* at a deadlock: a phase whose bytes differ from its expect_tx; 1 if reported */
+int  plX__hop_tx_stuck(plX_emu *e);
 int  plX__hop_accum_check(plX_emu *e, xwarp *w, xins *in);           /* accumulator read before wait_group */
 void plX__hop_generic_write(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid);  /* may report */
 void plX__hop_remote_write(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid);  /* a generic store into CTA c != e->C */

@@ -36,6 +36,7 @@ int plX__fail_warp(plX_emu *e, const xins *in, xwarp *w, const char *msg, uint32
 /* ---- the opt-in register check and the trace ---------------------------------------------------- */
 static int check_reads(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
   const uint32_t *c = e->xf.chk + in->chk;
+  if (e->ndeferred) return 0;                     /* an opt-in report is kept already */
   for (int i = 0; i < in->nrd; i++) {
     uint32_t r = c[i];
     uint32_t want = (i == 0 && in->guard >= 0) ? am : em;
@@ -44,10 +45,12 @@ static int check_reads(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em)
       int lane = __builtin_ctz(want & ~have);
       uint32_t id = (r & X_PREDBIT) ? e->xf.pred_reg[r & ~X_PREDBIT] : e->xf.slot_reg[r];
       plU_buf b; plU_buf_init(&b);
-      plU_buf_puts(&b, "reads ");
+      plU_buf_printf(&b, "%s: reads ", plX__opname(e, in->stmt));
       plI_regname(e->m, id, &b);
-      plU_buf_puts(&b, ", which no instruction has written");
-      plX__fail_lane(e, in, w, lane, plU_buf_cstr(&b));
+      plU_buf_puts(&b, ", which no instruction has written (");
+      who(e, &b, w, lane);
+      plU_buf_puts(&b, ")");
+      plX__optin(e, in->stmt, "%s", plU_buf_cstr(&b));  /* opt-in: kept, the run goes on */
       plU_buf_free(&b);
       return e->status;
     }
@@ -211,12 +214,13 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
       xins *in = &code[pc];
       uint32_t em = am;
       if (in->guard >= 0) em &= in->gneg ? ~w->P[in->guard] : w->P[in->guard];
+      if (e->st.warp_insns >= e->limit || plX__sigint) {          /* the budget spent, or SIGINT */
+        LANES(am, w->pc[l] = pc);
+        return plX__stopped(e, in->stmt, plX__sigint != 0);
+      }
       e->st.thread_insns += (uint64_t)__builtin_popcount(am);
       e->st.warp_insns++;
       w->clock++;
-      if (e->limit && e->st.warp_insns > e->limit)
-        return plX__fail(e, in->stmt, "the instruction limit (%llu warp instructions) was reached: does the kernel loop forever?",
-                         (unsigned long long)e->limit);
       if (checks && check_reads(e, w, in, am, em)) return e->status;
       if (w->wg_last > w->wg_done && in->op != X_WGMMA && e->C->h.wgg && plX__hop_accum_check(e, w, in)) return e->status;
       if (e->C->h.wga && in->op != X_WGMMA && in->nrd + in->nwr) plX__hop_wg_touch(e, w, in);

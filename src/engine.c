@@ -36,7 +36,15 @@ struct ptxlua_engine {
   char *resnames;
   int nres;
   ptxlua_device *devices;  /* open devices (launch.c), closed by ptxlua_close */
+  uint64_t emu_limit;      /* ptxlua_set_emu_limit: PTXLUA_LIMIT_DEFAULT (0), a count, or none */
 };
+
+PTXLUA_API int ptxlua_set_emu_limit(ptxlua_engine *e, uint64_t n) {
+  if (!e) return PTXLUA_MISUSE;
+  e->emu_limit = n;
+  return PTXLUA_OK;
+}
+uint64_t plE_emu_limit(ptxlua_engine *e) { return e ? e->emu_limit : 0; }
 
 PTXLUA_API const char *ptxlua_version(void) { return PTXLUA_VERSION_STRING; }
 
@@ -511,6 +519,11 @@ PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks,
   lua_pushboolean(L, (checks & PTXLUA_CHECK_UNINIT_SHARED) != 0); lua_setfield(L, -2, "uninit_shared");
   lua_pushboolean(L, (checks & PTXLUA_CHECK_UNINIT_REGS) != 0); lua_setfield(L, -2, "uninit_regs");
   lua_setfield(L, -2, "checks");
+  if (e->emu_limit) {                     /* limit = N, or false for none; absent: the default */
+    if (e->emu_limit == PTXLUA_LIMIT_NONE) lua_pushboolean(L, 0);
+    else lua_pushnumber(L, (lua_Number)e->emu_limit);
+    lua_setfield(L, -2, "limit");
+  }
   int rc = push_kernel_list(e, kernels);
   if (rc) { lua_pop(L, 2); return rc; }
   lua_setfield(L, -2, "kernels");

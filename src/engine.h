@@ -23,6 +23,7 @@ int luaopen_ptxlua_core(lua_State *L);
 plI_module *plL_tomodule(lua_State *L, int idx);  /* the IR of a core module userdata, or NULL */
 plI_module *plE_build(ptxlua_engine *e, const char *kernels, int *rc);  /* leaves the module on the stack */
 int plE_defines_ref(ptxlua_engine *e);
+uint64_t plE_emu_limit(ptxlua_engine *e);        /* ptxlua_set_emu_limit's value */
 void plE_set_resources(ptxlua_engine *e, ptxlua_resources *r, char *names, int n);  /* takes ownership */
 void plE_clear_error(ptxlua_engine *e);
 ptxlua_device **plE_devices(ptxlua_engine *e);   /* the devices open on the engine (launch.c) */

@@ -419,6 +419,29 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
     if (!k->emu) { lua_settop(L, top); rc = fail(e, PTXLUA_NOMEM, "out of memory"); goto fail_k; }
     if (plX_status(k->emu)) { rc = plE_set_error(e, PTXLUA_ERROR, plX_error(k->emu)); lua_settop(L, top); goto fail_k; }
     k->modref = luaL_ref(L, LUA_REGISTRYINDEX);       /* the emulator points into the module */
+    {         /* the trace's shared-memory plans: copies must stay in the allocation they land in */
+      static const char *REG_LUA = "local name = ...\n"
+        "for _, k in ipairs(require('ptxlua').kernels()) do\n"
+        "  if k.name == name then return k.smem_regions end\n"
+        "end\n";
+      int t3 = lua_gettop(L), ok = 0;                /* (none on a failure: fewer checks) */
+      if (!luaL_loadbuffer(L, REG_LUA, strlen(REG_LUA), "=ptxlua_kernel_prepare")) {
+        lua_pushstring(L, name);
+        ok = !plE_pcall(L, 1, 1);
+      }
+      for (int i = 1; ok && lua_istable(L, -1) && i <= (int)lua_objlen(L, -1); i++) {
+        lua_rawgeti(L, -1, i);
+        static const char *const F[] = {"var", "name", "offset", "stage_bytes", "bytes", "stages"};
+        for (int f = 0; f < 6; f++) lua_getfield(L, -1 - f, F[f]);
+        const char *var = lua_tostring(L, -6), *rn = lua_tostring(L, -5);
+        if (var && rn)
+          plX_add_region(k->emu, var, rn, (uint32_t)lua_tointeger(L, -4),
+                         (uint32_t)lua_tointeger(L, -3), (uint32_t)lua_tointeger(L, -2),
+                         (uint32_t)lua_tointeger(L, -1));
+        lua_pop(L, 7);
+      }
+      lua_settop(L, t3);
+    }
   } else {
     /* 3. CUDA: assemble for this device (through the cache), load, look up; the parameter block.
     ** A cubin runs only on its own SM major version: PTX of an older target (sm_80 on an sm_90
@@ -669,6 +692,8 @@ PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const uns
     if (plX_set_param(k->emu, i, tmp, k->p[i].size)) return launch_fail(k, PTXLUA_ERROR, plX_error(k->emu));
   }
   uint32_t cl[3] = {k->cluster[0], k->cluster[1], k->cluster[2]};
+  uint64_t lim = plE_emu_limit(e);                /* the engine's budget (0: the default) */
+  plX_set_limit(k->emu, lim == PTXLUA_LIMIT_NONE ? 0 : lim ? lim : PLX_LIMIT_DEFAULT);
   if (plX_set_launch(k->emu, grid, block, smem) || (cl[0] && plX_set_cluster(k->emu, cl)))
     return launch_fail(k, PTXLUA_ERROR, plX_error(k->emu));
   if (plX_run(k->emu)) return launch_fail(k, PTXLUA_ERROR, plX_error(k->emu));

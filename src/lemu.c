@@ -471,7 +471,9 @@ static int l_mem_tensormap_im2col(lua_State *L) {
   return 1;
 }
 
-static int l_emu_options(lua_State *L) {  /* emu:options{uninit_regs=, uninit_shared=, races=, limit=, trace={cta, thread}} */
+/* emu:options{uninit_regs=, uninit_shared=, races=, limit=, sample=, trace={cta, thread}}; limit:
+** warp instructions (0: none; nil: PLX_LIMIT_DEFAULT), sample: the clusters to run (nil, 0: all) */
+static int l_emu_options(lua_State *L) {
   LEmu *E = checkemu(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   unsigned f = 0;
@@ -480,7 +482,10 @@ static int l_emu_options(lua_State *L) {  /* emu:options{uninit_regs=, uninit_sh
   lua_getfield(L, 2, "races"); if (lua_toboolean(L, -1)) f |= PLX_CHECK_RACES; lua_pop(L, 1);
   plX_set_checks(E->e, f);
   lua_getfield(L, 2, "limit");
-  plX_set_limit(E->e, lua_isnumber(L, -1) ? plL_checku64(L, -1) : 0);
+  plX_set_limit(E->e, lua_isnil(L, -1) ? PLX_LIMIT_DEFAULT : plL_checku64(L, -1));
+  lua_pop(L, 1);
+  lua_getfield(L, 2, "sample");
+  plX_set_sample(E->e, lua_isnil(L, -1) ? 0 : plL_checku64(L, -1));
   lua_pop(L, 1);
   lua_getfield(L, 2, "trace");
   if (lua_istable(L, -1)) {                  /* { cta, thread [, whole warp] } */
@@ -490,6 +495,23 @@ static int l_emu_options(lua_State *L) {  /* emu:options{uninit_regs=, uninit_sh
   } else plX_set_trace(E->e, -1, -1, 0);
   lua_pop(L, 1);
   return 0;
+}
+
+/* emu:region(var, name, offset, stage_bytes, bytes, stages) -> true | nil: an allocation of a
+** shared-memory plan, which copies into shared memory must stay inside (plX_add_region) */
+static int l_emu_region(lua_State *L) {
+  LEmu *E = checkemu(L, 1);
+  const char *var = luaL_checkstring(L, 2), *name = luaL_checkstring(L, 3);
+  uint64_t v[4];
+  for (int i = 0; i < 4; i++) {
+    v[i] = plL_checku64(L, 4 + i);
+    if (v[i] > 0xffffffffu) { lua_pushnil(L); return 1; }
+  }
+  int rc = plX_add_region(E->e, var, name, (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2],
+                          (uint32_t)v[3]);                       /* offset, stride, bytes, stages */
+  if (rc) lua_pushnil(L);
+  else lua_pushboolean(L, 1);
+  return 1;
 }
 
 static int l_emu_run(lua_State *L) {  /* emu:run() -> true | nil, "file:line: error: ..." */
@@ -528,7 +550,7 @@ static const luaL_Reg mem_methods[] = {
 static const luaL_Reg emu_methods[] = {
   {"params", l_emu_params}, {"set_param", l_emu_set_param}, {"launch", l_emu_launch}, {"options", l_emu_options},
   {"run", l_emu_run}, {"error", l_emu_error}, {"clear", l_emu_clear}, {"stats", l_emu_stats},
-  {"trace_text", l_emu_trace}, {"cluster", l_emu_cluster}, {NULL, NULL}
+  {"trace_text", l_emu_trace}, {"cluster", l_emu_cluster}, {"region", l_emu_region}, {NULL, NULL}
 };
 
 static void newmt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc) {
@@ -552,5 +574,6 @@ int plL_open_emu(lua_State *L, int core) {
   lua_pushcfunction(L, l_emu_new); lua_setfield(L, core, "emu");
   lua_pushcfunction(L, l_pack); lua_setfield(L, core, "emu_pack");
   lua_pushcfunction(L, l_launch_check); lua_setfield(L, core, "launch_check");
+  lua_pushnumber(L, (lua_Number)PLX_LIMIT_DEFAULT); lua_setfield(L, core, "emu_limit_default");
   return 0;
 }

@@ -28,6 +28,9 @@ static const char *USAGE =
   "  --kernel NAME        only this kernel (repeatable)\n"
   "  --anchors[=MODE]     mark each instruction with its script line: comment (default) or loc\n"
   "  --emulate            run the kernels in the CPU emulator on generated inputs and summarize\n"
+  "  --limit N            with --emulate: the budget of warp instructions per launch (default\n"
+  "                       100000000; none: no budget); past it, or at Ctrl-C, the run stops naming\n"
+  "                       where each warp is. Given, it also runs what the cost estimate refuses\n"
   "  --check LIST         with --emulate, also check: races, uninit-shared, uninit-regs or all (comma\n"
   "                       separated, '_' or '-'); the next word is a LIST when it holds only names and\n"
   "                       commas (no '.', '/' or leading '-'), as --check=LIST always is\n"
@@ -214,6 +217,8 @@ int main(int argc, char **argv) {
   { int handled, prc = plR_main(argc, argv, &handled); if (handled) return prc; }  /* PTX in: parse_cli.c */
   const char *file = NULL, *out = NULL, *arch = NULL;
   int flags = 0, print = 0, emulate = 0, checks = 0, assemble = 0, json = 0, nocache = 0;
+  int limited = 0;                                 /* --limit given */
+  uint64_t limit = PTXLUA_LIMIT_DEFAULT;
   long max_spills = -1;
   char kernels[4096] = "";
   const char *defs[256];
@@ -261,6 +266,22 @@ int main(int argc, char **argv) {
       strcat(kernels, k);
     }
     else if (strcmp(a, "--emulate") == 0) emulate = 1;
+    else if (strcmp(a, "--limit") == 0 || strncmp(a, "--limit=", 8) == 0) {   /* N, or none */
+      const char *v = a[7] == '=' ? a + 8 : (++i < argc ? argv[i] : NULL);
+      if (!v) return usage_error("--limit needs a number of warp instructions (or none)%s", "");
+      if (strcmp(v, "none") == 0) limit = PTXLUA_LIMIT_NONE;
+      else {
+        int digits = *v != 0;
+        for (const char *c = v; *c; c++) if (*c < '0' || *c > '9') digits = 0;
+        char *end;
+        unsigned long long n = digits ? strtoull(v, &end, 10) : 0;
+        if (!digits || n == 0 || n >= PTXLUA_LIMIT_NONE)
+          return usage_error("--limit needs a positive number of warp instructions (or none), "
+                             "got '%s'", v);
+        limit = n;
+      }
+      limited = 1;
+    }
     else if (strcmp(a, "--doctor") == 0) return doctor();
     else if (strcmp(a, "--clear-cache") == 0) return clear_cache();
     else if (strcmp(a, "--json") == 0) json = 1;
@@ -312,6 +333,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (checks && !emulate) return usage_error("--check LIST goes with --emulate%s", "");
+  if (limited && !emulate) return usage_error("--limit goes with --emulate%s", "");
   if ((json || max_spills >= 0 || nocache) && !assemble) return usage_error("--json, --max-spills and --no-cache go with --check%s", "");
   ptxlua_engine *e = ptxlua_open();
   if (!e) { fprintf(stderr, "ptxlua: out of memory\n"); return 1; }
@@ -348,6 +370,7 @@ int main(int argc, char **argv) {
   }
   if (emulate) {
     char *summary = NULL;
+    ptxlua_set_emu_limit(e, limit);
     rc = ptxlua_emulate(e, *kernels ? kernels : NULL, checks, &summary);
     if (rc) return fail(e, rc);
     fputs(summary, stdout);

@@ -229,6 +229,8 @@ local function emulator(d, k, opts)
     e = core.emu(m, k.name, d.mem)
     local err = e:error()
     if err then error(err, 0) end
+    -- the trace's shared-memory plans: TMA and bulk copies must stay in the allocation they land in
+    for _, r in ipairs(k.smem_regions or {}) do e:region(r.var, r.name, r.offset, r.stage_bytes, r.bytes, r.stages) end
     per[key] = e
     -- the kernel's `smem`, or this trace's shared-memory plans' dynamic block, the larger (as on CUDA)
     DYN[e] = k:dynamic_smem_for(opts.defines)
@@ -267,9 +269,23 @@ local function arg_bytes(k, i, p, kp, v, d)
   return core.emu_pack(p.type, v)
 end
 
+-- the budget of warp instructions a launch takes (nil: the emulator's default, M.LIMIT); a positive
+-- whole number, or false (or math.huge) for none: the number the core takes (0: none)
+M.LIMIT = core.emu_limit_default
+function M._limit(v)
+  if v == nil then return nil end
+  if v == false or v == math.huge then return 0 end
+  if type(v) ~= "number" or v < 1 or v ~= floor(v) or v >= 2^63 then
+    fail("limit must be a positive whole number of warp instructions, or false for none (got %s)", tostring(v))
+  end
+  return v
+end
+
 -- rt.launch(kernel, { device =, args = {...}, grid =, block =, cluster =, smem =, defines =, arch =,
---                     checks = { uninit_regs =, uninit_shared =, races = }, limit =,
+--                     checks = { uninit_regs =, uninit_shared =, races = }, limit =, sample =,
 --                     trace = { cta =, thread = } or { cta =, warp = } })
+-- limit: the budget of warp instructions (default M.LIMIT; false: none); sample = n: run only the
+-- first n clusters (CTAs without clusters) of the grid, printing nothing (what the launch costs).
 -- grid and block default to the kernel's launch_dims for the defines. Returns the run's statistics
 -- (thread_insns, warp_insns, ctas, seconds, grid, block, trace); raises "file:line: error: ..."
 -- on any failure (the line of the instruction for errors found while running). The trace text is
@@ -301,8 +317,8 @@ function M.launch(k, opts)
     if type(tr) ~= "table" then fail("trace must be { cta = n, thread = n } or { cta = n, warp = n }") end
     trace = tr.warp and { tr.cta or 0, tr.warp * 32, true } or { tr.cta or 0, tr.thread or 0, false }
   end
-  e:options { uninit_regs = c.uninit_regs, uninit_shared = c.uninit_shared, races = c.races, limit = opts.limit,
-              trace = trace }
+  e:options { uninit_regs = c.uninit_regs, uninit_shared = c.uninit_shared, races = c.races, limit = M._limit(opts.limit),
+              sample = opts.sample, trace = trace }
   local ok, err = e:launch(grid, block, opts.smem or DYN[e] or 0)
   if not ok then blame(err) end
   ok, err = e:cluster(cluster)
@@ -402,6 +418,70 @@ local function ptx_kernel_unrunnable(k)
             .. "\"Running a kernel read from PTX\")", k.file or "?", k.line or 0, k.name, why), 0)
 end
 
+-- before generating the inputs of a launch of several clusters (CTAs without clusters): a sample of
+-- its first cluster, on another device and zero-filled arrays (calloc'ed: only what it touches is
+-- made), measures what one costs; a launch that would take more warp instructions than the budget
+-- (M.LIMIT), or more than an hour of this machine, is refused at the kernel's definition with its
+-- cost and the templates that shrink it. A sample that fails says nothing (the real run, on the
+-- real inputs, reports it: a budget one cluster spends too). opts.limit given: no sample (the
+-- caller chose the budget).
+local function human(x)
+  local s = fmt("%.0f", x)
+  return (s:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", ""))
+end
+local function duration(secs)
+  if secs < 120 then return fmt("%.0f seconds", secs) end
+  if secs < 7200 then return fmt("%.0f minutes", secs / 60) end
+  return fmt("%.1f hours", secs / 3600)
+end
+M.COST_SECONDS = 3600
+local function refuse_costly(k, opts, t, specs, scalars, sizing)
+  local grid, _, cluster = k:launch_dims(opts.defines)
+  if not grid then return end
+  local ncl = grid[1] * grid[2] * grid[3]
+  if cluster then ncl = ncl / (cluster[1] * cluster[2] * cluster[3]) end
+  if ncl <= 1 or ncl ~= floor(ncl) then return end
+  local sd = M.device("emu")
+  local args = {}
+  for i, v in pairs(scalars) do args[i] = v end
+  local made = {}
+  for _, sp in ipairs(specs) do
+    local a = sd:array(sp.dtype, sp.n, false, sp.name)
+    made[#made + 1] = a
+    args[sp.i] = a
+  end
+  local ok, st = pcall(M.launch, k, { device = sd, args = args, defines = opts.defines, smem = opts.smem, arch = opts.arch,
+                                      sample = 1 })
+  for _, a in ipairs(made) do a:free() end
+  sd.cache = {}
+  collectgarbage()
+  if not ok then return end                      -- the real run, on the real inputs, reports (a budget spent too)
+  local w, secs = st.warp_insns * ncl, st.seconds * ncl
+  if w <= M.LIMIT and secs <= M.COST_SECONDS then return end
+  local what = cluster and cluster[1] * cluster[2] * cluster[3] > 1 and "clusters" or "CTAs"
+  local at = k.file and fmt("%s:%d: ", k.file, k.line or 0) or ""
+  local vals = {}
+  for _, n in ipairs(sizing) do vals[#vals + 1] = fmt("%s = %s", n, tostring(t[n])) end
+  local shrink = ""
+  if #sizing > 0 then                                    -- each sizing template over the same power of 2
+    local d = 2
+    while w / d ^ #sizing > M.LIMIT / 4 do d = d * 2 end
+    local sug = {}
+    for _, n in ipairs(sizing) do
+      local v = t[n]
+      sug[#sug + 1] = fmt("-D %s=%d", n, math.max(1, floor(v / d)))
+    end
+    shrink = fmt("shrink it with -D (the templates its arrays are sized by: %s), e.g. %s (about %s warp instructions), or",
+                 table.concat(sizing, ", "), table.concat(sug, " "), human(w / d ^ #sizing))
+  end
+  error(fmt("%serror: emulating %s%s would take about %s warp instructions and %s on this machine (its first %s of %s ran "
+            .. "%s in %.2f s), %s: %s run it anyway with --limit N (limit = N in rt.emulate), e.g. --limit %s, or --limit none",
+            at, k.name, #vals > 0 and (" at " .. table.concat(vals, ", ")) or "", human(w), duration(secs),
+            what:sub(1, -2), human(ncl), human(st.warp_insns), st.seconds,
+            w > M.LIMIT and fmt("more than the emulator's budget of %s", human(M.LIMIT)) or "over an hour",
+            shrink, fmt("%.0f", floor(math.max(w * 1.25, M.LIMIT)))), 0)
+end
+
 function M.emulate(k, opts)
   opts = opts or {}
   if k.verbatim then ptx_kernel_unrunnable(k) end
@@ -410,12 +490,12 @@ function M.emulate(k, opts)
   local env = {}
   for name, v in pairs(t) do if type(v) == "number" then env[name] = v end end
   local values = opts.values or {}
-  local args, arrays = {}, {}
+  local args, arrays, from = {}, {}, {}           -- from: the template a scalar parameter took its value from
   for i, p in ipairs(k.params) do                 -- scalars first: shapes may name them
     if not p.pointer then
       local v = values[p[1]]
       for _, name in ipairs { p[1], p[1]:upper(), p[1]:lower() } do
-        if v == nil and type(t[name]) == "number" then v = t[name] end
+        if v == nil and type(t[name]) == "number" then v = t[name]; from[p[1]] = name end
       end
       if p.count then v = string.rep("\0", p.count * (SIZES[p.ptype] or 1))
       elseif v == nil then
@@ -427,6 +507,7 @@ function M.emulate(k, opts)
     end
   end
   local seed = opts.seed or 12345
+  local specs, sizing, seen = {}, {}, {}          -- the arrays to make; the templates their shapes read
   for i, p in ipairs(k.params) do
     if p.pointer then
       local shape = p.shape
@@ -435,7 +516,11 @@ function M.emulate(k, opts)
       local dtype = SIZES[p.elem] and p.elem or "b8"
       for _, dim in ipairs(shape) do
         local v, names = resolve_dim(dim, env, k, p[1])
-        for _, nm in ipairs(names) do used[#used + 1] = nm end
+        for _, nm in ipairs(names) do
+          used[#used + 1] = nm
+          local tn = k.templates[nm] ~= nil and nm or from[nm]
+          if tn and not seen[tn] then seen[tn] = true; sizing[#sizing + 1] = tn end
+        end
         if not (v >= 1 and v < math.huge and v == floor(v)) then
           shape_error(k, p, opts, t, names, fmt("has an extent '%s' of %s: each must be a positive whole number", tostring(dim), tostring(v)))
         end
@@ -444,13 +529,17 @@ function M.emulate(k, opts)
       if n * SIZES[dtype] > 2^40 then
         shape_error(k, p, opts, t, used, fmt("would have %.0f %s elements, more memory than the emulator gives a buffer (1 TB)", n, dtype))
       end
-      local a = d:array(dtype, n, nil, p[1])
-      a.pname = p[1]
-      d.mem:fill_random(a.addr, dtype, seed + i)
-      a.before = d.mem:hash(a.addr)
-      arrays[#arrays + 1] = a
-      args[i] = a
+      specs[#specs + 1] = { i = i, dtype = dtype, n = n, name = p[1] }
     end
+  end
+  if opts.limit == nil then refuse_costly(k, opts, t, specs, args, sizing) end
+  for _, sp in ipairs(specs) do
+    local a = d:array(sp.dtype, sp.n, nil, sp.name)
+    a.pname = sp.name
+    d.mem:fill_random(a.addr, sp.dtype, seed + sp.i)
+    a.before = d.mem:hash(a.addr)
+    arrays[#arrays + 1] = a
+    args[sp.i] = a
   end
   local ok, st = pcall(M.launch, k, { device = d, args = args, defines = opts.defines, checks = opts.checks,
                                       limit = opts.limit, smem = opts.smem, arch = opts.arch })

@@ -131,6 +131,15 @@ return function(P)
       declare(m.var, m, "shared", p.name, "b8", align, total)
     end
     p.dynamic, p.bytes = dynamic, total
+    -- the layout, for the emulator (copies must stay in the allocation, the stage, they land in):
+    -- the kernel's smem_regions, as this trace left them
+    local k = p.cur.kernel
+    if k then
+      for _, a in ipairs(p.allocs) do
+        k.smem_regions[#k.smem_regions + 1] = { var = p.name, name = a.name, offset = a.offset, stage_bytes = a.stage_bytes,
+                                                bytes = a.bytes, stages = a.stages }
+      end
+    end
   end
   P._smem_finish = function(cur) for _, p in ipairs(OPEN[cur] or {}) do finish(p) end end
 
@@ -189,6 +198,8 @@ return function(P)
       local d = {}
       for k, v in pairs(def) do d[k] = v end
       d.body = function(...)
+        local cur = P._current()
+        if cur and cur.kernel then cur.kernel.smem_regions = {} end   -- this trace's plans, filled when they finish
         body(...)
         P._smem_finish(P._current())
       end

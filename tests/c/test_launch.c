@@ -149,6 +149,65 @@ static void planned_smem(void) {
   }
 }
 
+/* the emulator through the C API: a bulk copy larger than its plan's allocation is reported at the
+** copy's line (the plan's layout reaches the emulator from ptxlua_kernel_prepare too); a loop that
+** never ends stops at the engine's budget (ptxlua_set_emu_limit), naming where its warps are */
+static const char *COPY_SCRIPT =
+  "local ptx = require 'ptxlua'\n"
+  "ptx.kernel { name = 'copy', target = 'sm_90a', templates = { N = 256 }, block = {1},\n"
+  "  grid = {1},\n"
+  "  params = { {'src', 'u32*'} },\n"
+  "  body = function(t, src)\n"
+  "    local plan = ptx.smem_plan()\n"
+  "    local bar = plan:alloc('bar', 'b64', 1, { align = 8 })\n"
+  "    local a, b = plan:alloc('a', 'u32', 32), plan:alloc('b', 'u32', 32)\n"
+  "    local ps = ptx.global_ptrs(src)\n"
+  "    ptx.op 'mbarrier.init.shared::cta.b64' (bar:addr(0), 1)\n"
+  "    ptx.op 'mbarrier.arrive.expect_tx.shared::cta.b64' (ptx._, bar:addr(0), t.N)\n"
+  "    local copy = ptx.op 'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes'\n"
+  "    copy(a:addr(0), ptx.addr(ps), t.N, bar:addr(0))\n"
+  "    ptx.mbarrier_wait(bar, 0)\n"
+  "  end }\n"
+  "ptx.kernel { name = 'spin', block = {64}, grid = {1},\n"
+  "  body = function(t)\n"
+  "    local x = ptx.special 'tid.x' + 1\n"
+  "    local L = ptx.label 'again'\n"
+  "    ptx.place(L)\n"
+  "    ptx.bra(L)\n"
+  "  end }\n";
+
+static void emu_checks_from_c(void) {
+  ptxlua_engine *e = test_engine();
+  CHECK(e != NULL);
+  if (!e) return;
+  ptxlua_device *d = NULL;
+  ptxlua_kernel *k = NULL, *spin = NULL;
+  ptxlua_buffer *src = NULL;
+  CHECKMSG(ptxlua_load_string(e, "copy.lua", COPY_SCRIPT, strlen(COPY_SCRIPT)) == PTXLUA_OK, e);
+  CHECKMSG(ptxlua_device_open(e, "emu", &d) == PTXLUA_OK, e);
+  CHECKMSG(ptxlua_kernel_prepare(d, "copy", &k) == PTXLUA_OK, e);
+  CHECKMSG(ptxlua_buffer_alloc(d, 1024, &src) == PTXLUA_OK, e);
+  ptxlua_arg args[1] = { ptxlua_arg_buffer(src) };
+  CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 1) == PTXLUA_ERROR);
+  const char *msg = ptxlua_errmsg(e);
+  CHECK(strstr(msg, "copy.lua:13: error: cp.async.bulk.shared::cluster.global.mbarrier::"
+                    "complete_tx::bytes: the copy (256 bytes) writes shared bytes 0x80..0x17f: 128 "
+                    "past the end of allocation 'a' of plan 'smem'") != NULL);
+  CHECKMSG(ptxlua_kernel_prepare(d, "spin", &spin) == PTXLUA_OK, e);
+  CHECK(ptxlua_set_emu_limit(NULL, 5) == PTXLUA_MISUSE);
+  CHECK(ptxlua_set_emu_limit(e, 1000) == PTXLUA_OK);
+  CHECK(ptxlua_launch(spin, NULL, NULL, 0, NULL, NULL, 0) == PTXLUA_ERROR);
+  msg = ptxlua_errmsg(e);
+  CHECK(strstr(msg, "copy.lua:21: error: the instruction limit (1000 warp instructions) was "
+                    "reached") != NULL);
+  CHECK(strstr(msg, "\n  copy.lua:21 (bra): threads (0,0,0)..(31,0,0) of CTA (0,0,0) (warp 0); "
+                    "1000 instructions") != NULL);
+  CHECK(strstr(msg, "\n  copy.lua:18 (mov.u32): threads (32,0,0)..(63,0,0) of CTA (0,0,0) "
+                    "(warp 1); not started") != NULL);               /* warp 1 did not start */
+  CHECK(ptxlua_set_emu_limit(e, PTXLUA_LIMIT_DEFAULT) == PTXLUA_OK);   /* (10^8: not run here) */
+  ptxlua_close(e);
+}
+
 int main(void) {
   CHECK(ptxlua_device_open(NULL, "emu", NULL) == PTXLUA_MISUSE);
   ptxlua_device_close(NULL);
@@ -310,6 +369,7 @@ int main(void) {
   ptxlua_close(e);   /* closes d, its buffers and kernels */
   tma_from_c();
   planned_smem();
+  emu_checks_from_c();
   if (failures) fprintf(stderr, "%d failures\n", failures);
   else printf("test_launch: ok\n");
   return failures != 0;

@@ -305,15 +305,33 @@ describe("broken kernels: the TMA RMSNorm", function()
   after_each(function() x:free(); w:free(); y:free() end)
   local WAIT = "ptx.mbarrier_wait(full:addr(0, 8 * s), math.floor(j / t.STAGES) % 2)"
 
-  -- the last warp to reach the bar.sync after the mbarrier inits runs on first: with uninit_shared on
-  -- it reads the row before the leader has even issued its copy; with no check on, the leader's
-  -- warp reads it while the copy is in flight (copies land only when every warp waits) -- reported
-  -- always, naming the copy and its mbarrier
-  it("without the mbarrier wait: the first ld.shared reads the row before its copy lands (uninit_shared)", function()
-    local ks, path, text = broken("rmsnorm_tma.lua", { { WAIT, "do end  -- BROKEN: no wait" } })
-    local err = launch_error(ks.rmsnorm_tma, { args = { x, w, y, 1e-5 }, defines = defs, checks = { uninit_shared = true } })
+  -- the last warp to reach the bar.sync after the mbarrier inits runs on first: it reads the row
+  -- before the leader has even issued its copy (uninit_shared, when on, sees bytes no thread has
+  -- written); then the leader's warp reads it while the copy is in flight (copies land only when
+  -- every warp waits) -- reported always, naming the copy and its mbarrier. The opt-in check's
+  -- report comes first but is kept back: the always-on one is the report, checks on or off
+  it("without the mbarrier wait: with every check on, still the in-flight copy and its mbarrier (not 'no thread has written')", function()
+    local ks, path, text, lib_path = broken("rmsnorm_tma.lua", { { WAIT, "do end  -- BROKEN: no wait" } })
+    local all = { uninit_shared = true, uninit_regs = true, races = true }
+    local err = launch_error(ks.rmsnorm_tma, { args = { x, w, y, 1e-5 }, defines = defs, checks = all })
     expect(err, path, line_of(text, "on(g).ld.shared.v4.f32(v, ptx.addr(mine, sbase + (k - 1) * P.stride))"),
-           "ld.shared.v4.f32 by thread (", "of CTA (0,0,0) reads shared byte", "which no thread has written")
+           "ld.shared.v4.f32 reads shared byte 0x0, which the cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes of line",
+           fmt("in %s (by thread (0,0,0) of CTA (0,0,0)) is still writing: no wait on its mbarrier (shared 0x2000) has seen the copy land", lib_path))
+    assert.is_nil(err:find("no thread has written", 1, true), err)
+  end)
+
+  it("without the mbarrier wait: ptxlua --emulate --check all names the copy and its mbarrier too", function()
+    local ks, path, text, lib_path = broken("rmsnorm_tma.lua", { { WAIT, "do end  -- BROKEN: no wait" } })
+    for _, extra in ipairs { {}, { "--check", "all" } } do
+      local args = { path, "--emulate", "-D", "B=5", "-D", "N=1000", "-D", "ROWS=2" }
+      for _, a in ipairs(extra) do args[#args + 1] = a end
+      local _, err, rc = H.ptxlua(args)
+      assert.are.equal(1, rc, err)
+      expect(err, path, line_of(text, "on(g).ld.shared.v4.f32(v, ptx.addr(mine, sbase + (k - 1) * P.stride))"),
+             "which the cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes of line",
+             fmt("in %s (by thread (0,0,0) of CTA (0,0,0)) is still writing: no wait on its mbarrier (shared 0x", lib_path))
+      assert.is_nil(err:find("has written", 1, true), err)
+    end
   end)
 
   it("without the mbarrier wait: with no check on, the leader's warp reads the row while its copy is in flight", function()
@@ -324,15 +342,29 @@ describe("broken kernels: the TMA RMSNorm", function()
            fmt("in %s (by thread (0,0,0) of CTA (0,0,0)) is still writing: no wait on its mbarrier (shared 0x2000) has seen the copy land", lib_path))
   end)
 
-  it("expecting 16 bytes more than the row's copy brings: deadlock at the wait, naming the mbarrier", function()
-    local ks, path, text, lib_path, lib_text = broken("rmsnorm_tma.lua", {},
-      { { "(ptx._, full:addr(0, 8 * s), P.rowbytes)", "(ptx._, full:addr(0, 8 * s), P.rowbytes + 16)  -- BROKEN" } })
+  -- the phase's bytes differ from its expect_tx: at the copy's line, naming the expect_tx's
+  local EXPECT = "(ptx._, full:addr(0, 8 * s), P.rowbytes)"
+  local COPY = 'ptx.op "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes" ('
+  it("expecting 16 bytes more than the row's copy brings: the phase can never complete, at the copy, naming the expect_tx", function()
+    local ks, path, text, lib_path, lib_text = broken("rmsnorm_tma.lua", {}, { { EXPECT, "(ptx._, full:addr(0, 8 * s), P.rowbytes + 16)  -- BROKEN" } })
     local err = launch_error(ks.rmsnorm_tma, { args = { x, w, y, 1e-5 }, defines = defs })
     -- two 4000-byte rows, each buffer rounded to 4096 bytes: the mbarriers follow at 0x2000
-    expect(err, path, line_of(text, WAIT),
-           "deadlock in CTA (0,0,0): mbarrier.try_wait.parity.shared::cta.b64 waits on the mbarrier at shared 0x2000",
-           fmt("(initialized at line %d in %s)", line_of(lib_text, 'ptx.op "mbarrier.init.shared::cta.b64"'), lib_path),
-           "whose phase 0 still misses 0 of 1 arrivals and 16 transaction bytes")
+    expect(err, lib_path, line_of(lib_text, COPY),
+           "phase 0 of the mbarrier at shared 0x2000 of CTA (0,0,0)",
+           fmt("(initialized at line %d) can never complete", line_of(lib_text, 'ptx.op "mbarrier.init.shared::cta.b64"')),
+           fmt("its copies brought 4000 transaction bytes (the last at line %d) where its expect_tx announced 4016 (line %d)",
+               line_of(lib_text, COPY), line_of(lib_text, "P.rowbytes + 16)  -- BROKEN")),
+           "16 bytes are missing", fmt("waits on it (warp 0 of CTA (0,0,0))"))
+  end)
+
+  it("expecting 16 bytes fewer than the row's copy brings: the phase would complete mid-copy, at the copy, naming the expect_tx", function()
+    local ks, path, text, lib_path, lib_text = broken("rmsnorm_tma.lua", {}, { { EXPECT, "(ptx._, full:addr(0, 8 * s), P.rowbytes - 16)  -- BROKEN" } })
+    local err = launch_error(ks.rmsnorm_tma, { args = { x, w, y, 1e-5 }, defines = defs })
+    expect(err, lib_path, line_of(lib_text, COPY),
+           "the copy completes 4000 transaction bytes on the mbarrier at shared 0x2000 of CTA (0,0,0), whose phase 0 has all its "
+           .. "arrivals and expects only 3984 more",
+           fmt("its expect_tx announced 3984 bytes, line %d", line_of(lib_text, "P.rowbytes - 16)  -- BROKEN")),
+           "its last 16 bytes count against phase 1")
   end)
 end)
 
@@ -373,6 +405,33 @@ describe("broken kernels: the TMA/wgmma GEMM", function()
                  lib_path, line_of(lib_text, "wgmma(acc, at_kstep(da, kk)"), lib_path))
     end)
   end
+end)
+
+-- gemm whose consumer does not wait for the stage's full barrier: its wgmma reads the stage through
+-- its descriptors while the producer's TMA still writes it -- the always-on in-flight check's report,
+-- naming the TMA's line and the mbarrier. With every opt-in check on the report is the same: the
+-- uninit_shared check sees those bytes unwritten first, and keeps its report back ("nothing has
+-- written", which was the report before the opt-in checks learned to give way)
+describe("broken kernels: the TMA/wgmma GEMM without the consumer's wait", function()
+  local NOWAIT = { "function Ring:consume(kt, body)\n  self:wait()", "function Ring:consume(kt, body)\n  -- BROKEN: no self:wait()" }
+  it("names the TMA and its mbarrier, checks on or off", function()
+    local c = { M = 130, N = 200, K = 72, SMS = 2, BN = 64, CLUSTER = 1, STAGES = 3 }
+    local r = rng(7)
+    local A = dev:array("bf16", c.M * c.K, function() return r(-1, 1) end, "A")
+    local B = dev:array("bf16", c.N * c.K, function() return r(-1, 1) end, "B")
+    local C = dev:array("bf16", c.M * c.N, nil, "C"):poison()
+    local kb, retb, path, text, lib_path, lib_text = piped("gemm.lua", "gemm", {}, { NOWAIT })
+    local errs = {}
+    for i, checks in ipairs { {}, { uninit_shared = true, uninit_regs = true, races = true } } do
+      local sa, sb, sc = retb.maps(c)
+      errs[i] = launch_error(kb, { args = { dev:tensormap(A, sa), dev:tensormap(B, sb), dev:tensormap(C, sc) }, defines = c, checks = checks })
+    end
+    A:free(); B:free(); C:free()
+    expect(errs[1], lib_path, line_of(lib_text, "wgmma(acc, at_kstep(da, kk)"), "wgmma.mma_async", "is still writing: no wait on its mbarrier (shared 0x",
+           fmt("which the cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes of line %d in %s",
+               line_of(text, "load(ptx.addr(da), ptx.taddr(amap, { k0, m0 }), ptx.addr(fb))"), path))
+    assert.are.equal(errs[1], errs[2])
+  end)
 end)
 
 ---------------------------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ describe("emulated mbarrier transaction counts", function()
         local ps, pm, po = ptx.global_ptrs(src, small, out)
         local tid = ptx.special "tid.x"
         ptx.if_(tid:eq(0), function()
+          lines.init = here() + 1
           ptx.op "mbarrier.init.shared::cta.b64" (data:addr(0), 1)
           ptx.op "mbarrier.init.shared::cta.b64" (gate:addr(0), 1)
           ptx.op "fence.mbarrier_init.release.cluster" ()
@@ -94,7 +95,7 @@ describe("emulated mbarrier transaction counts", function()
     assert.are.equal(0, bad)
   end)
 
-  it("leaves a phase with more bytes than its expect_tx pending: a deadlock at the wait naming the surplus", function()
+  it("leaves a phase with more bytes than its expect_tx pending: at the copy, naming the expect_tx, the surplus and the wait", function()
     local ptx = H.fresh()
     local lines = {}
     local k = kern(ptx, "surplus", N - 48, lines)
@@ -103,8 +104,11 @@ describe("emulated mbarrier transaction counts", function()
     local _, src, small = inputs(dev)
     local ok, err = pcall(rt.launch, k, { device = dev, args = { src, small, dev:array("u32", N / 4) } })
     assert.is_false(ok)
-    assert.matches(fmt(":%d: error: deadlock in CTA (0,0,0): mbarrier.try_wait.parity", lines.wait), err, 1, true)
-    assert.matches("still misses 0 of 1 arrivals and has a transaction count of -48: 48 bytes more arrived than its expect_tx announced", err, 1, true)
+    assert.matches(fmt(":%d: error: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: phase 0 of the mbarrier at "
+                       .. "shared 0x0 of CTA (0,0,0) (initialized at line %d) can never complete: all its 1 arrivals are in, but its "
+                       .. "copies brought 4096 transaction bytes (the last at line %d) where its expect_tx announced 4048 (line %d): "
+                       .. "48 bytes too many (its transaction count is -48); a deadlock: mbarrier.try_wait.parity.shared::cta.b64 at line %d waits on it",
+                       lines.copy, lines.init, lines.copy, lines.expect, lines.wait), err, 1, true)
   end)
 
   it("reports a transaction count outside -(2^20-1)..2^20-1 at the instruction that moves it there", function()

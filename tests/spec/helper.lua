@@ -240,4 +240,53 @@ function H.insns(ptx_text)
   return out
 end
 
+-- Turning opt-in checks on never changes an always-on report (docs/emulator.md, "Checks"): every
+-- emulator launch of the specs that fails with no opt-in check on runs again from the same inputs
+-- (its arrays restored, a fresh emulator for its module variables) with every one on, and must fail
+-- with the same message. So every always-on mistake a spec makes is held to it, the new ones too.
+-- Launches whose arrays hold more than 16 MB are not run twice.
+-- (compiled from a string: its frames are not "@file" ones, so the DSL's errors still name the
+-- spec's line, as they would without the wrapper)
+H.check_order = { runs = 0 }                      -- how many launches ran twice (a spec can see it worked)
+assert(loadstring([=[
+  local H = ...
+  local rt = require "ptxlua.emu"
+  local launch = rt.launch
+  local ALL = { races = true, uninit_shared = true, uninit_regs = true }
+  local function snapshot(opts)
+    local snap, total = {}, 0
+    for _, v in pairs(opts.args or {}) do
+      local a = getmetatable(v) == rt.TensorMap and v.array or v
+      if rt.is_array(a) and not a.freed and not snap[a] then
+        total = total + a.nbytes
+        if total > 16 * 2^20 then return nil end
+        snap[a] = a:bytes()
+      end
+    end
+    return snap
+  end
+  rt.launch = function(k, opts)
+    local c = type(opts) == "table" and opts.checks
+    if type(opts) ~= "table" or opts.sample or (c and (c.races or c.uninit_shared or c.uninit_regs)) then return launch(k, opts) end
+    local snap = snapshot(opts)
+    local ok, st = pcall(launch, k, opts)
+    if ok then return st end
+    if snap and type(opts.device) == "table" and opts.device.cache then
+      for a, bytes in pairs(snap) do a.device.mem:bytes(a.addr, bytes) end
+      local o = {}
+      for key, v in pairs(opts) do o[key] = v end
+      o.checks, o.trace = ALL, nil
+      opts.device.cache[k] = nil                  -- module .global variables as they were
+      local ok2, err2 = pcall(launch, k, o)
+      H.check_order.runs = H.check_order.runs + 1
+      if ok2 or tostring(err2) ~= tostring(st) then
+        error(string.format("with every opt-in check on, the launch of %s reports something else than without (an opt-in check " ..
+                            "replaced an always-on report):\n  without: %s\n  with:    %s", tostring(k.name), tostring(st),
+                            ok2 and "(no error)" or tostring(err2)), 0)
+      end
+    end
+    error(st, 0)
+  end
+]=], "=(helper.lua: the check-order wrapper)"))(H)
+
 return H
