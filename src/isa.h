@@ -27,8 +27,10 @@ enum {
 /* register classes: which registers of the operand's width ptxas takes where the table says .bN
 ** (plain .bN takes any register of the width) */
 enum { PLA_RC_ANY, PLA_RC_BITS, PLA_RC_HALF, PLA_RC_INT };
-/* constraints on an immediate operand's value */
-enum { PLA_IV_NONE, PLA_IV_MULT, PLA_IV_MAX, PLA_IV_SET, PLA_IV_LEPREV };
+/* constraints on an immediate operand's value (bits of plA_opspec.ikind; the numbers are in the
+** context's constraint at plA_opspec.ival): a multiple of K, within lo..hi, one of a list (of
+** powers of two: a size), at most the immediate before it */
+enum { PLA_IV_MULT = 1, PLA_IV_RANGE = 2, PLA_IV_SET = 4, PLA_IV_SIZES = 8, PLA_IV_LEPREV = 16 };
 /* state spaces an instruction names (plA_res.space) */
 enum { PLA_SP_GENERIC, PLA_SP_GLOBAL, PLA_SP_SHARED, PLA_SP_LOCAL, PLA_SP_PARAM, PLA_SP_CONST };
 /* form flags: where a form exists beyond "sm_min or later" (a family is the sm numbers that
@@ -54,8 +56,8 @@ typedef struct plA_opspec {
   uint8_t rclass; /* PLA_RC_*: the registers a .bN operand takes */
   uint32_t cond;  /* 0, or 1 + where the 0-ended list of modifiers that make this operand present
                   ** (<.L2::cache_hint>, <$boolop>) starts; always 0 in a resolution */
-  uint8_t ikind;  /* PLA_IV_*: a constraint on an immediate's value, with ival */
-  uint16_t ival;  /* MULT: the factor; MAX: the largest; SET: bit k allows 2^k */
+  uint8_t ikind;  /* PLA_IV_* bits: constraints on an immediate's value, 0 for none */
+  uint16_t ival;  /* where the constraint's numbers are in the context (1-based) */
 } plA_opspec;
 
 typedef struct plA_res {

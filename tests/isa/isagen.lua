@@ -170,8 +170,8 @@ function G.parse_ops(s)
         local rc = rest:match("^=[hi]?", i)            -- a register class: = .bN, =h or half, =i integer
         if rc then o.rclass = rc; i = i + #rc end
       elseif ch == "g" then o.space = true; i = i + 1  -- an address in the instruction's state space
-      elseif ch == "%" or ch == "^" or ch == "@" then   -- an immediate's value: %K, ^N, ^<, @a/b/c
-        local v = rest:match("^[%d/<]+", i + 1)
+      elseif ch == "%" or ch == "^" or ch == "@" or ch == "~" then -- an immediate's value: %K, ^N, ^L..N, ^<, @a/b/c, ~a/b/c
+        local v = rest:match("^[%d/<%.%-]+", i + 1)
         o.ival = { kind = ch, text = v }
         i = i + 1 + #v
       else
