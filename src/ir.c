@@ -146,6 +146,12 @@ static uint32_t new_decl(plI_module *m, int func, const char *name, int type, ui
   plI_func *f = &m->funcs.p[func];
   if (declmap_get(m, (uint32_t)func, sid) >= 0)
     return plI_fail(m, 1, "register name '%%%s' is already declared", name), 0;
+  size_t nl = strlen(name);
+  if (count && !pool && isdigit((unsigned char)name[nl - 1]))
+    /* ptxas takes the digits before <N> for part of the numbering: %v1<2> makes no %v10, %v11 */
+    return plI_fail(m, 1, "register range name '%s' ends in a digit: ptxas declares no usable register by "
+                    "%%%s<%u> (%%%s0 is not '%%%s' followed by 0 for it); end the name with a letter or '_' ('%s_')",
+                    name, name, count, name, name, name), 0;
   if (collides(m, (uint32_t)func, name))
     return plI_fail(m, 1, "register name '%%%s' collides with a register range", name), 0;
   if (count || pool) { /* a range %name<N>: no scalar may be called name<digits> */

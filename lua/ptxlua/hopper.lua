@@ -60,6 +60,8 @@ return function(P)
     if not cur then perr("ptx.smem_plan belongs inside a kernel body") end
     local name = opts.name or "smem"
     if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then perr("ptx.smem_plan: bad name %s", tostring(name)) end
+    P._check_ident("ptx.smem_plan", name)
+    P._check_hides_func("ptx.smem_plan", name)
     local list = OPEN[cur] or {}
     OPEN[cur] = list
     for _, p in ipairs(list) do if p.name == name then perr("ptx.smem_plan: a plan named '%s' already exists in this kernel", name) end end

@@ -158,4 +158,122 @@ function B.imm_sweep(ptx, only, opts)
   return res
 end
 
+---------------------------------------------------------------------------------------------------
+-- names: declarations made through the DSL's entry points, alone under names PTX gives a meaning
+-- (special registers, predefined identifiers, directive and opcode words) and in pairs under names
+-- that meet in PTX's spelling (the same name, one range's name followed by digits, a pool's)
+---------------------------------------------------------------------------------------------------
+-- an entry: dsl(name, env) declares and uses it inside a kernel body (env.kernel / env.params /
+-- env.funcs for what lives outside the body); ptx(name, out) adds the same in PTX text to the
+-- module's parts (out.mod, out.params, out.decl, out.body)
+local NAMES = {}
+local function entry(name, dsl, text) NAMES[#NAMES + 1] = { name = name, dsl = dsl, ptx = text } end
+local function regmov(P, t, r) P.op("mov." .. t)(r, t == "f32" and 0.0 or 0) end
+local ZERO = { u32 = "0", u64 = "0", f32 = "0f00000000" }
+entry("reg", function(P, n) regmov(P, "u32", P.reg.u32(n)) end,
+      function(n, o) o.decl[#o.decl + 1] = (".reg .u32 %%%s;"):format(n); o.body[#o.body + 1] = ("mov.u32 %%%s, 0;"):format(n) end)
+entry("reg.f32", function(P, n) regmov(P, "f32", P.reg.f32(n)) end,
+      function(n, o) o.decl[#o.decl + 1] = (".reg .f32 %%%s;"):format(n); o.body[#o.body + 1] = ("mov.f32 %%%s, 0f00000000;"):format(n) end)
+entry("range2", function(P, n) for _, r in ipairs(P.regs.u32(2, n)) do regmov(P, "u32", r) end end,
+      function(n, o)
+        o.decl[#o.decl + 1] = (".reg .u32 %%%s<2>;"):format(n)
+        for i = 0, 1 do o.body[#o.body + 1] = ("mov.u32 %%%s%d, 0;"):format(n, i) end
+      end)
+entry("range12.f32", function(P, n) for _, r in ipairs(P.regs.f32(12, n)) do regmov(P, "f32", r) end end,
+      function(n, o)
+        o.decl[#o.decl + 1] = (".reg .f32 %%%s<12>;"):format(n)
+        for i = 0, 11 do o.body[#o.body + 1] = ("mov.f32 %%%s%d, 0f00000000;"):format(n, i) end
+      end)
+for _, pl in ipairs { { "u32", "r" }, { "f32", "f" }, { "u64", "rd" } } do
+  local t, pre = pl[1], pl[2]
+  entry("pool." .. t, function(P) for _ = 1, 12 do regmov(P, t, P.reg[t]()) end end,
+        function(_, o)
+          o.decl[#o.decl + 1] = (".reg .%s %%%s<13>;"):format(t, pre)
+          for i = 1, 12 do o.body[#o.body + 1] = ("mov.%s %%%s%d, %s;"):format(t, pre, i, ZERO[t]) end
+        end)
+end
+entry("unnamed-range", function(P) for _, r in ipairs(P.regs.f32(12)) do regmov(P, "f32", r) end end,
+      function(_, o)
+        o.decl[#o.decl + 1] = ".reg .f32 %fv1_<12>;"
+        for i = 0, 11 do o.body[#o.body + 1] = ("mov.f32 %%fv1_%d, 0f00000000;"):format(i) end
+      end)
+entry("shared", function(P, n, e) P.mov.u64(e.zd, P.shared(n, "b32", 4)) end,
+      function(n, o) o.decl[#o.decl + 1] = (".shared .align 4 .b32 %s[4];"):format(n); o.body[#o.body + 1] = ("mov.u64 %%zz_d, %s;"):format(n) end)
+entry("shared_dynamic", function(P, n, e) P.mov.u64(e.zd, P.shared_dynamic(n)) end,
+      function(n, o) o.mod[#o.mod + 1] = (".extern .shared .align 16 .b8 %s[];"):format(n); o.body[#o.body + 1] = ("mov.u64 %%zz_d, %s;"):format(n) end)
+entry("smem_plan", function(P, n, e) local pl = P.smem_plan { name = n }; pl:alloc("a", "b32", 4); P.mov.u64(e.zd, pl.sym) end,
+      function(n, o) o.decl[#o.decl + 1] = (".shared .align 128 .b8 %s[128];"):format(n); o.body[#o.body + 1] = ("mov.u64 %%zz_d, %s;"):format(n) end)
+entry("param", function(P, n, e) P.ld.param.u32(e.zw, P.addr(e.param[n])) end,
+      function(n, o) o.params[#o.params + 1] = (".param .u32 %s"):format(n); o.body[#o.body + 1] = ("ld.param.u32 %%zz_w, [%s];"):format(n) end,
+      true)
+NAMES[#NAMES].param = true
+entry("label", function(P, n) local l = P.label(n); P.bra.uni(l); P.place(l) end,
+      function(n, o) o.body[#o.body + 1] = ("bra.uni $%s;"):format(n); o.body[#o.body + 1] = ("$%s:"):format(n) end)
+entry("func", function(P, n, e) P.call(e.func[n]) end,
+      function(n, o) o.mod[#o.mod + 1] = (".func %s()\n{\n\tret;\n}"):format(n); o.body[#o.body + 1] = ("call.uni %s;"):format(n) end)
+NAMES[#NAMES].func = true
+entry("kernel", function() end, function(n, o) o.kname = n end)
+NAMES[#NAMES].kernel = true
+B.NAME_ENTRIES = NAMES
+
+-- one probe: declarations { {entry, name}, ... } in order; returns ptxlua's verdict (ok, message),
+-- the PTX it printed (or the PTX the script meant) and whether ptxas takes that
+function B.name_probe(P, decls, target)
+  target = target or "sm_90a"
+  local o = { mod = {}, params = {}, decl = {}, body = {}, kname = "kq" }
+  for _, d in ipairs(decls) do d[1].ptx(d[2], o) end
+  local text = (".version 8.0\n.target %s\n.address_size 64\n\n%s\n.visible .entry %s(%s)\n{\n.reg .u64 %%zz_d;\n"
+                .. ".reg .u32 %%zz_w;\n%s\n%s\nret;\n}\n"):format(target, table.concat(o.mod, "\n"), o.kname,
+                table.concat(o.params, ", "), table.concat(o.decl, "\n"), table.concat(o.body, "\n"))
+  P.reset()
+  local ok, res = pcall(function()
+    local kname, params, funcs = "kq", {}, {}
+    for _, d in ipairs(decls) do
+      if d[1].kernel then kname = d[2] end
+      if d[1].param then params[#params + 1] = { d[2], "u32" } end
+      if d[1].func then funcs[d[2]] = P.func { name = d[2], body = function() end } end
+    end
+    P.kernel { name = kname, target = target, params = params, body = function(_, ...)
+      local env = { zd = P.reg.u64 "zz_d", zw = P.reg.u32 "zz_w", param = {}, func = funcs }
+      for i, p in ipairs(params) do env.param[p[1]] = select(i, ...) end
+      for _, d in ipairs(decls) do d[1].dsl(P, d[2], env) end
+    end }
+    return P.ptx {}
+  end)
+  local judged = ok and res or text
+  local pok, errs, out = ptxas(judged, target)
+  return ok, (not ok) and tostring(res) or nil, judged, pok, out
+end
+
+local SINGLE = { "q", "tid", "ntid", "laneid", "clock", "clock64", "ctaid", "envreg3", "pm0", "smid", "WARP_SZ",
+                 "reg", "shared", "param", "global", "entry", "func", "add", "ret", "bra", "_", "__x", "L__x", "sm_90" }
+local PAIRS = { { "v", "v" }, { "v", "v1" }, { "v1", "v" }, { "v1", "v10" }, { "v10", "v1" }, { "v", "v10" }, { "r", "r" },
+                { "r1", "r1" }, { "r12", "r12" }, { "f", "f" }, { "f3", "f3" }, { "rd", "rd" }, { "rd2", "rd2" },
+                { "fv1_", "fv1_" }, { "fv1_1", "fv1_1" }, { "kq", "kq" } }
+
+function B.name_sweep(P)
+  local res = { looser = {}, stricter = {}, lint = {}, count = 0, rows = {} }
+  local function judge(decls)
+    res.count = res.count + 1
+    local ok, msg, text, pok, out = B.name_probe(P, decls)
+    local parts = {}
+    for _, d in ipairs(decls) do parts[#parts + 1] = d[1].name .. " '" .. d[2] .. "'" end
+    local what = table.concat(parts, " + ")
+    res.rows[#res.rows + 1] = { decls = decls, ok = ok, ptxas_ok = pok, what = what, msg = msg }
+    if ok and not pok then res.looser[#res.looser + 1] = what .. ": " .. (out:match("error%s*: ([^\n]*)") or out)
+    elseif not ok and pok then res.stricter[#res.stricter + 1] = what .. ": " .. (msg:gsub("\n.*", "")) end
+  end
+  for _, e in ipairs(NAMES) do
+    for _, n in ipairs(SINGLE) do judge { { e, n } } end
+  end
+  for _, a in ipairs(NAMES) do
+    for _, b in ipairs(NAMES) do
+      if not (a.kernel and b.kernel) then
+        for _, np in ipairs(PAIRS) do judge { { a, np[1] }, { b, np[2] } } end
+      end
+    end
+  end
+  return res
+end
+
 return B
