@@ -212,6 +212,27 @@ uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type) {
   return m->regs.n;
 }
 
+/* one variable at the end of the layout so far: its alignment, then its size */
+static uint64_t lay_var(uint64_t off, const plI_var *v) {
+  uint32_t elt = v->type < PLT__COUNT && plT_info_tab[v->type].bits >= 8 ? plT_info_tab[v->type].bits / 8 : 1;
+  uint64_t a = v->align ? v->align : elt;
+  uint64_t n = v->count == UINT64_MAX ? 0 : v->count ? v->count : 1;
+  off = (off + a - 1) / a * a;
+  return off + n * elt;
+}
+uint64_t plI_space_bytes(const plI_module *m, uint32_t func, int space, const plI_var *extra) {
+  if (!m || func >= m->funcs.n) return 0;
+  const plI_func *f = &m->funcs.p[func];
+  uint64_t off = 0;
+  if (space == PLV_PARAM) {
+    for (uint32_t i = 0; i < f->params.n; i++) off = lay_var(off, &f->params.p[i]);
+  } else {
+    for (uint32_t i = 0; i < f->vars.n; i++)
+      if (f->vars.p[i].space == space && f->vars.p[i].linkage != PLK_EXTERN) off = lay_var(off, &f->vars.p[i]);
+  }
+  return extra ? lay_var(off, extra) : off;
+}
+
 void plI_regname(const plI_module *m, uint32_t id, plU_buf *b) {
   if (!b) return;
   if (!m || id == 0 || id > m->regs.n) { plU_buf_puts(b, "%<bad>"); return; }

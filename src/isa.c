@@ -279,7 +279,7 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
   if (!*p) { f->nops = 0; f->nopt = 0; return 1; }
   for (;;) {
     if (n >= MAXOPS) return 0;
-    plA_opspec o = {0, 1, PLT_NONE, 0, 0, 0, 0, 0, 0};
+    plA_opspec o = {0, 1, PLT_NONE, 0, 0, 0, 0, 0, 0, 0};
     switch (*p++) {
     case 'd': o.kinds = PLA_KREG; o.flags |= PLA_DEST; break;
     case 'a': o.kinds = PLA_KREG | PLA_KIMM; break;
@@ -306,7 +306,14 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
       else if (ch == '?') { o.flags |= PLA_OPTIONAL; p++; }
       else if (ch == '!') { o.flags |= PLA_NEGOK; p++; }
       else if (ch == '_') { o.kinds |= PLA_KSINK; p++; }
-      else if (ch == 'g') { if (!(o.kinds & PLA_KADDR)) return 0; o.flags |= PLA_SPACE; p++; }
+      else if (ch == '>') { if (!(o.kinds & PLA_KADDR)) return 0; o.flags |= PLA_WRITE; p++; }  /* written */
+      else if (ch == 'g') {                  /* g, g2, gS, gG: an address in a state space */
+        if (!(o.kinds & PLA_KADDR)) return 0;
+        o.flags |= PLA_SPACE; p++;
+        if (*p == '2') { o.gspace = PLA_G_SECOND; p++; }
+        else if (*p == 'S') { o.gspace = PLA_G_SHARED; p++; }
+        else if (*p == 'G') { o.gspace = PLA_G_GLOBAL; p++; }
+      }
       else if (ch == '%' || ch == '^' || ch == '@' || ch == '~') {
         /* an immediate's value: %K, ^N, ^L..N, ^<, @a/b/c, ~a/b/c (see isa_table.h) */
         if (!compile_ival(c, &o, &p)) return 0;
@@ -660,13 +667,16 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
   r->sm_min = FORMS[fi].sm > msm ? FORMS[fi].sm : msm;
   r->flags = FORMS[fi].flags;
   r->pattern = FORMS[fi].pat; r->operands = FORMS[fi].ops;
-  for (int i = 0; i < nt && !r->space; i++) {   /* the state space the opcode names, if any */
+  for (int i = 0; i < nt && !r->space2; i++) {  /* the state spaces the opcode names, if any */
     const char *ts = c->toks.str[tok[i]];
     size_t tl = strcspn(ts, ":");
     static const struct { const char *n; uint8_t sp; } SP[] = {
       {"global", PLA_SP_GLOBAL}, {"shared", PLA_SP_SHARED}, {"local", PLA_SP_LOCAL}, {"param", PLA_SP_PARAM}, {"const", PLA_SP_CONST}};
     for (size_t k = 0; k < sizeof SP / sizeof SP[0]; k++)
-      if (strlen(SP[k].n) == tl && memcmp(ts, SP[k].n, tl) == 0) r->space = SP[k].sp;
+      if (strlen(SP[k].n) == tl && memcmp(ts, SP[k].n, tl) == 0) {
+        if (!r->space) r->space = SP[k].sp;
+        else r->space2 = SP[k].sp;
+      }
   }
   r->nops = effective_ops(c, &c->forms[fi], tok, nt, r->opbuf[0], &r->nopt);
   r->ops = r->opbuf[0];
@@ -899,14 +909,28 @@ static int sym_space(const plI_module *m, uint32_t name) {
 #undef PLA_SEE
   return sp;
 }
+/* the function whose input parameter a symbol names (-1: none, or the name is also a result, a
+** variable or a module-scope variable somewhere, and the write may reach that) */
+static int input_param_of(const plI_module *m, uint32_t name) {
+  int fn = -1;
+  for (uint32_t i = 0; i < m->globals.n; i++) if (m->globals.p[i].name == name) return -1;
+  for (uint32_t f = 0; f < m->funcs.n; f++) {
+    const plI_func *fu = &m->funcs.p[f];
+    for (uint32_t i = 0; i < fu->rets.n; i++) if (fu->rets.p[i].name == name) return -1;
+    for (uint32_t i = 0; i < fu->vars.n; i++) if (fu->vars.p[i].name == name) return -1;
+    for (uint32_t i = 0; i < fu->params.n; i++) if (fu->params.p[i].name == name) fn = (int)f;
+  }
+  return fn;
+}
 static const char *space_name(int sp) {
   static const char *n[] = {"generic", ".global", ".shared", ".local", ".param", ".const"};
   return sp >= 0 && sp <= PLA_SP_CONST ? n[sp] : "?";
 }
 
 /* an address operand in the instruction's own state space (PLA_SPACE): 1 ok, 0 with a message */
-static int check_space(const plA_res *r, const plI_module *m, const plI_opnd *o, int opi, const char *opc, plU_buf *err) {
-  int sp = r->space;
+static int check_space(const plA_res *r, const plA_opspec *s, const plI_module *m, const plI_opnd *o, int opi,
+                       const char *opc, plU_buf *err) {
+  int sp = s->gspace == PLA_G_SECOND ? r->space2 : r->space;
   if (o->flags & PLOF_BASE_REG) {
     if (o->id == 0 || o->id > m->regs.n) return 1;
     int t = m->regs.p[o->id - 1].type;
@@ -926,6 +950,21 @@ static int check_space(const plA_res *r, const plI_module *m, const plI_opnd *o,
   if (!(o->flags & PLOF_BASE_SYM)) return 1;
   int vs = sym_space(m, o->id);
   if (vs < 0) return 1;
+  int fn = vs == PLA_SP_PARAM && (s->flags & PLA_WRITE) ? input_param_of(m, o->id) : -1;
+  if (fn >= 0) {
+    const plI_func *f = &m->funcs.p[fn];
+    if (err)
+      plU_buf_printf(err, "operand %d of '%s': '%s' is an input parameter of %s %s, which is read-only (ptxas: illegal to "
+                     "write to function input parameter); %s", opi, opc, plI_cstr(m, o->id),
+                     f->kind == PLF_ENTRY ? "kernel" : "function", plI_cstr(m, f->name),
+                     f->kind == PLF_ENTRY ? "load it into a register (p:load()) and change that"
+                                          : "st.param writes a function's results (r:store(v)), not its parameters");
+    return 0;
+  }
+  /* an mbarrier object is a .shared variable, and prefetchu reaches .global ones, through a
+  ** generic address too */
+  if (s->gspace == PLA_G_SHARED) sp = PLA_SP_SHARED;
+  if (s->gspace == PLA_G_GLOBAL) sp = PLA_SP_GLOBAL;
   int ok = sp == PLA_SP_GENERIC ? (vs == PLA_SP_GLOBAL || vs == PLA_SP_SHARED || vs == PLA_SP_LOCAL) : vs == sp;
   if (!ok && err) {
     plU_buf_printf(err, "operand %d of '%s': '%s' is a %s variable, which a%s%s access cannot address (ptxas: state space mismatch)",
@@ -935,6 +974,7 @@ static int check_space(const plA_res *r, const plI_module *m, const plI_opnd *o,
       plU_buf_puts(err, sp == PLA_SP_GENERIC || sp == PLA_SP_GLOBAL
                    ? "; a pointer parameter holds an address: load it with ld.param (ptx.global_ptrs) and address through that register"
                    : "; read a parameter with ld.param");
+    else if (s->gspace == PLA_G_SHARED) plU_buf_puts(err, "; an mbarrier object lives in .shared");
     else plU_buf_printf(err, "; use ld/st%s", vs == PLA_SP_CONST ? ".const" : space_name(vs));
   }
   return ok;
@@ -1078,7 +1118,7 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
           return 0;
         }
       }
-      if ((s->flags & PLA_SPACE) && !check_space(r, m, o, opi, opc, err)) return 0;
+      if ((s->flags & PLA_SPACE) && !check_space(r, s, m, o, opi, opc, err)) return 0;
       break;
     case PLO_TADDR: {  /* [tmap, {c, ...}]: tmap a symbol or a 64-bit integer register */
       if (!(s->kinds & PLA_KTADDR)) goto badkind;

@@ -20,6 +20,7 @@ enum {
   PLA_VECX = 32,       /* a vector of N registers, N from the instruction's .xN (ldmatrix .x4) */
   PLA_VECN = 64,       /* a vector of N/vec registers, N from the shape .mMnNkK (wgmma) */
   PLA_VECD = 128,      /* a vector of D-vec registers, D from the dimension .Dd (cp.async.bulk.tensor) */
+  PLA_WRITE = 512,     /* an address the instruction writes: a function's input parameters are read-only */
   PLA_SPACE = 256      /* an address in the instruction's own state space (its .global, .shared, ...,
                        ** or generic when it names none): a .global or generic one is a 64-bit register
                        ** under .address_size 64, and a variable's space must be the instruction's */
@@ -58,7 +59,12 @@ typedef struct plA_opspec {
                   ** (<.L2::cache_hint>, <$boolop>) starts; always 0 in a resolution */
   uint8_t ikind;  /* PLA_IV_* bits: constraints on an immediate's value, 0 for none */
   uint16_t ival;  /* where the constraint's numbers are in the context (1-based) */
+  uint8_t gspace; /* PLA_G_*: the space of a PLA_SPACE address */
 } plA_opspec;
+/* the state space a PLA_SPACE address is in: the opcode's first (generic when it names none), its
+** second (cp.async.shared.global's source), .shared whatever the opcode says (an mbarrier object,
+** which a generic address reaches only there), .global (prefetchu's generic address) */
+enum { PLA_G_OWN, PLA_G_SECOND, PLA_G_SHARED, PLA_G_GLOBAL };
 
 typedef struct plA_res {
   int form;               /* index in the form table */
@@ -71,6 +77,7 @@ typedef struct plA_res {
   uint16_t ptx_min, sm_min;
   uint16_t flags;
   uint8_t space;          /* PLA_SP_*: the state space the opcode names */
+  uint8_t space2;         /* PLA_SP_*: the second one it names (cp.async.shared.global: .global) */
   uint8_t nops, nopt;     /* operand count, of which optional (the last ones are left out first) */
   const plA_opspec *ops;
   const char *pattern, *operands; /* for messages */

@@ -118,6 +118,10 @@ return function(P)
     local at = p.file and string.format("%s:%d: ", p.file, p.line) or ""
     local function declare(f, ...)     -- the block's name taken (a ptx.shared): at the plan's line
       local ok, err = pcall(f, ...)
+      if not ok and tostring(err):find("static shared memory: ", 1, true) then  -- over the target's static limit
+        error(string.format("%serror: ptx.smem_plan '%s' (%d bytes, static): %s", at, p.name, total,
+                            (tostring(err):gsub("^.-error: ", ""):gsub("\n.*", ""))), 0)
+      end
       if not ok then
         error(string.format("%serror: ptx.smem_plan '%s' declares its block under that name, but %s; give the plan another " ..
                             "name (ptx.smem_plan{ name = ... })", at, p.name, (tostring(err):gsub("^.-error: ", ""))), 0)

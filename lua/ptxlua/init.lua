@@ -1095,6 +1095,22 @@ function P.kernel(def)
     params[i] = parse_param(s, i)
     for j = 1, i - 1 do if params[j][1] == params[i][1] then perr("ptx.kernel '%s': parameter '%s' twice", def.name, params[i][1]) end end
   end
+  -- the parameter space, laid out as ptxas counts it: 32764 bytes, 4352 below PTX ISA 8.1 (a larger
+  -- list raises the module's .version to 8.1)
+  local pbytes = 0
+  for _, p in ipairs(params) do
+    local elt = tbits(p.ptype) / 8
+    local a = p.align or elt
+    pbytes = math.ceil(pbytes / a) * a + elt * (p.count or 1)
+  end
+  if pbytes > 32764 then
+    perr("ptx.kernel '%s': its parameters take %d bytes, over the 32764 bytes of parameter space ptxas allows; pass large data through a pointer",
+         def.name, pbytes)
+  end
+  if pbytes > 4352 and type(def.version) == "number" and def.version < 8.1 then
+    perr("ptx.kernel '%s': its parameters take %d bytes, over the 4352 bytes ptxas allows below PTX ISA 8.1 (version = %s)",
+         def.name, pbytes, tostring(def.version))
+  end
   if def.templates ~= nil and type(def.templates) ~= "table" then perr("ptx.kernel '%s': 'templates' must be a table", def.name) end
   for _, k in ipairs(sorted_keys(def.templates or {})) do
     local v = def.templates[k]

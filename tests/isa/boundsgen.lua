@@ -25,7 +25,7 @@ local B = {}
 -- running ptxas over probes: many probes a module, one line each, split where a fatal error hides
 -- the lines (ptxas stops at some errors with no line)
 ---------------------------------------------------------------------------------------------------
-local PTXAS, TMP
+local PTXAS, TMP, PTXLUA
 
 function B.init(root, ptxas, ptxlua)
   G.init(root)
@@ -41,7 +41,7 @@ local function ptxas(text, target) return G.ptxas(PTXAS, text, target, TMP) end
 B.ptxas = ptxas
 
 -- `ptxlua --lint` on a text: { [line] = message }, and whether it parsed
-local PTXLUA
+
 function B.lint(text)
   local f = assert(io.open(TMP, "wb")); f:write(text); f:close()
   local pipe = io.popen(("%s --lint %s 2>&1"):format(PTXLUA, TMP))
@@ -111,8 +111,14 @@ function B.imm_sweep(ptx, only, opts)
           end
         end
         if #probes > 1 then
+          -- groups of at most ~1500 lines (a form's probes stay together): the linter's time grows
+          -- faster than the module
           local key = target .. "@" .. version
-          if not groups[key] then groups[key] = { target = target, version = version, insts = {} }; order[#order + 1] = key end
+          if groups[key] and #groups[key].insts > 1500 then groups[key] = nil end
+          if not groups[key] then
+            groups[key] = { target = target, version = version, insts = {}, key = key }
+            order[#order + 1] = groups[key]
+          end
           local base
           for _, pr in ipairs(probes) do
             local it = { p = p, text = text, k = pr.k, v = pr.v, t = pr.t }
@@ -133,24 +139,24 @@ function B.imm_sweep(ptx, only, opts)
       end
     end
   end
-  table.sort(order)
   local res = { looser = {}, stricter = {}, lint = {}, count = count, rows = {} }
-  for _, key in ipairs(order) do
-    local g = groups[key]
+  for _, g in ipairs(order) do
     local text, lines = G.build(ptx, g.insts, g.target, g.version / 10)
     local _, errs = ptxas(text, g.target)
+    local lerrs = opts.lint ~= false and B.lint(text) or {}
     local status = {}
     for l, li in pairs(lines) do
       local it = li.it or li.raw
-      if it then status[it] = { ok = not errs[l], msg = errs[l] } end
+      if it then status[it] = { ok = not errs[l], msg = errs[l], lint = lerrs[l] } end
     end
     for _, it in ipairs(g.insts) do
       local st, bst = status[it], it.base and status[it.base]
       if st and it.k > 0 and bst and bst.ok and it.base.validator_ok then
         local what = ("%s [%s] operand %d (.%s) = %s"):format(it.text, it.p.pattern, it.k, tostring(it.t), vtext(it.v))
-        res.rows[#res.rows + 1] = { it = it, ptxas_ok = st.ok, msg = st.msg, what = what }
+        res.rows[#res.rows + 1] = { it = it, ptxas_ok = st.ok, msg = st.msg, what = what, lint = st.lint }
         if it.validator_ok and not st.ok then res.looser[#res.looser + 1] = what .. ": " .. tostring(st.msg)
         elseif not it.validator_ok and st.ok then res.stricter[#res.stricter + 1] = what .. ": " .. tostring(it.msg) end
+        if not st.ok and not st.lint and opts.lint ~= false then res.lint[#res.lint + 1] = what .. ": " .. it.line end
       end
     end
   end
@@ -272,6 +278,214 @@ function B.name_sweep(P)
         for _, np in ipairs(PAIRS) do judge { { a, np[1] }, { b, np[2] } } end
       end
     end
+  end
+  return res
+end
+
+---------------------------------------------------------------------------------------------------
+-- state spaces and sizes. Spaces: every address operand of every form (isagen's instances), given
+-- in turn a symbol of each kind the DSL can name (a kernel parameter, a .shared, .local, .const,
+-- .global variable, a function-local .param, the dynamic shared array); then st/ld through a .func's
+-- parameters and result. Sizes: kernel probes (a DSL script and the PTX it means) at and past the
+-- targets' limits.
+---------------------------------------------------------------------------------------------------
+-- (not the .param variable the kernels of isagen declare as raw text: ptxlua does not see raw declarations)
+local SYMS = { "param", "parambytes", "shared", "dynamic", "local", "const", "global" }
+
+function B.space_sweep(P, only)
+  local groups, order, count = {}, {}, 0
+  for _, p in ipairs(G.parsed) do
+    local nm = 0
+    for _, o in ipairs(p.ops) do if o.letter == "m" then nm = nm + 1 end end
+    if nm > 0 and (not only or only[p.base]) and p.base ~= "tcgen05" then
+      local seen = {}
+      for _, text in ipairs((G.cover(p))) do
+        local sh = G.shape(p, text)
+        local key = table.concat(sh.spaces, ",")
+        local target, version = G.placement(text, p)
+        if target and not seen[key] then
+          seen[key] = true
+          local gk = target .. "@" .. version
+          if not groups[gk] then groups[gk] = { target = target, version = version, insts = {} }; order[#order + 1] = gk end
+          local base
+          for k = 0, nm do
+            for si, sym in ipairs(k == 0 and { false } or SYMS) do
+              local it = { p = p, text = text, k = k, sym = sym }
+              if k == 0 then base = it else it.base = base end
+              it.run = function(q, env, emit)
+                if not env.extra then
+                  env.extra = true
+                  env.mod:var("global", "gv_" .. env.kname, "b8", 16, 64, nil, "", true)
+                  env.dyn = q.shared_dynamic("dyn_" .. env.kname)
+                end
+                local env2 = setmetatable({}, { __index = env })
+                local mi = 0
+                function env2.addr(space, i, s)
+                  mi = mi + 1
+                  if mi ~= k then return env.addr(space, i, s) end
+                  local name = ({ param = "p", parambytes = "pb", shared = "sm_" .. env.kname, dynamic = "dyn_" .. env.kname,
+                                  ["local"] = "lc_" .. env.kname, const = "cst_" .. env.kname, global = "gv_" .. env.kname,
+                                  fparam = "prm_" .. env.kname })[sym]
+                  return q.addr(q.sym(name)), "[" .. name .. "]"
+                end
+                local ops, texts = G.operands(p, text, env2, {})
+                it.line = text .. " " .. table.concat(texts, ", ") .. ";"
+                local ok, err = pcall(emit, text, unpack(ops, 1, #texts))
+                it.validator_ok, it.msg = ok, not ok and tostring(err) or nil
+                if not ok then env.raw(it.line, it) end
+              end
+              table.insert(groups[gk].insts, it)
+              count = count + 1
+            end
+          end
+        end
+      end
+    end
+  end
+  table.sort(order)
+  local res = { looser = {}, stricter = {}, lint = {}, count = count, rows = {} }
+  for _, gk in ipairs(order) do
+    local g = groups[gk]
+    local text, lines = G.build(P, g.insts, g.target, g.version / 10)
+    local _, errs = ptxas(text, g.target)
+    local lerrs = B.lint(text)
+    local status = {}
+    for l, li in pairs(lines) do
+      local it = li.it or li.raw
+      if it then status[it] = { ok = not errs[l], msg = errs[l], lint = lerrs[l] } end
+    end
+    for _, it in ipairs(g.insts) do
+      local st, bst = status[it], it.base and status[it.base]
+      if st and it.k > 0 and bst and bst.ok and it.base.validator_ok then
+        local what = ("%s [%s] address %d = %s"):format(it.text, it.p.pattern, it.k, it.sym)
+        if it.validator_ok and not st.ok then res.looser[#res.looser + 1] = what .. ": " .. tostring(st.msg)
+        elseif not it.validator_ok and st.ok then res.stricter[#res.stricter + 1] = what .. ": " .. tostring(it.msg):gsub("\n.*", "") end
+        if not st.ok and not st.lint then res.lint[#res.lint + 1] = what .. ": " .. it.line end
+      end
+    end
+  end
+  -- through a .func: stores to its parameter (an input) and its result, loads of both
+  local function fprobe(what, body)
+    count = count + 1
+    local ptxt = (".version 8.0\n.target sm_90a\n.address_size 64\n.func (.param .u32 r) f(.param .u32 a)\n{\n.reg .u32 %%x;\n"
+                  .. "mov.u32 %%x, 1;\n%s\nret;\n}\n.visible .entry k()\n{\n.reg .u32 %%y;\ncall.uni (%%y), f, (%%y);\nret;\n}\n"):format(body.ptx)
+    P.reset()
+    local ok, out = pcall(function()
+      local f = P.func { name = "f", params = { { "a", "u32" } }, returns = { { "r", "u32" } }, body = function(_, a, r)
+        local x = P.reg.u32 "x"
+        P.mov.u32(x, 1)
+        body.dsl(P, a, r, x)
+      end }
+      P.kernel { name = "k", body = function() local y = P.reg.u32 "y"; P.call(f, { y }, { y }) end }
+      return P.ptx {}
+    end)
+    local pok, _, rep = ptxas(ok and out or ptxt, "sm_90a")
+    if ok and not pok then res.looser[#res.looser + 1] = what .. ": " .. (rep:match("error%s*: ([^\n]*)") or rep)
+    elseif not ok and pok then res.stricter[#res.stricter + 1] = what .. ": " .. tostring(out):gsub("\n.*", "") end
+    if not pok and not next((B.lint(ptxt))) then res.lint[#res.lint + 1] = what end
+  end
+  fprobe("st.param to a .func's input parameter", { ptx = "st.param.u32 [a], %x;", dsl = function(P, a, r, x) P.st.param.u32(P.addr(a), x) end })
+  fprobe("st.param to a .func's result", { ptx = "st.param.u32 [r], %x;", dsl = function(P, a, r, x) P.st.param.u32(P.addr(r), x) end })
+  fprobe("ld.param of a .func's input parameter", { ptx = "ld.param.u32 %x, [a];", dsl = function(P, a, r, x) P.ld.param.u32(x, P.addr(a)) end })
+  fprobe("st.param to a .func's input parameter at an offset", { ptx = "st.param.u32 [a+0], %x;", dsl = function(P, a, r, x) P.st.param.u32(P.addr(a, 0), x) end })
+  res.count = count
+  table.sort(res.looser); table.sort(res.stricter)
+  return res
+end
+
+-- sizes at and past the targets' limits: { what, target, dsl = function(P) (defines kernels) end,
+-- ptx = the module text the script means (judged when ptxlua refuses) }
+local function module(target, version, body) return (".version %s\n.target %s\n.address_size 64\n%s\n"):format(version, target, body) end
+local function use_shared(names)
+  local t = { ".reg .b32 %zz_w;", "mov.b32 %zz_w, 0;" }
+  for _, n in ipairs(names) do t[#t + 1] = ("st.shared.b32 [%s], %%zz_w;"):format(n) end
+  return table.concat(t, "\n")
+end
+function B.size_probes()
+  local out = {}
+  local function add(p) out[#out + 1] = p end
+  local TV = { sm_80 = "7.0", sm_86 = "7.1", sm_89 = "7.8", sm_90 = "7.8", sm_90a = "8.0", sm_100 = "8.6", sm_100a = "8.6", sm_120 = "8.7", sm_120a = "8.7" }
+  for _, target in ipairs { "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_120a" } do
+    local v = TV[target]
+    for _, bytes in ipairs { 49152, 49153, 101376, 101377, 166912, 166913, 232448, 232449 } do
+      add { what = ("ptx.shared of %d bytes"):format(bytes), target = target,
+            dsl = function(P) P.kernel { name = "k", target = target, body = function()
+              local s = P.shared("s", "b8", bytes, 4); local w = P.reg.b32 "zz_w"; P.mov.b32(w, 0); P.st.shared.b32(P.addr(s), w) end } end,
+            ptx = module(target, v, (".visible .entry k()\n{\n.shared .align 4 .b8 s[%d];\n%s\nret;\n}"):format(bytes, use_shared { "s" })) }
+    end
+    -- two arrays: the second's alignment pads the first (ptxas lays them out in order)
+    for _, extra in ipairs { 0, 1 } do
+      local a, b = 49152 - 32 - 16 + extra, 16
+      add { what = ("ptx.shared %d bytes, then %d bytes aligned to 32"):format(a, b), target = target,
+            dsl = function(P) P.kernel { name = "k", target = target, body = function()
+              local s = P.shared("s", "b8", a, 4); local t = P.shared("t", "b8", b, 32)
+              local w = P.reg.b32 "zz_w"; P.mov.b32(w, 0); P.st.shared.b32(P.addr(s), w); P.st.shared.b32(P.addr(t), w) end } end,
+            ptx = module(target, v, (".visible .entry k()\n{\n.shared .align 4 .b8 s[%d];\n.shared .align 32 .b8 t[%d];\n%s\nret;\n}"):format(a, b, use_shared { "s", "t" })) }
+    end
+    -- a static plan beside a ptx.shared array; two static plans
+    for _, extra in ipairs { 0, 16 } do
+      add { what = ("a 40960-byte plan and a %d-byte ptx.shared array"):format(8192 + extra), target = target,
+            dsl = function(P) P.kernel { name = "k", target = target, body = function()
+              local pl = P.smem_plan { name = "smem" }; pl:alloc("a", "b8", 40960)
+              local s = P.shared("s", "b8", 8192 + extra, 16)
+              local w = P.reg.b32 "zz_w"; P.mov.b32(w, 0); P.st.shared.b32(pl.a:addr(), w); P.st.shared.b32(P.addr(s), w) end } end,
+            ptx = module(target, v, (".visible .entry k()\n{\n.shared .align 16 .b8 s[%d];\n.shared .align 128 .b8 smem[40960];\n%s\nret;\n}"):format(8192 + extra, use_shared { "s", "smem" })) }
+      add { what = ("plans of 40960 and %d bytes"):format(8192 + extra), target = target,
+            dsl = function(P) P.kernel { name = "k", target = target, body = function()
+              local p1 = P.smem_plan { name = "smem" }; p1:alloc("a", "b8", 40960)
+              local p2 = P.smem_plan { name = "smem2" }; p2:alloc("b", "b8", 8192 + extra)
+              local w = P.reg.b32 "zz_w"; P.mov.b32(w, 0); P.st.shared.b32(p1.a:addr(), w); P.st.shared.b32(p2.b:addr(), w) end } end,
+            ptx = module(target, v, (".visible .entry k()\n{\n.shared .align 128 .b8 smem[40960];\n.shared .align 128 .b8 smem2[%d];\n%s\nret;\n}"):format(8192 + extra, use_shared { "smem", "smem2" })) }
+    end
+  end
+  -- parameters: a byte-array parameter at and past the limits of the parameter space
+  for _, bytes in ipairs { 4096, 4097, 32764, 32765, 32768 } do
+    add { what = ("a %d-byte kernel parameter"):format(bytes), target = "sm_90a",
+          dsl = function(P) P.kernel { name = "k", params = { { "b", "b8", size = bytes } }, body = function() end } end,
+          ptx = module("sm_90a", "8.0", (".visible .entry k(\n.param .align 1 .b8 b[%d]\n)\n{\nret;\n}"):format(bytes)) }
+  end
+  -- register ranges, launch bounds, cluster shapes
+  for _, n in ipairs { 65536, 16777216 } do
+    add { what = ("a range of %d registers"):format(n), target = "sm_90a",
+          dsl = function(P) P.kernel { name = "k", body = function() local r = P.regs.f32(n, "big"); P.mov.f32(r[n], 0.0) end } end,
+          ptx = module("sm_90a", "8.0", (".visible .entry k()\n{\n.reg .f32 %%big<%d>;\nmov.f32 %%big%d, 0f00000000;\nret;\n}"):format(n, n - 1)) }
+  end
+  for _, f in ipairs { { "maxntid", { 1024 } }, { "maxntid", { 1025 } }, { "maxntid", { 32, 32, 2 } }, { "reqntid", { 1025 } },
+                       { "reqntid", { 64, 64 } }, { "maxnreg", { 255 } }, { "maxnreg", { 256 } }, { "maxnreg", { 1 } },
+                       { "minnctapersm", { 32 } }, { "minnctapersm", { 33 } }, { "minnctapersm", { 100000 } },
+                       { "cluster", { 8 } }, { "cluster", { 16 } }, { "cluster", { 17 } }, { "cluster", { 4, 4, 2 } },
+                       { "maxntid", { 65536 } } } do
+    local field, dims = f[1], f[2]
+    local dir = field == "cluster" and "reqnctapercluster" or field
+    local d3 = { dims[1] or 1, dims[2] or 1, dims[3] or 1 }
+    local line = (field == "maxnreg" or field == "minnctapersm") and ("." .. dir .. " " .. d3[1])
+                 or ("." .. dir .. " " .. table.concat(d3, ", "))
+    if field == "cluster" then line = ".explicitcluster\n" .. line end
+    add { what = ("%s = {%s}"):format(field, table.concat(dims, ", ")), target = "sm_90a",
+          dsl = function(P) P.kernel { name = "k", [field] = dims, body = function() end } end,
+          ptx = module("sm_90a", "8.0", (".visible .entry k()\n%s\n{\nret;\n}"):format(line)) }
+  end
+  -- alignment of shared arrays
+  for _, al in ipairs { 1024, 4096, 65536 } do
+    add { what = ("ptx.shared aligned to %d"):format(al), target = "sm_90a",
+          dsl = function(P) P.kernel { name = "k", body = function()
+            local s = P.shared("s", "b8", 16, al); local w = P.reg.b32 "zz_w"; P.mov.b32(w, 0); P.st.shared.b32(P.addr(s), w) end } end,
+          ptx = module("sm_90a", "8.0", (".visible .entry k()\n{\n.shared .align %d .b8 s[16];\n%s\nret;\n}"):format(al, use_shared { "s" })) }
+  end
+  return out
+end
+
+function B.size_sweep(P)
+  local res = { looser = {}, stricter = {}, lint = {}, count = 0, rows = {} }
+  for _, pr in ipairs(B.size_probes()) do
+    res.count = res.count + 1
+    P.reset()
+    local ok, out = pcall(function() pr.dsl(P); return P.ptx {} end)
+    local pok, _, rep = ptxas(ok and out or pr.ptx, pr.target)
+    local what = pr.target .. ": " .. pr.what
+    res.rows[#res.rows + 1] = { probe = pr, ok = ok, ptxas_ok = pok, msg = not ok and tostring(out) or nil, what = what }
+    if ok and not pok then res.looser[#res.looser + 1] = what .. ": " .. (rep:match("error%s*: ([^\n]*)") or rep)
+    elseif not ok and pok then res.stricter[#res.stricter + 1] = what .. ": " .. tostring(out):gsub("\n.*", "") end
   end
   return res
 end
