@@ -855,8 +855,13 @@ static void put_operands(plU_buf *b, const char *s) {
   while (*s) {
     char ch = *s;
     if (ch == '=' ) { s++; if (*s == 'h' || *s == 'i') s++; continue; }
-    if (ch == '%' || ch == '@' || ch == '^') { s++; while (isdigit((unsigned char)*s) || *s == '/' || *s == '<') s++; continue; }
-    if (ch == 'g' && !start && s[-1] == 'm') { s++; continue; }
+    if (ch == '%' || ch == '@' || ch == '^' || ch == '~') {        /* value constraints: not shown */
+      s++;
+      while (isdigit((unsigned char)*s) || *s == '/' || *s == '<' || *s == '-' || *s == '.') s++;
+      continue;
+    }
+    if (ch == 'g' && !start && s[-1] == 'm') { s++; if (*s == '2' || *s == 'S' || *s == 'G') s++; continue; }
+    if (ch == '>' && !start && (s[-1] == 'g' || s[-1] == 'm')) { s++; continue; }
     start = ch == ',' || ch == ' ';
     plU_buf_putc(b, *s++);
   }
