@@ -253,7 +253,7 @@ static int compile_ival(plA_ctx *c, plA_opspec *o, const char **pp) {
     }
     if (iv->lo > iv->hi) return 0;
     o->ikind |= PLA_IV_RANGE;
-  } else {                                              /* @a/b/c sizes (powers of two), ~a/b/c values */
+  } else {                                     /* @a/b/c sizes (powers of two), ~a/b/c values */
     if (o->ikind & (PLA_IV_SET | PLA_IV_SIZES)) return 0;
     for (;;) {
       if (iv->nvals >= MAXIVALS || !read_num(&p, &k) || k < INT32_MIN || k > INT32_MAX) return 0;
@@ -306,7 +306,10 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
       else if (ch == '?') { o.flags |= PLA_OPTIONAL; p++; }
       else if (ch == '!') { o.flags |= PLA_NEGOK; p++; }
       else if (ch == '_') { o.kinds |= PLA_KSINK; p++; }
-      else if (ch == '>') { if (!(o.kinds & PLA_KADDR)) return 0; o.flags |= PLA_WRITE; p++; }  /* written */
+      else if (ch == '>') {                  /* >: an address the instruction writes */
+        if (!(o.kinds & PLA_KADDR)) return 0;
+        o.flags |= PLA_WRITE; p++;
+      }
       else if (ch == 'g') {                  /* g, g2, gS, gG: an address in a state space */
         if (!(o.kinds & PLA_KADDR)) return 0;
         o.flags |= PLA_SPACE; p++;
@@ -855,12 +858,16 @@ static void put_operands(plU_buf *b, const char *s) {
   while (*s) {
     char ch = *s;
     if (ch == '=' ) { s++; if (*s == 'h' || *s == 'i') s++; continue; }
-    if (ch == '%' || ch == '@' || ch == '^' || ch == '~') {        /* value constraints: not shown */
+    if (ch == '%' || ch == '@' || ch == '^' || ch == '~') {   /* value constraints: not shown */
       s++;
       while (isdigit((unsigned char)*s) || *s == '/' || *s == '<' || *s == '-' || *s == '.') s++;
       continue;
     }
-    if (ch == 'g' && !start && s[-1] == 'm') { s++; if (*s == '2' || *s == 'S' || *s == 'G') s++; continue; }
+    if (ch == 'g' && !start && s[-1] == 'm') {
+      s++;
+      if (*s == '2' || *s == 'S' || *s == 'G') s++;
+      continue;
+    }
     if (ch == '>' && !start && (s[-1] == 'g' || s[-1] == 'm')) { s++; continue; }
     start = ch == ',' || ch == ' ';
     plU_buf_putc(b, *s++);
@@ -933,8 +940,8 @@ static const char *space_name(int sp) {
 }
 
 /* an address operand in the instruction's own state space (PLA_SPACE): 1 ok, 0 with a message */
-static int check_space(const plA_res *r, const plA_opspec *s, const plI_module *m, const plI_opnd *o, int opi,
-                       const char *opc, plU_buf *err) {
+static int check_space(const plA_res *r, const plA_opspec *s, const plI_module *m,
+                       const plI_opnd *o, int opi, const char *opc, plU_buf *err) {
   int sp = s->gspace == PLA_G_SECOND ? r->space2 : r->space;
   if (o->flags & PLOF_BASE_REG) {
     if (o->id == 0 || o->id > m->regs.n) return 1;
@@ -955,15 +962,17 @@ static int check_space(const plA_res *r, const plA_opspec *s, const plI_module *
   if (!(o->flags & PLOF_BASE_SYM)) return 1;
   int vs = sym_space(m, o->id);
   if (vs < 0) return 1;
-  int fn = vs == PLA_SP_PARAM && (s->flags & PLA_WRITE) ? input_param_of(m, o->id) : -1;
+  int writes_param = vs == PLA_SP_PARAM && sp == PLA_SP_PARAM && (s->flags & PLA_WRITE);
+  int fn = writes_param ? input_param_of(m, o->id) : -1;
   if (fn >= 0) {
     const plI_func *f = &m->funcs.p[fn];
     if (err)
-      plU_buf_printf(err, "operand %d of '%s': '%s' is an input parameter of %s %s, which is read-only (ptxas: illegal to "
-                     "write to function input parameter); %s", opi, opc, plI_cstr(m, o->id),
-                     f->kind == PLF_ENTRY ? "kernel" : "function", plI_cstr(m, f->name),
+      plU_buf_printf(err, "operand %d of '%s': '%s' is an input parameter of %s %s, which is "
+                     "read-only (ptxas: illegal to write to function input parameter); %s",
+                     opi, opc, plI_cstr(m, o->id), f->kind == PLF_ENTRY ? "kernel" : "function",
+                     plI_cstr(m, f->name),
                      f->kind == PLF_ENTRY ? "load it into a register (p:load()) and change that"
-                                          : "st.param writes a function's results (r:store(v)), not its parameters");
+                     : "st.param writes a function's results (r:store(v)), not its parameters");
     return 0;
   }
   /* an mbarrier object is a .shared variable, and prefetchu reaches .global ones, through a
@@ -986,8 +995,8 @@ static int check_space(const plA_res *r, const plA_opspec *s, const plI_module *
 }
 
 /* an immediate's value against the operand's constraints (PLA_IV_*): 1 ok, 0 with a message */
-static int check_ival(const plA_opspec *s, const plI_module *m, const plI_opnd *ops, int i, int opi, const char *opc,
-                      plU_buf *err) {
+static int check_ival(const plA_opspec *s, const plI_module *m, const plI_opnd *ops, int i, int opi,
+                      const char *opc, plU_buf *err) {
   const plI_opnd *o = &ops[i];
   if (!s->ikind || o->kind != PLO_IMM) return 1;
   long long v = (o->flags & PLOF_UNSIGNED) ? (long long)(o->v > (uint64_t)INT64_MAX ? INT64_MAX : o->v) : (long long)(int64_t)o->v;
@@ -995,7 +1004,9 @@ static int check_ival(const plA_opspec *s, const plI_module *m, const plI_opnd *
     if (i > 0 && ops[i - 1].kind == PLO_IMM) {
       long long pv = (long long)(int64_t)ops[i - 1].v;
       if (v < 0 || v > pv) {
-        if (err) plU_buf_printf(err, "operand %d of '%s': %lld is out of range (0 to operand %d, %lld)", opi, opc, v, opi - 1, pv);
+        if (err)
+          plU_buf_printf(err, "operand %d of '%s': %lld is out of range (0 to operand %d, %lld)", opi,
+                         opc, v, opi - 1, pv);
         return 0;
       }
     }
@@ -1009,21 +1020,25 @@ static int check_ival(const plA_opspec *s, const plI_module *m, const plI_opnd *
       if (err) {
         plU_buf_printf(err, "operand %d of '%s': %lld is not ", opi, opc, v);
         plU_buf_puts(err, iv->nvals > 1 ? "one of " : "");
-        for (int k = 0; k < iv->nvals; k++) plU_buf_printf(err, "%s%d", k ? ", " : "", (int)iv->vals[k]);
+        for (int k = 0; k < iv->nvals; k++)
+          plU_buf_printf(err, "%s%d", k ? ", " : "", (int)iv->vals[k]);
         if (iv->nvals == 1)
-          plU_buf_puts(err, (s->ikind & PLA_IV_SIZES) ? " (the only size this form takes)" : " (the only value this form takes)");
+          plU_buf_puts(err, (s->ikind & PLA_IV_SIZES) ? " (the only size this form takes)"
+                                                       : " (the only value this form takes)");
       }
       return 0;
     }
   }
   if ((s->ikind & PLA_IV_RANGE) && (v < iv->lo || v > iv->hi)) {
-    if (err) plU_buf_printf(err, "operand %d of '%s': %lld is out of range (%lld to %lld)", opi, opc, v, (long long)iv->lo,
-                            (long long)iv->hi);
+    if (err)
+      plU_buf_printf(err, "operand %d of '%s': %lld is out of range (%lld to %lld)", opi, opc, v,
+                     (long long)iv->lo, (long long)iv->hi);
     return 0;
   }
   if ((s->ikind & PLA_IV_MULT) && v % iv->mult != 0) {
-    if (err) plU_buf_printf(err, "operand %d of '%s': %lld is not a multiple of %u%s", opi, opc, v, iv->mult,
-                            iv->mult == 32 ? " (a barrier's thread count is a whole number of warps)" : "");
+    if (err)
+      plU_buf_printf(err, "operand %d of '%s': %lld is not a multiple of %u%s", opi, opc, v, iv->mult,
+                     iv->mult == 32 ? " (a barrier's thread count is a whole number of warps)" : "");
     return 0;
   }
   return 1;

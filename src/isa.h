@@ -20,7 +20,7 @@ enum {
   PLA_VECX = 32,       /* a vector of N registers, N from the instruction's .xN (ldmatrix .x4) */
   PLA_VECN = 64,       /* a vector of N/vec registers, N from the shape .mMnNkK (wgmma) */
   PLA_VECD = 128,      /* a vector of D-vec registers, D from the dimension .Dd (cp.async.bulk.tensor) */
-  PLA_WRITE = 512,     /* an address the instruction writes: a function's input parameters are read-only */
+  PLA_WRITE = 512,     /* an address the instruction writes: never a function's input parameter */
   PLA_SPACE = 256      /* an address in the instruction's own state space (its .global, .shared, ...,
                        ** or generic when it names none): a .global or generic one is a 64-bit register
                        ** under .address_size 64, and a variable's space must be the instruction's */

@@ -51,12 +51,18 @@
 **   g (an address) in the instruction's own state space, generic when it names none: a .global
 **     or generic address is a 64-bit register under .address_size 64 (ptxas fails the whole
 **     module on a 32-bit one), and a variable named there must be of that space (a generic
-**     access reaches .global, .shared and .local variables, not .param or .const ones);
+**     access reaches .global, .shared and .local variables, not .param or .const ones); g2 in
+**     the second space the opcode names (cp.async.shared.global's source); gS a .shared variable
+**     whatever the opcode says (an mbarrier object, generic or not); gG a .global one (prefetchu);
+**   > (an address) written by the instruction: not a function's input parameter (ptxas: "illegal
+**     to write to function input parameter"; a kernel's parameters are read-only);
 **   =, =h, =i after a .bN type: the registers ptxas takes there, which is fewer than any of the
 **     width: = only .bN, =h .bN or the half type of the width (.f16, .f16x2), =i .bN, .uN or
 **     .sN (no float); tests/isa/regtypes.lua finds them;
-**   %K an immediate there is a multiple of K;  ^N at most N (and not negative);  ^< at most the
-**     immediate before it;  @a/b/c one of these powers of two.
+**   %K an immediate there is a multiple of K;  ^N at most N (and not negative);  ^L..N from L to
+**     N;  ^< at most the immediate before it;  @a/b/c one of these sizes (powers of two);  ~a/b/c
+**     one of these values (~-1/1); several combine (%16^1048560). tests/isa/bounds.lua finds them
+**     against ptxas: where ptxas takes fewer values than the operand's type holds.
 ** The first form that matches an opcode text is its form; later forms that match it too are
 ** alternatives told apart by their operands (mov.b32 d, a | d, {a, b}), each with its own
 ** minimums (not below the first's), which the operand check holds to the module's target.

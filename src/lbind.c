@@ -258,9 +258,11 @@ static int l_param(lua_State *L) {
   if (M->m->funcs.p[M->func].kind == PLF_ENTRY) {
     uint64_t bytes = plI_space_bytes(M->m, (uint32_t)M->func, PLV_PARAM, NULL);
     if (bytes > PLSM_PARAM_MAX) {
-      lua_pushfstring(L, "kernel %s: its parameters take %d bytes, over the %d bytes of parameter space ptxas allows "
-                      "(%d below PTX ISA 8.1); pass large data through a pointer", plI_cstr(M->m, M->m->funcs.p[M->func].name),
-                      (int)bytes, (int)PLSM_PARAM_MAX, (int)PLSM_PARAM_MAX_OLD);
+      lua_pushfstring(L, "kernel %s: its parameters take %d bytes, over the %d bytes of "
+                      "parameter space ptxas allows (%d below PTX ISA 8.1); pass large data "
+                      "through a pointer",
+                      plI_cstr(M->m, M->m->funcs.p[M->func].name), (int)bytes, (int)PLSM_PARAM_MAX,
+                      (int)PLSM_PARAM_MAX_OLD);
       raise_here(L, M, lua_tostring(L, -1));
     }
     if (bytes > PLSM_PARAM_MAX_OLD && M->maxptx < 81) {
@@ -303,7 +305,8 @@ static void type_version(lua_State *L, LMod *M, int t) {
   if (t == PLT_B128 && M->maxptx < 83) {
     uint32_t f, l;
     anchor(L, M, &f, &l);
-    M->maxptx = 83; M->maxptx_file = f; M->maxptx_line = (int)l; M->maxptx_opc = 0; M->maxptx_what = ".reg .b128";
+    M->maxptx = 83; M->maxptx_file = f; M->maxptx_line = (int)l; M->maxptx_opc = 0;
+    M->maxptx_what = ".reg .b128";
   }
 }
 
@@ -363,10 +366,13 @@ static int l_var(lua_State *L) {  /* m:var(space, name, type, align, count, init
     uint32_t lim = plSm_static_limit(M->tgt.sm, M->tgt.arch_a);
     if (bytes > lim) {
       char msg[400];
-      snprintf(msg, sizeof msg, "static shared memory: '%s' brings %s to %llu bytes, over the %u bytes (%u KB) ptxas allows "
-               "on %s%s; declare large arrays in a shared-memory plan (ptx.smem_plan, dynamic above 48 KB) or with "
-               "ptx.shared_dynamic", name, plI_cstr(M->m, M->m->funcs.p[M->func].name), (unsigned long long)bytes, lim, lim / 1024,
-               plI_cstr(M->m, M->m->target), M->tgt.arch_a == 1 ? "" : " (48 KB of static .shared on every target but the arch-specific sm_XXa ones)");
+      const char *why = M->tgt.arch_a == 1 ? ""
+        : " (48 KB of static .shared on every target but the arch-specific sm_XXa ones)";
+      snprintf(msg, sizeof msg, "static shared memory: '%s' brings %s to %llu bytes, over the %u "
+               "bytes (%u KB) ptxas allows on %s%s; declare large arrays in a shared-memory plan "
+               "(ptx.smem_plan, dynamic above 48 KB) or with ptx.shared_dynamic", name,
+               plI_cstr(M->m, M->m->funcs.p[M->func].name), (unsigned long long)bytes, lim,
+               lim / 1024, plI_cstr(M->m, M->m->target), why);
       raise_here(L, M, msg);
     }
   }
@@ -1003,7 +1009,8 @@ static int l_version(lua_State *L) {  /* m:version([v]) -> current, needed by in
     if (iv < 10 || iv > 99) raise_here(L, M, "bad PTX version");
     if (iv < M->maxptx && M->maxptx_file) {
       lua_pushfstring(L, "'%s' requires PTX ISA %d.%d, above the requested .version %d.%d",
-                      M->maxptx_opc ? plA_opcode_text(shared(L)->isa, M->maxptx_opc) : M->maxptx_what ? M->maxptx_what : "?",
+                      M->maxptx_opc ? plA_opcode_text(shared(L)->isa, M->maxptx_opc)
+                      : M->maxptx_what ? M->maxptx_what : "?",
                       M->maxptx / 10, M->maxptx % 10, iv / 10, iv % 10);
       raise_at(L, M, M->maxptx_file, (uint32_t)M->maxptx_line, lua_tostring(L, -1));
     }
