@@ -268,6 +268,7 @@ function B.name_sweep(P)
     res.rows[#res.rows + 1] = { decls = decls, ok = ok, ptxas_ok = pok, what = what, msg = msg }
     if ok and not pok then res.looser[#res.looser + 1] = what .. ": " .. (out:match("error%s*: ([^\n]*)") or out)
     elseif not ok and pok then res.stricter[#res.stricter + 1] = what .. ": " .. (msg:gsub("\n.*", "")) end
+    if not pok and not next((B.lint(text))) then res.lint[#res.lint + 1] = what end
   end
   for _, e in ipairs(NAMES) do
     for _, n in ipairs(SINGLE) do judge { { e, n } } end
@@ -486,6 +487,7 @@ function B.size_sweep(P)
     res.rows[#res.rows + 1] = { probe = pr, ok = ok, ptxas_ok = pok, msg = not ok and tostring(out) or nil, what = what }
     if ok and not pok then res.looser[#res.looser + 1] = what .. ": " .. (rep:match("error%s*: ([^\n]*)") or rep)
     elseif not ok and pok then res.stricter[#res.stricter + 1] = what .. ": " .. tostring(out):gsub("\n.*", "") end
+    if not pok and not next((B.lint(ok and out or pr.ptx))) then res.lint[#res.lint + 1] = what end
   end
   return res
 end

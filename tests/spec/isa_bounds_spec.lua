@@ -144,7 +144,8 @@ describe("names PTX spells otherwise", function()
     refused("sm_90a", function(line) line(); local v = ptx.regs.f32(2, "v1") end, nil,
             "register range name 'v1' ends in a digit", "'v1_'")
     refused("sm_90a", function(line) line(); local v = ptx.regs.u32(4, "stage0") end, nil, "ends in a digit")
-    ptxas_rejects(module("sm_90a", "8.0", ".visible .entry k()\n{\n.reg .f32 %v1<2>;\nmov.f32 %v10, 0f00000000;\nret;\n}"), "sm_90a")
+    ptxas_rejects(module("sm_90a", "8.0", ".visible .entry k()\n{\n.reg .f32 %v1<2>;\nmov.f32 %v10, 0f00000000;\nret;\n}"), "sm_90a",
+                  "'%v10' is not a declared register")
     assembles("sm_90a", function() local v = ptx.regs.f32(2, "v1_"); ptx.mov.f32(v[2], 0.0) end)
   end)
 
@@ -176,7 +177,8 @@ describe("names PTX spells otherwise", function()
     refused("sm_90a", function(line) line(); ptx.shared_dynamic("_") end, nil, "the sink")
     local _, err = trace("sm_90a", function() end, nil, { name = "WARP_SZ" })
     assert(err and err:find(THIS .. ":%d+: error: ptx.kernel: the name 'WARP_SZ' is reserved in PTX"), err)
-    ptxas_rejects(module("sm_90a", "8.0", ".visible .entry k()\n{\n.shared .align 4 .b32 WARP_SZ[4];\nret;\n}"), "sm_90a")
+    ptxas_rejects(module("sm_90a", "8.0", ".visible .entry k()\n{\n.shared .align 4 .b32 WARP_SZ[4];\nret;\n}"), "sm_90a",
+                  "'WARP_SZ' is reserved in PTX")
   end)
 
   it("refuses a kernel variable or parameter that hides a ptx.func from the kernel's calls", function()
@@ -186,7 +188,7 @@ describe("names PTX spells otherwise", function()
     refused("sm_90a", function(line) line(); ptx.shared("helper", "b32", 4) end, { opts = { before = with_f } },
             "the name of the function defined at", "hides it")
     ptxas_rejects(module("sm_90a", "8.0", ".func helper()\n{\nret;\n}\n.visible .entry k()\n{\n.shared .align 4 .b32 helper[4];\n"
-                         .. "call.uni helper;\nret;\n}"), "sm_90a")
+                         .. "call.uni helper;\nret;\n}"), "sm_90a", "hides the function of that name from the call")
   end)
 
   it("refuses a module-scope dynamic shared array named like a kernel or function of the script", function()
@@ -195,7 +197,7 @@ describe("names PTX spells otherwise", function()
             { opts = { before = function() ptx.func { name = "helper", body = function() end } end } }, "is the name of a function")
     -- (ptxas crashes after its message on the kernel's case; the function's shows the rule)
     ptxas_rejects(module("sm_90a", "8.0", ".func helper()\n{\nret;\n}\n.extern .shared .align 16 .b8 helper[];\n"
-                         .. ".visible .entry k()\n{\nret;\n}"), "sm_90a")
+                         .. ".visible .entry k()\n{\nret;\n}"), "sm_90a", "inconsistent redefinition")
   end)
 end)
 
@@ -257,7 +259,8 @@ describe("sizes at and past the targets' limits", function()
     refused("sm_80", arrays({ 49120, 16 }, { 4, 64 }), nil, "brings k to 49168 bytes")
     assembles("sm_80", arrays({ 49072, 16 }, { 4, 64 }))
     ptxas_rejects(module("sm_80", "7.0", ".visible .entry k()\n{\n.shared .align 4 .b8 s1[49120];\n.shared .align 64 .b8 s2[16];\n"
-                         .. ".reg .b32 %w;\nmov.b32 %w, 0;\nst.shared.b32 [s1], %w;\nst.shared.b32 [s2], %w;\nret;\n}"), "sm_80")
+                         .. ".reg .b32 %w;\nmov.b32 %w, 0;\nst.shared.b32 [s1], %w;\nst.shared.b32 [s2], %w;\nret;\n}"), "sm_80",
+                  "kernel 'k' declares 49168 bytes of static .shared, over the 49152 bytes ptxas allows on sm_80")
   end)
 
   it("the block's limit on sm_90a, sm_100a (227 KB) and sm_120a (99 KB)", function()
@@ -291,8 +294,10 @@ describe("sizes at and past the targets' limits", function()
     assert(err and err:find(THIS .. ":%d+: error: ptx.kernel 'k': its parameters take 32765 bytes"), err)
     _, err = trace("sm_90a", function() end, { { "b", "b8", size = 5000 } }, { version = 8.0 })
     assert(err and err:find("over the 4352 bytes ptxas allows below PTX ISA 8.1", 1, true), err)
-    ptxas_rejects(module("sm_90a", "8.0", ".visible .entry k(.param .align 1 .b8 b[4353])\n{\nret;\n}"), "sm_90a")
-    ptxas_rejects(module("sm_90a", "8.1", ".visible .entry k(.param .align 1 .b8 b[32765])\n{\nret;\n}"), "sm_90a")
+    ptxas_rejects(module("sm_90a", "8.0", ".visible .entry k(.param .align 1 .b8 b[4353])\n{\nret;\n}"), "sm_90a",
+                  "takes 4353 bytes of parameters, over the 4352 bytes ptxas allows below PTX ISA 8.1")
+    ptxas_rejects(module("sm_90a", "8.1", ".visible .entry k(.param .align 1 .b8 b[32765])\n{\nret;\n}"), "sm_90a",
+                  "over the 32764 bytes")
   end)
 end)
 
