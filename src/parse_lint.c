@@ -202,11 +202,6 @@ static void call_arity(LT *l, const plI_module *m, const plI_opnd *ops, int n, u
   }
 }
 
-static int cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* '_' (the sink) and WARP_SZ (the warp-size constant) are no names for variables, parameters
 ** or functions: ptxas fails to parse the declaration */
 static void lint_reserved(LT *l, const plI_module *m, uint32_t name, uint32_t off) {
@@ -216,9 +211,9 @@ static void lint_reserved(LT *l, const plI_module *m, uint32_t name, uint32_t of
            s[0] == '_' ? "the sink" : "the predefined warp-size constant");
 }
 
-/* names ptxas defines twice in one function: a parameter, result, variable or label twice (one
-** namespace), a register declared twice, or a scalar register that a range also spells (%f1 beside
-** %f<3>); and a variable or parameter that hides a function the function calls */
+/* in one function: a parameter or result twice (its header: nested { } blocks may declare a
+** variable or register again, as nvcc's call sequences do), a reserved name, and a variable or
+** parameter that hides a function the function calls */
 static void lint_names(LT *l, const plI_module *m, uint32_t fi) {
   const plI_func *f = &m->funcs.p[fi];
   uint32_t off = f->vhead.off;
@@ -227,39 +222,13 @@ static void lint_names(LT *l, const plI_module *m, uint32_t fi) {
   for (int k = 0; k < 3; k++)
     for (uint32_t i = 0; i < lists[k]->n; i++) if (!plU_vec_push(names, lists[k]->p[i].name)) goto done;
   for (uint32_t i = 0; i < names.n; i++) lint_reserved(l, m, names.p[i], off);
-  for (uint32_t i = 0; i < f->stmts.n; i++)
-    if (f->stmts.p[i].kind == PLS_LABEL && !plU_vec_push(names, f->stmts.p[i].opc)) goto done;
-  {
-    /* sorted, a name twice stands next to itself (functions of many labels stay linear-ish) */
-    uint32_t *sorted = names.n ? malloc(names.n * sizeof *sorted) : NULL;
-    if (names.n && !sorted) goto done;
-    if (sorted) memcpy(sorted, names.p, names.n * sizeof *sorted);
-    if (sorted) qsort(sorted, names.n, sizeof *sorted, cmp_u32);
-    for (uint32_t i = 1; i < names.n; i++)
-      if (sorted[i] == sorted[i - 1] && (i < 2 || sorted[i - 2] != sorted[i]))
-        report(l, off, "'%s' is defined twice in '%s' (ptxas: duplicate definition)", plI_cstr(m, sorted[i]),
+  for (uint32_t i = 0; i < f->params.n + f->rets.n; i++)
+    for (uint32_t j = 0; j < i; j++)
+      if (names.p[i] == names.p[j]) {
+        report(l, off, "parameter '%s' of '%s' is declared twice (ptxas: duplicate definition)", plI_cstr(m, names.p[i]),
                plI_cstr(m, f->name));
-    free(sorted);
-  }
-  for (uint32_t i = 0; i < f->regdecls.n; i++) {
-    const plI_regdecl *d = &f->regdecls.p[i];
-    const char *dn = plI_cstr(m, d->name);
-    for (uint32_t j = 0; j < f->regdecls.n; j++) {
-      const plI_regdecl *e = &f->regdecls.p[j];
-      if (j < i && e->name == d->name && !e->count == !d->count) {
-        report(l, off, "register '%%%s' is declared twice in '%s' (ptxas: duplicate definition)", dn, plI_cstr(m, f->name));
         break;
       }
-      /* the scalar %f1 and the range %f<3> */
-      const char *en = plI_cstr(m, e->name);
-      size_t k = strlen(en);
-      if (!d->count && e->count && strncmp(dn, en, k) == 0 && dn[k] && strspn(dn + k, "0123456789") == strlen(dn + k)
-          && strtoul(dn + k, NULL, 10) < e->count) {
-        report(l, off, "register '%%%s' is declared twice: also by %%%s<N> (ptxas: duplicate definition)", dn, en);
-        break;
-      }
-    }
-  }
   for (uint32_t i = 0; i < names.n; i++)      /* a local name that hides a function this one calls */
     for (uint32_t g = 0; g < m->funcs.n; g++) {
       if (m->funcs.p[g].name != names.p[i]) continue;
