@@ -4,7 +4,7 @@ local ptx = require "ptxlua"
 local N = tonumber(os.getenv("NINSN") or "1000000")
 ptx.kernel { name = "big", params = {{"x","f32*"}}, body = function(t, x)
   local a = ptx.regs.f32(64, "acc")
-  local b = ptx.regs.f32(8, "b")
+  local b = ptx.regs.f32(8, "bf")
   local n = 0
   while n < N do
     for i = 1, 64 do

@@ -146,6 +146,12 @@ static uint32_t new_decl(plI_module *m, int func, const char *name, int type, ui
   plI_func *f = &m->funcs.p[func];
   if (declmap_get(m, (uint32_t)func, sid) >= 0)
     return plI_fail(m, 1, "register name '%%%s' is already declared", name), 0;
+  size_t nl = strlen(name);
+  if (count && !pool && isdigit((unsigned char)name[nl - 1]))
+    /* ptxas takes the digits before <N> for part of the numbering: %v1<2> makes no %v10, %v11 */
+    return plI_fail(m, 1, "register range name '%s' ends in a digit: ptxas declares no usable "
+                    "register by %%%s<%u> (%%%s0 is not '%%%s' followed by 0 for it); end the name "
+                    "with a letter or '_' ('%s_')", name, name, count, name, name, name), 0;
   if (collides(m, (uint32_t)func, name))
     return plI_fail(m, 1, "register name '%%%s' collides with a register range", name), 0;
   if (count || pool) { /* a range %name<N>: no scalar may be called name<digits> */
@@ -204,6 +210,29 @@ uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type) {
   plI_reg r = {dc->name, (int32_t)idx, (uint8_t)type, (uint32_t)func};
   if (!plU_vec_push(m->regs, r)) return plI_fail(m, 2, "out of memory"), 0;
   return m->regs.n;
+}
+
+/* one variable at the end of the layout so far: its alignment, then its size */
+static uint64_t lay_var(uint64_t off, const plI_var *v) {
+  uint32_t bits = v->type < PLT__COUNT ? plT_info_tab[v->type].bits : 8;
+  uint32_t elt = bits >= 8 ? bits / 8 : 1;
+  uint64_t a = v->align ? v->align : elt;
+  uint64_t n = v->count == UINT64_MAX ? 0 : v->count ? v->count : 1;
+  off = (off + a - 1) / a * a;
+  return off + n * elt;
+}
+uint64_t plI_space_bytes(const plI_module *m, uint32_t func, int space, const plI_var *extra) {
+  if (!m || func >= m->funcs.n) return 0;
+  const plI_func *f = &m->funcs.p[func];
+  uint64_t off = 0;
+  if (space == PLV_PARAM) {
+    for (uint32_t i = 0; i < f->params.n; i++) off = lay_var(off, &f->params.p[i]);
+  } else {
+    for (uint32_t i = 0; i < f->vars.n; i++)
+      if (f->vars.p[i].space == space && f->vars.p[i].linkage != PLK_EXTERN)
+        off = lay_var(off, &f->vars.p[i]);
+  }
+  return extra ? lay_var(off, extra) : off;
 }
 
 void plI_regname(const plI_module *m, uint32_t id, plU_buf *b) {

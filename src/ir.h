@@ -133,6 +133,10 @@ int  plI_param(plI_module *m, int func, const char *name, int type, uint32_t ali
 uint32_t plI_reg_scalar(plI_module *m, int func, const char *name, int type);
 uint32_t plI_reg_range(plI_module *m, int func, const char *name, int type, uint32_t count);
 uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type); /* next %prefixN */
+/* bytes a function's variables of a space take laid out in declaration order, each at its
+** alignment (0: natural), as ptxas counts them: its static (not .extern) .shared variables, or its
+** parameters (PLV_PARAM: the kernel parameter space); extra: one more variable's end, or NULL */
+uint64_t plI_space_bytes(const plI_module *m, uint32_t func, int space, const plI_var *extra);
 int  plI_var_new(plI_module *m, int func, const char *name, int space, int linkage, int type,
              uint32_t align, uint64_t count, const char *init); /* func -1: module scope */
 

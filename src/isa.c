@@ -128,8 +128,13 @@ typedef struct {
   int bad;                  /* the pattern did not compile (a table bug; reported by tests) */
 } c_form;
 
+/* the numbers of an immediate's value constraint (plA_opspec.ival) */
+#define MAXIVALS 6
+typedef struct { uint32_t mult; int64_t lo, hi; uint8_t nvals; int32_t vals[MAXIVALS]; } c_ival;
+
 struct plA_ctx {
   int refs;
+  PLU_VEC(c_ival) ivals;    /* value constraints of the forms' operands */
   plU_strtab toks;          /* modifier tokens and base names */
   plU_strtab opcodes;       /* opcode texts seen */
   PLU_VEC(uint32_t) seq;    /* token sequences of alternatives */
@@ -203,6 +208,66 @@ static int expand_alts(plA_ctx *c, const char *p, const char *e) {
   }
 }
 
+/* a decimal number, optionally negative, of at most 10 digits; 0 when there is none */
+static int read_num(const char **pp, int64_t *v) {
+  const char *p = *pp;
+  int neg = *p == '-', nd = 0;
+  if (neg) p++;
+  int64_t k = 0;
+  while (isdigit((unsigned char)*p) && nd < 10) k = k * 10 + (*p++ - '0'), nd++;
+  if (!nd || isdigit((unsigned char)*p)) return 0;
+  *v = neg ? -k : k;
+  *pp = p;
+  return 1;
+}
+
+/* one value constraint at *pp ('%', '^', '@' or '~' and its numbers), added to the operand's;
+** an operand's constraints combine (%16^1048560: a multiple of 16, 0 to 1048560) */
+static int compile_ival(plA_ctx *c, plA_opspec *o, const char **pp) {
+  const char *p = *pp;
+  char ch = *p++;
+  if (!o->ival) {
+    c_ival z;
+    memset(&z, 0, sizeof z);
+    if (!plU_vec_push(c->ivals, z) || c->ivals.n > 65535) return 0;
+    o->ival = (uint16_t)c->ivals.n;
+  }
+  c_ival *iv = &c->ivals.p[o->ival - 1];
+  int64_t k;
+  if (ch == '^' && *p == '<') {                         /* ^<: at most the immediate before it */
+    if (o->ikind & PLA_IV_LEPREV) return 0;
+    o->ikind |= PLA_IV_LEPREV;
+    *pp = p + 1;
+    return 1;
+  }
+  if (ch == '%') {                                      /* %K: a multiple of K */
+    if ((o->ikind & PLA_IV_MULT) || !read_num(&p, &k) || k <= 0 || k > (1 << 30)) return 0;
+    o->ikind |= PLA_IV_MULT; iv->mult = (uint32_t)k;
+  } else if (ch == '^') {                               /* ^N: 0 to N; ^L..N: L to N */
+    if ((o->ikind & PLA_IV_RANGE) || !read_num(&p, &k)) return 0;
+    iv->lo = 0; iv->hi = k;
+    if (p[0] == '.' && p[1] == '.') {
+      p += 2;
+      iv->lo = k;
+      if (!read_num(&p, &iv->hi)) return 0;
+    }
+    if (iv->lo > iv->hi) return 0;
+    o->ikind |= PLA_IV_RANGE;
+  } else {                                     /* @a/b/c sizes (powers of two), ~a/b/c values */
+    if (o->ikind & (PLA_IV_SET | PLA_IV_SIZES)) return 0;
+    for (;;) {
+      if (iv->nvals >= MAXIVALS || !read_num(&p, &k) || k < INT32_MIN || k > INT32_MAX) return 0;
+      if (ch == '@' && (k <= 0 || (k & (k - 1)))) return 0;
+      iv->vals[iv->nvals++] = (int32_t)k;
+      if (*p != '/') break;
+      p++;
+    }
+    o->ikind |= ch == '@' ? PLA_IV_SIZES : PLA_IV_SET;
+  }
+  *pp = p;
+  return 1;
+}
+
 /* Operands: see the header of isa_table.h. Optional operands may stand anywhere; when fewer
 ** operands are given, the last optional ones are the ones left out (bar.red d, a{, b}, c).
 ** A conditional operand (<.tok>) is there exactly when the opcode has .tok; resolution drops the
@@ -214,7 +279,7 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
   if (!*p) { f->nops = 0; f->nopt = 0; return 1; }
   for (;;) {
     if (n >= MAXOPS) return 0;
-    plA_opspec o = {0, 1, PLT_NONE, 0, 0, 0, 0, 0, 0};
+    plA_opspec o = {0, 1, PLT_NONE, 0, 0, 0, 0, 0, 0, 0};
     switch (*p++) {
     case 'd': o.kinds = PLA_KREG; o.flags |= PLA_DEST; break;
     case 'a': o.kinds = PLA_KREG | PLA_KIMM; break;
@@ -241,27 +306,20 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
       else if (ch == '?') { o.flags |= PLA_OPTIONAL; p++; }
       else if (ch == '!') { o.flags |= PLA_NEGOK; p++; }
       else if (ch == '_') { o.kinds |= PLA_KSINK; p++; }
-      else if (ch == 'g') { if (!(o.kinds & PLA_KADDR)) return 0; o.flags |= PLA_SPACE; p++; }
-      else if (ch == '%' || ch == '^' || ch == '@') {   /* an immediate's value: %K, ^N, ^<, @a/b/c */
-        p++;
-        if (o.ikind) return 0;
-        if (ch == '^' && *p == '<') { o.ikind = PLA_IV_LEPREV; p++; continue; }
-        for (;;) {
-          int k = 0, nd = 0;
-          while (isdigit((unsigned char)*p) && nd < 5) k = k * 10 + (*p++ - '0'), nd++;
-          if (!nd || k > 65535) return 0;
-          if (ch == '@') {
-            if (k & (k - 1) || k > 32768 || k == 0) return 0;   /* powers of two only */
-            int b = 0;
-            while ((1 << b) != k) b++;
-            o.ikind = PLA_IV_SET; o.ival = (uint16_t)(o.ival | (1u << b));
-            if (*p == '/') { p++; continue; }
-          } else {
-            if (ch == '%' && k == 0) return 0;
-            o.ikind = ch == '%' ? PLA_IV_MULT : PLA_IV_MAX; o.ival = (uint16_t)k;
-          }
-          break;
-        }
+      else if (ch == '>') {                  /* >: an address the instruction writes */
+        if (!(o.kinds & PLA_KADDR)) return 0;
+        o.flags |= PLA_WRITE; p++;
+      }
+      else if (ch == 'g') {                  /* g, g2, gS, gG: an address in a state space */
+        if (!(o.kinds & PLA_KADDR)) return 0;
+        o.flags |= PLA_SPACE; p++;
+        if (*p == '2') { o.gspace = PLA_G_SECOND; p++; }
+        else if (*p == 'S') { o.gspace = PLA_G_SHARED; p++; }
+        else if (*p == 'G') { o.gspace = PLA_G_GLOBAL; p++; }
+      }
+      else if (ch == '%' || ch == '^' || ch == '@' || ch == '~') {
+        /* an immediate's value: %K, ^N, ^L..N, ^<, @a/b/c, ~a/b/c (see isa_table.h) */
+        if (!compile_ival(c, &o, &p)) return 0;
       }
       else if (ch == '|') {                                        /* d|p: with a predicate */
         if (o.kinds & PLA_KPAIR) o.kinds &= (uint16_t)~PLA_KREG;   /* a second '|': a pair only */
@@ -407,6 +465,7 @@ void plA_unref(plA_ctx *c) {
   for (uint32_t i = 0; i < c->ncache; i++) free(c->cache[i]);
   free(c->cache);
   plU_strtab_free(&c->toks); plU_strtab_free(&c->opcodes);
+  plU_vec_free(c->ivals);
   plU_vec_free(c->seq); plU_vec_free(c->alts); plU_vec_free(c->elems); plU_vec_free(c->bybase); plU_vec_free(c->condtoks);
   free(c->forms); free(c->chain);
   free(c);
@@ -611,13 +670,16 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
   r->sm_min = FORMS[fi].sm > msm ? FORMS[fi].sm : msm;
   r->flags = FORMS[fi].flags;
   r->pattern = FORMS[fi].pat; r->operands = FORMS[fi].ops;
-  for (int i = 0; i < nt && !r->space; i++) {   /* the state space the opcode names, if any */
+  for (int i = 0; i < nt && !r->space2; i++) {  /* the state spaces the opcode names, if any */
     const char *ts = c->toks.str[tok[i]];
     size_t tl = strcspn(ts, ":");
     static const struct { const char *n; uint8_t sp; } SP[] = {
       {"global", PLA_SP_GLOBAL}, {"shared", PLA_SP_SHARED}, {"local", PLA_SP_LOCAL}, {"param", PLA_SP_PARAM}, {"const", PLA_SP_CONST}};
     for (size_t k = 0; k < sizeof SP / sizeof SP[0]; k++)
-      if (strlen(SP[k].n) == tl && memcmp(ts, SP[k].n, tl) == 0) r->space = SP[k].sp;
+      if (strlen(SP[k].n) == tl && memcmp(ts, SP[k].n, tl) == 0) {
+        if (!r->space) r->space = SP[k].sp;
+        else r->space2 = SP[k].sp;
+      }
   }
   r->nops = effective_ops(c, &c->forms[fi], tok, nt, r->opbuf[0], &r->nopt);
   r->ops = r->opbuf[0];
@@ -796,8 +858,17 @@ static void put_operands(plU_buf *b, const char *s) {
   while (*s) {
     char ch = *s;
     if (ch == '=' ) { s++; if (*s == 'h' || *s == 'i') s++; continue; }
-    if (ch == '%' || ch == '@' || ch == '^') { s++; while (isdigit((unsigned char)*s) || *s == '/' || *s == '<') s++; continue; }
-    if (ch == 'g' && !start && s[-1] == 'm') { s++; continue; }
+    if (ch == '%' || ch == '@' || ch == '^' || ch == '~') {   /* value constraints: not shown */
+      s++;
+      while (isdigit((unsigned char)*s) || *s == '/' || *s == '<' || *s == '-' || *s == '.') s++;
+      continue;
+    }
+    if (ch == 'g' && !start && s[-1] == 'm') {
+      s++;
+      if (*s == '2' || *s == 'S' || *s == 'G') s++;
+      continue;
+    }
+    if (ch == '>' && !start && (s[-1] == 'g' || s[-1] == 'm')) { s++; continue; }
     start = ch == ',' || ch == ' ';
     plU_buf_putc(b, *s++);
   }
@@ -850,14 +921,28 @@ static int sym_space(const plI_module *m, uint32_t name) {
 #undef PLA_SEE
   return sp;
 }
+/* the function whose input parameter a symbol names (-1: none, or the name is also a result, a
+** variable or a module-scope variable somewhere, and the write may reach that) */
+static int input_param_of(const plI_module *m, uint32_t name) {
+  int fn = -1;
+  for (uint32_t i = 0; i < m->globals.n; i++) if (m->globals.p[i].name == name) return -1;
+  for (uint32_t f = 0; f < m->funcs.n; f++) {
+    const plI_func *fu = &m->funcs.p[f];
+    for (uint32_t i = 0; i < fu->rets.n; i++) if (fu->rets.p[i].name == name) return -1;
+    for (uint32_t i = 0; i < fu->vars.n; i++) if (fu->vars.p[i].name == name) return -1;
+    for (uint32_t i = 0; i < fu->params.n; i++) if (fu->params.p[i].name == name) fn = (int)f;
+  }
+  return fn;
+}
 static const char *space_name(int sp) {
   static const char *n[] = {"generic", ".global", ".shared", ".local", ".param", ".const"};
   return sp >= 0 && sp <= PLA_SP_CONST ? n[sp] : "?";
 }
 
 /* an address operand in the instruction's own state space (PLA_SPACE): 1 ok, 0 with a message */
-static int check_space(const plA_res *r, const plI_module *m, const plI_opnd *o, int opi, const char *opc, plU_buf *err) {
-  int sp = r->space;
+static int check_space(const plA_res *r, const plA_opspec *s, const plI_module *m,
+                       const plI_opnd *o, int opi, const char *opc, plU_buf *err) {
+  int sp = s->gspace == PLA_G_SECOND ? r->space2 : r->space;
   if (o->flags & PLOF_BASE_REG) {
     if (o->id == 0 || o->id > m->regs.n) return 1;
     int t = m->regs.p[o->id - 1].type;
@@ -877,6 +962,23 @@ static int check_space(const plA_res *r, const plI_module *m, const plI_opnd *o,
   if (!(o->flags & PLOF_BASE_SYM)) return 1;
   int vs = sym_space(m, o->id);
   if (vs < 0) return 1;
+  int writes_param = vs == PLA_SP_PARAM && sp == PLA_SP_PARAM && (s->flags & PLA_WRITE);
+  int fn = writes_param ? input_param_of(m, o->id) : -1;
+  if (fn >= 0) {
+    const plI_func *f = &m->funcs.p[fn];
+    if (err)
+      plU_buf_printf(err, "operand %d of '%s': '%s' is an input parameter of %s %s, which is "
+                     "read-only (ptxas: illegal to write to function input parameter); %s",
+                     opi, opc, plI_cstr(m, o->id), f->kind == PLF_ENTRY ? "kernel" : "function",
+                     plI_cstr(m, f->name),
+                     f->kind == PLF_ENTRY ? "load it into a register (p:load()) and change that"
+                     : "st.param writes a function's results (r:store(v)), not its parameters");
+    return 0;
+  }
+  /* an mbarrier object is a .shared variable, and prefetchu reaches .global ones, through a
+  ** generic address too */
+  if (s->gspace == PLA_G_SHARED) sp = PLA_SP_SHARED;
+  if (s->gspace == PLA_G_GLOBAL) sp = PLA_SP_GLOBAL;
   int ok = sp == PLA_SP_GENERIC ? (vs == PLA_SP_GLOBAL || vs == PLA_SP_SHARED || vs == PLA_SP_LOCAL) : vs == sp;
   if (!ok && err) {
     plU_buf_printf(err, "operand %d of '%s': '%s' is a %s variable, which a%s%s access cannot address (ptxas: state space mismatch)",
@@ -886,45 +988,58 @@ static int check_space(const plA_res *r, const plI_module *m, const plI_opnd *o,
       plU_buf_puts(err, sp == PLA_SP_GENERIC || sp == PLA_SP_GLOBAL
                    ? "; a pointer parameter holds an address: load it with ld.param (ptx.global_ptrs) and address through that register"
                    : "; read a parameter with ld.param");
+    else if (s->gspace == PLA_G_SHARED) plU_buf_puts(err, "; an mbarrier object lives in .shared");
     else plU_buf_printf(err, "; use ld/st%s", vs == PLA_SP_CONST ? ".const" : space_name(vs));
   }
   return ok;
 }
 
-/* an immediate's value against the operand's constraint (PLA_IV_*): 1 ok, 0 with a message */
-static int check_ival(const plA_opspec *s, const plI_opnd *ops, int i, int opi, const char *opc, plU_buf *err) {
+/* an immediate's value against the operand's constraints (PLA_IV_*): 1 ok, 0 with a message */
+static int check_ival(const plA_opspec *s, const plI_module *m, const plI_opnd *ops, int i, int opi,
+                      const char *opc, plU_buf *err) {
   const plI_opnd *o = &ops[i];
   if (!s->ikind || o->kind != PLO_IMM) return 1;
   long long v = (o->flags & PLOF_UNSIGNED) ? (long long)(o->v > (uint64_t)INT64_MAX ? INT64_MAX : o->v) : (long long)(int64_t)o->v;
-  switch (s->ikind) {
-  case PLA_IV_MULT:
-    if (v % s->ival == 0) return 1;
-    if (err) plU_buf_printf(err, "operand %d of '%s': %lld is not a multiple of %u%s", opi, opc, v, s->ival,
-                            s->ival == 32 ? " (a barrier's thread count is a whole number of warps)" : "");
-    return 0;
-  case PLA_IV_MAX:
-    if (v >= 0 && v <= s->ival) return 1;
-    if (err) plU_buf_printf(err, "operand %d of '%s': %lld is out of range (0 to %u)", opi, opc, v, s->ival);
-    return 0;
-  case PLA_IV_SET:
-    for (int b = 0; b < 16; b++) if (v == (1LL << b) && (s->ival & (1u << b))) return 1;
-    if (err) {
-      plU_buf_printf(err, "operand %d of '%s': %lld is not ", opi, opc, v);
-      int first = 1, cnt = 0;
-      for (int b = 0; b < 16; b++) cnt += (s->ival >> b) & 1;
-      plU_buf_puts(err, cnt > 1 ? "one of " : "");
-      for (int b = 0; b < 16; b++)
-        if (s->ival & (1u << b)) { plU_buf_printf(err, "%s%d", first ? "" : ", ", 1 << b); first = 0; }
-      plU_buf_puts(err, cnt > 1 ? "" : " (the only size this form takes)");
+  if (s->ikind & PLA_IV_LEPREV) {
+    if (i > 0 && ops[i - 1].kind == PLO_IMM) {
+      long long pv = (long long)(int64_t)ops[i - 1].v;
+      if (v < 0 || v > pv) {
+        if (err)
+          plU_buf_printf(err, "operand %d of '%s': %lld is out of range (0 to operand %d, %lld)", opi,
+                         opc, v, opi - 1, pv);
+        return 0;
+      }
     }
-    return 0;
-  case PLA_IV_LEPREV: {
-    if (i == 0 || ops[i - 1].kind != PLO_IMM) return 1;
-    long long pv = (long long)(int64_t)ops[i - 1].v;
-    if (v >= 0 && v <= pv) return 1;
-    if (err) plU_buf_printf(err, "operand %d of '%s': %lld is out of range (0 to operand %d, %lld)", opi, opc, v, opi - 1, pv);
+  }
+  if (!s->ival || !m->isa || s->ival > m->isa->ivals.n) return 1;
+  const c_ival *iv = &m->isa->ivals.p[s->ival - 1];
+  if (s->ikind & (PLA_IV_SET | PLA_IV_SIZES)) {
+    int ok = 0;
+    for (int k = 0; k < iv->nvals; k++) ok |= v == iv->vals[k];
+    if (!ok) {
+      if (err) {
+        plU_buf_printf(err, "operand %d of '%s': %lld is not ", opi, opc, v);
+        plU_buf_puts(err, iv->nvals > 1 ? "one of " : "");
+        for (int k = 0; k < iv->nvals; k++)
+          plU_buf_printf(err, "%s%d", k ? ", " : "", (int)iv->vals[k]);
+        if (iv->nvals == 1)
+          plU_buf_puts(err, (s->ikind & PLA_IV_SIZES) ? " (the only size this form takes)"
+                                                       : " (the only value this form takes)");
+      }
+      return 0;
+    }
+  }
+  if ((s->ikind & PLA_IV_RANGE) && (v < iv->lo || v > iv->hi)) {
+    if (err)
+      plU_buf_printf(err, "operand %d of '%s': %lld is out of range (%lld to %lld)", opi, opc, v,
+                     (long long)iv->lo, (long long)iv->hi);
     return 0;
   }
+  if ((s->ikind & PLA_IV_MULT) && v % iv->mult != 0) {
+    if (err)
+      plU_buf_printf(err, "operand %d of '%s': %lld is not a multiple of %u%s", opi, opc, v, iv->mult,
+                     iv->mult == 32 ? " (a barrier's thread count is a whole number of warps)" : "");
+    return 0;
   }
   return 1;
 }
@@ -1006,7 +1121,7 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
     case PLO_IMM: case PLO_F32: case PLO_F64:
       if (!(s->kinds & PLA_KIMM) || wantvec > 1) goto badkind;
       if (want == PLT_PRED) goto badkind;
-      if (!check_ival(s, ops, i, opi, opc, err)) return 0;
+      if (!check_ival(s, m, ops, i, opi, opc, err)) return 0;
       break;
     case PLO_ADDR:
       if (!(s->kinds & PLA_KADDR)) goto badkind;
@@ -1023,7 +1138,7 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
           return 0;
         }
       }
-      if ((s->flags & PLA_SPACE) && !check_space(r, m, o, opi, opc, err)) return 0;
+      if ((s->flags & PLA_SPACE) && !check_space(r, s, m, o, opi, opc, err)) return 0;
       break;
     case PLO_TADDR: {  /* [tmap, {c, ...}]: tmap a symbol or a 64-bit integer register */
       if (!(s->kinds & PLA_KTADDR)) goto badkind;

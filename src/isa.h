@@ -20,6 +20,7 @@ enum {
   PLA_VECX = 32,       /* a vector of N registers, N from the instruction's .xN (ldmatrix .x4) */
   PLA_VECN = 64,       /* a vector of N/vec registers, N from the shape .mMnNkK (wgmma) */
   PLA_VECD = 128,      /* a vector of D-vec registers, D from the dimension .Dd (cp.async.bulk.tensor) */
+  PLA_WRITE = 512,     /* an address the instruction writes: never a function's input parameter */
   PLA_SPACE = 256      /* an address in the instruction's own state space (its .global, .shared, ...,
                        ** or generic when it names none): a .global or generic one is a 64-bit register
                        ** under .address_size 64, and a variable's space must be the instruction's */
@@ -27,8 +28,10 @@ enum {
 /* register classes: which registers of the operand's width ptxas takes where the table says .bN
 ** (plain .bN takes any register of the width) */
 enum { PLA_RC_ANY, PLA_RC_BITS, PLA_RC_HALF, PLA_RC_INT };
-/* constraints on an immediate operand's value */
-enum { PLA_IV_NONE, PLA_IV_MULT, PLA_IV_MAX, PLA_IV_SET, PLA_IV_LEPREV };
+/* constraints on an immediate operand's value (bits of plA_opspec.ikind; the numbers are in the
+** context's constraint at plA_opspec.ival): a multiple of K, within lo..hi, one of a list (of
+** powers of two: a size), at most the immediate before it */
+enum { PLA_IV_MULT = 1, PLA_IV_RANGE = 2, PLA_IV_SET = 4, PLA_IV_SIZES = 8, PLA_IV_LEPREV = 16 };
 /* state spaces an instruction names (plA_res.space) */
 enum { PLA_SP_GENERIC, PLA_SP_GLOBAL, PLA_SP_SHARED, PLA_SP_LOCAL, PLA_SP_PARAM, PLA_SP_CONST };
 /* form flags: where a form exists beyond "sm_min or later" (a family is the sm numbers that
@@ -54,9 +57,14 @@ typedef struct plA_opspec {
   uint8_t rclass; /* PLA_RC_*: the registers a .bN operand takes */
   uint32_t cond;  /* 0, or 1 + where the 0-ended list of modifiers that make this operand present
                   ** (<.L2::cache_hint>, <$boolop>) starts; always 0 in a resolution */
-  uint8_t ikind;  /* PLA_IV_*: a constraint on an immediate's value, with ival */
-  uint16_t ival;  /* MULT: the factor; MAX: the largest; SET: bit k allows 2^k */
+  uint8_t ikind;  /* PLA_IV_* bits: constraints on an immediate's value, 0 for none */
+  uint16_t ival;  /* where the constraint's numbers are in the context (1-based) */
+  uint8_t gspace; /* PLA_G_*: the space of a PLA_SPACE address */
 } plA_opspec;
+/* the state space a PLA_SPACE address is in: the opcode's first (generic when it names none), its
+** second (cp.async.shared.global's source), .shared whatever the opcode says (an mbarrier object,
+** which a generic address reaches only there), .global (prefetchu's generic address) */
+enum { PLA_G_OWN, PLA_G_SECOND, PLA_G_SHARED, PLA_G_GLOBAL };
 
 typedef struct plA_res {
   int form;               /* index in the form table */
@@ -69,6 +77,7 @@ typedef struct plA_res {
   uint16_t ptx_min, sm_min;
   uint16_t flags;
   uint8_t space;          /* PLA_SP_*: the state space the opcode names */
+  uint8_t space2;         /* PLA_SP_*: the second one it names (cp.async.shared.global: .global) */
   uint8_t nops, nopt;     /* operand count, of which optional (the last ones are left out first) */
   const plA_opspec *ops;
   const char *pattern, *operands; /* for messages */

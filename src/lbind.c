@@ -11,6 +11,7 @@
 #include "ir.h"
 #include "isa.h"
 #include "print.h"
+#include "smem.h"
 #include "parse.h"
 #include "engine.h"
 #include "lnum.h"
@@ -42,6 +43,7 @@ typedef struct LMod {
   uint32_t *ghash; uint32_t ghcap;  /* site index + 1, 0 empty; ghcap a power of two */
   int maxptx;                /* highest PTX version an instruction needs */
   int maxptx_line; uint32_t maxptx_file; uint32_t maxptx_opc;
+  const char *maxptx_what;   /* what set maxptx when no instruction did (maxptx_opc 0) */
   PLU_VEC(labelinfo) labels; /* indexed by label string id */
   uint32_t serial;           /* this module's number within its Shared (fc[].mod) */
   plU_buf msg;
@@ -261,6 +263,25 @@ static int l_param(lua_State *L) {
   if (align < 0 || align > 65536 || count < 0 || count > 1e9) raise_here(L, M, "bad parameter alignment or size");
   plI_param(M->m, M->func, name, t, (uint32_t)align, (uint64_t)count, lua_toboolean(L, 6));
   check_ir(L, M);
+  /* a kernel's parameter space: 32764 bytes, and 4352 below PTX ISA 8.1 (ptxas: "uses too much
+  ** parameter space"); a larger list raises the module's version as an instruction would */
+  if (M->m->funcs.p[M->func].kind == PLF_ENTRY) {
+    uint64_t bytes = plI_space_bytes(M->m, (uint32_t)M->func, PLV_PARAM, NULL);
+    if (bytes > PLSM_PARAM_MAX) {
+      lua_pushfstring(L, "kernel %s: its parameters take %d bytes, over the %d bytes of "
+                      "parameter space ptxas allows (%d below PTX ISA 8.1); pass large data "
+                      "through a pointer",
+                      plI_cstr(M->m, M->m->funcs.p[M->func].name), (int)bytes, (int)PLSM_PARAM_MAX,
+                      (int)PLSM_PARAM_MAX_OLD);
+      raise_here(L, M, lua_tostring(L, -1));
+    }
+    if (bytes > PLSM_PARAM_MAX_OLD && M->maxptx < 81) {
+      uint32_t f, l;
+      anchor(L, M, &f, &l);
+      M->maxptx = 81; M->maxptx_file = f; M->maxptx_line = (int)l; M->maxptx_opc = 0;
+      M->maxptx_what = "a kernel parameter list of more than 4352 bytes";
+    }
+  }
   return 0;
 }
 
@@ -295,6 +316,7 @@ static void type_version(lua_State *L, LMod *M, int t) {
     uint32_t f, l;
     anchor(L, M, &f, &l);
     M->maxptx = 83; M->maxptx_file = f; M->maxptx_line = (int)l; M->maxptx_opc = 0;
+    M->maxptx_what = ".reg .b128";
   }
 }
 
@@ -344,6 +366,26 @@ static int l_var(lua_State *L) {  /* m:var(space, name, type, align, count, init
   if (align < 0 || align > (1 << 20) || count < 0 || count > 1e12) raise_here(L, M, "bad variable alignment or size");
   uint64_t cnt = count == 0 && lk == PLK_EXTERN ? UINT64_MAX : (uint64_t)count;
   if (!global) needfunc(L, M);
+  if (!global && space == PLV_SHARED && lk != PLK_EXTERN) {
+    /* a kernel's static .shared variables together: ptxas's limit for the target ("uses too
+    ** much shared data"), laid out as ptxas lays them, in order, each at its alignment */
+    plI_var v;
+    memset(&v, 0, sizeof v);
+    v.type = (uint8_t)t; v.align = (uint32_t)align; v.count = cnt;
+    uint64_t bytes = plI_space_bytes(M->m, (uint32_t)M->func, PLV_SHARED, &v);
+    uint32_t lim = plSm_static_limit(M->tgt.sm, M->tgt.arch_a);
+    if (bytes > lim) {
+      char msg[400];
+      const char *why = M->tgt.arch_a == 1 ? ""
+        : " (48 KB of static .shared on every target but the arch-specific sm_XXa ones)";
+      snprintf(msg, sizeof msg, "static shared memory: '%s' brings %s to %llu bytes, over the %u "
+               "bytes (%u KB) ptxas allows on %s%s; declare large arrays in a shared-memory plan "
+               "(ptx.smem_plan, dynamic above 48 KB) or with ptx.shared_dynamic", name,
+               plI_cstr(M->m, M->m->funcs.p[M->func].name), (unsigned long long)bytes, lim,
+               lim / 1024, plI_cstr(M->m, M->m->target), why);
+      raise_here(L, M, msg);
+    }
+  }
   plI_var_new(M->m, global ? -1 : M->func, name, space, lk, t, (uint32_t)align, cnt, init);
   check_ir(L, M);
   return 0;
@@ -1071,7 +1113,8 @@ static int l_version(lua_State *L) {  /* m:version([v]) -> current, needed by in
     if (iv < 10 || iv > 99) raise_here(L, M, "bad PTX version");
     if (iv < M->maxptx && M->maxptx_file) {
       lua_pushfstring(L, "'%s' requires PTX ISA %d.%d, above the requested .version %d.%d",
-                      M->maxptx_opc ? plA_opcode_text(shared(L)->isa, M->maxptx_opc) : ".reg .b128",
+                      M->maxptx_opc ? plA_opcode_text(shared(L)->isa, M->maxptx_opc)
+                      : M->maxptx_what ? M->maxptx_what : "?",
                       M->maxptx / 10, M->maxptx % 10, iv / 10, iv % 10);
       raise_at(L, M, M->maxptx_file, (uint32_t)M->maxptx_line, lua_tostring(L, -1));
     }

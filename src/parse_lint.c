@@ -4,6 +4,7 @@
 ** table does not model, so that what it rejects, ptxas rejects too. */
 #include "parse.h"
 #include "isa.h"
+#include "smem.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,70 @@ static void call_arity(LT *l, const plI_module *m, const plI_opnd *ops, int n, u
   }
 }
 
+/* '_' (the sink) and WARP_SZ (the warp-size constant) are no names for variables, parameters
+** or functions: ptxas fails to parse the declaration */
+static void lint_reserved(LT *l, const plI_module *m, uint32_t name, uint32_t off) {
+  const char *s = plI_cstr(m, name);
+  if (strcmp(s, "_") == 0 || strcmp(s, "WARP_SZ") == 0)
+    report(l, off, "'%s' is reserved in PTX (%s), not a name to declare", s,
+           s[0] == '_' ? "the sink" : "the predefined warp-size constant");
+}
+
+/* in one function: a parameter or result twice (its header: nested { } blocks may declare a
+** variable or register again, as nvcc's call sequences do), a reserved name, and a variable or
+** parameter that hides a function the function calls */
+static void lint_names(LT *l, const plI_module *m, uint32_t fi) {
+  const plI_func *f = &m->funcs.p[fi];
+  uint32_t off = f->vhead.off;
+  PLU_VEC(uint32_t) names = {0};
+  const PLU_VEC(plI_var) *lists[3] = { (const void *)&f->params, (const void *)&f->rets, (const void *)&f->vars };
+  for (int k = 0; k < 3; k++)
+    for (uint32_t i = 0; i < lists[k]->n; i++) if (!plU_vec_push(names, lists[k]->p[i].name)) goto done;
+  for (uint32_t i = 0; i < names.n; i++) lint_reserved(l, m, names.p[i], off);
+  for (uint32_t i = 0; i < f->params.n + f->rets.n; i++)
+    for (uint32_t j = 0; j < i; j++)
+      if (names.p[i] == names.p[j]) {
+        report(l, off, "parameter '%s' of '%s' is declared twice (ptxas: duplicate definition)", plI_cstr(m, names.p[i]),
+               plI_cstr(m, f->name));
+        break;
+      }
+  for (uint32_t i = 0; i < names.n; i++)      /* a local name that hides a function this one calls */
+    for (uint32_t g = 0; g < m->funcs.n; g++) {
+      if (m->funcs.p[g].name != names.p[i]) continue;
+      for (uint32_t si = 0; si < f->stmts.n; si++) {
+        const plI_stmt *s = &f->stmts.p[si];
+        if (s->kind != PLS_INSN || strncmp(plA_opcode_text(m->isa, s->opc), "call", 4) != 0) continue;
+        for (uint16_t k = 0; k < s->nops; k++)
+          if (m->opnds.p[s->ops + k].kind == PLO_SYM && m->opnds.p[s->ops + k].id == names.p[i]) {
+            report(l, si < f->vtext.n ? f->vtext.p[si].tok : off, "'%s' names a variable of '%s' here, which hides the "
+                   "function of that name from the call (ptxas: arguments mismatch)", plI_cstr(m, names.p[i]), plI_cstr(m, f->name));
+            goto next_name;
+          }
+      }
+    next_name:;
+    }
+done:
+  plU_vec_free(names);
+}
+
+/* module scope: a function defined twice, a module-scope variable named like a function */
+static void lint_module_names(LT *l, const plI_module *m) {
+  for (uint32_t g = 0; g < m->globals.n; g++) lint_reserved(l, m, m->globals.p[g].name, 0);
+  for (uint32_t i = 0; i < m->funcs.n; i++) {
+    const plI_func *f = &m->funcs.p[i];
+    lint_reserved(l, m, f->name, f->vhead.off);
+    for (uint32_t j = 0; j < i; j++)
+      if (m->funcs.p[j].name == f->name && !f->declared_only && !m->funcs.p[j].declared_only) {
+        report(l, f->vhead.off, "function '%s' is defined twice (ptxas: duplicate definition)%s", plI_cstr(m, f->name), "");
+        break;
+      }
+    for (uint32_t g = 0; g < m->globals.n; g++)
+      if (m->globals.p[g].name == f->name)
+        report(l, f->vhead.off, "'%s' is both a function and a module-scope variable (ptxas: inconsistent redefinition)%s",
+               plI_cstr(m, f->name), "");
+  }
+}
+
 int plR_lint(plI_module *m, const char *file, plU_buf *out) {
   LT l;
   memset(&l, 0, sizeof l);
@@ -223,8 +288,30 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
     }
     l.t.version = m->version;
   }
+  lint_module_names(&l, m);
   for (uint32_t fi = 0; fi < m->funcs.n; fi++) {
     plI_func *f = &m->funcs.p[fi];
+    if (!f->declared_only) lint_names(&l, m, fi);
+    if (f->kind == PLF_ENTRY && !f->declared_only) {
+      /* the sizes ptxas checks for a kernel: its static .shared variables and its parameters */
+      char a[64], b[200];
+      uint64_t sh = plI_space_bytes(m, fi, PLV_SHARED, NULL);
+      uint32_t lim = l.have_t ? plSm_static_limit(l.t.sm, l.t.arch_a) : 0;
+      if (lim && sh > lim) {
+        snprintf(a, sizeof a, "%.40s", plI_cstr(m, f->name));
+        snprintf(b, sizeof b, "%llu bytes of static .shared, over the %u bytes ptxas allows on %s",
+                 (unsigned long long)sh, lim, tg);
+        report(&l, f->vhead.off, "kernel '%s' declares %s", a, b);
+      }
+      uint64_t pb = plI_space_bytes(m, fi, PLV_PARAM, NULL);
+      uint32_t plim = m->version >= 81 ? PLSM_PARAM_MAX : PLSM_PARAM_MAX_OLD;
+      if (pb > plim) {
+        snprintf(a, sizeof a, "%.40s", plI_cstr(m, f->name));
+        snprintf(b, sizeof b, "%llu bytes of parameters, over the %u bytes ptxas allows%s", (unsigned long long)pb,
+                 plim, m->version >= 81 ? "" : " below PTX ISA 8.1");
+        report(&l, f->vhead.off, "kernel '%s' takes %s", a, b);
+      }
+    }
     for (uint32_t si = 0; si < f->stmts.n; si++) {
       const plI_stmt *s = &f->stmts.p[si];
       if (s->kind != PLS_INSN) continue;

@@ -130,6 +130,12 @@ uint32_t plSm_limit(int sm) {
   return 49152;
 }
 
+uint32_t plSm_static_limit(int sm, int arch_a) {
+  /* ptxas 13: "uses too much shared data (0xc001 bytes, 0xc000 max)" on sm_90, sm_100f, sm_120 ...,
+  ** the opt-in maximum on sm_90a, sm_100a, sm_103a, sm_110a, sm_120a, sm_121a */
+  return arch_a == 1 ? plSm_limit(sm) : PLSM_STATIC_MAX;
+}
+
 void plSm_init(plSm_plan *p, int sm) { memset(p, 0, sizeof *p); p->sm = sm; p->align = 16; }
 void plSm_free(plSm_plan *p) { free(p->a); p->a = NULL; p->n = p->cap = 0; }
 

@@ -73,6 +73,12 @@ typedef struct plSm_plan {
 } plSm_plan;
 
 uint32_t plSm_limit(int sm);                       /* bytes of shared memory one block may use */
+/* the static .shared bytes ptxas lets one kernel declare: 48 KB, except on the arch-specific
+** targets (sm_90a, sm_100a, sm_120a, ...: arch_a 1), whose limit is the block's (plSm_limit) */
+uint32_t plSm_static_limit(int sm, int arch_a);
+/* the bytes of a kernel's parameters ptxas takes: 4352 below PTX ISA 8.1, 32764 from 8.1 on */
+#define PLSM_PARAM_MAX_OLD 4352u
+#define PLSM_PARAM_MAX 32764u
 void plSm_init(plSm_plan *p, int sm);
 void plSm_free(plSm_plan *p);
 /* align 0: 128, or the swizzle's repeat when larger (1024 for 128B). The index, or -1 + message */

@@ -55,6 +55,8 @@ return function(P)
     if not cur then perr("ptx.smem_plan belongs inside a kernel body") end
     local name = opts.name or "smem"
     if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then perr("ptx.smem_plan: bad name %s", tostring(name)) end
+    P._check_ident("ptx.smem_plan", name)
+    P._check_hides_func("ptx.smem_plan", name)
     local list = OPEN[cur] or {}
     OPEN[cur] = list
     for _, p in ipairs(list) do if p.name == name then perr("ptx.smem_plan: a plan named '%s' already exists in this kernel", name) end end
@@ -111,6 +113,10 @@ return function(P)
     local at = p.file and string.format("%s:%d: ", p.file, p.line) or ""
     local function declare(f, ...)     -- the block's name taken (a ptx.shared): at the plan's line
       local ok, err = pcall(f, ...)
+      if not ok and tostring(err):find("static shared memory: ", 1, true) then  -- over the target's static limit
+        error(string.format("%serror: ptx.smem_plan '%s' (%d bytes, static): %s", at, p.name, total,
+                            (tostring(err):gsub("^.-error: ", ""):gsub("\n.*", ""))), 0)
+      end
       if not ok then
         error(string.format("%serror: ptx.smem_plan '%s' declares its block under that name, but %s; give the plan another " ..
                             "name (ptx.smem_plan{ name = ... })", at, p.name, (tostring(err):gsub("^.-error: ", ""))), 0)

@@ -291,6 +291,41 @@ P.isreg = isreg
 
 local function newreg(t, id) return setmetatable({ [0] = id }, REGMT[t]) end
 
+-- names PTX gives a meaning of its own: a variable, parameter, function or kernel named so does not
+-- parse (ptxas: syntax error)
+local RESERVED_IDENT = { _ = "the sink '_'", WARP_SZ = "PTX's predefined warp-size constant" }
+local function check_ident(what, name)
+  local why = RESERVED_IDENT[name]
+  if why then perr("%s: the name '%s' is reserved in PTX (%s); choose another", what, name, why) end
+end
+P._check_ident = check_ident
+
+-- a kernel's own variable or parameter named like a ptx.func of the script hides the function
+-- from the kernel's calls (ptxas: "Arguments mismatch for instruction 'call'")
+local function check_hides_func(what, name)
+  for _, f in ipairs(P._funcs or {}) do
+    if f.name == name then
+      perr("%s: '%s' is the name of the function defined at %s:%d; a variable or parameter of that name hides it " ..
+           "from this function's calls (ptxas: arguments mismatch for 'call'); choose another name", what, name,
+           tostring(f.file), f.line or 0)
+    end
+  end
+end
+P._check_hides_func = check_hides_func
+
+-- a register name the pools hand out: %p1, %r2, %rd3 ... (and %fv1_0, the unnamed ranges); a named
+-- register or range called so would be declared twice, or meet a pool register of another type
+local POOL_OF = {}
+for t, info in pairs(TYPES) do POOL_OF[info[3]] = t end
+local function check_regname(name)
+  local pre = name:match("^(.-)%d*$")
+  local t = POOL_OF[pre] or POOL_OF[name:match("^(.-)v%d+_%d*$") or ""]
+  if t then
+    perr("register name '%%%s' is reserved: the pool of unnamed .%s registers is %%%s1, %%%s2, ...%s; choose another name",
+         name, t, TYPES[t][3], TYPES[t][3], POOL_OF[pre] and "" or " (and its unnamed ranges " .. TYPES[t][3] .. "v1_ ...)")
+  end
+end
+
 local function poolreg(t)
   local m = MOD or need_trace()
   return newreg(t, m:pool(TYPES[t][3], t))
@@ -525,6 +560,7 @@ P.reg = setmetatable({}, { __index = function(_, t)
     elseif type(name) ~= "string" then perr("register name must be a string (initial values: ptx.%s(v) or ptx.reg.%s(name, v))", t, t)
     else
       local m = MOD or need_trace()
+      check_regname(name)
       r = newreg(t, m:reg(t, name))
     end
     if init ~= nil then RegMethods[t].set(r, init) end
@@ -539,8 +575,9 @@ P.regs = setmetatable({}, { __index = function(_, t)
   return function(n, name, init)
     local m = MOD or need_trace()
     if type(n) ~= "number" or n < 1 or n ~= floor(n) then perr("register array size must be a positive integer") end
-    if name == nil then CUR.narr = CUR.narr + 1; name = TYPES[t][3] .. "v" .. CUR.narr .. "_" end
-    if type(name) ~= "string" then perr("register array name must be a string") end
+    if name == nil then CUR.narr = CUR.narr + 1; name = TYPES[t][3] .. "v" .. CUR.narr .. "_"
+    elseif type(name) ~= "string" then perr("register array name must be a string")
+    else check_regname(name) end
     local first = m:reg(t, name, n)
     local arr = {}
     for i = 1, n do arr[i] = newreg(t, first + i - 1) end
@@ -553,6 +590,17 @@ P.regs = setmetatable({}, { __index = function(_, t)
 end })
 
 function P.pred(name) return P.reg.pred(name) end
+
+-- a register or range under the name PTX text gave it (the --sugar scripts): no name is reserved
+function P._declare(t, name, n)
+  if not TYPES[t] then perr("unknown register type '%s'", tostring(t)) end
+  local m = MOD or need_trace()
+  local first = m:reg(t, name, n)
+  if not n then return newreg(t, first) end
+  local arr = {}
+  for i = 1, n do arr[i] = newreg(t, first + i - 1) end
+  return arr
+end
 
 -- typed constants: ptx.f32(1.5) -> a new .f32 register, mov.f32 %f1, 0f3FC00000
 for t in pairs(TYPES) do
@@ -967,6 +1015,7 @@ local function parse_param(spec, i)
   end
   local name, ts = spec[1], spec[2]
   if not name:match("^[%a_][%w_]*$") then perr("params[%d]: bad parameter name '%s'", i, name) end
+  check_ident(("params[%d]"):format(i), name)
   local p = setmetatable({ [0] = K_SYM, name, spec = ts, shape = spec.shape }, PARAM)
   local elem = ts:match("^(%w+)%*$")
   if elem then
@@ -994,6 +1043,8 @@ end
 function P.shared(name, t, count, align)
   local m = need_trace()
   if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then perr("ptx.shared: bad name %s", tostring(name)) end
+  check_ident("ptx.shared", name)
+  check_hides_func("ptx.shared", name)
   if not TYPES[t] or t == "pred" then perr("ptx.shared: bad type %s", tostring(t)) end
   if count ~= nil and (type(count) ~= "number" or count < 0 or count % 1 ~= 0) then perr("ptx.shared: the element count must be an integer (got %s)", tostring(count)) end
   if align ~= nil and (type(align) ~= "number" or align < 1 or align > 65536 or align % 1 ~= 0 or bit.band(align, align - 1) ~= 0) then
@@ -1009,6 +1060,15 @@ local DYNAMIC = setmetatable({}, { __mode = "k" })
 function P.shared_dynamic(name, align)
   local m = need_trace()
   if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then perr("ptx.shared_dynamic: bad name %s", tostring(name)) end
+  check_ident("ptx.shared_dynamic", name)
+  -- declared at module scope: a kernel or function of the script named so is redefined (ptxas:
+  -- "Inconsistent redefinition of variable")
+  for _, k in ipairs(P.kernels()) do
+    if k.name == name then perr("ptx.shared_dynamic: '%s' is the name of a kernel of this script; a module-scope variable cannot share it (ptxas: inconsistent redefinition); choose another name", name) end
+  end
+  for _, f in ipairs(P._funcs or {}) do
+    if f.name == name then perr("ptx.shared_dynamic: '%s' is the name of a function of this script; a module-scope variable cannot share it (ptxas: inconsistent redefinition); choose another name", name) end
+  end
   if align ~= nil and (type(align) ~= "number" or align < 1 or align > 65536 or align % 1 ~= 0 or bit.band(align, align - 1) ~= 0) then
     perr("ptx.shared_dynamic: the alignment must be a power of two (got %s)", tostring(align))
   end
@@ -1071,6 +1131,7 @@ function P.kernel(def)
     if not KNOWN_FIELDS[k] then perr("ptx.kernel: unknown field '%s'", tostring(k)) end
   end
   if type(def.name) ~= "string" or not def.name:match("^[%a_][%w_]*$") then perr("ptx.kernel: 'name' must be an identifier") end
+  check_ident("ptx.kernel", def.name)
   if type(def.body) ~= "function" then perr("ptx.kernel '%s': 'body' must be a function", def.name) end
   if def.maxntid ~= nil and def.reqntid ~= nil then
     perr("ptx.kernel '%s': maxntid and reqntid together conflict (ptxas rejects the pair); give one", def.name)
@@ -1082,6 +1143,22 @@ function P.kernel(def)
   for i, s in ipairs(def.params or {}) do
     params[i] = parse_param(s, i)
     for j = 1, i - 1 do if params[j][1] == params[i][1] then perr("ptx.kernel '%s': parameter '%s' twice", def.name, params[i][1]) end end
+  end
+  -- the parameter space, laid out as ptxas counts it: 32764 bytes, 4352 below PTX ISA 8.1 (a larger
+  -- list raises the module's .version to 8.1)
+  local pbytes = 0
+  for _, p in ipairs(params) do
+    local elt = tbits(p.ptype) / 8
+    local a = p.align or elt
+    pbytes = math.ceil(pbytes / a) * a + elt * (p.count or 1)
+  end
+  if pbytes > 32764 then
+    perr("ptx.kernel '%s': its parameters take %d bytes, over the 32764 bytes of parameter space ptxas allows; pass large data through a pointer",
+         def.name, pbytes)
+  end
+  if pbytes > 4352 and type(def.version) == "number" and def.version < 8.1 then
+    perr("ptx.kernel '%s': its parameters take %d bytes, over the 4352 bytes ptxas allows below PTX ISA 8.1 (version = %s)",
+         def.name, pbytes, tostring(def.version))
   end
   if def.templates ~= nil and type(def.templates) ~= "table" then perr("ptx.kernel '%s': 'templates' must be a table", def.name) end
   for _, k in ipairs(sorted_keys(def.templates or {})) do
@@ -1244,7 +1321,15 @@ local function trace_into(k, m, overrides)
   local t = k:resolve(overrides)
   t.kernel = k
   m:func(k.name, "entry", "visible")
-  for _, p in ipairs(k.params) do m:param(p[1], p.ptype, p.align or 0, p.count or 0) end
+  for _, p in ipairs(k.params) do
+    for _, f in ipairs(P._funcs) do
+      if f.name == p[1] then
+        kerr(k, "kernel %s: parameter '%s' has the name of the function defined at %s:%d, which it hides from the kernel's " ..
+                "calls (ptxas: arguments mismatch for 'call'); rename one", k.name, p[1], tostring(f.file), f.line or 0)
+      end
+    end
+    m:param(p[1], p.ptype, p.align or 0, p.count or 0)
+  end
   local function dirv(name)
     local v = dims_of(eval(d[name], t, name, k), name, k)
     if v then m:directive(name, v[1], v[2], v[3]) end
@@ -1286,6 +1371,7 @@ function P.func(def)
     if not FUNC_FIELDS[k] then perr("ptx.func: unknown field '%s'", tostring(k)) end
   end
   if type(def.name) ~= "string" or not def.name:match("^[%a_][%w_]*$") then perr("ptx.func: 'name' must be an identifier") end
+  check_ident("ptx.func", def.name)
   if type(def.body) ~= "function" then perr("ptx.func '%s': 'body' must be a function", def.name) end
   local all = {}
   local function specs(list, what, ret)

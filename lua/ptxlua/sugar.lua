@@ -72,7 +72,7 @@ local DECLTYPE = { bf16 = "b16", bf16x2 = "b32", f16x2 = "b32" }
 -- when the printer's differs (`.reg .b32 %r<5>;`), with any comment before it
 function S.regs(t, n, name, text)
   local c = need()
-  local a = P.regs[t](n, name)
+  local a = P._declare(t, name, n)
   c.owned[name] = true
   mark(nil, text or decl_text(DECLTYPE[t] or t, name, n))
   return setmetatable({ _a = a, _n = name }, VIEW)
@@ -80,7 +80,7 @@ end
 -- sugar.reg(T, name [, text]): the scalar register %name
 function S.reg(t, name, text)
   local c = need()
-  local r = P.reg[t](name)
+  local r = P._declare(t, name)
   c.owned[name] = true
   mark(nil, text or decl_text(DECLTYPE[t] or t, name, nil))
   return r

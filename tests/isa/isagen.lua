@@ -169,9 +169,13 @@ function G.parse_ops(s)
         i = i + #t + 1
         local rc = rest:match("^=[hi]?", i)            -- a register class: = .bN, =h or half, =i integer
         if rc then o.rclass = rc; i = i + #rc end
-      elseif ch == "g" then o.space = true; i = i + 1  -- an address in the instruction's state space
-      elseif ch == "%" or ch == "^" or ch == "@" then   -- an immediate's value: %K, ^N, ^<, @a/b/c
-        local v = rest:match("^[%d/<]+", i + 1)
+      elseif ch == "g" then                           -- an address in a state space: g, g2, gS, gG
+        o.space = true; i = i + 1
+        local w = rest:match("^[2SG]", i)
+        if w then o.gspace = w; i = i + 1 end
+      elseif ch == ">" then o.written = true; i = i + 1  -- an address the instruction writes
+      elseif ch == "%" or ch == "^" or ch == "@" or ch == "~" then -- an immediate's value: %K, ^N, ^L..N, ^<, @a/b/c, ~a/b/c
+        local v = rest:match("^[%d/<%.%-]+", i + 1)
         o.ival = { kind = ch, text = v }
         i = i + 1 + #v
       else
