@@ -358,7 +358,8 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
         l.msg.n = 0;
         if (!plA_check_target(r, opc, &l.t, 1, &l.msg)) {
           /* the table marks some forms sm_90a-only that later arch-specific targets also have */
-          if (!(strstr(plU_buf_cstr(&l.msg), "exists only on the arch-specific") && l.t.arch_a && l.t.sm > 90))
+          int other_family = l.t.arch_a && l.t.sm > 90 && l.t.sm >= r->sm_min && l.t.sm / 10 != r->sm_min / 10;
+          if (!((r->flags & PLA_ARCH_A) && other_family))
             report(&l, off, "%s%s", plU_buf_cstr(&l.msg), "");
           continue;
         }
