@@ -213,6 +213,7 @@ struct plA_ctx {
   uint8_t *tokcls;          /* token id -> its order class (0: free to stand anywhere; 1: a type) */
   uint32_t ntokcls;
   int badnames;             /* PL_NAME rows whose words the table does not have (table bugs) */
+  int spacecls;             /* the order class of the state spaces (0: none) */
   PLU_VEC(c_name) names;    /* PL_NAME rows, compiled */
   plU_strtab roles;         /* operand role names (PL_ROLES and the defaults) */
 };
@@ -517,6 +518,7 @@ static int compile_order(plA_ctx *c) {
     int k = 0;
     while (k < ncls && strcmp(cls[k], ORDERS[i].cls) != 0) k++;
     if (k == ncls) { if (ncls == NCLS) return 0; cls[ncls++] = ORDERS[i].cls; }
+    if (strcmp(ORDERS[i].cls, "space") == 0) c->spacecls = k;
     for (const char *p = ORDERS[i].toks; *p;) {
       size_t n = strcspn(p, "|");
       uint32_t id = plU_find(&c->toks, p, n);
@@ -603,24 +605,28 @@ uint32_t plA_opcode_len(const plA_ctx *c, uint32_t id) { return id && id < c->op
 ** a classed one only as the next of its class. */
 typedef struct {
   const uint32_t *tok; int nt;
+  int freecls;                                /* a class read in any order (the spaces, second) */
   uint8_t cpos[NCLS][MAXTOK], ccount[NCLS];   /* each class's tokens, by position */
 } mtext;
 typedef struct { uint32_t used; uint8_t cur[NCLS]; uint8_t np; uint8_t pick[MAXTOK]; } mstate;
 
-static int tok_class(const plA_ctx *c, uint32_t id) { return id < c->ntokcls ? c->tokcls[id] : 0; }
+static int tok_class(const plA_ctx *c, const mtext *x, uint32_t id) {
+  int k = id < c->ntokcls ? c->tokcls[id] : 0;
+  return k == x->freecls ? 0 : k;
+}
 
-static void mtext_init(const plA_ctx *c, mtext *x, const uint32_t *tok, int nt) {
+static void mtext_init(const plA_ctx *c, mtext *x, const uint32_t *tok, int nt, int freecls) {
   memset(x, 0, sizeof *x);
-  x->tok = tok; x->nt = nt;
+  x->tok = tok; x->nt = nt; x->freecls = freecls;
   for (int i = 0; i < nt; i++) {
-    int k = tok_class(c, tok[i]);
+    int k = tok_class(c, x, tok[i]);
     if (k) x->cpos[k][x->ccount[k]++] = (uint8_t)i;
   }
 }
 
 /* the element's alternative's token id: the text's token for it, marked taken; 0 when there is none */
 static int take(const plA_ctx *c, const mtext *x, mstate *s, uint32_t id) {
-  int k = tok_class(c, id), pos = -1;
+  int k = tok_class(c, x, id), pos = -1;
   if (k) {
     if (s->cur[k] >= x->ccount[k] || x->tok[x->cpos[k][s->cur[k]]] != id) return 0;
     pos = x->cpos[k][s->cur[k]++];
@@ -886,14 +892,17 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
   int fi = -1, alts[PLA_MAXALT], nalt = 0;
   uint32_t canon[MAXTOK], scratch[MAXTOK];
   mtext x;
-  mtext_init(c, &x, tok, nt);
-  for (int32_t i = nobase || toomany || unknown >= 0 ? -1 : (int32_t)c->bybase.p[base] - 1; i >= 0; i = c->chain[i])
-    if (!c->forms[i].bad && form_takes(c, &c->forms[i], base, &x, fi < 0 ? canon : scratch, &misname)) {
-      if (fi < 0) { fi = i; continue; }
-      int dup = strcmp(FORMS[i].ops, FORMS[fi].ops) == 0;   /* same operands: never reached */
-      for (int k = 0; k < nalt && !dup; k++) dup = strcmp(FORMS[i].ops, FORMS[alts[k]].ops) == 0;
-      if (!dup && nalt < PLA_MAXALT) alts[nalt++] = i;
-    }
+  /* spaces in order first (a copy's destination, then its source), then in any order */
+  for (int pass = 0; pass < 2 && fi < 0 && !(pass && !c->spacecls); pass++) {
+    mtext_init(c, &x, tok, nt, pass ? c->spacecls : -1);
+    for (int32_t i = nobase || toomany || unknown >= 0 ? -1 : (int32_t)c->bybase.p[base] - 1; i >= 0; i = c->chain[i])
+      if (!c->forms[i].bad && form_takes(c, &c->forms[i], base, &x, fi < 0 ? canon : scratch, &misname)) {
+        if (fi < 0) { fi = i; continue; }
+        int dup = strcmp(FORMS[i].ops, FORMS[fi].ops) == 0;   /* same operands: never reached */
+        for (int k = 0; k < nalt && !dup; k++) dup = strcmp(FORMS[i].ops, FORMS[alts[k]].ops) == 0;
+        if (!dup && nalt < PLA_MAXALT) alts[nalt++] = i;
+      }
+  }
   if (fi < 0) {
     /* failures are kept too: a file that repeats one wrong opcode pays for its message once */
     if (!cache_room(c, id)) { if (err) plU_buf_puts(err, "out of memory"); return NULL; }
@@ -1147,6 +1156,35 @@ void plA_put_roles(plU_buf *b, const plA_opspec *ops, int nops, int nopt) {
   }
 }
 
+/* the vector length an operand takes for this resolution (0: a scalar) */
+static int want_vec(const plA_res *r, const plA_opspec *s) {
+  return (s->flags & PLA_VECV) ? r->vec : (s->flags & PLA_VECX) ? r->xn * (s->vec ? s->vec : 1)
+       : (s->flags & PLA_VECN) ? (s->vec ? r->nn / s->vec : 0) : (s->flags & PLA_VECD) ? r->dims - s->vec : s->vec;
+}
+
+static int spec_type(const plA_res *r, const plA_opspec *o);
+
+/* the operands by role with what each takes, for a form beside the one that was tried:
+** "d {128 x .f32}, a {4 x .b32}, b .b64, scale-d .pred, imm-scale-a .s32" */
+static void put_roles_typed(plU_buf *b, const plA_res *r, const plA_opspec *ops, int nops, int nopt) {
+  uint8_t opt[MAXOPS] = {0};
+  for (int j = nops - 1; j >= 0 && nopt > 0; j--)
+    if (ops[j].flags & PLA_OPTIONAL) { opt[j] = 1; nopt--; }
+  for (int i = 0; i < nops; i++) {
+    const plA_opspec *o = &ops[i];
+    int t = spec_type(r, o), v = want_vec(r, o);
+    plU_buf_puts(b, i ? (opt[i] ? " {, " : ", ") : (opt[i] ? "{" : ""));
+    plU_buf_puts(b, o->role ? o->role : "?");
+    const char *tn = t > PLT_NONE && t < PLT__COUNT ? plT_info_tab[t].name : NULL;
+    if (o->kinds & PLA_KADDR) plU_buf_puts(b, " [address]");
+    else if (o->kinds & PLA_KLIST) plU_buf_puts(b, " (list)");
+    else if (v > 1 && tn) plU_buf_printf(b, " {%d x .%s}", v, tn);
+    else if (v > 1) plU_buf_printf(b, " {%d}", v);
+    else if (tn) plU_buf_printf(b, " .%s", tn);
+    if (opt[i]) plU_buf_putc(b, '}');
+  }
+}
+
 static int check_reg_rc(const plI_module *m, uint32_t id, int want, int relaxed, int rc, int opi, const char *opc, plU_buf *err) {
   if (id == 0 || id > m->regs.n) { if (err) plU_buf_printf(err, "operand %d of '%s': unknown register", opi, opc); return 0; }
   int have = m->regs.p[id - 1].type;
@@ -1296,8 +1334,7 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
       if (err) plU_buf_printf(err, "operand %d of '%s' cannot be negated", opi, opc);
       return 0;
     }
-    int wantvec = (s->flags & PLA_VECV) ? r->vec : (s->flags & PLA_VECX) ? r->xn * (s->vec ? s->vec : 1)
-                : (s->flags & PLA_VECN) ? r->nn / s->vec : (s->flags & PLA_VECD) ? r->dims - s->vec : s->vec;
+    int wantvec = want_vec(r, s);
     switch (k) {
     case PLO_REG:
       if (!(s->kinds & PLA_KREG) || wantvec > 1) goto badkind;
@@ -1471,7 +1508,7 @@ int plA_check_ops(const plA_res *r, const plI_module *m, const char *opc, const 
   if (err) {
     if (target_miss >= 0) {   /* the operands fit a form this target lacks */
       plU_buf_printf(err, "'%s' with operands (", opc);
-      plA_put_roles(err, r->alt[target_miss].ops, r->alt[target_miss].nops, r->alt[target_miss].nopt);
+      put_roles_typed(err, r, r->alt[target_miss].ops, r->alt[target_miss].nops, r->alt[target_miss].nopt);
       plU_buf_puts(err, "): ");
       target_ok(r->alt[target_miss].sm_min, r->alt[target_miss].flags, r->alt[target_miss].ptx_min, opc, &t, 0, err);
       return 0;
@@ -1489,7 +1526,7 @@ int plA_check_ops(const plA_res *r, const plI_module *m, const char *opc, const 
     plU_buf_puts(err, "; other forms take (");
     for (int i = 0; i < r->nalt; i++) {
       if (i) plU_buf_puts(err, "), (");
-      plA_put_roles(err, r->alt[i].ops, r->alt[i].nops, r->alt[i].nopt);
+      put_roles_typed(err, r, r->alt[i].ops, r->alt[i].nops, r->alt[i].nopt);
     }
     plU_buf_puts(err, ")");
   }

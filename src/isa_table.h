@@ -74,6 +74,9 @@
 ** PL_ORDER(class, "a|b") modifiers whose relative order carries meaning: those of one class keep
 **                        their order (the row/col of mma: a's layout, then b's). The type
 **                        modifiers (types.h, and those of class "type" here) are one class.
+**                        State spaces (class "space": a copy's destination, then its source) are
+**                        read in order first; a text that no form takes so is read with its
+**                        spaces in any order, as ptxas reads the copies that go one way only.
 ** tests/isa/orders.lua asks ptxas about every reordering of every form's modifiers and compares.
 ** PL_ROLES(prefix, "d, a, b")  the names of the operands of the forms whose pattern begins with
 **                        prefix and that take as many operands (the longest prefix wins). Other
@@ -171,6 +174,7 @@ PL_NAME("barrier.cluster.wait", "barrier.cluster.wait")
 PL_NAME("cp.async.ca", "cp.async")
 PL_NAME("cp.async.cg", "cp.async")
 PL_NAME("cp.async.bulk.shared::cluster.global", "cp.async.bulk")
+PL_NAME("cp.async.bulk.global", "cp.async.bulk")
 PL_NAME("mbarrier.arrive", "mbarrier.arrive")
 PL_NAME("mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx")
 PL_NAME("mbarrier.arrive_drop", "mbarrier.arrive_drop")
@@ -182,6 +186,9 @@ PL_NAME("mbarrier.test_wait.parity", "mbarrier.test_wait.parity")
 PL_NAME("mbarrier.try_wait", "mbarrier.try_wait")
 PL_NAME("mbarrier.try_wait.parity", "mbarrier.try_wait.parity")
 PL_NAME("tensormap.replace", "tensormap.replace")
+PL_NAME("tensormap.cp_fenceproxy", "tensormap.cp_fenceproxy")
+PL_NAME("setmaxnreg.inc", "setmaxnreg.inc")
+PL_NAME("setmaxnreg.dec", "setmaxnreg.dec")
 PL_NAME("wgmma.mma_async", "wgmma.mma_async")
 PL_NAME("wgmma.fence", "wgmma.fence")
 PL_NAME("wgmma.commit_group", "wgmma.commit_group")
