@@ -20,7 +20,7 @@ static const set_def SETS[] = {
 #define PL_FORM(p, o, v, s, f)
 #define PL_NAME(p, n)
 #define PL_ORDER(c, t)
-#define PL_ROLES(p, r)
+#define PL_ROLES(p, o, r)
 #include "isa_table.h"
 #undef PL_SET
 #undef PL_MOD
@@ -37,7 +37,7 @@ static const mod_def MODS[] = {
 #define PL_FORM(p, o, v, s, f)
 #define PL_NAME(p, n)
 #define PL_ORDER(c, t)
-#define PL_ROLES(p, r)
+#define PL_ROLES(p, o, r)
 #include "isa_table.h"
 #undef PL_SET
 #undef PL_MOD
@@ -54,7 +54,7 @@ static const sreg_def SREGS[] = {
 #define PL_FORM(p, o, v, s, f)
 #define PL_NAME(p, n)
 #define PL_ORDER(c, t)
-#define PL_ROLES(p, r)
+#define PL_ROLES(p, o, r)
 #include "isa_table.h"
 #undef PL_SET
 #undef PL_MOD
@@ -71,7 +71,7 @@ static const form_def FORMS[] = {
 #define PL_FORM(p, o, v, s, f) {p, o, v, s, f},
 #define PL_NAME(p, n)
 #define PL_ORDER(c, t)
-#define PL_ROLES(p, r)
+#define PL_ROLES(p, o, r)
 #include "isa_table.h"
 #undef PL_SET
 #undef PL_MOD
@@ -85,13 +85,13 @@ static const form_def FORMS[] = {
 ** of operands (isa_table.h: PL_NAME, PL_ORDER, PL_ROLES) */
 typedef struct { const char *prefix, *name; } name_def;
 typedef struct { const char *cls, *toks; } order_def;
-typedef struct { const char *prefix, *roles; } roles_def;
+typedef struct { const char *prefix, *ops, *roles; } roles_def;
 #define PL_SET(name, alts)
 #define PL_MOD(b, tok, v, s)
 #define PL_SREG(n, t, v, s, x)
 #define PL_FORM(p, o, v, s, f)
 #define PL_ORDER(c, t)
-#define PL_ROLES(p, r)
+#define PL_ROLES(p, o, r)
 static const name_def NAMES[] = {
 #define PL_NAME(p, n) {p, n},
 #include "isa_table.h"
@@ -108,10 +108,10 @@ static const order_def ORDERS[] = {
 #undef PL_ORDER
 #define PL_ORDER(c, t)
 #undef PL_ROLES
-#define PL_ROLES(p, r) {p, r},
+#define PL_ROLES(p, o, r) {p, o, r},
 static const roles_def ROLES[] = {
 #include "isa_table.h"
-  {NULL, NULL}
+  {NULL, NULL, NULL}
 };
 #undef PL_SET
 #undef PL_MOD
@@ -420,16 +420,18 @@ static int pat_begins(const char *p, const char *prefix) {
 ** the form has operands, else the PTX ISA's default: a destination d (p for a predicate), then the
 ** sources a, b, c, ... (d skipped when a destination has it); a cache-policy and a ctaMask by
 ** the modifier that makes them present */
-static int assign_roles(plA_ctx *c, c_form *f, const char *pat) {
+static int assign_roles(plA_ctx *c, c_form *f, const char *pat, const char *ops) {
   const char *best = NULL;
   size_t bestn = 0;
+  int bestops = 0;
   for (int i = 0; ROLES[i].prefix; i++) {
     size_t n = strlen(ROLES[i].prefix);
-    if (n < bestn || !pat_begins(pat, ROLES[i].prefix)) continue;
+    int named = ROLES[i].ops[0] != 0;
+    if (n < bestn || !pat_begins(pat, ROLES[i].prefix) || (named && strcmp(ROLES[i].ops, ops) != 0)) continue;
     int cnt = 1;
     for (const char *q = ROLES[i].roles; *q; q++) cnt += *q == ',';
     if (cnt != f->nops) continue;
-    if (n > bestn || !best) { best = ROLES[i].roles; bestn = n; }
+    if (n > bestn || !best || (named && !bestops)) { best = ROLES[i].roles; bestn = n; bestops = named; }
   }
   char src = 'a';
   int dnamed = 0;
@@ -500,7 +502,7 @@ static int compile_form(plA_ctx *c, int fi) {
     if (!el.nalt || !plU_vec_push(c->elems, el)) return 0;
     f->nelem++;
   }
-  return compile_ops(c, f, FORMS[fi].ops) && assign_roles(c, f, FORMS[fi].pat);
+  return compile_ops(c, f, FORMS[fi].ops) && assign_roles(c, f, FORMS[fi].pat, FORMS[fi].ops);
 }
 
 static char FAIL_UNSAID[] = "";   /* a failed resolution whose message is built when asked for */
