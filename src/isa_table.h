@@ -812,6 +812,19 @@ PL_FORM("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16", "d[2]:b32=h, r[2]:b3
 PL_FORM("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "d[4]:f32, r[4]:b32=, r[2]:b32=, r[4]:f32", 70, 80, 0)
 PL_FORM("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", "d[2]:b64, r[1]:b64, r[1]:b64, r[2]:b64", 70, 80, 0)
 PL_FORM("mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.(.s8|.u8).(.s8|.u8).s32", "d[4]:s32, r[4]:b32, r[2]:b32, r[4]:s32", 70, 80, 0)
+/* fp8 operands (sm_89; PTX 8.4 for m16n8k32 with .f32 accumulators, 8.7 for the rest), and the
+** .kind::f8f6f4 forms of PTX 8.7: fp8 operands on any arch- or family-specific target from sm_100
+** on, fp6 and fp4 ones (.e3m2, .e2m3, .e2m1) on the sm_120 family's (ptxas 13.0 probed) */
+PL_SET(mmaf8, ".e4m3|.e5m2")
+PL_SET(mmaf6f4, ".e4m3|.e5m2|.e3m2|.e2m3|.e2m1")
+PL_FORM("mma.sync.aligned.m16n8k32.row.col.f32$mmaf8$mmaf8.f32", "d[4]:f32, r[4]:b32, r[2]:b32, r[4]:f32", 84, 89, 0)
+PL_FORM("mma.sync.aligned.m16n8k32.row.col.f16$mmaf8$mmaf8.f16", "d[2]:b32=h, r[4]:b32, r[2]:b32, r[2]:b32=h", 87, 89, 0)
+PL_FORM("mma.sync.aligned.m16n8k16.row.col.f32$mmaf8$mmaf8.f32", "d[4]:f32, r[2]:b32, r[1]:b32, r[4]:f32", 87, 89, 0)
+PL_FORM("mma.sync.aligned.m16n8k16.row.col.f16$mmaf8$mmaf8.f16", "d[2]:b32=h, r[2]:b32, r[1]:b32, r[2]:b32=h", 87, 89, 0)
+PL_FORM("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32$mmaf8$mmaf8.f32", "d[4]:f32, r[4]:b32, r[2]:b32, r[4]:f32", 87, 100, PLA_SPECIFIC)
+PL_FORM("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f16$mmaf8$mmaf8.f16", "d[2]:b32=h, r[4]:b32, r[2]:b32, r[2]:b32=h", 87, 100, PLA_SPECIFIC)
+PL_FORM("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32$mmaf6f4$mmaf6f4.f32", "d[4]:f32, r[4]:b32, r[2]:b32, r[4]:f32", 87, 120, PLA_FAMILY_A)
+PL_FORM("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f16$mmaf6f4$mmaf6f4.f16", "d[2]:b32=h, r[4]:b32, r[2]:b32, r[2]:b32=h", 87, 120, PLA_FAMILY_A)
 /* wmma (sm_70 f16, sm_80 tf32): fragments of a warp-wide matrix; the a/b fragments of .f16 are 8
 ** .b32 registers (f16 pairs), of .tf32 4; c/d are 8 .f32 or 4 .b32 (f16 pairs). An optional
 ** stride (.u32) follows the address. ptxas also takes the shape before the layout and the state
