@@ -213,7 +213,6 @@ struct plA_ctx {
   uint8_t *tokcls;          /* token id -> its order class (0: free to stand anywhere; 1: a type) */
   uint32_t ntokcls;
   int badnames;             /* PL_NAME rows whose words the table does not have (table bugs) */
-  int spacecls;             /* the order class of the state spaces (0: none) */
   PLU_VEC(c_name) names;    /* PL_NAME rows, compiled */
   plU_strtab roles;         /* operand role names (PL_ROLES and the defaults) */
 };
@@ -520,7 +519,6 @@ static int compile_order(plA_ctx *c) {
     int k = 0;
     while (k < ncls && strcmp(cls[k], ORDERS[i].cls) != 0) k++;
     if (k == ncls) { if (ncls == NCLS) return 0; cls[ncls++] = ORDERS[i].cls; }
-    if (strcmp(ORDERS[i].cls, "space") == 0) c->spacecls = k;
     for (const char *p = ORDERS[i].toks; *p;) {
       size_t n = strcspn(p, "|");
       uint32_t id = plU_find(&c->toks, p, n);
@@ -607,28 +605,24 @@ uint32_t plA_opcode_len(const plA_ctx *c, uint32_t id) { return id && id < c->op
 ** a classed one only as the next of its class. */
 typedef struct {
   const uint32_t *tok; int nt;
-  int freecls;                                /* a class read in any order (the spaces, second) */
   uint8_t cpos[NCLS][MAXTOK], ccount[NCLS];   /* each class's tokens, by position */
 } mtext;
 typedef struct { uint32_t used; uint8_t cur[NCLS]; uint8_t np; uint8_t pick[MAXTOK]; } mstate;
 
-static int tok_class(const plA_ctx *c, const mtext *x, uint32_t id) {
-  int k = id < c->ntokcls ? c->tokcls[id] : 0;
-  return k == x->freecls ? 0 : k;
-}
+static int tok_class(const plA_ctx *c, uint32_t id) { return id < c->ntokcls ? c->tokcls[id] : 0; }
 
-static void mtext_init(const plA_ctx *c, mtext *x, const uint32_t *tok, int nt, int freecls) {
+static void mtext_init(const plA_ctx *c, mtext *x, const uint32_t *tok, int nt) {
   memset(x, 0, sizeof *x);
-  x->tok = tok; x->nt = nt; x->freecls = freecls;
+  x->tok = tok; x->nt = nt;
   for (int i = 0; i < nt; i++) {
-    int k = tok_class(c, x, tok[i]);
+    int k = tok_class(c, tok[i]);
     if (k) x->cpos[k][x->ccount[k]++] = (uint8_t)i;
   }
 }
 
 /* the element's alternative's token id: the text's token for it, marked taken; 0 when there is none */
 static int take(const plA_ctx *c, const mtext *x, mstate *s, uint32_t id) {
-  int k = tok_class(c, x, id), pos = -1;
+  int k = tok_class(c, id), pos = -1;
   if (k) {
     if (s->cur[k] >= x->ccount[k] || x->tok[x->cpos[k][s->cur[k]]] != id) return 0;
     pos = x->cpos[k][s->cur[k]++];
@@ -894,17 +888,14 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
   int fi = -1, alts[PLA_MAXALT], nalt = 0;
   uint32_t canon[MAXTOK], scratch[MAXTOK];
   mtext x;
-  /* spaces in order first (a copy's destination, then its source), then in any order */
-  for (int pass = 0; pass < 2 && fi < 0 && !(pass && !c->spacecls); pass++) {
-    mtext_init(c, &x, tok, nt, pass ? c->spacecls : -1);
-    for (int32_t i = nobase || toomany || unknown >= 0 ? -1 : (int32_t)c->bybase.p[base] - 1; i >= 0; i = c->chain[i])
-      if (!c->forms[i].bad && form_takes(c, &c->forms[i], base, &x, fi < 0 ? canon : scratch, &misname)) {
-        if (fi < 0) { fi = i; continue; }
-        int dup = strcmp(FORMS[i].ops, FORMS[fi].ops) == 0;   /* same operands: never reached */
-        for (int k = 0; k < nalt && !dup; k++) dup = strcmp(FORMS[i].ops, FORMS[alts[k]].ops) == 0;
-        if (!dup && nalt < PLA_MAXALT) alts[nalt++] = i;
-      }
-  }
+  mtext_init(c, &x, tok, nt);
+  for (int32_t i = nobase || toomany || unknown >= 0 ? -1 : (int32_t)c->bybase.p[base] - 1; i >= 0; i = c->chain[i])
+    if (!c->forms[i].bad && form_takes(c, &c->forms[i], base, &x, fi < 0 ? canon : scratch, &misname)) {
+      if (fi < 0) { fi = i; continue; }
+      int dup = strcmp(FORMS[i].ops, FORMS[fi].ops) == 0;   /* same operands: never reached */
+      for (int k = 0; k < nalt && !dup; k++) dup = strcmp(FORMS[i].ops, FORMS[alts[k]].ops) == 0;
+      if (!dup && nalt < PLA_MAXALT) alts[nalt++] = i;
+    }
   if (fi < 0) {
     /* failures are kept too: a file that repeats one wrong opcode pays for its message once */
     if (!cache_room(c, id)) { if (err) plU_buf_puts(err, "out of memory"); return NULL; }

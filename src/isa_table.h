@@ -74,9 +74,6 @@
 ** PL_ORDER(class, "a|b") modifiers whose relative order carries meaning: those of one class keep
 **                        their order (the row/col of mma: a's layout, then b's). The type
 **                        modifiers (types.h, and those of class "type" here) are one class.
-**                        State spaces (class "space": a copy's destination, then its source) are
-**                        read in order first; a text that no form takes so is read with its
-**                        spaces in any order, as ptxas reads the copies that go one way only.
 ** tests/isa/orders.lua asks ptxas about every reordering of every form's modifiers and compares.
 ** PL_ROLES(prefix, ops, "d, a, b")  the names of the operands of the forms whose pattern begins
 **                        with prefix, whose operand list is ops ("": any) and that take as many

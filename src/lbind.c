@@ -1224,6 +1224,17 @@ static int l_lint(lua_State *L) {
   return 1;
 }
 
+/* core.canonical(text) -> the opcode text with its modifiers in its form's order, or nil */
+static int l_canonical(lua_State *L) {
+  Shared *S = shared(L);
+  size_t n;
+  const char *s = luaL_checklstring(L, 1, &n);
+  uint32_t id = plA_opcode(S->isa, s, n);
+  if (!id || !plA_resolve(S->isa, id, NULL)) return 0;
+  lua_pushstring(L, plA_canonical(S->isa, id));
+  return 1;
+}
+
 static int l_forms(lua_State *L) {  /* core.forms() -> { {pattern, operands, ptx, sm, flags}, ... } */
   int n = plA_form_count();
   lua_createtable(L, n, 0);
@@ -1289,7 +1300,7 @@ static const luaL_Reg mod_methods[] = {
   {"func_info", l_func_info}, {"reanchor", l_reanchor}, {NULL, NULL}
 };
 static const luaL_Reg core_funcs[] = {
-  {"module", l_module}, {"parse", l_parse}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode}, {"lint", l_lint}, {"forms", l_forms},
+  {"module", l_module}, {"parse", l_parse}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode}, {"lint", l_lint}, {"canonical", l_canonical}, {"forms", l_forms},
   {"internal_source", l_internal}, {"target", l_target_info}, {"emit", l_cemit}, {"emitv", l_cemitv}, {"opbuf", l_opbuf}, {"sreg", l_sreg}, {NULL, NULL}
 };
 
