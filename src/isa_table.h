@@ -1021,13 +1021,14 @@ PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx:
 PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(.add|.min|.max|.inc|.dec).u32", "m, m, a:u32, m", 80, 90, 0)
 PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(.add|.min|.max).s32", "m, m, a:u32, m", 80, 90, 0)
 PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u64", "m, m, a:u32, m", 80, 90, 0)
-/* tensor maps: fields of a 128-byte CUtensorMap in global or shared memory (sm_90a) */
+/* tensor maps: fields of a 128-byte CUtensorMap in global or shared memory (sm_90a, and every
+** arch- or family-specific target after it: ptxas 13.0 takes them on sm_100a/f and sm_120a/f) */
 PL_SET(tmsp, ".global|.shared::cta")
-PL_FORM("tensormap.replace.tile.global_address$tmsp.b1024.b64", "m, a:b64", 83, 90, PLA_ARCH_A)
-PL_FORM("tensormap.replace.tile.rank$tmsp.b1024.b32", "m, a:b32", 83, 90, PLA_ARCH_A)
-PL_FORM("tensormap.replace.tile.(.box_dim|.global_dim|.element_stride)$tmsp.b1024.b32", "m, i:b32, a:b32=i", 83, 90, PLA_ARCH_A)
-PL_FORM("tensormap.replace.tile.global_stride$tmsp.b1024.b64", "m, i:b32, a:b64", 83, 90, PLA_ARCH_A)
-PL_FORM("tensormap.replace.tile.(.elemtype|.interleave_layout|.swizzle_mode|.fill_mode)$tmsp.b1024.b32", "m, i:b32", 83, 90, PLA_ARCH_A)
+PL_FORM("tensormap.replace.tile.global_address$tmsp.b1024.b64", "m, a:b64", 83, 90, PLA_SPECIFIC)
+PL_FORM("tensormap.replace.tile.rank$tmsp.b1024.b32", "m, a:b32", 83, 90, PLA_SPECIFIC)
+PL_FORM("tensormap.replace.tile.(.box_dim|.global_dim|.element_stride)$tmsp.b1024.b32", "m, i:b32, a:b32=i", 83, 90, PLA_SPECIFIC)
+PL_FORM("tensormap.replace.tile.global_stride$tmsp.b1024.b64", "m, i:b32, a:b64", 83, 90, PLA_SPECIFIC)
+PL_FORM("tensormap.replace.tile.(.elemtype|.interleave_layout|.swizzle_mode|.fill_mode)$tmsp.b1024.b32", "m, i:b32", 83, 90, PLA_SPECIFIC)
 /* copy a tensor map from shared to global memory with the fence that makes the tensormap proxy see it */
 PL_FORM("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release(.cta|.cluster|.gpu|.sys).sync.aligned", "m, m, i:u32", 83, 90, 0)
 /* tcgen05 (sm_100 family, PTX 8.6): tensor memory and the 5th-generation tensor core. Tensor-memory
@@ -1077,4 +1078,4 @@ PL_FORM("mapa{.shared::cluster}.(.u32|.u64)", "d, A, a:u32", 78, 90, 0)
 PL_FORM("getctarank{.shared::cluster}.(.u32|.u64)", "d:u32, A", 78, 90, 0)
 PL_FORM("elect.sync", "d:b32_||, a:u32", 80, 90, 0)
 PL_FORM("griddepcontrol.(.launch_dependents|.wait)", "", 78, 90, 0)
-PL_FORM("setmaxnreg.(.inc|.dec).sync.aligned.u32", "i", 80, 90, PLA_ARCH_A)
+PL_FORM("setmaxnreg.(.inc|.dec).sync.aligned.u32", "i", 80, 90, PLA_SPECIFIC)

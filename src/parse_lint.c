@@ -375,10 +375,7 @@ int plR_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
       if (l.have_t) {
         l.msg.n = 0;
         if (!plA_check_target(r, opc, &l.t, 1, &l.msg)) {
-          /* the table marks some forms sm_90a-only that later arch-specific targets also have */
-          int other_family = l.t.arch_a && l.t.sm > 90 && l.t.sm >= r->sm_min && l.t.sm / 10 != r->sm_min / 10;
-          if (!((r->flags & PLA_ARCH_A) && other_family))
-            report(&l, off, "%s%s", plU_buf_cstr(&l.msg), "");
+          report(&l, off, "%s%s", plU_buf_cstr(&l.msg), "");
           continue;
         }
       }

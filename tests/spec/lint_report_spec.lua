@@ -1,0 +1,70 @@
+-- lint_report_spec.lua -- `ptxlua --lint` on a file with thousands of errors: each distinct error once,
+-- at its first line, with how many more times it occurs and at which lines first, then a count; a
+-- report of kilobytes however big the file, in time linear in it (bench/lint_report.lua times it:
+-- docs/performance.md). A file with a few errors reads as before, one line each.
+local H = require "helper"
+package.path = H.root .. "/bench/?.lua;" .. package.path
+local B = require "lint_report"
+
+local function lit(s) return (s:gsub("[%^%$%(%)%%%.%[%]%*%+%-%?]", "%%%0")) end
+
+local function run(n)
+  local p = H.write(H.tmpfile(".ptx"), B.text(n))
+  local t0 = os.time()
+  local out, err, rc = H.ptxlua { "--lint", p }
+  return err, rc, p, os.time() - t0, out
+end
+
+describe("ptxlua --lint on a file with thousands of errors", function()
+  it("reports each distinct error once, with its count and first lines, and the totals", function()
+    local n = 10817
+    local err, rc, p, secs, out = run(n)
+    assert.are.equal(1, rc)
+    assert.are.equal("", out)
+    assert(#err < 16 * 1024, #err .. " bytes of report")
+    assert(secs <= 10, "took " .. secs .. " s")
+    local lines, errors, more, first = {}, 0, 0, {}
+    for l in err:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    for i, l in ipairs(lines) do
+      local line, msg = l:match("^" .. lit(p) .. ":(%d+):%d+: error: (.*)$")
+      if line then
+        errors = errors + 1
+        assert(not first[msg], "reported twice: " .. msg)
+        first[msg] = tonumber(line)
+        local nxt = lines[i + 1] or ""
+        local at, cnt, listed = nxt:match("^" .. lit(p) .. ":(%d+): note: the same error (%d+) more times?, at lines? ([%d, ]+)")
+        assert(at, "no count after: " .. l .. "\n" .. nxt)
+        assert.are.equal(line, at)
+        more = more + tonumber(cnt)
+        local k = 0
+        for x in listed:gmatch("%d+") do k = k + 1; assert(tonumber(x) > tonumber(line)) end
+        assert(k == math.min(8, tonumber(cnt)), nxt)
+      end
+    end
+    -- the ten kinds of statement, one of them naming one of 24 registers
+    assert.are.equal(B.KINDS - 1 + 24, errors)
+    assert.are.equal(n, errors + more)
+    assert.are.equal(("%s: %d errors, %d distinct"):format(p, n, errors), lines[#lines])
+    assert.truthy(err:find(":17:2: error: unknown modifier '.x3'", 1, true), err)
+  end)
+
+  it("stays small and quick as the file grows four times", function()
+    local err1 = run(2000)
+    local err4, rc, _, secs = run(8000)
+    assert.are.equal(1, rc)
+    assert(secs <= 10, "took " .. secs .. " s")
+    assert(#err4 < #err1 * 1.2, #err1 .. " then " .. #err4 .. " bytes")
+  end)
+
+  it("lists a few errors one a line, as always", function()
+    local p = H.write(H.tmpfile(".ptx"), ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n" ..
+                      "\t.reg .b32 %r<4>;\n\tadd.s33 %r1, %r2, %r3;\n\tmul.s32.lo %r1, %r2, %r3;\n\tret;\n}\n")
+    local _, err, rc = H.ptxlua { "--lint", p }
+    assert.are.equal(1, rc)
+    local n = 0
+    for _ in err:gmatch("[^\n]+") do n = n + 1 end
+    assert.are.equal(2, n, err)
+    assert.truthy(err:find(p .. ":7:2: error: unknown modifier '.s33'", 1, true), err)
+    assert.truthy(err:find(p .. ":8:2: error: 'mul.s32.lo' is not a valid form of mul", 1, true), err)
+  end)
+end)
