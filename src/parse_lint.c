@@ -386,6 +386,16 @@ int plR_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
           report(&l, off, "operand 1 of '%s' is its destination: a register, not an immediate%s", opc, "");
           continue;
         }
+        /* nor is an element of a destination vector ({%r1, 1, ...}), whatever the other operands */
+        int imm_el = 0;
+        for (uint16_t e = 0; d0->kind == PLO_VEC && !(d0->flags & PLOF_PAREN) && e < d0->n && !imm_el; e++) {
+          int ek = m->opnds.p[d0->id + e].kind;
+          imm_el = ek == PLO_IMM || ek == PLO_F32 || ek == PLO_F64;
+        }
+        if (imm_el) {
+          report(&l, off, "operand 1 of '%s' is its destination: a vector of registers, not of immediates%s", opc, "");
+          continue;
+        }
       }
       if (has_sreg) {
         /* mov reads a special register of its own size (mov.u32 %r, %tid.x; mov.u64 %rd, %clock64),
@@ -414,6 +424,11 @@ int plR_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
           char a[64];
           if (lo == r->nops) snprintf(a, sizeof a, "%d", lo); else snprintf(a, sizeof a, "%d to %d", lo, r->nops);
           report(&l, off, "'%s' takes %s operands", opc, a);
+        } else if (!r->nalt && s->nops <= PLA_MAXOPS) {
+          /* the immediates beside them are still checked against their operand's type */
+          plI_opnd rops[PLA_MAXOPS];
+          for (int k = 0; k < s->nops; k++) rops[k] = m->opnds.p[s->ops + k];
+          imm_types(&l, m, r, opc, rops, s->nops, off);
         }
         continue;
       }

@@ -68,3 +68,29 @@ describe("ptxlua --lint on a file with thousands of errors", function()
     assert.truthy(err:find(p .. ":8:2: error: 'mul.s32.lo' is not a valid form of mul", 1, true), err)
   end)
 end)
+
+describe("ptxlua --lint beside operands it keeps as text", function()
+  -- an address expression ([%rd1+2560*3]) or a .reg parameter used by name keeps an instruction's
+  -- operands from the table's kinds; its destination and its immediates are still checked
+  it("rejects an immediate in a destination vector and an integer immediate for a float", function()
+    local text = ".version 8.5\n.target sm_90a\n.address_size 64\n.func (.reg .b32 rv) add_one(\n\t.reg .b32 x\n)\n{\n" ..
+                 "\tadd.f32 rv, x, 1;\n\tret;\n}\n.visible .entry k()\n{\n\t.reg .b32 %r<5>;\n\t.reg .b64 %rd<3>;\n" ..
+                 "\t.shared .align 16 .b8 sm[8192];\n\tmov.u64 %rd1, sm;\n" ..
+                 "\twmma.load.b.sync.aligned.row.m16n16k8.shared.tf32 {%r0, 1, %r2, %r3}, [%rd1+0+2560*3], 80;\n\tret;\n}\n"
+    local p = H.write(H.tmpfile(".ptx"), text)
+    local _, err, rc = H.ptxlua { "--lint", p }
+    assert.are.equal(1, rc)
+    assert.truthy(err:find(p .. ":8:2: error: operand 3 of 'add.f32' is .f32: an integer immediate does not stand for a float", 1, true), err)
+    assert.truthy(err:find(p .. ":17:2: error: operand 1 of 'wmma.load.b.sync.aligned.row.m16n16k8.shared.tf32' is its destination", 1, true), err)
+    local ok, out = H.assemble(text, "sm_90a")
+    if ok ~= nil then
+      assert(ok == false, out)
+      assert.truthy(out:find("line 8;", 1, true), out)
+      assert.truthy(out:find("line 17;", 1, true), out)
+    end
+    -- and the same file without the two mistakes is clean
+    local good = text:gsub("add%.f32 rv, x, 1", "add.s32 rv, x, 1"):gsub("{%%r0, 1, ", "{%%r0, %%r1, ")
+    local _, gerr, grc = H.ptxlua { "--lint", H.write(H.tmpfile(".ptx"), good) }
+    assert.are.equal(0, grc, gerr)
+  end)
+end)
