@@ -209,7 +209,7 @@ struct plA_ctx {
   plA_res **cache;          /* opcode id -> resolution (NULL: not yet / failed) */
   uint32_t modtok[NMODS ? NMODS : 1], modbase[NMODS ? NMODS : 1]; /* token ids of each PL_MOD (base 0: any) */
   uint32_t ncache;
-  char **fail;              /* opcode id -> why it resolves to no form (FAIL_UNSAID: not yet said) */
+  char **fail;              /* opcode id -> why it resolves to no form (FAIL_UNSAID: not said) */
   uint8_t *tokcls;          /* token id -> its order class (0: free to stand anywhere; 1: a type) */
   uint32_t ntokcls;
   int badnames;             /* PL_NAME rows whose words the table does not have (table bugs) */
@@ -426,11 +426,16 @@ static int assign_roles(plA_ctx *c, c_form *f, const char *pat, const char *ops)
   for (int i = 0; ROLES[i].prefix; i++) {
     size_t n = strlen(ROLES[i].prefix);
     int named = ROLES[i].ops[0] != 0;
-    if (n < bestn || !pat_begins(pat, ROLES[i].prefix) || (named && strcmp(ROLES[i].ops, ops) != 0)) continue;
+    if (n < bestn || !pat_begins(pat, ROLES[i].prefix)) continue;
+    if (named && strcmp(ROLES[i].ops, ops) != 0) continue;
     int cnt = 1;
     for (const char *q = ROLES[i].roles; *q; q++) cnt += *q == ',';
     if (cnt != f->nops) continue;
-    if (n > bestn || !best || (named && !bestops)) { best = ROLES[i].roles; bestn = n; bestops = named; }
+    if (n > bestn || !best || (named && !bestops)) {
+      best = ROLES[i].roles;
+      bestn = n;
+      bestops = named;
+    }
   }
   char src = 'a';
   int dnamed = 0;
@@ -533,7 +538,8 @@ static int compile_order(plA_ctx *c) {
     size_t n = strcspn(p, ".");
     nm.base = plU_find(&c->toks, p, n);
     size_t namelen = strlen(NAMES[i].name);
-    int ok = nm.base && strncmp(p, NAMES[i].name, namelen) == 0 && (!p[namelen] || p[namelen] == '.');
+    int ok = nm.base && strncmp(p, NAMES[i].name, namelen) == 0;
+    ok = ok && (!p[namelen] || p[namelen] == '.');
     for (p += n; ok && *p == '.';) {
       p++;
       n = strcspn(p, ".");
@@ -587,7 +593,8 @@ void plA_unref(plA_ctx *c) {
   free(c->cache);
   plU_strtab_free(&c->toks); plU_strtab_free(&c->opcodes);
   plU_vec_free(c->seq); plU_vec_free(c->alts); plU_vec_free(c->elems); plU_vec_free(c->bybase); plU_vec_free(c->condtoks);
-  for (uint32_t i = 0; i < c->ncache && c->fail; i++) if (c->fail[i] != FAIL_UNSAID) free(c->fail[i]);
+  for (uint32_t i = 0; i < c->ncache && c->fail; i++)
+    if (c->fail[i] != FAIL_UNSAID) free(c->fail[i]);
   free(c->fail); free(c->tokcls); plU_vec_free(c->names); plU_strtab_free(&c->roles);
   free(c->forms); free(c->chain);
   free(c);
@@ -620,7 +627,7 @@ static void mtext_init(const plA_ctx *c, mtext *x, const uint32_t *tok, int nt) 
   }
 }
 
-/* the element's alternative's token id: the text's token for it, marked taken; 0 when there is none */
+/* a token of an element's alternative: the text's token for it, marked taken; 0 when none is */
 static int take(const plA_ctx *c, const mtext *x, mstate *s, uint32_t id) {
   int k = tok_class(c, id), pos = -1;
   if (k) {
@@ -649,12 +656,13 @@ static int match(const plA_ctx *c, const c_form *f, int ei, const mtext *x, msta
   return el->opt && match(c, f, ei + 1, x, s);
 }
 
-/* the PL_NAME row that a text in a form's order (base, canon) begins with: the longest; -1 if none */
+/* the PL_NAME row a text in a form's order (base, canon) begins with: the longest; -1 if none */
 static int name_of(const plA_ctx *c, uint32_t base, const uint32_t *canon, int nt) {
   int best = -1;
   for (uint32_t i = 0; i < c->names.n; i++) {
     const c_name *n = &c->names.p[i];
-    if (n->base != base || n->ntok > nt || (best >= 0 && n->ntok <= c->names.p[best].ntok)) continue;
+    if (n->base != base || n->ntok > nt) continue;
+    if (best >= 0 && n->ntok <= c->names.p[best].ntok) continue;
     int ok = 1;
     for (int k = 0; k < n->ntok && ok; k++) ok = canon[k] == n->tok[k];
     if (ok) best = (int)i;
@@ -664,7 +672,8 @@ static int name_of(const plA_ctx *c, uint32_t base, const uint32_t *canon, int n
 
 /* form f takes the text: 1, with the text's tokens in the form's order in canon; 0 when it does
 ** not, *misname = the PL_NAME row when only the name's place was wrong */
-static int form_takes(const plA_ctx *c, const c_form *f, uint32_t base, const mtext *x, uint32_t *canon, int *misname) {
+static int form_takes(const plA_ctx *c, const c_form *f, uint32_t base, const mtext *x,
+                      uint32_t *canon, int *misname) {
   mstate s;
   memset(&s, 0, sizeof s);
   if (!match(c, f, 0, x, &s)) return 0;
@@ -722,8 +731,9 @@ static const char *closest_modifier(const plA_ctx *c, uint32_t base, const char 
 
 /* form f's opcode nearest to a text (tokens tok, 0 for an unknown one): each element takes the
 ** alternative with the most of the text's tokens (an optional one none when it has none of them).
-** Appended to out; returns the distance: the modifiers it adds and those of the text it leaves out. */
-static int nearest_text(const plA_ctx *c, const c_form *f, uint32_t base, const uint32_t *tok, int nt, plU_buf *out) {
+** Appended to out; returns the distance: the modifiers it adds, and the text's it leaves out. */
+static int nearest_text(const plA_ctx *c, const c_form *f, uint32_t base, const uint32_t *tok, int nt,
+                        plU_buf *out) {
   uint32_t used = 0;
   int added = 0, kept = 0;
   plU_buf_puts(out, c->toks.str[base]);
@@ -739,7 +749,12 @@ static int nearest_text(const plA_ctx *c, const c_form *f, uint32_t base, const 
         for (int i = 0; i < nt; i++)
           if (!(u >> i & 1) && tok[i] == c->seq.p[al->tok0 + k]) { u |= 1u << i; have++; break; }
       int miss = al->ntok - have;
-      if (have > bhave || (have == bhave && miss < bmiss)) { best = a; bhave = have; bmiss = miss; bused = u; }
+      if (have > bhave || (have == bhave && miss < bmiss)) {
+        best = a;
+        bhave = have;
+        bmiss = miss;
+        bused = u;
+      }
     }
     if (bhave <= 0 && el->opt) continue;
     const c_alt *al = &c->alts.p[el->alt0 + (uint32_t)best];
@@ -755,7 +770,8 @@ static int nearest_text(const plA_ctx *c, const c_form *f, uint32_t base, const 
 }
 
 /* "; nearest: A, B, C (and N more forms of base)": the few forms of base nearest to the text */
-static void put_nearest(const plA_ctx *c, uint32_t base, const uint32_t *tok, int nt, plU_buf *err) {
+static void put_nearest(const plA_ctx *c, uint32_t base, const uint32_t *tok, int nt,
+                        plU_buf *err) {
   enum { SHOW = 4 };
   plU_buf cand[SHOW];
   int dist[SHOW], n = 0, total = 0;
@@ -784,10 +800,15 @@ static void put_nearest(const plA_ctx *c, uint32_t base, const uint32_t *tok, in
   for (int k = 0; k < n; k++) {
     const char *t = plU_buf_cstr(&cand[k]);
     plU_buf_puts(err, k ? ", " : "; nearest forms: ");
-    if (cand[k].n > 96) { plU_buf_add(err, t, 93); plU_buf_puts(err, "..."); } else plU_buf_puts(err, t);
+    if (cand[k].n > 96) {                       /* a long form cut short */
+      plU_buf_add(err, t, 93);
+      plU_buf_puts(err, "...");
+    } else plU_buf_puts(err, t);
     plU_buf_free(&cand[k]);
   }
-  if (total > n) plU_buf_printf(err, " (and %d more form%s of %s)", total - n, total - n == 1 ? "" : "s", c->toks.str[base]);
+  if (total > n)
+    plU_buf_printf(err, " (and %d more form%s of %s)", total - n, total - n == 1 ? "" : "s",
+                   c->toks.str[base]);
 }
 
 /* the operands of form f for an opcode with these tokens: conditional operands kept only when
@@ -830,8 +851,8 @@ static int cache_room(plA_ctx *c, uint32_t id) {
 
 /* why an opcode text resolves to no form, as a person can act on it: the modifier it does not know
 ** (and the one it may mean), the word that belongs right after the base, or the nearest forms */
-static void explain(const plA_ctx *c, const char *text, uint32_t base, const uint32_t *tok, int nt, int unknown,
-                    const char *unk, size_t unkn, int misname, plU_buf *err) {
+static void explain(const plA_ctx *c, const char *text, uint32_t base, const uint32_t *tok, int nt,
+                    int unknown, const char *unk, size_t unkn, int misname, plU_buf *err) {
   uint32_t t2[MAXTOK];
   memcpy(t2, tok, (size_t)nt * sizeof *tok);
   if (unknown >= 0) {
@@ -843,15 +864,17 @@ static void explain(const plA_ctx *c, const char *text, uint32_t base, const uin
     return;
   }
   plU_buf_printf(err, "'%s' is not a valid form of %s", text, c->toks.str[base]);
-  if (misname >= 0) {   /* the name's words out of place: say where they go, and the text that works */
+  if (misname >= 0) {   /* the name's words out of place: where they go, and the text that works */
     const c_name *n = &c->names.p[misname];
     plU_buf_printf(err, ": ptxas reads '%s", c->toks.str[base]);
     for (int k = 0; k < n->nname; k++) plU_buf_printf(err, ".%s", c->toks.str[n->tok[k]]);
-    plU_buf_printf(err, "' as the instruction's name, its words first and in that order (write '%s", c->toks.str[base]);
+    plU_buf_printf(err, "' as the instruction's name, its words first and in that order (write '%s",
+                   c->toks.str[base]);
     uint32_t left = nt < 32 ? (1u << nt) - 1 : ~0u;
     for (int k = 0; k < n->nname; k++) {
       plU_buf_printf(err, ".%s", c->toks.str[n->tok[k]]);
-      for (int i = 0; i < nt; i++) if ((left >> i & 1) && tok[i] == n->tok[k]) { left &= ~(1u << i); break; }
+      for (int i = 0; i < nt; i++)
+        if ((left >> i & 1) && tok[i] == n->tok[k]) { left &= ~(1u << i); break; }
     }
     for (int i = 0; i < nt; i++) if (left >> i & 1) plU_buf_printf(err, ".%s", c->toks.str[tok[i]]);
     plU_buf_puts(err, "')");
@@ -889,8 +912,10 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
   uint32_t canon[MAXTOK], scratch[MAXTOK];
   mtext x;
   mtext_init(c, &x, tok, nt);
-  for (int32_t i = nobase || toomany || unknown >= 0 ? -1 : (int32_t)c->bybase.p[base] - 1; i >= 0; i = c->chain[i])
-    if (!c->forms[i].bad && form_takes(c, &c->forms[i], base, &x, fi < 0 ? canon : scratch, &misname)) {
+  int32_t first = nobase || toomany || unknown >= 0 ? -1 : (int32_t)c->bybase.p[base] - 1;
+  for (int32_t i = first; i >= 0; i = c->chain[i])
+    if (!c->forms[i].bad && form_takes(c, &c->forms[i], base, &x, fi < 0 ? canon : scratch,
+                                       &misname)) {
       if (fi < 0) { fi = i; continue; }
       int dup = strcmp(FORMS[i].ops, FORMS[fi].ops) == 0;   /* same operands: never reached */
       for (int k = 0; k < nalt && !dup; k++) dup = strcmp(FORMS[i].ops, FORMS[alts[k]].ops) == 0;
@@ -965,7 +990,10 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
     plU_buf ct;
     plU_buf_init(&ct);
     plU_buf_puts(&ct, c->toks.str[base]);
-    for (int i = 0; i < nt; i++) { plU_buf_putc(&ct, '.'); plU_buf_puts(&ct, c->toks.str[canon[i]]); }
+    for (int i = 0; i < nt; i++) {
+      plU_buf_putc(&ct, '.');
+      plU_buf_puts(&ct, c->toks.str[canon[i]]);
+    }
     r->canon = ct.oom ? 0 : plA_opcode(c, plU_buf_cstr(&ct), ct.n);
     plU_buf_free(&ct);
     if (!r->canon) { free(r); if (err) plU_buf_puts(err, "out of memory"); return NULL; }
@@ -1062,10 +1090,14 @@ int plA_target_min_version(const plA_target *t) {
 ** "sm_100a or sm_100f (or sm_103a, sm_103f)", "an sm_XXa or sm_XXf target from sm_100 on" */
 static void put_specific(plU_buf *b, int sm_min, int flags) {
   int pair = sm_min / 10 == 10;                 /* the sm_100 family: sm_100 and sm_103 */
-  if (flags & PLA_ARCH_A) plU_buf_printf(b, "sm_%da%s (arch-specific", sm_min, pair ? " or sm_103a" : "");
+  if (flags & PLA_ARCH_A)
+    plU_buf_printf(b, "sm_%da%s (arch-specific", sm_min, pair ? " or sm_103a" : "");
   else if (flags & PLA_FAMILY_A)
-    plU_buf_printf(b, "sm_%da, sm_%df%s (arch- or family-specific", sm_min, sm_min, pair ? ", sm_103a or sm_103f" : "");
-  else plU_buf_printf(b, "an arch- or family-specific target from sm_%d on (sm_%da, sm_%df, ...", sm_min, sm_min, sm_min);
+    plU_buf_printf(b, "sm_%da, sm_%df%s (arch- or family-specific", sm_min, sm_min,
+                   pair ? ", sm_103a or sm_103f" : "");
+  else
+    plU_buf_printf(b, "an arch- or family-specific target from sm_%d on (sm_%da, sm_%df, ...", sm_min,
+                   sm_min, sm_min);
 }
 
 static int target_ok(int sm_min, int flags, int ptx_min, const char *opc, const plA_target *t, int check_version, plU_buf *err) {
@@ -1075,7 +1107,7 @@ static int target_ok(int sm_min, int flags, int ptx_min, const char *opc, const 
                : (flags & PLA_FAMILY_A) ? t->arch_a && family && t->sm >= sm_min
                : (flags & PLA_SPECIFIC) ? t->arch_a && t->sm >= sm_min : 1;
   if (!specific) {
-    /* a form of one target says which, even below sm_min: wgmma on sm_80 needs sm_90a, not "sm_90" */
+    /* a form of specific targets says which, even below sm_min: wgmma on sm_80 needs sm_90a */
     if (err) {
       plU_buf_printf(err, "'%s' requires ", opc);
       put_specific(err, sm_min, flags);
@@ -1152,14 +1184,16 @@ void plA_put_roles(plU_buf *b, const plA_opspec *ops, int nops, int nopt) {
 /* the vector length an operand takes for this resolution (0: a scalar) */
 static int want_vec(const plA_res *r, const plA_opspec *s) {
   return (s->flags & PLA_VECV) ? r->vec : (s->flags & PLA_VECX) ? r->xn * (s->vec ? s->vec : 1)
-       : (s->flags & PLA_VECN) ? (s->vec ? r->nn / s->vec : 0) : (s->flags & PLA_VECD) ? r->dims - s->vec : s->vec;
+       : (s->flags & PLA_VECN) ? (s->vec ? r->nn / s->vec : 0)
+       : (s->flags & PLA_VECD) ? r->dims - s->vec : s->vec;
 }
 
 static int spec_type(const plA_res *r, const plA_opspec *o);
 
 /* the operands by role with what each takes, for a form beside the one that was tried:
 ** "d {128 x .f32}, a {4 x .b32}, b .b64, scale-d .pred, imm-scale-a .s32" */
-static void put_roles_typed(plU_buf *b, const plA_res *r, const plA_opspec *ops, int nops, int nopt) {
+static void put_roles_typed(plU_buf *b, const plA_res *r, const plA_opspec *ops, int nops,
+                            int nopt) {
   uint8_t opt[MAXOPS] = {0};
   for (int j = nops - 1; j >= 0 && nopt > 0; j--)
     if (ops[j].flags & PLA_OPTIONAL) { opt[j] = 1; nopt--; }
@@ -1311,7 +1345,11 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
     if (err) {
       if (lo == r->nops) plU_buf_printf(err, "'%s' takes %d operand%s", opc, lo, lo == 1 ? "" : "s");
       else plU_buf_printf(err, "'%s' takes %d to %d operands", opc, lo, r->nops);
-      if (r->nops) { plU_buf_puts(err, " ("); plA_put_roles(err, r->ops, r->nops, r->nopt); plU_buf_putc(err, ')'); }
+      if (r->nops) {
+        plU_buf_puts(err, " (");
+        plA_put_roles(err, r->ops, r->nops, r->nopt);
+        plU_buf_putc(err, ')');
+      }
       plU_buf_printf(err, ", got %d", n);
     }
     return 0;
@@ -1501,7 +1539,8 @@ int plA_check_ops(const plA_res *r, const plI_module *m, const char *opc, const 
   if (err) {
     if (target_miss >= 0) {   /* the operands fit a form this target lacks */
       plU_buf_printf(err, "'%s' with operands (", opc);
-      put_roles_typed(err, r, r->alt[target_miss].ops, r->alt[target_miss].nops, r->alt[target_miss].nopt);
+      put_roles_typed(err, r, r->alt[target_miss].ops, r->alt[target_miss].nops,
+                      r->alt[target_miss].nopt);
       plU_buf_puts(err, "): ");
       target_ok(r->alt[target_miss].sm_min, r->alt[target_miss].flags, r->alt[target_miss].ptx_min, opc, &t, 0, err);
       return 0;

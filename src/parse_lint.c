@@ -31,7 +31,8 @@ typedef struct LT {
   plU_buf msg, one;
   void (*each)(void *ud, int line, int col, const char *msg);
   void *ud;
-  uint32_t lc_off, lc_ls; int lc_line;   /* the last offset placed: lines are counted forward from it */
+  uint32_t lc_off, lc_ls;   /* the last offset placed (lines count on from it), its line's start */
+  int lc_line;
 } LT;
 
 /* line and column of off, counting on from the last one placed (errors come in file order, so the
@@ -216,7 +217,8 @@ static void call_arity(LT *l, const plI_module *m, const plI_opnd *ops, int n, u
   }
 }
 
-int plR_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const char *msg), void *ud) {
+int plR_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const char *msg),
+                  void *ud) {
   LT l;
   memset(&l, 0, sizeof l);
   l.m = m; l.each = each; l.ud = ud; l.lc_line = 1;
@@ -388,12 +390,14 @@ int plR_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
         }
         /* nor is an element of a destination vector ({%r1, 1, ...}), whatever the other operands */
         int imm_el = 0;
-        for (uint16_t e = 0; d0->kind == PLO_VEC && !(d0->flags & PLOF_PAREN) && e < d0->n && !imm_el; e++) {
+        int dvec = d0->kind == PLO_VEC && !(d0->flags & PLOF_PAREN);
+        for (uint16_t e = 0; dvec && e < d0->n && !imm_el; e++) {
           int ek = m->opnds.p[d0->id + e].kind;
           imm_el = ek == PLO_IMM || ek == PLO_F32 || ek == PLO_F64;
         }
         if (imm_el) {
-          report(&l, off, "operand 1 of '%s' is its destination: a vector of registers, not of immediates%s", opc, "");
+          report(&l, off,
+                 "operand 1 of '%s' is its destination: a vector of registers, not of immediates%s", opc, "");
           continue;
         }
       }
@@ -517,7 +521,8 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
     plU_buf_add(out, G.text.p + x->msg, x->len);
     if (x->count > 1) {
       int listed = x->count - 1 < LINT_LINES ? x->count - 1 : LINT_LINES;
-      plU_buf_printf(out, "\n%s:%d: note: the same error %d more time%s, at line%s", file, x->line, x->count - 1,
+      plU_buf_printf(out, "\n%s:%d: note: the same error %d more time%s, at line%s", file, x->line,
+                     x->count - 1,
                      x->count == 2 ? "" : "s", x->count == 2 ? "" : "s");
       for (int k = 0; k < listed; k++) plU_buf_printf(out, "%s %d", k ? "," : "", x->lines[k]);
       if (x->count - 1 > listed) plU_buf_printf(out, " and %d more", x->count - 1 - listed);
