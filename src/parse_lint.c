@@ -425,9 +425,14 @@ int plR_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
         /* operands the table's kinds do not cover: their count still has to fit */
         int lo = r->nops - r->nopt;
         if (!r->nalt && (s->nops < lo || s->nops > r->nops)) {
-          char a[64];
-          if (lo == r->nops) snprintf(a, sizeof a, "%d", lo); else snprintf(a, sizeof a, "%d to %d", lo, r->nops);
-          report(&l, off, "'%s' takes %s operands", opc, a);
+          plU_buf a;
+          plU_buf_init(&a);
+          if (lo == r->nops) plU_buf_printf(&a, "%d", lo); else plU_buf_printf(&a, "%d to %d", lo, r->nops);
+          plU_buf_puts(&a, " operands (");
+          plA_put_roles(&a, r->ops, r->nops, r->nopt);       /* by role, as everywhere */
+          plU_buf_printf(&a, "), got %d", s->nops);
+          report(&l, off, "'%s' takes %s", opc, plU_buf_cstr(&a));
+          plU_buf_free(&a);
         } else if (!r->nalt && s->nops <= PLA_MAXOPS) {
           /* the immediates beside them are still checked against their operand's type */
           plI_opnd rops[PLA_MAXOPS];
