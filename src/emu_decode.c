@@ -580,7 +580,9 @@ static int dec_hopper(D *d, toks *k, xins *in, const char *b) {
 ** space and vector width; X_UNSUP (with its message) when a modifier is not understood. */
 static int dec_mods(D *d, xins *in) {
   toks K, *k = &K;
-  if (!tokenize(d->opc, k)) return unsup(d, in, "");
+  /* the modifiers in the form's order (ptxas reads them in any order after the name: the
+  ** canonical text of the ISA table says which is the destination space, the a layout, ...) */
+  if (!tokenize(plA_canonical(d->m->isa, d->cur->opc), k)) return unsup(d, in, "");
   const char *b = k->s[0];
   int t = k->nt > 0 ? k->types[0] : PLT_NONE, t2 = k->nt > 1 ? k->types[1] : PLT_NONE;
   in->t = (uint8_t)t; in->t2 = (uint8_t)t2;

@@ -18,45 +18,108 @@ static const set_def SETS[] = {
 #define PL_MOD(b, tok, v, s)
 #define PL_SREG(n, t, v, s, x)
 #define PL_FORM(p, o, v, s, f)
+#define PL_NAME(p, n)
+#define PL_ORDER(c, t)
+#define PL_ROLES(p, o, r)
 #include "isa_table.h"
 #undef PL_SET
 #undef PL_MOD
 #undef PL_SREG
 #undef PL_FORM
+#undef PL_NAME
+#undef PL_ORDER
+#undef PL_ROLES
 };
 static const mod_def MODS[] = {
 #define PL_SET(name, alts)
 #define PL_MOD(b, tok, v, s) {b, tok, v, s},
 #define PL_SREG(n, t, v, s, x)
 #define PL_FORM(p, o, v, s, f)
+#define PL_NAME(p, n)
+#define PL_ORDER(c, t)
+#define PL_ROLES(p, o, r)
 #include "isa_table.h"
 #undef PL_SET
 #undef PL_MOD
 #undef PL_SREG
 #undef PL_FORM
+#undef PL_NAME
+#undef PL_ORDER
+#undef PL_ROLES
 };
 static const sreg_def SREGS[] = {
 #define PL_SET(name, alts)
 #define PL_MOD(b, tok, v, s)
 #define PL_SREG(n, t, v, s, x) {n, PLT_##t, v, s, x},
 #define PL_FORM(p, o, v, s, f)
+#define PL_NAME(p, n)
+#define PL_ORDER(c, t)
+#define PL_ROLES(p, o, r)
 #include "isa_table.h"
 #undef PL_SET
 #undef PL_MOD
 #undef PL_SREG
 #undef PL_FORM
+#undef PL_NAME
+#undef PL_ORDER
+#undef PL_ROLES
 };
 static const form_def FORMS[] = {
 #define PL_SET(name, alts)
 #define PL_MOD(b, tok, v, s)
 #define PL_SREG(n, t, v, s, x)
 #define PL_FORM(p, o, v, s, f) {p, o, v, s, f},
+#define PL_NAME(p, n)
+#define PL_ORDER(c, t)
+#define PL_ROLES(p, o, r)
 #include "isa_table.h"
 #undef PL_SET
 #undef PL_MOD
 #undef PL_SREG
 #undef PL_FORM
+#undef PL_NAME
+#undef PL_ORDER
+#undef PL_ROLES
 };
+/* the words ptxas reads as one name, the classes of modifiers that keep their order, the names
+** of operands (isa_table.h: PL_NAME, PL_ORDER, PL_ROLES) */
+typedef struct { const char *prefix, *name; } name_def;
+typedef struct { const char *cls, *toks; } order_def;
+typedef struct { const char *prefix, *ops, *roles; } roles_def;
+#define PL_SET(name, alts)
+#define PL_MOD(b, tok, v, s)
+#define PL_SREG(n, t, v, s, x)
+#define PL_FORM(p, o, v, s, f)
+#define PL_ORDER(c, t)
+#define PL_ROLES(p, o, r)
+static const name_def NAMES[] = {
+#define PL_NAME(p, n) {p, n},
+#include "isa_table.h"
+#undef PL_NAME
+  {NULL, NULL}
+};
+#define PL_NAME(p, n)
+#undef PL_ORDER
+#define PL_ORDER(c, t) {#c, t},
+static const order_def ORDERS[] = {
+#include "isa_table.h"
+  {NULL, NULL}
+};
+#undef PL_ORDER
+#define PL_ORDER(c, t)
+#undef PL_ROLES
+#define PL_ROLES(p, o, r) {p, o, r},
+static const roles_def ROLES[] = {
+#include "isa_table.h"
+  {NULL, NULL, NULL}
+};
+#undef PL_SET
+#undef PL_MOD
+#undef PL_SREG
+#undef PL_FORM
+#undef PL_NAME
+#undef PL_ORDER
+#undef PL_ROLES
 #define NSETS ((int)(sizeof SETS / sizeof SETS[0]))
 #define NFORMS ((int)(sizeof FORMS / sizeof FORMS[0]))
 #define NMODS ((int)(sizeof MODS / sizeof MODS[0]))
@@ -120,6 +183,10 @@ void plA_set_info(int i, const char **name, const char **alts) {
 /* ---- compiled forms ----------------------------------------------------------------------- */
 typedef struct { uint32_t tok0; uint16_t ntok; } c_alt;            /* tokens in ctx->toks_seq */
 typedef struct { uint32_t alt0; uint16_t nalt; uint8_t opt; } c_elem;
+/* a PL_NAME row: base, the prefix's words, and how many of them are the name */
+typedef struct { uint32_t base; uint32_t tok[MAXTOK]; uint8_t ntok, nname; } c_name;
+#define NCLS 8              /* order classes: 0 free, 1 types, then the PL_ORDER classes */
+
 typedef struct {
   uint32_t base;            /* token string id of the base name */
   uint32_t elem0; uint16_t nelem;
@@ -147,6 +214,12 @@ struct plA_ctx {
   plA_res **cache;          /* opcode id -> resolution (NULL: not yet / failed) */
   uint32_t modtok[NMODS ? NMODS : 1], modbase[NMODS ? NMODS : 1]; /* token ids of each PL_MOD (base 0: any) */
   uint32_t ncache;
+  char **fail;              /* opcode id -> why it resolves to no form (FAIL_UNSAID: not said) */
+  uint8_t *tokcls;          /* token id -> its order class (0: free to stand anywhere; 1: a type) */
+  uint32_t ntokcls;
+  int badnames;             /* PL_NAME rows whose words the table does not have (table bugs) */
+  PLU_VEC(c_name) names;    /* PL_NAME rows, compiled */
+  plU_strtab roles;         /* operand role names (PL_ROLES and the defaults) */
 };
 
 static const char *set_alts(const char *name, size_t n) {
@@ -279,7 +352,7 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
   if (!*p) { f->nops = 0; f->nopt = 0; return 1; }
   for (;;) {
     if (n >= MAXOPS) return 0;
-    plA_opspec o = {0, 1, PLT_NONE, 0, 0, 0, 0, 0, 0, 0};
+    plA_opspec o = {0, 1, PLT_NONE, 0, 0, 0, 0, 0, 0, 0, NULL};
     switch (*p++) {
     case 'd': o.kinds = PLA_KREG; o.flags |= PLA_DEST; break;
     case 'a': o.kinds = PLA_KREG | PLA_KIMM; break;
@@ -392,6 +465,71 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
   return 1;
 }
 
+/* does pattern p begin with the words of prefix (then a modifier, a group or its end)? */
+static int pat_begins(const char *p, const char *prefix) {
+  size_t n = strlen(prefix);
+  if (strncmp(p, prefix, n) != 0) return 0;
+  char ch = p[n];
+  return ch == 0 || ch == '.' || ch == '{' || ch == '(' || ch == '$';
+}
+
+/* the operands' names: the PL_ROLES row of the longest prefix of the pattern with as many names as
+** the form has operands, else the PTX ISA's default: a destination d (p for a predicate), then the
+** sources a, b, c, ... (d skipped when a destination has it); a cache-policy and a ctaMask by
+** the modifier that makes them present */
+static int assign_roles(plA_ctx *c, c_form *f, const char *pat, const char *ops) {
+  const char *best = NULL;
+  size_t bestn = 0;
+  int bestops = 0;
+  for (int i = 0; ROLES[i].prefix; i++) {
+    size_t n = strlen(ROLES[i].prefix);
+    int named = ROLES[i].ops[0] != 0;
+    if (n < bestn || !pat_begins(pat, ROLES[i].prefix)) continue;
+    if (named && strcmp(ROLES[i].ops, ops) != 0) continue;
+    int cnt = 1;
+    for (const char *q = ROLES[i].roles; *q; q++) cnt += *q == ',';
+    if (cnt != f->nops) continue;
+    if (n > bestn || !best || (named && !bestops)) {
+      best = ROLES[i].roles;
+      bestn = n;
+      bestops = named;
+    }
+  }
+  char src = 'a';
+  int dnamed = 0;
+  for (int k = 0; k < f->nops; k++) {
+    plA_opspec *o = &f->ops[k];
+    char nm[48];
+    if (best) {
+      while (*best == ' ') best++;
+      size_t len = strcspn(best, ",");
+      while (len && best[len - 1] == ' ') len--;
+      if (!len || len >= sizeof nm) return 0;
+      memcpy(nm, best, len);
+      nm[len] = 0;
+      best += strcspn(best, ",");
+      if (*best) best++;
+    } else if (o->cond && c->condtoks.p[o->cond - 1] && !c->condtoks.p[o->cond]
+               && strcmp(c->toks.str[c->condtoks.p[o->cond - 1]], "L2::cache_hint") == 0) {
+      strcpy(nm, "cache-policy");
+    } else if (o->cond && c->condtoks.p[o->cond - 1] && !c->condtoks.p[o->cond]
+               && strcmp(c->toks.str[c->condtoks.p[o->cond - 1]], "multicast::cluster") == 0) {
+      strcpy(nm, "ctaMask");
+    } else if (k == 0 && (o->flags & PLA_DEST)) {
+      strcpy(nm, o->type == PLT_PRED ? "p" : "d");
+      dnamed = nm[0] == 'd';
+    } else {
+      if (src == 'd' && dnamed) src++;
+      nm[0] = src <= 'z' ? src++ : 'z';
+      nm[1] = 0;
+    }
+    uint32_t id = plU_intern(&c->roles, nm, strlen(nm));
+    if (!id) return 0;
+    o->role = c->roles.str[id];
+  }
+  return 1;
+}
+
 static int compile_form(plA_ctx *c, int fi) {
   c_form *f = &c->forms[fi];
   const char *p = FORMS[fi].pat;
@@ -426,7 +564,52 @@ static int compile_form(plA_ctx *c, int fi) {
     if (!el.nalt || !plU_vec_push(c->elems, el)) return 0;
     f->nelem++;
   }
-  return compile_ops(c, f, FORMS[fi].ops);
+  return compile_ops(c, f, FORMS[fi].ops) && assign_roles(c, f, FORMS[fi].pat, FORMS[fi].ops);
+}
+
+static char FAIL_UNSAID[] = "";   /* a failed resolution whose message is built when asked for */
+
+/* the order classes of the table's tokens (PL_ORDER and the types) and the PL_NAME rows */
+static int compile_order(plA_ctx *c) {
+  c->ntokcls = c->toks.n;
+  c->tokcls = calloc(c->ntokcls ? c->ntokcls : 1, 1);
+  if (!c->tokcls) return 0;
+  const char *cls[NCLS] = {"", "type"};
+  int ncls = 2;
+  for (uint32_t id = 1; id < c->toks.n; id++)
+    if (plT_from_name(c->toks.str[id], c->toks.len[id])) c->tokcls[id] = 1;
+  for (int i = 0; ORDERS[i].cls; i++) {
+    int k = 0;
+    while (k < ncls && strcmp(cls[k], ORDERS[i].cls) != 0) k++;
+    if (k == ncls) { if (ncls == NCLS) return 0; cls[ncls++] = ORDERS[i].cls; }
+    for (const char *p = ORDERS[i].toks; *p;) {
+      size_t n = strcspn(p, "|");
+      uint32_t id = plU_find(&c->toks, p, n);
+      if (id && id < c->ntokcls) c->tokcls[id] = (uint8_t)k;
+      p += n + (p[n] == '|');
+    }
+  }
+  for (int i = 0; NAMES[i].prefix; i++) {
+    c_name nm;
+    memset(&nm, 0, sizeof nm);
+    const char *p = NAMES[i].prefix;
+    size_t n = strcspn(p, ".");
+    nm.base = plU_find(&c->toks, p, n);
+    size_t namelen = strlen(NAMES[i].name);
+    int ok = nm.base && strncmp(p, NAMES[i].name, namelen) == 0;
+    ok = ok && (!p[namelen] || p[namelen] == '.');
+    for (p += n; ok && *p == '.';) {
+      p++;
+      n = strcspn(p, ".");
+      ok = nm.ntok < MAXTOK && (nm.tok[nm.ntok] = plU_find(&c->toks, p, n)) != 0;
+      nm.ntok++;
+      if ((size_t)(p + n - NAMES[i].prefix) <= namelen) nm.nname = nm.ntok;
+      p += n;
+    }
+    if (!ok) { c->badnames++; continue; }      /* a table bug: tests count them (plA_bad_forms) */
+    if (!plU_vec_push(c->names, nm)) return 0;
+  }
+  return 1;
 }
 
 plA_ctx *plA_new(void) {
@@ -435,6 +618,7 @@ plA_ctx *plA_new(void) {
   c->refs = 1;
   plU_strtab_init(&c->toks);
   plU_strtab_init(&c->opcodes);
+  plU_strtab_init(&c->roles);
   c->forms = calloc(NFORMS ? NFORMS : 1, sizeof *c->forms);
   c->chain = malloc((NFORMS ? NFORMS : 1) * sizeof *c->chain);
   if (!c->forms || !c->chain) { plA_unref(c); return NULL; }
@@ -448,6 +632,7 @@ plA_ctx *plA_new(void) {
     if (!compile_form(c, i)) c->forms[i].bad = 1;
     c->chain[i] = -1;
   }
+  if (!compile_order(c)) { plA_unref(c); return NULL; }
   /* chain forms by base, keeping table order */
   for (int i = NFORMS - 1; i >= 0; i--) {
     uint32_t b = c->forms[i].base;
@@ -467,6 +652,9 @@ void plA_unref(plA_ctx *c) {
   plU_strtab_free(&c->toks); plU_strtab_free(&c->opcodes);
   plU_vec_free(c->ivals);
   plU_vec_free(c->seq); plU_vec_free(c->alts); plU_vec_free(c->elems); plU_vec_free(c->bybase); plU_vec_free(c->condtoks);
+  for (uint32_t i = 0; i < c->ncache && c->fail; i++)
+    if (c->fail[i] != FAIL_UNSAID) free(c->fail[i]);
+  free(c->fail); free(c->tokcls); plU_vec_free(c->names); plU_strtab_free(&c->roles);
   free(c->forms); free(c->chain);
   free(c);
 }
@@ -476,51 +664,85 @@ const char *plA_opcode_text(const plA_ctx *c, uint32_t id) { return id && id < c
 uint32_t plA_opcode_len(const plA_ctx *c, uint32_t id) { return id && id < c->opcodes.n ? c->opcodes.len[id] : 1; }
 
 /* ---- matching ------------------------------------------------------------------------------ */
-static int match(const plA_ctx *c, const c_form *f, int ei, const uint32_t *tok, int nt, int ti) {
-  if (ei == f->nelem) return ti == nt;
+/* ptxas reads an opcode as its name (the base and the PL_NAME words, in order) and then modifiers
+** in any order, except that the modifiers of one order class keep their relative order (the types:
+** cvt.f32.s32 is not cvt.s32.f32; mma's a and b layouts; a copy's destination and source spaces).
+** A form matches when its elements take every token of the text: a free token wherever it stands,
+** a classed one only as the next of its class. */
+typedef struct {
+  const uint32_t *tok; int nt;
+  uint8_t cpos[NCLS][MAXTOK], ccount[NCLS];   /* each class's tokens, by position */
+} mtext;
+typedef struct { uint32_t used; uint8_t cur[NCLS]; uint8_t np; uint8_t pick[MAXTOK]; } mstate;
+
+static int tok_class(const plA_ctx *c, uint32_t id) { return id < c->ntokcls ? c->tokcls[id] : 0; }
+
+static void mtext_init(const plA_ctx *c, mtext *x, const uint32_t *tok, int nt) {
+  memset(x, 0, sizeof *x);
+  x->tok = tok; x->nt = nt;
+  for (int i = 0; i < nt; i++) {
+    int k = tok_class(c, tok[i]);
+    if (k) x->cpos[k][x->ccount[k]++] = (uint8_t)i;
+  }
+}
+
+/* a token of an element's alternative: the text's token for it, marked taken; 0 when none is */
+static int take(const plA_ctx *c, const mtext *x, mstate *s, uint32_t id) {
+  int k = tok_class(c, id), pos = -1;
+  if (k) {
+    if (s->cur[k] >= x->ccount[k] || x->tok[x->cpos[k][s->cur[k]]] != id) return 0;
+    pos = x->cpos[k][s->cur[k]++];
+  } else {
+    for (int i = 0; i < x->nt && pos < 0; i++) if (!(s->used >> i & 1) && x->tok[i] == id) pos = i;
+    if (pos < 0) return 0;
+  }
+  s->used |= 1u << pos;
+  s->pick[s->np++] = (uint8_t)pos;
+  return 1;
+}
+
+static int match(const plA_ctx *c, const c_form *f, int ei, const mtext *x, mstate *s) {
+  if (ei == f->nelem) return s->used == (x->nt ? (1u << x->nt) - 1 : 0);
   const c_elem *el = &c->elems.p[f->elem0 + (uint32_t)ei];
   for (uint16_t a = 0; a < el->nalt; a++) {
     const c_alt *al = &c->alts.p[el->alt0 + a];
-    if (ti + al->ntok > nt) continue;
+    if (s->np + al->ntok > x->nt) continue;
+    mstate t = *s;
     int ok = 1;
-    for (uint16_t k = 0; k < al->ntok && ok; k++) ok = c->seq.p[al->tok0 + k] == tok[ti + k];
-    if (ok && match(c, f, ei + 1, tok, nt, ti + al->ntok)) return 1;
+    for (uint16_t k = 0; k < al->ntok && ok; k++) ok = take(c, x, &t, c->seq.p[al->tok0 + k]);
+    if (ok && match(c, f, ei + 1, x, &t)) { *s = t; return 1; }
   }
-  return el->opt && match(c, f, ei + 1, tok, nt, ti);
+  return el->opt && match(c, f, ei + 1, x, s);
 }
 
-/* a pattern as a person reads it: named sets spelled out ("add$i16_64" -> "add(.u16|.u32|...)") */
-static void render_pattern(const char *p, plU_buf *b, int depth) {
-  int nest = 0;
-  while (*p) {
-    if (*p == '$' && depth < 4) {
-      const char *q = ++p;
-      while (isalnum((unsigned char)*q) || *q == '_') q++;
-      const char *alts = set_alts(p, (size_t)(q - p));
-      if (!alts) { plU_buf_putc(b, '$'); plU_buf_add(b, p, (size_t)(q - p)); }
-      else {
-        if (!nest) plU_buf_putc(b, '(');
-        render_pattern(alts, b, depth + 1);
-        if (!nest) plU_buf_putc(b, ')');
-      }
-      p = q;
-      continue;
-    }
-    if (*p == '{' || *p == '(') nest++;
-    if (*p == '}' || *p == ')') nest--;
-    if (*p == '.' && (p[1] == '(' || p[1] == '{' || p[1] == '$')) { p++; continue; } /* "mul.(.lo|.hi)" */
-    plU_buf_putc(b, *p++);
+/* the PL_NAME row a text in a form's order (base, canon) begins with: the longest; -1 if none */
+static int name_of(const plA_ctx *c, uint32_t base, const uint32_t *canon, int nt) {
+  int best = -1;
+  for (uint32_t i = 0; i < c->names.n; i++) {
+    const c_name *n = &c->names.p[i];
+    if (n->base != base || n->ntok > nt) continue;
+    if (best >= 0 && n->ntok <= c->names.p[best].ntok) continue;
+    int ok = 1;
+    for (int k = 0; k < n->ntok && ok; k++) ok = canon[k] == n->tok[k];
+    if (ok) best = (int)i;
   }
+  return best;
 }
 
-static void list_forms(const plA_ctx *c, uint32_t base, plU_buf *err) {
-  int shown = 0;
-  for (int32_t i = (int32_t)c->bybase.p[base] - 1; i >= 0; i = c->chain[i]) {
-    if (shown == 6) { plU_buf_puts(err, " ..."); break; }
-    plU_buf_puts(err, shown ? " | " : "; known forms: ");
-    render_pattern(FORMS[i].pat, err, 0);
-    shown++;
-  }
+/* form f takes the text: 1, with the text's tokens in the form's order in canon; 0 when it does
+** not, *misname = the PL_NAME row when only the name's place was wrong */
+static int form_takes(const plA_ctx *c, const c_form *f, uint32_t base, const mtext *x,
+                      uint32_t *canon, int *misname) {
+  mstate s;
+  memset(&s, 0, sizeof s);
+  if (!match(c, f, 0, x, &s)) return 0;
+  for (int i = 0; i < s.np; i++) canon[i] = x->tok[s.pick[i]];
+  int ni = name_of(c, base, canon, x->nt);
+  if (ni < 0) return 1;
+  const c_name *n = &c->names.p[ni];
+  for (int k = 0; k < n->nname; k++)
+    if (x->tok[k] != n->tok[k]) { *misname = ni; return 0; }
+  return 1;
 }
 
 /* edit distance of two short strings (insertions, deletions, substitutions), capped at 64 chars */
@@ -566,19 +788,86 @@ static const char *closest_modifier(const plA_ctx *c, uint32_t base, const char 
   return best && bestd > 0 && (size_t)bestd * 3 <= longer + 2 ? best : NULL;
 }
 
-/* a few of base's forms, each cut short: the tail of a message that already says what is wrong */
-static void list_forms_short(const plA_ctx *c, uint32_t base, plU_buf *err) {
-  int shown = 0;
-  for (int32_t i = (int32_t)c->bybase.p[base] - 1; i >= 0; i = c->chain[i]) {
-    if (shown == 3) { plU_buf_puts(err, " | ..."); break; }
-    plU_buf_puts(err, shown ? " | " : "; known forms: ");
-    plU_buf one = {0};
-    render_pattern(FORMS[i].pat, &one, 0);
-    const char *t = plU_buf_cstr(&one);
-    if (one.n > 80) { plU_buf_add(err, t, 77); plU_buf_puts(err, "..."); } else plU_buf_puts(err, t);
-    plU_buf_free(&one);
-    shown++;
+/* form f's opcode nearest to a text (tokens tok, 0 for an unknown one): each element takes the
+** alternative with the most of the text's tokens (an optional one none when it has none of them).
+** Appended to out; returns the distance: the modifiers it adds, and the text's it leaves out. */
+static int nearest_text(const plA_ctx *c, const c_form *f, uint32_t base, const uint32_t *tok, int nt,
+                        plU_buf *out) {
+  uint32_t used = 0;
+  int added = 0, kept = 0;
+  plU_buf_puts(out, c->toks.str[base]);
+  for (uint16_t e = 0; e < f->nelem; e++) {
+    const c_elem *el = &c->elems.p[f->elem0 + e];
+    int best = 0, bhave = -1, bmiss = 0;
+    uint32_t bused = 0;
+    for (uint16_t a = 0; a < el->nalt; a++) {
+      const c_alt *al = &c->alts.p[el->alt0 + a];
+      uint32_t u = used;
+      int have = 0;
+      for (uint16_t k = 0; k < al->ntok; k++)
+        for (int i = 0; i < nt; i++)
+          if (!(u >> i & 1) && tok[i] == c->seq.p[al->tok0 + k]) { u |= 1u << i; have++; break; }
+      int miss = al->ntok - have;
+      if (have > bhave || (have == bhave && miss < bmiss)) {
+        best = a;
+        bhave = have;
+        bmiss = miss;
+        bused = u;
+      }
+    }
+    if (bhave <= 0 && el->opt) continue;
+    const c_alt *al = &c->alts.p[el->alt0 + (uint32_t)best];
+    for (uint16_t k = 0; k < al->ntok; k++) {
+      plU_buf_putc(out, '.');
+      plU_buf_puts(out, c->toks.str[c->seq.p[al->tok0 + k]]);
+    }
+    added += bmiss;
+    used = bused;
   }
+  for (int i = 0; i < nt; i++) kept += (int)(used >> i & 1);
+  return added + (nt - kept);
+}
+
+/* "; nearest: A, B, C (and N more forms of base)": the few forms of base nearest to the text */
+static void put_nearest(const plA_ctx *c, uint32_t base, const uint32_t *tok, int nt,
+                        plU_buf *err) {
+  enum { SHOW = 4 };
+  plU_buf cand[SHOW];
+  int dist[SHOW], n = 0, total = 0;
+  plU_buf one;
+  plU_buf_init(&one);
+  for (int32_t i = (int32_t)c->bybase.p[base] - 1; i >= 0; i = c->chain[i]) {
+    if (c->forms[i].bad) continue;
+    total++;
+    one.n = 0;
+    int d = nearest_text(c, &c->forms[i], base, tok, nt, &one);
+    const char *t = plU_buf_cstr(&one);
+    int dup = 0;
+    for (int k = 0; k < n && !dup; k++) dup = strcmp(plU_buf_cstr(&cand[k]), t) == 0;
+    if (dup) { total--; continue; }
+    int at = n;                                   /* insertion sort by distance, table order kept */
+    while (at > 0 && dist[at - 1] > d) at--;
+    if (at >= SHOW) continue;
+    if (n == SHOW) plU_buf_free(&cand[--n]);
+    for (int k = n; k > at; k--) { cand[k] = cand[k - 1]; dist[k] = dist[k - 1]; }
+    plU_buf_init(&cand[at]);
+    plU_buf_add(&cand[at], t, one.n);
+    dist[at] = d;
+    n++;
+  }
+  plU_buf_free(&one);
+  for (int k = 0; k < n; k++) {
+    const char *t = plU_buf_cstr(&cand[k]);
+    plU_buf_puts(err, k ? ", " : "; nearest forms: ");
+    if (cand[k].n > 96) {                       /* a long form cut short */
+      plU_buf_add(err, t, 93);
+      plU_buf_puts(err, "...");
+    } else plU_buf_puts(err, t);
+    plU_buf_free(&cand[k]);
+  }
+  if (total > n)
+    plU_buf_printf(err, " (and %d more form%s of %s)", total - n, total - n == 1 ? "" : "s",
+                   c->toks.str[base]);
 }
 
 /* the operands of form f for an opcode with these tokens: conditional operands kept only when
@@ -602,47 +891,105 @@ static uint8_t effective_ops(const plA_ctx *c, const c_form *f, const uint32_t *
   return n;
 }
 
+/* room in the per-opcode caches for id */
+static int cache_room(plA_ctx *c, uint32_t id) {
+  if (id < c->ncache) return 1;
+  uint32_t n = c->ncache ? c->ncache : 64;
+  while (n <= id) n *= 2;
+  plA_res **nc = realloc(c->cache, n * sizeof *nc);
+  if (!nc) return 0;
+  c->cache = nc;
+  char **nf = realloc(c->fail, n * sizeof *nf);
+  if (!nf) return 0;
+  c->fail = nf;
+  memset(nc + c->ncache, 0, (n - c->ncache) * sizeof *nc);
+  memset(nf + c->ncache, 0, (n - c->ncache) * sizeof *nf);
+  c->ncache = n;
+  return 1;
+}
+
+/* why an opcode text resolves to no form, as a person can act on it: the modifier it does not know
+** (and the one it may mean), the word that belongs right after the base, or the nearest forms */
+static void explain(const plA_ctx *c, const char *text, uint32_t base, const uint32_t *tok, int nt,
+                    int unknown, const char *unk, size_t unkn, int misname, plU_buf *err) {
+  uint32_t t2[MAXTOK];
+  memcpy(t2, tok, (size_t)nt * sizeof *tok);
+  if (unknown >= 0) {
+    const char *near = closest_modifier(c, base, unk, unkn);
+    plU_buf_printf(err, "unknown modifier '.%.*s' in '%s'", (int)unkn, unk, text);
+    if (near) plU_buf_printf(err, ": did you mean '.%s'?", near);
+    t2[unknown] = near ? plU_find(&c->toks, near, strlen(near)) : 0;
+    put_nearest(c, base, t2, nt, err);
+    return;
+  }
+  plU_buf_printf(err, "'%s' is not a valid form of %s", text, c->toks.str[base]);
+  if (misname >= 0) {   /* the name's words out of place: where they go, and the text that works */
+    const c_name *n = &c->names.p[misname];
+    plU_buf_printf(err, ": ptxas reads '%s", c->toks.str[base]);
+    for (int k = 0; k < n->nname; k++) plU_buf_printf(err, ".%s", c->toks.str[n->tok[k]]);
+    plU_buf_printf(err, "' as the instruction's name, its words first and in that order (write '%s",
+                   c->toks.str[base]);
+    uint32_t left = nt < 32 ? (1u << nt) - 1 : ~0u;
+    for (int k = 0; k < n->nname; k++) {
+      plU_buf_printf(err, ".%s", c->toks.str[n->tok[k]]);
+      for (int i = 0; i < nt; i++)
+        if ((left >> i & 1) && tok[i] == n->tok[k]) { left &= ~(1u << i); break; }
+    }
+    for (int i = 0; i < nt; i++) if (left >> i & 1) plU_buf_printf(err, ".%s", c->toks.str[tok[i]]);
+    plU_buf_puts(err, "')");
+    return;
+  }
+  put_nearest(c, base, t2, nt, err);
+}
+
 const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
   if (id == 0 || id >= c->opcodes.n) { if (err) plU_buf_puts(err, "bad opcode id"); return NULL; }
   if (id < c->ncache && c->cache[id]) return c->cache[id];
+  if (id < c->ncache && c->fail[id] && (c->fail[id] != FAIL_UNSAID || !err)) {   /* failed before */
+    if (err) plU_buf_puts(err, c->fail[id]);
+    return NULL;
+  }
   const char *text = c->opcodes.str[id];
   size_t len = c->opcodes.len[id];
   uint32_t tok[MAXTOK];
-  int nt = 0;
-  const char *p = text, *e = text + len;
+  int nt = 0, unknown = -1, misname = -1, toomany = 0;
+  const char *p = text, *e = text + len, *unk = NULL;
+  size_t unkn = 0;
   const char *q = p;
   while (q < e && *q != '.') q++;
   uint32_t base = plU_find(&c->toks, p, (size_t)(q - p));
-  if (!base || base >= c->bybase.n || !c->bybase.p[base]) {
-    if (err) plU_buf_printf(err, "unknown instruction '%.*s'", (int)(q - p), p);
-    return NULL;
-  }
-  while (q < e) {
+  int nobase = !base || base >= c->bybase.n || !c->bybase.p[base];
+  while (!nobase && q < e) {
     p = ++q;
     while (q < e && *q != '.') q++;
-    if (nt == MAXTOK) { if (err) plU_buf_printf(err, "too many modifiers in '%s'", text); return NULL; }
+    if (nt == MAXTOK) { toomany = 1; break; }
     uint32_t t = plU_find(&c->toks, p, (size_t)(q - p));
-    if (!t) {
-      if (err) {
-        const char *near = closest_modifier(c, base, p, (size_t)(q - p));
-        plU_buf_printf(err, "unknown modifier '.%.*s' in '%s'", (int)(q - p), p, text);
-        if (near) plU_buf_printf(err, ": did you mean '.%s'?", near);
-        list_forms_short(c, base, err);
-      }
-      return NULL;
-    }
+    if (!t && unknown < 0) { unknown = nt; unk = p; unkn = (size_t)(q - p); }
     tok[nt++] = t;
   }
   int fi = -1, alts[PLA_MAXALT], nalt = 0;
-  for (int32_t i = (int32_t)c->bybase.p[base] - 1; i >= 0; i = c->chain[i])
-    if (!c->forms[i].bad && match(c, &c->forms[i], 0, tok, nt, 0)) {
+  uint32_t canon[MAXTOK], scratch[MAXTOK];
+  mtext x;
+  mtext_init(c, &x, tok, nt);
+  int32_t first = nobase || toomany || unknown >= 0 ? -1 : (int32_t)c->bybase.p[base] - 1;
+  for (int32_t i = first; i >= 0; i = c->chain[i])
+    if (!c->forms[i].bad && form_takes(c, &c->forms[i], base, &x, fi < 0 ? canon : scratch,
+                                       &misname)) {
       if (fi < 0) { fi = i; continue; }
       int dup = strcmp(FORMS[i].ops, FORMS[fi].ops) == 0;   /* same operands: never reached */
       for (int k = 0; k < nalt && !dup; k++) dup = strcmp(FORMS[i].ops, FORMS[alts[k]].ops) == 0;
       if (!dup && nalt < PLA_MAXALT) alts[nalt++] = i;
     }
   if (fi < 0) {
-    if (err) { plU_buf_printf(err, "'%s' is not a valid form of %s", text, c->toks.str[base]); list_forms(c, base, err); }
+    /* failures are kept too: a file that repeats one wrong opcode pays for its message once */
+    if (!cache_room(c, id)) { if (err) plU_buf_puts(err, "out of memory"); return NULL; }
+    if (!err) { if (!c->fail[id]) c->fail[id] = FAIL_UNSAID; return NULL; }
+    size_t at = err->n;
+    if (nobase) plU_buf_printf(err, "unknown instruction '%.*s'", (int)(strcspn(text, ".")), text);
+    else if (toomany) plU_buf_printf(err, "too many modifiers in '%s'", text);
+    else explain(c, text, base, tok, nt, unknown, unk, unkn, misname, err);
+    char *m = malloc(err->n - at + 1);
+    if (m) { memcpy(m, err->p + at, err->n - at); m[err->n - at] = 0; c->fail[id] = m; }
     return NULL;
   }
   plA_res *r = calloc(1, sizeof *r);
@@ -697,16 +1044,30 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err) {
     int n = a ? r->alt[a - 1].nops : r->nops;
     for (int i = 0; i < n; i++) if (ops[i].ikind || (ops[i].flags & PLA_SPACE)) r->flags |= PLA_VALUES;
   }
-  if (id >= c->ncache) {
-    uint32_t n = c->ncache ? c->ncache : 64;
-    while (n <= id) n *= 2;
-    plA_res **nc = realloc(c->cache, n * sizeof *nc);
-    if (!nc) { free(r); if (err) plU_buf_puts(err, "out of memory"); return NULL; }
-    memset(nc + c->ncache, 0, (n - c->ncache) * sizeof *nc);
-    c->cache = nc; c->ncache = n;
+  /* the text in the form's order: the same opcode id when it is written so */
+  int same = 1;
+  for (int i = 0; i < nt && same; i++) same = canon[i] == tok[i];
+  if (same) r->canon = id;
+  else {
+    plU_buf ct;
+    plU_buf_init(&ct);
+    plU_buf_puts(&ct, c->toks.str[base]);
+    for (int i = 0; i < nt; i++) {
+      plU_buf_putc(&ct, '.');
+      plU_buf_puts(&ct, c->toks.str[canon[i]]);
+    }
+    r->canon = ct.oom ? 0 : plA_opcode(c, plU_buf_cstr(&ct), ct.n);
+    plU_buf_free(&ct);
+    if (!r->canon) { free(r); if (err) plU_buf_puts(err, "out of memory"); return NULL; }
   }
+  if (!cache_room(c, id)) { free(r); if (err) plU_buf_puts(err, "out of memory"); return NULL; }
   c->cache[id] = r;
   return r;
+}
+
+const char *plA_canonical(plA_ctx *c, uint32_t id) {
+  const plA_res *r = plA_resolve(c, id, NULL);
+  return plA_opcode_text(c, r ? r->canon : id);
 }
 
 static int spec_type(const plA_res *r, const plA_opspec *o) {
@@ -738,7 +1099,7 @@ int plA_optype_n(const plA_res *r, int i, int n) {
 }
 
 int plA_bad_forms(const plA_ctx *c, int *first) {
-  int bad = 0;
+  int bad = c->badnames;
   if (first) *first = -1;
   for (int i = 0; i < NFORMS; i++)
     if (c->forms[i].bad) { if (first && *first < 0) *first = i; bad++; }
@@ -787,26 +1148,37 @@ int plA_target_min_version(const plA_target *t) {
   return v;
 }
 
+/* the targets of a form that exists only on specific targets, as ptxas names them: "sm_90a",
+** "sm_100a or sm_100f (or sm_103a, sm_103f)", "an sm_XXa or sm_XXf target from sm_100 on" */
+static void put_specific(plU_buf *b, int sm_min, int flags) {
+  int pair = sm_min / 10 == 10;                 /* the sm_100 family: sm_100 and sm_103 */
+  if (flags & PLA_ARCH_A)
+    plU_buf_printf(b, "sm_%da%s (arch-specific", sm_min, pair ? " or sm_103a" : "");
+  else if (flags & PLA_FAMILY_A)
+    plU_buf_printf(b, "sm_%da, sm_%df%s (arch- or family-specific", sm_min, sm_min,
+                   pair ? ", sm_103a or sm_103f" : "");
+  else
+    plU_buf_printf(b, "an arch- or family-specific target from sm_%d on (sm_%da, sm_%df, ...", sm_min,
+                   sm_min, sm_min);
+}
+
 static int target_ok(int sm_min, int flags, int ptx_min, const char *opc, const plA_target *t, int check_version, plU_buf *err) {
   const char *a = t->arch_a == 1 ? "a" : t->arch_a == 2 ? "f" : "";
+  int family = t->sm / 10 == sm_min / 10;
+  int specific = (flags & PLA_ARCH_A) ? t->arch_a == 1 && family && t->sm >= sm_min
+               : (flags & PLA_FAMILY_A) ? t->arch_a && family && t->sm >= sm_min
+               : (flags & PLA_SPECIFIC) ? t->arch_a && t->sm >= sm_min : 1;
+  if (!specific) {
+    /* a form of specific targets says which, even below sm_min: wgmma on sm_80 needs sm_90a */
+    if (err) {
+      plU_buf_printf(err, "'%s' requires ", opc);
+      put_specific(err, sm_min, flags);
+      plU_buf_printf(err, "; the target is sm_%d%s)", t->sm, a);
+    }
+    return 0;
+  }
   if (t->sm < sm_min) {
     if (err) plU_buf_printf(err, "'%s' requires sm_%d or later (the target is sm_%d%s)", opc, sm_min, t->sm, a);
-    return 0;
-  }
-  int family = t->sm / 10 == sm_min / 10;
-  if ((flags & PLA_ARCH_A) && !(t->arch_a == 1 && family)) {
-    if (err) plU_buf_printf(err, "'%s' exists only on the arch-specific target sm_%da%s (the target is sm_%d%s)", opc, sm_min,
-                            sm_min / 10 == 10 ? " or sm_103a" : "", t->sm, a);
-    return 0;
-  }
-  if ((flags & PLA_FAMILY_A) && !(t->arch_a && family)) {
-    if (err) plU_buf_printf(err, "'%s' exists only on the arch- or family-specific targets sm_%da and sm_%df%s (the target is sm_%d%s)", opc,
-                            sm_min, sm_min, sm_min / 10 == 10 ? " (or sm_103a, sm_103f)" : "", t->sm, a);
-    return 0;
-  }
-  if ((flags & PLA_SPECIFIC) && !t->arch_a) {
-    if (err) plU_buf_printf(err, "'%s' exists only on arch- or family-specific targets (sm_%da, sm_%df or later; the target is sm_%d%s)", opc,
-                            sm_min, sm_min, t->sm, a);
     return 0;
   }
   if (check_version && t->version && t->version < ptx_min) {
@@ -851,26 +1223,54 @@ static int in_rclass(int have, int rc) {
   return cls == PLT_CB || cls == PLT_CU || cls == PLT_CS;   /* PLA_RC_INT */
 }
 
-/* an operand list of the table as a person reads it: the table-only marks (a register class =, =h,
-** =i; a value constraint %K, ^N, ^<, @a/b; the state-space mark g of an address) left out */
-static void put_operands(plU_buf *b, const char *s) {
-  int start = 1;
-  while (*s) {
-    char ch = *s;
-    if (ch == '=' ) { s++; if (*s == 'h' || *s == 'i') s++; continue; }
-    if (ch == '%' || ch == '@' || ch == '^' || ch == '~') {   /* value constraints: not shown */
-      s++;
-      while (isdigit((unsigned char)*s) || *s == '/' || *s == '<' || *s == '-' || *s == '.') s++;
-      continue;
-    }
-    if (ch == 'g' && !start && s[-1] == 'm') {
-      s++;
-      if (*s == '2' || *s == 'S' || *s == 'G') s++;
-      continue;
-    }
-    if (ch == '>' && !start && (s[-1] == 'g' || s[-1] == 'm')) { s++; continue; }
-    start = ch == ',' || ch == ' ';
-    plU_buf_putc(b, *s++);
+/* the operands by role, as the PTX ISA writes them: an address in brackets, optional ones in
+** braces (the last nopt left out first), a vector in braces: "d, [a], b{, cache-policy}" */
+void plA_put_roles(plU_buf *b, const plA_opspec *ops, int nops, int nopt) {
+  uint8_t opt[MAXOPS] = {0};
+  for (int j = nops - 1; j >= 0 && nopt > 0; j--)
+    if (ops[j].flags & PLA_OPTIONAL) { opt[j] = 1; nopt--; }
+  for (int i = 0; i < nops; i++) {
+    const plA_opspec *o = &ops[i];
+    const char *nm = o->role ? o->role : "?";
+    if (opt[i]) plU_buf_puts(b, i ? "{, " : "{");
+    else if (i) plU_buf_puts(b, ", ");
+    int vec = (o->kinds & PLA_KVEC) && !(o->flags & PLA_VECV) && !(o->kinds & PLA_KLIST);
+    if (o->kinds & PLA_KADDR) plU_buf_printf(b, "[%s]", nm);
+    else if (o->kinds & PLA_KLIST) plU_buf_printf(b, "(%s)", nm);
+    else if (vec) plU_buf_printf(b, "{%s}", nm);
+    else plU_buf_puts(b, nm);
+    if (opt[i]) plU_buf_putc(b, '}');
+  }
+}
+
+/* the vector length an operand takes for this resolution (0: a scalar) */
+static int want_vec(const plA_res *r, const plA_opspec *s) {
+  return (s->flags & PLA_VECV) ? r->vec : (s->flags & PLA_VECX) ? r->xn * (s->vec ? s->vec : 1)
+       : (s->flags & PLA_VECN) ? (s->vec ? r->nn / s->vec : 0)
+       : (s->flags & PLA_VECD) ? r->dims - s->vec : s->vec;
+}
+
+static int spec_type(const plA_res *r, const plA_opspec *o);
+
+/* the operands by role with what each takes, for a form beside the one that was tried:
+** "d {128 x .f32}, a {4 x .b32}, b .b64, scale-d .pred, imm-scale-a .s32" */
+static void put_roles_typed(plU_buf *b, const plA_res *r, const plA_opspec *ops, int nops,
+                            int nopt) {
+  uint8_t opt[MAXOPS] = {0};
+  for (int j = nops - 1; j >= 0 && nopt > 0; j--)
+    if (ops[j].flags & PLA_OPTIONAL) { opt[j] = 1; nopt--; }
+  for (int i = 0; i < nops; i++) {
+    const plA_opspec *o = &ops[i];
+    int t = spec_type(r, o), v = want_vec(r, o);
+    plU_buf_puts(b, i ? (opt[i] ? " {, " : ", ") : (opt[i] ? "{" : ""));
+    plU_buf_puts(b, o->role ? o->role : "?");
+    const char *tn = t > PLT_NONE && t < PLT__COUNT ? plT_info_tab[t].name : NULL;
+    if (o->kinds & PLA_KADDR) plU_buf_puts(b, " [address]");
+    else if (o->kinds & PLA_KLIST) plU_buf_puts(b, " (list)");
+    else if (v > 1 && tn) plU_buf_printf(b, " {%d x .%s}", v, tn);
+    else if (v > 1) plU_buf_printf(b, " {%d}", v);
+    else if (tn) plU_buf_printf(b, " .%s", tn);
+    if (opt[i]) plU_buf_putc(b, '}');
   }
 }
 
@@ -1049,10 +1449,14 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
   int lo = r->nops - r->nopt, need = r->ptx_min;
   if (n < lo || n > r->nops) {
     if (err) {
-      if (lo == r->nops) plU_buf_printf(err, "'%s' takes %d operand%s (", opc, lo, lo == 1 ? "" : "s");
-      else plU_buf_printf(err, "'%s' takes %d to %d operands (", opc, lo, r->nops);
-      if (*r->operands) put_operands(err, r->operands); else plU_buf_puts(err, "none");
-      plU_buf_printf(err, "), got %d", n);
+      if (lo == r->nops) plU_buf_printf(err, "'%s' takes %d operand%s", opc, lo, lo == 1 ? "" : "s");
+      else plU_buf_printf(err, "'%s' takes %d to %d operands", opc, lo, r->nops);
+      if (r->nops) {
+        plU_buf_puts(err, " (");
+        plA_put_roles(err, r->ops, r->nops, r->nopt);
+        plU_buf_putc(err, ')');
+      }
+      plU_buf_printf(err, ", got %d", n);
     }
     return 0;
   }
@@ -1067,8 +1471,7 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
       if (err) plU_buf_printf(err, "operand %d of '%s' cannot be negated", opi, opc);
       return 0;
     }
-    int wantvec = (s->flags & PLA_VECV) ? r->vec : (s->flags & PLA_VECX) ? r->xn * (s->vec ? s->vec : 1)
-                : (s->flags & PLA_VECN) ? r->nn / s->vec : (s->flags & PLA_VECD) ? r->dims - s->vec : s->vec;
+    int wantvec = want_vec(r, s);
     switch (k) {
     case PLO_REG:
       if (!(s->kinds & PLA_KREG) || wantvec > 1) goto badkind;
@@ -1242,7 +1645,8 @@ int plA_check_ops(const plA_res *r, const plI_module *m, const char *opc, const 
   if (err) {
     if (target_miss >= 0) {   /* the operands fit a form this target lacks */
       plU_buf_printf(err, "'%s' with operands (", opc);
-      put_operands(err, r->alt[target_miss].operands);
+      put_roles_typed(err, r, r->alt[target_miss].ops, r->alt[target_miss].nops,
+                      r->alt[target_miss].nopt);
       plU_buf_puts(err, "): ");
       target_ok(r->alt[target_miss].sm_min, r->alt[target_miss].flags, r->alt[target_miss].ptx_min, opc, &t, 0, err);
       return 0;
@@ -1258,7 +1662,10 @@ int plA_check_ops(const plA_res *r, const plI_module *m, const char *opc, const 
         }
     check_ops_one(r, m, opc, ops, n, err);
     plU_buf_puts(err, "; other forms take (");
-    for (int i = 0; i < r->nalt; i++) { if (i) plU_buf_puts(err, "), ("); put_operands(err, r->alt[i].operands); }
+    for (int i = 0; i < r->nalt; i++) {
+      if (i) plU_buf_puts(err, "), (");
+      put_roles_typed(err, r, r->alt[i].ops, r->alt[i].nops, r->alt[i].nopt);
+    }
     plU_buf_puts(err, ")");
   }
   return 0;

@@ -60,6 +60,7 @@ typedef struct plA_opspec {
   uint8_t ikind;  /* PLA_IV_* bits: constraints on an immediate's value, 0 for none */
   uint16_t ival;  /* where the constraint's numbers are in the context (1-based) */
   uint8_t gspace; /* PLA_G_*: the space of a PLA_SPACE address */
+  const char *role; /* the operand's name in messages (d, a, b, addr, cache-policy: PL_ROLES) */
 } plA_opspec;
 /* the state space a PLA_SPACE address is in: the opcode's first (generic when it names none), its
 ** second (cp.async.shared.global's source), .shared whatever the opcode says (an mbarrier object,
@@ -76,6 +77,7 @@ typedef struct plA_res {
   uint16_t nn;            /* N of a shape .mMnNkK, 0 if none */
   uint16_t ptx_min, sm_min;
   uint16_t flags;
+  uint32_t canon;         /* the opcode id of the text with its modifiers in the form's order */
   uint8_t space;          /* PLA_SP_*: the state space the opcode names */
   uint8_t space2;         /* PLA_SP_*: the second one it names (cp.async.shared.global: .global) */
   uint8_t nops, nopt;     /* operand count, of which optional (the last ones are left out first) */
@@ -99,8 +101,15 @@ void     plA_unref(plA_ctx *c);          /* frees at zero */
 uint32_t plA_opcode(plA_ctx *c, const char *text, size_t n); /* intern; 0 on OOM */
 const char *plA_opcode_text(const plA_ctx *c, uint32_t id);
 uint32_t plA_opcode_len(const plA_ctx *c, uint32_t id);
-/* resolve an opcode text to its form; NULL with a message in err when no form matches */
+/* resolve an opcode text to its form; NULL with a message in err when no form matches. ptxas
+** reads modifiers in any order after the instruction's name (isa_table.h: PL_NAME, PL_ORDER), and
+** so does this; r->canon is the same text in the form's order (what the emulator decodes). */
 const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plU_buf *err);
+/* the opcode text in its form's order ("ldmatrix.sync.aligned.x4.m8n8.shared.b16" ->
+** "ldmatrix.sync.aligned.m8n8.x4.shared.b16"); the text itself when it resolves to no form */
+const char *plA_canonical(plA_ctx *c, uint32_t id);
+/* the operands of a form as the PTX ISA names them: "d, [a], b{, cache-policy}" */
+void plA_put_roles(plU_buf *b, const plA_opspec *ops, int nops, int nopt);
 /* the operand type expected at position i when every operand is given */
 int plA_optype(const plA_res *r, int i);
 /* the operand type expected at position i of n given operands (optional ones left out) */

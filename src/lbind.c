@@ -1347,6 +1347,41 @@ static int l_check_opcode(lua_State *L) {  /* core.check_opcode(text [, target])
   return 2;
 }
 
+/* core.lint(text [, name]) -> { {line, col, msg}, ... } in file order, or nil and the parse error */
+static void lint_push(void *ud, int line, int col, const char *msg) {
+  lua_State *L = ud;
+  lua_createtable(L, 0, 3);
+  lua_pushinteger(L, line); lua_setfield(L, -2, "line");
+  lua_pushinteger(L, col); lua_setfield(L, -2, "col");
+  lua_pushstring(L, msg); lua_setfield(L, -2, "msg");
+  lua_rawseti(L, -2, (int)lua_objlen(L, -2) + 1);
+}
+static int l_lint(lua_State *L) {
+  Shared *S = shared(L);
+  size_t n;
+  const char *text = luaL_checklstring(L, 1, &n);
+  const char *name = luaL_optstring(L, 2, "<ptx>");
+  plU_buf err; plU_buf_init(&err);
+  plI_module *m = plR_parse(S->isa, text, n, name, &err);
+  if (!m) { lua_pushnil(L); lua_pushstring(L, plU_buf_cstr(&err)); plU_buf_free(&err); return 2; }
+  plU_buf_free(&err);
+  lua_newtable(L);
+  plR_lint_each(m, lint_push, L);
+  plI_free(m);
+  return 1;
+}
+
+/* core.canonical(text) -> the opcode text with its modifiers in its form's order, or nil */
+static int l_canonical(lua_State *L) {
+  Shared *S = shared(L);
+  size_t n;
+  const char *s = luaL_checklstring(L, 1, &n);
+  uint32_t id = plA_opcode(S->isa, s, n);
+  if (!id || !plA_resolve(S->isa, id, NULL)) return 0;
+  lua_pushstring(L, plA_canonical(S->isa, id));
+  return 1;
+}
+
 static int l_forms(lua_State *L) {  /* core.forms() -> { {pattern, operands, ptx, sm, flags}, ... } */
   int n = plA_form_count();
   lua_createtable(L, n, 0);
@@ -1413,8 +1448,9 @@ static const luaL_Reg mod_methods[] = {
   {"func_info", l_func_info}, {"reanchor", l_reanchor}, {NULL, NULL}
 };
 static const luaL_Reg core_funcs[] = {
-  {"module", l_module}, {"parse", l_parse}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode}, {"forms", l_forms},
-  {"internal_source", l_internal}, {"target", l_target_info}, {"emit", l_cemit}, {"emitv", l_cemitv}, {"opbuf", l_opbuf}, {"sreg", l_sreg},
+  {"module", l_module}, {"parse", l_parse}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode},
+  {"lint", l_lint}, {"canonical", l_canonical}, {"forms", l_forms}, {"internal_source", l_internal},
+  {"target", l_target_info}, {"emit", l_cemit}, {"emitv", l_cemitv}, {"opbuf", l_opbuf}, {"sreg", l_sreg},
   {"expand_chunk", l_expand_chunk}, {NULL, NULL}
 };
 

@@ -16,8 +16,11 @@ plI_module *plR_parse(struct plA_ctx *isa, const char *text, size_t n, const cha
 /* line and column (1-based) of byte offset `off` of the module's source */
 void plR_linecol(const plI_module *m, uint32_t off, int *line, int *col);
 
-/* lint: every error as "file:line:col: error: message" lines into out; returns the error count */
+/* lint: the errors as "file:line:col: error: message" lines into out, each distinct message once
+** (with how often and where else it occurs); returns the error count */
 int plR_lint(plI_module *m, const char *file, plU_buf *out);
+/* the same errors one by one, in file order, to each(ud, line, col, message) */
+int plR_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const char *msg), void *ud);
 /* instruction-level diff of two parsed modules into out; returns the number of differences */
 int plR_diff(const plI_module *a, const plI_module *b, const char *fa, const char *fb, plU_buf *out);
 /* the Lua script that rebuilds the module's text through the DSL (ptxlua.verbatim) */

@@ -27,17 +27,33 @@ static const char *const OTHER[] = {
 };
 
 typedef struct LT {
-  plI_module *m; const char *file; plU_buf *out; int n;
+  plI_module *m; const char *file; int n;
   plA_target t; int have_t;
-  plU_buf msg;
+  plU_buf msg, one;
+  void (*each)(void *ud, int line, int col, const char *msg);
+  void *ud;
+  uint32_t lc_off, lc_ls;   /* the last offset placed (lines count on from it), its line's start */
+  int lc_line;
 } LT;
+
+/* line and column of off, counting on from the last one placed (errors come in file order, so the
+** file is read once however many there are) */
+static void linecol(LT *l, uint32_t off, int *line, int *col) {
+  const char *s = l->m->vsrc.p ? l->m->vsrc.p : "";
+  if (off > l->m->vsrc.n) off = (uint32_t)l->m->vsrc.n;
+  if (off < l->lc_off) { l->lc_off = 0; l->lc_ls = 0; l->lc_line = 1; }
+  for (uint32_t i = l->lc_off; i < off; i++) if (s[i] == '\n') { l->lc_line++; l->lc_ls = i + 1; }
+  l->lc_off = off;
+  *line = l->lc_line;
+  *col = (int)(off - l->lc_ls) + 1;
+}
 
 static void report(LT *l, uint32_t off, const char *fmt, const char *a, const char *b) {
   int line, col;
-  plR_linecol(l->m, off, &line, &col);
-  plU_buf_printf(l->out, "%s:%d:%d: error: ", l->file, line, col);
-  plU_buf_printf(l->out, fmt, a, b);
-  plU_buf_putc(l->out, '\n');
+  linecol(l, off, &line, &col);
+  l->one.n = 0;
+  plU_buf_printf(&l->one, fmt, a, b);
+  l->each(l->ud, line, col, plU_buf_cstr(&l->one));
   l->n++;
 }
 
@@ -266,11 +282,13 @@ static void lint_module_names(LT *l, const plI_module *m) {
   }
 }
 
-int plR_lint(plI_module *m, const char *file, plU_buf *out) {
+int plR_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const char *msg),
+                  void *ud) {
   LT l;
   memset(&l, 0, sizeof l);
-  l.m = m; l.file = file; l.out = out;
+  l.m = m; l.each = each; l.ud = ud; l.lc_line = 1;
   plU_buf_init(&l.msg);
+  plU_buf_init(&l.one);
   const char *tg = plI_cstr(m, m->target);
   uint32_t toff = 0;
   { const char *p = m->vsrc.p ? strstr(m->vsrc.p, ".target") : NULL; if (p) toff = (uint32_t)(p - m->vsrc.p); }
@@ -317,6 +335,8 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
       if (s->kind != PLS_INSN) continue;
       uint32_t off = si < f->vtext.n ? f->vtext.p[si].tok : 0;
       const char *opc = plA_opcode_text(m->isa, s->opc);
+      /* the state spaces in the form's order (ptxas reads a one-way copy's spaces in any order) */
+      const char *copc = plA_canonical(m->isa, s->opc);
       if (s->flags & 0x80) report(&l, off, "the guard of '%s' is not a declared predicate register%s", opc, "");
       int raw = 0, bad = 0, naddr = 0, has_sreg = 0, fl = 0;
       int video = opc[0] == 'v' && base_known(opc, &(size_t){0});   /* vadd ... %r1.b0: byte and half selectors */
@@ -337,7 +357,7 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
             raw = 1;
             const char *t1 = t + 1 + (t[0] == '[' ? strspn(t + 1, " \t") : 0);
             if (t[0] == '[' && ((*t1 >= '0' && *t1 <= '9') || *t1 == '-')) {   /* [1+32] */
-              int sp[4], n = opcode_spaces(opc, sp);
+              int sp[4], n = opcode_spaces(copc, sp);
               int want = base_is(opc, "cp") ? (naddr - 1 < n ? sp[naddr - 1] : PLV_SHARED) : n ? sp[0] : -1;
               if (want != PLV_LOCAL) {
                 report(&l, off, "an immediate address (%s) is legal only in the .local state space; address through a register or a variable in '%s'", t, opc);
@@ -397,7 +417,7 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
           } else if (x->kind == PLO_ADDR && (x->flags & PLOF_BASE_SYM)) {
             int input, sp = sym_space(m, f, x->id, &input);
             const char *nm = plI_cstr(m, x->id);
-            int want = addr_space(opc, naddr - 1);
+            int want = addr_space(copc, naddr - 1);
             if (sp < 0) {
               report(&l, off, "'%s' is not declared (in '%s'): a parameter, variable or function name goes here", nm, opc);
               bad = 1;
@@ -410,15 +430,17 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
               report(&l, off, "state space mismatch: %s%s", why, base_is(opc, "mbarrier") ? " (an mbarrier object lives in .shared)" : "");
               bad = 1;
             } else if (want == -1 && (sp == PLV_CONST || sp == PLV_PARAM)) {
-              report(&l, off, "state space mismatch: '%s' is in %s, which a generic address does not reach; write '%s' with the state space", nm,
-                     sp == PLV_CONST ? ".const" : ".param");
+              char why[200];
+              snprintf(why, sizeof why, "'%s' is in %s, which a generic address does not reach; write '%s' with the state space",
+                       nm, sp == PLV_CONST ? ".const" : ".param", opc);
+              report(&l, off, "state space mismatch: %s%s", why, "");
               bad = 1;
             } else if (want == PLV_PARAM && input && base_is(opc, "st")) {
               report(&l, off, "'%s' is an input parameter: st.param writes only a function's return values and the .param variables of a call%s", nm, "");
               bad = 1;
             }
           } else if (x->kind == PLO_ADDR && !(x->flags & (PLOF_BASE_REG | PLOF_BASE_SYM))) {
-            int sp[4], n = opcode_spaces(opc, sp);
+            int sp[4], n = opcode_spaces(copc, sp);
             int want = base_is(opc, "cp") ? (naddr - 1 < n ? sp[naddr - 1] : PLV_SHARED) : n ? sp[0] : -1;
             if (want != PLV_LOCAL) {
               report(&l, off, "an immediate address ([%s]) is legal only in the .local state space; address through a register or a variable in '%s'",
@@ -444,9 +466,7 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
       if (l.have_t) {
         l.msg.n = 0;
         if (!plA_check_target(r, opc, &l.t, 1, &l.msg)) {
-          /* the table marks some forms sm_90a-only that later arch-specific targets also have */
-          if (!(strstr(plU_buf_cstr(&l.msg), "exists only on the arch-specific") && l.t.arch_a && l.t.sm > 90))
-            report(&l, off, "%s%s", plU_buf_cstr(&l.msg), "");
+          report(&l, off, "%s%s", plU_buf_cstr(&l.msg), "");
           continue;
         }
       }
@@ -455,6 +475,18 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
         const plI_opnd *d0 = &m->opnds.p[s->ops];
         if (d0->kind == PLO_IMM || d0->kind == PLO_F32 || d0->kind == PLO_F64) {
           report(&l, off, "operand 1 of '%s' is its destination: a register, not an immediate%s", opc, "");
+          continue;
+        }
+        /* nor is an element of a destination vector ({%r1, 1, ...}), whatever the other operands */
+        int imm_el = 0;
+        int dvec = d0->kind == PLO_VEC && !(d0->flags & PLOF_PAREN);
+        for (uint16_t e = 0; dvec && e < d0->n && !imm_el; e++) {
+          int ek = m->opnds.p[d0->id + e].kind;
+          imm_el = ek == PLO_IMM || ek == PLO_F32 || ek == PLO_F64;
+        }
+        if (imm_el) {
+          report(&l, off,
+                 "operand 1 of '%s' is its destination: a vector of registers, not of immediates%s", opc, "");
           continue;
         }
       }
@@ -482,9 +514,19 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
         /* operands the table's kinds do not cover: their count still has to fit */
         int lo = r->nops - r->nopt;
         if (!r->nalt && (s->nops < lo || s->nops > r->nops)) {
-          char a[64];
-          if (lo == r->nops) snprintf(a, sizeof a, "%d", lo); else snprintf(a, sizeof a, "%d to %d", lo, r->nops);
-          report(&l, off, "'%s' takes %s operands", opc, a);
+          plU_buf a;
+          plU_buf_init(&a);
+          if (lo == r->nops) plU_buf_printf(&a, "%d", lo); else plU_buf_printf(&a, "%d to %d", lo, r->nops);
+          plU_buf_puts(&a, " operands (");
+          plA_put_roles(&a, r->ops, r->nops, r->nopt);       /* by role, as everywhere */
+          plU_buf_printf(&a, "), got %d", s->nops);
+          report(&l, off, "'%s' takes %s", opc, plU_buf_cstr(&a));
+          plU_buf_free(&a);
+        } else if (!r->nalt && s->nops <= PLA_MAXOPS) {
+          /* the immediates beside them are still checked against their operand's type */
+          plI_opnd rops[PLA_MAXOPS];
+          for (int k = 0; k < s->nops; k++) rops[k] = m->opnds.p[s->ops + k];
+          imm_types(&l, m, r, opc, rops, s->nops, off);
         }
         continue;
       }
@@ -510,5 +552,82 @@ int plR_lint(plI_module *m, const char *file, plU_buf *out) {
     }
   }
   plU_buf_free(&l.msg);
+  plU_buf_free(&l.one);
   return l.n;
+}
+
+/* ---- the report: each distinct message once ---------------------------------------------------
+** A file with thousands of errors repeats a few of them: each distinct message is printed once, at
+** its first line, with how many times it occurs and the first lines of the others. Messages are
+** told apart in a hash table, so the report costs time linear in the number of errors. */
+enum { LINT_LINES = 8 };   /* the lines of a repeated error listed after its first */
+typedef struct { uint32_t msg, len; int line, col, count; int lines[LINT_LINES]; } lgroup;
+typedef struct {
+  PLU_VEC(lgroup) g;
+  plU_buf text;            /* the messages, one after another */
+  uint32_t *hash, hcap;    /* open addressing: group index + 1 */
+  int oom;
+} lgroups;
+
+static int lg_rehash(lgroups *G) {
+  uint32_t cap = G->hcap ? G->hcap * 2 : 256;
+  uint32_t *h = calloc(cap, sizeof *h);
+  if (!h) return 0;
+  for (uint32_t i = 0; i < G->g.n; i++) {
+    const lgroup *x = &G->g.p[i];
+    uint32_t k = plU_hash(G->text.p + x->msg, x->len) & (cap - 1);
+    while (h[k]) k = (k + 1) & (cap - 1);
+    h[k] = i + 1;
+  }
+  free(G->hash);
+  G->hash = h; G->hcap = cap;
+  return 1;
+}
+
+static void lg_add(void *ud, int line, int col, const char *msg) {
+  lgroups *G = ud;
+  if (G->oom) return;
+  size_t n = strlen(msg);
+  if ((G->g.n + 1) * 2 > G->hcap && !lg_rehash(G)) { G->oom = 1; return; }
+  uint32_t k = plU_hash(msg, n) & (G->hcap - 1);
+  for (; G->hash[k]; k = (k + 1) & (G->hcap - 1)) {
+    lgroup *x = &G->g.p[G->hash[k] - 1];
+    if (x->len == n && memcmp(G->text.p + x->msg, msg, n) == 0) {
+      if (x->count <= LINT_LINES) x->lines[x->count - 1] = line;
+      x->count++;
+      return;
+    }
+  }
+  lgroup x = {(uint32_t)G->text.n, (uint32_t)n, line, col, 1, {0}};
+  plU_buf_add(&G->text, msg, n);
+  if (G->text.oom || !plU_vec_push(G->g, x)) { G->oom = 1; return; }
+  G->hash[k] = G->g.n;
+}
+
+int plR_lint(plI_module *m, const char *file, plU_buf *out) {
+  lgroups G;
+  memset(&G, 0, sizeof G);
+  plU_buf_init(&G.text);
+  int n = plR_lint_each(m, lg_add, &G);
+  for (uint32_t i = 0; i < G.g.n; i++) {
+    const lgroup *x = &G.g.p[i];
+    plU_buf_printf(out, "%s:%d:%d: error: ", file, x->line, x->col);
+    plU_buf_add(out, G.text.p + x->msg, x->len);
+    if (x->count > 1) {
+      int listed = x->count - 1 < LINT_LINES ? x->count - 1 : LINT_LINES;
+      plU_buf_printf(out, "\n%s:%d: note: the same error %d more time%s, at line%s", file, x->line,
+                     x->count - 1,
+                     x->count == 2 ? "" : "s", x->count == 2 ? "" : "s");
+      for (int k = 0; k < listed; k++) plU_buf_printf(out, "%s %d", k ? "," : "", x->lines[k]);
+      if (x->count - 1 > listed) plU_buf_printf(out, " and %d more", x->count - 1 - listed);
+    }
+    plU_buf_putc(out, '\n');
+  }
+  if (G.g.n > 1 && (uint32_t)n > G.g.n)
+    plU_buf_printf(out, "%s: %d errors, %u distinct\n", file, n, G.g.n);
+  if (G.oom) plU_buf_printf(out, "%s: error: out of memory while reporting (%d errors)\n", file, n);
+  plU_vec_free(G.g);
+  plU_buf_free(&G.text);
+  free(G.hash);
+  return n;
 }

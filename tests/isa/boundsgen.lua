@@ -40,19 +40,22 @@ function B.cleanup() if TMP then os.remove(TMP) end end
 local function ptxas(text, target) return G.ptxas(PTXAS, text, target, TMP) end
 B.ptxas = ptxas
 
--- `ptxlua --lint` on a text: { [line] = message }, and whether it parsed
-
+-- the linter's verdict on a text, line by line (core.lint: every error with its line, where the
+-- command's report prints each distinct message once): { [line] = message }, and the messages
 function B.lint(text)
-  local f = assert(io.open(TMP, "wb")); f:write(text); f:close()
-  local pipe = io.popen(("%s --lint %s 2>&1"):format(PTXLUA, TMP))
-  local out = pipe:read("*a")
-  pipe:close()
-  local errs = {}
-  for l, msg in out:gmatch(":(%d+):%d+: error: ([^\n]*)") do
-    l = tonumber(l)
-    errs[l] = errs[l] and (errs[l] .. "; " .. msg) or msg
+  local core = require "ptxlua.core"
+  local list, perr = core.lint(text, "probe.ptx")
+  local errs, out = {}, {}
+  if not list then
+    local l, msg = tostring(perr):match(":(%d+):%d+: error: ([^\n]*)")
+    if l then errs[tonumber(l)] = msg end
+    return errs, tostring(perr)
   end
-  return errs, out
+  for _, e in ipairs(list) do
+    errs[e.line] = errs[e.line] and (errs[e.line] .. "; " .. e.msg) or e.msg
+    out[#out + 1] = ("probe.ptx:%d:%d: error: %s"):format(e.line, e.col, e.msg)
+  end
+  return errs, table.concat(out, "\n")
 end
 
 ---------------------------------------------------------------------------------------------------

@@ -44,8 +44,8 @@ local function add(p, t, opts)
   ninst = ninst + 1
 end
 for _, p in ipairs(G.parsed) do
-  if p.base == "brx" then
-    io.write("SKIP brx.idx: its operand is a .branchtargets list (a hand instance in isa_forms_spec.lua)\n")
+  if p.base == "brx" or p.base == "call" then
+    io.write("SKIP " .. p.base .. ": its operands are lists and a function, .branchtargets or .callprototype (hand instances in isa_forms_spec.lua)\n")
   elseif next(only) == nil or only[p.base] then
     nforms = nforms + 1
     local texts, shadowed = G.cover(p)

@@ -116,7 +116,7 @@ ptx.kernel { name = "k", body = function()
   ptx.ld.global.f32(a, p) --<
 end }
 ]] },
-  { "a wrong operand count", needle = "'add.f32' takes 3 operands (d, a, a), got 2", [[
+  { "a wrong operand count", needle = "'add.f32' takes 3 operands (d, a, b), got 2", [[
 local ptx = require "ptxlua"
 ptx.kernel { name = "k", body = function()
   local a = ptx.reg.f32()

@@ -44,9 +44,28 @@ local function call(text, rets, args)
   end }
 end
 
+-- an indirect call: through a .b64 function pointer, with the .callprototype that says its signature
+local nproto = 0
+local function icall(text, rets, args)
+  return { text = text, run = function(p, env, emit)
+    local PAREN = -10
+    nproto = nproto + 1
+    local proto = "proto_" .. env.kname .. "_" .. nproto
+    env.mod:raw(("%s: .callprototype %s_ %s;"):format(proto, rets and "(.param .b32 _) " or "",
+                                                       args and "(.param .b32 _)" or "()"))
+    local ops = {}
+    if rets then ops[#ops + 1] = { [0] = PAREN, p.reg.u32() } end
+    ops[#ops + 1] = p.reg.b64()
+    if args then ops[#ops + 1] = { [0] = PAREN, p.reg.u32() } end
+    ops[#ops + 1] = p.sym(proto)
+    emit(text, unpack(ops))
+  end }
+end
+
 local HAND = {
   ["brx.idx{.uni}"] = { brx "brx.idx", brx "brx.idx.uni" },
-  ["call{.uni}"] = { call("call.uni", true, "reg"), call("call", true, "imm") },
+  ["call{.uni}"] = { call("call.uni", true, "reg"), call("call", true, "imm"), icall("call", true, true), icall("call.uni", false, true),
+                     icall("call", false, false) },
 }
 
 -- more instances, beside the generated ones: operand kinds the generator does not try
