@@ -449,12 +449,23 @@ local function method_table(t)
     if t ~= "pred" then perr(":inv() is for predicates") end
     return { [0] = K_NEG, a }
   end
-  M.shl = function(a, n)
+  -- a constant shift amount: PTX reads it as an unsigned .u32 and clamps it to the width, so a
+  -- negative one (x:shl(-1)) shifts everything out, which ptxas accepts and no one means
+  local function shift_amount(name, n)
     if c == "f" or c == "p" then perr("shift of .%s", t) end
+    if type(n) == "table" and rawget(n, 0) == K_IMM then n = rawget(n, 1) end
+    local v = (type(n) == "number" or type(n) == "cdata") and tonumber(n)
+    if v and v < 0 then
+      perr(":%s(%s): a negative shift amount; PTX reads it as the unsigned %.0f, clamped to %d, which shifts every bit out (shift the other way: :%s(%s))",
+           name, tostring(v), v % 4294967296, tbits(t), name == "shl" and "shr" or "shl", tostring(-v))
+    end
+  end
+  M.shl = function(a, n)
+    shift_amount("shl", n)
     local d = poolreg(t); emit("shl." .. bits_type(t), d, a, n); return d
   end
   M.shr = function(a, n)
-    if c == "f" or c == "p" then perr("shift of .%s", t) end
+    shift_amount("shr", n)
     local d = poolreg(t); emit("shr." .. t, d, a, n); return d
   end
   M.min = function(a, b)
