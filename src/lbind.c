@@ -23,7 +23,12 @@
 ** a plain list (t[0] == nil) is a vector */
 enum { K_ADDR = 2, K_SYM = 3, K_LABEL = 4, K_SREG = 5, K_NEG = 6, K_SINK = 7, K_PAIR = 8, K_IMM = 9, K_PAREN = 10, K_TADDR = 11 };
 
+/* placed: the block a label is placed in (1: the function's top; a ptx.scope block: its serial,
+** from 2), 0 not placed; a block's placements are undone when it closes */
 typedef struct labelinfo { uint32_t used_file, used_line, placed; } labelinfo;
+typedef struct lblock { uint32_t serial, pend0, lundo0, reg0; } lblock;   /* an open ptx.scope block */
+typedef struct lpend { uint32_t name, file, line; } lpend;                /* a label used inside blocks */
+typedef struct lundo { uint32_t name, old; } lundo;
 
 typedef struct LMod {
   plI_module *m;
@@ -44,6 +49,13 @@ typedef struct LMod {
   uint8_t *sig_ver;          /* opcode id -> the PTX version that signature's operand form needs */
   uint32_t ntgt_ok;
   struct Shared *S;
+  /* ptx.scope blocks: the open ones, the label uses inside them not yet matched to a placement,
+  ** the placements to undo; dead[id]: register id was made in a block that has closed */
+  PLU_VEC(lblock) blocks;
+  PLU_VEC(lpend) pend;
+  PLU_VEC(lundo) lundo;
+  uint32_t nserial;
+  uint8_t *dead; uint32_t ndead;
 } LMod;
 
 /* ---- the ISA context and the internal source prefixes, per Lua state (upvalues) ----------- */
@@ -218,6 +230,8 @@ static int l_gc(lua_State *L) {
   free(M->sig_ver); M->sig_ver = NULL;
   plI_free(M->m); M->m = NULL;
   plU_vec_free(M->labels);
+  plU_vec_free(M->blocks); plU_vec_free(M->pend); plU_vec_free(M->lundo);
+  free(M->dead); M->dead = NULL; M->ndead = 0;
   plU_buf_free(&M->msg);
   return 0;
 }
@@ -288,18 +302,21 @@ static void type_version(lua_State *L, LMod *M, int t) {
   }
 }
 
-static int l_reg(lua_State *L) {  /* m:reg(type, name [, count]) -> first id */
+static int l_reg(lua_State *L) {  /* m:reg(type, name [, count [, bare]]) -> first id; bare: named without '%' */
   LMod *M = checkmod(L, 1);
   needfunc(L, M);
   int t = typearg(L, M, 2);
   const char *name = luaL_checkstring(L, 3);
-  uint32_t id;
-  if (lua_isnoneornil(L, 4)) id = plI_reg_scalar(M->m, M->func, name, t);
-  else {
-    lua_Number n = luaL_checknumber(L, 4);
-    if (n < 1 || n > (1 << 24) || n != floor(n)) raise_here(L, M, "register array size must be a positive integer");
-    id = plI_reg_range(M->m, M->func, name, t, (uint32_t)n);
+  int bare = lua_toboolean(L, 5);
+  uint32_t id, n = 0;
+  if (!lua_isnoneornil(L, 4)) {
+    lua_Number c = luaL_checknumber(L, 4);
+    if (c < 1 || c > (1 << 24) || c != floor(c)) raise_here(L, M, "register array size must be a positive integer");
+    n = (uint32_t)c;
   }
+  if (bare) id = plI_reg_bare(M->m, M->func, name, t, n);
+  else if (!n) id = plI_reg_scalar(M->m, M->func, name, t);
+  else id = plI_reg_range(M->m, M->func, name, t, n);
   check_ir(L, M);
   type_version(L, M, t);
   lua_pushinteger(L, id);
@@ -358,8 +375,16 @@ static int l_place(lua_State *L) {  /* m:place(name) */
   uint32_t id = plI_str(M->m, name);
   check_ir(L, M);
   labelinfo *li = label_slot(L, M, id);
-  if (li->placed) { lua_pushfstring(L, "label '%s' is placed twice", name); raise_at(L, M, f, l, lua_tostring(L, -1)); }
-  li->placed = 1;
+  uint32_t here = M->blocks.n ? M->blocks.p[M->blocks.n - 1].serial : 1;   /* labels are scoped like registers */
+  if (li->placed == here) {
+    lua_pushfstring(L, "label '%s' is placed twice%s", name, M->blocks.n ? " in one ptx.scope block" : "");
+    raise_at(L, M, f, l, lua_tostring(L, -1));
+  }
+  if (M->blocks.n) {
+    lundo u = {id, li->placed};
+    if (!plU_vec_push(M->lundo, u)) luaL_error(L, "out of memory");
+  }
+  li->placed = here;
   plI_label(M->m, M->func, id, f, l);
   check_ir(L, M);
   return 0;
@@ -372,6 +397,13 @@ static uint32_t regid_of(lua_State *L, LMod *M, lua_Number v, int opi) {
     raise_here(L, M, lua_tostring(L, -1));
   }
   uint32_t id = (uint32_t)v;
+  if (id < M->ndead && M->dead[id]) {
+    plU_buf b; plU_buf_init(&b);
+    plI_regname(M->m, id, &b);
+    lua_pushfstring(L, "operand %d: register %s was declared inside a ptx.scope block that has closed (a block's registers live only inside it)", opi, plU_buf_cstr(&b));
+    plU_buf_free(&b);
+    raise_here(L, M, lua_tostring(L, -1));
+  }
   if (M->m->regs.p[id - 1].func != (uint32_t)M->func) {
     plU_buf b; plU_buf_init(&b);
     plI_regname(M->m, id, &b);
@@ -501,7 +533,7 @@ static void vector_operand(lua_State *L, LMod *M, int idx, int t, int opi, const
     if (!(ev > 0)) { lua_pop(L, 1); break; }
     lua_pop(L, 2);
     uint32_t id = ev <= m->regs.n ? (uint32_t)ev : 0;          /* 0: not a register of this module */
-    if (id == 0 || m->regs.p[id - 1].func != (uint32_t)M->func) id = regid_of(L, M, ev, opi);
+    if (id == 0 || m->regs.p[id - 1].func != (uint32_t)M->func || (id < M->ndead && M->dead[id])) id = regid_of(L, M, ev, opi);
     ids[k] = id;
   }
   memset(o, 0, sizeof *o);
@@ -550,6 +582,12 @@ static void convert_table(lua_State *L, LMod *M, int idx, lua_Number kv, int t, 
   case K_SYM: o->kind = PLO_SYM; o->id = strid(L, M, idx, 1); return;
   case K_LABEL: {
     o->kind = PLO_LABEL; o->id = strid(L, M, idx, 1);
+    if (M->blocks.n) {   /* inside a ptx.scope block: matched when the block closes */
+      lpend u = {o->id, 0, 0};
+      anchor(L, M, &u.file, &u.line);
+      if (!plU_vec_push(M->pend, u)) luaL_error(L, "out of memory");
+      return;
+    }
     labelinfo *li = label_slot(L, M, o->id);
     if (!li->used_file) { uint32_t f, l; anchor(L, M, &f, &l); li->used_file = f ? f : 1; li->used_line = l; }
     return;
@@ -715,7 +753,8 @@ static uint64_t opsig_rec(LMod *M, const plI_opnd *o, uint64_t h) {
 
 /* a register id as the DSL read it (core.emitv): the slow path's checks and messages when bad */
 static inline uint32_t regid_pre(lua_State *L, LMod *M, uint32_t id, int opi) {
-  if (id == 0 || id > M->m->regs.n || M->m->regs.p[id - 1].func != (uint32_t)M->func) return regid_of(L, M, (lua_Number)id, opi);
+  if (id == 0 || id > M->m->regs.n || M->m->regs.p[id - 1].func != (uint32_t)M->func || (id < M->ndead && M->dead[id]))
+    return regid_of(L, M, (lua_Number)id, opi);
   return id;
 }
 
@@ -787,7 +826,7 @@ static int emit(lua_State *L, LMod *M, int base, int lvl0, const uint32_t *pre) 
       lua_pop(L, 1);
       if (kv > 0) {
         uint32_t id = kv <= M->m->regs.n ? (uint32_t)kv : 0;      /* 0: not a register of this module */
-        if (id == 0 || M->m->regs.p[id - 1].func != (uint32_t)M->func) id = regid_of(L, M, kv, i + 1);
+        if (id == 0 || M->m->regs.p[id - 1].func != (uint32_t)M->func || (id < M->ndead && M->dead[id])) id = regid_of(L, M, kv, i + 1);
         memset(&ops[i], 0, sizeof ops[i]);
         ops[i].kind = PLO_REG; ops[i].id = id;
         continue;
@@ -943,6 +982,10 @@ static int l_endfunc(lua_State *L) {  /* check what a function body leaves open 
   LMod *M = checkmod(L, 1);
   if (M->func < 0) return 0;
   if (M->guard) raise_at(L, M, M->guard_file, M->guard_line, "a guard predicate (ptx.at) with no instruction after it");
+  if (M->blocks.n) {   /* only an error inside a block leaves it open (ptx.scope closes what it opens) */
+    M->blocks.n = 0; M->pend.n = 0; M->lundo.n = 0; M->m->frames.n = 0; M->m->undo.n = 0;
+    raise_here(L, M, "a ptx.scope block left open at the end of the function");
+  }
   for (int i = 0; M->nheld && i < (int)(sizeof M->held / sizeof M->held[0]); i++)
     if (M->held[i].used)
       raise_at(L, M, M->held[i].file, M->held[i].line, "a guard predicate (ptx.at) with no instruction after it (its instruction chain was never called)");
@@ -955,6 +998,162 @@ static int l_endfunc(lua_State *L) {  /* check what a function body leaves open 
   }
   M->labels.n = 0;
   M->func = -1;
+  return 0;
+}
+
+/* ---- nested blocks (ptx.scope) ----------------------------------------------------------------- */
+static int l_scope_open(lua_State *L) {  /* m:scope_open(): `{` */
+  LMod *M = checkmod(L, 1);
+  needfunc(L, M);
+  uint32_t f, l;
+  anchor(L, M, &f, &l);
+  if (M->guard) raise_at(L, M, f, l, "a guard predicate (ptx.at) must be followed by an instruction, not a block");
+  lblock b = {++M->nserial + 1, M->pend.n, M->lundo.n, M->m->regs.n};
+  if (!plU_vec_push(M->blocks, b)) return luaL_error(L, "out of memory");
+  plI_scope_open(M->m, M->func, f, l);
+  if (M->m->status) M->blocks.n--;
+  check_ir(L, M);
+  return 0;
+}
+
+/* the register ids operand o reads or writes, each given to fn (vectors, pairs, addresses) */
+typedef int (*reg_visit)(LMod *M, uint32_t id, void *ud);
+static int visit_regs(LMod *M, const plI_opnd *o, reg_visit fn, void *ud, int depth) {
+  const plI_module *m = M->m;
+  switch (o->kind) {
+  case PLO_REG: return fn(M, o->id, ud);
+  case PLO_ADDR: return (o->flags & PLOF_BASE_REG) ? fn(M, o->id, ud) : 0;
+  case PLO_VEC: case PLO_PAIR: case PLO_TADDR: {
+    uint32_t n = o->kind == PLO_PAIR ? 2 : o->kind == PLO_TADDR ? (uint32_t)o->n + 1 : o->n;
+    if (depth > 2 || !plI_elems_ok(m, o, n)) return 0;
+    for (uint32_t k = 0; k < n; k++) {
+      plI_opnd e = plI_elem(m, o, k);
+      int r = visit_regs(M, &e, fn, ud, depth + 1);
+      if (r) return r;
+    }
+    return 0;
+  }
+  default: return 0;
+  }
+}
+
+/* the declarations of the block being closed, by name: does one of them hide register id? */
+typedef struct hideset { const plI_regdecl *d; uint32_t *slot; uint32_t mask; uint32_t reg0; const plI_regdecl *hit; uint32_t hid; } hideset;
+static const plI_regdecl *hs_find(const hideset *h, uint32_t name) {
+  for (uint32_t k = (name * 2654435761u) & h->mask; h->slot[k]; k = (k + 1) & h->mask)
+    if (h->d[h->slot[k] - 1].name == name) return &h->d[h->slot[k] - 1];
+  return NULL;
+}
+static int hidden(LMod *M, uint32_t id, void *ud) {
+  hideset *h = ud;
+  if (id == 0 || id > h->reg0 || id > M->m->regs.n) return 0;   /* made inside the block: its own */
+  const plI_reg *r = &M->m->regs.p[id - 1];
+  const plI_regdecl *d = hs_find(h, r->name);
+  if (d && d->bare == r->bare && (d->count ? r->index >= 0 && (uint32_t)r->index < d->count : r->index < 0)) { h->hit = d; h->hid = id; return 1; }
+  /* the same text by another split: a scalar %r12 against a range %r<13>, and the other way */
+  char buf[160];
+  const char *nm = plI_cstr(M->m, r->name);
+  size_t n = strlen(nm);
+  if (n + 12 > sizeof buf) return 0;
+  if (r->index >= 0) {
+    snprintf(buf, sizeof buf, "%s%d", nm, r->index);
+    uint32_t sid = plU_find(&M->m->strs, buf, strlen(buf));
+    d = sid ? hs_find(h, sid) : NULL;
+    if (d && !d->count && d->bare == r->bare) { h->hit = d; h->hid = id; return 1; }
+    return 0;
+  }
+  size_t k = n;
+  while (k > 0 && nm[k - 1] >= '0' && nm[k - 1] <= '9') k--;
+  if (k == n || k == 0 || n - k > 9) return 0;
+  uint32_t sid = plU_find(&M->m->strs, nm, k), idx = (uint32_t)strtoul(nm + k, NULL, 10);
+  d = sid ? hs_find(h, sid) : NULL;
+  if (d && d->count > idx && d->bare == r->bare) { h->hit = d; h->hid = id; return 1; }
+  return 0;
+}
+
+static int l_scope_close(lua_State *L) {  /* m:scope_close(): `}` */
+  LMod *M = checkmod(L, 1);
+  needfunc(L, M);
+  if (!M->blocks.n || !M->m->frames.n) raise_here(L, M, "no ptx.scope block is open");
+  if (M->guard) raise_at(L, M, M->guard_file, M->guard_line, "a guard predicate (ptx.at) with no instruction after it");
+  lblock b = M->blocks.p[M->blocks.n - 1];
+  plI_module *m = M->m;
+  plI_frame fr = m->frames.p[m->frames.n - 1];
+  plI_func *f = &m->funcs.p[M->func];
+  /* an enclosing register used inside the block under a name the block declares would print as
+  ** the block's own: refused at the instruction's line */
+  uint32_t nd = 0;
+  for (uint32_t i = fr.decl0; i < f->regdecls.n; i++) nd += f->regdecls.p[i].scope == fr.stmt + 1;
+  if (nd) {
+    uint32_t cap = 8;
+    while (cap < 2 * nd) cap *= 2;
+    hideset h = {f->regdecls.p, calloc(cap, sizeof(uint32_t)), cap - 1, b.reg0, NULL, 0};
+    if (!h.slot) return luaL_error(L, "out of memory");
+    for (uint32_t i = fr.decl0; i < f->regdecls.n; i++) {
+      if (f->regdecls.p[i].scope != fr.stmt + 1) continue;
+      uint32_t k = (f->regdecls.p[i].name * 2654435761u) & h.mask;
+      while (h.slot[k]) k = (k + 1) & h.mask;
+      h.slot[k] = i + 1;
+    }
+    for (uint32_t si = fr.stmt + 1; si < f->stmts.n && !h.hit; si++) {
+      const plI_stmt *st = &f->stmts.p[si];
+      if (st->kind != PLS_INSN) continue;
+      if (st->guard) hidden(M, st->guard - 1, &h);
+      for (uint16_t k = 0; k < st->nops && !h.hit && st->ops + k < m->opnds.n; k++)
+        visit_regs(M, &m->opnds.p[st->ops + k], hidden, &h, 0);
+      if (h.hit) {
+        plU_buf nb; plU_buf_init(&nb);
+        plI_regname(m, h.hid, &nb);
+        plU_buf db; plU_buf_init(&db);
+        plU_buf_printf(&db, ".reg .%s %s%s", plT_info_tab[h.hit->type].name, h.hit->bare ? "" : "%", plI_cstr(m, h.hit->name));
+        if (h.hit->count) plU_buf_printf(&db, "<%u>", h.hit->count);
+        lua_pushfstring(L, "%s here is a register from outside this ptx.scope block, but the block declares `%s;`, "
+                        "which hides it inside the block (it would print as the block's own): give one of them another name",
+                        plU_buf_cstr(&nb), plU_buf_cstr(&db));
+        plU_buf_free(&nb); plU_buf_free(&db);
+        free(h.slot);
+        M->blocks.n = 0; M->pend.n = 0; M->lundo.n = 0; m->frames.n = 0; m->undo.n = 0;
+        raise_at(L, M, st->file, st->line, lua_tostring(L, -1));
+      }
+    }
+    free(h.slot);
+  }
+  /* label uses inside the block: those placed in it are matched; the rest go to the enclosing block */
+  uint32_t w = b.pend0;
+  for (uint32_t i = b.pend0; i < M->pend.n; i++) {
+    lpend u = M->pend.p[i];
+    if (u.name < M->labels.n && M->labels.p[u.name].placed == b.serial) continue;
+    M->pend.p[w++] = u;
+  }
+  M->pend.n = w;
+  while (M->lundo.n > b.lundo0) {
+    lundo u = M->lundo.p[--M->lundo.n];
+    M->labels.p[u.name].placed = u.old;
+  }
+  M->blocks.n--;
+  if (!M->blocks.n) {   /* back at the function's top: checked by endfunc as the top's own uses */
+    for (uint32_t i = 0; i < M->pend.n; i++) {
+      lpend u = M->pend.p[i];
+      labelinfo *li = label_slot(L, M, u.name);
+      if (!li->used_file) { li->used_file = u.file ? u.file : 1; li->used_line = u.line; }
+    }
+    M->pend.n = 0;
+  }
+  /* the block's registers are gone */
+  uint32_t nr = m->regs.n;
+  if (nr >= M->ndead) {
+    uint32_t nn = M->ndead ? M->ndead : 1024;
+    while (nn <= nr) nn *= 2;
+    uint8_t *p = realloc(M->dead, nn);
+    if (!p) return luaL_error(L, "out of memory");
+    memset(p + M->ndead, 0, nn - M->ndead);
+    M->dead = p; M->ndead = nn;
+  }
+  for (uint32_t id = b.reg0 + 1; id <= nr; id++) M->dead[id] = 1;
+  uint32_t fl, ll;
+  anchor(L, M, &fl, &ll);
+  plI_scope_close(m, M->func, fl, ll);
+  check_ir(L, M);
   return 0;
 }
 
@@ -1260,7 +1459,7 @@ static int l_shared_gc(lua_State *L) {
 static const luaL_Reg mod_methods[] = {
   {"func", l_func}, {"param", l_param}, {"directive", l_directive}, {"reg", l_reg}, {"pool", l_pool},
   {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"guarded", l_guarded}, {"hold", l_hold}, {"unhold", l_unhold}, {"raw", l_raw},
-  {"endfunc", l_endfunc}, {"version", l_version}, {"print", l_print}, {"write", l_write},
+  {"endfunc", l_endfunc}, {"scope_open", l_scope_open}, {"scope_close", l_scope_close}, {"version", l_version}, {"print", l_print}, {"write", l_write},
   {"stats", l_stats}, {"func_count", l_func_count}, {"regname", l_regname}, {"activate", l_activate},
   {"func_info", l_func_info}, {"reanchor", l_reanchor}, {NULL, NULL}
 };
