@@ -183,7 +183,7 @@ static uint32_t new_decl(plI_module *m, int func, const char *name, int type, ui
       }
     }
   }
-  plI_regdecl d = {sid, plT_info_tab[type].decl, count, (uint8_t)(pool != 0), (uint8_t)(bare != 0), scope};
+  plI_regdecl d = {sid, plT_info_tab[type].decl, count, (uint8_t)(pool != 0), (uint8_t)(bare != 0), 0, scope};
   if (!plU_vec_push(f->regdecls, d) || !declmap_set(m, (uint32_t)func, sid, f->regdecls.n - 1))
     return plI_fail(m, 2, "out of memory"), 0;
   uint32_t first = m->regs.n;

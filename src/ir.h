@@ -62,6 +62,7 @@ typedef struct plI_regdecl {
   uint32_t count; /* 0: scalar %name; else %name<count> */
   uint8_t pool;   /* a pool of generated registers (%f1, %f2, ...), grown as they are handed out */
   uint8_t bare;   /* the name has no '%' */
+  uint8_t laid;   /* printed elsewhere by whoever lays the body out (a sugared script's sugar.regs) */
   uint32_t scope; /* 0: the function's top; else 1 + the index of the `{` statement opening the
                   ** nested block it is declared in (printed at the top of that block) */
 } plI_regdecl;

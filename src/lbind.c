@@ -12,6 +12,7 @@
 #include "isa.h"
 #include "print.h"
 #include "parse.h"
+#include "parse_sugar.h"
 #include "engine.h"
 #include "lnum.h"
 
@@ -68,6 +69,7 @@ typedef struct Shared {
   struct { const void *fn; const char *source; int internal; uint32_t mod, file; } fc[64];
   int fc_ref;
   uint32_t nmod;              /* serial numbers of the modules made here (LMod.serial) */
+  int sugar;                  /* > 0 while ptxlua.sugar traces a sugared body: its markers go in */
   /* operands pre-read by the DSL (init.lua, through the FFI) for core.emitv: opbuf[0] operands
   ** described, then for each: 0 (convert the Lua value), 1 id (a register), 2 n id... (a vector
   ** of n registers) */
@@ -1369,6 +1371,92 @@ static int l_reanchor(lua_State *L) {
   return 0;
 }
 
+static uint32_t count_lines(const char *s, size_t n) {
+  uint32_t k = 0;
+  for (const char *p = s, *e = s + n; p && (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++) k++;
+  return k;
+}
+
+/* ---- ptxlua.sugar: layout markers and the laid-out text ------------------------------------------ */
+/* a marker statement of kind k with text at idx in the body being traced (sugar.text and kin are
+** these functions themselves: the caller is the script's line) */
+static int sugar_mark(lua_State *L, int k, int idx) {
+  Shared *S = shared(L);
+  size_t n;
+  const char *s = lua_tolstring(L, idx, &n);
+  LMod *M = S->cur;
+  if (!s || !M || S->sugar <= 0 || M->func < 0) {
+    lua_Debug ar;
+    const char *why = !s ? "expects a string" : "belongs inside a sugared kernel body";
+    if (user_frame(L, S, &ar)) return luaL_error(L, "%s:%d: error: ptxlua.sugar: this call %s", srcname(ar.source), ar.currentline, why);
+    return luaL_error(L, "error: ptxlua.sugar: this call %s", why);
+  }
+  uint32_t f, l;
+  anchor(L, M, &f, &l);
+  plI_module *m = M->m;
+  uint32_t id = plU_intern(&m->strs, s, n);
+  if (!id) return luaL_error(L, "out of memory");
+  plI_stmt st = {PLS_RAW, (uint8_t)k, 0, id, 0, 0, f, l};
+  if (!plU_vec_push(m->funcs.p[M->func].stmts, st)) return luaL_error(L, "out of memory");
+  if (k == PLR_MK_DECL && m->funcs.p[M->func].regdecls.n)   /* the declaration just made is laid out here */
+    m->funcs.p[M->func].regdecls.p[m->funcs.p[M->func].regdecls.n - 1].laid = 1;
+  return 0;
+}
+static int l_sugar_text(lua_State *L) { return sugar_mark(L, PLR_MK_TEXT, 1); }
+static int l_sugar_eol(lua_State *L) { return sugar_mark(L, PLR_MK_EOL, 1); }
+static int l_sugar_indent(lua_State *L) { return sugar_mark(L, PLR_MK_INDENT, 1); }
+static int l_sugar_gap(lua_State *L) { return sugar_mark(L, PLR_MK_GAP, 1); }
+static int l_sugar_mark(lua_State *L) {  /* core.sugar_mark("decl" | "open" | "close", text) */
+  const char *k = luaL_checkstring(L, 1);
+  int kind = !strcmp(k, "decl") ? PLR_MK_DECL : !strcmp(k, "open") ? PLR_MK_OPEN : !strcmp(k, "close") ? PLR_MK_CLOSE : 0;
+  if (!kind) return luaL_argerror(L, 1, "'decl', 'open' or 'close' expected");
+  return sugar_mark(L, kind, 2);
+}
+static int l_sugar_mode(lua_State *L) {  /* core.sugar_mode(on): markers are taken while on */
+  Shared *S = shared(L);
+  S->sugar += lua_toboolean(L, 1) ? 1 : -1;
+  if (S->sugar < 0) S->sugar = 0;
+  return 0;
+}
+
+/* m:sugar_layout(kernel name, head | nil, tail, docline, docfile, pl, off, starts, lines, files,
+** bytes) -> text, pl, off: the traced sugared function laid out (parse_sugar.c); its pieces'
+** first PTX lines (counted from pl) and bytes (from off), script lines and files (nil: docfile)
+** appended to the four tables */
+static int l_sugar_layout(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  size_t nh = 0, nt;
+  const char *head = lua_isnil(L, 3) ? NULL : luaL_checklstring(L, 3, &nh);
+  const char *tail = luaL_checklstring(L, 4, &nt);
+  uint32_t docline = (uint32_t)luaL_checkinteger(L, 5);
+  const char *docfile = luaL_checkstring(L, 6);
+  lua_Number pl = luaL_checknumber(L, 7), off = luaL_checknumber(L, 8);
+  for (int i = 9; i <= 12; i++) luaL_checktype(L, i, LUA_TTABLE);
+  plI_module *m = M->m;
+  uint32_t fi = 0;
+  while (fi < m->funcs.n && strcmp(plI_cstr(m, m->funcs.p[fi].name), name) != 0) fi++;
+  if (fi == m->funcs.n) return luaL_error(L, "ptxlua.sugar: no function '%s' was traced", name);
+  plU_buf out; plU_buf_init(&out);
+  plR_map map = {0};
+  int rc = plR_sugar_layout(m, fi, head, nh, tail, nt, docline, &out, &map);
+  if (rc) { plU_buf_free(&out); free(map.p); return luaL_error(L, "out of memory"); }
+  int n0 = (int)lua_objlen(L, 9);
+  uint32_t dfile = plU_find(&m->strs, docfile, strlen(docfile));
+  for (uint32_t i = 0; i < map.n; i++) {
+    const plR_mapent *e = &map.p[i];
+    lua_pushnumber(L, pl + e->line - 1); lua_rawseti(L, 9, n0 + (int)i + 1);
+    lua_pushnumber(L, e->sline); lua_rawseti(L, 10, n0 + (int)i + 1);
+    if (e->sfile && e->sfile != dfile) { lua_pushstring(L, plI_cstr(m, e->sfile)); lua_rawseti(L, 11, n0 + (int)i + 1); }
+    lua_pushnumber(L, off + e->off); lua_rawseti(L, 12, n0 + (int)i + 1);
+  }
+  lua_pushlstring(L, out.p ? out.p : "", out.n);
+  lua_pushnumber(L, pl + (lua_Number)count_lines(out.p, out.n));
+  lua_pushnumber(L, off + (lua_Number)out.n);
+  plU_buf_free(&out); free(map.p);
+  return 3;
+}
+
 /* ---- module-level functions ------------------------------------------------------------------- */
 static int l_opcode(lua_State *L) {  /* core.opcode(text) -> id (resolution is lazy) */
   size_t n;
@@ -1459,13 +1547,15 @@ static int l_shared_gc(lua_State *L) {
 static const luaL_Reg mod_methods[] = {
   {"func", l_func}, {"param", l_param}, {"directive", l_directive}, {"reg", l_reg}, {"pool", l_pool},
   {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"guarded", l_guarded}, {"hold", l_hold}, {"unhold", l_unhold}, {"raw", l_raw},
-  {"endfunc", l_endfunc}, {"scope_open", l_scope_open}, {"scope_close", l_scope_close}, {"version", l_version}, {"print", l_print}, {"write", l_write},
+  {"endfunc", l_endfunc}, {"scope_open", l_scope_open}, {"scope_close", l_scope_close}, {"sugar_layout", l_sugar_layout}, {"version", l_version}, {"print", l_print}, {"write", l_write},
   {"stats", l_stats}, {"func_count", l_func_count}, {"regname", l_regname}, {"activate", l_activate},
   {"func_info", l_func_info}, {"reanchor", l_reanchor}, {NULL, NULL}
 };
 static const luaL_Reg core_funcs[] = {
   {"module", l_module}, {"parse", l_parse}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode}, {"forms", l_forms},
-  {"internal_source", l_internal}, {"target", l_target_info}, {"emit", l_cemit}, {"emitv", l_cemitv}, {"opbuf", l_opbuf}, {"sreg", l_sreg}, {NULL, NULL}
+  {"internal_source", l_internal}, {"target", l_target_info}, {"emit", l_cemit}, {"emitv", l_cemitv}, {"opbuf", l_opbuf}, {"sreg", l_sreg},
+  {"sugar_text", l_sugar_text}, {"sugar_eol", l_sugar_eol}, {"sugar_indent", l_sugar_indent}, {"sugar_gap", l_sugar_gap},
+  {"sugar_mark", l_sugar_mark}, {"sugar_mode", l_sugar_mode}, {NULL, NULL}
 };
 
 static void setfuncs(lua_State *L, const luaL_Reg *r) {  /* each with the Shared upvalue (at -2) */

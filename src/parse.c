@@ -278,7 +278,7 @@ static int declare(R *r, uint32_t a, uint32_t b, int type, uint32_t count) {
   if (!name) return 0;
   plI_func *f = &r->m->funcs.p[r->func];
   int bare = r->s[a] != '%';
-  plI_regdecl d = {name, plT_info_tab[type].decl, count, 0, (uint8_t)bare, r->depth ? r->bstmt[r->depth] + 1 : 0};
+  plI_regdecl d = {name, plT_info_tab[type].decl, count, 0, (uint8_t)bare, 0, r->depth ? r->bstmt[r->depth] + 1 : 0};
   if (!plU_vec_push(f->regdecls, d)) return oom(r);
   RegEnt e = {a, b - a, plU_hash(r->s + a, b - a), 0, 0, count, ++r->serial, (uint8_t)type, (uint8_t)bare, NULL};
   if (!count && !(e.id = new_reg(r, name, -1, type, bare))) return 0;

@@ -1290,3 +1290,114 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
   plU_buf_free(&ptx); plU_buf_free(&err);
   return rc;
 }
+
+/* ---- a sugared body laid out (the script side: lua/ptxlua/sugar.lua) ------------------------- */
+/* The DSL traced a sugared body into m: its instructions, and between them the layout markers
+** sugar.text / eol / indent / gap / regs / scope recorded. The text is the file's layout again:
+** each instruction in the current indentation and gap, each marker's text where it was recorded,
+** the header and closing as given, and a map from each piece to the script line that wrote it. */
+
+/* n newlines in [s, s+len) */
+static uint32_t count_nl(const char *s, size_t len) {
+  uint32_t n = 0;
+  for (const char *p = s, *e = s + len; (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++) n++;
+  return n;
+}
+
+typedef struct LO { plU_buf *out; plR_map *map; uint32_t line; size_t mark; } LO;   /* line: of out's end */
+
+/* a piece starts here: the map names the script line that wrote it */
+static void lo_at(LO *o, uint32_t sline, uint32_t sfile) {
+  o->line += count_nl(o->out->p + o->mark, o->out->n - o->mark);
+  o->mark = o->out->n;
+  plR_mapent e = {o->line, (uint32_t)o->out->n, sline, sfile};
+  if (!plU_vec_push(*o->map, e)) o->out->oom = 1;
+}
+/* a text line of the DSL's printer ("\t..."), in the layout's indentation */
+static void lo_indented(LO *o, const char *ind, const char *s, size_t n) {
+  plU_buf_puts(o->out, ind);
+  plU_buf_add(o->out, s, n);
+  plU_buf_putc(o->out, '\n');
+}
+
+int plR_sugar_layout(const plI_module *m, uint32_t fi, const char *head, size_t nhead, const char *tail,
+                     size_t ntail, uint32_t docline, plU_buf *out, plR_map *map) {
+  if (fi >= m->funcs.n) return 1;
+  const plI_func *f = &m->funcs.p[fi];
+  LO o = {out, map, 1, out->n};
+  lo_at(&o, docline, 0);
+  if (head) plU_buf_add(out, head, nhead);
+  else canon_head(m, f, out);
+  /* declarations the DSL made that the script does not lay out (an edit's new registers) */
+  size_t u0 = out->n;
+  for (uint32_t i = 0; i < f->regdecls.n; i++)
+    if (!f->regdecls.p[i].scope && !f->regdecls.p[i].laid) plP_decl(m, &f->regdecls.p[i], out);
+  for (uint32_t i = 0; i < f->vars.n; i++) plP_var(m, &f->vars.p[i], out);
+  if (out->n > u0) {   /* mapped from their own start */
+    size_t keep = out->n;
+    out->n = u0;
+    lo_at(&o, docline, 0);
+    out->n = keep;
+  }
+  /* the nested blocks' declarations the script does not lay out, by block */
+  uint32_t nsc = 0;
+  for (uint32_t i = 0; i < f->regdecls.n; i++) nsc += f->regdecls.p[i].scope && !f->regdecls.p[i].laid;
+  uint32_t *sc = nsc ? malloc(nsc * sizeof *sc) : NULL, si_ = 0;
+  if (nsc && !sc) return 2;
+  for (uint32_t i = 0, k = 0; i < f->regdecls.n; i++)
+    if (f->regdecls.p[i].scope && !f->regdecls.p[i].laid) sc[k++] = i;   /* in block order already: see below */
+  char ind[64] = "\t", gap[64] = " \t";
+  const char *open = NULL; uint32_t nopen = 0;
+  size_t close_at = SIZE_MAX;
+  for (uint32_t s = 0; s < f->stmts.n && !out->oom; s++) {
+    const plI_stmt *st = &f->stmts.p[s];
+    const char *tx = st->kind == PLS_INSN ? "" : plI_cstr(m, st->opc);
+    uint32_t tn = st->kind == PLS_INSN ? 0 : m->strs.len[st->opc];
+    if (st->kind == PLS_RAW && st->flags) {
+      switch (st->flags) {
+      case PLR_MK_TEXT: case PLR_MK_DECL: lo_at(&o, st->line, 0); plU_buf_add(out, tx, tn); break;
+      case PLR_MK_EOL:   /* the rest of the previous line: it replaces that line's newline */
+        if (out->n > o.mark && out->p[out->n - 1] == '\n') out->n--;   /* the piece's own newline */
+        plU_buf_add(out, tx, tn);
+        break;
+      case PLR_MK_INDENT: case PLR_MK_GAP: {
+        char *d = st->flags == PLR_MK_INDENT ? ind : gap;
+        size_t k = tn < 63 ? tn : 63;
+        memcpy(d, tx, k); d[k] = 0;
+        break;
+      }
+      case PLR_MK_OPEN: open = tx; nopen = tn; break;
+      case PLR_MK_CLOSE:   /* the block just closed, as written */
+        if (close_at != SIZE_MAX && close_at <= out->n) { out->n = close_at; if (o.mark > out->n) o.mark = out->n; }
+        plU_buf_add(out, tx, tn);
+        close_at = SIZE_MAX;
+        break;
+      default: break;
+      }
+      continue;
+    }
+    if (st->kind == PLS_RAW && tn == 1 && (tx[0] == '{' || tx[0] == '}')) {   /* a ptx.scope block */
+      lo_at(&o, st->line, 0);
+      if (tx[0] == '}') { close_at = out->n; lo_indented(&o, ind, "}", 1); continue; }
+      if (open) plU_buf_add(out, open, nopen); else lo_indented(&o, ind, "{", 1);
+      open = NULL;
+      /* regdecls are made in statement order, so a block's come after every earlier block's */
+      while (si_ < nsc && f->regdecls.p[sc[si_]].scope <= s + 1) {
+        if (f->regdecls.p[sc[si_]].scope == s + 1) plP_decl(m, &f->regdecls.p[sc[si_]], out);
+        si_++;
+      }
+      continue;
+    }
+    lo_at(&o, st->line, st->file);
+    if (st->kind == PLS_RAW) { lo_indented(&o, ind, tx, tn); continue; }
+    if (st->kind == PLS_LABEL) { plU_buf_add(out, tx, tn); plU_buf_puts(out, ":\n"); continue; }
+    plU_buf_puts(out, ind);
+    plP_insn(m, st, gap, strlen(gap), out);
+    plU_buf_putc(out, '\n');
+  }
+  free(sc);
+  lo_at(&o, docline, 0);
+  plU_buf_add(out, tail, ntail);
+  o.line += count_nl(out->p + o.mark, out->n - o.mark);
+  return out->oom ? 2 : 0;
+}

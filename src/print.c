@@ -168,6 +168,23 @@ static void operand(const plI_module *m, const plI_opnd *o, plU_buf *b, int dept
 
 void plP_operand(const plI_module *m, const plI_opnd *o, plU_buf *b) { operand(m, o, b, 0); }
 
+void plP_insn(const plI_module *m, const plI_stmt *s, const char *gap, size_t ngap, plU_buf *b) {
+  if (s->guard) {
+    putc_(b, '@');
+    if (s->flags & PLOF_NEG) putc_(b, '!');
+    put_reg(b, m, s->guard - 1);
+    putc_(b, ' ');
+  }
+  if (m->isa) puts_(b, plA_opcode_text(m->isa, s->opc), plA_opcode_len(m->isa, s->opc));
+  else putc_(b, '?');
+  for (uint16_t k = 0; k < s->nops; k++) {
+    if (k) PUTL(b, ", "); else puts_(b, gap, ngap);
+    if (s->ops < m->opnds.n && k < m->opnds.n - s->ops) operand(m, &m->opnds.p[s->ops + k], b, 0);
+    else PUTL(b, "<?>");
+  }
+  putc_(b, ';');
+}
+
 static const char *space_name(int s) {
   switch (s) {
   case PLV_GLOBAL: return ".global"; case PLV_SHARED: return ".shared"; case PLV_CONST: return ".const";
@@ -194,6 +211,8 @@ static void put_var(plU_buf *b, const plI_module *m, const plI_var *v, int param
   if (v->init) { PUTL(b, " = "); put_str(b, m, v->init); }
 }
 
+void plP_var(const plI_module *m, const plI_var *v, plU_buf *b) { putc_(b, '\t'); put_var(b, m, v, 0); PUTL(b, ";\n"); }
+
 static void put_dims(plU_buf *b, const char *name, const uint32_t d[3]) {
   if (!d[0]) return;
   plU_buf_puts(b, name);
@@ -208,6 +227,8 @@ static void put_decl(plU_buf *b, const plI_module *m, const plI_regdecl *d) {
   if (d->count) { putc_(b, '<'); put_u64(b, d->count); putc_(b, '>'); }
   PUTL(b, ";\n");
 }
+void plP_decl(const plI_module *m, const plI_regdecl *d, plU_buf *b) { put_decl(b, m, d); }
+
 /* nested blocks' declarations by their block, then in the order they were made (qsort is not
 ** stable: the index breaks ties) */
 static _Thread_local const plI_regdecl *cur_decls;
