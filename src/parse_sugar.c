@@ -40,21 +40,41 @@ static int is_ident(const char *s, size_t n) {
 typedef struct Keep { uint32_t func, stmt; char *why; } Keep;
 typedef struct Fn { int text; char *why; int head, tail; } Fn;   /* text: the whole function as written */
 /* script line -> statement; kind W_LOOP/W_RUN: a line of a folded loop or run, whose statements
-** (stmt .. stmt+n-1) are written one by one in the next round when the DSL refuses that line */
-enum { W_STMT, W_LOOP, W_RUN };
+** (stmt .. stmt+n-1) are written one by one in the next round when the DSL refuses that line;
+** W_SCOPE: the line of a nested block's ptx.scope (stmt: its `{`), kept as written next round */
+enum { W_STMT, W_LOOP, W_RUN, W_SCOPE };
 typedef struct Where { uint32_t line, func, stmt, n, kind; } Where;
 typedef struct Nofold { uint32_t func, stmt; } Nofold;
 
 /* one statement of a function body as the script writes it: Lua lines in G.ib, [a, b) before the
 ** statement (layout), [b, c) the statement, [c, d) after it (the rest of its line) */
-enum { IT_TEXT, IT_DECL, IT_LABEL, IT_INSN, IT_KEPT };
+enum { IT_TEXT, IT_DECL, IT_LABEL, IT_INSN, IT_KEPT, IT_OPEN, IT_CLOSE };
 typedef struct Item {
   uint32_t a, b, c, d;
   uint32_t loop_end;              /* a label: the branch closing the loop it heads, 0 if none */
   uint32_t tpl, ntpl, val, nval;  /* an instruction: its call with integers as \1 (G.tb), the integers (G.vals) */
+  uint32_t blk;                   /* IT_OPEN / IT_CLOSE: the block (G.blks) */
   uint8_t kind, depth, mbar, nofold;
+  uint8_t brace;                  /* 1 a `{`, 2 a `}` (a ptx.scope's or one kept as written) */
+  /* names the loop folds need, resolved when the statement was written (G.xb, NUL-terminated; 0
+  ** none): a label's Lua expression; a guarded bra's predicate; an mbarrier.try_wait's operands */
+  uint32_t x0, x1;
 } Item;
 typedef struct Lv { uint32_t n; int open; } Lv;
+
+/* a name in scope: a register declaration (count 0: a scalar) or a label, and the Lua name the
+** script calls it by (G.lnames); prev: the binding of the same name it hides */
+typedef struct Bind { uint32_t name, lua, count, prev; uint8_t bare, table, label, owns; } Bind;   /* owns: took its Lua name */
+/* a nested { } block of the function being written: its `{` and `}`, whether it is a ptx.scope
+** (why: the reason it is kept as written instead), its labels' Lua table and its layout */
+typedef struct Blk {
+  uint32_t open, close, lua;      /* lua: the labels' table name (G.lnames), 0 none */
+  uint32_t lab0, nlab;            /* its labels: G.blab[lab0 .. lab0+nlab) (statement indices) */
+  uint32_t xo, xn, yo, yn;        /* the `{` and `}` as written (source offset, length), n 0: as printed */
+  const char *why;
+} Blk;
+/* a run of statements kept as written, for the summary */
+typedef struct Kev { const char *why; uint32_t off, n; } Kev;
 
 typedef struct G {
   const plI_module *m;
@@ -65,8 +85,16 @@ typedef struct G {
   PLU_VEC(Where) where;
   /* per function being written */
   uint32_t fi;
-  uint32_t *regname;              /* register name string id -> slot+1 in names */
-  PLU_VEC(uint32_t) names;        /* declared register names (string ids), their Lua name by index */
+  const char **kwhy;              /* statement -> why it is kept (g->keep of this function), or NULL */
+  uint8_t *nof;                   /* statement -> not to be folded into a loop or run */
+  uint32_t *declb;                /* a top-level `.reg` statement -> the binding it makes + 1 */
+  uint32_t *rbind, *lbind, nbind; /* name string id -> binding + 1 (registers, labels), for strs.n ids */
+  PLU_VEC(Bind) binds;
+  plU_buf lnames;                 /* Lua names, NUL-terminated; offset 0 is "" */
+  plU_strtab ltaken;              /* the Lua names in scope: interned, counted in taken[] */
+  PLU_VEC(uint32_t) taken;
+  PLU_VEC(Blk) blks;
+  PLU_VEC(uint32_t) blab;
   int use_table;                  /* registers in a table R (too many for locals) */
   char **pname;                   /* the Lua local of each parameter, or NULL (then A[i]) */
   uint32_t npname;
@@ -74,12 +102,15 @@ typedef struct G {
   uint32_t inblock;
   /* the body's statements, built first (p1: writing into ib), then written with loops and runs */
   int p1;
-  plU_buf ib, tb;
+  plU_buf ib, tb, xb;
   PLU_VEC(Item) items;
   PLU_VEC(int64_t) vals;
   PLU_VEC(Nofold) nofold;
   uint32_t lvl;
-  Lv lv[24];
+  Lv lv[96];
+  /* what this round kept as written, in source order (the summary of the last round is printed) */
+  PLU_VEC(Kev) kev;
+  uint32_t nstmts;                /* statements of the functions written */
 } G;
 
 static void put(G *g, const char *s) {
@@ -104,25 +135,83 @@ static void put_ind(G *g, const char *s) {
   put(g, s);
 }
 
-static const char *kept(G *g, uint32_t f, uint32_t s) {
+/* why statement s of function f is kept (any function: the checking loop's one look per round) */
+static const char *kept_any(G *g, uint32_t f, uint32_t s) {
   for (uint32_t i = 0; i < g->keep.n; i++) if (g->keep.p[i].func == f && g->keep.p[i].stmt == s) return g->keep.p[i].why;
   return NULL;
 }
+/* ... of the function being written */
+static const char *kept(G *g, uint32_t s) { return g->kwhy ? g->kwhy[s] : NULL; }
 
 static const char *SRC(G *g, plI_span sp) { return g->m->vsrc.p + sp.off; }
 
-/* the Lua name of a register declared at the top scope, or NULL */
+/* the Lua name of register id, from the innermost declaration in scope that declares it (an inner
+** %r<3> declares %r0..%r2 only: %r7 is still the enclosing %r<15>'s), or 0 */
 static int reg_lua(G *g, uint32_t id, plU_buf *o) {
   const plI_module *m = g->m;
   if (!id || id > m->regs.n) return 0;
   const plI_reg *r = &m->regs.p[id - 1];
-  if (r->func != g->fi || !g->regname || r->name >= m->strs.n || !g->regname[r->name]) return 0;
-  const char *nm = plI_cstr(m, r->name);
-  if (g->use_table) plU_buf_puts(o, "R.");
-  plU_buf_puts(o, nm);
-  if (is_keyword(nm, strlen(nm))) plU_buf_putc(o, '_');
-  if (r->index >= 0) plU_buf_printf(o, "[%d]", r->index);
+  if (r->func != g->fi || r->name >= g->nbind) return 0;
+  for (uint32_t b = g->rbind[r->name]; b; b = g->binds.p[b - 1].prev) {
+    const Bind *x = &g->binds.p[b - 1];
+    if (x->bare != r->bare) continue;
+    if (x->count ? !(r->index >= 0 && (uint32_t)r->index < x->count) : r->index >= 0) continue;
+    if (x->table) plU_buf_puts(o, "R.");
+    plU_buf_puts(o, g->lnames.p + x->lua);
+    if (r->index >= 0) plU_buf_printf(o, "[%d]", r->index);
+    return 1;
+  }
+  return 0;
+}
+
+/* ---- names in scope ----------------------------------------------------------------------------- */
+static uint32_t lname_add(G *g, const char *s) {
+  if (!g->lnames.n) plU_buf_putc(&g->lnames, 0);
+  uint32_t off = (uint32_t)g->lnames.n;
+  plU_buf_puts(&g->lnames, s);
+  plU_buf_putc(&g->lnames, 0);
+  return off;
+}
+static uint32_t *taken_slot(G *g, const char *s) {
+  uint32_t id = plU_intern(&g->ltaken, s, strlen(s));
+  if (!id) return NULL;
+  while (g->taken.n <= id) { uint32_t z = 0; if (!plU_vec_push(g->taken, z)) return NULL; }
+  return &g->taken.p[id];
+}
+static int is_taken(G *g, const char *s) {
+  uint32_t id = plU_find(&g->ltaken, s, strlen(s));
+  return id && id < g->taken.n && g->taken.p[id];
+}
+/* a Lua local name for base not in scope (base, base_2, base_3, ...), taken; its offset in lnames */
+static uint32_t lname_fresh(G *g, const char *base) {
+  char nm[160];
+  snprintf(nm, sizeof nm, "%s%s", base, is_keyword(base, strlen(base)) ? "_" : "");
+  size_t n = strlen(nm);
+  for (int k = 2; is_taken(g, nm) && k < 100000; k++) snprintf(nm + n, sizeof nm - n, "_%d", k);
+  uint32_t *t = taken_slot(g, nm);
+  if (t) (*t)++;
+  return lname_add(g, nm);
+}
+/* a binding of name (a string id of m) to the Lua name at offset lua */
+static int bind(G *g, int label, uint32_t name, uint32_t lua, uint32_t count, int bare, int table, int owns) {
+  if (name >= g->nbind) return 0;
+  uint32_t *head = label ? &g->lbind[name] : &g->rbind[name];
+  Bind b = {name, lua, count, *head, (uint8_t)bare, (uint8_t)table, (uint8_t)label, (uint8_t)owns};
+  if (!plU_vec_push(g->binds, b)) return 0;
+  *head = g->binds.n;
   return 1;
+}
+/* the bindings made since mark go out of scope (a block closes), and their local names with them */
+static void unbind(G *g, uint32_t mark) {
+  while (g->binds.n > mark) {
+    Bind *b = &g->binds.p[g->binds.n - 1];
+    (b->label ? g->lbind : g->rbind)[b->name] = b->prev;
+    if (b->owns) {
+      uint32_t id = plU_find(&g->ltaken, g->lnames.p + b->lua, strlen(g->lnames.p + b->lua));
+      if (id && id < g->taken.n && g->taken.p[id]) g->taken.p[id]--;
+    }
+    g->binds.n--;
+  }
 }
 
 /* symbol -> Lua: a parameter of this function (its local), else ptx.sym "name" */
@@ -168,10 +257,12 @@ static int opnd_lua(G *g, const plI_func *f, const plI_opnd *o, plU_buf *out, in
     return 1;
   }
   case PLO_SYM: if (o->flags & PLOF_NEG) return 0; sym_lua(g, f, o->id, out); return 1;
-  case PLO_LABEL: {
+  case PLO_LABEL: {   /* in the table of the innermost block that places it (L: the function's top) */
     const char *nm = plI_cstr(m, o->id);
-    if (strncmp(nm, "$L__", 4) == 0 && is_ident(nm + 4, strlen(nm + 4))) plU_buf_printf(out, "L.%s", nm + 4);
-    else { plU_buf_puts(out, "L["); lua_cstr(out, nm); plU_buf_putc(out, ']'); }
+    const char *tab = "L";
+    if (o->id < g->nbind && g->lbind[o->id]) tab = g->lnames.p + g->binds.p[g->lbind[o->id] - 1].lua;
+    if (strncmp(nm, "$L__", 4) == 0 && is_ident(nm + 4, strlen(nm + 4))) plU_buf_printf(out, "%s.%s", tab, nm + 4);
+    else { plU_buf_printf(out, "%s[", tab); lua_cstr(out, nm); plU_buf_putc(out, ']'); }
     return 1;
   }
   case PLO_SREG: {
@@ -317,10 +408,10 @@ static int dsl_refuses(G *g, const plI_stmt *st, plU_buf *msg) {
   return 0;
 }
 
-static void note(G *g, plU_buf *notes, const char *path, plI_span sp, const char *why) {
-  int line, col;
-  plR_linecol(g->m, sp.tok, &line, &col);
-  plU_buf_printf(notes, "%s:%d: note: kept verbatim: %s\n", path, line, why);
+/* n statements from source offset off kept as written, for why (the summary groups them) */
+static void kev(G *g, const char *why, uint32_t off, uint32_t n) {
+  Kev e = {why, off, n};
+  plU_vec_push(g->kev, e);
 }
 
 static void where(G *g, uint32_t s) {
@@ -401,11 +492,6 @@ static int insn_lua(G *g, const plI_func *f, const plI_stmt *st, plU_buf *c, plU
 static int has_sub(const char *s, uint32_t n, const char *w) {
   size_t wn = strlen(w);
   for (uint32_t i = 0; i + wn <= n; i++) if (memcmp(s + i, w, wn) == 0) return 1;
-  return 0;
-}
-
-static int nofold_has(G *g, uint32_t f, uint32_t s) {
-  for (uint32_t i = 0; i < g->nofold.n; i++) if (g->nofold.p[i].func == f && g->nofold.p[i].stmt == s) return 1;
   return 0;
 }
 
@@ -492,9 +578,46 @@ static int bra_to(G *g, const plI_func *f, uint32_t s, uint32_t *label, int *uni
   return 1;
 }
 
+/* does instruction st name label `name`? */
+static int names_label(const plI_module *m, const plI_stmt *st, uint32_t name) {
+  if (st->kind != PLS_INSN) return 0;
+  for (uint32_t k = 0; k < st->nops && st->ops + k < m->opnds.n; k++)
+    if (m->opnds.p[st->ops + k].kind == PLO_LABEL && m->opnds.p[st->ops + k].id == name) return 1;
+  return 0;
+}
+static const char BRANCH_TO_KEPT[] = "a branch to a label kept as written (the DSL would not know the label)";
+
+/* an aux text of an item (G.xb): its offset, 0 on failure */
+static uint32_t aux(G *g, const plU_buf *t) {
+  if (!g->xb.n) plU_buf_putc(&g->xb, 0);
+  uint32_t off = (uint32_t)g->xb.n;
+  plU_buf_add(&g->xb, t->p ? t->p : "", t->n);
+  plU_buf_putc(&g->xb, 0);
+  return g->xb.oom ? 0 : off;
+}
+/* the names a fold of instruction st may need later, in the scope it is written in */
+static void insn_aux(G *g, const plI_func *f, const plI_stmt *st, Item *it) {
+  const plI_module *m = g->m;
+  uint32_t lab; int uni;
+  plU_buf t; plU_buf_init(&t);
+  if (st->guard && bra_to(g, f, (uint32_t)(st - f->stmts.p), &lab, &uni)) {
+    if (reg_lua(g, st->guard - 1, &t)) it->x0 = aux(g, &t);
+  } else if (st->nops == 3 && st->ops + 3 <= m->opnds.n) {
+    const char *op = plA_opcode_text(m->isa, st->opc);
+    if (plA_opcode_len(m->isa, st->opc) > 18 && memcmp(op, "mbarrier.try_wait.", 18) == 0) {
+      if (opnd_lua(g, f, &m->opnds.p[st->ops + 1], &t, 0)) it->x0 = aux(g, &t);
+      t.n = 0;
+      if (it->x0 && opnd_lua(g, f, &m->opnds.p[st->ops + 2], &t, 0)) it->x1 = aux(g, &t);
+    }
+  }
+  plU_buf_free(&t);
+}
+
 /* loops: a label heading a run of statements that ends with the last branch back to it, each
-** other label inside reached only from inside, no declaration inside, loops nested properly */
-typedef struct LRef { uint32_t id, s; } LRef;
+** other label inside reached only from inside, no declaration at its own level, the blocks inside
+** it whole (it lies in one block), loops nested properly. Labels are resolved as PTX scopes them:
+** a branch goes to the label of that name in the innermost block around it that places one. */
+typedef struct LRef { uint32_t id, s; } LRef;   /* id: the label's statement */
 static int lref_cmp(const void *a, const void *b) {
   const LRef *x = a, *y = b;
   return x->id != y->id ? (x->id < y->id ? -1 : 1) : x->s != y->s ? (x->s < y->s ? -1 : 1) : 0;
@@ -505,32 +628,61 @@ static uint32_t lref_find(const LRef *v, uint32_t n, uint32_t id) {
   while (lo < hi) { uint32_t mid = lo + (hi - lo) / 2; if (v[mid].id < id) lo = mid + 1; else hi = mid; }
   return lo < n && v[lo].id == id ? lo : n;
 }
+typedef struct LKey { uint64_t key; uint32_t s; } LKey;   /* (label name, block) -> its statement + 1 */
+static uint32_t lk_slot(const LKey *t, uint32_t mask, uint64_t key) {
+  uint32_t h = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+  while (t[h].key && t[h].key != key) h = (h + 1) & mask;
+  return h;
+}
 static void find_loops(G *g, const plI_func *f) {
   const plI_module *m = g->m;
   uint32_t n = g->items.n;
   Item *it = g->items.p;
-  PLU_VEC(LRef) refs = {0}, labs = {0};
-  uint32_t *end = calloc(n + 1, sizeof *end);
-  if (!end) return;
+  PLU_VEC(LRef) refs = {0};
+  uint32_t *end = calloc(n + 1, sizeof *end), *blk = calloc(n + 1, sizeof *blk), *par = calloc(n + 2, sizeof *par);
+  uint32_t nl = 0;
+  for (uint32_t s = 0; s < n; s++) nl += f->stmts.p[s].kind == PLS_LABEL;
+  uint32_t cap = 16;
+  while (cap < 2 * nl) cap *= 2;
+  LKey *lt = calloc(cap, sizeof *lt);
+  if (!end || !blk || !par || !lt) goto out;
+  /* each statement's block (0: the top), each block's parent, each label under (name, block) */
+  uint32_t cur = 0, nb = 1;
   for (uint32_t s = 0; s < n; s++) {
     const plI_stmt *st = &f->stmts.p[s];
-    if (st->kind == PLS_LABEL && it[s].kind == IT_LABEL && it[s].depth == 0) { LRef r = {st->opc, s}; if (!plU_vec_push(labs, r)) goto out; }
+    if (it[s].brace == 1) { par[nb] = cur; cur = nb++; }
+    blk[s] = cur;
+    if (it[s].brace == 2) cur = par[cur];
+    if (st->kind == PLS_LABEL) {
+      uint64_t key = ((uint64_t)st->opc << 32 | blk[s]) + 1;
+      uint32_t h = lk_slot(lt, cap - 1, key);
+      lt[h].key = key; lt[h].s = s + 1;
+    }
+  }
+  for (uint32_t s = 0; s < n; s++) {
+    const plI_stmt *st = &f->stmts.p[s];
     if (st->kind != PLS_INSN) continue;
     for (uint32_t k = 0; k < st->nops && st->ops + k < m->opnds.n; k++) {
       const plI_opnd *o = &m->opnds.p[st->ops + k];
       if (o->kind != PLO_LABEL) continue;
-      LRef r = {o->id, s};
+      uint32_t to = 0;
+      for (uint32_t b = blk[s];; b = par[b]) {
+        uint32_t h = lk_slot(lt, cap - 1, ((uint64_t)o->id << 32 | b) + 1);
+        if (lt[h].key) { to = lt[h].s; break; }
+        if (!b) break;
+      }
+      if (!to) continue;
+      LRef r = {to - 1, s};
       if (!plU_vec_push(refs, r)) goto out;
     }
   }
   if (refs.n) qsort(refs.p, refs.n, sizeof *refs.p, lref_cmp);
-  if (labs.n) qsort(labs.p, labs.n, sizeof *labs.p, lref_cmp);
-  for (uint32_t s = 0; s < n; s++) {
-    uint32_t lab; int uni;
-    if (it[s].kind != IT_INSN || it[s].depth || !bra_to(g, f, s, &lab, &uni)) continue;
-    uint32_t li = lref_find(labs.p, labs.n, lab);
-    if (li == labs.n || labs.p[li].s >= s) continue;
-    end[labs.p[li].s] = s;   /* the last branch back wins */
+  for (uint32_t i = 0; i < refs.n; i++) {   /* the last branch back wins (refs are sorted by s) */
+    uint32_t lab, a = refs.p[i].id, s = refs.p[i].s;
+    int uni;
+    if (a >= s || it[s].kind != IT_INSN || it[a].kind != IT_LABEL || !bra_to(g, f, s, &lab, &uni)) continue;
+    if (blk[a] != blk[s]) continue;   /* a branch from inside a nested block: no loop of this level */
+    end[a] = s;
   }
   uint32_t stack[16], sp = 0;
   uint64_t work = 0;
@@ -541,11 +693,12 @@ static void find_loops(G *g, const plI_func *f) {
     if ((work += b - a) > 64u * 1024 * 1024) break;   /* hostile input: bounded time, loops left unfolded */
     int ok = 1;
     for (uint32_t k = a + 1; k < b && ok; k++) {
-      if (it[k].kind == IT_DECL) ok = 0;
+      if (blk[k] == blk[a] && (it[k].kind == IT_DECL || it[k].kind == IT_CLOSE)) ok = 0;
+      if (it[k].depth < it[a].depth) ok = 0;
       const plI_stmt *st = &f->stmts.p[k];
       if (st->kind != PLS_LABEL) continue;
       /* every reference to an inner label is inside (a, b] */
-      for (uint32_t r = lref_find(refs.p, refs.n, st->opc); r < refs.n && refs.p[r].id == st->opc; r++)
+      for (uint32_t r = lref_find(refs.p, refs.n, k); r < refs.n && refs.p[r].id == k; r++)
         if (refs.p[r].s <= a || refs.p[r].s > b) { ok = 0; break; }
     }
     if (!ok) continue;
@@ -565,7 +718,7 @@ static void find_loops(G *g, const plI_func *f) {
     }
   }
 out:
-  free(refs.p); free(labs.p); free(end);
+  free(refs.p); free(end); free(blk); free(par); free(lt);
 }
 
 /* Lua lines [from, to) of g->ib at the current depth; map: each line is statement s */
@@ -692,24 +845,60 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
       k++;
       continue;
     }
+    if (x->kind == IT_OPEN) {   /* a nested block: ptx.scope(function() ... end) */
+      const Blk *bk = &g->blks.p[x->blk];
+      uint32_t c = bk->close;
+      emit_lines(g, x->a, x->b, k, 0);                   /* comments before the `{` */
+      block_open(g);
+      where_fold(g, k, c - k + 1, W_SCOPE);
+      if (!bk->xn && !bk->yn) put_ind(g, "ptx.scope(function()\n");
+      else {
+        put_ind(g, "sugar.scope(");
+        if (bk->xn) putstr(g, g->m->vsrc.p + bk->xo, bk->xn); else put(g, "nil");
+        put(g, ", function()\n");
+      }
+      g->lvl++;
+      memset(&g->lv[g->lvl], 0, sizeof g->lv[0]);
+      if (bk->nlab) {   /* its labels, in a table of its own */
+        where_fold(g, k, c - k + 1, W_SCOPE);
+        put_ind(g, "local "); put(g, g->lnames.p + bk->lua); put(g, " = sugar.labels {");
+        for (uint32_t i = 0; i < bk->nlab; i++) {
+          const char *ln = plI_cstr(g->m, f->stmts.p[g->blab.p[bk->lab0 + i]].opc);
+          put(g, i ? ", " : " ");
+          putstr(g, ln, (uint32_t)strlen(ln));
+        }
+        put(g, " }\n");
+      }
+      emit_range(g, f, k + 1, c);
+      Item *xc = &g->items.p[c];
+      emit_lines(g, xc->a, xc->b, c, 0);                 /* comments before the `}` */
+      block_close(g);
+      g->lvl--;
+      where_fold(g, k, c - k + 1, W_SCOPE);
+      if (!bk->xn && !bk->yn) put_ind(g, "end)\n");
+      else if (!bk->yn) put_ind(g, "end)\n");
+      else { put_ind(g, "end, "); putstr(g, g->m->vsrc.p + bk->yo, bk->yn); put(g, ")\n"); }
+      emit_lines(g, xc->c, xc->d, c, 0);
+      k = c + 1;
+      continue;
+    }
     if (x->loop_end && g->lvl + 1 < sizeof g->lv / sizeof g->lv[0]) {
       uint32_t b = x->loop_end;
       const plI_stmt *br = &f->stmts.p[b];
       uint32_t lab; int uni = 0;
       bra_to(g, f, b, &lab, &uni);
       plU_buf e; plU_buf_init(&e);
-      plI_opnd lo_ = {PLO_LABEL, 0, 0, f->stmts.p[k].opc, 0};
       plU_buf le; plU_buf_init(&le);
-      opnd_lua(g, f, &lo_, &le, 0);
-      int ok = 1;
-      if (br->guard && !reg_lua(g, br->guard - 1, &e)) ok = 0;
+      const Item *xbr = &g->items.p[b], *xw = &g->items.p[k + 1];
+      int ok = x->x0 != 0;
+      if (ok) plU_buf_puts(&le, g->xb.p + x->x0);
+      if (br->guard) { if (xbr->x0) plU_buf_puts(&e, g->xb.p + xbr->x0); else ok = 0; }
       if (ok && x->mbar) {
         const plI_stmt *w = &f->stmts.p[k + 1];
         plU_buf c; plU_buf_init(&c);
         plU_buf_puts(&c, "ptx.mbarrier_wait(");
-        int wok = opnd_lua(g, f, &m->opnds.p[w->ops + 1], &c, 0);
-        plU_buf_puts(&c, ", ");
-        wok = wok && opnd_lua(g, f, &m->opnds.p[w->ops + 2], &c, 0);
+        int wok = xw->x0 && xw->x1;
+        if (wok) { plU_buf_puts(&c, g->xb.p + xw->x0); plU_buf_puts(&c, ", "); plU_buf_puts(&c, g->xb.p + xw->x1); }
         plU_buf_printf(&c, ", { label = %s, pred = %s", plU_buf_cstr(&le), plU_buf_cstr(&e));
         const char *op = plA_opcode_text(m->isa, w->opc);
         uint32_t on = plA_opcode_len(m->isa, w->opc);
@@ -771,21 +960,39 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
 /* ---- one function --------------------------------------------------------------------------- */
 
 /* a decl RAW statement `.reg .T name<N>;` or `.reg .T name;` (one name): 1 with its parts */
-static int parse_reg(const char *s, uint32_t n, char *type, size_t tcap, char *name, size_t ncap, long *count) {
-  char buf[256];
+/* a decl RAW statement `.reg .T %name<N>;`, `.reg .T name;` or a list of such names
+** (`.reg .b16 lo, hi;`; bare: without '%'): 1 with its parts */
+typedef struct RegList { char t[64]; int n; struct { char nm[128]; long cnt; int bare; } e[16]; } RegList;
+static int parse_reg(const char *s, uint32_t n, RegList *rl) {
+  char buf[512];
   if (n >= sizeof buf) return 0;
   memcpy(buf, s, n); buf[n] = 0;
-  char t[64], nm[128];
   int used = 0;
-  if (sscanf(buf, ".reg .%63[a-z0-9] %%%127[A-Za-z0-9_$]%n", t, nm, &used) != 2) return 0;
+  rl->n = 0;
+  if (sscanf(buf, ".reg .%63[a-z0-9]%n", rl->t, &used) != 1) return 0;
   const char *p = buf + used;
-  long cnt = 0;
-  if (*p == '<') { char *e; cnt = strtol(p + 1, &e, 10); if (*e != '>' || cnt < 1 || cnt > 1000000) return 0; p = e + 1; }
-  if (strcmp(p, ";") != 0) return 0;
-  if (!is_ident(nm, strlen(nm))) return 0;
-  snprintf(type, tcap, "%s", t); snprintf(name, ncap, "%s", nm);
-  *count = cnt;
-  return 1;
+  for (;;) {
+    int ws = 0;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++, ws = 1;
+    if (rl->n == 16) return 0;
+    int bare = *p != '%';
+    if (!bare) p++;
+    else if (!ws && !rl->n) return 0;   /* `.reg .b32t;` */
+    const char *q = p;
+    while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_' || *q == '$') q++;
+    if (q == p || (size_t)(q - p) >= sizeof rl->e[0].nm) return 0;
+    memcpy(rl->e[rl->n].nm, p, (size_t)(q - p)); rl->e[rl->n].nm[q - p] = 0;
+    p = q;
+    long cnt = 0;
+    if (*p == '<') { char *e; cnt = strtol(p + 1, &e, 10); if (*e != '>' || cnt < 1 || cnt > 1000000) return 0; p = e + 1; }
+    if (!is_ident(rl->e[rl->n].nm, strlen(rl->e[rl->n].nm))) return 0;
+    rl->e[rl->n].cnt = cnt; rl->e[rl->n].bare = bare;
+    rl->n++;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    if (*p == ';') return p[1] == 0;
+    if (*p != ',') return 0;
+    p++;
+  }
 }
 static const char *const DSLTYPES[] = {"pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64",
   "s8", "s16", "s32", "s64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", NULL};
@@ -831,46 +1038,193 @@ static void func_text(G *g, const plI_func *f) {
   put(g, "\n");
 }
 
-static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
+/* the Lua text of a register name for sugar.reg/sugar.regs: "r" or { "t", bare = true } */
+static void reg_name_lua(plU_buf *o, const char *nm, int bare) {
+  if (bare) { plU_buf_puts(o, "{ "); lua_cstr(o, nm); plU_buf_puts(o, ", bare = true }"); }
+  else lua_cstr(o, nm);
+}
+
+/* the limits of a nested block written as ptx.scope: Lua function nesting, locals in scope (a Lua
+** function has at most 60 upvalues, 200 locals) */
+enum { MAX_BLOCK_DEPTH = 24, MAX_BLOCK_DECLS = 40, MAX_LOCALS = 52 };
+
+/* why nested block bk (its `{` at s0, nothing decided inside it yet) stays as written, or NULL:
+** each of its own declarations must have a DSL form, once */
+static const char *block_why(G *g, const plI_func *f, const Blk *bk, uint32_t depth, uint32_t nlocals) {
+  const plI_module *m = g->m;
+  const char *kw = kept(g, bk->open);
+  if (kw) return kw;
+  if (bk->close == UINT32_MAX) return "a nested { } block that does not close";
+  if (depth > MAX_BLOCK_DEPTH) return "a nested { } block nested deeper than the script writes blocks";
+  uint32_t nd = 0, d = 0, nl = nlocals + (bk->nlab ? 1 : 0);
+  uint32_t first = g->binds.n;   /* names seen so far in the block, bound for the check, unbound after */
+  const char *why = NULL;
+  for (uint32_t s = bk->open + 1; s < bk->close && !why; s++) {
+    const plI_stmt *st = &f->stmts.p[s];
+    plI_span sp = f->vtext.p[s];
+    const char *tx = SRC(g, sp) + (sp.tok - sp.off);
+    uint32_t tn = sp.off + sp.len - sp.tok;
+    if (st->kind == PLS_RAW && tn && tx[0] == '{') { d++; continue; }
+    if (st->kind == PLS_RAW && tn && tx[0] == '}') { d--; continue; }
+    if (d || st->kind != PLS_RAW || tn < 4 || memcmp(tx, ".reg", 4) != 0) continue;
+    RegList rl;
+    const char *semi = memchr(tx, ';', tn);
+    if (!semi || !parse_reg(tx, (uint32_t)(semi - tx + 1), &rl) || !dsl_type(rl.t)) {
+      why = "a nested { } block declaring a register the DSL does not make (a vector, an unknown type or a name Lua cannot hold)";
+      break;
+    }
+    for (int k = 0; k < rl.n && !why; k++) {
+      uint32_t id = plU_find(&m->strs, rl.e[k].nm, strlen(rl.e[k].nm));
+      for (uint32_t b = id && id < g->nbind ? g->rbind[id] : 0; b > first && !why; b = g->binds.p[b - 1].prev)
+        if (g->binds.p[b - 1].bare == rl.e[k].bare) why = "a nested { } block declaring a register twice";
+      if (!why && id) bind(g, 0, id, 0, (uint32_t)rl.e[k].cnt, rl.e[k].bare, 1, 0);
+      if (++nd > MAX_BLOCK_DECLS || ++nl > MAX_LOCALS) why = "a nested { } block with more registers in scope than a Lua function holds";
+    }
+  }
+  while (g->binds.n > first) {   /* the check's bindings go */
+    Bind *x = &g->binds.p[g->binds.n - 1];
+    g->rbind[x->name] = x->prev;
+    g->binds.n--;
+  }
+  return why;
+}
+
+/* the number of Lua locals in scope (not the R table's, not labels' tables of enclosing blocks) */
+static uint32_t locals_in_scope(G *g) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < g->binds.n; i++) n += !g->binds.p[i].table && !g->binds.p[i].label;
+  return n + g->npname;
+}
+
+static int write_func(G *g, uint32_t fi, const char *path) {
   const plI_module *m = g->m;
   const plI_func *f = &m->funcs.p[fi];
   const char *fname = plI_cstr(m, f->name);
   Fn *fs = &g->fn[fi];
+  (void)path;
+  g->nstmts += f->stmts.n;
   if (!fs->text && !func_ok(m, f)) { fs->text = 1; if (!fs->why && !f->declared_only) fs->why = strdup("its name or a parameter has no DSL form"); }
   if (fs->text) {
-    if (fs->why) { plU_buf_printf(notes, "%s:", path); int l, c; plR_linecol(m, f->vhead.tok, &l, &c);
-      plU_buf_printf(notes, "%d: note: kept verbatim: %s %s: %s\n", l, f->kind == PLF_ENTRY ? ".entry" : ".func", fname, fs->why); }
+    if (fs->why) kev(g, fs->why, f->vhead.tok, f->stmts.n ? f->stmts.n : 1);
     func_text(g, f);
     return 0;
   }
   g->fi = fi;
   g->inblock = 0;
-  g->names.n = 0;
-  free(g->regname);
-  g->regname = calloc(m->strs.n + 1, sizeof *g->regname);
-  if (!g->regname) return 2;
-  /* registers declared at the top scope, in a form the DSL declares */
-  int depth = 0;
-  uint32_t nlabels = 0;
+  /* why each statement is kept, which are not folded (this function's entries of keep, nofold) */
+  free(g->kwhy); free(g->nof);
+  free(g->declb);
+  g->kwhy = calloc(f->stmts.n + 1, sizeof *g->kwhy);
+  g->nof = calloc(f->stmts.n + 1, 1);
+  g->declb = calloc(f->stmts.n + 1, sizeof *g->declb);   /* a top `.reg` -> its binding + 1 */
+  if (!g->kwhy || !g->nof || !g->declb) return 2;
+  for (uint32_t i = 0; i < g->keep.n; i++)
+    if (g->keep.p[i].func == fi && g->keep.p[i].stmt < f->stmts.n) g->kwhy[g->keep.p[i].stmt] = g->keep.p[i].why;
+  for (uint32_t i = 0; i < g->nofold.n; i++)
+    if (g->nofold.p[i].func == fi && g->nofold.p[i].stmt < f->stmts.n) g->nof[g->nofold.p[i].stmt] = 1;
+  /* a label kept as written is no label to the DSL: the branches to it are kept too (else each
+  ** would be refused by a run of its own). Labels the writer will keep: kept, or written in
+  ** another layout than the printer's `name:` */
+  for (uint32_t s = 0; s < f->stmts.n; s++) {
+    const plI_stmt *st = &f->stmts.p[s];
+    if (st->kind != PLS_LABEL) continue;
+    plI_span sp = f->vtext.p[s];
+    const char *tx = SRC(g, sp) + (sp.tok - sp.off);
+    uint32_t tn = sp.off + sp.len - sp.tok, ln = m->strs.len[st->opc];
+    if (!g->kwhy[s] && tn > ln && memcmp(tx, plI_cstr(m, st->opc), ln) == 0 && tx[ln] == ':') continue;
+    for (uint32_t q = 0; q < f->stmts.n; q++)
+      if (!g->kwhy[q] && names_label(m, &f->stmts.p[q], st->opc)) g->kwhy[q] = BRANCH_TO_KEPT;
+  }
+  /* the nested blocks: each `{` with its `}`, its own labels */
+  g->blks.n = 0; g->blab.n = 0;
+  uint32_t *bstack = calloc(PLR_MAXDEPTH + 2, sizeof *bstack), bsp = 0;
+  uint32_t *blkof = calloc(f->stmts.n + 1, sizeof *blkof);   /* `{` or `}` statement -> block + 1 */
+  if (!bstack || !blkof) { free(bstack); free(blkof); return 2; }
   for (uint32_t s = 0; s < f->stmts.n; s++) {
     const plI_stmt *st = &f->stmts.p[s];
     plI_span sp = f->vtext.p[s];
     const char *tx = SRC(g, sp) + (sp.tok - sp.off);
     uint32_t tn = sp.off + sp.len - sp.tok;
-    if (st->kind == PLS_RAW && tn && tx[0] == '{') { depth++; continue; }
-    if (st->kind == PLS_RAW && tn && tx[0] == '}') { depth--; continue; }
-    if (depth) continue;
-    if (st->kind == PLS_LABEL) nlabels++;
-    if (st->kind == PLS_RAW && !kept(g, fi, s)) {
-      char t[64], nm[128]; long cnt;
-      const char *semi = memchr(tx, ';', tn);
-      if (semi && parse_reg(tx, (uint32_t)(semi - tx + 1), t, sizeof t, nm, sizeof nm, &cnt) && dsl_type(t)) {
-        uint32_t id = plU_find(&m->strs, nm, strlen(nm));
-        if (id && !g->regname[id]) { plU_vec_push(g->names, id); g->regname[id] = g->names.n; }
-      }
+    if (st->kind == PLS_RAW && tn && tx[0] == '{') {
+      Blk bk = {s, UINT32_MAX, 0, 0, 0, 0, 0, 0, 0, NULL};
+      if (!plU_vec_push(g->blks, bk)) { free(bstack); free(blkof); return 2; }
+      blkof[s] = g->blks.n;
+      if (bsp < PLR_MAXDEPTH + 2) bstack[bsp++] = g->blks.n - 1;
+    } else if (st->kind == PLS_RAW && tn && tx[0] == '}' && bsp) {
+      g->blks.p[bstack[--bsp]].close = s;
+      blkof[s] = bstack[bsp] + 1;
     }
   }
-  g->use_table = g->names.n + f->params.n > 40;
+  /* the labels of each block, in order (the blocks' own, not their children's) */
+  {
+    uint32_t nb = g->blks.n, *cnt = calloc(nb + 1, sizeof *cnt), cur = 0;
+    uint32_t *stk = calloc(PLR_MAXDEPTH + 2, sizeof *stk), sp2 = 0;
+    if (!cnt || !stk) { free(cnt); free(stk); free(bstack); free(blkof); return 2; }
+    for (int pass = 0; pass < 2; pass++) {
+      cur = 0; sp2 = 0;
+      if (pass) {   /* offsets into blab */
+        uint32_t o = 0;
+        for (uint32_t i = 0; i < nb; i++) { g->blks.p[i].lab0 = o; o += cnt[i + 1]; g->blks.p[i].nlab = 0; }
+        while (g->blab.n < o) { uint32_t z = 0; if (!plU_vec_push(g->blab, z)) break; }
+      }
+      for (uint32_t s = 0; s < f->stmts.n; s++) {
+        const plI_stmt *st = &f->stmts.p[s];
+        if (blkof[s] && g->blks.p[blkof[s] - 1].open == s) { if (sp2 < PLR_MAXDEPTH + 2) stk[sp2++] = cur; cur = blkof[s]; continue; }
+        if (blkof[s]) { cur = sp2 ? stk[--sp2] : 0; continue; }
+        if (st->kind != PLS_LABEL || !cur) continue;
+        if (!pass) cnt[cur]++;
+        else if (g->blab.n > g->blks.p[cur - 1].lab0 + g->blks.p[cur - 1].nlab)
+          g->blab.p[g->blks.p[cur - 1].lab0 + g->blks.p[cur - 1].nlab++] = s;
+      }
+    }
+    free(cnt); free(stk);
+  }
+  /* registers declared at the top, in a form the DSL declares */
+  int depth = 0;
+  uint32_t nlabels = 0, ntop = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    depth = 0;
+    for (uint32_t s = 0; s < f->stmts.n; s++) {
+      const plI_stmt *st = &f->stmts.p[s];
+      plI_span sp = f->vtext.p[s];
+      const char *tx = SRC(g, sp) + (sp.tok - sp.off);
+      uint32_t tn = sp.off + sp.len - sp.tok;
+      if (st->kind == PLS_RAW && tn && tx[0] == '{') { depth++; continue; }
+      if (st->kind == PLS_RAW && tn && tx[0] == '}') { depth--; continue; }
+      if (depth) continue;
+      if (st->kind == PLS_LABEL) {
+        if (pass) { nlabels++; bind(g, 1, st->opc, 0, 0, 0, 0, 0); }   /* in the table L (its name set below) */
+        continue;
+      }
+      if (st->kind == PLS_RAW && !kept(g, s)) {
+        RegList rl;
+        const char *semi = memchr(tx, ';', tn);
+        if (semi && parse_reg(tx, (uint32_t)(semi - tx + 1), &rl) && dsl_type(rl.t)) {
+          if (!pass) { ntop += (uint32_t)rl.n; continue; }
+          /* a second declaration of a name (or of another name the script spells the same, %p
+          ** and p) is kept as written, with the others of its statement */
+          char lnm[16][160];
+          uint32_t ids[16];
+          int ok = 1;
+          for (int k = 0; k < rl.n && ok; k++) {
+            snprintf(lnm[k], sizeof lnm[k], "%s%s", rl.e[k].nm, is_keyword(rl.e[k].nm, strlen(rl.e[k].nm)) ? "_" : "");
+            ids[k] = plU_find(&m->strs, rl.e[k].nm, strlen(rl.e[k].nm));
+            if (!ids[k] || ids[k] >= g->nbind || is_taken(g, lnm[k])) ok = 0;
+            for (int q = 0; q < k && ok; q++) if (!strcmp(lnm[q], lnm[k])) ok = 0;
+          }
+          if (!ok) continue;
+          for (int k = 0; k < rl.n; k++) {
+            uint32_t lua = lname_add(g, lnm[k]);
+            uint32_t *tk = taken_slot(g, lnm[k]);
+            if (tk) (*tk)++;
+            if (!bind(g, 0, ids[k], lua, (uint32_t)rl.e[k].cnt, rl.e[k].bare, g->use_table, 1)) break;
+            if (!k) g->declb[s] = g->binds.n;
+          }
+        }
+      }
+    }
+    if (!pass) g->use_table = ntop + f->params.n > 40;
+  }
   /* every .entry is a launchable kernel, whatever its linkage (nvcc -G writes template instantiations
   ** as .weak .entry): the header below keeps the linkage as written */
   if (f->kind == PLF_ENTRY) put(g, "doc:kernel {\n"); else put(g, "doc:func {\n");
@@ -906,12 +1260,15 @@ static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
     size_t fl = strlen(fname);
     const char *shortn = pn;
     if (strncmp(pn, fname, fl) == 0 && pn[fl] == '_' && is_ident(pn + fl + 1, strlen(pn + fl + 1))) shortn = pn + fl + 1;
+    uint32_t rid = plU_find(&m->strs, shortn, strlen(shortn));
     if (!is_keyword(shortn, strlen(shortn)) && !g->use_table && strlen(shortn) < 60 &&
-        !(plU_find(&m->strs, shortn, strlen(shortn)) && g->regname[plU_find(&m->strs, shortn, strlen(shortn))])) {
+        !(rid && rid < g->nbind && g->rbind[rid]) && !is_taken(g, shortn)) {
       int dup = 0;
       for (uint32_t j = 0; j < i; j++) if (g->pname && g->pname[j] && !strcmp(g->pname[j], shortn)) dup = 1;
       if (!dup && g->pname) {
         g->pname[i] = strdup(shortn);
+        uint32_t *tk = taken_slot(g, shortn);
+        if (tk) (*tk)++;
         char tmp[32]; snprintf(tmp, sizeof tmp, " = A[%u]   -- ", i + 1);
         put(g, "\n    local "); put(g, shortn); put(g, tmp); put(g, pn);
       }
@@ -936,6 +1293,11 @@ static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
     }
     put(g, " }\n");
   }
+  /* the top's labels are in the table L: lnames offset of "L" */
+  {
+    uint32_t lo = lname_add(g, "L");
+    for (uint32_t i = 0; i < g->binds.n; i++) if (g->binds.p[i].label) g->binds.p[i].lua = lo;
+  }
   snprintf(g->indent, sizeof g->indent, "\t");
   snprintf(g->gap, sizeof g->gap, " \t");
   int noloops = 0;
@@ -946,7 +1308,11 @@ static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
   /* first each statement's Lua lines (into g->ib), then the body with loops and runs folded */
   plU_buf *outb = g->b;
   uint32_t outline = g->line;
-  g->b = &g->ib; g->ib.n = 0; g->tb.n = 0; g->items.n = 0; g->vals.n = 0; g->p1 = 1;
+  g->b = &g->ib; g->ib.n = 0; g->tb.n = 0; g->xb.n = 0; g->items.n = 0; g->vals.n = 0; g->p1 = 1;
+  /* the blocks open at this statement: each with its binding mark; vdepth: inside a block kept
+  ** as written (everything in it is), and why */
+  uint32_t bmark[PLR_MAXDEPTH + 2], nopen = 0, vdepth = 0;
+  const char *vwhy = NULL;
 #define MARK_B() (it.b = (uint32_t)g->ib.n)
 #define MARK_C() (it.c = (uint32_t)g->ib.n)
   for (uint32_t s = 0; s < f->stmts.n; s++) {
@@ -956,19 +1322,57 @@ static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
     uint32_t lead = sp.tok - sp.off;
     const char *tx = all + lead;
     uint32_t tn = sp.len - lead;
-    const char *why = kept(g, fi, s);
+    const char *why = kept(g, s);
     c.n = 0; canon.n = 0;
-    int open = st->kind == PLS_RAW && tn && tx[0] == '{', close = st->kind == PLS_RAW && tn && tx[0] == '}';
+    int open = blkof[s] && g->blks.p[blkof[s] - 1].open == s, close = blkof[s] && !open;
+    Blk *bk = blkof[s] ? &g->blks.p[blkof[s] - 1] : NULL;
     if (open) depth++;
     Item it; memset(&it, 0, sizeof it);
     it.a = it.b = it.c = UINT32_MAX;
     it.a = (uint32_t)g->ib.n;
     it.depth = (uint8_t)(depth > 255 ? 255 : depth);
-    it.nofold = (uint8_t)nofold_has(g, fi, s);
+    it.nofold = g->nof[s];
+    it.brace = (uint8_t)(open ? 1 : close ? 2 : 0);
+    it.blk = bk ? blkof[s] - 1 : 0;
     int done = 0;
-    if (!why && (depth || close)) why = "a nested { } block (its declarations are scoped; the DSL has no scopes)";
+    /* a nested block: ptx.scope, or kept as written whole */
+    if (open && !vdepth) {
+      bk->why = block_why(g, f, bk, (uint32_t)depth, locals_in_scope(g));
+      if (bk->why) { vdepth = (uint32_t)depth; vwhy = bk->why; }
+    }
+    if (vdepth) {
+      if (!why) why = vwhy;
+      if (close && (uint32_t)depth == vdepth) vdepth = 0;
+    } else if (open || close) {
+      uint32_t ind = lead;
+      while (ind > 0 && (all[ind - 1] == ' ' || all[ind - 1] == '\t')) ind--;
+      int canon_ok = lead - ind == strlen(g->indent) && memcmp(all + ind, g->indent, lead - ind) == 0 &&
+                     tn == 2 && tx[0] == (open ? '{' : '}') && tx[1] == '\n';
+      if (ind) text_call(g, "text", all, ind);                  /* comments before it */
+      MARK_B();
+      it.kind = open ? IT_OPEN : IT_CLOSE;
+      if (open) {
+        if (!canon_ok) { bk->xo = sp.off + ind; bk->xn = sp.len - ind; }
+        if (nopen < PLR_MAXDEPTH + 2) bmark[nopen++] = g->binds.n;
+        if (bk->nlab) {   /* its labels: in a table of its own, named for the block's depth */
+          char tn2[16];
+          snprintf(tn2, sizeof tn2, "L%d", depth);
+          bk->lua = lname_fresh(g, tn2);
+          for (uint32_t i = 0; i < bk->nlab; i++) bind(g, 1, f->stmts.p[g->blab.p[bk->lab0 + i]].opc, bk->lua, 0, 0, 0, 0);
+        }
+      } else {
+        if (!canon_ok) { bk->yo = sp.off + ind; bk->yn = sp.len - ind; }
+        if (nopen) unbind(g, bmark[--nopen]);
+        if (bk->lua) {   /* its labels' table name goes out of scope */
+          uint32_t id = plU_find(&g->ltaken, g->lnames.p + bk->lua, strlen(g->lnames.p + bk->lua));
+          if (id && id < g->taken.n && g->taken.p[id]) g->taken.p[id]--;
+        }
+      }
+      MARK_C();
+      done = 1;
+    }
     if (close) depth--;
-    if (!why && st->kind == PLS_LABEL) {
+    if (!why && !done && st->kind == PLS_LABEL) {
       plU_buf_puts(&canon, plI_cstr(m, st->opc)); plU_buf_putc(&canon, ':');
       if (tn >= canon.n && memcmp(tx, canon.p, canon.n) == 0) {
         if (lead) text_call(g, "text", all, lead);
@@ -979,7 +1383,9 @@ static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
         plU_buf lb; plU_buf_init(&lb);
         plI_opnd lo = {PLO_LABEL, 0, 0, st->opc, 0};
         opnd_lua(g, f, &lo, &lb, 0);
-        put(g, plU_buf_cstr(&lb)); plU_buf_free(&lb);
+        put(g, plU_buf_cstr(&lb));
+        it.x0 = aux(g, &lb);
+        plU_buf_free(&lb);
         put(g, ")\n");
         MARK_C();
         if (tn - canon.n != 1 || tx[canon.n] != '\n') text_call(g, "eol", tx + canon.n, tn - (uint32_t)canon.n);
@@ -987,34 +1393,59 @@ static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
       } else why = "the label is written differently from the printer's 'name:'";
     }
     if (!why && !done && st->kind == PLS_RAW) {
-      char t[64], nm[128]; long cnt;
+      RegList rl;
       const char *semi = memchr(tx, ';', tn);
       if (tn >= 4 && memcmp(tx, ".reg", 4) == 0) {
-        if (semi && parse_reg(tx, (uint32_t)(semi - tx + 1), t, sizeof t, nm, sizeof nm, &cnt) && dsl_type(t)) {
-          uint32_t id = plU_find(&m->strs, nm, strlen(nm));
-          if (id && g->regname[id]) {
+        if (semi && parse_reg(tx, (uint32_t)(semi - tx + 1), &rl) && dsl_type(rl.t)) {
+          /* at the top: bound before, for the first declaration of the names; in a block: bound
+          ** here, where the block declares them */
+          uint32_t b0 = 0;
+          int ok = 0;
+          if (!depth) { if (g->declb[s]) { b0 = g->declb[s] - 1; ok = 1; } }
+          else {
+            ok = 1;
+            b0 = g->binds.n;
+            for (int k = 0; k < rl.n && ok; k++) {
+              uint32_t id = plU_find(&m->strs, rl.e[k].nm, strlen(rl.e[k].nm));
+              uint32_t lua = id ? lname_fresh(g, rl.e[k].nm) : 0;
+              if (!id || !bind(g, 0, id, lua, (uint32_t)rl.e[k].cnt, rl.e[k].bare, 0, 1)) ok = 0;
+            }
+          }
+          if (ok && b0 + (uint32_t)rl.n <= g->binds.n) {
             block_close(g);
             where(g, s);
             MARK_B(); it.kind = IT_DECL;
-            char line[512];
-            if (g->use_table) snprintf(line, sizeof line, "    R.%s%s = ", nm, is_keyword(nm, strlen(nm)) ? "_" : "");
-            else snprintf(line, sizeof line, "    local %s%s = ", nm, is_keyword(nm, strlen(nm)) ? "_" : "");
-            put(g, line);
-            if (cnt) { snprintf(line, sizeof line, "sugar.regs(\"%s\", %ld, \"%s\"", t, cnt, nm); }
-            else snprintf(line, sizeof line, "sugar.reg(\"%s\", \"%s\"", t, nm);
-            put(g, line);
-            /* the printer's declaration: \t.reg .T \t%name<N>;\n */
-            plU_buf d; plU_buf_init(&d);
-            plU_buf_printf(&d, "\t.reg .%s \t%%%s", !strcmp(t, "bf16") ? "b16" : !strcmp(t, "bf16x2") || !strcmp(t, "f16x2") ? "b32" : t, nm);
-            if (cnt) plU_buf_printf(&d, "<%ld>", cnt);
-            plU_buf_puts(&d, ";\n");
-            if (d.n != sp.len || memcmp(d.p, all, d.n) != 0) { put(g, ", "); putstr(g, all, sp.len); }
-            plU_buf_free(&d);
-            put(g, ")\n");
+            plU_buf line; plU_buf_init(&line);
+            plU_buf_puts(&line, !depth && g->use_table ? "    " : "    local ");
+            for (int k = 0; k < rl.n; k++)
+              plU_buf_printf(&line, "%s%s%s", k ? ", " : "", !depth && g->use_table ? "R." : "", g->lnames.p + g->binds.p[b0 + (uint32_t)k].lua);
+            plU_buf_puts(&line, " = ");
+            for (int k = 0; k < rl.n; k++) {
+              if (k) plU_buf_puts(&line, ", ");
+              plU_buf_puts(&line, rl.e[k].cnt ? "sugar.regs(" : "sugar.reg(");
+              lua_cstr(&line, rl.t);
+              if (rl.e[k].cnt) plU_buf_printf(&line, ", %ld", rl.e[k].cnt);
+              plU_buf_puts(&line, ", ");
+              reg_name_lua(&line, rl.e[k].nm, rl.e[k].bare);
+              if (k) { plU_buf_puts(&line, ", \"\")"); continue; }   /* the statement's text goes with the first */
+              /* the printer's declaration: \t.reg .T \t%name<N>;\n */
+              plU_buf d; plU_buf_init(&d);
+              const char *t = rl.t;
+              plU_buf_printf(&d, "\t.reg .%s \t%s%s", !strcmp(t, "bf16") ? "b16" : !strcmp(t, "bf16x2") || !strcmp(t, "f16x2") ? "b32" : t,
+                             rl.e[0].bare ? "" : "%", rl.e[0].nm);
+              if (rl.e[0].cnt) plU_buf_printf(&d, "<%ld>", rl.e[0].cnt);
+              plU_buf_puts(&d, ";\n");
+              if (rl.n > 1 || d.n != sp.len || memcmp(d.p, all, d.n) != 0) { plU_buf_puts(&line, ", "); plR_lua_str(&line, all, sp.len); }
+              plU_buf_free(&d);
+              plU_buf_putc(&line, ')');
+            }
+            plU_buf_puts(&line, "\n");
+            put(g, plU_buf_cstr(&line));
+            plU_buf_free(&line);
             MARK_C();
             done = 1;
           } else why = "a register declared twice";
-        } else why = "a register declaration the DSL does not make (several names, a vector or an unknown type)";
+        } else why = "a register declaration the DSL does not make (a vector, an unknown type or a name Lua cannot hold)";
       } else if (tn >= 5 && memcmp(tx, ".loc", 4) == 0) {
         MARK_B(); text_call(g, "text", all, sp.len); MARK_C();   /* debug line information: layout, kept as written */
         done = 1;
@@ -1028,19 +1459,20 @@ static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
         done = 1;
       } else why = "a statement the parser keeps as text";
     }
-    if (!why && !done && st->kind == PLS_INSN && !(st->flags & 0x80)) {
+    int have = 0;   /* the instruction's DSL call in c, its canonical text in canon */
+    if (!why && !done && st->kind == PLS_INSN) {
+      have = insn_lua(g, f, st, &c, &canon);
       plU_buf rm; plU_buf_init(&rm);
       plU_buf_puts(&rm, "the DSL refuses it: ");
       size_t n0 = rm.n;
-      if (insn_lua(g, f, st, &c, &canon) && dsl_refuses(g, st, &rm) && rm.n > n0 && !rm.oom) {
+      if (have && !(st->flags & 0x80) && dsl_refuses(g, st, &rm) && rm.n > n0 && !rm.oom) {
         Keep kp = {fi, s, strdup(plU_buf_cstr(&rm))};
         if (kp.why && plU_vec_push(g->keep, kp)) why = kp.why; else free(kp.why);
       }
       plU_buf_free(&rm);
-      c.n = 0; canon.n = 0;
     }
     if (!why && !done && st->kind == PLS_INSN) {
-      if (!insn_lua(g, f, st, &c, &canon)) why = "an operand or opcode the DSL has no call for (kept as written)";
+      if (!have) why = "an operand or opcode the DSL has no call for (kept as written)";
       else {
         /* the indentation and the gap after the opcode, as written */
         uint32_t ind = lead;
@@ -1085,6 +1517,7 @@ static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
           MARK_C();
           if (tn - want.n != 1 || tx[want.n] != '\n') text_call(g, "eol", tx + want.n, tn - (uint32_t)want.n);
           template_of(g, &it, c.p, (uint32_t)c.n);
+          insn_aux(g, f, st, &it);
           done = 1;
         } else why = "written differently from the printer's layout (spacing or operand spelling)";
         plU_buf_free(&want);
@@ -1097,19 +1530,11 @@ static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
       MARK_B(); it.kind = IT_KEPT;
       text_call(g, "text", all, sp.len);
       MARK_C();
-      int inblk = why && strncmp(why, "a nested", 8) == 0;
-      if (run_why && (run_why != why || !inblk)) {
-        if (run_n > 1) { int l, cc; plR_linecol(m, run_sp.tok, &l, &cc);
-          plU_buf_printf(notes, "%s:%d: note: kept verbatim: %s (%u statements)\n", path, l, run_why, run_n); }
-        else note(g, notes, path, run_sp, run_why);
-        run_why = NULL;
-      }
+      if (run_why && run_why != why) { kev(g, run_why, run_sp.tok, run_n); run_why = NULL; }
       if (!run_why) { run_why = why; run_n = 0; run_sp = sp; }
       run_n++;
     } else if (run_why) {
-      if (run_n > 1) { int l, cc; plR_linecol(m, run_sp.tok, &l, &cc);
-        plU_buf_printf(notes, "%s:%d: note: kept verbatim: %s (%u statements)\n", path, l, run_why, run_n); }
-      else note(g, notes, path, run_sp, run_why);
+      kev(g, run_why, run_sp.tok, run_n);
       run_why = NULL;
     }
     it.d = (uint32_t)g->ib.n;
@@ -1119,15 +1544,12 @@ static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
   }
 #undef MARK_B
 #undef MARK_C
-  if (run_why) {
-    if (run_n > 1) { int l, cc; plR_linecol(m, run_sp.tok, &l, &cc);
-      plU_buf_printf(notes, "%s:%d: note: kept verbatim: %s (%u statements)\n", path, l, run_why, run_n); }
-    else note(g, notes, path, run_sp, run_why);
-  }
+  if (run_why) kev(g, run_why, run_sp.tok, run_n);
+  free(bstack); free(blkof);
   g->p1 = 0;
   g->b = outb;
   g->line = outline;
-  if (g->ib.oom) { plU_buf_free(&c); plU_buf_free(&canon); return 2; }
+  if (g->ib.oom) { plU_buf_free(&c); plU_buf_free(&canon); unbind(g, 0); return 2; }
   /* then the body, loops and runs folded */
   if (!noloops) find_loops(g, f);
   g->lvl = 0;
@@ -1137,13 +1559,21 @@ static int write_func(G *g, uint32_t fi, const char *path, plU_buf *notes) {
   plU_buf_free(&c);
   plU_buf_free(&canon);
   put(g, "  end,\n}\n");
+  /* the function's names go out of scope */
+  unbind(g, 0);
+  for (uint32_t i = 0; i < g->npname; i++) if (g->pname && g->pname[i]) {
+    uint32_t id = plU_find(&g->ltaken, g->pname[i], strlen(g->pname[i]));
+    if (id && id < g->taken.n && g->taken.p[id]) g->taken.p[id]--;
+  }
   return 0;
 }
 
-static int write_script(G *g, const char *path, const char *srcname, const char *name, plU_buf *notes) {
+static int write_script(G *g, const char *path, const char *srcname, const char *name) {
   const plI_module *m = g->m;
   g->line = 1;
   g->where.n = 0;
+  g->kev.n = 0;
+  g->nstmts = 0;
   put(g, "-- ");
   put(g, srcname);
   put(g, " as an editable ptxlua script (ptxlua --from-ptx --sugar): `ptxlua THIS.lua --print-ptx`\n"
@@ -1164,7 +1594,7 @@ static int write_script(G *g, const char *path, const char *srcname, const char 
       continue;
     }
     if (pc->func >= m->funcs.n) continue;
-    int r = write_func(g, pc->func, path, notes);
+    int r = write_func(g, pc->func, path);
     if (r) return r;
   }
   put(g, "doc:done()\n");
@@ -1192,13 +1622,76 @@ static void first_line(char *dst, size_t cap, const char *s) {
   if (nl) *nl = 0;
 }
 
+/* the summary of what the last round kept as written, in one place: how many statements, then one
+** line per reason, the most statements first, with the lines of its first runs */
+typedef struct Rsn { const char *why; uint32_t n, runs, first; uint32_t lines[5]; } Rsn;
+static int rsn_cmp(const void *a, const void *b) {
+  const Rsn *x = a, *y = b;
+  if (x->n != y->n) return x->n > y->n ? -1 : 1;
+  return x->first < y->first ? -1 : x->first > y->first;
+}
+static void summary(G *g, const char *path, plU_buf *notes) {
+  const plI_module *m = g->m;
+  if (!g->kev.n) return;
+  PLU_VEC(Rsn) rs = {0};
+  /* reasons by their text (the same reason comes from several places) */
+  uint32_t cap = 64;
+  while (cap < 2 * g->kev.n) cap *= 2;
+  uint32_t *slot = calloc(cap, sizeof *slot);
+  if (!slot) return;
+  const char *src = m->vsrc.p;
+  uint32_t line = 1, at = 0, total = 0;
+  for (uint32_t i = 0; i < g->kev.n; i++) {
+    const Kev *e = &g->kev.p[i];
+    if (e->off < at) { line = 1; at = 0; }   /* events come in source order; never back, but safe */
+    for (const char *p = src + at, *q = src + (e->off < m->vsrc.n ? e->off : m->vsrc.n); (p = memchr(p, '\n', (size_t)(q - p))) != NULL; p++) line++;
+    at = e->off < m->vsrc.n ? e->off : (uint32_t)m->vsrc.n;
+    uint32_t h = plU_hash(e->why, (uint32_t)strlen(e->why)) & (cap - 1);
+    while (slot[h] && strcmp(rs.p[slot[h] - 1].why, e->why) != 0) h = (h + 1) & (cap - 1);
+    if (!slot[h]) {
+      Rsn r; memset(&r, 0, sizeof r);
+      r.why = e->why; r.first = line;
+      if (!plU_vec_push(rs, r)) break;
+      slot[h] = rs.n;
+    }
+    Rsn *r = &rs.p[slot[h] - 1];
+    if (r->runs < 5) r->lines[r->runs] = line;
+    r->runs++;
+    r->n += e->n;
+    total += e->n;
+  }
+  free(slot);
+  qsort(rs.p, rs.n, sizeof *rs.p, rsn_cmp);
+  plU_buf_printf(notes, "%s: note: kept verbatim: %u of %u statements, for %u reason%s:\n", path, total, g->nstmts,
+                 rs.n, rs.n == 1 ? "" : "s");
+  uint32_t shown = rs.n < 12 ? rs.n : 12, rest = 0;
+  for (uint32_t i = 0; i < rs.n; i++) {
+    const Rsn *r = &rs.p[i];
+    if (i >= shown) { rest += r->n; continue; }
+    plU_buf_printf(notes, "%s:%u: note: kept verbatim: %u statement%s", path, r->first, r->n, r->n == 1 ? "" : "s");
+    if (r->runs > 1) {
+      plU_buf_printf(notes, " in %u places (lines", r->runs);
+      for (uint32_t k = 0; k < r->runs && k < 5; k++) plU_buf_printf(notes, "%s %u", k ? "," : "", r->lines[k]);
+      plU_buf_puts(notes, r->runs > 5 ? ", ...)" : ")");
+    }
+    plU_buf_printf(notes, ": %s\n", r->why);
+  }
+  if (rs.n > shown)
+    plU_buf_printf(notes, "%s: note: kept verbatim: %u more statements for %u more reasons\n", path, rest, rs.n - shown);
+  free(rs.p);
+}
+
 int plR_to_sugar(const plI_module *m, const char *path, const char *name, const char *chunk,
                  plU_buf *out, plU_buf *notes) {
   G g;
   memset(&g, 0, sizeof g);
   g.m = m;
   g.fn = calloc(m->funcs.n + 1, sizeof *g.fn);
-  if (!g.fn) return 2;
+  g.nbind = m->strs.n + 1;
+  g.rbind = calloc(g.nbind, sizeof *g.rbind);
+  g.lbind = calloc(g.nbind, sizeof *g.lbind);
+  plU_strtab_init(&g.ltaken);
+  if (!g.fn || !g.rbind || !g.lbind) { free(g.fn); free(g.rbind); free(g.lbind); plU_strtab_free(&g.ltaken); return 2; }
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
   int rc = 0;
@@ -1206,10 +1699,12 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
   for (int round = 0;; round++) {
     out->n = 0; notes->n = 0;
     g.b = out;
-    rc = write_script(&g, path, base, name, notes);
+    rc = write_script(&g, path, base, name);
     if (rc || !RUN) break;
     ptx.n = 0; err.n = 0;
     int bad = RUN(chunk, out->p ? out->p : "", out->n, &ptx, &err);
+    if (getenv("SUGAR_DEBUG")) { char fn[64]; snprintf(fn, sizeof fn, "/tmp/sugar_round%d.lua", round); FILE *df = fopen(fn, "w"); if (df) { fwrite(out->p, 1, out->n, df); fclose(df); }
+      fprintf(stderr, "round %d: bad %d err %s\n", round, bad, plU_buf_cstr(&err)); }
     if (!bad && ptx.n == m->vsrc.n && memcmp(ptx.p, m->vsrc.p, ptx.n) == 0) break;   /* it round-trips */
     if (round >= 200) { rc = 3; break; }
     char msg[420];
@@ -1227,7 +1722,16 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
       for (uint32_t k = g.where.n; k-- > 0;) {
         if (g.where.p[k].line <= (uint32_t)line) {
           const Where *w = &g.where.p[k];
-          if (w->line == (uint32_t)line && w->kind != W_STMT) {
+          if (w->line == (uint32_t)line && w->kind == W_SCOPE) {
+            /* a nested block's ptx.scope line: the block is kept as written next time */
+            char bm[360];
+            first_line(bm, sizeof bm, msgp ? msgp + 7 : e);
+            char whyb[420];
+            snprintf(whyb, sizeof whyb, "a nested { } block the DSL refuses: %s", bm);
+            Keep kp = {w->func, w->stmt, strdup(whyb)};
+            if (!kp.why || !plU_vec_push(g.keep, kp)) { free(kp.why); rc = 2; break; }
+            refold = 1;
+          } else if (w->line == (uint32_t)line && w->kind != W_STMT) {
             /* a folded loop or run: its statements one by one next time, to find the one refused */
             for (uint32_t q = 0; q < (w->kind == W_RUN ? w->n : 1); q++) {
               Nofold nf = {w->func, w->stmt + q};
@@ -1262,8 +1766,12 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
       snprintf(msg, sizeof msg, "the DSL prints it as '%s'", got);
     }
     if (part == 0) {
-      if (kept(&g, fi, si)) { part = 3; }
-      else { Keep kp = {fi, si, strdup(msg)}; if (!kp.why || !plU_vec_push(g.keep, kp)) { rc = 2; break; } continue; }
+      if (kept_any(&g, fi, si)) { part = 3; }
+      else {
+        Keep kp = {fi, si, strdup(msg)};
+        if (!kp.why || !plU_vec_push(g.keep, kp)) { rc = 2; break; }
+        continue;   /* a label's branches follow it the next round (write_func) */
+      }
     }
     if (part == 1 && !g.fn[fi].head && !bad) { g.fn[fi].head = 1; continue; }
     if (part == 2 && !g.fn[fi].tail && !bad) { g.fn[fi].tail = 1; continue; }
@@ -1271,6 +1779,7 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
     g.fn[fi].text = 1;
     g.fn[fi].why = strdup(msg);
   }
+  if (!rc) summary(&g, path, notes);
   if (rc == 3) {
     /* no sugared form came back identical: the plain script, said so */
     out->n = 0; notes->n = 0;
@@ -1282,10 +1791,11 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
   for (uint32_t i = 0; i < m->funcs.n; i++) free(g.fn[i].why);
   free(g.fn);
   free(g.where.p);
-  free(g.names.p);
   free(g.items.p); free(g.vals.p); free(g.nofold.p);
-  plU_buf_free(&g.ib); plU_buf_free(&g.tb);
-  free(g.regname);
+  plU_buf_free(&g.ib); plU_buf_free(&g.tb); plU_buf_free(&g.xb);
+  free(g.rbind); free(g.lbind); free(g.binds.p); free(g.taken.p); plU_buf_free(&g.lnames); plU_strtab_free(&g.ltaken);
+  free(g.blks.p); free(g.blab.p); free(g.kev.p);
+  free(g.kwhy); free(g.nof); free(g.declb);
   if (g.pname) { for (uint32_t i = 0; i < g.npname; i++) free(g.pname[i]); free(g.pname); }
   plU_buf_free(&ptx); plU_buf_free(&err);
   return rc;
