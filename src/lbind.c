@@ -70,6 +70,9 @@ typedef struct Shared {
   int fc_ref;
   uint32_t nmod;              /* serial numbers of the modules made here (LMod.serial) */
   int sugar;                  /* > 0 while ptxlua.sugar traces a sugared body: its markers go in */
+  int check;                  /* --sugar's check of the script it wrote: only the text counts, so
+                              ** instructions and markers are recorded without anchors (an error
+                              ** still finds its line) */
   /* operands pre-read by the DSL (init.lua, through the FFI) for core.emitv: opbuf[0] operands
   ** described, then for each: 0 (convert the Lua value), 1 id (a register), 2 n id... (a vector
   ** of n registers) */
@@ -859,8 +862,8 @@ static int emit(lua_State *L, LMod *M, int base, int lvl0, const uint32_t *pre) 
     M->sig_ok[opc] = sig;
     M->sig_ver[opc] = (uint8_t)(need > 255 ? 255 : need);
   }
-  uint32_t f, l;
-  anchor_from(L, M, &f, &l, lvl0);
+  uint32_t f = 0, l = 0;
+  if (!S->check) anchor_from(L, M, &f, &l, lvl0);
   int need = M->sig_ver[opc] > r->ptx_min ? M->sig_ver[opc] : r->ptx_min;  /* the operand form may need more */
   if (need > M->maxptx) { M->maxptx = need; M->maxptx_file = f; M->maxptx_line = (int)l; M->maxptx_opc = opc; }
   plI_insn(M->m, M->func, opc, ops, n, M->guard, M->negguard, f, l);
@@ -1004,12 +1007,11 @@ static int l_endfunc(lua_State *L) {  /* check what a function body leaves open 
 }
 
 /* ---- nested blocks (ptx.scope) ----------------------------------------------------------------- */
-static int l_scope_open(lua_State *L) {  /* m:scope_open(): `{` */
-  LMod *M = checkmod(L, 1);
+static int scope_open(lua_State *L, LMod *M) {
   needfunc(L, M);
-  uint32_t f, l;
-  anchor(L, M, &f, &l);
-  if (M->guard) raise_at(L, M, f, l, "a guard predicate (ptx.at) must be followed by an instruction, not a block");
+  uint32_t f = 0, l = 0;
+  if (M->guard) raise_here(L, M, "a guard predicate (ptx.at) must be followed by an instruction, not a block");
+  if (!M->S->check) anchor(L, M, &f, &l);
   lblock b = {++M->nserial + 1, M->pend.n, M->lundo.n, M->m->regs.n};
   if (!plU_vec_push(M->blocks, b)) return luaL_error(L, "out of memory");
   plI_scope_open(M->m, M->func, f, l);
@@ -1017,6 +1019,7 @@ static int l_scope_open(lua_State *L) {  /* m:scope_open(): `{` */
   check_ir(L, M);
   return 0;
 }
+static int l_scope_open(lua_State *L) { return scope_open(L, checkmod(L, 1)); }  /* m:scope_open(): `{` */
 
 /* the register ids operand o reads or writes, each given to fn (vectors, pairs, addresses) */
 typedef int (*reg_visit)(LMod *M, uint32_t id, void *ud);
@@ -1073,8 +1076,7 @@ static int hidden(LMod *M, uint32_t id, void *ud) {
   return 0;
 }
 
-static int l_scope_close(lua_State *L) {  /* m:scope_close(): `}` */
-  LMod *M = checkmod(L, 1);
+static int scope_close(lua_State *L, LMod *M) {
   needfunc(L, M);
   if (!M->blocks.n || !M->m->frames.n) raise_here(L, M, "no ptx.scope block is open");
   if (M->guard) raise_at(L, M, M->guard_file, M->guard_line, "a guard predicate (ptx.at) with no instruction after it");
@@ -1152,12 +1154,13 @@ static int l_scope_close(lua_State *L) {  /* m:scope_close(): `}` */
     M->dead = p; M->ndead = nn;
   }
   for (uint32_t id = b.reg0 + 1; id <= nr; id++) M->dead[id] = 1;
-  uint32_t fl, ll;
-  anchor(L, M, &fl, &ll);
+  uint32_t fl = 0, ll = 0;
+  if (!M->S->check) anchor(L, M, &fl, &ll);
   plI_scope_close(m, M->func, fl, ll);
   check_ir(L, M);
   return 0;
 }
+static int l_scope_close(lua_State *L) { return scope_close(L, checkmod(L, 1)); }  /* m:scope_close(): `}` */
 
 /* ---- output ----------------------------------------------------------------------------------- */
 static int l_version(lua_State *L) {  /* m:version([v]) -> current, needed by instructions */
@@ -1391,8 +1394,8 @@ static int sugar_mark(lua_State *L, int k, int idx) {
     if (user_frame(L, S, &ar)) return luaL_error(L, "%s:%d: error: ptxlua.sugar: this call %s", srcname(ar.source), ar.currentline, why);
     return luaL_error(L, "error: ptxlua.sugar: this call %s", why);
   }
-  uint32_t f, l;
-  anchor(L, M, &f, &l);
+  uint32_t f = 0, l = 0;
+  if (!S->check) anchor(L, M, &f, &l);
   plI_module *m = M->m;
   uint32_t id = plU_intern(&m->strs, s, n);
   if (!id) return luaL_error(L, "out of memory");
@@ -1411,6 +1414,32 @@ static int l_sugar_mark(lua_State *L) {  /* core.sugar_mark("decl" | "open" | "c
   int kind = !strcmp(k, "decl") ? PLR_MK_DECL : !strcmp(k, "open") ? PLR_MK_OPEN : !strcmp(k, "close") ? PLR_MK_CLOSE : 0;
   if (!kind) return luaL_argerror(L, 1, "'decl', 'open' or 'close' expected");
   return sugar_mark(L, kind, 2);
+}
+/* sugar.open([text]) / sugar.close([text]): a nested block's `{` and `}` in a sugared body (the flat
+** form of ptx.scope: a Lua `do ... end` between them), each line as written when text is given */
+static LMod *sugar_cur(lua_State *L) {
+  Shared *S = shared(L);
+  if (!S->cur || S->sugar <= 0 || S->cur->func < 0) {
+    lua_Debug ar;
+    if (user_frame(L, S, &ar)) luaL_error(L, "%s:%d: error: ptxlua.sugar: this call belongs inside a sugared kernel body", srcname(ar.source), ar.currentline);
+    luaL_error(L, "error: ptxlua.sugar: this call belongs inside a sugared kernel body");
+  }
+  return S->cur;
+}
+static int l_sugar_open(lua_State *L) {
+  LMod *M = sugar_cur(L);
+  if (!lua_isnoneornil(L, 1)) sugar_mark(L, PLR_MK_OPEN, 1);
+  return scope_open(L, M);
+}
+static int l_sugar_close(lua_State *L) {
+  LMod *M = sugar_cur(L);
+  scope_close(L, M);
+  if (!lua_isnoneornil(L, 1)) sugar_mark(L, PLR_MK_CLOSE, 1);
+  return 0;
+}
+static int l_sugar_check(lua_State *L) {  /* core.sugar_check(on): no anchors (--sugar's own check) */
+  shared(L)->check = lua_toboolean(L, 1);
+  return 0;
 }
 static int l_sugar_mode(lua_State *L) {  /* core.sugar_mode(on): markers are taken while on */
   Shared *S = shared(L);
@@ -1455,6 +1484,21 @@ static int l_sugar_layout(lua_State *L) {
   lua_pushnumber(L, off + (lua_Number)out.n);
   plU_buf_free(&out); free(map.p);
   return 3;
+}
+
+/* m:sugar_canon(kernel name, with_head) -> the traced function's lines for --sugar's check */
+static int l_sugar_canon(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  plI_module *m = M->m;
+  uint32_t fi = 0;
+  while (fi < m->funcs.n && strcmp(plI_cstr(m, m->funcs.p[fi].name), name) != 0) fi++;
+  if (fi == m->funcs.n) return luaL_error(L, "ptxlua.sugar: no function '%s' was traced", name);
+  plU_buf out; plU_buf_init(&out);
+  if (plR_sugar_canon(m, fi, lua_toboolean(L, 3), &out)) { plU_buf_free(&out); return luaL_error(L, "out of memory"); }
+  lua_pushlstring(L, out.p ? out.p : "", out.n);
+  plU_buf_free(&out);
+  return 1;
 }
 
 /* ---- module-level functions ------------------------------------------------------------------- */
@@ -1547,7 +1591,7 @@ static int l_shared_gc(lua_State *L) {
 static const luaL_Reg mod_methods[] = {
   {"func", l_func}, {"param", l_param}, {"directive", l_directive}, {"reg", l_reg}, {"pool", l_pool},
   {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"guarded", l_guarded}, {"hold", l_hold}, {"unhold", l_unhold}, {"raw", l_raw},
-  {"endfunc", l_endfunc}, {"scope_open", l_scope_open}, {"scope_close", l_scope_close}, {"sugar_layout", l_sugar_layout}, {"version", l_version}, {"print", l_print}, {"write", l_write},
+  {"endfunc", l_endfunc}, {"scope_open", l_scope_open}, {"scope_close", l_scope_close}, {"sugar_layout", l_sugar_layout}, {"sugar_canon", l_sugar_canon}, {"version", l_version}, {"print", l_print}, {"write", l_write},
   {"stats", l_stats}, {"func_count", l_func_count}, {"regname", l_regname}, {"activate", l_activate},
   {"func_info", l_func_info}, {"reanchor", l_reanchor}, {NULL, NULL}
 };
@@ -1555,7 +1599,8 @@ static const luaL_Reg core_funcs[] = {
   {"module", l_module}, {"parse", l_parse}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode}, {"forms", l_forms},
   {"internal_source", l_internal}, {"target", l_target_info}, {"emit", l_cemit}, {"emitv", l_cemitv}, {"opbuf", l_opbuf}, {"sreg", l_sreg},
   {"sugar_text", l_sugar_text}, {"sugar_eol", l_sugar_eol}, {"sugar_indent", l_sugar_indent}, {"sugar_gap", l_sugar_gap},
-  {"sugar_mark", l_sugar_mark}, {"sugar_mode", l_sugar_mode}, {NULL, NULL}
+  {"sugar_mark", l_sugar_mark}, {"sugar_mode", l_sugar_mode}, {"sugar_check", l_sugar_check},
+  {"sugar_open", l_sugar_open}, {"sugar_close", l_sugar_close}, {NULL, NULL}
 };
 
 static void setfuncs(lua_State *L, const luaL_Reg *r) {  /* each with the Shared upvalue (at -2) */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <ctype.h>
 #include <math.h>
+#include <time.h>
 
 static plR_runner RUN = NULL;
 void plR_set_runner(plR_runner run) { RUN = run; }
@@ -24,8 +25,17 @@ static const char *const KEYWORDS[] = {
   /* the script's own names */
   "ptx", "sugar", "doc", "t", "L", "R", "A", "i", NULL};
 static int is_keyword(const char *s, size_t n) {
-  for (int i = 0; KEYWORDS[i]; i++) if (strlen(KEYWORDS[i]) == n && memcmp(KEYWORDS[i], s, n) == 0) return 1;
+  if (n < 1 || n > 8) return 0;   /* the longest is "function" */
+  for (int i = 0; KEYWORDS[i]; i++) if (KEYWORDS[i][0] == s[0] && strlen(KEYWORDS[i]) == n && memcmp(KEYWORDS[i], s, n) == 0) return 1;
   return 0;
+}
+/* decimal integers without printf (the writer formats millions of register indices) */
+static void put_dec(plU_buf *o, int64_t v) {
+  char tmp[24]; int i = 24;
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  do { tmp[--i] = (char)('0' + u % 10); u /= 10; } while (u);
+  if (v < 0) tmp[--i] = '-';
+  plU_buf_add(o, tmp + i, (size_t)(24 - i));
 }
 static int is_ident(const char *s, size_t n) {
   if (!n || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_')) return 0;
@@ -43,7 +53,7 @@ typedef struct Fn { int text; char *why; int head, tail; } Fn;   /* text: the wh
 ** (stmt .. stmt+n-1) are written one by one in the next round when the DSL refuses that line;
 ** W_SCOPE: the line of a nested block's ptx.scope (stmt: its `{`), kept as written next round */
 enum { W_STMT, W_LOOP, W_RUN, W_SCOPE };
-typedef struct Where { uint32_t line, func, stmt, n, kind; } Where;
+typedef struct Where { uint32_t line, func, stmt, n, kind; uint64_t shape; } Where;   /* shape: an instruction's */
 typedef struct Nofold { uint32_t func, stmt; } Nofold;
 
 /* one statement of a function body as the script writes it: Lua lines in G.ib, [a, b) before the
@@ -59,6 +69,9 @@ typedef struct Item {
   /* names the loop folds need, resolved when the statement was written (G.xb, NUL-terminated; 0
   ** none): a label's Lua expression; a guarded bra's predicate; an mbarrier.try_wait's operands */
   uint32_t x0, x1;
+  uint64_t shape;                 /* an instruction: its call's shape (the call with its integers left out,
+                                  ** the register types); chk: the first of its shape, run by the check */
+  uint8_t chk;
 } Item;
 typedef struct Lv { uint32_t n; int open; } Lv;
 
@@ -73,6 +86,10 @@ typedef struct Blk {
   uint32_t xo, xn, yo, yn;        /* the `{` and `}` as written (source offset, length), n 0: as printed */
   const char *why;
 } Blk;
+/* the check's expectation for one function: its lines in G.exp [off, off+n), their statements in
+** G.expst [s0, s0+ns); a shape kept as written in every call of it, and why */
+typedef struct ExpF { uint32_t fi, off, n, s0, ns; } ExpF;
+typedef struct KShape { uint64_t key; char *why; } KShape;
 /* a run of statements kept as written, for the summary */
 typedef struct Kev { const char *why; uint32_t off, n; } Kev;
 
@@ -102,12 +119,25 @@ typedef struct G {
   uint32_t inblock;
   /* the body's statements, built first (p1: writing into ib), then written with loops and runs */
   int p1;
-  plU_buf ib, tb, xb;
+  plU_buf ib, tb, xb, scratch;
+  plU_buf opcb; PLU_VEC(uint32_t) opcl;   /* opcode id -> its DSL chain (offset in opcb), made once */
   PLU_VEC(Item) items;
   PLU_VEC(int64_t) vals;
   PLU_VEC(Nofold) nofold;
   uint32_t lvl;
   Lv lv[96];
+  /* the check (plR_to_sugar): a second script holding the structure of each function and the
+  ** first call of each shape only (ck: being written, into cb), what its calls must print (exp,
+  ** one line per statement expst[]), per function (expf); shapes seen this round; shapes kept */
+  int ck;
+  plU_buf cb, exp;
+  uint32_t cline, mline;
+  PLU_VEC(uint32_t) expst, expfold;   /* expfold: the fold (its first statement + 1) a line is part of, 0 none */
+  PLU_VEC(uint64_t) expshape;         /* an instruction line's shape */
+  uint32_t fold;                      /* the fold being written, + 1 */
+  PLU_VEC(ExpF) expf;
+  uint64_t *seen; uint32_t seencap, nseen;
+  PLU_VEC(KShape) kshape;
   /* what this round kept as written, in source order (the summary of the last round is printed) */
   PLU_VEC(Kev) kev;
   uint32_t nstmts;                /* statements of the functions written */
@@ -130,8 +160,10 @@ static void putstr(G *g, const char *s, uint32_t n) {
 
 /* the indentation of a script line at the current loop depth, then s */
 static void put_ind(G *g, const char *s) {
-  put(g, "    ");
-  for (uint32_t i = 0; i < g->lvl; i++) put(g, "  ");
+  static const char sp[] = "                                                                ";
+  uint32_t n = 4 + 2 * g->lvl;
+  while (n > 64) { plU_buf_add(g->b, sp, 64); n -= 64; }
+  plU_buf_add(g->b, sp, n);
   put(g, s);
 }
 
@@ -158,7 +190,7 @@ static int reg_lua(G *g, uint32_t id, plU_buf *o) {
     if (x->count ? !(r->index >= 0 && (uint32_t)r->index < x->count) : r->index >= 0) continue;
     if (x->table) plU_buf_puts(o, "R.");
     plU_buf_puts(o, g->lnames.p + x->lua);
-    if (r->index >= 0) plU_buf_printf(o, "[%d]", r->index);
+    if (r->index >= 0) { plU_buf_putc(o, '['); put_dec(o, r->index); plU_buf_putc(o, ']'); }
     return 1;
   }
   return 0;
@@ -236,7 +268,7 @@ static int opnd_lua(G *g, const plI_func *f, const plI_opnd *o, plU_buf *out, in
     if (o->flags & PLOF_NEG) return 0;
     if (o->flags & PLOF_HEX) { if (o->v >> 53) return 0; plU_buf_printf(out, "ptx.hex(0x%llX)", (unsigned long long)o->v); return 1; }
     if (o->flags & PLOF_UNSIGNED) { if (o->v >> 53) return 0; plU_buf_printf(out, "%llu", (unsigned long long)o->v); return 1; }
-    { int64_t v = (int64_t)o->v; if (v > (1LL << 53) || v < -(1LL << 53)) return 0; plU_buf_printf(out, "%lld", (long long)v); }
+    { int64_t v = (int64_t)o->v; if (v > (1LL << 53) || v < -(1LL << 53)) return 0; put_dec(out, v); }
     return 1;
   case PLO_F32: {
     uint32_t bits = (uint32_t)o->v; float x; memcpy(&x, &bits, 4);
@@ -283,7 +315,7 @@ static int opnd_lua(G *g, const plI_func *f, const plI_opnd *o, plU_buf *out, in
     if (o->flags & PLOF_BASE_REG) { if (!reg_lua(g, o->id, out)) return 0; }
     else if (o->flags & PLOF_BASE_SYM) sym_lua(g, f, o->id, out);
     else plU_buf_puts(out, "nil");
-    if (off) plU_buf_printf(out, ", %lld", (long long)off);
+    if (off) { plU_buf_puts(out, ", "); put_dec(out, off); }
     plU_buf_putc(out, ')');
     return 1;
   }
@@ -414,14 +446,31 @@ static void kev(G *g, const char *why, uint32_t off, uint32_t n) {
   plU_vec_push(g->kev, e);
 }
 
+/* the check script's lines: which statement or fold each holds (an error there names it) */
 static void where(G *g, uint32_t s) {
-  if (g->p1) return;
-  Where w = {g->line, g->fi, s, 1, W_STMT};
+  if (g->p1 || !g->ck) return;
+  const Item *x = s < g->items.n ? &g->items.p[s] : NULL;
+  Where w = {g->line, g->fi, s, 1, W_STMT, x && x->kind == IT_INSN ? x->shape : 0};
   plU_vec_push(g->where, w);
 }
 static void where_fold(G *g, uint32_t s, uint32_t n, uint32_t kind) {
-  Where w = {g->line, g->fi, s, n, kind};
+  if (!g->ck) return;
+  Where w = {g->line, g->fi, s, n, kind, 0};
   plU_vec_push(g->where, w);
+}
+/* the check: statement s must trace as the printer prints it (an instruction with the printer's
+** gap, a label as `name:`) */
+static void expect(G *g, uint32_t s) {
+  if (!g->ck) return;
+  const plI_stmt *st = &g->m->funcs.p[g->fi].stmts.p[s];
+  if (st->kind == PLS_INSN) plP_insn(g->m, st, " \t", 2, &g->exp);
+  else if (st->kind == PLS_LABEL) { plU_buf_puts(&g->exp, plI_cstr(g->m, st->opc)); plU_buf_putc(&g->exp, ':'); }
+  else return;
+  plU_buf_putc(&g->exp, '\n');
+  plU_vec_push(g->expst, s);
+  plU_vec_push(g->expfold, g->fold);
+  uint64_t sh = s < g->items.n && g->items.p[s].kind == IT_INSN ? g->items.p[s].shape : 0;
+  plU_vec_push(g->expshape, sh);
 }
 
 /* the body is cut into sugar.block(function() ... end) chunks of at most 300 lines per function
@@ -446,9 +495,12 @@ static void block_close(G *g) {
 
 static void text_call(G *g, const char *fn, const char *s, uint32_t n) {
   block_open(g);
-  putf(g, "    sugar.%s ", fn);
+  plU_buf_puts(g->b, "    sugar.");
+  plU_buf_puts(g->b, fn);
+  plU_buf_putc(g->b, ' ');
   putstr(g, s, n);
-  put(g, "\n");
+  plU_buf_putc(g->b, '\n');
+  g->line++;
 }
 
 /* an instruction as a DSL call into c; the canonical text (no indent, no newline) into canon, and
@@ -467,12 +519,17 @@ static int insn_lua(G *g, const plI_func *f, const plI_stmt *st, plU_buf *c, plU
   }
   const char *op = plA_opcode_text(m->isa, st->opc);
   uint32_t on = plA_opcode_len(m->isa, st->opc);
-  if (st->guard) {  /* ptx.at(p) returns the root: continue the chain from it */
-    plU_buf tmp; plU_buf_init(&tmp);
-    opcode_lua(&tmp, op, on);
-    plU_buf_add(c, tmp.p + 3, tmp.n - 3);  /* drop "ptx" */
-    plU_buf_free(&tmp);
-  } else opcode_lua(c, op, on);
+  /* the chain, once per opcode (a file holds millions of instructions of a few hundred opcodes) */
+  while (g->opcl.n <= st->opc) { uint32_t z = 0; if (!plU_vec_push(g->opcl, z)) return 0; }
+  if (!g->opcl.p[st->opc]) {
+    if (!g->opcb.n) plU_buf_putc(&g->opcb, 0);
+    g->opcl.p[st->opc] = (uint32_t)g->opcb.n;
+    opcode_lua(&g->opcb, op, on);
+    plU_buf_putc(&g->opcb, 0);
+    if (g->opcb.oom) return 0;
+  }
+  const char *chain = g->opcb.p + g->opcl.p[st->opc];
+  plU_buf_puts(c, st->guard ? chain + 3 : chain);   /* ptx.at(p) returns the root: the chain from it, "ptx" dropped */
   plU_buf_add(canon, op, on);
   plU_buf_putc(c, '(');
   for (uint16_t k = 0; k < st->nops; k++) {
@@ -496,7 +553,7 @@ static int has_sub(const char *s, uint32_t n, const char *w) {
 }
 
 static void putn(G *g, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) if (s[i] == '\n') g->line++;
+  for (const char *p = s, *e = s + n; (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++) g->line++;
   plU_buf_add(g->b, s, n);
 }
 
@@ -505,26 +562,31 @@ static void putn(G *g, const char *s, size_t n) {
 static void template_of(G *g, Item *it, const char *s0, uint32_t n0) {
   it->tpl = (uint32_t)g->tb.n; it->val = g->vals.n; it->nval = 0;
   /* ptx.addr(x) is ptx.addr(x, 0) here, so that [x], [x+4], [x+8] step */
-  plU_buf nb; plU_buf_init(&nb);
-  for (uint32_t i = 0; i < n0; i++) {
-    plU_buf_putc(&nb, s0[i]);
-    if (i + 9 <= n0 && memcmp(s0 + i, "ptx.addr(", 9) == 0 && (i == 0 || !isalnum((unsigned char)s0[i - 1]))) {
-      uint32_t j = i + 9; int depth = 0, comma = 0;
-      for (; j < n0; j++) {
-        char ch = s0[j];
-        if (ch == '"') { j++; while (j < n0 && s0[j] != '"') { if (s0[j] == '\\') j++; j++; } continue; }
-        if (ch == '(' || ch == '[' || ch == '{') depth++;
-        else if (ch == ')' || ch == ']' || ch == '}') { if (!depth) break; depth--; }
-        else if (ch == ',' && !depth) comma = 1;
-      }
-      if (j < n0 && !comma && j > i + 9) {
-        plU_buf_add(&nb, s0 + i + 1, j - i - 1);
-        plU_buf_puts(&nb, ", 0");
-        i = j - 1;
-      }
+  plU_buf *nb = &g->scratch;
+  nb->n = 0;
+  uint32_t from = 0;
+  for (uint32_t i = 0; i + 9 <= n0;) {
+    const char *q = memchr(s0 + i, 'p', n0 - 8 - i);
+    if (!q) break;
+    i = (uint32_t)(q - s0);
+    if (memcmp(s0 + i, "ptx.addr(", 9) != 0 || (i && isalnum((unsigned char)s0[i - 1]))) { i++; continue; }
+    uint32_t j = i + 9; int depth = 0, comma = 0;
+    for (; j < n0; j++) {
+      char ch = s0[j];
+      if (ch == '"') { j++; while (j < n0 && s0[j] != '"') { if (s0[j] == '\\') j++; j++; } continue; }
+      if (ch == '(' || ch == '[' || ch == '{') depth++;
+      else if (ch == ')' || ch == ']' || ch == '}') { if (!depth) break; depth--; }
+      else if (ch == ',' && !depth) comma = 1;
     }
+    if (j < n0 && !comma && j > i + 9) {
+      plU_buf_add(nb, s0 + from, j - from);
+      plU_buf_puts(nb, ", 0");
+      from = j;
+    }
+    i += 9;
   }
-  const char *s = nb.p ? nb.p : ""; uint32_t n = (uint32_t)nb.n;
+  plU_buf_add(nb, s0 + from, n0 - from);
+  const char *s = nb->p ? nb->p : ""; uint32_t n = (uint32_t)nb->n;
   uint32_t i = 0;
   while (i < n) {
     unsigned char ch = (unsigned char)s[i];
@@ -550,16 +612,19 @@ static void template_of(G *g, Item *it, const char *s0, uint32_t n0) {
                          ((s[j] == '-' || s[j] == '+') && (s[j - 1] == 'e' || s[j - 1] == 'E')))) j++;
         plU_buf_add(&g->tb, s + i, j - i); i = j; continue;
       }
-      int64_t v = strtoll(s + i, NULL, 10);
+      int64_t v = 0;
+      for (uint32_t k = d0; k < j; k++) v = v * 10 + (s[k] - '0');
+      if (neg) v = -v;
       if (!plU_vec_push(g->vals, v)) { g->tb.oom = 1; break; }
       it->nval++;
       plU_buf_putc(&g->tb, '\1'); i = j; continue;
     }
-    plU_buf_putc(&g->tb, (char)ch); i++;
+    uint32_t j = i + 1;   /* punctuation: a run of it at once */
+    while (j < n && s[j] != '"' && !isalnum((unsigned char)s[j]) && s[j] != '_' && s[j] != '-') j++;
+    plU_buf_add(&g->tb, s + i, j - i); i = j;
   }
   it->ntpl = (uint32_t)g->tb.n - it->tpl;
-  if (g->tb.oom || nb.oom) it->ntpl = 0;
-  plU_buf_free(&nb);
+  if (g->tb.oom || nb->oom) it->ntpl = 0;
 }
 
 /* statement s: a `bra` or `bra.uni` to a label (its name id in *label) */
@@ -723,6 +788,11 @@ out:
 
 /* Lua lines [from, to) of g->ib at the current depth; map: each line is statement s */
 static void emit_lines(G *g, uint32_t from, uint32_t to, uint32_t s, int map) {
+  if (g->ck) {   /* the check script: no layout; of the calls, the first of each shape */
+    const Item *x = &g->items.p[s];
+    if (!map || x->kind == IT_KEPT || (x->kind == IT_INSN && !x->chk)) return;
+    expect(g, s);
+  }
   const char *p = g->ib.p + from, *e = g->ib.p + to;
   while (p < e) {
     const char *nl = memchr(p, '\n', (size_t)(e - p));
@@ -731,13 +801,25 @@ static void emit_lines(G *g, uint32_t from, uint32_t to, uint32_t s, int map) {
     block_open(g);
     if (map) where(g, s);
     put_ind(g, "");
-    putn(g, q, (size_t)(nl - q));
+    plU_buf_add(g->b, q, (size_t)(nl - q));   /* one line */
+    if (nl[-1] == '\n') g->line++;
     p = nl;
   }
 }
 
+static void template_of(G *g, Item *it, const char *s0, uint32_t n0);
+/* an instruction's template, made when a run is looked for at it (most never are): its call is
+** the line [b, c) of g->ib, "    CALL\n" */
+static int tpl_ok(G *g, Item *x) {
+  if (x->ntpl == UINT32_MAX) {
+    if (x->c < x->b + 5) { x->ntpl = 0; return 0; }
+    template_of(g, x, g->ib.p + x->b + 4, x->c - x->b - 5);
+  }
+  return x->ntpl != 0;
+}
 static int eligible(const Item *x) { return x->kind == IT_INSN && !x->nofold && x->ntpl; }
-static int same_tpl(G *g, const Item *x, const Item *y) {
+static int same_tpl(G *g, Item *x, Item *y) {
+  if (!tpl_ok(g, x) || !tpl_ok(g, y)) return 0;
   return x->ntpl == y->ntpl && x->nval == y->nval && memcmp(g->tb.p + x->tpl, g->tb.p + y->tpl, x->ntpl) == 0;
 }
 
@@ -745,6 +827,7 @@ static int same_tpl(G *g, const Item *x, const Item *y) {
 ** repetition to the next, nothing written between them; the longest, the shortest period first */
 static int find_run(G *g, uint32_t k, uint32_t hi, uint32_t *pp, uint32_t *reps, uint32_t *same_end) {
   Item *it = g->items.p;
+  const plI_stmt *st = g->m->funcs.p[g->fi].stmts.p;
   uint32_t best = 0;
   *same_end = k;
   if (!eligible(&it[k])) return 0;
@@ -754,11 +837,14 @@ static int find_run(G *g, uint32_t k, uint32_t hi, uint32_t *pp, uint32_t *reps,
       const Item *x = &it[k + r];
       if (!eligible(x) || x->a != x->b || it[k + r - 1].c != it[k + r - 1].d) ok = 0;
     }
+    /* three repetitions of the same opcodes, before any template is made */
+    for (uint32_t r = 0; r < p && ok; r++)
+      if (st[k + r].opc != st[k + r + p].opc || st[k + r].opc != st[k + r + 2 * p].opc || st[k + r].nops != st[k + r + p].nops) ok = 0;
     if (!ok) continue;
     uint32_t y = k + p;
     int moves = 0;
     for (; y < hi && y - k < 512; y++) {   /* longer runs are several loops: bounded time */
-      const Item *x = &it[y], *x0 = &it[k + (y - k) % p], *prev = &it[y - p];
+      Item *x = &it[y], *x0 = &it[k + (y - k) % p], *prev = &it[y - p];
       if (!eligible(x) || x->a != x->b || it[y - 1].c != it[y - 1].d || !same_tpl(g, x0, x)) break;
       const int64_t *v = g->vals.p + x->val, *vp = g->vals.p + prev->val;
       if (y >= k + 2 * p) {
@@ -804,6 +890,9 @@ static int addr_zero(const plU_buf *line, const char *rest, uint32_t nrest) {
 static void emit_run(G *g, uint32_t k, uint32_t p, uint32_t reps) {
   Item *it = g->items.p;
   uint32_t last = k + p * reps - 1;
+  g->fold = k + 1;
+  for (uint32_t q = k; q <= last; q++) expect(g, q);
+  g->fold = 0;
   emit_lines(g, it[k].a, it[k].b, k, 0);
   block_open(g);
   where_fold(g, k, p * reps, W_RUN);
@@ -851,12 +940,11 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
       emit_lines(g, x->a, x->b, k, 0);                   /* comments before the `{` */
       block_open(g);
       where_fold(g, k, c - k + 1, W_SCOPE);
-      if (!bk->xn && !bk->yn) put_ind(g, "ptx.scope(function()\n");
-      else {
-        put_ind(g, "sugar.scope(");
-        if (bk->xn) putstr(g, g->m->vsrc.p + bk->xo, bk->xn); else put(g, "nil");
-        put(g, ", function()\n");
-      }
+      /* the flat form of ptx.scope: a Lua block (no function per block) between sugar.open and
+      ** sugar.close, which carry the `{` and `}` lines when they are not the printer's */
+      put_ind(g, "do sugar.open(");
+      if (bk->xn && !g->ck) putstr(g, g->m->vsrc.p + bk->xo, bk->xn);
+      put(g, ")\n");
       g->lvl++;
       memset(&g->lv[g->lvl], 0, sizeof g->lv[0]);
       if (bk->nlab) {   /* its labels, in a table of its own */
@@ -875,9 +963,9 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
       block_close(g);
       g->lvl--;
       where_fold(g, k, c - k + 1, W_SCOPE);
-      if (!bk->xn && !bk->yn) put_ind(g, "end)\n");
-      else if (!bk->yn) put_ind(g, "end)\n");
-      else { put_ind(g, "end, "); putstr(g, g->m->vsrc.p + bk->yo, bk->yn); put(g, ")\n"); }
+      put_ind(g, "sugar.close(");
+      if (bk->yn && !g->ck) putstr(g, g->m->vsrc.p + bk->yo, bk->yn);
+      put(g, ") end\n");
       emit_lines(g, xc->c, xc->d, c, 0);
       k = c + 1;
       continue;
@@ -909,6 +997,7 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
         if (wok && !c.oom) {
           emit_lines(g, x->a, x->b, k, 0);
           block_open(g);
+          g->fold = k + 1; expect(g, k); expect(g, k + 1); expect(g, b); g->fold = 0;
           where_fold(g, k, 3, W_LOOP);
           put_ind(g, plU_buf_cstr(&c));
           emit_lines(g, g->items.p[b].c, g->items.p[b].d, b, 0);
@@ -923,6 +1012,7 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
         block_open(g);
         where_fold(g, k, b - k + 1, W_LOOP);
         put_ind(g, "ptx.do_while("); put(g, plU_buf_cstr(&le)); put(g, ", function()\n");
+        g->fold = k + 1; expect(g, k); g->fold = 0;
         g->lvl++;
         memset(&g->lv[g->lvl], 0, sizeof g->lv[0]);
         emit_lines(g, x->c, x->d, k, 0);                 /* the rest of the label's line */
@@ -930,6 +1020,7 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
         Item *xb = &g->items.p[b];
         emit_lines(g, xb->a, xb->b, b, 0);               /* layout before the branch */
         block_close(g);                                  /* the return is the body's own */
+        g->fold = k + 1; expect(g, b); g->fold = 0;
         where_fold(g, k, b - k + 1, W_LOOP);
         put_ind(g, "return ");
         if (!br->guard) put(g, "true\n");
@@ -967,10 +1058,15 @@ static int parse_reg(const char *s, uint32_t n, RegList *rl) {
   char buf[512];
   if (n >= sizeof buf) return 0;
   memcpy(buf, s, n); buf[n] = 0;
-  int used = 0;
   rl->n = 0;
-  if (sscanf(buf, ".reg .%63[a-z0-9]%n", rl->t, &used) != 1) return 0;
-  const char *p = buf + used;
+  if (strncmp(buf, ".reg", 4) != 0) return 0;
+  const char *p = buf + 4;
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+  if (*p++ != '.') return 0;
+  size_t tl = 0;
+  while (((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')) && tl < sizeof rl->t - 1) rl->t[tl++] = *p++;
+  rl->t[tl] = 0;
+  if (!tl) return 0;
   for (;;) {
     int ws = 0;
     while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++, ws = 1;
@@ -1036,6 +1132,62 @@ static void func_text(G *g, const plI_func *f) {
   put(g, "doc:text ");
   putstr(g, SRC(g, f->vtail), f->vtail.len);
   put(g, "\n");
+}
+
+/* ---- the shape of a call (what the check runs once) ----------------------------------------- */
+/* An instruction's DSL call behaves as every call of its shape does: the same chain, operand kinds
+** and register types, integers aside (the writer checks each integer and float itself: its range
+** for the operand's type, the exact round trip of its text). Opcodes whose check reads values
+** (PLA_VALUES) keep their integers in the shape. */
+static uint64_t shape_of(G *g, const plI_stmt *st, const char *c, size_t n) {
+  const plI_module *m = g->m;
+  const plA_res *r = m->isa ? plA_resolve(m->isa, st->opc, NULL) : NULL;
+  int values = r && (r->flags & PLA_VALUES);
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)c[i];
+    if (!values && ch >= '0' && ch <= '9' && !(i && (isalpha((unsigned char)c[i - 1]) || c[i - 1] == '_'))) {
+      while (i + 1 < n && c[i + 1] >= '0' && c[i + 1] <= '9') i++;
+      ch = 1;   /* an integer, whatever its digits */
+    }
+    h = (h ^ ch) * 1099511628211ull;
+  }
+  /* the register types (a name is bound to one type, but the same Lua name may be another's elsewhere) */
+  for (uint16_t k = 0; k < st->nops && st->ops + k < m->opnds.n; k++) {
+    const plI_opnd *o = &m->opnds.p[st->ops + k];
+    uint32_t id = o->kind == PLO_REG ? o->id : (o->kind == PLO_ADDR && (o->flags & PLOF_BASE_REG)) ? o->id : 0;
+    if (id && id <= m->regs.n) h = (h ^ (0x100u + m->regs.p[id - 1].type)) * 1099511628211ull;
+    else if (o->kind == PLO_VEC && !(o->flags & PLOF_REGS) && plI_elems_ok(m, o, o->n))
+      for (uint16_t j = 0; j < o->n; j++) {
+        plI_opnd e = plI_elem(m, o, j);
+        if (e.kind == PLO_REG && e.id && e.id <= m->regs.n) h = (h ^ (0x200u + m->regs.p[e.id - 1].type)) * 1099511628211ull;
+      }
+  }
+  if (st->guard && st->guard - 1 < m->regs.n) h = (h ^ (0x300u + m->regs.p[st->guard - 1].type)) * 1099511628211ull;
+  return h ? h : 1;
+}
+/* this round's set of shapes seen: 1 when key is new (and added) */
+static int shape_new(G *g, uint64_t key) {
+  if (2 * (g->nseen + 1) > g->seencap) {
+    uint32_t nc = g->seencap ? 2 * g->seencap : 4096;
+    uint64_t *t = calloc(nc, sizeof *t);
+    if (!t) return 1;   /* no memory for the set: every call is checked */
+    for (uint32_t i = 0; i < g->seencap; i++) if (g->seen[i]) {
+      uint32_t h = (uint32_t)(g->seen[i] >> 32 ^ g->seen[i]) & (nc - 1);
+      while (t[h]) h = (h + 1) & (nc - 1);
+      t[h] = g->seen[i];
+    }
+    free(g->seen); g->seen = t; g->seencap = nc;
+  }
+  uint32_t h = (uint32_t)(key >> 32 ^ key) & (g->seencap - 1);
+  while (g->seen[h]) { if (g->seen[h] == key) return 0; h = (h + 1) & (g->seencap - 1); }
+  g->seen[h] = key; g->nseen++;
+  return 1;
+}
+/* why every call of this shape is kept as written, or NULL */
+static const char *shape_kept(G *g, uint64_t key) {
+  for (uint32_t i = 0; i < g->kshape.n; i++) if (g->kshape.p[i].key == key) return g->kshape.p[i].why;
+  return NULL;
 }
 
 /* the Lua text of a register name for sugar.reg/sugar.regs: "r" or { "t", bare = true } */
@@ -1227,6 +1379,8 @@ static int write_func(G *g, uint32_t fi, const char *path) {
   }
   /* every .entry is a launchable kernel, whatever its linkage (nvcc -G writes template instantiations
   ** as .weak .entry): the header below keeps the linkage as written */
+  size_t hdr0 = g->b->n;   /* the header, written once here and copied into the check script */
+  uint32_t hdrline = g->line;
   if (f->kind == PLF_ENTRY) put(g, "doc:kernel {\n"); else put(g, "doc:func {\n");
   put(g, "  name = "); putstr(g, fname, (uint32_t)strlen(fname)); put(g, ",\n");
   put(g, "  params = {");
@@ -1243,9 +1397,11 @@ static int write_func(G *g, uint32_t fi, const char *path) {
   put(g, f->params.n ? " },\n" : "},\n");
   plU_buf canon; plU_buf_init(&canon);
   canon_head(m, f, &canon);
+  int wrote_head = 0;
   if (fs->head || f->kind != PLF_ENTRY || f->linkage != PLK_VISIBLE || canon.n != f->vhead.len ||
       memcmp(canon.p, SRC(g, f->vhead), canon.n) != 0) {
     put(g, "  head = "); putstr(g, SRC(g, f->vhead), f->vhead.len); put(g, ",\n");
+    wrote_head = 1;
   }
   if (fs->tail || f->vtail.len != 3 || memcmp(SRC(g, f->vtail), "\n}\n", 3) != 0) {
     put(g, "  tail = "); putstr(g, SRC(g, f->vtail), f->vtail.len); put(g, ",\n");
@@ -1298,6 +1454,8 @@ static int write_func(G *g, uint32_t fi, const char *path) {
     uint32_t lo = lname_add(g, "L");
     for (uint32_t i = 0; i < g->binds.n; i++) if (g->binds.p[i].label) g->binds.p[i].lua = lo;
   }
+  plU_buf_add(&g->cb, g->b->p + hdr0, g->b->n - hdr0);
+  g->cline += g->line - hdrline;
   snprintf(g->indent, sizeof g->indent, "\t");
   snprintf(g->gap, sizeof g->gap, " \t");
   int noloops = 0;
@@ -1471,6 +1629,11 @@ static int write_func(G *g, uint32_t fi, const char *path) {
       }
       plU_buf_free(&rm);
     }
+    uint64_t shape = 0;
+    if (!why && !done && st->kind == PLS_INSN && have) {
+      shape = shape_of(g, st, c.p, c.n);
+      why = shape_kept(g, shape);
+    }
     if (!why && !done && st->kind == PLS_INSN) {
       if (!have) why = "an operand or opcode the DSL has no call for (kept as written)";
       else {
@@ -1516,7 +1679,9 @@ static int write_func(G *g, uint32_t fi, const char *path) {
           put(g, "\n");
           MARK_C();
           if (tn - want.n != 1 || tx[want.n] != '\n') text_call(g, "eol", tx + want.n, tn - (uint32_t)want.n);
-          template_of(g, &it, c.p, (uint32_t)c.n);
+          it.ntpl = UINT32_MAX;   /* the template when a run is looked for (tpl_ok) */
+          it.shape = shape;
+          it.chk = (uint8_t)shape_new(g, shape);   /* the first call of its shape: the check runs it */
           insn_aux(g, f, st, &it);
           done = 1;
         } else why = "written differently from the printer's layout (spacing or operand spelling)";
@@ -1550,8 +1715,28 @@ static int write_func(G *g, uint32_t fi, const char *path) {
   g->b = outb;
   g->line = outline;
   if (g->ib.oom) { plU_buf_free(&c); plU_buf_free(&canon); unbind(g, 0); return 2; }
-  /* then the body, loops and runs folded */
+  /* then the body, loops and runs folded: first the check script's (its structure and the first
+  ** call of each shape, with what they must print), then the script's */
   if (!noloops) find_loops(g, f);
+  plU_buf *mainb = g->b;
+  uint32_t mainline = g->line;
+  g->b = &g->cb; g->line = g->cline; g->ck = 1;
+  ExpF ef = {fi, (uint32_t)g->exp.n, 0, g->expst.n, 0};
+  if (!wrote_head) {   /* the header the DSL prints must be the file's */
+    size_t h0 = g->exp.n;
+    canon_head(m, f, &g->exp);
+    for (size_t q = h0; q < g->exp.n; q++)
+      if (g->exp.p[q] == '\n') { uint32_t z = UINT32_MAX, zz = 0; uint64_t zs = 0; plU_vec_push(g->expst, z); plU_vec_push(g->expfold, zz); plU_vec_push(g->expshape, zs); }
+  }
+  g->lvl = 0;
+  memset(g->lv, 0, sizeof g->lv);
+  emit_range(g, f, 0, g->items.n);
+  block_close(g);
+  put(g, "  end,\n}\n");
+  ef.n = (uint32_t)g->exp.n - ef.off; ef.ns = g->expst.n - ef.s0;
+  plU_vec_push(g->expf, ef);
+  g->cline = g->line; g->ck = 0;
+  g->b = mainb; g->line = mainline;
   g->lvl = 0;
   memset(g->lv, 0, sizeof g->lv);
   emit_range(g, f, 0, g->items.n);
@@ -1579,11 +1764,18 @@ static int write_script(G *g, const char *path, const char *srcname, const char 
   put(g, " as an editable ptxlua script (ptxlua --from-ptx --sugar): `ptxlua THIS.lua --print-ptx`\n"
          "-- prints it back byte for byte. Each kernel body is DSL code (docs/dsl.md); sugar.text keeps\n"
          "-- comments, blank lines and statements the DSL cannot write as they were (docs/transpiler.md).\n");
+  size_t pre0 = g->b->n;
+  uint32_t preline = g->line;
   put(g, "local ptx = require \"ptxlua\"\nlocal sugar = require \"ptxlua.sugar\"\nlocal doc = sugar.module ");
   putstr(g, name, (uint32_t)strlen(name));
   put(g, "\n");
   const char *tg = plI_cstr(m, m->target);
   if (is_ident(tg, strlen(tg))) { put(g, "doc:target_is "); putstr(g, tg, (uint32_t)strlen(tg)); put(g, "\n"); }
+  /* the check script: the same module, its functions' structure (no text between them) */
+  g->cb.n = 0; g->exp.n = 0; g->expst.n = 0; g->expfold.n = 0; g->expshape.n = 0; g->expf.n = 0; g->nseen = 0;
+  if (g->seen) memset(g->seen, 0, g->seencap * sizeof *g->seen);
+  plU_buf_add(&g->cb, g->b->p + pre0, g->b->n - pre0);
+  g->cline = 1 + g->line - preline;
   for (uint32_t i = 0; i < m->vpieces.n; i++) {
     const plI_piece *pc = &m->vpieces.p[i];
     if (pc->kind == PLI_PIECE_TEXT) {
@@ -1598,22 +1790,8 @@ static int write_script(G *g, const char *path, const char *srcname, const char 
     if (r) return r;
   }
   put(g, "doc:done()\n");
-  return g->b->oom ? 2 : 0;
-}
-
-/* the statement of function fi whose span holds byte `off` of the source: 1 and *s, or 0 */
-static int stmt_at(const plI_module *m, uint32_t off, uint32_t *fi, uint32_t *si, int *part) {
-  for (uint32_t f = 0; f < m->funcs.n; f++) {
-    const plI_func *fn = &m->funcs.p[f];
-    if (fn->declared_only) continue;
-    if (off >= fn->vhead.off && off < fn->vhead.off + fn->vhead.len) { *fi = f; *part = 1; return 1; }
-    if (off >= fn->vtail.off && off < fn->vtail.off + fn->vtail.len) { *fi = f; *part = 2; return 1; }
-    for (uint32_t s = 0; s < fn->vtext.n; s++) {
-      plI_span sp = fn->vtext.p[s];
-      if (sp.len && off >= sp.off && off < sp.off + sp.len) { *fi = f; *si = s; *part = 0; return 1; }
-    }
-  }
-  return 0;
+  plU_buf_puts(&g->cb, "doc:done()\n");
+  return g->b->oom || g->cb.oom || g->exp.oom ? 2 : 0;
 }
 
 static void first_line(char *dst, size_t cap, const char *s) {
@@ -1699,16 +1877,43 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
   for (int round = 0;; round++) {
     out->n = 0; notes->n = 0;
     g.b = out;
+    clock_t c0 = clock();
     rc = write_script(&g, path, base, name);
-    if (rc || !RUN) break;
+    clock_t c1 = clock();
+    if (rc || !RUN || getenv("SUGAR_NORUN")) break;
     ptx.n = 0; err.n = 0;
-    int bad = RUN(chunk, out->p ? out->p : "", out->n, &ptx, &err);
-    if (getenv("SUGAR_DEBUG")) { char fn[64]; snprintf(fn, sizeof fn, "/tmp/sugar_round%d.lua", round); FILE *df = fopen(fn, "w"); if (df) { fwrite(out->p, 1, out->n, df); fclose(df); }
-      fprintf(stderr, "round %d: bad %d err %s\n", round, bad, plU_buf_cstr(&err)); }
-    if (!bad && ptx.n == m->vsrc.n && memcmp(ptx.p, m->vsrc.p, ptx.n) == 0) break;   /* it round-trips */
-    if (round >= 200) { rc = 3; break; }
     char msg[420];
+    /* the check: the check script's calls (the first of each shape, in each function's structure)
+    ** must trace as the file's statements print; what does not is kept as written next round */
+    int bad = RUN(chunk, g.cb.p ? g.cb.p : "", g.cb.n, &ptx, &err);
+    if (getenv("SUGAR_TIME")) fprintf(stderr, "round %d: write %.3f run %.3f\n", round, (double)(c1 - c0) / CLOCKS_PER_SEC, (double)(clock() - c1) / CLOCKS_PER_SEC);
+    if (getenv("SUGAR_DEBUG")) { char fn[64]; snprintf(fn, sizeof fn, "/tmp/sugar_round%d.lua", round); FILE *df = fopen(fn, "w"); if (df) { fwrite(g.cb.p, 1, g.cb.n, df); fclose(df); }
+      fprintf(stderr, "round %d: bad %d err %s\n", round, bad, plU_buf_cstr(&err)); }
+    uint32_t mfn = 0, mline = 0; int same = !bad;
+    if (!bad) {   /* per function: its traced lines against the expected ones, up to "\1\n" */
+      size_t pos = 0;
+      for (uint32_t i = 0; i < g.expf.n && same; i++) {
+        const ExpF *ef = &g.expf.p[i];
+        const char *t = ptx.p ? ptx.p + pos : "", *end = ptx.p ? ptx.p + ptx.n : "";
+        const char *sep = t < end ? memchr(t, '\1', (size_t)(end - t)) : NULL;
+        size_t tn = sep ? (size_t)(sep - t) : (size_t)(end - t);
+        if (tn == ef->n && memcmp(t, g.exp.p + ef->off, tn) == 0) { pos += tn + 2; continue; }
+        same = 0; mfn = i;
+        const char *e = g.exp.p + ef->off;   /* the first line that differs */
+        size_t k = 0;
+        while (k < tn && k < ef->n && t[k] == e[k]) { if (t[k] == '\n') mline++; k++; }
+        snprintf(msg, sizeof msg, "the DSL prints it as '");
+        size_t ls = k; while (ls > 0 && t[ls - 1] != '\n') ls--;
+        size_t ml = strlen(msg);
+        for (size_t q = ls; q < tn && t[q] != '\n' && ml + 3 < sizeof msg; q++) msg[ml++] = t[q] == '\t' ? ' ' : t[q];
+        msg[ml++] = '\''; msg[ml] = 0;
+        if (tn <= ls) snprintf(msg, sizeof msg, "the DSL prints nothing for it");
+      }
+    }
+    if (same) break;   /* every call traced as the file has it: the script prints the file back */
+    if (round >= 200) { rc = 3; break; }
     uint32_t fi = 0, si = 0; int part = -1;
+    uint64_t shape = 0;
     if (bad) {
       /* CHUNK:LINE: error: ... -> the statement written at that line */
       const char *e = plU_buf_cstr(&err);
@@ -1723,11 +1928,9 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
         if (g.where.p[k].line <= (uint32_t)line) {
           const Where *w = &g.where.p[k];
           if (w->line == (uint32_t)line && w->kind == W_SCOPE) {
-            /* a nested block's ptx.scope line: the block is kept as written next time */
-            char bm[360];
-            first_line(bm, sizeof bm, msgp ? msgp + 7 : e);
+            /* a nested block's line: the block is kept as written next time */
             char whyb[420];
-            snprintf(whyb, sizeof whyb, "a nested { } block the DSL refuses: %s", bm);
+            snprintf(whyb, sizeof whyb, "a nested { } block the DSL refuses: %s", first);
             Keep kp = {w->func, w->stmt, strdup(whyb)};
             if (!kp.why || !plU_vec_push(g.keep, kp)) { free(kp.why); rc = 2; break; }
             refold = 1;
@@ -1738,7 +1941,7 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
               if (!plU_vec_push(g.nofold, nf)) { rc = 2; break; }
             }
             refold = 1;
-          } else if (w->line == (uint32_t)line) { fi = w->func; si = w->stmt; found = 1; part = 0; }
+          } else if (w->line == (uint32_t)line) { fi = w->func; si = w->stmt; shape = w->shape; found = 1; part = 0; }
           break;
         }
       }
@@ -1754,16 +1957,38 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
       }
       snprintf(msg, sizeof msg, "the DSL refuses it: %s", first);
     } else {
-      uint32_t d = 0;
-      while (d < ptx.n && d < m->vsrc.n && ptx.p[d] == m->vsrc.p[d]) d++;
-      if (d >= m->vsrc.n) d = m->vsrc.n ? m->vsrc.n - 1 : 0;
-      if (!stmt_at(m, d, &fi, &si, &part)) { rc = 3; break; }
-      /* what the DSL printed there instead */
-      uint32_t ls = d; while (ls > 0 && ptx.p[ls - 1] != '\n') ls--;
-      char got[120]; uint32_t k = 0;
-      while (ls + k < ptx.n && ptx.p[ls + k] != '\n' && k + 1 < sizeof got) { got[k] = ptx.p[ls + k] == '\t' ? ' ' : ptx.p[ls + k]; k++; }
-      got[k] = 0;
-      snprintf(msg, sizeof msg, "the DSL prints it as '%s'", got);
+      /* the statement of the first line that differs: a fold's is written one at a time next round */
+      const ExpF *ef = &g.expf.p[mfn];
+      fi = ef->fi;
+      uint32_t j = mline < ef->ns ? mline : ef->ns ? ef->ns - 1 : 0;
+      if (!ef->ns) { part = 3; }
+      else {
+        si = g.expst.p[ef->s0 + j];
+        if (si == UINT32_MAX) {   /* the header: kept as written next round */
+          if (g.fn[fi].head) { rc = 3; break; }
+          g.fn[fi].head = 1;
+          continue;
+        }
+        uint32_t fold = g.expfold.p[ef->s0 + j];
+        if (fold) {
+          for (uint32_t q = fold - 1; q <= si; q++) {
+            Nofold nf = {fi, q};
+            if (!plU_vec_push(g.nofold, nf)) { rc = 2; break; }
+          }
+          if (rc == 2) break;
+          continue;
+        }
+        part = 0;
+        shape = g.expshape.p[ef->s0 + j];
+      }
+    }
+    if (part == 0 && shape) {   /* every call of that shape is kept as written */
+      if (shape_kept(&g, shape)) { part = 3; }
+      else {
+        KShape ks = {shape, strdup(msg)};
+        if (!ks.why || !plU_vec_push(g.kshape, ks)) { free(ks.why); rc = 2; break; }
+        continue;
+      }
     }
     if (part == 0) {
       if (kept_any(&g, fi, si)) { part = 3; }
@@ -1792,10 +2017,13 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
   free(g.fn);
   free(g.where.p);
   free(g.items.p); free(g.vals.p); free(g.nofold.p);
-  plU_buf_free(&g.ib); plU_buf_free(&g.tb); plU_buf_free(&g.xb);
+  plU_buf_free(&g.ib); plU_buf_free(&g.tb); plU_buf_free(&g.xb); plU_buf_free(&g.opcb); free(g.opcl.p); plU_buf_free(&g.scratch);
   free(g.rbind); free(g.lbind); free(g.binds.p); free(g.taken.p); plU_buf_free(&g.lnames); plU_strtab_free(&g.ltaken);
   free(g.blks.p); free(g.blab.p); free(g.kev.p);
   free(g.kwhy); free(g.nof); free(g.declb);
+  plU_buf_free(&g.cb); plU_buf_free(&g.exp); free(g.expst.p); free(g.expfold.p); free(g.expshape.p); free(g.expf.p); free(g.seen);
+  for (uint32_t i = 0; i < g.kshape.n; i++) free(g.kshape.p[i].why);
+  free(g.kshape.p);
   if (g.pname) { for (uint32_t i = 0; i < g.npname; i++) free(g.pname[i]); free(g.pname); }
   plU_buf_free(&ptx); plU_buf_free(&err);
   return rc;
@@ -1909,5 +2137,21 @@ int plR_sugar_layout(const plI_module *m, uint32_t fi, const char *head, size_t 
   lo_at(&o, docline, 0);
   plU_buf_add(out, tail, ntail);
   o.line += count_nl(out->p + o.mark, out->n - o.mark);
+  return out->oom ? 2 : 0;
+}
+
+/* the check's side of a traced sugared function: its header as the DSL prints it (with_head), then
+** each instruction and label as the printer writes it, one a line */
+int plR_sugar_canon(const plI_module *m, uint32_t fi, int with_head, plU_buf *out) {
+  if (fi >= m->funcs.n) return 1;
+  const plI_func *f = &m->funcs.p[fi];
+  if (with_head) canon_head(m, f, out);
+  for (uint32_t s = 0; s < f->stmts.n; s++) {
+    const plI_stmt *st = &f->stmts.p[s];
+    if (st->kind == PLS_INSN) plP_insn(m, st, " \t", 2, out);
+    else if (st->kind == PLS_LABEL) { plU_buf_puts(out, plI_cstr(m, st->opc)); plU_buf_putc(out, ':'); }
+    else continue;
+    plU_buf_putc(out, '\n');
+  }
   return out->oom ? 2 : 0;
 }

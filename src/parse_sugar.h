@@ -28,4 +28,8 @@ typedef PLU_VEC(plR_mapent) plR_map;
 int plR_sugar_layout(const plI_module *m, uint32_t fi, const char *head, size_t nhead, const char *tail,
                      size_t ntail, uint32_t docline, plU_buf *out, plR_map *map);
 
+/* the check of --sugar: function fi of a traced check script as lines to compare (its header when
+** with_head, then each instruction and label as the printer writes it) */
+int plR_sugar_canon(const plI_module *m, uint32_t fi, int with_head, plU_buf *out);
+
 #endif

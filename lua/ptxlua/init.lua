@@ -514,11 +514,11 @@ end
 
 -- a register name: "acc" (printed %acc), or { "acc", bare = true } (printed acc, without the '%',
 -- as inline asm names its registers: `.reg .pred p;`) -> name, bare
-local function reg_name(name, what)
+local function reg_name(name, what, t)
   if type(name) == "string" then return name, false end
   if type(name) == "table" and type(name[1]) == "string" and (name.bare == nil or type(name.bare) == "boolean") then
     for k in pairs(name) do
-      if k ~= 1 and k ~= "bare" then perr("%s: a register name is \"name\" or { \"name\", bare = true } (unknown field %s)", what, tostring(k)) end
+      if k ~= 1 and k ~= "bare" then perr("%s%s: a register name is \"name\" or { \"name\", bare = true } (unknown field %s)", what, t, tostring(k)) end
     end
     return name[1], name.bare == true
   end
@@ -526,14 +526,14 @@ local function reg_name(name, what)
 end
 
 -- constructors: ptx.reg.f32() a fresh register, ptx.reg.f32 "name" a named one
-P.reg = setmetatable({}, { __index = function(_, t)
+P.reg = setmetatable({}, { __index = function(tab, t)
   if not TYPES[t] then perr("unknown register type '%s'", tostring(t)) end
-  -- ptx.reg.T([name [, init]]): with an initial value, one mov (mov.T %name, init)
-  return function(name, init)
+  -- ptx.reg.T([name [, init]]): with an initial value, one mov (mov.T %name, init); made once per type
+  local function ctor(name, init)
     local r
     if name == nil then r = poolreg(t)
     else
-      local nm, bare = reg_name(name, "ptx.reg." .. t)
+      local nm, bare = reg_name(name, "ptx.reg.", t)
       if not nm then perr("register name must be a string (initial values: ptx.%s(v) or ptx.reg.%s(name, v))", t, t) end
       local m = MOD or need_trace()
       r = newreg(t, m:reg(t, nm, nil, bare))
@@ -541,27 +541,32 @@ P.reg = setmetatable({}, { __index = function(_, t)
     if init ~= nil then RegMethods[t].set(r, init) end
     return r
   end
+  rawset(tab, t, ctor)
+  return ctor
 end })
 
 -- arrays: ptx.regs.f32(64 [, "acc"]) -> { r1, ..., r64 } declared as %acc<64>
-P.regs = setmetatable({}, { __index = function(_, t)
+P.regs = setmetatable({}, { __index = function(tab, t)
   if not TYPES[t] then perr("unknown register type '%s'", tostring(t)) end
-  -- ptx.regs.T(n [, name [, init]]): with an initial value, one mov per register, in order
-  return function(n, name, init)
+  -- ptx.regs.T(n [, name [, init]]): with an initial value, one mov per register, in order; made
+  -- once per type
+  local function ctor(n, name, init)
     local m = MOD or need_trace()
     if type(n) ~= "number" or n < 1 or n ~= floor(n) then perr("register array size must be a positive integer") end
     if name == nil then CUR.narr = CUR.narr + 1; name = TYPES[t][3] .. "v" .. CUR.narr .. "_" end
-    local nm, bare = reg_name(name, "ptx.regs." .. t)
+    local nm, bare = reg_name(name, "ptx.regs.", t)
     if not nm then perr("register array name must be a string") end
     local first = m:reg(t, nm, n, bare)
-    local arr = {}
-    for i = 1, n do arr[i] = newreg(t, first + i - 1) end
+    local arr, mt = {}, REGMT[t]
+    for i = 1, n do arr[i] = setmetatable({ [0] = first + i - 1 }, mt) end
     if init ~= nil then
       local set = RegMethods[t].set
       for i = 1, n do set(arr[i], init) end
     end
     return arr
   end
+  rawset(tab, t, ctor)
+  return ctor
 end })
 
 function P.pred(name) return P.reg.pred(name) end

@@ -30,18 +30,21 @@ S.indent = core.sugar_indent
 S.gap = core.sugar_gap
 local MARK = core.sugar_mark
 
--- a 0-based view of a register array: r[5] is %r5
-local VIEW = {}
-VIEW.__index = function(v, k)
-  local a = rawget(v, "_a")
+-- a register array indexed as PTX numbers it: r[5] is %r5. A plain table holding every register
+-- (the script's operands are table reads, no metamethod); an index outside the array is an error
+-- at the script's line
+local OUTSIDE = {}
+OUTSIDE.__index = function(v, k)
   if type(k) == "number" then
-    local r = a[k + 1]
-    if r == nil then P.error("register %%%s%d is outside %%%s<%d>", rawget(v, "_n"), k, rawget(v, "_n"), #a) end
-    return r
+    P.error("register %%%s%d is outside %%%s<%d>", rawget(v, "_n"), k, rawget(v, "_n"), rawget(v, "_c"))
   end
   return nil
 end
-VIEW.__len = function(v) return #rawget(v, "_a") end
+local function view(a, name)
+  local v = { _n = name, _c = #a }
+  for i = 1, #a do v[i - 1] = a[i] end
+  return setmetatable(v, OUTSIDE)
+end
 
 local DECLTYPE = { bf16 = "b16", bf16x2 = "b32", f16x2 = "b32" }
 local function decl_text(t, name, n)
@@ -56,7 +59,7 @@ end
 function S.regs(t, n, name, text)
   local a = P.regs[t](n, name)
   MARK("decl", text or decl_text(t, name, n))
-  return setmetatable({ _a = a, _n = type(name) == "table" and name[1] or name }, VIEW)
+  return view(a, type(name) == "table" and name[1] or name)
 end
 -- sugar.reg(T, name [, text]): the scalar register %name (or name, { "name", bare = true })
 function S.reg(t, name, text)
@@ -82,22 +85,44 @@ function S.labels(list)
 end
 -- statements in a function of their own (Lua limits the constants and jumps of one function)
 function S.block(fn) fn() end
--- sugar.scope(open, body, close): ptx.scope(body) whose `{` and `}` lines are written as open and
--- close (nil: as the printer writes them, in the current indentation)
-function S.scope(open, body, close)
-  if open ~= nil then MARK("open", open) end
-  P.scope(body)
-  if close ~= nil then MARK("close", close) end
-end
+-- do sugar.open([text]) ... sugar.close([text]) end: a nested block `{ ... }`, ptx.scope's flat form
+-- (a Lua block between the two calls, no function per block: a file holds tens of thousands); the
+-- registers and labels made between them are the block's. text: the `{` or `}` line as written,
+-- when it is not the printer's (the brace alone on its line in the current indentation).
+S.open = core.sugar_open
+S.close = core.sugar_close
 -- the address of a symbol (a parameter, a variable): ptx.sym
 S.sym = P.sym
 
 ---------------------------------------------------------------------------------------------------
 -- the document
 ---------------------------------------------------------------------------------------------------
+local LAST = nil            -- the document made last (what --sugar's check reads back)
 function S.module(name)
   local file, line = caller_line(2)
-  return setmetatable({ name = name or "ptx", parts = {}, where = {}, file = file, line = line, kernels = {} }, DOC)
+  LAST = setmetatable({ name = name or "ptx", parts = {}, where = {}, file = file, line = line, kernels = {} }, DOC)
+  return LAST
+end
+
+-- --sugar's check (src/main.c, src/parse_sugar.c): the check script it wrote holds each function's
+-- structure and the first call of each shape; traced with core.sugar_check on (no anchors), each
+-- function gives its header (when the script does not keep it as written) and its instructions and
+-- labels as the printer writes them, one a line, "\1\n" after each function
+function S.check_canon()
+  if not LAST then error("ptxlua.sugar: the script made no document", 0) end
+  local out = {}
+  for _, p in ipairs(LAST.parts) do
+    if type(p) ~= "string" then
+      local k = p.kernel
+      core.sugar_mode(true)
+      local ok, m = pcall(P.build, { registry = { k }, kernels = { k.name }, arch = k.target })
+      core.sugar_mode(false)
+      if not ok then error(m, 0) end
+      out[#out + 1] = m:sugar_canon(k.name, p.head == nil)
+      out[#out + 1] = "\1\n"
+    end
+  end
+  return table.concat(out)
 end
 
 -- text outside the functions, kept as written
