@@ -89,9 +89,9 @@ local function measure(exe, f, runs, tag)
   local sugar = f .. "." .. tag .. ".sugar.lua"
   local back = f .. "." .. tag .. ".back"
   local t = {}
-  local rp = R.measure({ exe, "--from-ptx", f, "-o", plain }, runs)
-  local rs = R.measure({ exe, "--from-ptx", f, "--sugar", "-o", sugar }, runs)
-  local rr = R.measure({ exe, sugar, "--print-ptx" }, runs)
+  local rp = R.measure({ exe, "--from-ptx", f, "-o", plain }, runs, 0, true)
+  local rs = R.measure({ exe, "--from-ptx", f, "--sugar", "-o", sugar }, runs, 0, true)
+  local rr = R.measure({ exe, sugar, "--print-ptx" }, runs, 0, true)
   sh(string.format("%s %s --print-ptx > %s 2>/dev/null; %s --from-ptx %s --sugar -o %s 2> %s.notes", shq(exe), shq(sugar), shq(back),
                    shq(exe), shq(f), shq(sugar), shq(sugar)))
   local notes = read(sugar .. ".notes") or ""

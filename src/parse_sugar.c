@@ -12,7 +12,6 @@
 #include <string.h>
 #include <ctype.h>
 #include <math.h>
-#include <time.h>
 
 static plR_runner RUN = NULL;
 void plR_set_runner(plR_runner run) { RUN = run; }
@@ -121,6 +120,7 @@ typedef struct G {
   int p1;
   plU_buf ib, tb, xb, scratch;
   plU_buf opcb; PLU_VEC(uint32_t) opcl;   /* opcode id -> its DSL chain (offset in opcb), made once */
+  uint64_t *sigset; uint32_t sigcap, nsig; /* (opcode, operand signature) pairs the DSL's check accepts */
   PLU_VEC(Item) items;
   PLU_VEC(int64_t) vals;
   PLU_VEC(Nofold) nofold;
@@ -135,6 +135,7 @@ typedef struct G {
   PLU_VEC(uint32_t) expst, expfold;   /* expfold: the fold (its first statement + 1) a line is part of, 0 none */
   PLU_VEC(uint64_t) expshape;         /* an instruction line's shape */
   uint32_t fold;                      /* the fold being written, + 1 */
+  uint32_t *lmark, lstamp;            /* label name -> lstamp: a call of the check names it */
   PLU_VEC(ExpF) expf;
   uint64_t *seen; uint32_t seencap, nseen;
   PLU_VEC(KShape) kshape;
@@ -392,6 +393,49 @@ static void opcode_lua(plU_buf *o, const char *op, uint32_t n) {
 
 /* ---- one statement -------------------------------------------------------------------------- */
 
+/* the (opcode, operand signature) pairs found legal: a set of keys (open addressing); add: put key in */
+static int sig_known(G *g, uint64_t key, int add) {
+  if (add && 2 * (g->nsig + 1) > g->sigcap) {
+    uint32_t nc = g->sigcap ? 2 * g->sigcap : 1024;
+    uint64_t *t = calloc(nc, sizeof *t);
+    if (!t) return 0;
+    for (uint32_t i = 0; i < g->sigcap; i++) if (g->sigset[i]) {
+      uint32_t h = (uint32_t)(g->sigset[i] >> 29) & (nc - 1);
+      while (t[h]) h = (h + 1) & (nc - 1);
+      t[h] = g->sigset[i];
+    }
+    free(g->sigset); g->sigset = t; g->sigcap = nc;
+  }
+  if (!g->sigcap) return 0;
+  uint32_t h = (uint32_t)(key >> 29) & (g->sigcap - 1);
+  while (g->sigset[h]) { if (g->sigset[h] == key) return 1; h = (h + 1) & (g->sigcap - 1); }
+  if (add) { g->sigset[h] = key; g->nsig++; }
+  return 0;
+}
+/* the operand signature the check depends on: kinds, flags, element counts and register types
+** (values: symbols and integers too) */
+static uint64_t opnd_sig(const plI_module *m, const plI_opnd *ops, uint32_t n, int values) {
+  uint64_t h = 1469598103934665603ull ^ n;
+  for (uint32_t i = 0; i < n; i++) {
+    const plI_opnd *o = &ops[i];
+    h = (h ^ ((uint64_t)o->kind | (uint64_t)o->flags << 8 | (uint64_t)o->n << 16)) * 1099511628211ull;
+    if (values && (o->kind == PLO_SYM || o->kind == PLO_IMM || (o->kind == PLO_ADDR && (o->flags & PLOF_BASE_SYM))))
+      h = (h ^ (o->kind == PLO_IMM ? o->v : (uint64_t)o->id << 1)) * 1099511628211ull;
+    if (o->kind == PLO_REG || (o->kind == PLO_ADDR && (o->flags & PLOF_BASE_REG)))
+      h = (h ^ (o->id && o->id <= m->regs.n ? m->regs.p[o->id - 1].type : 0xff)) * 1099511628211ull;
+    else if ((o->kind == PLO_VEC || o->kind == PLO_PAIR || o->kind == PLO_TADDR)) {
+      uint32_t k = o->kind == PLO_PAIR ? 2 : o->kind == PLO_TADDR ? (uint32_t)o->n + 1 : o->n;
+      if (!plI_elems_ok(m, o, k)) return 0;   /* never matches: checked each time */
+      for (uint32_t j = 0; j < k; j++) {
+        plI_opnd e = plI_elem(m, o, j);
+        h = (h ^ ((uint64_t)e.kind | (uint64_t)e.flags << 8)) * 1099511628211ull;
+        if (e.kind == PLO_REG) h = (h ^ (e.id && e.id <= m->regs.n ? m->regs.p[e.id - 1].type : 0xff)) * 1099511628211ull;
+      }
+    }
+  }
+  return h ? h : 1;
+}
+
 /* what the DSL would refuse in an instruction, found before running the script (each refusal
 ** found by running it costs a run of the whole script): an opcode the ISA table does not resolve,
 ** an integer immediate outside its operand's type. The same messages as the DSL's (src/lbind.c).
@@ -432,11 +476,19 @@ static int dsl_refuses(G *g, const plI_stmt *st, plU_buf *msg) {
       return 1;
     }
   }
-  /* the operand kinds and register types, as the DSL checks them */
-  if (st->ops + st->nops <= m->opnds.n && !plA_check_ops(r, m, otext, &m->opnds.p[st->ops], st->nops, NULL)) {
+  /* the operand kinds and register types, as the DSL checks them; as the DSL does, an opcode's
+  ** operand signature accepted once needs no second look unless the check reads values */
+  if (st->ops + st->nops > m->opnds.n) return 0;
+  /* a check that reads values (immediates against a constraint, a variable's state space) has them
+  ** in its signature: the symbol and the value, not only the kind */
+  uint64_t sig = opnd_sig(m, &m->opnds.p[st->ops], st->nops, (r->flags & PLA_VALUES) != 0);
+  uint64_t key = (sig ^ ((uint64_t)st->opc * 0x9E3779B97F4A7C15ull)) | 1;
+  if (sig && sig_known(g, key, 0)) return 0;
+  if (!plA_check_ops(r, m, otext, &m->opnds.p[st->ops], st->nops, NULL)) {
     plA_check_ops(r, m, otext, &m->opnds.p[st->ops], st->nops, msg);
     return 1;
   }
+  if (sig) sig_known(g, key, 1);
   return 0;
 }
 
@@ -787,10 +839,30 @@ out:
 }
 
 /* Lua lines [from, to) of g->ib at the current depth; map: each line is statement s */
+/* the labels the check script's calls name (G.lmark[name] == G.lstamp), marked before it is written */
+static void mark_labels(G *g, const plI_func *f) {
+  const plI_module *m = g->m;
+  if (++g->lstamp == 0) { memset(g->lmark, 0, g->nbind * sizeof *g->lmark); g->lstamp = 1; }
+  for (uint32_t s = 0; s < g->items.n; s++) {
+    const Item *x = &g->items.p[s];
+    const plI_stmt *st = &f->stmts.p[s];
+    if (x->kind != IT_INSN || !x->chk || st->kind != PLS_INSN) continue;
+    for (uint32_t k = 0; k < st->nops && st->ops + k < m->opnds.n; k++) {
+      const plI_opnd *o = &m->opnds.p[st->ops + k];
+      if (o->kind == PLO_LABEL && o->id < g->nbind) g->lmark[o->id] = g->lstamp;
+    }
+  }
+}
+static int label_wanted(G *g, uint32_t s) {
+  const plI_stmt *st = &g->m->funcs.p[g->fi].stmts.p[s];
+  return st->opc < g->nbind && g->lmark[st->opc] == g->lstamp;
+}
+
 static void emit_lines(G *g, uint32_t from, uint32_t to, uint32_t s, int map) {
   if (g->ck) {   /* the check script: no layout; of the calls, the first of each shape */
     const Item *x = &g->items.p[s];
-    if (!map || x->kind == IT_KEPT || (x->kind == IT_INSN && !x->chk)) return;
+    if (!map || x->kind == IT_KEPT || x->kind == IT_TEXT || (x->kind == IT_INSN && !x->chk)) return;
+    if (x->kind == IT_LABEL && !label_wanted(g, s)) return;   /* a label no call of the check names */
     expect(g, s);
   }
   const char *p = g->ib.p + from, *e = g->ib.p + to;
@@ -930,7 +1002,8 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
       const char *q = g->ib.p + x->b;
       if (x->c - x->b >= 4 && memcmp(q, "    ", 4) == 0) q += 4;
       put_ind(g, "");
-      putn(g, q, (size_t)(g->ib.p + x->c - q));
+      if (g->ck && x->x0 > x->b && x->x0 < x->c) { putn(g, q, (size_t)(g->ib.p + x->x0 - q)); put(g, ")\n"); }   /* no text */
+      else putn(g, q, (size_t)(g->ib.p + x->c - q));
       k++;
       continue;
     }
@@ -1574,6 +1647,7 @@ static int write_func(G *g, uint32_t fi, const char *path) {
             where(g, s);
             MARK_B(); it.kind = IT_DECL;
             plU_buf line; plU_buf_init(&line);
+            uint32_t textcut = 0;
             plU_buf_puts(&line, !depth && g->use_table ? "    " : "    local ");
             for (int k = 0; k < rl.n; k++)
               plU_buf_printf(&line, "%s%s%s", k ? ", " : "", !depth && g->use_table ? "R." : "", g->lnames.p + g->binds.p[b0 + (uint32_t)k].lua);
@@ -1593,11 +1667,15 @@ static int write_func(G *g, uint32_t fi, const char *path) {
                              rl.e[0].bare ? "" : "%", rl.e[0].nm);
               if (rl.e[0].cnt) plU_buf_printf(&d, "<%ld>", rl.e[0].cnt);
               plU_buf_puts(&d, ";\n");
-              if (rl.n > 1 || d.n != sp.len || memcmp(d.p, all, d.n) != 0) { plU_buf_puts(&line, ", "); plR_lua_str(&line, all, sp.len); }
+              if (rl.n > 1 || d.n != sp.len || memcmp(d.p, all, d.n) != 0) {
+                if (rl.n == 1) textcut = (uint32_t)line.n;   /* the check script leaves the text out */
+                plU_buf_puts(&line, ", "); plR_lua_str(&line, all, sp.len);
+              }
               plU_buf_free(&d);
               plU_buf_putc(&line, ')');
             }
             plU_buf_puts(&line, "\n");
+            if (textcut) it.x0 = it.b + textcut;   /* ib offset of ", TEXT)" */
             put(g, plU_buf_cstr(&line));
             plU_buf_free(&line);
             MARK_C();
@@ -1721,6 +1799,7 @@ static int write_func(G *g, uint32_t fi, const char *path) {
   plU_buf *mainb = g->b;
   uint32_t mainline = g->line;
   g->b = &g->cb; g->line = g->cline; g->ck = 1;
+  mark_labels(g, f);
   ExpF ef = {fi, (uint32_t)g->exp.n, 0, g->expst.n, 0};
   if (!wrote_head) {   /* the header the DSL prints must be the file's */
     size_t h0 = g->exp.n;
@@ -1868,8 +1947,9 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
   g.nbind = m->strs.n + 1;
   g.rbind = calloc(g.nbind, sizeof *g.rbind);
   g.lbind = calloc(g.nbind, sizeof *g.lbind);
+  g.lmark = calloc(g.nbind, sizeof *g.lmark);
   plU_strtab_init(&g.ltaken);
-  if (!g.fn || !g.rbind || !g.lbind) { free(g.fn); free(g.rbind); free(g.lbind); plU_strtab_free(&g.ltaken); return 2; }
+  if (!g.fn || !g.rbind || !g.lbind || !g.lmark) { free(g.fn); free(g.rbind); free(g.lbind); free(g.lmark); plU_strtab_free(&g.ltaken); return 2; }
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
   int rc = 0;
@@ -1877,18 +1957,13 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
   for (int round = 0;; round++) {
     out->n = 0; notes->n = 0;
     g.b = out;
-    clock_t c0 = clock();
     rc = write_script(&g, path, base, name);
-    clock_t c1 = clock();
-    if (rc || !RUN || getenv("SUGAR_NORUN")) break;
+    if (rc || !RUN) break;
     ptx.n = 0; err.n = 0;
     char msg[420];
     /* the check: the check script's calls (the first of each shape, in each function's structure)
     ** must trace as the file's statements print; what does not is kept as written next round */
     int bad = RUN(chunk, g.cb.p ? g.cb.p : "", g.cb.n, &ptx, &err);
-    if (getenv("SUGAR_TIME")) fprintf(stderr, "round %d: write %.3f run %.3f\n", round, (double)(c1 - c0) / CLOCKS_PER_SEC, (double)(clock() - c1) / CLOCKS_PER_SEC);
-    if (getenv("SUGAR_DEBUG")) { char fn[64]; snprintf(fn, sizeof fn, "/tmp/sugar_round%d.lua", round); FILE *df = fopen(fn, "w"); if (df) { fwrite(g.cb.p, 1, g.cb.n, df); fclose(df); }
-      fprintf(stderr, "round %d: bad %d err %s\n", round, bad, plU_buf_cstr(&err)); }
     uint32_t mfn = 0, mline = 0; int same = !bad;
     if (!bad) {   /* per function: its traced lines against the expected ones, up to "\1\n" */
       size_t pos = 0;
@@ -2017,8 +2092,8 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
   free(g.fn);
   free(g.where.p);
   free(g.items.p); free(g.vals.p); free(g.nofold.p);
-  plU_buf_free(&g.ib); plU_buf_free(&g.tb); plU_buf_free(&g.xb); plU_buf_free(&g.opcb); free(g.opcl.p); plU_buf_free(&g.scratch);
-  free(g.rbind); free(g.lbind); free(g.binds.p); free(g.taken.p); plU_buf_free(&g.lnames); plU_strtab_free(&g.ltaken);
+  plU_buf_free(&g.ib); plU_buf_free(&g.tb); plU_buf_free(&g.xb); plU_buf_free(&g.opcb); free(g.opcl.p); free(g.sigset); plU_buf_free(&g.scratch);
+  free(g.rbind); free(g.lbind); free(g.lmark); free(g.binds.p); free(g.taken.p); plU_buf_free(&g.lnames); plU_strtab_free(&g.ltaken);
   free(g.blks.p); free(g.blab.p); free(g.kev.p);
   free(g.kwhy); free(g.nof); free(g.declb);
   plU_buf_free(&g.cb); plU_buf_free(&g.exp); free(g.expst.p); free(g.expfold.p); free(g.expshape.p); free(g.expf.p); free(g.seen);
