@@ -1773,7 +1773,7 @@ static int write_func(G *g, uint32_t fi, const char *path) {
       MARK_B(); it.kind = IT_KEPT;
       text_call(g, "text", all, sp.len);
       MARK_C();
-      if (run_why && run_why != why) { kev(g, run_why, run_sp.tok, run_n); run_why = NULL; }
+      if (run_why && run_why != why && strcmp(run_why, why) != 0) { kev(g, run_why, run_sp.tok, run_n); run_why = NULL; }
       if (!run_why) { run_why = why; run_n = 0; run_sp = sp; }
       run_n++;
     } else if (run_why) {

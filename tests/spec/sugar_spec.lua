@@ -334,6 +334,66 @@ end }
     assert(runs >= (small and 40 or 100), runs .. " runs folded")
   end)
 
+  it("writes inline-asm-heavy nvcc output (bench/sugar_standin.cu: blocks, bare names, wait loops) as DSL blocks, fast", function()
+    local _, _, nrc = H.sh("command -v nvcc")
+    if nrc ~= 0 then
+      assert(not H.ci, "nvcc is required under CI=true")
+      return H.pending("nvcc is not installed")
+    end
+    -- twelve instantiations of the attention loop: about 1 MB of PTX, some 19,000 inline-asm blocks
+    local dir = H.tmpdir()
+    local inc = {}
+    for k = 1, 12 do inc[#inc + 1] = string.format("template __global__ void attn<%d, %d>(const half *, const half *, float *, float, int);\n", 20 + k, k) end
+    H.write(dir .. "/attn_instances.inc", table.concat(inc))
+    local _, cerr, crc = H.sh("cp " .. H.shq(H.root .. "/bench/sugar_standin.cu") .. " " .. H.shq(dir) .. " && env -u LD_PRELOAD nvcc -ptx -arch=sm_90a "
+                              .. H.shq(dir .. "/sugar_standin.cu") .. " -o " .. H.shq(dir .. "/standin.ptx"))
+    assert(crc == 0, cerr)
+    local ptx = dir .. "/standin.ptx"
+    local src = H.read(ptx)
+    local nblocks = select(2, src:gsub("\n[ \t]+{", ""))   -- every `{` statement (the bodies' own are not indented)
+    assert(#src > 500000 and nblocks > 1000, #src .. " bytes, " .. nblocks .. " blocks")
+    local R = dofile(H.root .. "/bench/runstat.lua")
+    local lua = dir .. "/standin.lua"
+    local tp = R.run_once({ H.exe, "--from-ptx", ptx, "-o", dir .. "/plain.lua" }, true)
+    local ts = R.run_once({ H.exe, "--from-ptx", ptx, "--sugar", "-o", lua }, true)
+    assert.are.equal(0, ts.status)
+    local _, notes, rc = H.ptxlua { "--from-ptx", ptx, "--sugar", "-o", lua }
+    assert.are.equal(0, rc, notes)
+    local text = H.read(lua)
+    -- every block is a DSL block: nothing kept as written, the wait loops folded in their blocks
+    assert.are.equal("", notes)
+    assert.are.equal(nblocks, select(2, text:gsub("do sugar%.open%(", "")))
+    assert.truthy(text:find('local P1 = sugar.reg("pred", { "P1", bare = true }, ".reg .pred                P1;\\n")', 1, true), text:sub(1, 3000))
+    assert.truthy(text:find('local lo, hi = sugar.reg("b16", { "lo", bare = true }, "  .reg .b16 lo, hi;\\n"), sugar.reg("b16", { "hi", bare = true }, "")', 1, true), text:sub(1, 3000))
+    assert.truthy(text:find('ptx.do_while(L1["LAB_WAIT"], function()', 1, true), text:sub(1, 3000))
+    local back, berr, brc = H.ptxlua { lua, "--print-ptx" }
+    assert.are.equal(0, brc, berr)
+    assert(back == src, "the sugared stand-in does not print the file back")
+    if H.ptxas_path() then assert(H.assemble(back, "sm_90a")) end
+    -- linear: within a few times the plain transpile (the quadratic writer took 90 times as long;
+    -- docs/performance.md has the figures, this only guards the order of magnitude)
+    assert(ts.cpu < 12 * tp.cpu + 0.3, string.format("sugar %.3f s, plain %.3f s", ts.cpu, tp.cpu))
+  end)
+
+  it("sums up what it keeps as written: one line per reason, the most first, with the lines of its first places", function()
+    local body = {}
+    for i = 1, 7 do   -- written differently, in 7 places between the statements the DSL writes
+      body[#body + 1] = "\tadd.u32 \t%r1, %r2, " .. i .. ";\n"
+      body[#body + 1] = "\tadd.u32 %r1,%r2, " .. i .. ";\n"
+    end
+    for _ = 1, 2 do body[#body + 1] = "\tshfl.sync.bfly.b32 \t%r1, %r2, 16, 31, 4294967296;\n" end   -- refused, 1 place
+    local src = ".version 8.0\n.target sm_90a\n.address_size 64\n\n.visible .entry k()\n{\n\t.reg .b32 \t%r<3>;\n\n" .. table.concat(body) .. "\tret;\n\n}\n"
+    local ptx = H.write(H.tmpfile(".ptx"), src)
+    local _, notes, same = sugar(ptx)
+    assert.is_true(same)
+    local lines = note_lines(notes)
+    assert.are.same({
+      ptx .. ": note: kept verbatim: 9 of 18 statements, for 2 reasons:",
+      ptx .. ":10: note: kept verbatim: 7 statements in 7 places (lines 10, 12, 14, 16, 18, ...): written differently from the printer's layout (spacing or operand spelling)",
+      ptx .. ":23: note: kept verbatim: 2 statements: the DSL refuses it: operand 5 of 'shfl.sync.bfly.b32': immediate 4294967296 does not fit .u32",
+    }, lines)
+  end)
+
   it("--sugar goes with --from-ptx only", function()
     local _, err, rc = H.ptxlua { "--lint", H.write(H.tmpfile(".ptx"), ".version 8.0\n.target sm_90a\n"), "--sugar" }
     assert.are.equal(2, rc)
