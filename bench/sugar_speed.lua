@@ -8,14 +8,15 @@
 -- --base DIR (a build of the code before a change) the same commands of that build, interleaved
 -- run by run with the new ones, side by side.
 --   luajit bench/sugar_speed.lua [--build DIR] [--base DIR] [--sizes 6,12] [--flavors plain,lineinfo,G]
---                                [--runs 3] [--base-runs 1] [--dir DIR]
--- --dir keeps the stand-ins (and reuses those already there). Needs nvcc (CUDA 13.0) on the PATH or
+--                                [--runs 3] [--base-runs 1] [--base-timeout S] [--dir DIR]
+-- --dir keeps the stand-ins (and reuses those already there). --base-timeout: a base command still
+-- running after S seconds (the quadratic writer takes minutes on 12 MB) is stopped and shown as >S. Needs nvcc (CUDA 13.0) on the PATH or
 -- in /usr/local/cuda/bin.
 package.path = debug.getinfo(1, "S").source:match("^@(.*/)") .. "?.lua;" .. package.path
 local R = require "runstat"
 
 local root = debug.getinfo(1, "S").source:match("^@(.*)/bench/[^/]*$") or "."
-local opts = { build = root .. "/build", sizes = "6,12", flavors = "plain,lineinfo,G", runs = 3, base_runs = 1 }
+local opts = { build = root .. "/build", sizes = "6,12", flavors = "plain,lineinfo,G", runs = 3, base_runs = 1, base_timeout = 900 }
 local i = 1
 while i <= #arg do
   local a = arg[i]
@@ -26,6 +27,7 @@ while i <= #arg do
   elseif a == "--flavors" then opts.flavors = val()
   elseif a == "--runs" then opts.runs = tonumber(val())
   elseif a == "--base-runs" then opts.base_runs = tonumber(val())
+  elseif a == "--base-timeout" then opts.base_timeout = tonumber(val())
   elseif a == "--dir" then opts.dir = val()
   else io.stderr:write("usage: luajit bench/sugar_speed.lua [--build DIR] [--base DIR] [--sizes 6,12] [--flavors plain,lineinfo,G] [--runs N] [--base-runs N] [--dir DIR]\n"); os.exit(2) end
   i = i + 1
@@ -83,22 +85,35 @@ for _, flavor in ipairs(list(opts.flavors)) do
   end
 end
 
+-- the median CPU seconds of argv over runs (quiet), or nil when a run went past timeout seconds
+local function cpu_of(argv, runs, timeout)
+  if timeout then
+    local t = { "timeout", tostring(timeout) }
+    for _, a in ipairs(argv) do t[#t + 1] = a end
+    argv = t
+  end
+  local ok, r = pcall(R.measure, argv, runs, 0, true)
+  if not ok then
+    if timeout and tostring(r):find("status 124", 1, true) then return nil end
+    error(r, 0)
+  end
+  return r.cpu.median
+end
 -- one build's three commands on file f: medians of CPU seconds; whether the script printed f back
-local function measure(exe, f, runs, tag)
+local function measure(exe, f, runs, tag, timeout)
   local plain = f .. "." .. tag .. ".plain.lua"
   local sugar = f .. "." .. tag .. ".sugar.lua"
   local back = f .. "." .. tag .. ".back"
   local t = {}
-  local rp = R.measure({ exe, "--from-ptx", f, "-o", plain }, runs, 0, true)
-  local rs = R.measure({ exe, "--from-ptx", f, "--sugar", "-o", sugar }, runs, 0, true)
-  local rr = R.measure({ exe, sugar, "--print-ptx" }, runs, 0, true)
+  t.plain = cpu_of({ exe, "--from-ptx", f, "-o", plain }, runs)
+  t.sugar = cpu_of({ exe, "--from-ptx", f, "--sugar", "-o", sugar }, runs, timeout)
+  if not t.sugar then t.timeout = true; return t end
+  t.run = cpu_of({ exe, sugar, "--print-ptx" }, runs)
   sh(string.format("%s %s --print-ptx > %s 2>/dev/null; %s --from-ptx %s --sugar -o %s 2> %s.notes", shq(exe), shq(sugar), shq(back),
                    shq(exe), shq(f), shq(sugar), shq(sugar)))
   local notes = read(sugar .. ".notes") or ""
-  t.plain, t.sugar, t.run = rp.cpu.median, rs.cpu.median, rr.cpu.median
   t.same = read(back) == read(f)
   t.kept = notes:match("kept verbatim: (%d+) of %d+ statements") or (notes:find("the whole file", 1, true) and "whole file") or "0"
-  t.total = notes:match("kept verbatim: %d+ of (%d+) statements")
   os.remove(back)
   return t
 end
@@ -112,11 +127,13 @@ print("| --- | --- | --- | --- | --- | --- | --- | --- |" .. (opts.base and " --
 for _, f in ipairs(files) do
   local size = #read(f) / 1e6
   local b
-  if opts.base then b = measure(opts.base .. "/ptxlua", f, opts.base_runs, "base") end
+  if opts.base then b = measure(opts.base .. "/ptxlua", f, opts.base_runs, "base", opts.base_timeout) end
   local t = measure(opts.build .. "/ptxlua", f, opts.runs, "new")
   local row = string.format("| %s | %.1f | %.3f | %.3f | %.1fx | %.3f | %s | %s |", f:match("[^/]+$"), size, t.plain, t.sugar,
                             t.sugar / t.plain, t.run, t.kept, t.same and "identical" or "DIFFERS")
-  if b then
+  if b and b.timeout then
+    row = row .. string.format(" > %d | > %dx | - | - |", opts.base_timeout, math.floor(opts.base_timeout / b.plain))
+  elseif b then
     row = row .. string.format(" %.3f | %.1fx | %.3f | %s |", b.sugar, b.sugar / b.plain, b.run, b.kept)
   end
   print(row)
