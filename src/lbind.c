@@ -1117,6 +1117,7 @@ static int scope_close(lua_State *L, LMod *M) {
         plU_buf_free(&nb); plU_buf_free(&db);
         free(h.slot);
         M->blocks.n = 0; M->pend.n = 0; M->lundo.n = 0; m->frames.n = 0; m->undo.n = 0;
+        if (!st->file) raise_here(L, M, lua_tostring(L, -1));   /* recorded without an anchor (--sugar's check): the block's line */
         raise_at(L, M, st->file, st->line, lua_tostring(L, -1));
       }
     }
