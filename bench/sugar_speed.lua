@@ -113,7 +113,12 @@ local function measure(exe, f, runs, tag, timeout)
                    shq(exe), shq(f), shq(sugar), shq(sugar)))
   local notes = read(sugar .. ".notes") or ""
   t.same = read(back) == read(f)
-  t.kept = notes:match("kept verbatim: (%d+) of %d+ statements") or (notes:find("the whole file", 1, true) and "whole file") or "0"
+  t.kept = notes:match("kept verbatim: (%d+) of %d+ statements") or (notes:find("the whole file", 1, true) and "whole file")
+  if not t.kept then   -- the notes of a build before the summary: a line per run of statements
+    local n = 0
+    for l in notes:gmatch("[^\n]+") do n = n + (tonumber(l:match("%((%d+) statements%)$")) or (l:find("kept verbatim", 1, true) and 1 or 0)) end
+    t.kept = tostring(n)
+  end
   os.remove(back)
   return t
 end
