@@ -859,6 +859,7 @@ static int label_wanted(G *g, uint32_t s) {
 }
 
 static void emit_lines(G *g, uint32_t from, uint32_t to, uint32_t s, int map) {
+  if (from >= to) return;
   if (g->ck) {   /* the check script: no layout; of the calls, the first of each shape */
     const Item *x = &g->items.p[s];
     if (!map || x->kind == IT_KEPT || x->kind == IT_TEXT || (x->kind == IT_INSN && !x->chk)) return;
@@ -1108,7 +1109,7 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
       }
       plU_buf_free(&e); plU_buf_free(&le);
     }
-    uint32_t p, reps;
+    uint32_t p = 0, reps = 0;
     if (k >= skip) {
       uint32_t same;
       if (find_run(g, k, hi, &p, &reps, &same)) { emit_run(g, k, p, reps); k += p * reps; continue; }
@@ -1972,7 +1973,7 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
         const char *t = ptx.p ? ptx.p + pos : "", *end = ptx.p ? ptx.p + ptx.n : "";
         const char *sep = t < end ? memchr(t, '\1', (size_t)(end - t)) : NULL;
         size_t tn = sep ? (size_t)(sep - t) : (size_t)(end - t);
-        if (tn == ef->n && memcmp(t, g.exp.p + ef->off, tn) == 0) { pos += tn + 2; continue; }
+        if (tn == ef->n && (!tn || memcmp(t, g.exp.p + ef->off, tn) == 0)) { pos += tn + 2; continue; }
         same = 0; mfn = i;
         const char *e = g.exp.p + ef->off;   /* the first line that differs */
         size_t k = 0;
@@ -2113,6 +2114,7 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
 /* n newlines in [s, s+len) */
 static uint32_t count_nl(const char *s, size_t len) {
   uint32_t n = 0;
+  if (!s || !len) return 0;
   for (const char *p = s, *e = s + len; (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++) n++;
   return n;
 }
@@ -2121,7 +2123,7 @@ typedef struct LO { plU_buf *out; plR_map *map; uint32_t line; size_t mark; } LO
 
 /* a piece starts here: the map names the script line that wrote it */
 static void lo_at(LO *o, uint32_t sline, uint32_t sfile) {
-  o->line += count_nl(o->out->p + o->mark, o->out->n - o->mark);
+  if (o->out->p) o->line += count_nl(o->out->p + o->mark, o->out->n - o->mark);
   o->mark = o->out->n;
   plR_mapent e = {o->line, (uint32_t)o->out->n, sline, sfile};
   if (!plU_vec_push(*o->map, e)) o->out->oom = 1;
@@ -2211,7 +2213,7 @@ int plR_sugar_layout(const plI_module *m, uint32_t fi, const char *head, size_t 
   free(sc);
   lo_at(&o, docline, 0);
   plU_buf_add(out, tail, ntail);
-  o.line += count_nl(out->p + o.mark, out->n - o.mark);
+  if (out->p) o.line += count_nl(out->p + o.mark, out->n - o.mark);
   return out->oom ? 2 : 0;
 }
 
