@@ -61,7 +61,8 @@ end
 R.summary = summary
 
 -- one run of argv (a list of strings); returns { wall, user, sys, cpu, maxrss_kb, minflt, status }
-function R.run_once(argv)
+-- (quiet: stderr to /dev/null too)
+function R.run_once(argv, quiet)
   local n = #argv
   local cargv = ffi.new("char *[?]", n + 1)
   local keep = {}
@@ -79,7 +80,7 @@ function R.run_once(argv)
     local fi = C.open("/dev/null", O_RDONLY)
     local fo = C.open("/dev/null", O_WRONLY)
     if fi >= 0 then C.dup2(fi, 0); C.close(fi) end
-    if fo >= 0 then C.dup2(fo, 1); C.close(fo) end
+    if fo >= 0 then C.dup2(fo, 1); if quiet then C.dup2(fo, 2) end C.close(fo) end
     C.execvp(cargv[0], cargv)
     C._exit(127)
   end
@@ -123,11 +124,11 @@ function R.peak_rss(argv, runs)
 end
 
 -- runs of argv after `warmup` unmeasured ones; a failing run is an error (its exit status shown)
-function R.measure(argv, runs, warmup)
-  for _ = 1, warmup or 0 do R.run_once(argv) end
+function R.measure(argv, runs, warmup, quiet)
+  for _ = 1, warmup or 0 do R.run_once(argv, quiet) end
   local wall, cpu, user, sys = {}, {}, {}, {}
   for i = 1, runs do
-    local r = R.run_once(argv)
+    local r = R.run_once(argv, quiet)
     if r.status ~= 0 then
       error(string.format("run %d of `%s` exited with status %d", i, table.concat(argv, " "), r.status), 0)
     end

@@ -25,6 +25,10 @@ typedef struct D {
   const plI_module *m;
   const plI_func *f;
   uint32_t *labelpc;            /* string id -> pc + 1 */
+  /* labels placed more than once in a function, each in its own nested block (inline asm's
+  ** LAB_WAIT in every copy of a wait loop): (name, block) -> pc + 1, and each block's parent; a
+  ** branch finds the innermost block around it that places the name */
+  uint8_t *ldup; uint64_t *lkey; uint32_t *lval, lcap; uint32_t *bpar, nblk, bcur;
   xins *tmpl; uint8_t *have; uint32_t ntmpl;       /* opcode id -> its modifiers, decoded once */
   uint64_t *ckey; uint32_t *cval; uint32_t ccap;   /* constant value -> slot */
   uint32_t rd[320], wr[320]; int nrd, nwr;         /* registers this instruction reads, writes (a wgmma
@@ -37,6 +41,60 @@ typedef struct D {
   const plI_stmt *cur;          /* the statement being decoded (its line resolves scoped variables) */
   char why[160];
 } D;
+
+/* ---- scoped labels -------------------------------------------------------------------------- */
+static int is_directive(const char *s);
+static int is_brace(const plI_module *m, const plI_stmt *s, char c) {
+  if (s->kind != PLS_RAW) return 0;
+  const char *t = plI_cstr(m, s->opc);
+  return t[0] == c && t[1] == 0;
+}
+static uint32_t lab_slot(const D *d, uint64_t key) {
+  uint32_t h = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (d->lcap - 1);
+  while (d->lkey[h] && d->lkey[h] != key) h = (h + 1) & (d->lcap - 1);
+  return h;
+}
+static uint32_t lab_get(const D *d, uint32_t name, uint32_t blk) {
+  uint64_t key = ((uint64_t)name << 32 | blk) + 1;
+  uint32_t h = lab_slot(d, key);
+  return d->lkey[h] ? d->lval[h] : 0;
+}
+static void lab_free(D *d) {
+  free(d->ldup); free(d->lkey); free(d->lval); free(d->bpar);
+  d->ldup = NULL; d->lkey = NULL; d->lval = NULL; d->bpar = NULL; d->lcap = d->nblk = 0;
+}
+/* function f places a label name twice: the (name, block) table and the blocks' parents; 0 on OOM */
+static int lab_build(D *d, const plI_func *f, uint32_t pc0) {
+  const plI_module *m = d->m;
+  uint32_t nl = 0, nb = 1;
+  for (uint32_t i = 0; i < f->stmts.n; i++) {
+    nl += f->stmts.p[i].kind == PLS_LABEL;
+    nb += is_brace(m, &f->stmts.p[i], '{');
+  }
+  d->lcap = 16;
+  while (d->lcap < 2 * nl) d->lcap *= 2;
+  d->ldup = calloc(m->strs.n + 1, 1);
+  d->lkey = calloc(d->lcap, sizeof *d->lkey);
+  d->lval = calloc(d->lcap, sizeof *d->lval);
+  d->bpar = calloc(nb, sizeof *d->bpar);
+  uint32_t *stack = calloc(nb + 1, sizeof *stack);
+  if (!d->ldup || !d->lkey || !d->lval || !d->bpar || !stack) { free(stack); lab_free(d); return 0; }
+  uint32_t sp = 0, blk = 0, pc = pc0;
+  d->nblk = 1;
+  for (uint32_t i = 0; i < f->stmts.n; i++) {
+    const plI_stmt *s = &f->stmts.p[i];
+    if (is_brace(m, s, '{')) { stack[sp++] = blk; d->bpar[d->nblk] = blk; blk = d->nblk++; continue; }
+    if (is_brace(m, s, '}')) { if (sp) blk = stack[--sp]; continue; }
+    if (s->kind == PLS_LABEL) {
+      uint64_t key = ((uint64_t)s->opc << 32 | blk) + 1;
+      uint32_t h = lab_slot(d, key);
+      d->lkey[h] = key; d->lval[h] = pc + 1;
+      if (s->opc <= m->strs.n && d->ldup[s->opc] < 2) d->ldup[s->opc]++;   /* 2: placed more than once */
+    } else if (s->kind == PLS_INSN || !is_directive(plI_cstr(m, s->opc))) pc++;
+  }
+  free(stack);
+  return 1;
+}
 
 /* ---- tokens --------------------------------------------------------------------------------- */
 static int tokenize(const char *s, toks *k) {
@@ -1068,6 +1126,15 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     uint32_t id = O[0].id;
     NEED(id < d->m->strs.n && d->labelpc[id], "an undefined label");
     in->target = d->labelpc[id] - 1;
+    if (d->ldup && d->ldup[id] == 2) {   /* the labels placed once keep the plain table */
+      uint32_t pcs = 0;
+      for (uint32_t b = d->bcur; !pcs; b = d->bpar[b]) {
+        pcs = lab_get(d, id, b);
+        if (!b) break;
+      }
+      NEED(pcs, "a label that no block around the branch places");
+      in->target = pcs - 1;
+    }
     break;
   }
   case X_EXIT: case X_RET: NOPS(0); break;
@@ -1555,14 +1622,21 @@ int plX__decode(plX_emu *e) {
   /* labels -> pcs (labels are the function's own); statements that execute */
   memset(d->labelpc, 0, (m->strs.n + 1) * sizeof *d->labelpc);
   uint32_t pc = e->fns[fi].pc;
+  int dup = 0;
   for (uint32_t i = 0; i < f->stmts.n; i++) {
     const plI_stmt *s = &f->stmts.p[i];
-    if (s->kind == PLS_LABEL) { if (s->opc < m->strs.n + 1) d->labelpc[s->opc] = pc + 1; }
+    if (s->kind == PLS_LABEL) { if (s->opc < m->strs.n + 1) { dup |= d->labelpc[s->opc] != 0; d->labelpc[s->opc] = pc + 1; } }
     else if (s->kind == PLS_INSN || !is_directive(plI_cstr(m, s->opc))) pc++;
   }
+  lab_free(d);
+  if (dup && !lab_build(d, f, e->fns[fi].pc)) { oom = 1; break; }
   pc = e->fns[fi].pc;
+  uint32_t bnext = 1;   /* the blocks numbered as lab_build numbered them */
+  d->bcur = 0;
   for (uint32_t i = 0; i < f->stmts.n; i++) {
     const plI_stmt *s = &f->stmts.p[i];
+    if (d->ldup && is_brace(m, s, '{') && bnext < d->nblk) d->bcur = bnext++;
+    else if (d->ldup && is_brace(m, s, '}')) d->bcur = d->bpar[d->bcur];
     if (s->kind == PLS_LABEL) continue;
     if (s->kind == PLS_RAW && is_directive(plI_cstr(m, s->opc))) continue;
     xins *in = &x->code[pc++];
@@ -1634,6 +1708,7 @@ int plX__decode(plX_emu *e) {
   }
   e->xf.consts = x->consts;
   free(d->labelpc); free(d->ckey); free(d->cval); free(d->tmpl); free(d->have);
+  lab_free(d);
   if (oom) { plU_buf_free(&d->msgs); return plX__fail(e, X_NOSLOT, "out of memory"); }
   /* the messages of X_UNSUP instructions outlive decoding */
   if (d->msgs.n) {

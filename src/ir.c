@@ -33,6 +33,7 @@ void plI_free(plI_module *m) {
   plU_strtab_free(&m->strs);
   plU_buf_free(&m->err);
   plU_buf_free(&m->vsrc); plU_vec_free(m->vpieces);
+  plU_vec_free(m->frames); plU_vec_free(m->undo);
   if (m->isa) plA_unref(m->isa);
   free(m);
 }
@@ -91,16 +92,26 @@ int plI_param(plI_module *m, int func, const char *name, int type, uint32_t alig
 
 /* --- register names --------------------------------------------------------------------- */
 
-/* declmap[string id] = (func << 20 | decl index) + 1 for names declared in that function */
+/* declmap[string id] = (func << 32 | decl index) + 1: the declaration of that name visible now
+** (the innermost: a nested block's declaration hides an enclosing one until the block closes) */
+static int visible(const plI_module *m, uint32_t scope) {
+  if (!scope) return 1;
+  for (uint32_t i = m->frames.n; i-- > 0;) if (m->frames.p[i].stmt + 1 == scope) return 1;
+  return 0;
+}
 static int declmap_get(plI_module *m, uint32_t func, uint32_t name) {
   if (name >= m->declmap_n) return -1;
   uint64_t e = m->declmap[name];
   if (!e) return -1;                                     /* never declared anywhere */
   if ((uint32_t)((e - 1) >> 32) == func) return (int)((e - 1) & 0xffffffffu);
-  /* the entry is another function's (it declared the name later): look in this one's list */
+  /* the entry is another function's (it declared the name later): look in this one's list, for
+  ** the innermost declaration still in scope */
   const plI_func *f = &m->funcs.p[func];
-  for (uint32_t i = 0; i < f->regdecls.n; i++)
-    if (f->regdecls.p[i].name == name) { m->declmap[name] = (((uint64_t)func << 32) | i) + 1; return (int)i; }
+  for (uint32_t i = f->regdecls.n; i-- > 0;)
+    if (f->regdecls.p[i].name == name && visible(m, f->regdecls.p[i].scope)) {
+      m->declmap[name] = (((uint64_t)func << 32) | i) + 1;
+      return (int)i;
+    }
   return -1;
 }
 static int declmap_set(plI_module *m, uint32_t func, uint32_t name, uint32_t decl) {
@@ -111,6 +122,10 @@ static int declmap_set(plI_module *m, uint32_t func, uint32_t name, uint32_t dec
     if (!p) return 0;
     memset(p + m->declmap_n, 0, (n - m->declmap_n) * sizeof *p);
     m->declmap = p; m->declmap_n = n;
+  }
+  if (m->frames.n) {   /* inside a nested block: what the name meant before, for its close */
+    plI_undo u = {name, m->declmap[name]};
+    if (!plU_vec_push(m->undo, u)) return 0;
   }
   m->declmap[name] = (((uint64_t)func << 32) | decl) + 1;
   return 1;
@@ -132,10 +147,11 @@ static int collides(plI_module *m, uint32_t func, const char *name) {
   uint32_t base = plU_find(&m->strs, name, k);
   if (!base) return 0;
   int d = declmap_get(m, func, base);
-  return d >= 0 && m->funcs.p[func].regdecls.p[d].count > 0;
+  const plI_regdecl *rd = d >= 0 ? &m->funcs.p[func].regdecls.p[d] : NULL;
+  return rd && rd->count > 0 && rd->scope == plI_scope_cur(m);   /* in another block it hides */
 }
 
-static uint32_t new_decl(plI_module *m, int func, const char *name, int type, uint32_t count, int pool) {
+static uint32_t new_decl(plI_module *m, int func, const char *name, int type, uint32_t count, int pool, int bare) {
   if (!m || m->status) return 0;
   if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), 0;
   if (!name || !valid_regname(name)) return plI_fail(m, 1, "bad register name '%s'", name ? name : "(null)"), 0;
@@ -144,57 +160,82 @@ static uint32_t new_decl(plI_module *m, int func, const char *name, int type, ui
   uint32_t sid = plI_str(m, name);
   if (!sid) return 0;
   plI_func *f = &m->funcs.p[func];
-  if (declmap_get(m, (uint32_t)func, sid) >= 0)
-    return plI_fail(m, 1, "register name '%%%s' is already declared", name), 0;
+  uint32_t scope = plI_scope_cur(m);
+  const char *pc = bare ? "" : "%";
+  int prev = declmap_get(m, (uint32_t)func, sid);
+  /* a name declared again in the same block is ptxas's "Duplicate definition"; in a nested block
+  ** it hides the enclosing declaration until the block closes */
+  if (prev >= 0 && f->regdecls.p[prev].scope == scope)
+    return plI_fail(m, 1, "register name '%s%s' is already declared", pc, name), 0;
   size_t nl = strlen(name);
   if (count && !pool && isdigit((unsigned char)name[nl - 1]))
     /* ptxas takes the digits before <N> for part of the numbering: %v1<2> makes no %v10, %v11 */
     return plI_fail(m, 1, "register range name '%s' ends in a digit: ptxas declares no usable "
-                    "register by %%%s<%u> (%%%s0 is not '%%%s' followed by 0 for it); end the name "
-                    "with a letter or '_' ('%s_')", name, name, count, name, name, name), 0;
+                    "register by %s%s<%u> (%s%s0 is not '%s%s' followed by 0 for it); end the name "
+                    "with a letter or '_' ('%s_')", name, pc, name, count, pc, name, pc, name, name), 0;
   if (collides(m, (uint32_t)func, name))
-    return plI_fail(m, 1, "register name '%%%s' collides with a register range", name), 0;
-  if (count || pool) { /* a range %name<N>: no scalar may be called name<digits> */
-    for (uint32_t i = 0; i < f->regdecls.n; i++) {
+    return plI_fail(m, 1, "register name '%s%s' collides with a register range", pc, name), 0;
+  if (count || pool) { /* a range %name<N>: no scalar of this block may be called name<digits> */
+    uint32_t i0 = m->frames.n ? m->frames.p[m->frames.n - 1].decl0 : 0;
+    for (uint32_t i = i0; i < f->regdecls.n; i++) {
       const plI_regdecl *d = &f->regdecls.p[i];
+      if (d->scope != scope) continue;
       const char *dn = plI_cstr(m, d->name);
       size_t k = strlen(name);
       if (d->count == 0 && strncmp(dn, name, k) == 0 && dn[k]) {
         const char *q = dn + k;
         while (isdigit((unsigned char)*q)) q++;
-        if (!*q) return plI_fail(m, 1, "register range '%%%s' collides with register '%%%s'", name, dn), 0;
+        if (!*q) return plI_fail(m, 1, "register range '%s%s' collides with register '%s%s'", pc, name, pc, dn), 0;
       }
     }
   }
-  plI_regdecl d = {sid, plT_info_tab[type].decl, count, (uint8_t)(pool != 0)};
+  plI_regdecl d = {sid, plT_info_tab[type].decl, count, (uint8_t)(pool != 0), (uint8_t)(bare != 0), 0, scope};
   if (!plU_vec_push(f->regdecls, d) || !declmap_set(m, (uint32_t)func, sid, f->regdecls.n - 1))
     return plI_fail(m, 2, "out of memory"), 0;
   uint32_t first = m->regs.n;
   for (uint32_t i = 0; i < (count ? count : 1); i++) {
-    plI_reg r = {sid, count ? (int32_t)i : -1, (uint8_t)type, (uint32_t)func};
+    plI_reg r = {sid, count ? (int32_t)i : -1, (uint8_t)type, (uint8_t)(bare != 0), (uint32_t)func};
     if (!plU_vec_push(m->regs, r)) return plI_fail(m, 2, "out of memory"), 0;
   }
   return first + 1; /* register ids are 1-based */
 }
 
 uint32_t plI_reg_scalar(plI_module *m, int func, const char *name, int type) {
-  return new_decl(m, func, name, type, 0, 0);
+  return new_decl(m, func, name, type, 0, 0, 0);
+}
+uint32_t plI_reg_bare(plI_module *m, int func, const char *name, int type, uint32_t count) {
+  if (!m || m->status) return 0;
+  if (count > (1u << 24)) return plI_fail(m, 1, "bad register range size %u", count), 0;
+  return new_decl(m, func, name, type, count, 0, 1);
 }
 uint32_t plI_reg_range(plI_module *m, int func, const char *name, int type, uint32_t count) {
   if (!m || m->status) return 0;
   if (count == 0 || count > (1u << 24)) return plI_fail(m, 1, "bad register range size %u", count), 0;
-  return new_decl(m, func, name, type, count, 0);
+  return new_decl(m, func, name, type, count, 0, 0);
 }
 
 uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type) {
   if (!m || m->status) return 0;
   if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), 0;
   if (!prefix || !valid_regname(prefix)) return plI_fail(m, 1, "bad register name '%s'", prefix ? prefix : "(null)"), 0;
+  /* a nested block has pools of its own, declared at its top: the prefix with one '_' per level
+  ** of nesting (%r_1 in a block, %r__1 in a block inside it), so that they never hide the
+  ** enclosing code's %r1 and sibling blocks reuse the same names, as inline asm does */
+  char nested[64 + 64 + 1];
+  if (m->frames.n) {
+    size_t k = strlen(prefix);
+    if (k > 64) return plI_fail(m, 1, "bad register name '%s'", prefix), 0;
+    memcpy(nested, prefix, k);
+    memset(nested + k, '_', m->frames.n);
+    nested[k + m->frames.n] = 0;
+    prefix = nested;
+  }
   uint32_t sid = plU_find(&m->strs, prefix, strlen(prefix));
   int d = sid ? declmap_get(m, (uint32_t)func, sid) : -1;
+  if (d >= 0 && m->funcs.p[func].regdecls.p[d].scope != plI_scope_cur(m)) d = -1;   /* an enclosing block's */
   if (d < 0) {
     /* pools are numbered from 1, as nvcc does: %f<N> declares %f0..%f(N-1) and %f0 stays unused */
-    uint32_t id = new_decl(m, func, prefix, type, 2, 1);
+    uint32_t id = new_decl(m, func, prefix, type, 2, 1, 0);
     if (!id) return 0;
     m->regs.p[id - 1].type = 0xff; /* %prefix0: never handed out */
     return id + 1;
@@ -207,7 +248,7 @@ uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type) {
   if (dc->type != plT_info_tab[type].decl)
     return plI_fail(m, 1, "register pool '%%%s' holds another type", prefix), 0;
   dc->count++;
-  plI_reg r = {dc->name, (int32_t)idx, (uint8_t)type, (uint32_t)func};
+  plI_reg r = {dc->name, (int32_t)idx, (uint8_t)type, 0, (uint32_t)func};
   if (!plU_vec_push(m->regs, r)) return plI_fail(m, 2, "out of memory"), 0;
   return m->regs.n;
 }
@@ -239,7 +280,7 @@ void plI_regname(const plI_module *m, uint32_t id, plU_buf *b) {
   if (!b) return;
   if (!m || id == 0 || id > m->regs.n) { plU_buf_puts(b, "%<bad>"); return; }
   const plI_reg *r = &m->regs.p[id - 1];
-  plU_buf_putc(b, '%');
+  if (!r->bare) plU_buf_putc(b, '%');
   plU_buf_puts(b, plI_cstr(m, r->name));
   if (r->index >= 0) plU_buf_printf(b, "%d", r->index);
 }
@@ -351,4 +392,29 @@ int plI_raw(plI_module *m, int func, const char *text, uint32_t file, uint32_t l
   if (!id) return -1;
   plI_stmt s = {PLS_RAW, 0, 0, id, 0, 0, file, line};
   return push_stmt(m, func, &s);
+}
+
+/* --- nested blocks -------------------------------------------------------------------------- */
+
+int plI_scope_open(plI_module *m, int func, uint32_t file, uint32_t line) {
+  if (!m || m->status) return -1;
+  if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), -1;
+  if (m->frames.n >= 64) return plI_fail(m, 1, "blocks nested deeper than 64"), -1;   /* as the parser */
+  int s = plI_raw(m, func, "{", file, line);
+  if (s < 0) return -1;
+  plI_frame fr = {(uint32_t)s, m->undo.n, m->funcs.p[func].regdecls.n, m->regs.n};
+  if (!plU_vec_push(m->frames, fr)) return plI_fail(m, 2, "out of memory"), -1;
+  return s;
+}
+
+int plI_scope_close(plI_module *m, int func, uint32_t file, uint32_t line) {
+  if (!m || m->status) return -1;
+  if (!m->frames.n) return plI_fail(m, 1, "no block is open"), -1;
+  plI_frame fr = m->frames.p[m->frames.n - 1];
+  while (m->undo.n > fr.undo) {   /* the block's names go: what they meant before comes back */
+    plI_undo u = m->undo.p[--m->undo.n];
+    m->declmap[u.name] = u.old;
+  }
+  m->frames.n--;
+  return plI_raw(m, func, "}", file, line);
 }

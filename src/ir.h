@@ -52,6 +52,7 @@ typedef struct plI_reg {
   uint32_t name;  /* base name string id */
   int32_t index;  /* element index in a %name<N> range, -1 for a scalar */
   uint8_t type;   /* logical type (bf16 kept as bf16) */
+  uint8_t bare;   /* named without '%' (`.reg .pred p;`, as inline asm writes scoped names) */
   uint32_t func;  /* owning function */
 } plI_reg;
 
@@ -60,6 +61,10 @@ typedef struct plI_regdecl {
   uint8_t type;   /* PTX declaration type */
   uint32_t count; /* 0: scalar %name; else %name<count> */
   uint8_t pool;   /* a pool of generated registers (%f1, %f2, ...), grown as they are handed out */
+  uint8_t bare;   /* the name has no '%' */
+  uint8_t laid;   /* printed elsewhere by whoever lays the body out (a sugared script's sugar.regs) */
+  uint32_t scope; /* 0: the function's top; else 1 + the index of the `{` statement opening the
+                  ** nested block it is declared in (printed at the top of that block) */
 } plI_regdecl;
 
 /* state spaces of variables and parameters */
@@ -101,6 +106,9 @@ typedef struct plI_func {
 
 struct plA_ctx;
 
+typedef struct plI_frame { uint32_t stmt, undo, decl0, reg0; } plI_frame;
+typedef struct plI_undo { uint32_t name; uint64_t old; } plI_undo;
+
 typedef struct plI_module {
   struct plA_ctx *isa;       /* opcode names and forms (shared, refcounted) */
   plU_strtab strs;
@@ -117,6 +125,10 @@ typedef struct plI_module {
   uint32_t declmap_n;
   int status;                /* sticky: 0 ok, else first error code */
   plU_buf err;               /* first error's message */
+  /* nested blocks being traced (plI_scope_open/close): each open block's `{` statement, where
+  ** its declarations begin, and how far back the declaration map is restored when it closes */
+  PLU_VEC(plI_frame) frames;
+  PLU_VEC(plI_undo) undo;
   plU_buf vsrc;              /* verbatim: the source text a parser read (empty for a traced module) */
   PLU_VEC(plI_piece) vpieces; /* verbatim: the module in source order, text between functions */
 } plI_module;
@@ -137,6 +149,17 @@ uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type); /*
 ** alignment (0: natural), as ptxas counts them: its static (not .extern) .shared variables, or its
 ** parameters (PLV_PARAM: the kernel parameter space); extra: one more variable's end, or NULL */
 uint64_t plI_space_bytes(const plI_module *m, uint32_t func, int space, const plI_var *extra);
+/* a scalar or range (count > 0) named without '%' (`.reg .pred p;`) */
+uint32_t plI_reg_bare(plI_module *m, int func, const char *name, int type, uint32_t count);
+
+/* nested blocks (`{ ... }`) of the function being traced: open records the `{` statement, and the
+** registers declared until the matching close are the block's (printed at its top, visible only
+** inside it, free to reuse an enclosing block's names: ptxas lets an inner declaration hide an
+** outer one); close records the `}`. Returns the statement index, or -1. */
+int plI_scope_open(plI_module *m, int func, uint32_t file, uint32_t line);
+int plI_scope_close(plI_module *m, int func, uint32_t file, uint32_t line);
+/* the scope a declaration made now belongs to: 0 (the function's top) or 1 + its `{` statement */
+static inline uint32_t plI_scope_cur(const plI_module *m) { return m->frames.n ? m->frames.p[m->frames.n - 1].stmt + 1 : 0; }
 int  plI_var_new(plI_module *m, int func, const char *name, int space, int linkage, int type,
              uint32_t align, uint64_t count, const char *init); /* func -1: module scope */
 

@@ -13,6 +13,7 @@
 #include "print.h"
 #include "smem.h"
 #include "parse.h"
+#include "parse_sugar.h"
 #include "engine.h"
 #include "lnum.h"
 
@@ -24,10 +25,15 @@
 ** a plain list (t[0] == nil) is a vector */
 enum { K_ADDR = 2, K_SYM = 3, K_LABEL = 4, K_SREG = 5, K_NEG = 6, K_SINK = 7, K_PAIR = 8, K_IMM = 9, K_PAREN = 10, K_TADDR = 11 };
 
+/* placed: the block a label is placed in (1: the function's top; a ptx.scope block: its serial,
+** from 2), 0 not placed; a block's placements are undone when it closes */
 typedef struct labelinfo { uint32_t used_file, used_line, placed; } labelinfo;
 /* a ptx.at call site of the function being traced: its line, predicate and sense; used once a
 ** call made through one of its guards ran */
 typedef struct gsite { uint32_t guard, file, line; uint8_t neg, used; } gsite;
+typedef struct lblock { uint32_t serial, pend0, lundo0, reg0; } lblock;   /* an open ptx.scope block */
+typedef struct lpend { uint32_t name, file, line; } lpend;                /* a label used inside blocks */
+typedef struct lundo { uint32_t name, old; } lundo;
 
 typedef struct LMod {
   plI_module *m;
@@ -53,6 +59,13 @@ typedef struct LMod {
   uint8_t *sig_ver;          /* opcode id -> the PTX version that signature's operand form needs */
   uint32_t ntgt_ok;
   struct Shared *S;
+  /* ptx.scope blocks: the open ones, the label uses inside them not yet matched to a placement,
+  ** the placements to undo; dead[id]: register id was made in a block that has closed */
+  PLU_VEC(lblock) blocks;
+  PLU_VEC(lpend) pend;
+  PLU_VEC(lundo) lundo;
+  uint32_t nserial;
+  uint8_t *dead; uint32_t ndead;
 } LMod;
 
 /* ---- the ISA context and the internal source prefixes, per Lua state (upvalues) ----------- */
@@ -65,6 +78,10 @@ typedef struct Shared {
   struct { const void *fn; const char *source; int internal; uint32_t mod, file; } fc[64];
   int fc_ref;
   uint32_t nmod;              /* serial numbers of the modules made here (LMod.serial) */
+  int sugar;                  /* > 0 while ptxlua.sugar traces a sugared body: its markers go in */
+  int check;                  /* --sugar's check of the script it wrote: only the text counts, so
+                              ** instructions and markers are recorded without anchors (an error
+                              ** still finds its line) */
   /* operands pre-read by the DSL (init.lua, through the FFI) for core.emitv: opbuf[0] operands
   ** described, then for each: 0 (convert the Lua value), 1 id (a register), 2 n id... (a vector
   ** of n registers) */
@@ -229,6 +246,8 @@ static int l_gc(lua_State *L) {
   plU_vec_free(M->labels);
   plU_vec_free(M->gsites);
   free(M->ghash); M->ghash = NULL;
+  plU_vec_free(M->blocks); plU_vec_free(M->pend); plU_vec_free(M->lundo);
+  free(M->dead); M->dead = NULL; M->ndead = 0;
   plU_buf_free(&M->msg);
   return 0;
 }
@@ -320,18 +339,21 @@ static void type_version(lua_State *L, LMod *M, int t) {
   }
 }
 
-static int l_reg(lua_State *L) {  /* m:reg(type, name [, count]) -> first id */
+static int l_reg(lua_State *L) {  /* m:reg(type, name [, count [, bare]]) -> first id; bare: named without '%' */
   LMod *M = checkmod(L, 1);
   needfunc(L, M);
   int t = typearg(L, M, 2);
   const char *name = luaL_checkstring(L, 3);
-  uint32_t id;
-  if (lua_isnoneornil(L, 4)) id = plI_reg_scalar(M->m, M->func, name, t);
-  else {
-    lua_Number n = luaL_checknumber(L, 4);
-    if (n < 1 || n > (1 << 24) || n != floor(n)) raise_here(L, M, "register array size must be a positive integer");
-    id = plI_reg_range(M->m, M->func, name, t, (uint32_t)n);
+  int bare = lua_toboolean(L, 5);
+  uint32_t id, n = 0;
+  if (!lua_isnoneornil(L, 4)) {
+    lua_Number c = luaL_checknumber(L, 4);
+    if (c < 1 || c > (1 << 24) || c != floor(c)) raise_here(L, M, "register array size must be a positive integer");
+    n = (uint32_t)c;
   }
+  if (bare) id = plI_reg_bare(M->m, M->func, name, t, n);
+  else if (!n) id = plI_reg_scalar(M->m, M->func, name, t);
+  else id = plI_reg_range(M->m, M->func, name, t, n);
   check_ir(L, M);
   type_version(L, M, t);
   lua_pushinteger(L, id);
@@ -410,8 +432,16 @@ static int l_place(lua_State *L) {  /* m:place(name) */
   uint32_t id = plI_str(M->m, name);
   check_ir(L, M);
   labelinfo *li = label_slot(L, M, id);
-  if (li->placed) { lua_pushfstring(L, "label '%s' is placed twice", name); raise_at(L, M, f, l, lua_tostring(L, -1)); }
-  li->placed = 1;
+  uint32_t here = M->blocks.n ? M->blocks.p[M->blocks.n - 1].serial : 1;   /* labels are scoped like registers */
+  if (li->placed == here) {
+    lua_pushfstring(L, "label '%s' is placed twice%s", name, M->blocks.n ? " in one ptx.scope block" : "");
+    raise_at(L, M, f, l, lua_tostring(L, -1));
+  }
+  if (M->blocks.n) {
+    lundo u = {id, li->placed};
+    if (!plU_vec_push(M->lundo, u)) luaL_error(L, "out of memory");
+  }
+  li->placed = here;
   plI_label(M->m, M->func, id, f, l);
   check_ir(L, M);
   return 0;
@@ -424,6 +454,13 @@ static uint32_t regid_of(lua_State *L, LMod *M, lua_Number v, int opi) {
     raise_here(L, M, lua_tostring(L, -1));
   }
   uint32_t id = (uint32_t)v;
+  if (id < M->ndead && M->dead[id]) {
+    plU_buf b; plU_buf_init(&b);
+    plI_regname(M->m, id, &b);
+    lua_pushfstring(L, "operand %d: register %s was declared inside a ptx.scope block that has closed (a block's registers live only inside it)", opi, plU_buf_cstr(&b));
+    plU_buf_free(&b);
+    raise_here(L, M, lua_tostring(L, -1));
+  }
   if (M->m->regs.p[id - 1].func != (uint32_t)M->func) {
     plU_buf b; plU_buf_init(&b);
     plI_regname(M->m, id, &b);
@@ -553,7 +590,7 @@ static void vector_operand(lua_State *L, LMod *M, int idx, int t, int opi, const
     if (!(ev > 0)) { lua_pop(L, 1); break; }
     lua_pop(L, 2);
     uint32_t id = ev <= m->regs.n ? (uint32_t)ev : 0;          /* 0: not a register of this module */
-    if (id == 0 || m->regs.p[id - 1].func != (uint32_t)M->func) id = regid_of(L, M, ev, opi);
+    if (id == 0 || m->regs.p[id - 1].func != (uint32_t)M->func || (id < M->ndead && M->dead[id])) id = regid_of(L, M, ev, opi);
     ids[k] = id;
   }
   memset(o, 0, sizeof *o);
@@ -602,6 +639,12 @@ static void convert_table(lua_State *L, LMod *M, int idx, lua_Number kv, int t, 
   case K_SYM: o->kind = PLO_SYM; o->id = strid(L, M, idx, 1); return;
   case K_LABEL: {
     o->kind = PLO_LABEL; o->id = strid(L, M, idx, 1);
+    if (M->blocks.n) {   /* inside a ptx.scope block: matched when the block closes */
+      lpend u = {o->id, 0, 0};
+      anchor(L, M, &u.file, &u.line);
+      if (!plU_vec_push(M->pend, u)) luaL_error(L, "out of memory");
+      return;
+    }
     labelinfo *li = label_slot(L, M, o->id);
     if (!li->used_file) { uint32_t f, l; anchor(L, M, &f, &l); li->used_file = f ? f : 1; li->used_line = l; }
     return;
@@ -767,7 +810,8 @@ static uint64_t opsig_rec(LMod *M, const plI_opnd *o, uint64_t h) {
 
 /* a register id as the DSL read it (core.emitv): the slow path's checks and messages when bad */
 static inline uint32_t regid_pre(lua_State *L, LMod *M, uint32_t id, int opi) {
-  if (id == 0 || id > M->m->regs.n || M->m->regs.p[id - 1].func != (uint32_t)M->func) return regid_of(L, M, (lua_Number)id, opi);
+  if (id == 0 || id > M->m->regs.n || M->m->regs.p[id - 1].func != (uint32_t)M->func || (id < M->ndead && M->dead[id]))
+    return regid_of(L, M, (lua_Number)id, opi);
   return id;
 }
 
@@ -839,7 +883,7 @@ static int emit(lua_State *L, LMod *M, int base, int lvl0, const uint32_t *pre) 
       lua_pop(L, 1);
       if (kv > 0) {
         uint32_t id = kv <= M->m->regs.n ? (uint32_t)kv : 0;      /* 0: not a register of this module */
-        if (id == 0 || M->m->regs.p[id - 1].func != (uint32_t)M->func) id = regid_of(L, M, kv, i + 1);
+        if (id == 0 || M->m->regs.p[id - 1].func != (uint32_t)M->func || (id < M->ndead && M->dead[id])) id = regid_of(L, M, kv, i + 1);
         memset(&ops[i], 0, sizeof ops[i]);
         ops[i].kind = PLO_REG; ops[i].id = id;
         continue;
@@ -870,8 +914,8 @@ static int emit(lua_State *L, LMod *M, int base, int lvl0, const uint32_t *pre) 
     M->sig_ok[opc] = sig;
     M->sig_ver[opc] = (uint8_t)(need > 255 ? 255 : need);
   }
-  uint32_t f, l;
-  anchor_from(L, M, &f, &l, lvl0);
+  uint32_t f = 0, l = 0;
+  if (!S->check) anchor_from(L, M, &f, &l, lvl0);
   int need = M->sig_ver[opc] > r->ptx_min ? M->sig_ver[opc] : r->ptx_min;  /* the operand form may need more */
   if (need > M->maxptx) { M->maxptx = need; M->maxptx_file = f; M->maxptx_line = (int)l; M->maxptx_opc = opc; }
   plI_insn(M->m, M->func, opc, ops, n, M->guard, M->negguard, f, l);
@@ -1087,6 +1131,10 @@ static int l_endfunc(lua_State *L) {  /* check what a function body leaves open 
   LMod *M = checkmod(L, 1);
   if (M->func < 0) return 0;
   if (M->guard) raise_at(L, M, M->guard_file, M->guard_line, "a guard predicate with no instruction after it");
+  if (M->blocks.n) {   /* only an error inside a block leaves it open (ptx.scope closes what it opens) */
+    M->blocks.n = 0; M->pend.n = 0; M->lundo.n = 0; M->m->frames.n = 0; M->m->undo.n = 0;
+    raise_here(L, M, "a ptx.scope block left open at the end of the function");
+  }
   for (uint32_t i = 0; i < M->gsites.n; i++)
     if (!M->gsites.p[i].used)
       raise_at(L, M, M->gsites.p[i].file, M->gsites.p[i].line,
@@ -1103,6 +1151,163 @@ static int l_endfunc(lua_State *L) {  /* check what a function body leaves open 
   M->func = -1;
   return 0;
 }
+
+/* ---- nested blocks (ptx.scope) ----------------------------------------------------------------- */
+static int scope_open(lua_State *L, LMod *M) {
+  needfunc(L, M);
+  uint32_t f = 0, l = 0;
+  if (M->guard) raise_here(L, M, "a guard predicate (ptx.at) must be followed by an instruction, not a block");
+  if (!M->S->check) anchor(L, M, &f, &l);
+  lblock b = {++M->nserial + 1, M->pend.n, M->lundo.n, M->m->regs.n};
+  if (!plU_vec_push(M->blocks, b)) return luaL_error(L, "out of memory");
+  plI_scope_open(M->m, M->func, f, l);
+  if (M->m->status) M->blocks.n--;
+  check_ir(L, M);
+  return 0;
+}
+static int l_scope_open(lua_State *L) { return scope_open(L, checkmod(L, 1)); }  /* m:scope_open(): `{` */
+
+/* the register ids operand o reads or writes, each given to fn (vectors, pairs, addresses) */
+typedef int (*reg_visit)(LMod *M, uint32_t id, void *ud);
+static int visit_regs(LMod *M, const plI_opnd *o, reg_visit fn, void *ud, int depth) {
+  const plI_module *m = M->m;
+  switch (o->kind) {
+  case PLO_REG: return fn(M, o->id, ud);
+  case PLO_ADDR: return (o->flags & PLOF_BASE_REG) ? fn(M, o->id, ud) : 0;
+  case PLO_VEC: case PLO_PAIR: case PLO_TADDR: {
+    uint32_t n = o->kind == PLO_PAIR ? 2 : o->kind == PLO_TADDR ? (uint32_t)o->n + 1 : o->n;
+    if (depth > 2 || !plI_elems_ok(m, o, n)) return 0;
+    for (uint32_t k = 0; k < n; k++) {
+      plI_opnd e = plI_elem(m, o, k);
+      int r = visit_regs(M, &e, fn, ud, depth + 1);
+      if (r) return r;
+    }
+    return 0;
+  }
+  default: return 0;
+  }
+}
+
+/* the declarations of the block being closed, by name: does one of them hide register id? */
+typedef struct hideset { const plI_regdecl *d; uint32_t *slot; uint32_t mask; uint32_t reg0; const plI_regdecl *hit; uint32_t hid; } hideset;
+static const plI_regdecl *hs_find(const hideset *h, uint32_t name) {
+  for (uint32_t k = (name * 2654435761u) & h->mask; h->slot[k]; k = (k + 1) & h->mask)
+    if (h->d[h->slot[k] - 1].name == name) return &h->d[h->slot[k] - 1];
+  return NULL;
+}
+static int hidden(LMod *M, uint32_t id, void *ud) {
+  hideset *h = ud;
+  if (id == 0 || id > h->reg0 || id > M->m->regs.n) return 0;   /* made inside the block: its own */
+  const plI_reg *r = &M->m->regs.p[id - 1];
+  const plI_regdecl *d = hs_find(h, r->name);
+  if (d && d->bare == r->bare && (d->count ? r->index >= 0 && (uint32_t)r->index < d->count : r->index < 0)) { h->hit = d; h->hid = id; return 1; }
+  /* the same text by another split: a scalar %r12 against a range %r<13>, and the other way */
+  char buf[160];
+  const char *nm = plI_cstr(M->m, r->name);
+  size_t n = strlen(nm);
+  if (n + 12 > sizeof buf) return 0;
+  if (r->index >= 0) {
+    snprintf(buf, sizeof buf, "%s%d", nm, r->index);
+    uint32_t sid = plU_find(&M->m->strs, buf, strlen(buf));
+    d = sid ? hs_find(h, sid) : NULL;
+    if (d && !d->count && d->bare == r->bare) { h->hit = d; h->hid = id; return 1; }
+    return 0;
+  }
+  size_t k = n;
+  while (k > 0 && nm[k - 1] >= '0' && nm[k - 1] <= '9') k--;
+  if (k == n || k == 0 || n - k > 9) return 0;
+  uint32_t sid = plU_find(&M->m->strs, nm, k), idx = (uint32_t)strtoul(nm + k, NULL, 10);
+  d = sid ? hs_find(h, sid) : NULL;
+  if (d && d->count > idx && d->bare == r->bare) { h->hit = d; h->hid = id; return 1; }
+  return 0;
+}
+
+static int scope_close(lua_State *L, LMod *M) {
+  needfunc(L, M);
+  if (!M->blocks.n || !M->m->frames.n) raise_here(L, M, "no ptx.scope block is open");
+  if (M->guard) raise_at(L, M, M->guard_file, M->guard_line, "a guard predicate (ptx.at) with no instruction after it");
+  lblock b = M->blocks.p[M->blocks.n - 1];
+  plI_module *m = M->m;
+  plI_frame fr = m->frames.p[m->frames.n - 1];
+  plI_func *f = &m->funcs.p[M->func];
+  /* an enclosing register used inside the block under a name the block declares would print as
+  ** the block's own: refused at the instruction's line */
+  uint32_t nd = 0;
+  for (uint32_t i = fr.decl0; i < f->regdecls.n; i++) nd += f->regdecls.p[i].scope == fr.stmt + 1;
+  if (nd) {
+    uint32_t cap = 8;
+    while (cap < 2 * nd) cap *= 2;
+    hideset h = {f->regdecls.p, calloc(cap, sizeof(uint32_t)), cap - 1, b.reg0, NULL, 0};
+    if (!h.slot) return luaL_error(L, "out of memory");
+    for (uint32_t i = fr.decl0; i < f->regdecls.n; i++) {
+      if (f->regdecls.p[i].scope != fr.stmt + 1) continue;
+      uint32_t k = (f->regdecls.p[i].name * 2654435761u) & h.mask;
+      while (h.slot[k]) k = (k + 1) & h.mask;
+      h.slot[k] = i + 1;
+    }
+    for (uint32_t si = fr.stmt + 1; si < f->stmts.n && !h.hit; si++) {
+      const plI_stmt *st = &f->stmts.p[si];
+      if (st->kind != PLS_INSN) continue;
+      if (st->guard) hidden(M, st->guard - 1, &h);
+      for (uint16_t k = 0; k < st->nops && !h.hit && st->ops + k < m->opnds.n; k++)
+        visit_regs(M, &m->opnds.p[st->ops + k], hidden, &h, 0);
+      if (h.hit) {
+        plU_buf nb; plU_buf_init(&nb);
+        plI_regname(m, h.hid, &nb);
+        plU_buf db; plU_buf_init(&db);
+        plU_buf_printf(&db, ".reg .%s %s%s", plT_info_tab[h.hit->type].name, h.hit->bare ? "" : "%", plI_cstr(m, h.hit->name));
+        if (h.hit->count) plU_buf_printf(&db, "<%u>", h.hit->count);
+        lua_pushfstring(L, "%s here is a register from outside this ptx.scope block, but the block declares `%s;`, "
+                        "which hides it inside the block (it would print as the block's own): give one of them another name",
+                        plU_buf_cstr(&nb), plU_buf_cstr(&db));
+        plU_buf_free(&nb); plU_buf_free(&db);
+        free(h.slot);
+        M->blocks.n = 0; M->pend.n = 0; M->lundo.n = 0; m->frames.n = 0; m->undo.n = 0;
+        if (!st->file) raise_here(L, M, lua_tostring(L, -1));   /* recorded without an anchor (--sugar's check): the block's line */
+        raise_at(L, M, st->file, st->line, lua_tostring(L, -1));
+      }
+    }
+    free(h.slot);
+  }
+  /* label uses inside the block: those placed in it are matched; the rest go to the enclosing block */
+  uint32_t w = b.pend0;
+  for (uint32_t i = b.pend0; i < M->pend.n; i++) {
+    lpend u = M->pend.p[i];
+    if (u.name < M->labels.n && M->labels.p[u.name].placed == b.serial) continue;
+    M->pend.p[w++] = u;
+  }
+  M->pend.n = w;
+  while (M->lundo.n > b.lundo0) {
+    lundo u = M->lundo.p[--M->lundo.n];
+    M->labels.p[u.name].placed = u.old;
+  }
+  M->blocks.n--;
+  if (!M->blocks.n) {   /* back at the function's top: checked by endfunc as the top's own uses */
+    for (uint32_t i = 0; i < M->pend.n; i++) {
+      lpend u = M->pend.p[i];
+      labelinfo *li = label_slot(L, M, u.name);
+      if (!li->used_file) { li->used_file = u.file ? u.file : 1; li->used_line = u.line; }
+    }
+    M->pend.n = 0;
+  }
+  /* the block's registers are gone */
+  uint32_t nr = m->regs.n;
+  if (nr >= M->ndead) {
+    uint32_t nn = M->ndead ? M->ndead : 1024;
+    while (nn <= nr) nn *= 2;
+    uint8_t *p = realloc(M->dead, nn);
+    if (!p) return luaL_error(L, "out of memory");
+    memset(p + M->ndead, 0, nn - M->ndead);
+    M->dead = p; M->ndead = nn;
+  }
+  for (uint32_t id = b.reg0 + 1; id <= nr; id++) M->dead[id] = 1;
+  uint32_t fl = 0, ll = 0;
+  if (!M->S->check) anchor(L, M, &fl, &ll);
+  plI_scope_close(m, M->func, fl, ll);
+  check_ir(L, M);
+  return 0;
+}
+static int l_scope_close(lua_State *L) { return scope_close(L, checkmod(L, 1)); }  /* m:scope_close(): `}` */
 
 /* ---- output ----------------------------------------------------------------------------------- */
 static int l_version(lua_State *L) {  /* m:version([v]) -> current, needed by instructions */
@@ -1317,6 +1522,133 @@ static int l_reanchor(lua_State *L) {
   return 0;
 }
 
+static uint32_t count_lines(const char *s, size_t n) {
+  uint32_t k = 0;
+  for (const char *p = s, *e = s + n; p && (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++) k++;
+  return k;
+}
+
+/* ---- ptxlua.sugar: layout markers and the laid-out text ------------------------------------------ */
+/* a marker statement of kind k with text at idx in the body being traced (sugar.text and kin are
+** these functions themselves: the caller is the script's line) */
+static int sugar_mark(lua_State *L, int k, int idx) {
+  Shared *S = shared(L);
+  size_t n;
+  const char *s = lua_tolstring(L, idx, &n);
+  LMod *M = S->cur;
+  if (!s || !M || S->sugar <= 0 || M->func < 0) {
+    lua_Debug ar;
+    const char *why = !s ? "expects a string" : "belongs inside a sugared kernel body";
+    if (user_frame(L, S, &ar)) return luaL_error(L, "%s:%d: error: ptxlua.sugar: this call %s", srcname(ar.source), ar.currentline, why);
+    return luaL_error(L, "error: ptxlua.sugar: this call %s", why);
+  }
+  uint32_t f = 0, l = 0;
+  if (!S->check) anchor(L, M, &f, &l);
+  plI_module *m = M->m;
+  uint32_t id = plU_intern(&m->strs, s, n);
+  if (!id) return luaL_error(L, "out of memory");
+  plI_stmt st = {PLS_RAW, (uint8_t)k, 0, id, 0, 0, f, l};
+  if (!plU_vec_push(m->funcs.p[M->func].stmts, st)) return luaL_error(L, "out of memory");
+  if (k == PLR_MK_DECL && m->funcs.p[M->func].regdecls.n)   /* the declaration just made is laid out here */
+    m->funcs.p[M->func].regdecls.p[m->funcs.p[M->func].regdecls.n - 1].laid = 1;
+  return 0;
+}
+static int l_sugar_text(lua_State *L) { return sugar_mark(L, PLR_MK_TEXT, 1); }
+static int l_sugar_eol(lua_State *L) { return sugar_mark(L, PLR_MK_EOL, 1); }
+static int l_sugar_indent(lua_State *L) { return sugar_mark(L, PLR_MK_INDENT, 1); }
+static int l_sugar_gap(lua_State *L) { return sugar_mark(L, PLR_MK_GAP, 1); }
+static int l_sugar_mark(lua_State *L) {  /* core.sugar_mark("decl" | "open" | "close", text) */
+  const char *k = luaL_checkstring(L, 1);
+  int kind = !strcmp(k, "decl") ? PLR_MK_DECL : !strcmp(k, "open") ? PLR_MK_OPEN : !strcmp(k, "close") ? PLR_MK_CLOSE : 0;
+  if (!kind) return luaL_argerror(L, 1, "'decl', 'open' or 'close' expected");
+  return sugar_mark(L, kind, 2);
+}
+/* sugar.open([text]) / sugar.close([text]): a nested block's `{` and `}` in a sugared body (the flat
+** form of ptx.scope: a Lua `do ... end` between them), each line as written when text is given */
+static LMod *sugar_cur(lua_State *L) {
+  Shared *S = shared(L);
+  if (!S->cur || S->sugar <= 0 || S->cur->func < 0) {
+    lua_Debug ar;
+    if (user_frame(L, S, &ar)) luaL_error(L, "%s:%d: error: ptxlua.sugar: this call belongs inside a sugared kernel body", srcname(ar.source), ar.currentline);
+    luaL_error(L, "error: ptxlua.sugar: this call belongs inside a sugared kernel body");
+  }
+  return S->cur;
+}
+static int l_sugar_open(lua_State *L) {
+  LMod *M = sugar_cur(L);
+  if (!lua_isnoneornil(L, 1)) sugar_mark(L, PLR_MK_OPEN, 1);
+  return scope_open(L, M);
+}
+static int l_sugar_close(lua_State *L) {
+  LMod *M = sugar_cur(L);
+  scope_close(L, M);
+  if (!lua_isnoneornil(L, 1)) sugar_mark(L, PLR_MK_CLOSE, 1);
+  return 0;
+}
+static int l_sugar_check(lua_State *L) {  /* core.sugar_check(on): no anchors (--sugar's own check) */
+  shared(L)->check = lua_toboolean(L, 1);
+  return 0;
+}
+static int l_sugar_mode(lua_State *L) {  /* core.sugar_mode(on): markers are taken while on */
+  Shared *S = shared(L);
+  S->sugar += lua_toboolean(L, 1) ? 1 : -1;
+  if (S->sugar < 0) S->sugar = 0;
+  return 0;
+}
+
+/* m:sugar_layout(kernel name, head | nil, tail, docline, docfile, pl, off, starts, lines, files,
+** bytes) -> text, pl, off: the traced sugared function laid out (parse_sugar.c); its pieces'
+** first PTX lines (counted from pl) and bytes (from off), script lines and files (nil: docfile)
+** appended to the four tables */
+static int l_sugar_layout(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  size_t nh = 0, nt;
+  const char *head = lua_isnil(L, 3) ? NULL : luaL_checklstring(L, 3, &nh);
+  const char *tail = luaL_checklstring(L, 4, &nt);
+  uint32_t docline = (uint32_t)luaL_checkinteger(L, 5);
+  const char *docfile = luaL_checkstring(L, 6);
+  lua_Number pl = luaL_checknumber(L, 7), off = luaL_checknumber(L, 8);
+  for (int i = 9; i <= 12; i++) luaL_checktype(L, i, LUA_TTABLE);
+  plI_module *m = M->m;
+  uint32_t fi = 0;
+  while (fi < m->funcs.n && strcmp(plI_cstr(m, m->funcs.p[fi].name), name) != 0) fi++;
+  if (fi == m->funcs.n) return luaL_error(L, "ptxlua.sugar: no function '%s' was traced", name);
+  plU_buf out; plU_buf_init(&out);
+  plR_map map = {0};
+  int rc = plR_sugar_layout(m, fi, head, nh, tail, nt, docline, &out, &map);
+  if (rc) { plU_buf_free(&out); free(map.p); return luaL_error(L, "out of memory"); }
+  int n0 = (int)lua_objlen(L, 9);
+  uint32_t dfile = plU_find(&m->strs, docfile, strlen(docfile));
+  for (uint32_t i = 0; i < map.n; i++) {
+    const plR_mapent *e = &map.p[i];
+    lua_pushnumber(L, pl + e->line - 1); lua_rawseti(L, 9, n0 + (int)i + 1);
+    lua_pushnumber(L, e->sline); lua_rawseti(L, 10, n0 + (int)i + 1);
+    if (e->sfile && e->sfile != dfile) { lua_pushstring(L, plI_cstr(m, e->sfile)); lua_rawseti(L, 11, n0 + (int)i + 1); }
+    lua_pushnumber(L, off + e->off); lua_rawseti(L, 12, n0 + (int)i + 1);
+  }
+  lua_pushlstring(L, out.p ? out.p : "", out.n);
+  lua_pushnumber(L, pl + (lua_Number)count_lines(out.p, out.n));
+  lua_pushnumber(L, off + (lua_Number)out.n);
+  plU_buf_free(&out); free(map.p);
+  return 3;
+}
+
+/* m:sugar_canon(kernel name, with_head) -> the traced function's lines for --sugar's check */
+static int l_sugar_canon(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  plI_module *m = M->m;
+  uint32_t fi = 0;
+  while (fi < m->funcs.n && strcmp(plI_cstr(m, m->funcs.p[fi].name), name) != 0) fi++;
+  if (fi == m->funcs.n) return luaL_error(L, "ptxlua.sugar: no function '%s' was traced", name);
+  plU_buf out; plU_buf_init(&out);
+  if (plR_sugar_canon(m, fi, lua_toboolean(L, 3), &out)) { plU_buf_free(&out); return luaL_error(L, "out of memory"); }
+  lua_pushlstring(L, out.p ? out.p : "", out.n);
+  plU_buf_free(&out);
+  return 1;
+}
+
 /* ---- module-level functions ------------------------------------------------------------------- */
 static int l_opcode(lua_State *L) {  /* core.opcode(text) -> id (resolution is lazy) */
   size_t n;
@@ -1443,7 +1775,9 @@ static const luaL_Reg mod_methods[] = {
   {"func", l_func}, {"param", l_param}, {"directive", l_directive}, {"reg", l_reg}, {"pool", l_pool},
   {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"guarded", l_guarded}, {"raw", l_raw},
   {"guard_open", l_guard_open}, {"guard_bind", l_guard_bind}, {"guard_end", l_guard_end}, {"ninsn", l_ninsn},
-  {"endfunc", l_endfunc}, {"version", l_version}, {"print", l_print}, {"write", l_write},
+  {"endfunc", l_endfunc}, {"scope_open", l_scope_open}, {"scope_close", l_scope_close},
+  {"sugar_layout", l_sugar_layout}, {"sugar_canon", l_sugar_canon}, {"version", l_version}, {"print", l_print},
+  {"write", l_write},
   {"stats", l_stats}, {"func_count", l_func_count}, {"regname", l_regname}, {"activate", l_activate},
   {"func_info", l_func_info}, {"reanchor", l_reanchor}, {NULL, NULL}
 };
@@ -1451,7 +1785,10 @@ static const luaL_Reg core_funcs[] = {
   {"module", l_module}, {"parse", l_parse}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode},
   {"lint", l_lint}, {"canonical", l_canonical}, {"forms", l_forms}, {"internal_source", l_internal},
   {"target", l_target_info}, {"emit", l_cemit}, {"emitv", l_cemitv}, {"opbuf", l_opbuf}, {"sreg", l_sreg},
-  {"expand_chunk", l_expand_chunk}, {NULL, NULL}
+  {"expand_chunk", l_expand_chunk},
+  {"sugar_text", l_sugar_text}, {"sugar_eol", l_sugar_eol}, {"sugar_indent", l_sugar_indent}, {"sugar_gap", l_sugar_gap},
+  {"sugar_mark", l_sugar_mark}, {"sugar_mode", l_sugar_mode}, {"sugar_check", l_sugar_check},
+  {"sugar_open", l_sugar_open}, {"sugar_close", l_sugar_close}, {NULL, NULL}
 };
 
 static void setfuncs(lua_State *L, const luaL_Reg *r) {  /* each with the Shared upvalue (at -2) */

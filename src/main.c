@@ -49,18 +49,36 @@ static const char *USAGE =
   "  --help               this text\n"
   "  --version            the version\n";
 
-/* runs a sugared script for --from-ptx --sugar, which checks that it prints the file back */
+/* calls require(mod).fn(arg) in L (arg: a boolean, or none when < 0); 0, or the error on the stack */
+static int call_in(lua_State *L, const char *mod, const char *fn, int arg) {
+  lua_getglobal(L, "require");
+  lua_pushstring(L, mod);
+  if (plE_pcall(L, 1, 1)) return 1;
+  lua_getfield(L, -1, fn);
+  lua_remove(L, -2);
+  if (arg >= 0) lua_pushboolean(L, arg);
+  return plE_pcall(L, arg >= 0 ? 1 : 0, 1);
+}
+
+/* runs the check script of --from-ptx --sugar (src/parse_sugar.c): its functions' lines as traced
+** (ptxlua.sugar's check_canon), without anchors */
 static int sugar_run(const char *chunk, const char *text, size_t n, plU_buf *ptx, plU_buf *err) {
   ptxlua_engine *e = ptxlua_open();
   if (!e) { plU_buf_puts(err, "out of memory"); return 1; }
-  int rc = ptxlua_load_string(e, chunk, text, n);
-  if (!rc) {
-    char *o = NULL; size_t len = 0;
-    rc = ptxlua_ptx(e, NULL, 0, &o, &len);
-    if (!rc && o) plU_buf_add(ptx, o, len);
-    ptxlua_free(o);
-  }
+  lua_State *L = plE_lua(e);
+  int rc = call_in(L, "ptxlua.core", "sugar_check", 1);
+  if (rc) { plU_buf_puts(err, lua_isstring(L, -1) ? lua_tostring(L, -1) : "error"); ptxlua_close(e); return rc; }
+  lua_pop(L, 1);
+  rc = ptxlua_load_string(e, chunk, text, n);
   if (rc) plU_buf_puts(err, ptxlua_errmsg(e));
+  else if (call_in(L, "ptxlua.sugar", "check_canon", -1)) {
+    plU_buf_puts(err, lua_isstring(L, -1) ? lua_tostring(L, -1) : "error");
+    rc = 1;
+  } else {
+    size_t len = 0;
+    const char *o = lua_tolstring(L, -1, &len);
+    if (o) plU_buf_add(ptx, o, len);
+  }
   ptxlua_close(e);
   return rc;
 }

@@ -17,7 +17,7 @@
 typedef struct RegEnt {
   uint32_t off, len, hash, next; /* name bytes in the source (without %), bucket chain */
   uint32_t id, count, serial;
-  uint8_t type;
+  uint8_t type, bare;            /* bare: declared without '%' */
   uint32_t *ids;                 /* a range of at most 65536: element ids made so far (0 none) */
 } RegEnt;
 
@@ -33,6 +33,7 @@ typedef struct R {
   uint32_t serial;
   uint64_t *ckey; uint32_t *cval; uint32_t ccap, cn; /* (serial, index) -> register id */
   uint32_t marks[PLR_MAXDEPTH + 2]; int depth;
+  uint32_t bstmt[PLR_MAXDEPTH + 2]; /* the `{` statement of each open block (its declarations' scope) */
   PLU_VEC(plI_opnd) tmp;
   uint32_t stmt;                    /* 1 + the offset of the statement being read (0: none) */
 } R;
@@ -264,8 +265,8 @@ static RegEnt *find_ent(R *r, const char *name, uint32_t len, int range) {
   return NULL;
 }
 
-static uint32_t new_reg(R *r, uint32_t name, int32_t index, int type) {
-  plI_reg g = {name, index, (uint8_t)type, (uint32_t)r->func};
+static uint32_t new_reg(R *r, uint32_t name, int32_t index, int type, int bare) {
+  plI_reg g = {name, index, (uint8_t)type, (uint8_t)bare, (uint32_t)r->func};
   if (!plU_vec_push(r->m->regs, g)) { oom(r); return 0; }
   return r->m->regs.n;
 }
@@ -276,10 +277,11 @@ static int declare(R *r, uint32_t a, uint32_t b, int type, uint32_t count) {
   uint32_t name = intern(r, a + (r->s[a] == '%'), b);  /* keyed with its '%', named without */
   if (!name) return 0;
   plI_func *f = &r->m->funcs.p[r->func];
-  plI_regdecl d = {name, plT_info_tab[type].decl, count, 0};
+  int bare = r->s[a] != '%';
+  plI_regdecl d = {name, plT_info_tab[type].decl, count, 0, (uint8_t)bare, 0, r->depth ? r->bstmt[r->depth] + 1 : 0};
   if (!plU_vec_push(f->regdecls, d)) return oom(r);
-  RegEnt e = {a, b - a, plU_hash(r->s + a, b - a), 0, 0, count, ++r->serial, (uint8_t)type, NULL};
-  if (!count && !(e.id = new_reg(r, name, -1, type))) return 0;
+  RegEnt e = {a, b - a, plU_hash(r->s + a, b - a), 0, 0, count, ++r->serial, (uint8_t)type, (uint8_t)bare, NULL};
+  if (!count && !(e.id = new_reg(r, name, -1, type, bare))) return 0;
   if (count) e.id = name;      /* a range: its name, for the element registers */
   if (r->ents.n + 1 > 2 * r->nb && !rehash(r, r->nb ? r->nb * 4 : 256)) return oom(r);
   if (!plU_vec_push(r->ents, e)) return oom(r);
@@ -302,7 +304,7 @@ static uint32_t range_elem(R *r, RegEnt *e, uint32_t idx) {
   if (e->count <= 65536) {
     if (!e->ids && !(e->ids = calloc(e->count, sizeof *e->ids))) { oom(r); return 0; }
     if (e->ids[idx]) return e->ids[idx];
-    return e->ids[idx] = new_reg(r, e->id, (int32_t)idx, e->type);
+    return e->ids[idx] = new_reg(r, e->id, (int32_t)idx, e->type, e->bare);
   }
   uint64_t key = ((uint64_t)e->serial << 32) | idx;
   if (r->cn * 2 >= r->ccap) {
@@ -322,24 +324,42 @@ static uint32_t range_elem(R *r, RegEnt *e, uint32_t idx) {
     if (r->ckey[h] == key) return r->cval[h];
     h = (h + 1) & (r->ccap - 1);
   }
-  uint32_t id = new_reg(r, e->id, (int32_t)idx, e->type);
+  uint32_t id = new_reg(r, e->id, (int32_t)idx, e->type, e->bare);
   if (!id) return 0;
   r->ckey[h] = key; r->cval[h] = id; r->cn++;
   return id;
 }
 
-/* %name or name (a, b: the whole token) -> register id, 0 if not declared */
+/* %name or name (a, b: the whole token) -> register id, 0 if not declared. The innermost
+** declaration that declares the name wins: a scalar %r1, or a range %r<N> with N > 1. A range
+** declares its elements one by one (ptxas: an inner %r<3> hides %r0..%r2 of an outer %r<15>, and
+** %r7 inside it is still the outer one), so a range that does not hold the index is passed over. */
 static uint32_t lookup_reg(R *r, uint32_t a, uint32_t b) {
   RegEnt *e = find_ent(r, r->s + a, b - a, 0);
-  if (e && !e->count) return e->id;
+  RegEnt *sc = e && !e->count ? e : NULL;    /* the innermost scalar of that name (a range of it is no use) */
+  if (e && e->count) {
+    for (uint32_t k = e->next; k && !sc; k = r->ents.p[k - 1].next) {
+      RegEnt *x = &r->ents.p[k - 1];
+      if (x->hash == e->hash && x->len == e->len && !x->count && memcmp(r->s + x->off, r->s + a, b - a) == 0) sc = x;
+    }
+  }
   uint32_t k = b;
   while (k > a && ISDIG(r->s[k - 1])) k--;
-  if (k == b || k == a + (r->s[a] == '%') || b - k > 9 || (r->s[k] == '0' && b - k > 1)) return e && !e->count ? e->id : 0;
+  if (k == b || k == a + (r->s[a] == '%') || b - k > 9 || (r->s[k] == '0' && b - k > 1)) return sc ? sc->id : 0;
   uint32_t idx = 0;
   for (uint32_t j = k; j < b; j++) idx = idx * 10 + (uint32_t)(r->s[j] - '0');
-  e = find_ent(r, r->s + a, k - a, 1);  /* %tmp0: the innermost range %tmp<N> (a scalar %tmp may shadow it) */
-  if (!e || !e->count || idx >= e->count) return 0;
-  return range_elem(r, e, idx);
+  /* the innermost range %tmp<N> that holds the index (a scalar %tmp may shadow the name %tmp) */
+  RegEnt *rg = NULL;
+  if (r->nb) {
+    uint32_t h = plU_hash(r->s + a, k - a), len = k - a;
+    for (uint32_t q = r->buckets[h & (r->nb - 1)]; q && !rg; q = r->ents.p[q - 1].next) {
+      RegEnt *x = &r->ents.p[q - 1];
+      if (x->hash == h && x->len == len && x->count && idx < x->count && memcmp(r->s + x->off, r->s + a, len) == 0) rg = x;
+    }
+  }
+  if (sc && (!rg || sc->serial > rg->serial)) return sc->id;   /* the later declaration is the inner one */
+  if (!rg) return 0;
+  return range_elem(r, rg, idx);
 }
 
 /* ---- operands ------------------------------------------------------------------------------ */
@@ -901,6 +921,7 @@ static uint32_t body(R *r, uint32_t off) {
     } else if (c == '{') {
       if (r->depth >= PLR_MAXDEPTH) return fail(r, i, "blocks nested deeper than %d", PLR_MAXDEPTH);
       r->marks[++r->depth] = r->ents.n;
+      r->bstmt[r->depth] = r->m->funcs.p[r->func].stmts.n;
       end = line_end(r, i + 1);
       if (!raw_stmt(r, i, i + 1, off, end, 1)) return 0;
     } else if (c == '.') {

@@ -7,19 +7,25 @@
 ** the sugared writer (parse_sugar.c) writes its strings with it too */
 void plR_lua_str(plU_buf *b, const char *s, uint32_t n) {
   plU_buf_putc(b, '"');
+  uint32_t from = 0;   /* the characters kept as they are go in spans, not one by one */
   for (uint32_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
+    if (c >= 32 && c < 127 && c != '"' && c != '\\') continue;
+    plU_buf_add(b, s + from, i - from);
+    from = i + 1;
     switch (c) {
-    case '"': plU_buf_puts(b, "\\\""); break;
-    case '\\': plU_buf_puts(b, "\\\\"); break;
-    case '\n': plU_buf_puts(b, "\\n"); break;
-    case '\t': plU_buf_puts(b, "\\t"); break;
-    case '\r': plU_buf_puts(b, "\\r"); break;
-    default:
-      if (c < 32 || c >= 127) plU_buf_printf(b, "\\%03u", c);
-      else plU_buf_putc(b, (char)c);
+    case '"': plU_buf_add(b, "\\\"", 2); break;
+    case '\\': plU_buf_add(b, "\\\\", 2); break;
+    case '\n': plU_buf_add(b, "\\n", 2); break;
+    case '\t': plU_buf_add(b, "\\t", 2); break;
+    case '\r': plU_buf_add(b, "\\r", 2); break;
+    default: {
+      char e[4] = {'\\', (char)('0' + c / 100), (char)('0' + c / 10 % 10), (char)('0' + c % 10)};
+      plU_buf_add(b, e, 4);
+    }
     }
   }
+  plU_buf_add(b, s + from, n - from);
   plU_buf_putc(b, '"');
 }
 

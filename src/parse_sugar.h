@@ -15,4 +15,21 @@ void plR_set_runner(plR_runner run);
 int plR_to_sugar(const plI_module *m, const char *path, const char *name, const char *chunk,
                  plU_buf *out, plU_buf *notes);
 
+/* ---- the other direction: a sugared body, traced by the DSL, laid out as the file's text ------ */
+/* layout markers a sugared body records between its instructions (PLS_RAW statements, the kind
+** in the statement's flags, the text as the statement's text) */
+enum { PLR_MK_TEXT = 1, PLR_MK_EOL, PLR_MK_INDENT, PLR_MK_GAP, PLR_MK_DECL, PLR_MK_OPEN, PLR_MK_CLOSE };
+/* where a piece of the laid-out text came from: its first line and byte in the text, the script
+** line (and file string id of m, 0: the document's own) that wrote it */
+typedef struct plR_mapent { uint32_t line, off, sline, sfile; } plR_mapent;
+typedef PLU_VEC(plR_mapent) plR_map;
+/* function fi of the traced module m laid out: head (NULL: the header the DSL prints), the body
+** with each marker applied, tail; docline: the script line of the function's definition. */
+int plR_sugar_layout(const plI_module *m, uint32_t fi, const char *head, size_t nhead, const char *tail,
+                     size_t ntail, uint32_t docline, plU_buf *out, plR_map *map);
+
+/* the check of --sugar: function fi of a traced check script as lines to compare (its header when
+** with_head, then each instruction and label as the printer writes it) */
+int plR_sugar_canon(const plI_module *m, uint32_t fi, int with_head, plU_buf *out);
+
 #endif

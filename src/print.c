@@ -61,7 +61,7 @@ static inline void put_reg(plU_buf *b, const plI_module *m, uint32_t id) {
     return;
   }
   const plI_reg *r = &m->regs.p[id - 1];
-  putc_(b, '%');
+  if (!r->bare) putc_(b, '%');
   put_str(b, m, r->name);
   if (r->index >= 0) put_u64(b, (uint64_t)r->index);
 }
@@ -168,6 +168,23 @@ static void operand(const plI_module *m, const plI_opnd *o, plU_buf *b, int dept
 
 void plP_operand(const plI_module *m, const plI_opnd *o, plU_buf *b) { operand(m, o, b, 0); }
 
+void plP_insn(const plI_module *m, const plI_stmt *s, const char *gap, size_t ngap, plU_buf *b) {
+  if (s->guard) {
+    putc_(b, '@');
+    if (s->flags & PLOF_NEG) putc_(b, '!');
+    put_reg(b, m, s->guard - 1);
+    putc_(b, ' ');
+  }
+  if (m->isa) puts_(b, plA_opcode_text(m->isa, s->opc), plA_opcode_len(m->isa, s->opc));
+  else putc_(b, '?');
+  for (uint16_t k = 0; k < s->nops; k++) {
+    if (k) PUTL(b, ", "); else puts_(b, gap, ngap);
+    if (s->ops < m->opnds.n && k < m->opnds.n - s->ops) operand(m, &m->opnds.p[s->ops + k], b, 0);
+    else PUTL(b, "<?>");
+  }
+  putc_(b, ';');
+}
+
 static const char *space_name(int s) {
   switch (s) {
   case PLV_GLOBAL: return ".global"; case PLV_SHARED: return ".shared"; case PLV_CONST: return ".const";
@@ -194,11 +211,31 @@ static void put_var(plU_buf *b, const plI_module *m, const plI_var *v, int param
   if (v->init) { PUTL(b, " = "); put_str(b, m, v->init); }
 }
 
+void plP_var(const plI_module *m, const plI_var *v, plU_buf *b) { putc_(b, '\t'); put_var(b, m, v, 0); PUTL(b, ";\n"); }
+
 static void put_dims(plU_buf *b, const char *name, const uint32_t d[3]) {
   if (!d[0]) return;
   plU_buf_puts(b, name);
   putc_(b, ' '); put_u64(b, d[0]); PUTL(b, ", "); put_u64(b, d[1] ? d[1] : 1);
   PUTL(b, ", "); put_u64(b, d[2] ? d[2] : 1); putc_(b, '\n');
+}
+
+static void put_decl(plU_buf *b, const plI_module *m, const plI_regdecl *d) {
+  PUTL(b, "\t.reg ."); plU_buf_puts(b, plT_info_tab[d->type].name);
+  if (d->bare) PUTL(b, " \t"); else PUTL(b, " \t%");
+  put_str(b, m, d->name);
+  if (d->count) { putc_(b, '<'); put_u64(b, d->count); putc_(b, '>'); }
+  PUTL(b, ";\n");
+}
+void plP_decl(const plI_module *m, const plI_regdecl *d, plU_buf *b) { put_decl(b, m, d); }
+
+/* nested blocks' declarations by their block, then in the order they were made (qsort is not
+** stable: the index breaks ties) */
+static _Thread_local const plI_regdecl *cur_decls;
+static int by_scope(const void *x, const void *y) {
+  uint32_t a = *(const uint32_t *)x, c = *(const uint32_t *)y;
+  uint32_t sa = cur_decls[a].scope, sc = cur_decls[c].scope;
+  return sa != sc ? (sa < sc ? -1 : 1) : a < c ? -1 : a > c;
 }
 
 /* file ids for .loc: in order of first appearance */
@@ -236,15 +273,22 @@ static void print_func(W *w, const plI_module *m, const plI_func *f, const plP_o
   if (f->maxclusterrank) { PUTL(b, ".maxclusterrank "); put_u64(b, f->maxclusterrank); PUTL(b, "\n"); }
   if (f->declared_only) { PUTL(b, ";\n\n"); return; }
   PUTL(b, "{\n");
+  uint32_t nscoped = 0;
   for (uint32_t i = 0; i < f->regdecls.n; i++) {
     const plI_regdecl *d = &f->regdecls.p[i];
-    PUTL(b, "\t.reg ."); plU_buf_puts(b, plT_info_tab[d->type].name); PUTL(b, " \t%");
-    put_str(b, m, d->name);
-    if (d->count) { putc_(b, '<'); put_u64(b, d->count); putc_(b, '>'); }
-    PUTL(b, ";\n");
+    if (d->scope) { nscoped++; continue; }   /* a nested block's: printed at the top of that block */
+    put_decl(b, m, d);
   }
   for (uint32_t i = 0; i < f->vars.n; i++) { putc_(b, '\t'); put_var(b, m, &f->vars.p[i], 0); PUTL(b, ";\n"); }
-  if (f->regdecls.n || f->vars.n) PUTL(b, "\n");
+  if (f->regdecls.n > nscoped || f->vars.n) PUTL(b, "\n");
+  /* the nested blocks' declarations, in the order of their blocks (then of declaration) */
+  uint32_t *order = nscoped ? malloc(nscoped * sizeof *order) : NULL, oi = 0;
+  if (order) {
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < f->regdecls.n; i++) if (f->regdecls.p[i].scope) order[k++] = i;
+    cur_decls = f->regdecls.p;
+    qsort(order, nscoped, sizeof *order, by_scope);
+  } else if (nscoped) { b->oom = 1; nscoped = 0; }   /* reported as out of memory by the caller */
   uint32_t lastfile = 0, lastline = 0;
   for (uint32_t si = 0; si < f->stmts.n; si++) {
     const plI_stmt *s = &f->stmts.p[si];
@@ -255,7 +299,13 @@ static void print_func(W *w, const plI_module *m, const plI_func *f, const plP_o
     }
     switch (s->kind) {
     case PLS_LABEL: put_str(b, m, s->opc); PUTL(b, ":\n"); break;
-    case PLS_RAW: putc_(b, '\t'); put_str(b, m, s->opc); PUTL(b, "\n"); break;
+    case PLS_RAW:
+      putc_(b, '\t'); put_str(b, m, s->opc); PUTL(b, "\n");
+      while (oi < nscoped && f->regdecls.p[order[oi]].scope <= si + 1) {   /* a block's `{`: its declarations */
+        if (f->regdecls.p[order[oi]].scope == si + 1) put_decl(b, m, &f->regdecls.p[order[oi]]);
+        oi++;
+      }
+      break;
     default:
       putc_(b, '\t');
       if (s->guard) {
@@ -279,6 +329,7 @@ static void print_func(W *w, const plI_module *m, const plI_func *f, const plP_o
     }
     flush(w, 0);
   }
+  free(order);
   PUTL(b, "\n}\n");
 }
 

@@ -561,43 +561,64 @@ local function convert(t2, a)
   return d
 end
 
+-- a register name: "acc" (printed %acc), or { "acc", bare = true } (printed acc, without the '%',
+-- as inline asm names its registers: `.reg .pred p;`) -> name, bare
+local function reg_name(name, what, t)
+  if type(name) == "string" then return name, false end
+  if type(name) == "table" and type(name[1]) == "string" and (name.bare == nil or type(name.bare) == "boolean") then
+    for k in pairs(name) do
+      if k ~= 1 and k ~= "bare" then perr("%s%s: a register name is \"name\" or { \"name\", bare = true } (unknown field %s)", what, t, tostring(k)) end
+    end
+    return name[1], name.bare == true
+  end
+  return nil
+end
+
 -- constructors: ptx.reg.f32() a fresh register, ptx.reg.f32 "name" a named one
-P.reg = setmetatable({}, { __index = function(_, t)
+P.reg = setmetatable({}, { __index = function(tab, t)
   if not TYPES[t] then perr("unknown register type '%s'", tostring(t)) end
-  -- ptx.reg.T([name [, init]]): with an initial value, one mov (mov.T %name, init)
-  return function(name, init)
+  -- ptx.reg.T([name [, init]]): with an initial value, one mov (mov.T %name, init); made once per type
+  local function ctor(name, init)
     local r
     if name == nil then r = poolreg(t)
-    elseif type(name) ~= "string" then perr("register name must be a string (initial values: ptx.%s(v) or ptx.reg.%s(name, v))", t, t)
     else
+      local nm, bare = reg_name(name, "ptx.reg.", t)
+      if not nm then perr("register name must be a string (initial values: ptx.%s(v) or ptx.reg.%s(name, v))", t, t) end
       local m = MOD or need_trace()
-      check_regname(name)
-      r = newreg(t, m:reg(t, name))
+      if not bare then check_regname(nm) end
+      r = newreg(t, m:reg(t, nm, nil, bare))
     end
     if init ~= nil then RegMethods[t].set(r, init) end
     return r
   end
+  rawset(tab, t, ctor)
+  return ctor
 end })
 
 -- arrays: ptx.regs.f32(64 [, "acc"]) -> { r1, ..., r64 } declared as %acc<64>
-P.regs = setmetatable({}, { __index = function(_, t)
+P.regs = setmetatable({}, { __index = function(tab, t)
   if not TYPES[t] then perr("unknown register type '%s'", tostring(t)) end
-  -- ptx.regs.T(n [, name [, init]]): with an initial value, one mov per register, in order
-  return function(n, name, init)
+  -- ptx.regs.T(n [, name [, init]]): with an initial value, one mov per register, in order; made
+  -- once per type
+  local function ctor(n, name, init)
     local m = MOD or need_trace()
     if type(n) ~= "number" or n < 1 or n ~= floor(n) then perr("register array size must be a positive integer") end
-    if name == nil then CUR.narr = CUR.narr + 1; name = TYPES[t][3] .. "v" .. CUR.narr .. "_"
-    elseif type(name) ~= "string" then perr("register array name must be a string")
-    else check_regname(name) end
-    local first = m:reg(t, name, n)
-    local arr = {}
-    for i = 1, n do arr[i] = newreg(t, first + i - 1) end
+    local auto = name == nil
+    if auto then CUR.narr = CUR.narr + 1; name = TYPES[t][3] .. "v" .. CUR.narr .. "_" end
+    local nm, bare = reg_name(name, "ptx.regs.", t)
+    if not nm then perr("register array name must be a string") end
+    if not auto and not bare then check_regname(nm) end
+    local first = m:reg(t, nm, n, bare)
+    local arr, mt = {}, REGMT[t]
+    for i = 1, n do arr[i] = setmetatable({ [0] = first + i - 1 }, mt) end
     if init ~= nil then
       local set = RegMethods[t].set
       for i = 1, n do set(arr[i], init) end
     end
     return arr
   end
+  rawset(tab, t, ctor)
+  return ctor
 end })
 
 function P.pred(name) return P.reg.pred(name) end
@@ -606,7 +627,9 @@ function P.pred(name) return P.reg.pred(name) end
 function P._declare(t, name, n)
   if not TYPES[t] then perr("unknown register type '%s'", tostring(t)) end
   local m = MOD or need_trace()
-  local first = m:reg(t, name, n)
+  local nm, bare = reg_name(name, "sugar.", t)
+  if not nm then perr("register name must be a string") end
+  local first = m:reg(t, nm, n, bare)
   if not n then return newreg(t, first) end
   local arr = {}
   for i = 1, n do arr[i] = newreg(t, first + i - 1) end
@@ -975,6 +998,29 @@ function P.do_while(l, body, opts)
   elseif type(c) == "table" and rawget(c, 0) == K_NEG and isreg(c[1]) and regtype(c[1]) == "pred" then guard_next(c[1], true); emit(op, l)
   else perr("ptx.do_while: the body must return the loop's condition: a predicate p, p:inv(), or true (got %s)", tostring(c)) end
   return l
+end
+
+---------------------------------------------------------------------------------------------------
+-- nested blocks: ptx.scope(function() ... end) is `{ ... }` (docs/dsl.md, "Nested blocks")
+---------------------------------------------------------------------------------------------------
+-- The body's instructions print between `{` and `}`; the registers made inside it (named, arrays,
+-- and pool registers, which a block numbers from 1 as nvcc's inline asm does) are the block's:
+-- declared at its top, gone when it closes, free to reuse names the enclosing code uses (an inner
+-- declaration hides an outer one there; an outer register so hidden but used inside the block is
+-- an error at its line). Labels placed inside are the block's too (two blocks may both place
+-- "DONE"). The block records no instruction of its own; it returns what the body returns.
+local function scope_end(m, ...)
+  m:scope_close()
+  return ...
+end
+function P.scope(body, ...)
+  if type(body) ~= "function" then perr("ptx.scope(function() ... end): a function expected, got %s", type(body)) end
+  local m = MOD or need_trace()
+  if m:guarded() then
+    perr("ptx.at guards one instruction, and ptx.scope opens a block ({ ... }); guard the instructions inside it")
+  end
+  m:scope_open()
+  return scope_end(m, body(...))
 end
 
 ---------------------------------------------------------------------------------------------------

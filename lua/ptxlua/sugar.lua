@@ -3,9 +3,9 @@
 -- instruction chains, guards, labels) and keeps, next to it, what the DSL printer would not
 -- reproduce: the text outside functions, a function header it would print differently, comments,
 -- blank lines, .loc lines, indentation, and the statements it cannot express (kept as written).
--- Built, each body is traced by the DSL, printed, and its statement lines are laid out again in
--- the file's own layout; the whole text is then parsed like ptxlua.verbatim, so the result is a
--- parsed module that prints the file back byte for byte.
+-- Built, each body is traced by the DSL and laid out again in the file's own layout by the C core;
+-- the whole text is then parsed like ptxlua.verbatim, so the result is a parsed module that prints
+-- the file back byte for byte.
 local core = require "ptxlua.core"
 local P = require "ptxlua"
 local V = require "ptxlua.verbatim"
@@ -14,80 +14,62 @@ local S = {}
 local DOC = {}
 DOC.__index = DOC
 local K_SYM, K_LABEL = -3, -4
-local MARK = "\1"          -- a raw statement "\1<n>" stands for layout chunk n of the function
-
-local CUR = nil            -- the function being traced: { chunks = {}, owned = {} }
 
 local caller_line = P._caller_line
 
-local function need()
-  if not CUR then P.error("ptxlua.sugar: this call belongs inside a sugared kernel body") end
-  return CUR
-end
+-- Layout kept beside the code: each call records a marker in the body being traced (the C core
+-- takes it only while a sugared body is traced, and anchors it at the script line that called):
+-- sugar.text "..." text kept as written at this point (comments, blank lines, .loc lines, a
+-- statement the DSL cannot express); sugar.eol "..." the rest of the previous instruction's line
+-- (a trailing comment), newline included; sugar.indent / sugar.gap the indentation of the
+-- instructions from here on (the printer's: one tab) and what separates an opcode from its
+-- operands (the printer's: " \t"). They are the C functions themselves: one call each.
+S.text = core.sugar_text
+S.eol = core.sugar_eol
+S.indent = core.sugar_indent
+S.gap = core.sugar_gap
+local MARK = core.sugar_mark
 
--- a marker statement for layout chunk `text` of kind `kind` (nil: inserted as is; "eol": the rest
--- of the previous line, replacing its newline; "indent"/"gap": the layout of the next instructions)
-local function mark(kind, text)
-  local c = need()
-  local n = #c.chunks + 1
-  local _, line = caller_line(3)           -- the script line of the sugar call (its anchor)
-  c.chunks[n] = { kind, text, line }
-  local cur = P._current()
-  if not cur then P.error("ptxlua.sugar: no kernel is being traced") end
-  cur.mod:raw(MARK .. n)
-end
-
--- text kept as written at this point of the body (comments, blank lines, .loc lines, a statement
--- the DSL cannot express)
-function S.text(s)
-  if type(s) ~= "string" then P.error("sugar.text expects a string") end
-  mark(nil, s)
-end
--- the rest of the previous instruction's line (a trailing comment), newline included
-function S.eol(s) mark("eol", s) end
--- indentation of the instructions from here on (the printer's is one tab)
-function S.indent(s) mark("indent", s) end
--- what separates an opcode from its operands from here on (the printer's is " \t")
-function S.gap(s) mark("gap", s) end
-
--- a 0-based view of a register array: r[5] is %r5
-local VIEW = {}
-VIEW.__index = function(v, k)
-  local a = rawget(v, "_a")
+-- a register array indexed as PTX numbers it: r[5] is %r5. A plain table holding every register
+-- (the script's operands are table reads, no metamethod); an index outside the array is an error
+-- at the script's line
+local OUTSIDE = {}
+OUTSIDE.__index = function(v, k)
   if type(k) == "number" then
-    local r = a[k + 1]
-    if r == nil then P.error("register %%%s%d is outside %%%s<%d>", rawget(v, "_n"), k, rawget(v, "_n"), #a) end
-    return r
+    P.error("register %%%s%d is outside %%%s<%d>", rawget(v, "_n"), k, rawget(v, "_n"), rawget(v, "_c"))
   end
   return nil
 end
-VIEW.__len = function(v) return #rawget(v, "_a") end
-
-local function decl_text(ptype, name, n)
-  return string.format("\t.reg .%s \t%%%s%s;\n", ptype, name, n and ("<" .. n .. ">") or "")
+local function view(a, name)
+  local v = { _n = name, _c = #a }
+  for i = 1, #a do v[i - 1] = a[i] end
+  return setmetatable(v, OUTSIDE)
 end
+
 local DECLTYPE = { bf16 = "b16", bf16x2 = "b32", f16x2 = "b32" }
+local function decl_text(t, name, n)
+  local bare = type(name) == "table" and name.bare
+  local nm = type(name) == "table" and name[1] or name
+  return string.format("\t.reg .%s \t%s%s%s;\n", DECLTYPE[t] or t, bare and "" or "%", nm, n and ("<" .. n .. ">") or "")
+end
 
 -- sugar.regs(T, n, name [, text]): %name<n> as r[0] .. r[n-1]; text: the declaration as written
--- when the printer's differs (`.reg .b32 %r<5>;`), with any comment before it
+-- when the printer's differs (`.reg .b32 %r<5>;`), with any comment before it. name may be
+-- { "name", bare = true } for a name without '%' (inline asm's scoped `.reg .b32 t<2>;`).
 function S.regs(t, n, name, text)
-  local c = need()
   local a = P._declare(t, name, n)
-  c.owned[name] = true
-  mark(nil, text or decl_text(DECLTYPE[t] or t, name, n))
-  return setmetatable({ _a = a, _n = name }, VIEW)
+  MARK("decl", text or decl_text(t, name, n))
+  return view(a, type(name) == "table" and name[1] or name)
 end
--- sugar.reg(T, name [, text]): the scalar register %name
+-- sugar.reg(T, name [, text]): the scalar register %name (or name, { "name", bare = true })
 function S.reg(t, name, text)
-  local c = need()
   local r = P._declare(t, name)
-  c.owned[name] = true
-  mark(nil, text or decl_text(DECLTYPE[t] or t, name, nil))
+  MARK("decl", text or decl_text(t, name, nil))
   return r
 end
 -- sugar.var(name, text): a variable declared in the body as written; returns its symbol
 function S.var(name, text)
-  mark(nil, text)
+  S.text(text)
   return { [0] = K_SYM, name }
 end
 -- sugar.labels { "$L__BB0_2", ... }: label objects, L.BB0_2 (a leading "$L__" dropped) or L["name"]
@@ -103,15 +85,44 @@ function S.labels(list)
 end
 -- statements in a function of their own (Lua limits the constants and jumps of one function)
 function S.block(fn) fn() end
+-- do sugar.open([text]) ... sugar.close([text]) end: a nested block `{ ... }`, ptx.scope's flat form
+-- (a Lua block between the two calls, no function per block: a file holds tens of thousands); the
+-- registers and labels made between them are the block's. text: the `{` or `}` line as written,
+-- when it is not the printer's (the brace alone on its line in the current indentation).
+S.open = core.sugar_open
+S.close = core.sugar_close
 -- the address of a symbol (a parameter, a variable): ptx.sym
 S.sym = P.sym
 
 ---------------------------------------------------------------------------------------------------
 -- the document
 ---------------------------------------------------------------------------------------------------
+local LAST = nil            -- the document made last (what --sugar's check reads back)
 function S.module(name)
   local file, line = caller_line(2)
-  return setmetatable({ name = name or "ptx", parts = {}, where = {}, file = file, line = line, kernels = {} }, DOC)
+  LAST = setmetatable({ name = name or "ptx", parts = {}, where = {}, file = file, line = line, kernels = {} }, DOC)
+  return LAST
+end
+
+-- --sugar's check (src/main.c, src/parse_sugar.c): the check script it wrote holds each function's
+-- structure and the first call of each shape; traced with core.sugar_check on (no anchors), each
+-- function gives its header (when the script does not keep it as written) and its instructions and
+-- labels as the printer writes them, one a line, "\1\n" after each function
+function S.check_canon()
+  if not LAST then error("ptxlua.sugar: the script made no document", 0) end
+  local out = {}
+  for _, p in ipairs(LAST.parts) do
+    if type(p) ~= "string" then
+      local k = p.kernel
+      core.sugar_mode(true)
+      local ok, m = pcall(P.build, { registry = { k }, kernels = { k.name }, arch = k.target })
+      core.sugar_mode(false)
+      if not ok then error(m, 0) end
+      out[#out + 1] = m:sugar_canon(k.name, p.head == nil)
+      out[#out + 1] = "\1\n"
+    end
+  end
+  return table.concat(out)
 end
 
 -- text outside the functions, kept as written
@@ -160,107 +171,32 @@ function DOC:done()
   return self
 end
 
--- one function: traced by the DSL, printed, laid out again -> its text, and beside each piece of
--- it the script line (and file) that wrote it: `at` gets { piece index, line, file } entries
-local function function_text(doc, f, at)
+-- one function: traced by the DSL with its markers, then laid out by the C core as the file's
+-- text (src/parse_sugar.c, plR_sugar_layout); each piece's PTX line and byte, and the script line
+-- (and file, when not the document's) that wrote it, appended to map
+local function function_text(doc, f, map, pl, off)
   local k = f.kernel
-  local c = { chunks = {}, owned = {} }
-  local saved = CUR
-  CUR = c
+  core.sugar_mode(true)
   local ok, m = pcall(P.build, { registry = { k }, kernels = { k.name }, arch = k.target })
-  CUR = saved
+  core.sugar_mode(false)
   if not ok then error(m, 0) end
-  local t = m:print("comment")          -- each instruction line ends in "\t// FILE:LINE", its anchor
-  local e = t:find("%.entry ")
-  local lb = e and t:find("\n{\n", e, true)
-  if not lb then error(string.format("%s:%d: error: ptxlua.sugar: unexpected printer output for %s", f.file, f.line, k.name), 0) end
-  local out = {}
-  local head = f.head
-  if not head then
-    local ls = e
-    while ls > 1 and t:sub(ls - 1, ls - 1) ~= "\n" do ls = ls - 1 end
-    head = t:sub(ls, lb + 2)
-  end
-  out[1] = head
-  at[#at + 1] = { 1, f.line }
-  local pos = lb + 3
-  local stop = #t - 3          -- the printer ends a body with "\n}\n"
-  -- declarations the DSL printed: those of sugar.regs are laid out where the script made them
-  local user = {}
-  while pos <= stop and t:sub(pos, pos + 1) == "\t." do
-    local nl = t:find("\n", pos, true)
-    local line = t:sub(pos, nl)
-    local name = line:match("^\t%.reg %.%S+ \t%%([^<;]+)")
-    if not (name and c.owned[name]) then user[#user + 1] = line end
-    pos = nl + 1
-  end
-  if t:sub(pos, pos) == "\n" then pos = pos + 1 end
-  for _, l in ipairs(user) do out[#out + 1] = l end
-  if #user > 0 then at[#at + 1] = { 2, f.line } end
-  local indent, gap = "\t", " \t"
-  while pos <= stop do
-    local nl = t:find("\n", pos, true)
-    if not nl or nl > stop then break end
-    local line = t:sub(pos, nl - 1)
-    pos = nl + 1
-    local id = line:match("^\t\1(%d+)$")
-    if id then
-      local ch = c.chunks[tonumber(id)]
-      local kind, text = ch[1], ch[2]
-      if kind == nil then
-        out[#out + 1] = text
-        at[#at + 1] = { #out, ch[3] }
-      elseif kind == "eol" then
-        local last = out[#out]
-        if last:sub(-1) == "\n" then out[#out] = last:sub(1, -2) end
-        out[#out + 1] = text
-      elseif kind == "indent" then indent = text
-      elseif kind == "gap" then gap = text end
-    elseif line:sub(1, 1) == "\t" then
-      line = line:sub(2)
-      local insn, afile, aline = line:match("^(.*;)\t// (.+):(%d+)$")
-      if insn then line = insn end
-      if gap ~= " \t" then
-        local a, b = line:find(" \t", 1, true)
-        if a then line = line:sub(1, a - 1) .. gap .. line:sub(b + 1) end
-      end
-      out[#out + 1] = indent .. line .. "\n"
-      if insn then at[#at + 1] = { #out, tonumber(aline), afile } end
-    else
-      out[#out + 1] = line .. "\n"
-    end
-  end
-  out[#out + 1] = f.tail
-  at[#at + 1] = { #out, f.line }
-  return table.concat(out), out
+  return m:sugar_layout(k.name, f.head, f.tail, f.line, doc.file, pl, off, map.starts, map.lines, map.files, map.bytes)
 end
 
 -- the whole text, and the map of its lines to the script's (V.reanchor)
 function DOC:text_all()
   local out = {}
-  local map = { starts = {}, lines = {}, files = {} }
-  local pl = 1                -- the PTX line the next piece starts on
-  local function add_map(line, file)
-    local n = #map.starts + 1
-    map.starts[n], map.lines[n], map.files[n] = pl, line, file or self.file
-  end
+  local map = { starts = {}, lines = {}, files = {}, bytes = {} }
+  local pl, off = 1, 0        -- the PTX line and byte the next piece starts at
   for i, p in ipairs(self.parts) do
     if type(p) == "string" then
       out[i] = p
-      add_map(self.where[i] or self.line)
+      local n = #map.starts + 1
+      map.starts[n], map.lines[n], map.bytes[n] = pl, self.where[i] or self.line, off
       local _, nl = p:gsub("\n", "")
-      pl = pl + nl
+      pl, off = pl + nl, off + #p
     else
-      local at = {}
-      local text, pieces = function_text(self, p, at)
-      out[i] = text
-      local j = 1
-      for k, piece in ipairs(pieces) do
-        while at[j] and at[j][1] < k do j = j + 1 end
-        if at[j] and at[j][1] == k then add_map(at[j][2], at[j][3]) end
-        local _, nl = piece:gsub("\n", "")
-        pl = pl + nl
-      end
+      out[i], pl, off = function_text(self, p, map, pl, off)
     end
   end
   return table.concat(out), map

@@ -135,3 +135,20 @@ describe("bench/lint_report.lua", function()
     assert.truthy(out:find("lint_report: .*500 statements .*CPU [%d.]+ s.*report %d+ bytes, 33 error lines"), out)
   end)
 end)
+
+describe("bench/sugar_speed.lua", function()
+  it("builds a stand-in with nvcc and prints plain / sugar / run-script figures at a tiny size", function()
+    local _, _, nrc = H.sh("command -v nvcc || test -x /usr/local/cuda/bin/nvcc")
+    if nrc ~= 0 then
+      assert(not H.ci, "nvcc is required under CI=true")
+      return H.pending("nvcc is not installed")
+    end
+    local dir = H.tmpdir()
+    local out, err, rc = luajit { H.root .. "/bench/sugar_speed.lua", "--build", H.build, "--sizes", "0.05", "--flavors", "plain",
+                                 "--runs", "1", "--dir", dir }
+    assert(rc == 0, err)
+    assert.truthy(out:find("| file | MB | plain | sugar | sugar/plain | run script | kept verbatim | round trip |", 1, true), out)
+    assert.truthy(out:find("| standin_plain_0.05mb.ptx |", 1, true), out)
+    assert.truthy(out:find("| identical |", 1, true), out)
+  end)
+end)

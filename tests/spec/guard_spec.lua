@@ -49,6 +49,8 @@ local CASES = {
   swizzle = { err = "ptx.swizzle records several", call = function(g, e) g.swizzle(e.rec(e.a), "128B") end },
   wgmma_desc = { err = "ptx.wgmma_desc records several", setup = plan_bar,
                  call = function(g, e) g.wgmma_desc(e.tile, e.rec { mn = 64, k = 64 }) end },
+  scope = { err = "ptx.at guards one instruction, and ptx.scope opens a block",
+            call = function(g, e) g.scope(e.rec(function() e.ptx.add.u32(e.d, e.d, 1) end)) end },
   -- no instruction: refused
   place = { err = "must be followed by an instruction, not a label", setup = function(ptx) return { L = ptx.label() } end,
             call = function(g, e) g.place(e.rec(e.L)) end },
