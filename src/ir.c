@@ -24,6 +24,7 @@ static void free_func(plI_func *f) {
   plU_vec_free(f->vars); plU_vec_free(f->stmts); plU_vec_free(f->vtext);
 }
 
+static void sym_free(plI_module *m);
 void plI_free(plI_module *m) {
   if (!m) return;
   for (uint32_t i = 0; i < m->funcs.n; i++) free_func(&m->funcs.p[i]);
@@ -34,6 +35,7 @@ void plI_free(plI_module *m) {
   plU_buf_free(&m->err);
   plU_buf_free(&m->vsrc); plU_vec_free(m->vpieces);
   plU_vec_free(m->frames); plU_vec_free(m->undo);
+  sym_free(m);
   if (m->isa) plA_unref(m->isa);
   free(m);
 }
@@ -87,6 +89,7 @@ int plI_param(plI_module *m, int func, const char *name, int type, uint32_t alig
   for (uint32_t i = 0; i < f->params.n; i++)
     if (f->params.p[i].name == v.name) return plI_fail(m, 1, "parameter '%s' declared twice", name), -1;
   if (ret ? !plU_vec_push(f->rets, v) : !plU_vec_push(f->params, v)) return plI_fail(m, 2, "out of memory"), -1;
+  m->nvars++;
   return 0;
 }
 
@@ -331,6 +334,7 @@ int plI_var_new(plI_module *m, int func, const char *name, int space, int linkag
         if (f->vars.p[i].name == v.name) return dup_fail(m, &f->vars.p[i], &v, where), -1;
     }
     if (!plU_vec_push(m->globals, v)) return plI_fail(m, 2, "out of memory"), -1;
+    m->nvars++;
     return (int)m->globals.n - 1;
   }
   if ((uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no such function"), -1;
@@ -349,7 +353,83 @@ int plI_var_new(plI_module *m, int func, const char *name, int space, int linkag
     }
   }
   if (!plU_vec_push(f->vars, v)) return plI_fail(m, 2, "out of memory"), -1;
+  m->nvars++;
   return (int)f->vars.n - 1;
+}
+
+/* --- the symbol index ------------------------------------------------------------------- */
+struct plI_symidx {
+  uint32_t nvars, nfuncs;   /* what it was made for */
+  uint32_t cap;             /* slots: a power of two, at most half full */
+  uint32_t *slots;          /* index into info + 1, 0 empty */
+  plI_syminfo *info;
+  uint32_t n;
+};
+
+static plI_syminfo *sym_slot(struct plI_symidx *x, uint32_t name, int add) {
+  uint32_t mask = x->cap - 1, i = (name * 0x9E3779B1u) & mask;
+  for (;; i = (i + 1) & mask) {
+    uint32_t k = x->slots[i];
+    if (!k) break;
+    if (x->info[k - 1].name == name) return &x->info[k - 1];
+  }
+  if (!add) return NULL;
+  plI_syminfo *e = &x->info[x->n++];
+  memset(e, 0, sizeof *e);
+  e->name = name;
+  e->param_fn = e->fdef0 = -1;
+  x->slots[i] = x->n;
+  return e;
+}
+
+static int sym_build(plI_module *m) {
+  struct plI_symidx *x = m->symidx;
+  if (!x && !(x = m->symidx = calloc(1, sizeof *x))) return 0;
+  uint32_t want = m->nvars + m->funcs.n, cap = 16;
+  while (cap < 2 * want + 2) cap *= 2;
+  free(x->slots); free(x->info);
+  x->slots = calloc(cap, sizeof *x->slots);
+  x->info = malloc((want + 1) * sizeof *x->info);
+  x->cap = cap; x->n = 0; x->nvars = x->nfuncs = UINT32_MAX;
+  if (!x->slots || !x->info) return 0;
+  for (uint32_t i = 0; i < m->globals.n; i++) {
+    plI_syminfo *e = sym_slot(x, m->globals.p[i].name, 1);
+    if (!e->global) e->gspace = m->globals.p[i].space;
+    e->global = 1;
+    if (m->globals.p[i].space < 8) e->vspaces |= (uint8_t)(1u << m->globals.p[i].space);
+  }
+  for (uint32_t f = 0; f < m->funcs.n; f++) {
+    const plI_func *fn = &m->funcs.p[f];
+    plI_syminfo *fe = sym_slot(x, fn->name, 1);
+    fe->func = 1;
+    if (!fn->declared_only && fe->fdef0 < 0) fe->fdef0 = (int32_t)f;
+    for (uint32_t i = 0; i < fn->params.n; i++) {
+      plI_syminfo *e = sym_slot(x, fn->params.p[i].name, 1);
+      e->params |= 1;
+      e->param_fn = (int32_t)f;
+    }
+    for (uint32_t i = 0; i < fn->rets.n; i++) sym_slot(x, fn->rets.p[i].name, 1)->params |= 2;
+    for (uint32_t i = 0; i < fn->vars.n; i++) {
+      plI_syminfo *e = sym_slot(x, fn->vars.p[i].name, 1);
+      e->local = 1;
+      if (fn->vars.p[i].space < 8) e->vspaces |= (uint8_t)(1u << fn->vars.p[i].space);
+    }
+  }
+  x->nvars = m->nvars; x->nfuncs = m->funcs.n;
+  return 1;
+}
+
+static void sym_free(plI_module *m) {
+  if (!m->symidx) return;
+  free(m->symidx->slots); free(m->symidx->info); free(m->symidx);
+  m->symidx = NULL;
+}
+
+const plI_syminfo *plI_sym(const plI_module *cm, uint32_t name) {
+  plI_module *m = (plI_module *)cm;   /* the index is a cache: lookups do not change the module */
+  struct plI_symidx *x = m->symidx;
+  if ((!x || x->nvars != m->nvars || x->nfuncs != m->funcs.n) && !sym_build(m)) return NULL;
+  return sym_slot(m->symidx, name, 0);
 }
 
 uint32_t plI_opnd_push(plI_module *m, const plI_opnd *o) {

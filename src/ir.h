@@ -130,8 +130,26 @@ typedef struct plI_module {
   PLU_VEC(plI_frame) frames;
   PLU_VEC(plI_undo) undo;
   plU_buf vsrc;              /* verbatim: the source text a parser read (empty for a traced module) */
+  uint32_t nvars;            /* variables and parameters declared so far (every push counts one) */
+  struct plI_symidx *symidx; /* the symbol index (plI_sym), made for nvars declarations */
   PLU_VEC(plI_piece) vpieces; /* verbatim: the module in source order, text between functions */
 } plI_module;
+
+/* what the declarations of a name say across the module, for the checks that look a symbol up */
+typedef struct plI_syminfo {
+  uint32_t name;
+  uint8_t vspaces;   /* bit 1 << space (PLV_GLOBAL .. PLV_PARAM) of each variable named so */
+  uint8_t params;    /* 1: an input parameter of some function, 2: a result of some function */
+  uint8_t global;    /* 1: a module-scope variable */
+  uint8_t gspace;    /* the space of the first module-scope variable named so */
+  uint8_t local;     /* 1: a variable of some function */
+  uint8_t func;      /* 1: a function's name */
+  int32_t fdef0;     /* the first function of this name with a body (not only declared), -1 none */
+  int32_t param_fn;  /* the last function with an input parameter of this name, -1 none */
+} plI_syminfo;
+/* the declarations named `name` in m (NULL: none): an index made once for the module as it is, and
+** again only after declarations were added (linear in the module, whatever the number of lookups) */
+const plI_syminfo *plI_sym(const plI_module *m, uint32_t name);
 
 plI_module *plI_new(struct plA_ctx *isa);
 void plI_free(plI_module *m);

@@ -1303,36 +1303,26 @@ static int check_reg(const plI_module *m, uint32_t id, int want, int relaxed, in
 }
 
 /* the state space of the variable a symbol names (PLA_SP_*), or -1 when no variable or more than
-** one (of different spaces) has that name */
+** one (of different spaces) has that name. A parameter is .param whatever its space field says (a
+** parsed .ptr .global records the space it points into there). */
 static int sym_space(const plI_module *m, uint32_t name) {
-  int sp = -1;
   static const int map[] = {PLA_SP_GLOBAL, PLA_SP_SHARED, PLA_SP_CONST, PLA_SP_LOCAL, PLA_SP_PARAM};
-  /* a parameter is .param whatever its space field says (a parsed .ptr .global records the space
-  ** it points into there) */
-#define PLA_SEE(var, param) do { const plI_var *v_ = (var); if (v_->name == name && (param || v_->space < 5)) { \
-    int x_ = param ? PLA_SP_PARAM : map[v_->space]; if (sp >= 0 && sp != x_) return -1; sp = x_; } } while (0)
-  for (uint32_t i = 0; i < m->globals.n; i++) PLA_SEE(&m->globals.p[i], 0);
-  for (uint32_t f = 0; f < m->funcs.n; f++) {
-    const plI_func *fn = &m->funcs.p[f];
-    for (uint32_t i = 0; i < fn->params.n; i++) PLA_SEE(&fn->params.p[i], 1);
-    for (uint32_t i = 0; i < fn->rets.n; i++) PLA_SEE(&fn->rets.p[i], 1);
-    for (uint32_t i = 0; i < fn->vars.n; i++) PLA_SEE(&fn->vars.p[i], 0);
+  const plI_syminfo *e = plI_sym(m, name);
+  if (!e) return -1;
+  int sp = e->params ? PLA_SP_PARAM : -1;
+  for (int k = 0; k < 5; k++) {
+    if (!(e->vspaces & (1u << k))) continue;
+    if (sp >= 0 && sp != map[k]) return -1;
+    sp = map[k];
   }
-#undef PLA_SEE
   return sp;
 }
 /* the function whose input parameter a symbol names (-1: none, or the name is also a result, a
 ** variable or a module-scope variable somewhere, and the write may reach that) */
 static int input_param_of(const plI_module *m, uint32_t name) {
-  int fn = -1;
-  for (uint32_t i = 0; i < m->globals.n; i++) if (m->globals.p[i].name == name) return -1;
-  for (uint32_t f = 0; f < m->funcs.n; f++) {
-    const plI_func *fu = &m->funcs.p[f];
-    for (uint32_t i = 0; i < fu->rets.n; i++) if (fu->rets.p[i].name == name) return -1;
-    for (uint32_t i = 0; i < fu->vars.n; i++) if (fu->vars.p[i].name == name) return -1;
-    for (uint32_t i = 0; i < fu->params.n; i++) if (fu->params.p[i].name == name) fn = (int)f;
-  }
-  return fn;
+  const plI_syminfo *e = plI_sym(m, name);
+  if (!e || e->global || e->local || (e->params & 2)) return -1;
+  return e->param_fn;
 }
 static const char *space_name(int sp) {
   static const char *n[] = {"generic", ".global", ".shared", ".local", ".param", ".const"};

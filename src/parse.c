@@ -796,6 +796,7 @@ static int var_decl(R *r, uint32_t a, uint32_t e, int func, int param_ret) {
         else ok = plU_vec_push(f->vars, v);
       }
       if (!ok) return oom(r);
+      r->m->nvars++;
       named = 1;
       continue;
     }

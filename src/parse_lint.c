@@ -81,8 +81,9 @@ static int sym_space(const plI_module *m, const plI_func *f, uint32_t id, int *i
   for (uint32_t i = 0; i < f->params.n; i++) if (f->params.p[i].name == id) { *input_param = 1; return PLV_PARAM; }
   for (uint32_t i = 0; i < f->rets.n; i++) if (f->rets.p[i].name == id) return PLV_PARAM;
   for (uint32_t i = f->vars.n; i-- > 0;) if (f->vars.p[i].name == id) return f->vars.p[i].space;
-  for (uint32_t i = 0; i < m->globals.n; i++) if (m->globals.p[i].name == id) return m->globals.p[i].space;
-  for (uint32_t i = 0; i < m->funcs.n; i++) if (m->funcs.p[i].name == id) return SP_FUNC;
+  const plI_syminfo *e = plI_sym(m, id);         /* module scope: the index, not a scan per use */
+  if (e && e->global) return e->gspace;
+  if (e && e->func) return SP_FUNC;
   return -1;
 }
 /* is %name (given without its '%') declared in f: a scalar, or an element of a range %name<N> */
@@ -245,21 +246,21 @@ static void lint_names(LT *l, const plI_module *m, uint32_t fi) {
                plI_cstr(m, f->name));
         break;
       }
-  for (uint32_t i = 0; i < names.n; i++)      /* a local name that hides a function this one calls */
-    for (uint32_t g = 0; g < m->funcs.n; g++) {
-      if (m->funcs.p[g].name != names.p[i]) continue;
-      for (uint32_t si = 0; si < f->stmts.n; si++) {
-        const plI_stmt *s = &f->stmts.p[si];
-        if (s->kind != PLS_INSN || strncmp(plA_opcode_text(m->isa, s->opc), "call", 4) != 0) continue;
-        for (uint16_t k = 0; k < s->nops; k++)
-          if (m->opnds.p[s->ops + k].kind == PLO_SYM && m->opnds.p[s->ops + k].id == names.p[i]) {
-            report(l, si < f->vtext.n ? f->vtext.p[si].tok : off, "'%s' names a variable of '%s' here, which hides the "
-                   "function of that name from the call (ptxas: arguments mismatch)", plI_cstr(m, names.p[i]), plI_cstr(m, f->name));
-            goto next_name;
-          }
-      }
-    next_name:;
+  for (uint32_t i = 0; i < names.n; i++) {    /* a local name that hides a function this one calls */
+    const plI_syminfo *e = plI_sym(m, names.p[i]);
+    if (!e || !e->func) continue;
+    for (uint32_t si = 0; si < f->stmts.n; si++) {
+      const plI_stmt *s = &f->stmts.p[si];
+      if (s->kind != PLS_INSN || strncmp(plA_opcode_text(m->isa, s->opc), "call", 4) != 0) continue;
+      for (uint16_t k = 0; k < s->nops; k++)
+        if (m->opnds.p[s->ops + k].kind == PLO_SYM && m->opnds.p[s->ops + k].id == names.p[i]) {
+          report(l, si < f->vtext.n ? f->vtext.p[si].tok : off, "'%s' names a variable of '%s' here, which hides the "
+                 "function of that name from the call (ptxas: arguments mismatch)", plI_cstr(m, names.p[i]), plI_cstr(m, f->name));
+          goto next_name;
+        }
     }
+  next_name:;
+  }
 done:
   plU_vec_free(names);
 }
@@ -270,15 +271,13 @@ static void lint_module_names(LT *l, const plI_module *m) {
   for (uint32_t i = 0; i < m->funcs.n; i++) {
     const plI_func *f = &m->funcs.p[i];
     lint_reserved(l, m, f->name, f->vhead.off);
-    for (uint32_t j = 0; j < i; j++)
-      if (m->funcs.p[j].name == f->name && !f->declared_only && !m->funcs.p[j].declared_only) {
-        report(l, f->vhead.off, "function '%s' is defined twice (ptxas: duplicate definition)%s", plI_cstr(m, f->name), "");
-        break;
-      }
-    for (uint32_t g = 0; g < m->globals.n; g++)
-      if (m->globals.p[g].name == f->name)
-        report(l, f->vhead.off, "'%s' is both a function and a module-scope variable (ptxas: inconsistent redefinition)%s",
-               plI_cstr(m, f->name), "");
+    const plI_syminfo *e = plI_sym(m, f->name);   /* the index: no scan of the module per function */
+    if (!e) continue;
+    if (!f->declared_only && e->fdef0 >= 0 && (uint32_t)e->fdef0 != i)
+      report(l, f->vhead.off, "function '%s' is defined twice (ptxas: duplicate definition)%s", plI_cstr(m, f->name), "");
+    if (e->global)
+      report(l, f->vhead.off, "'%s' is both a function and a module-scope variable (ptxas: inconsistent redefinition)%s",
+             plI_cstr(m, f->name), "");
   }
 }
 
