@@ -251,6 +251,20 @@ int plC_parse_log(const char *log, plC_result *r) {
     const char *ln = strstr(line, ", line ");
     if (ln && ln < sev) d->line = atoi(ln + 7);
     if (strstr(m, "function '") || strstr(m, "Function '") || strstr(m, "function  '")) quoted(m, d->func, sizeof d->func);
+    /* a message that names its PTX line in the text: "... to compile instruction at line 18 in
+    ** function heavy." (C7602, too few registers for an instruction) */
+    const char *al = d->line ? NULL : strstr(m, " at line ");
+    if (al && al[9] >= '0' && al[9] <= '9') {
+      d->line = atoi(al + 9);
+      const char *fn = strstr(al, " in function ");
+      if (fn && !d->func[0]) {
+        fn += 13;
+        size_t k = 0;
+        while (fn[k] && fn[k] != ' ' && fn[k] != '.' && fn[k] != ',' && k + 1 < sizeof d->func) k++;
+        memcpy(d->func, fn, k);
+        d->func[k] = 0;
+      }
+    }
     d->msg = strdup(m);
     if (!d->msg) return -1;
     r->nd++;

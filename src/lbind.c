@@ -1127,6 +1127,54 @@ static int l_raw(lua_State *L) {  /* m:raw(text): a directive or comment line ke
   return 0;
 }
 
+/* is the symbol `name` declared where function fi can see it: a module-scope variable, a function,
+** or a parameter, result or variable of fi */
+static int sym_visible(const plI_module *m, uint32_t fi, uint32_t name) {
+  const plI_syminfo *e = plI_sym(m, name);
+  if (!e) return 0;
+  if (e->global || e->func) return 1;
+  const plI_func *f = &m->funcs.p[fi];
+  for (uint32_t i = 0; i < f->params.n; i++) if (f->params.p[i].name == name) return 1;
+  for (uint32_t i = 0; i < f->rets.n; i++) if (f->rets.p[i].name == name) return 1;
+  for (uint32_t i = 0; i < f->vars.n; i++) if (f->vars.p[i].name == name) return 1;
+  return 0;
+}
+
+/* the name a symbol operand (or an address or tensor address based on a symbol) names, 0 none */
+static uint32_t operand_symbol(const plI_module *m, const plI_opnd *o) {
+  if (o->kind == PLO_SYM) return o->id;
+  if (o->kind == PLO_ADDR && (o->flags & PLOF_BASE_SYM)) return o->id;
+  if (o->kind == PLO_TADDR && m->opnds.p[o->id].kind == PLO_SYM) return m->opnds.p[o->id].id;
+  return 0;
+}
+
+/* every symbol the function's instructions name is declared by the time its body ends (a plan's
+** block is declared when the body returns): ptx.sym("nosuch") printed PTX that ptxas rejects
+** ("Unknown symbol"). At the first instruction naming an undeclared one. */
+static void check_symbols(lua_State *L, LMod *M) {
+  plI_module *m = M->m;
+  const plI_func *f = &m->funcs.p[M->func];
+  for (uint32_t si = 0; si < f->stmts.n; si++)   /* text kept as written may declare anything */
+    if (f->stmts.p[si].kind == PLS_RAW) return;
+  for (uint32_t si = 0; si < f->stmts.n; si++) {
+    const plI_stmt *s = &f->stmts.p[si];
+    if (s->kind != PLS_INSN) continue;
+    for (uint16_t k = 0; k < s->nops; k++) {
+      const plI_opnd *o = &m->opnds.p[s->ops + k];
+      uint32_t n = o->kind == PLO_VEC && !(o->flags & PLOF_REGS) ? o->n : 1;
+      for (uint32_t j = 0; j < n; j++) {
+        const plI_opnd *x = o->kind == PLO_VEC && !(o->flags & PLOF_REGS) ? &m->opnds.p[o->id + j] : o;
+        uint32_t name = operand_symbol(m, x);
+        if (!name || sym_visible(m, (uint32_t)M->func, name)) continue;
+        lua_pushfstring(L, "'%s' (operand %d of '%s') is not declared: a symbol names a kernel parameter, a "
+                        "variable (ptx.shared, ptx.smem_plan, ...) or a function (ptx.func) of this module",
+                        plI_cstr(m, name), (int)k + 1, plA_opcode_text(M->S->isa, s->opc));
+        raise_at(L, M, s->file, s->line, lua_tostring(L, -1));
+      }
+    }
+  }
+}
+
 static int l_endfunc(lua_State *L) {  /* check what a function body leaves open */
   LMod *M = checkmod(L, 1);
   if (M->func < 0) return 0;
@@ -1140,6 +1188,7 @@ static int l_endfunc(lua_State *L) {  /* check what a function body leaves open 
       raise_at(L, M, M->gsites.p[i].file, M->gsites.p[i].line,
                "nothing was called through this ptx.at guard (it guards the call it prefixes: "
                "write ptx.at(p).instruction(...), not ptx.at(p) on its own)");
+  if (M->S->sugar <= 0) check_symbols(L, M);
   for (uint32_t i = 0; i < M->labels.n; i++) {
     labelinfo *li = &M->labels.p[i];
     if (li->used_file && !li->placed) {

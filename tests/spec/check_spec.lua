@@ -14,14 +14,16 @@ local function run(args, env)
   return H.sh(table.concat(parts, " "))
 end
 
+-- what only the assembler knows: a register budget (maxnreg) too small for one instruction, whose
+-- message names the PTX line in its text ("... instruction at line 18 in function bad")
 local BAD = [[
 local ptx = require "ptxlua"
 ptx.kernel {
   name = "bad",
-  params = { {"n", "u32"} },
-  body = function(t, n)
-    local r = ptx.reg.u32()
-    ptx.mov.u32(r, ptx.sym("nosuch"))
+  maxnreg = 24,
+  body = function(t)
+    local d, a, b = ptx.regs.f32(128), ptx.reg.b64(), ptx.reg.b64()
+    ptx.wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16(d, a, b, ptx.pred(), 1, 1, 0, 0)
     ptx.ret()
   end,
 }
@@ -65,10 +67,11 @@ describe("ptxlua --check", function()
     for _, asm in ipairs { "nvjitlink", "ptxas" } do
       local out, err, rc = run({ f, "--check", "--no-cache" }, { assembler = asm })
       assert.are.equal(1, rc, asm)
-      assert.truthy(err:find(f .. ":7: error: Unknown symbol 'nosuch' (PTX line 16)", 1, true), asm .. ": " .. err)
+      assert.truthy(err:find(f .. ":7: error: (C7602) Insufficient registers (24) to compile instruction at line ", 1, true), asm .. ": " .. err)
+      assert.truthy(err:find("(PTX line %d+)"), asm .. ": " .. err)
       -- the report says the assembly failed (not "assembled for"), each message once
       assert.truthy(out:match("^rejected for sm_%w+ by "), asm .. ": " .. out)
-      local _, n = err:gsub("Unknown symbol 'nosuch'", "")
+      local _, n = err:gsub("Insufficient registers", "")
       assert.are.equal(1, n, asm .. ": " .. err)
     end
   end)
@@ -113,7 +116,7 @@ describe("ptxlua --check", function()
     assert.are.equal("sm_90a", t.target)
     assert.are.equal("error", t.diagnostics[1].severity)
     assert.are.equal(7, t.diagnostics[1].line)
-    assert.are.equal(16, t.diagnostics[1].ptx_line)
+    assert.are.equal(17, t.diagnostics[1].ptx_line)
     local out2, _, rc2 = run { H.root .. "/kernels/vector_add.lua", "--check", "--json" }
     assert.are.equal(0, rc2)
     assert.truthy(out2:match('"name": "vector_add", "registers": %d+'), out2)

@@ -609,6 +609,29 @@ describe("addresses", function()
   end)
 end)
 
+describe("symbols", function()
+  it("a symbol names a declared parameter, variable or function; else an error at its instruction", function()
+    fails("'nosuch' (operand 2 of 'mov.u32') is not declared", function(ptx) ptx.mov.u32(ptx.reg.u32(), ptx.sym "nosuch") end)
+    fails("'gone' (operand 2 of 'ld.shared.f32') is not declared", function(ptx)
+      ptx.ld.shared.f32(ptx.reg.f32(), ptx.addr(ptx.sym "gone", 4))
+    end)
+    -- another kernel's variable is not this one's
+    local ptx = H.fresh()
+    ptx.kernel { name = "a", body = function() ptx.shared("mine", "f32", 4) end }
+    ptx.kernel { name = "b", body = function() ptx.ld.shared.f32(ptx.reg.f32(), ptx.addr(ptx.sym "mine")) end }
+    local ok, err = pcall(ptx.ptx, {})
+    assert.is_false(ok)
+    assert.truthy(err:find("'mine' (operand 2 of 'ld.shared.f32') is not declared", 1, true), err)
+    -- declared anywhere in the body (a plan's block is declared when the body ends), a parameter, a function
+    assert.are.same({ "mov.u32 %r1, t;", "ld.param.u32 %r2, [n];", "ld.shared.f32 %f1, [t+4];" }, lines(function(ptx, _, n)
+      ptx.mov.u32(ptx.reg.u32(), ptx.sym "t")
+      ptx.ld.param.u32(ptx.reg.u32(), ptx.addr(ptx.sym "n"))
+      ptx.ld.shared.f32(ptx.reg.f32(), ptx.addr(ptx.sym "t", 4))
+      ptx.shared("t", "f32", 4)
+    end, { { "n", "u32" } }))
+  end)
+end)
+
 describe("guards", function()
   it("ptx.at(p) and ptx.at_not(p) guard exactly the next instruction", function()
     assert.are.same({ "@%p1 add.u32 %r1, %r1, 1;", "@!%p1 sub.u32 %r1, %r1, 1;", "add.u32 %r1, %r1, 2;" },

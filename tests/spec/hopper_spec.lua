@@ -172,6 +172,7 @@ describe("ptx.mbarrier_wait and ptx.warp_specialize", function()
       lines(function(ptx)
         local q = ptx.pred "ready"
         local l = ptx.label "wait"
+        ptx.shared("bar", "b64", 1, 8)
         assert.are.equal(q, ptx.mbarrier_wait(ptx.addr(ptx.sym "bar"), 1,
           { label = l, pred = q, op = "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64", uni = true }))
       end))
