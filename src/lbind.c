@@ -22,8 +22,16 @@
 #define OPBUF_N 1024
 
 /* DSL operand kinds: t[0] of an operand table is a register id (> 0), or minus one of these;
-** a plain list (t[0] == nil) is a vector */
-enum { K_ADDR = 2, K_SYM = 3, K_LABEL = 4, K_SREG = 5, K_NEG = 6, K_SINK = 7, K_PAIR = 8, K_IMM = 9, K_PAREN = 10, K_TADDR = 11 };
+** a plain list (t[0] == nil) is a vector. One list: the DSL reads it as core.K (ADDR = -2, ...). */
+#define PL_OPKINDS(_) \
+  _(ADDR, 2) _(SYM, 3) _(LABEL, 4) _(SREG, 5) _(NEG, 6) _(SINK, 7) _(PAIR, 8) _(IMM, 9) \
+  _(PAREN, 10) /* a parenthesized list (a, b): a call's results and arguments */ \
+  _(TADDR, 11) /* a tensor address [tmap, {c0, c1, ...}] */
+enum {
+#define PL_OPKIND_ENUM(n, v) K_##n = v,
+  PL_OPKINDS(PL_OPKIND_ENUM)
+#undef PL_OPKIND_ENUM
+};
 
 /* placed: the block a label is placed in (1: the function's top; a ptx.scope block: its serial,
 ** from 2), 0 not placed; a block's placements are undone when it closes */
@@ -1763,6 +1771,22 @@ static int l_canonical(lua_State *L) {
   return 1;
 }
 
+/* core.types() -> { name = { bits =, class = "p" | "b" | "u" | "s" | "f", decl = name } }: the PTX
+** types of src/types.h (the declaration type: the register type a value of it lives in) */
+static int l_types(lua_State *L) {
+  static const char CLS[] = {'?', 'p', 'b', 'u', 's', 'f'};
+  lua_createtable(L, 0, PLT__COUNT);
+  for (int t = PLT_NONE + 1; t < PLT__COUNT; t++) {
+    const plT_info *ti = &plT_info_tab[t];
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, ti->bits); lua_setfield(L, -2, "bits");
+    lua_pushlstring(L, &CLS[ti->cls], 1); lua_setfield(L, -2, "class");
+    lua_pushstring(L, plT_info_tab[ti->decl].name); lua_setfield(L, -2, "decl");
+    lua_setfield(L, -2, ti->name);
+  }
+  return 1;
+}
+
 static int l_forms(lua_State *L) {  /* core.forms() -> { {pattern, operands, ptx, sm, flags}, ... } */
   int n = plA_form_count();
   lua_createtable(L, n, 0);
@@ -1834,7 +1858,7 @@ static const luaL_Reg core_funcs[] = {
   {"module", l_module}, {"parse", l_parse}, {"opcode", l_opcode}, {"check_opcode", l_check_opcode},
   {"lint", l_lint}, {"canonical", l_canonical}, {"forms", l_forms}, {"internal_source", l_internal},
   {"target", l_target_info}, {"emit", l_cemit}, {"emitv", l_cemitv}, {"opbuf", l_opbuf}, {"sreg", l_sreg},
-  {"expand_chunk", l_expand_chunk},
+  {"expand_chunk", l_expand_chunk}, {"types", l_types},
   {"sugar_text", l_sugar_text}, {"sugar_eol", l_sugar_eol}, {"sugar_indent", l_sugar_indent}, {"sugar_gap", l_sugar_gap},
   {"sugar_mark", l_sugar_mark}, {"sugar_mode", l_sugar_mode}, {"sugar_check", l_sugar_check},
   {"sugar_open", l_sugar_open}, {"sugar_close", l_sugar_close}, {NULL, NULL}
@@ -1883,6 +1907,11 @@ PL_EXPORT int luaopen_ptxlua_core(lua_State *L) {
   setfuncs(L, core_funcs);
   lua_pushinteger(L, plA_form_count());
   lua_setfield(L, -2, "nforms");
+  lua_createtable(L, 0, 12);        /* core.K: the operand kinds */
+#define PL_OPKIND_SET(n, v) lua_pushinteger(L, -(v)); lua_setfield(L, -2, #n);
+  PL_OPKINDS(PL_OPKIND_SET)
+#undef PL_OPKIND_SET
+  lua_setfield(L, -2, "K");
   lua_remove(L, -2);
   int plL_open_emu(lua_State *L, int core);  /* lemu.c: the emulator's functions */
   plL_open_emu(L, lua_gettop(L));

@@ -243,6 +243,23 @@ static int l_mem_hash(lua_State *L) {
   return 1;
 }
 
+/* core.fp_bits(x, type) -> the bits of the Lua number x in a floating-point type (f16, bf16, tf32,
+** f32, e4m3, e5m2), rounded to nearest even as the emulator rounds (one rounding, from the
+** exact value); a NaN is the canonical quiet one of the format (sign 0, the top fraction bit) */
+static int l_fp_bits(lua_State *L) {
+  double x = luaL_checknumber(L, 1);
+  int t = typearg(L, 2);
+  int f = plX__fmt_of(t);
+  if (f < 0 || f == XFMT_F64) return luaL_argerror(L, 2, "a floating-point type of at most 32 bits expected");
+  uint64_t b;
+  if (x != x) {
+    static const uint64_t QNAN[] = {0x7e00, 0x7fc0, 0x7fc00000, 0x7fc00000, 0, 0x7f, 0x7e};
+    b = QNAN[f];
+  } else b = plX__round(x, 0, f, XR_RN, 0);
+  lua_pushnumber(L, (lua_Number)b);
+  return 1;
+}
+
 /* core.emu_pack(type, number) -> the bytes of a parameter value */
 static int l_pack(lua_State *L) {
   int t = typearg(L, 1);
@@ -573,6 +590,7 @@ int plL_open_emu(lua_State *L, int core) {
   lua_pushcfunction(L, l_mem_new); lua_setfield(L, core, "emu_mem");
   lua_pushcfunction(L, l_emu_new); lua_setfield(L, core, "emu");
   lua_pushcfunction(L, l_pack); lua_setfield(L, core, "emu_pack");
+  lua_pushcfunction(L, l_fp_bits); lua_setfield(L, core, "fp_bits");
   lua_pushcfunction(L, l_launch_check); lua_setfield(L, core, "launch_check");
   lua_pushnumber(L, (lua_Number)PLX_LIMIT_DEFAULT); lua_setfield(L, core, "emu_limit_default");
   return 0;

@@ -14,11 +14,8 @@ local core = require "ptxlua.core"
 local M = {}
 local fmt, floor, type, pairs, ipairs, tostring = string.format, math.floor, type, pairs, ipairs, tostring
 
-local SIZES = {
-  b8 = 1, u8 = 1, s8 = 1, b16 = 2, u16 = 2, s16 = 2, f16 = 2, bf16 = 2,
-  b32 = 4, u32 = 4, s32 = 4, f32 = 4, b64 = 8, u64 = 8, s64 = 8, f64 = 8,
-}
-local FLOAT = { f16 = true, bf16 = true, f32 = true, f64 = true }
+local DT = require "ptxlua.dtypes"
+local SIZES, FLOAT = DT.array, DT.float     -- array element types: bytes, and the floating-point ones
 
 -- errors at the caller's line, in the project's format
 local fail = require("ptxlua").error                 -- the DSL's: the first frame outside ptxlua's Lua files

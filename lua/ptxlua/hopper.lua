@@ -13,9 +13,7 @@ return function(P)
 
   local no_guard = P._no_guard   -- a ptx.at guard refused by a helper that records several instructions
 
-  local DTYPE_BYTES = { b8 = 1, u8 = 1, s8 = 1, e4m3 = 1, e5m2 = 1, b16 = 2, u16 = 2, s16 = 2, f16 = 2, bf16 = 2,
-                        b32 = 4, u32 = 4, s32 = 4, f32 = 4, tf32 = 4, f16x2 = 4, bf16x2 = 4,
-                        b64 = 8, u64 = 8, s64 = 8, f64 = 8, b128 = 16 }
+  local DTYPE_BYTES = require("ptxlua.dtypes").bytes   -- bytes of a tile element, from the C type table
   local SWIZZLES = { none = "none", ["32B"] = "32B", ["64B"] = "64B", ["128B"] = "128B" }
 
   local function swizzle_name(s, what)
@@ -311,7 +309,7 @@ return function(P)
     if parity == nil then perr("ptx.mbarrier_wait(bar, parity): the phase parity (0, 1 or a .u32 register) is required") end
     if opts ~= nil and type(opts) ~= "table" then perr("ptx.mbarrier_wait(bar, parity [, { label =, pred =, op =, uni = }])") end
     opts = opts or {}
-    if opts.label ~= nil and (type(opts.label) ~= "table" or rawget(opts.label, 0) ~= -4) then perr("ptx.mbarrier_wait: opts.label must be a label (ptx.label())") end
+    if opts.label ~= nil and (type(opts.label) ~= "table" or rawget(opts.label, 0) ~= core.K.LABEL) then perr("ptx.mbarrier_wait: opts.label must be a label (ptx.label())") end
     if opts.pred ~= nil and not (isreg(opts.pred) and getmetatable(opts.pred).ptype == "pred") then perr("ptx.mbarrier_wait: opts.pred must be a .pred register") end
     if opts.op ~= nil and (type(opts.op) ~= "string" or not opts.op:match("^mbarrier%.try_wait[%w_.:]*$")) then
       perr("ptx.mbarrier_wait: opts.op must be a mbarrier.try_wait opcode (got %s)", tostring(opts.op))

@@ -14,11 +14,13 @@ local LIBDIR = debug.getinfo(1, "S").source:match("^(@.*[/\\])") or "@ptxlua/"
 core.internal_source(LIBDIR)
 P._libdir = LIBDIR
 
--- operand kinds shared with the C binding: t[0] of an operand table is the register id (> 0) for a
--- register, or one of these negative codes; a plain list (t[0] == nil) is a vector operand
-local K_ADDR, K_SYM, K_LABEL, K_SREG, K_NEG, K_SINK, K_PAIR, K_IMM = -2, -3, -4, -5, -6, -7, -8, -9
-local K_PAREN = -10      -- a parenthesized list (a, b): call's results and arguments
-local K_TADDR = -11      -- a tensor address [tmap, {c0, c1, ...}] (cp.async.bulk.tensor)
+-- operand kinds, the C binding's (core.K, from one list in src/lbind.c): t[0] of an operand table
+-- is the register id (> 0) for a register, or one of these negative codes; a plain list (t[0] ==
+-- nil) is a vector operand. PAREN: a parenthesized list (a call's results and arguments); TADDR: a
+-- tensor address [tmap, {c0, c1, ...}] (cp.async.bulk.tensor)
+local K = core.K
+local K_ADDR, K_SYM, K_LABEL, K_SREG, K_NEG, K_SINK, K_PAIR, K_IMM = K.ADDR, K.SYM, K.LABEL, K.SREG, K.NEG, K.SINK, K.PAIR, K.IMM
+local K_PAREN, K_TADDR = K.PAREN, K.TADDR
 
 ---------------------------------------------------------------------------------------------------
 -- errors at the user's line
@@ -116,44 +118,30 @@ P._user_error = user_error   -- also the C API's message handler for values that
 ---------------------------------------------------------------------------------------------------
 -- types
 ---------------------------------------------------------------------------------------------------
--- class: "f" float, "s" signed, "u" unsigned, "b" bits, "p" predicate; prefix: pool register names
-local TYPES = {
-  pred = { "p", 1, "p" },
-  b8 = { "b", 8, "bc" }, b16 = { "b", 16, "bs" }, b32 = { "b", 32, "b" }, b64 = { "b", 64, "bd" },
-  b128 = { "b", 128, "bq" },
-  u8 = { "u", 8, "uc" }, u16 = { "u", 16, "us" }, u32 = { "u", 32, "r" }, u64 = { "u", 64, "rd" },
-  s8 = { "s", 8, "sc" }, s16 = { "s", 16, "ss" }, s32 = { "s", 32, "si" }, s64 = { "s", 64, "sd" },
-  f16 = { "f", 16, "h" }, f16x2 = { "f", 32, "hh" }, bf16 = { "f", 16, "hb" }, bf16x2 = { "f", 32, "hhb" },
-  f32 = { "f", 32, "f" }, f64 = { "f", 64, "fd" },
+-- the register types of the DSL: { class, bits, pool prefix }. class ("f" float, "s" signed, "u"
+-- unsigned, "b" bits, "p" predicate) and bits are the C core's (core.types, src/types.h); the
+-- prefix names the type's pool registers (%r1, %f2, ...), a DSL convention
+local PREFIX = {
+  pred = "p", b8 = "bc", b16 = "bs", b32 = "b", b64 = "bd", b128 = "bq",
+  u8 = "uc", u16 = "us", u32 = "r", u64 = "rd", s8 = "sc", s16 = "ss", s32 = "si", s64 = "sd",
+  f16 = "h", f16x2 = "hh", bf16 = "hb", bf16x2 = "hhb", f32 = "f", f64 = "fd",
 }
+local CTYPES = core.types()
+local TYPES = {}
+for t, pre in pairs(PREFIX) do TYPES[t] = { CTYPES[t].class, CTYPES[t].bits, pre } end
 P.types = TYPES
 local function tclass(t) return TYPES[t][1] end
 local function tbits(t) return TYPES[t][2] end
 
--- a Lua number as the bits of a half-precision value, rounded to nearest even: PTX has no .f16 or
--- .bf16 literal (mov.b16 %h1, 0x3C00 is 1.0), and a plain integer there would be the bit pattern
-local function half_bits(v, ebits, mbits)
-  if v ~= v then return ebits == 5 and 0x7E00 or 0x7FC0 end
-  local sign = (v < 0 or (v == 0 and 1 / v < 0)) and 2 ^ (ebits + mbits) or 0
-  v = math.abs(v)
-  local bias, inf = 2 ^ (ebits - 1) - 1, (2 ^ ebits - 1) * 2 ^ mbits
-  if v == math.huge then return sign + inf end
-  if v == 0 then return sign end
-  local m, e = math.frexp(v)                        -- v = m * 2^e, 0.5 <= m < 1
-  local E, q = e - 1 + bias, nil
-  if E >= 1 then q = (m * 2 - 1) * 2 ^ mbits        -- normal: fraction bits
-  else E, q = 0, v / 2 ^ (1 - bias - mbits) end     -- subnormal
-  local f = floor(q)
-  if q - f > 0.5 or (q - f == 0.5 and f % 2 == 1) then f = f + 1 end
-  return sign + math.min(E * 2 ^ mbits + f, inf)    -- a carry out of the fraction bumps E
-end
-local HALF = { f16 = { 5, 10 }, bf16 = { 8, 7 }, f16x2 = { 5, 10, true }, bf16x2 = { 8, 7, true } }
--- the operand for a number given to a half-precision mov/selp (x2 types: the value in both halves)
+-- the operand for a number given to a half-precision mov/selp: its bits (PTX has no .f16 or .bf16
+-- literal: mov.b16 %h1, 0x3C00 is 1.0, and a plain integer there would be the bit pattern), rounded
+-- to nearest even as the emulator rounds (core.fp_bits); x2 types: the value in both halves
+local HALF = { f16 = "f16", bf16 = "bf16", f16x2 = "f16", bf16x2 = "bf16" }
 local function half_imm(t, v)
   local h = HALF[t]
   if not h or type(v) ~= "number" then return v end
-  local b = half_bits(v, h[1], h[2])
-  if h[3] then b = b * 65536 + b end
+  local b = core.fp_bits(v, h)
+  if h ~= t then b = b * 65536 + b end
   return P.hex(b)
 end
 

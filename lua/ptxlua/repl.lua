@@ -177,7 +177,7 @@ local function run_device(need_gpu)
 end
 
 local SIZES = emu.sizes
-local FLOAT = { f16 = true, bf16 = true, f32 = true, f64 = true }
+local FLOAT = require("ptxlua.dtypes").float
 local TOL = { f64 = 1e-12, f32 = 1e-5, f16 = 1e-3, bf16 = 1e-2 }
 
 -- "file:line: " of a kernel's definition (where its shapes are written), for the errors of its test data
