@@ -58,22 +58,22 @@
 -- The epilogue divides by the row sum, writes O through the warpgroup's Q slice (swizzled,
 -- st.shared; every wgmma that read the slice is waited), and stores it with TMA.
 local ptx = require "ptxlua"
-local hp = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") .. "lib/hopper_pipe.lua")
+local hp = ptx.import "lib/hopper_pipe.lua"
 
 local LOG2E = 1.4426950408889634
 local EPI, SCHED = 1, 3            -- named barriers: the epilogue's (1, 2), the ping-pong's (3, 4)
 
 local function plan(t)
-  for _, k in ipairs { "BH", "S", "D", "BQ", "BKV", "STAGES" } do
-    local v = t[k]
-    if type(v) ~= "number" or v < 1 or v ~= math.floor(v) then ptx.error("template %s must be a positive integer (got %s)", k, tostring(v)) end
-  end
-  if t.CAUSAL ~= 0 and t.CAUSAL ~= 1 then ptx.error("CAUSAL must be 0 or 1 (got %s)", tostring(t.CAUSAL)) end
-  if t.D ~= 64 and t.D ~= 128 then ptx.error("D must be 64 or 128 (got %d)", t.D) end
-  if t.BQ ~= 64 and t.BQ ~= 128 then ptx.error("BQ must be 64 or 128: one or two consumer warpgroups (got %d)", t.BQ) end
-  if t.BKV % 16 ~= 0 or t.BKV > 256 then ptx.error("BKV must be a multiple of 16 up to 256: the n of wgmma m64nBKVk16 and whole k16 steps of P V (got %d)", t.BKV) end
-  if t.STAGES < 2 then ptx.error("STAGES must be at least 2 (got %d)", t.STAGES) end
-  if t.S >= 2 ^ 31 or t.BH > 65535 then ptx.error("S (%d) must be below 2^31 and BH (%d) at most 65535", t.S, t.BH) end
+  ptx.check_templates(t, {
+    BH = { min = 1, max = 65535 },
+    S = { min = 1, below = 2 ^ 31 },
+    D = { one_of = { 64, 128 } },
+    BQ = { one_of = { 64, 128 }, why = "one or two consumer warpgroups" },
+    BKV = { min = 16, max = 256, multiple = 16, why = "the n of wgmma m64nBKVk16 and whole k16 steps of P V" },
+    STAGES = { min = 2 },
+    CAUSAL = { one_of = { 0, 1 } },
+    SCALE = { type = "number", why = "a positive number, or 0 for 1/sqrt(D)" },
+  })
   local P = {}
   P.wgs = t.BQ / 64
   P.threads = 128 * (1 + P.wgs)
@@ -84,7 +84,7 @@ local function plan(t)
   end
   P.qt = math.ceil(t.S / t.BQ)
   P.nkv = math.ceil(t.S / t.BKV)
-  if type(t.SCALE) ~= "number" or t.SCALE < 0 then ptx.error("SCALE must be a positive number, or 0 for 1/sqrt(D) (got %s)", tostring(t.SCALE)) end
+  if t.SCALE < 0 then ptx.error("SCALE must be a positive number, or 0 for 1/sqrt(D) (got %s)", tostring(t.SCALE)) end
   P.scale = t.SCALE == 0 and 1 / math.sqrt(t.D) or t.SCALE
   return P
 end

@@ -43,26 +43,25 @@
 -- out): 384 threads, 168 registers at entry (setmaxnreg then moves them: 40 producer, 232
 -- consumers), no spills; 224 KB of dynamic shared memory.
 local ptx = require "ptxlua"
-local hp = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") .. "lib/hopper_pipe.lua")
+local hp = ptx.import "lib/hopper_pipe.lua"
 
 local OUT_BYTES = { bf16 = 2, f32 = 4 }
 
 -- the tiling for a set of templates; every impossible combination is an error here
 local function plan(t)
-  for _, k in ipairs { "M", "N", "K", "BM", "BN", "BK", "STAGES", "CLUSTER", "SMS", "GROUP" } do
-    local v = t[k]
-    if type(v) ~= "number" or v < 1 or v ~= math.floor(v) then ptx.error("template %s must be a positive integer (got %s)", k, tostring(v)) end
-  end
+  ptx.check_templates(t, {
+    M = { min = 1 }, N = { min = 1 }, SMS = { min = 1 }, GROUP = { min = 1 },
+    K = { min = 8, multiple = 8, why = "TMA rows are multiples of 16 bytes (pad K with zeros)" },
+    OUT = { one_of = { "bf16", "f32" } },
+    BM = { one_of = { 64, 128 }, why = "one or two consumer warpgroups of 64 rows" },
+    BN = { one_of = { 64, 128, 192, 256 }, why = "the n of wgmma m64nNk16, whole 128-byte epilogue chunks" },
+    BK = { one_of = { 64 }, why = "one 128-byte swizzle row of bf16" },
+    STAGES = { min = 2 },
+    CLUSTER = { one_of = { 1, 2, 4 } },
+  })
   local P = {}
   P.ob = OUT_BYTES[t.OUT]
-  if not P.ob then ptx.error("OUT must be \"bf16\" or \"f32\" (got %s)", tostring(t.OUT)) end
-  if t.K % 8 ~= 0 then ptx.error("K (%d) must be a multiple of 8: TMA rows are multiples of 16 bytes (pad K with zeros)", t.K) end
   if (t.N * P.ob) % 16 ~= 0 then ptx.error("N (%d) times %d bytes must be a multiple of 16: TMA rows of C are multiples of 16 bytes", t.N, P.ob) end
-  if t.BM ~= 64 and t.BM ~= 128 then ptx.error("BM must be 64 or 128: one or two consumer warpgroups of 64 rows (got %d)", t.BM) end
-  if t.BN % 64 ~= 0 or t.BN > 256 then ptx.error("BN must be 64, 128, 192 or 256: the n of wgmma m64nNk16, whole 128-byte epilogue chunks (got %d)", t.BN) end
-  if t.BK ~= 64 then ptx.error("BK must be 64: one 128-byte swizzle row of bf16 (got %d)", t.BK) end
-  if t.STAGES < 2 then ptx.error("STAGES must be at least 2 (got %d)", t.STAGES) end
-  if t.CLUSTER ~= 1 and t.CLUSTER ~= 2 and t.CLUSTER ~= 4 then ptx.error("CLUSTER must be 1, 2 or 4 (got %d)", t.CLUSTER) end
   if (t.BN / t.CLUSTER) % 8 ~= 0 then ptx.error("BN (%d) must split into CLUSTER (%d) multicast slices of whole 8-row groups", t.BN, t.CLUSTER) end
   if t.SMS < t.CLUSTER then ptx.error("SMS (%d) must hold at least one cluster of %d", t.SMS, t.CLUSTER) end
   P.wgs = t.BM / 64                                     -- consumer warpgroups

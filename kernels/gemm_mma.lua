@@ -40,15 +40,15 @@ local function log2(x) local n = 0; while x > 1 do x = x / 2; n = n + 1 end retu
 
 -- the tiling for a set of templates; every impossible combination is an error here
 local function plan(t)
-  for _, k in ipairs { "M", "N", "K", "BM", "BN", "BK", "WM", "WN", "STAGES", "GROUP" } do
-    local v = t[k]
-    if type(v) ~= "number" or v < 1 or v ~= math.floor(v) then ptx.error("template %s must be a positive integer (got %s)", k, tostring(v)) end
-  end
-  if t.K % 8 ~= 0 then ptx.error("K (%d) must be a multiple of 8: rows of A and B are copied in 16-byte pieces (pad K with zeros)", t.K) end
-  if t.BK ~= 16 and t.BK ~= 32 and t.BK ~= 64 and t.BK ~= 128 then ptx.error("BK must be 16, 32, 64 or 128 (got %d)", t.BK) end
-  if t.WM % 16 ~= 0 or t.WN % 16 ~= 0 then ptx.error("the warp tile WM x WN (%d x %d) must be made of 16 x 16 blocks", t.WM, t.WN) end
+  ptx.check_templates(t, {
+    M = { min = 1 }, N = { min = 1 }, BM = { min = 1 }, BN = { min = 1 }, GROUP = { min = 1 },
+    K = { min = 8, multiple = 8, why = "rows of A and B are copied in 16-byte pieces (pad K with zeros)" },
+    BK = { one_of = { 16, 32, 64, 128 } },
+    WM = { min = 16, multiple = 16, why = "the warp tile is made of 16 x 16 blocks" },
+    WN = { min = 16, multiple = 16, why = "the warp tile is made of 16 x 16 blocks" },
+    STAGES = { min = 2 },
+  })
   if t.BM % t.WM ~= 0 or t.BN % t.WN ~= 0 then ptx.error("the CTA tile %d x %d is not a grid of %d x %d warp tiles", t.BM, t.BN, t.WM, t.WN) end
-  if t.STAGES < 2 then ptx.error("STAGES must be at least 2 (got %d)", t.STAGES) end
   local P = {}
   P.warps_m, P.warps_n = t.BM / t.WM, t.BN / t.WN
   P.threads = P.warps_m * P.warps_n * 32

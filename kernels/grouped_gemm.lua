@@ -16,21 +16,20 @@
 -- Tensor maps (`maps(t)` below, returned by this file): A dims {K, MTOT} box {BK, BM}; B dims
 -- {K, G * N} box {BK, BN}; both 128B-swizzled.
 local ptx = require "ptxlua"
-local hp = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") .. "lib/hopper_pipe.lua")
+local hp = ptx.import "lib/hopper_pipe.lua"
 
 local function plan(t)
-  for _, k in ipairs { "G", "MTOT", "N", "K", "BM", "BN", "BK", "STAGES", "SMS" } do
-    local v = t[k]
-    if type(v) ~= "number" or v < 1 or v ~= math.floor(v) then ptx.error("template %s must be a positive integer (got %s)", k, tostring(v)) end
-  end
+  ptx.check_templates(t, {
+    G = { min = 1 }, MTOT = { min = 1 }, SMS = { min = 1 },
+    N = { min = 2, multiple = 2, why = "C is stored in pairs" },
+    K = { min = 8, multiple = 8, why = "TMA rows are multiples of 16 bytes (pad K with zeros)" },
+    BM = { one_of = { 64, 128 }, why = "one or two consumer warpgroups of 64 rows" },
+    BN = { min = 16, max = 256, multiple = 16, why = "the n of wgmma m64nNk16" },
+    BK = { one_of = { 64 }, why = "one 128-byte swizzle row of bf16" },
+    STAGES = { min = 2 },
+  })
   local P = {}
   P.ob = 2
-  if t.K % 8 ~= 0 then ptx.error("K (%d) must be a multiple of 8: TMA rows are multiples of 16 bytes (pad K with zeros)", t.K) end
-  if t.N % 2 ~= 0 then ptx.error("N (%d) must be even: C is stored in pairs", t.N) end
-  if t.BM ~= 64 and t.BM ~= 128 then ptx.error("BM must be 64 or 128: one or two consumer warpgroups of 64 rows (got %d)", t.BM) end
-  if t.BN % 16 ~= 0 or t.BN > 256 then ptx.error("BN must be a multiple of 16 in 16..256, the n of wgmma m64nNk16 (got %d)", t.BN) end
-  if t.BK ~= 64 then ptx.error("BK must be 64: one 128-byte swizzle row of bf16 (got %d)", t.BK) end
-  if t.STAGES < 2 then ptx.error("STAGES must be at least 2 (got %d)", t.STAGES) end
   if t.G * t.N >= 2 ^ 31 or t.MTOT >= 2 ^ 31 or t.K >= 2 ^ 31 then ptx.error("G * N, MTOT and K must be below 2^31") end
   P.wgs = t.BM / 64
   P.threads = 128 * (1 + P.wgs)

@@ -17,19 +17,17 @@
 -- no spills; the row (8 x ld.global.nc.v4.f32 a thread) is held in registers.
 local ptx = require "ptxlua"
 
-local rows = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") .. "lib/rows.lua")
+local rows = ptx.import "lib/rows.lua"
 
 -- the launch plan for a set of templates: the checks here, so that a bad value is an error on the
 -- line of its check; the arithmetic in rows.plan (kernels/lib/rows.lua)
 local function plan(t)
-  for _, k in ipairs { "B", "N", "BLOCK", "VEC" } do
-    local v = t[k]
-    if type(v) ~= "number" or v < 1 or v ~= math.floor(v) then ptx.error("template %s must be a positive integer (got %s)", k, tostring(v)) end
-  end
-  if t.VEC ~= 1 and t.VEC ~= 2 and t.VEC ~= 4 then ptx.error("VEC must be 1, 2 or 4 floats (got %d)", t.VEC) end
-  if t.BLOCK % 32 ~= 0 or t.BLOCK > 1024 then ptx.error("BLOCK must be a multiple of 32 up to 1024 (got %d)", t.BLOCK) end
-  if t.B > 2147483647 then ptx.error("B (%d) exceeds the grid limit 2^31-1", t.B) end
-  if t.N * 4 >= 2 ^ 32 then ptx.error("N (%d) is too long: a row must be under 4 GiB", t.N) end
+  ptx.check_templates(t, {
+    B = { min = 1, max = 2147483647, why = "a CTA a row, and a grid has at most 2^31-1" },
+    N = { min = 1, below = 2 ^ 30, why = "a row of floats must be under 4 GiB" },
+    BLOCK = { min = 32, max = 1024, multiple = 32 },
+    VEC = { one_of = { 1, 2, 4 }, why = "floats a vector" },
+  })
   return rows.plan(t)
 end
 local on, fregs, sweep, load, store, block_reduce = rows.on, rows.fregs, rows.sweep, rows.load, rows.store, rows.block_reduce

@@ -33,22 +33,20 @@
 -- memory in each pass): 202 registers; N = 29024: 222 registers, no spills.
 local ptx = require "ptxlua"
 
-local rows = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") .. "lib/rows.lua")
+local rows = ptx.import "lib/rows.lua"
 
 local SMEM = 232448  -- bytes of shared memory a block may have on sm_90
 
 -- the launch plan for a set of templates: the checks here, so that a bad value is an error on the
 -- line of its check; the arithmetic in rows.tma_plan (kernels/lib/rows.lua)
 local function plan(t)
-  for _, k in ipairs { "B", "N", "BLOCK", "ROWS", "STAGES" } do
-    local v = t[k]
-    if type(v) ~= "number" or v < 1 or v ~= math.floor(v) then ptx.error("template %s must be a positive integer (got %s)", k, tostring(v)) end
-  end
-  if t.N % 4 ~= 0 then ptx.error("N (%d) must be a multiple of 4: a bulk copy moves whole 16-byte units and each row must start 16-byte aligned (layernorm.lua takes any N)", t.N) end
-  if t.BLOCK % 32 ~= 0 or t.BLOCK > 1024 then ptx.error("BLOCK must be a multiple of 32 up to 1024 (got %d)", t.BLOCK) end
-  if t.ROWS > 16 then ptx.error("ROWS must be 1..16 (got %d)", t.ROWS) end
-  if t.STAGES > 4 then ptx.error("STAGES must be 1..4 (got %d)", t.STAGES) end
-  if t.B > 2147483647 then ptx.error("B (%d) exceeds 2^31-1 rows", t.B) end
+  ptx.check_templates(t, {
+    B = { min = 1, max = 2147483647, why = "rows" },
+    N = { min = 4, multiple = 4, why = "a bulk copy moves whole 16-byte units and each row must start 16-byte aligned (layernorm.lua takes any N)" },
+    BLOCK = { min = 32, max = 1024, multiple = 32 },
+    ROWS = { min = 1, max = 16 },
+    STAGES = { min = 1, max = 4 },
+  })
   local P = rows.tma_plan(t)
   if P.smem > SMEM then
     ptx.error("N (%d) with STAGES = %d needs %d bytes of shared memory, over the %d (227 KB) of a block: fewer STAGES, or layernorm.lua", t.N, t.STAGES, P.smem, SMEM)

@@ -19,12 +19,11 @@ local ptx = require "ptxlua"
 local LOG2E = 1.4426950408889634
 
 local function plan(t, dtype)
-  for _, k in ipairs { "M", "N", "BLOCK", "UNROLL" } do
-    local v = t[k]
-    if type(v) ~= "number" or v < 1 or v ~= math.floor(v) then ptx.error("template %s must be a positive integer (got %s)", k, tostring(v)) end
-  end
-  if t.BLOCK % 32 ~= 0 or t.BLOCK > 1024 then ptx.error("BLOCK must be a multiple of 32 up to 1024 (got %d)", t.BLOCK) end
-  if t.UNROLL > 8 then ptx.error("UNROLL must be at most 8 (got %d)", t.UNROLL) end
+  ptx.check_templates(t, {
+    M = { min = 1 }, N = { min = 1 },
+    BLOCK = { min = 32, max = 1024, multiple = 32 },
+    UNROLL = { min = 1, max = 8 },
+  })
   local P = { esize = dtype == "bf16" and 2 or 4 }
   P.total = t.M * t.N
   if P.total >= 2 ^ 32 then ptx.error("M*N = %.0f elements: the kernel indexes with 32 bits (M*N must be below 2^32)", P.total) end

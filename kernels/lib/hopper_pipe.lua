@@ -3,7 +3,7 @@
 -- and an empty mbarrier, filled by one producer thread with TMA and drained by consumer warpgroups
 -- with wgmma. A kernel with several rings (flash attention: K and V) makes one pipe for each.
 -- A kernel loads it by a path relative to its own file, so that a copy of the kernels/ folder works:
---   local hp = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") .. "lib/hopper_pipe.lua")
+--   local hp = ptx.import "lib/hopper_pipe.lua"
 --
 -- The pipeline (one a ring of stages; nothing emitted until a method is called):
 --   pipe = hp.pipe { stages =, full =, empty =, cluster = }

@@ -2,11 +2,11 @@
 -- a row, the row in registers or streamed from global memory) and rmsnorm_tma.lua, layernorm_tma.lua
 -- (ROWS rows a CTA through a ring of shared-memory buffers filled by cp.async.bulk).
 -- A kernel loads it by a path relative to its own file, so that a copy of the kernels/ folder works:
---   local rows = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") .. "lib/rows.lua")
+--   local rows = ptx.import "lib/rows.lua"
 -- What is here:
 --   rows.plan(t), rows.tma_plan(t)   the launch-plan arithmetic of a SIMT / TMA row kernel, for
---                                    templates the kernel has already checked (the checks stay in the
---                                    kernel files, so that a bad value is an error on the kernel's line)
+--                                    templates the kernel has already checked (ptx.check_templates in the
+--                                    kernel files, so that a bad value is an error at the kernel's line)
 --   rows.on, rows.fregs              ptx or ptx.at(guard); n fresh .f32 registers
 --   rows.place(t, P, px, py, cols)   a SIMT thread's places: its row (ctaid.x) and first vector
 --   rows.sweep, rows.load, rows.store  visit / load / store the VEC-wide vectors a thread owns (SIMT)

@@ -829,7 +829,7 @@ local NOT_INSN = {}
 for _, k in ipairs { "addr", "sym", "taddr", "hex", "imm", "pair", "label", "pred", "at", "at_not", "error",
                      "isreg", "shared", "shared_dynamic", "smem_plan", "smem_u64", "swizzle_offset",
                      "wgmma_desc_host", "kernel", "func", "funcs", "kernels", "build", "ptx", "reset",
-                     "select_kernels" } do
+                     "select_kernels", "check_templates", "import" } do
   NOT_INSN[k] = true
 end
 
@@ -1245,7 +1245,7 @@ end
 
 -- the template values for a trace: defaults, then overrides (strings from -D are coerced)
 function KERNEL.resolve(k, overrides)
-  local t = {}
+  local t = { kernel = k }
   for name, v in pairs(k.templates) do t[name] = v end
   for name, v in pairs(overrides or {}) do
     if k.templates[name] ~= nil then t[name] = coerce_define(k, name, v, k.templates[name]) end
@@ -1630,10 +1630,103 @@ function P.ptx(opts)
   return m:print(opts.anchors)
 end
 
--- forget every kernel defined so far (the REPL reloads scripts)
+---------------------------------------------------------------------------------------------------
+-- what kernels share: template checks, modules of their own
+---------------------------------------------------------------------------------------------------
+-- ptx.check_templates(t, spec): each template named in spec meets its rule, else an error at the
+-- kernel's ptx.kernel line (where the templates are declared) naming the template, the rule and the
+-- value. A rule: { int = true, min =, max =, below =, multiple =, one_of = {...}, type = "number" |
+-- "string" | "boolean", why = "..." }; int (a whole number) is implied by min, max, below and
+-- multiple. Templates are checked in name order, so the same values give the same first error.
+local function describe_rule(r)
+  if r.one_of then
+    local vs = {}
+    for i, v in ipairs(r.one_of) do vs[i] = type(v) == "string" and fmt("%q", v) or tostring(v) end
+    return (#vs == 1 and "" or "one of ") .. table.concat(vs, ", ")
+  end
+  local numeric = r.int or r.min or r.max or r.below or r.multiple
+  if not numeric then return "a " .. tostring(r.type or "value") end
+  if r.min == 1 and not r.max and not r.below and not r.multiple then return "a positive whole number" end
+  if r.multiple and r.min == r.multiple and not r.max and not r.below then return "a positive multiple of " .. tostring(r.multiple) end
+  local base = r.multiple and "a multiple of " .. tostring(r.multiple) or "a whole number"
+  local range = {}
+  if r.min and r.max then return fmt("%s from %s to %s", base, tostring(r.min), tostring(r.max))
+  elseif r.min then range[1] = "at least " .. tostring(r.min)
+  elseif r.max then range[1] = "at most " .. tostring(r.max) end
+  if r.below then range[#range + 1] = fmt("below %.0f", r.below) end
+  if #range == 0 then return base end
+  return base .. (r.multiple and " " or ", ") .. table.concat(range, " and ")
+end
+
+local RULE_FIELDS = { int = 1, min = 1, max = 1, below = 1, multiple = 1, one_of = 1, type = 1, why = 1 }
+
+function P.check_templates(t, spec)
+  if type(t) ~= "table" then perr("ptx.check_templates(t, spec): t must be the templates table a kernel's functions get") end
+  if type(spec) ~= "table" then perr("ptx.check_templates(t, spec): spec must be a table { NAME = { rule } }") end
+  local k = rawget(t, "kernel")
+  local function bad(msg, ...)
+    if k and getmetatable(k) == KERNEL then kerr(k, msg, ...) end
+    perr(msg, ...)
+  end
+  for _, name in ipairs(sorted_keys(spec)) do
+    local r = spec[name]
+    if type(r) ~= "table" then perr("ptx.check_templates: the rule of %s must be a table such as { min = 1 }", tostring(name)) end
+    for _, f in ipairs(sorted_keys(r)) do
+      if not RULE_FIELDS[f] then perr("ptx.check_templates: the rule of %s has an unknown field '%s'", tostring(name), tostring(f)) end
+    end
+    local v = t[name]
+    local ok = true
+    if r.one_of then
+      ok = false
+      for _, w in ipairs(r.one_of) do if v == w then ok = true end end
+    else
+      local numeric = r.int or r.min or r.max or r.below or r.multiple
+      if r.type and type(v) ~= r.type then ok = false
+      elseif numeric then
+        ok = type(v) == "number" and v == floor(v) and v > -math.huge and v < math.huge
+        if ok and r.min and v < r.min then ok = false end
+        if ok and r.max and v > r.max then ok = false end
+        if ok and r.below and v >= r.below then ok = false end
+        if ok and r.multiple and v % r.multiple ~= 0 then ok = false end
+      end
+    end
+    if not ok then
+      local got = type(v) == "string" and fmt("%q", v) or tostring(v)
+      bad("template %s must be %s%s (got %s)", tostring(name), describe_rule(r), r.why and (": " .. r.why) or "", got)
+    end
+  end
+  return t
+end
+
+-- ptx.import(path): the module a Lua file returns, path relative to the directory of the script
+-- that calls it (a kernel loads kernels/lib/rows.lua as ptx.import "lib/rows.lua", wherever the
+-- kernels folder is); loaded once, until ptx.reset
+local IMPORTS = {}
+function P.import(path)
+  if type(path) ~= "string" or path == "" then perr("ptx.import(path): a path relative to the calling script expected") end
+  local file = user_where()
+  local dir = file and file:match("^(.*[/\\])") or ""
+  local full = path:match("^/") and path or dir .. path
+  local hit = IMPORTS[full]
+  if hit ~= nil then return hit end
+  local f, err = loadfile(full)
+  if not f then
+    local fh = io.open(full, "rb")
+    if not fh then perr("ptx.import: cannot open '%s' (%s)", path, full) end
+    fh:close()
+    error(core.expand_chunk(tostring(err), full), 0)                 -- a syntax error, at its line
+  end
+  local r = f()
+  if r == nil then r = true end
+  IMPORTS[full] = r
+  return r
+end
+
+-- forget every kernel defined so far, and the modules imported (the REPL reloads scripts)
 function P.reset()
   for i = #REGISTRY, 1, -1 do REGISTRY[i] = nil end
   for i = #FUNCS, 1, -1 do FUNCS[i] = nil end
+  for name in pairs(IMPORTS) do IMPORTS[name] = nil end
 end
 function P.kernels() return REGISTRY end
 

@@ -1192,3 +1192,98 @@ describe("special registers beyond ptx.sreg's table", function()
     fails("unknown special register '%nosuch'", function(ptx) ptx.special "nosuch" end)
   end)
 end)
+
+describe("ptx.check_templates and ptx.import", function()
+  -- a script file (so that errors carry its lines), its ptx.kernel line marked
+  local function script(text)
+    local path = H.write(H.tmpfile(".lua"), text)
+    local line = 0
+    for l in (text .. "\n"):gmatch("([^\n]*)\n") do line = line + 1; if l:find("--<", 1, true) then break end end
+    return path, line
+  end
+  local function run(path, defines)
+    local ptx = H.fresh()
+    local ok, err = pcall(dofile, path)
+    if ok then ok, err = pcall(ptx.ptx, { defines = defines }) end
+    return ok, err
+  end
+
+  it("checks each template against its rule, at the kernel's line, in name order", function()
+    local path, line = script([[
+local ptx = require "ptxlua"
+local function plan(t)
+  ptx.check_templates(t, {
+    N = { min = 1, below = 2 ^ 30, why = "a row must be under 4 GiB" },
+    BLOCK = { min = 32, max = 1024, multiple = 32 },
+    VEC = { one_of = { 1, 2, 4 } },
+    MODE = { one_of = { "fast", "exact" } },
+    K = { min = 8, multiple = 8 },
+    ON = { type = "boolean" },
+  })
+  return t
+end
+ptx.kernel { name = "k", templates = { N = 64, BLOCK = 128, VEC = 4, MODE = "fast", K = 16, ON = true }, --<
+  grid = function(t) plan(t); return { 1 } end, block = { 32 },
+  body = function(t) plan(t) end }
+]])
+    assert.is_true((run(path)))
+    for _, c in ipairs {
+      { { N = "0" }, "template N must be a whole number, at least 1 and below 1073741824: a row must be under 4 GiB (got 0)" },
+      { { N = "1.5" }, "template N must be a whole number" },
+      { { BLOCK = "48" }, "template BLOCK must be a multiple of 32 from 32 to 1024 (got 48)" },
+      { { BLOCK = "2048" }, "template BLOCK must be a multiple of 32 from 32 to 1024 (got 2048)" },
+      { { VEC = "3" }, "template VEC must be one of 1, 2, 4 (got 3)" },
+      { { MODE = "slow" }, "template MODE must be one of \"fast\", \"exact\" (got \"slow\")" },
+      { { K = "12" }, "template K must be a positive multiple of 8 (got 12)" },
+      { { ON = "false", K = "4" }, "template K must be a positive multiple of 8 (got 4)" },   -- K before ON
+    } do
+      local ok, err = run(path, c[1])
+      assert.is_false(ok)
+      assert.truthy(err:find(path .. ":" .. line .. ": error: " .. c[2], 1, true), err)
+    end
+    -- the k:launch_dims path (grid evaluated outside a trace) reports at the same line
+    local ptx = H.fresh()
+    dofile(path)
+    local ok, err = pcall(ptx.kernels()[1].launch_dims, ptx.kernels()[1], { VEC = 5 })
+    assert.is_false(ok)
+    assert.truthy(err:find(path .. ":" .. line .. ": error: template VEC must be one of 1, 2, 4 (got 5)", 1, true), err)
+  end)
+
+  it("refuses a spec it cannot read", function()
+    fails("the rule of N has an unknown field 'minimum'", function(ptx, t) ptx.check_templates(t, { N = { minimum = 1 } }) end)
+    fails("the rule of N must be a table", function(ptx, t) ptx.check_templates(t, { N = 1 }) end)
+    fails("spec must be a table", function(ptx, t) ptx.check_templates(t) end)
+  end)
+
+  it("imports a module by a path relative to the calling script, once until ptx.reset", function()
+    local dir = H.tmpdir() .. "/imp"
+    assert(os.execute("mkdir -p " .. H.shq(dir .. "/lib")))
+    H.write(dir .. "/lib/counter.lua", "COUNTER_LOADS = (COUNTER_LOADS or 0) + 1\nreturn { n = COUNTER_LOADS }\n")
+    H.write(dir .. "/lib/broken.lua", "return {\n  x = = 1,\n}\n")
+    local main = H.write(dir .. "/main.lua", [[
+local ptx = require "ptxlua"
+local a = ptx.import "lib/counter.lua"
+local b = ptx.import "lib/counter.lua"
+return a, b
+]])
+    COUNTER_LOADS = nil
+    local ptx = H.fresh()
+    local a, b = dofile(main)
+    assert.are.equal(a, b)
+    assert.are.equal(1, COUNTER_LOADS)
+    ptx.reset()
+    local c = dofile(main)
+    assert.are.equal(2, COUNTER_LOADS)
+    assert.are_not.equal(a, c)
+    -- a missing module, at the import's line; a module's syntax error, at its own line
+    local miss = H.write(dir .. "/miss.lua", 'local ptx = require "ptxlua"\n\nptx.import "lib/nosuch.lua"\n')
+    local ok, err = pcall(dofile, miss)
+    assert.is_false(ok)
+    assert.truthy(err:find(miss .. ":3: error: ptx.import: cannot open 'lib/nosuch.lua' (" .. dir .. "/lib/nosuch.lua)", 1, true), err)
+    local bad = H.write(dir .. "/bad.lua", 'local ptx = require "ptxlua"\nptx.import "lib/broken.lua"\n')
+    ok, err = pcall(dofile, bad)
+    assert.is_false(ok)
+    assert.truthy(err:find(dir .. "/lib/broken.lua:2: ", 1, true), err)
+    COUNTER_LOADS = nil
+  end)
+end)
