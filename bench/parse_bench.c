@@ -31,16 +31,16 @@ static double time_it(const char *t, size_t n, int what, int runs, int reps, int
   for (int k = 0; k < runs; k++) {
     double t0 = cpu();
     for (int j = 0; j < reps; j++) {
-      plU_buf err; plU_buf_init(&err);
-      plI_module *m = plR_parse(isa, t, n, "bench.ptx", &err);
-      if (!m) { *ok = 0; fprintf(stderr, "%s\n", plU_buf_cstr(&err)); plU_buf_free(&err); return 0; }
-      plU_buf out; plU_buf_init(&out);
-      if (what == 1) plR_to_lua(m, "bench.ptx", "bench", &out);
+      plB_buf err; plB_buf_init(&err);
+      plI_module *m = plP_parse(isa, t, n, "bench.ptx", &err);
+      if (!m) { *ok = 0; fprintf(stderr, "%s\n", plB_buf_cstr(&err)); plB_buf_free(&err); return 0; }
+      plB_buf out; plB_buf_init(&out);
+      if (what == 1) plP_to_lua(m, "bench.ptx", "bench", &out);
       if (what == 2) {
-        int r = plP_print(m, NULL, &out);
+        int r = plI_print(m, NULL, &out);
         if (r != 0 || out.n != n || memcmp(out.p ? out.p : "", t, n) != 0) *ok = 0;
       }
-      plU_buf_free(&out); plU_buf_free(&err);
+      plB_buf_free(&out); plB_buf_free(&err);
       plI_free(m);
     }
     double s = (cpu() - t0) / reps;
@@ -69,26 +69,26 @@ int main(int argc, char **argv) {
   isa = plA_new();
   printf("| %-28s | %10s | %9s | %13s | %12s | %-9s |\n", "file", "MB", "parse MB/s", "transpile MB/s", "round trip ms", "print-back");
   printf("| %.28s | %.10s | %.9s | %.13s | %.12s | %.9s |\n", "-----------------------------", "----------", "---------", "-------------", "------------", "---------");
-  plU_buf cat; plU_buf_init(&cat);
+  plB_buf cat; plB_buf_init(&cat);
   for (int k = i; k < argc; k++) {
     size_t n; char *t = slurp(argv[k], &n);
     if (!t) { fprintf(stderr, "parse_bench: cannot read %s\n", argv[k]); return 1; }
     const char *b = strrchr(argv[k], '/');
     row(b ? b + 1 : argv[k], t, n, runs);
-    plU_buf_add(&cat, t, n);
+    plB_buf_add(&cat, t, n);
     free(t);
   }
   /* synthetic: the files concatenated until SYN_MB (functions repeat: not valid PTX, parsed the same) */
   size_t one = cat.n;
   char *first = one ? malloc(one) : NULL;
   if (first) memcpy(first, cat.p, one);
-  while (first && cat.n < (size_t)(syn * 1e6)) plU_buf_add(&cat, first, one);
+  while (first && cat.n < (size_t)(syn * 1e6)) plB_buf_add(&cat, first, one);
   free(first);
   if (cat.n) {
     char nm[64]; snprintf(nm, sizeof nm, "synthetic (%d files)", argc - i);
     row(nm, cat.p, cat.n, runs < 3 ? runs : 3);
   }
-  plU_buf_free(&cat);
+  plB_buf_free(&cat);
   plA_unref(isa);
   return 0;
 }

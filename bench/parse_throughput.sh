@@ -22,7 +22,7 @@ TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 # a sanitizer build's library needs the sanitizer runtimes at link time
 SAN=""
 if grep -q '^PTXLUA_SANITIZE:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then SAN="-fsanitize=address,undefined"; fi
-cc -O2 $SAN -I"$ROOT/src" -I"$ROOT/include" "$ROOT/bench/parse_bench.c" "$BUILD/libptxlua.a" \
+cc -O2 $SAN $(for d in "$ROOT"/src/*/; do printf -- "-I%s " "$d"; done) -I"$ROOT/include" "$ROOT/bench/parse_bench.c" "$BUILD/libptxlua.a" \
   $(pkg-config --libs luajit) -lm -ldl -lpthread -o "$TMP/parse_bench"
 CORPUS=$ROOT/../shared/corpus/pyptx
 set --

@@ -1,5 +1,5 @@
 -- dtypes.lua -- the element types of device arrays and shared-memory tiles: sizes and kinds read
--- from the C core's type table (core.types, src/types.h), not typed again here.
+-- from the C core's type table (core.types, src/base/types.h), not typed again here.
 local core = require "ptxlua.core"
 
 local C = core.types()

@@ -1,7 +1,7 @@
 -- hopper.lua -- the Hopper helpers of the DSL: shared-memory plans, swizzles, wgmma descriptors,
 -- mbarrier waits and warp specialization. Loaded by init.lua: require("ptxlua.hopper")(P).
 -- Every helper that emits instructions emits the fixed sequence docs/hopper.md lists (pinned by
--- tests/spec/hopper_spec.lua); the layout math is src/smem.c's, through ptxlua.core.
+-- tests/spec/hopper_spec.lua); the layout math is src/base/smem.c's, through ptxlua.core.
 local core = require "ptxlua.core"
 local bit = require "bit"
 

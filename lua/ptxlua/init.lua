@@ -14,7 +14,7 @@ local LIBDIR = debug.getinfo(1, "S").source:match("^(@.*[/\\])") or "@ptxlua/"
 core.internal_source(LIBDIR)
 P._libdir = LIBDIR
 
--- operand kinds, the C binding's (core.K, from one list in src/lbind.c): t[0] of an operand table
+-- operand kinds, the C binding's (core.K, from one list in src/lua/core.c): t[0] of an operand table
 -- is the register id (> 0) for a register, or one of these negative codes; a plain list (t[0] ==
 -- nil) is a vector operand. PAREN: a parenthesized list (a call's results and arguments); TADDR: a
 -- tensor address [tmap, {c0, c1, ...}] (cp.async.bulk.tensor)
@@ -119,7 +119,7 @@ P._user_error = user_error   -- also the C API's message handler for values that
 -- types
 ---------------------------------------------------------------------------------------------------
 -- the register types of the DSL: { class, bits, pool prefix }. class ("f" float, "s" signed, "u"
--- unsigned, "b" bits, "p" predicate) and bits are the C core's (core.types, src/types.h); the
+-- unsigned, "b" bits, "p" predicate) and bits are the C core's (core.types, src/base/types.h); the
 -- prefix names the type's pool registers (%r1, %f2, ...), a DSL convention
 local PREFIX = {
   pred = "p", b8 = "bc", b16 = "bs", b32 = "b", b64 = "bd", b128 = "bq",
@@ -785,7 +785,7 @@ local ROOT -- the table returned by require "ptxlua" (P with chain fallback)
 -- one instruction at once; a helper called through a guard must record exactly one instruction
 -- (ptx.call, ptx.special, ptx.f32(...)), anything else is an error at the line. Every call made
 -- through a guard is guarded; a ptx.at nothing was called through is an error at its line when
--- the kernel body ends (m:guard_open / m:guard_bind / m:guard_end in src/lbind.c). A guard is
+-- the kernel body ends (m:guard_open / m:guard_bind / m:guard_end in src/lua/core.c). A guard is
 -- one per ptx.at site (line, predicate, sense) of the body, and the chains and helpers reached
 -- through it are kept in it: a guarded instruction allocates nothing once warmed up.
 local GUARD, GCHAIN = {}, {}              -- metatables: ptx.at(p)'s value, a chain reached through it

@@ -1,4 +1,4 @@
--- repl.lua -- the commands of the ptxlua REPL (src/repl.c reads the lines and calls in here).
+-- repl.lua -- the commands of the ptxlua REPL (src/cli/repl.c reads the lines and calls in here).
 -- Every command is a Lua function of this module and a ":name args" line at the prompt.
 local ptx = require "ptxlua"
 local emu = require "ptxlua.emu"

@@ -104,7 +104,7 @@ function S.module(name)
   return LAST
 end
 
--- --sugar's check (src/main.c, src/parse_sugar.c): the check script it wrote holds each function's
+-- --sugar's check (src/cli/main.c, src/ptx/sugar.c): the check script it wrote holds each function's
 -- structure and the first call of each shape; traced with core.sugar_check on (no anchors), each
 -- function gives its header (when the script does not keep it as written) and its instructions and
 -- labels as the printer writes them, one a line, "\1\n" after each function
@@ -172,7 +172,7 @@ function DOC:done()
 end
 
 -- one function: traced by the DSL with its markers, then laid out by the C core as the file's
--- text (src/parse_sugar.c, plR_sugar_layout); each piece's PTX line and byte, and the script line
+-- text (src/ptx/sugar.c, plP_sugar_layout); each piece's PTX line and byte, and the script line
 -- (and file, when not the document's) that wrote it, appended to map
 local function function_text(doc, f, map, pl, off)
   local k = f.kernel

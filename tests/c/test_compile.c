@@ -8,7 +8,7 @@
 static int failures;
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
 
-static void hex_of(const char *s, size_t n, char out[65]) { uint8_t d[32]; plH_sha256(s, n, d); plH_hex(d, out); }
+static void hex_of(const char *s, size_t n, char out[65]) { uint8_t d[32]; plB_sha256(s, n, d); plB_sha_hex(d, out); }
 
 int main(void) {
   char h[65];
@@ -21,11 +21,11 @@ int main(void) {
   hex_of(m, strlen(m), h);
   CHECK(strcmp(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1") == 0);
   /* a million 'a', fed in uneven pieces */
-  plH_ctx c; plH_init(&c);
+  plB_sha_ctx c; plB_sha_init(&c);
   char a[997]; memset(a, 'a', sizeof a);
   size_t left = 1000000;
-  while (left) { size_t k = left < sizeof a ? left : sizeof a; plH_update(&c, a, k); left -= k; }
-  uint8_t d[32]; plH_final(&c, d); plH_hex(d, h);
+  while (left) { size_t k = left < sizeof a ? left : sizeof a; plB_sha_update(&c, a, k); left -= k; }
+  uint8_t d[32]; plB_sha_final(&c, d); plB_sha_hex(d, h);
   CHECK(strcmp(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0);
 
   /* cache entries: round trip; truncation, a changed byte, a foreign key are all rejected */

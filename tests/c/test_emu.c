@@ -1,4 +1,4 @@
-/* test_emu.c -- the emulator's C API (src/emu.h) on IR built directly: device memory, a SIMT loop
+/* test_emu.c -- the emulator's C API (src/emu/emu.h) on IR built directly: device memory, a SIMT loop
 ** kernel against a C reference, errors with anchors (out of bounds, a missing parameter, an
 ** instruction that is not emulated), and the throughput benchmark:
 **   PTXLUA_BENCH=1 build/tests/test_emu   prints thread-instructions per second on one core.

@@ -10,7 +10,7 @@
 #include "parse.h"
 #include "isa.h"
 #include "emu.h"
-#include "runtime.h"
+#include "driver.h"
 #include "smem.h"
 
 static int failures, checks;
@@ -24,10 +24,10 @@ static int failures, checks;
 static plA_ctx *isa;
 
 static plI_module *parse(const char *text) {
-  plU_buf err; plU_buf_init(&err);
-  plI_module *m = plR_parse(isa, text, strlen(text), "k.ptx", &err);
-  if (!m || m->status) { fprintf(stderr, "parse: %s\n", plU_buf_cstr(&err)); exit(1); }
-  plU_buf_free(&err);
+  plB_buf err; plB_buf_init(&err);
+  plI_module *m = plP_parse(isa, text, strlen(text), "k.ptx", &err);
+  if (!m || m->status) { fprintf(stderr, "parse: %s\n", plB_buf_cstr(&err)); exit(1); }
+  plB_buf_free(&err);
   return m;
 }
 
@@ -50,21 +50,21 @@ static void test_tensormap(void) {
   char err[256];
   uint64_t dims[2] = {64, 64}, st[1] = {128};
   uint32_t box[2] = {64, 8}, es[2] = {1, 1};
-  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_128B, err, sizeof err) == 0);
+  CHECK(plX_tensormap(mem, tm, PLB_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_128B, err, sizeof err) == 0);
   CHECK(memcmp(tm, "PLXTMAP1", 8) == 0);
   box[1] = 257;
-  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_128B, err, sizeof err) != 0);
+  CHECK(plX_tensormap(mem, tm, PLB_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_128B, err, sizeof err) != 0);
   CHECK_HAS(err, "box[2] = 257");
   box[1] = 8;
-  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_32B, err, sizeof err) != 0);
+  CHECK(plX_tensormap(mem, tm, PLB_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_32B, err, sizeof err) != 0);
   CHECK_HAS(err, "exceeds the 32-byte span");
   dims[1] = 65;
-  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_NONE, err, sizeof err) != 0);
+  CHECK(plX_tensormap(mem, tm, PLB_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_NONE, err, sizeof err) != 0);
   CHECK_HAS(err, "runs past the end of buffer 'a'");
   dims[1] = 64; st[0] = 120;
-  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_NONE, err, sizeof err) != 0);
-  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, a + 8, dims, st, box, es, PLSM_SW_NONE, err, sizeof err) != 0);
-  CHECK(plX_tensormap(mem, tm, PLR_TM_BF16, 2, 0x1234560, dims, st, box, es, PLSM_SW_NONE, err, sizeof err) != 0);
+  CHECK(plX_tensormap(mem, tm, PLB_TM_BF16, 2, a, dims, st, box, es, PLSM_SW_NONE, err, sizeof err) != 0);
+  CHECK(plX_tensormap(mem, tm, PLB_TM_BF16, 2, a + 8, dims, st, box, es, PLSM_SW_NONE, err, sizeof err) != 0);
+  CHECK(plX_tensormap(mem, tm, PLB_TM_BF16, 2, 0x1234560, dims, st, box, es, PLSM_SW_NONE, err, sizeof err) != 0);
   plX_mem_free(mem);
 }
 

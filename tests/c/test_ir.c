@@ -1,4 +1,4 @@
-/* test_ir.c -- unit tests of the trace IR (src/ir.c): functions, parameters, registers, pools and
+/* test_ir.c -- unit tests of the trace IR (src/ir/ir.c): functions, parameters, registers, pools and
 ** ranges, name collisions, variables, statements with every operand kind, the sticky error status,
 ** and bad ids / NULLs that must fail cleanly instead of crashing. Plain C; exit 1 on a failure. */
 #include <stdio.h>
@@ -17,17 +17,17 @@ static int failures, checks;
 
 /* the module's error message, then clear the status (as the Lua binding does after reporting) */
 static const char *take_error(plI_module *m, char *buf, size_t n) {
-  snprintf(buf, n, "%s", m->status ? plU_buf_cstr(&m->err) : "");
+  snprintf(buf, n, "%s", m->status ? plB_buf_cstr(&m->err) : "");
   m->status = 0; m->err.n = 0;
   return buf;
 }
 
 static const char *regname(plI_module *m, uint32_t id) {
   static char out[64];
-  plU_buf b; plU_buf_init(&b);
+  plB_buf b; plB_buf_init(&b);
   plI_regname(m, id, &b);
-  snprintf(out, sizeof out, "%s", plU_buf_cstr(&b));
-  plU_buf_free(&b);
+  snprintf(out, sizeof out, "%s", plB_buf_cstr(&b));
+  plB_buf_free(&b);
   return out;
 }
 
@@ -294,10 +294,10 @@ static void test_nulls_and_bad_ids(void) {
   CHECK(plI_opnd_push(NULL, NULL) == UINT32_MAX);
   CHECK(plI_str(NULL, "x") == 0);
   CHECK(plI_fail(NULL, 2, "x") == 2);
-  plU_buf b; plU_buf_init(&b);
+  plB_buf b; plB_buf_init(&b);
   plI_regname(NULL, 1, &b);
-  CHECK_STR(plU_buf_cstr(&b), "%<bad>");
-  plU_buf_free(&b);
+  CHECK_STR(plB_buf_cstr(&b), "%<bad>");
+  plB_buf_free(&b);
   plI_regname(NULL, 1, NULL);
 
   plI_module *m = plI_new(NULL);

@@ -1,4 +1,4 @@
-/* test_isa.c -- unit tests of the ISA matcher (src/isa.c) and the type rules (src/types.c): every
+/* test_isa.c -- unit tests of the ISA matcher (src/isa/isa.c) and the type rules (src/base/types.c): every
 ** form of the table compiles, opcode texts resolve or fail with the right message, targets and
 ** versions are checked (modifier minimums, arch- and family-specific targets), operands are
 ** checked (kinds, counts, conditional and optional operands, vectors, pairs, alternatives, special
@@ -19,13 +19,13 @@ static int failures, checks;
     fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, g_ ? g_ : "(null)", p_); } } while (0)
 
 static plA_ctx *isa;
-static plU_buf err;
+static plB_buf err;
 
 static const plA_res *resolve(const char *text) {
   err.n = 0;
   return plA_resolve(isa, plA_opcode(isa, text, strlen(text)), &err);
 }
-static const char *emsg(void) { return plU_buf_cstr(&err); }
+static const char *emsg(void) { return plB_buf_cstr(&err); }
 
 static plA_target target(const char *s) {
   plA_target t;
@@ -208,9 +208,9 @@ static void test_targets(void) {
 
 /* ---- type rules (as ptxas: see tests/spec/isa_forms_spec.lua for the check against it) -------- */
 static void test_types(void) {
-  CHECK(plT_from_name("f32", 3) == PLT_F32 && plT_from_name("bf16x2", 6) == PLT_BF16X2);
-  CHECK(plT_from_name("f33", 3) == PLT_NONE && plT_from_name("e2m1x4", 6) == PLT_E2M1X4);
-  CHECK(plT_info_tab[PLT_F32X2].bits == 64 && plT_info_tab[PLT_BF16].decl == PLT_B16);
+  CHECK(plB_type_from_name("f32", 3) == PLT_F32 && plB_type_from_name("bf16x2", 6) == PLT_BF16X2);
+  CHECK(plB_type_from_name("f33", 3) == PLT_NONE && plB_type_from_name("e2m1x4", 6) == PLT_E2M1X4);
+  CHECK(plB_type_info[PLT_F32X2].bits == 64 && plB_type_info[PLT_BF16].decl == PLT_B16);
   struct { int ins, reg, relaxed, want; } c[] = {
     {PLT_F32, PLT_F32, 0, 1}, {PLT_F32, PLT_B32, 0, 1}, {PLT_F32, PLT_U32, 0, 0}, {PLT_F32, PLT_S32, 0, 0},
     {PLT_F32, PLT_F64, 0, 0}, {PLT_F32, PLT_B64, 0, 0}, {PLT_F32, PLT_B64, 1, 1}, {PLT_F32, PLT_F64, 1, 0},
@@ -225,12 +225,12 @@ static void test_types(void) {
     {PLT_PRED, PLT_PRED, 0, 1}, {PLT_PRED, PLT_B32, 0, 0}, {PLT_B32, PLT_PRED, 1, 0}, {PLT_NONE, PLT_B32, 0, 0},
   };
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    int got = plT_compatible(c[i].ins, c[i].reg, c[i].relaxed);
+    int got = plB_type_compatible(c[i].ins, c[i].reg, c[i].relaxed);
     checks++;
     if (got != c[i].want) {
       failures++;
-      fprintf(stderr, "plT_compatible(.%s, .%s register%s) is %d, want %d\n", plT_info_tab[c[i].ins].name,
-              plT_info_tab[c[i].reg].name, c[i].relaxed ? ", relaxed" : "", got, c[i].want);
+      fprintf(stderr, "plB_type_compatible(.%s, .%s register%s) is %d, want %d\n", plB_type_info[c[i].ins].name,
+              plB_type_info[c[i].reg].name, c[i].relaxed ? ", relaxed" : "", got, c[i].want);
     }
   }
 }
@@ -268,7 +268,7 @@ static int ops(const char *text, const plI_opnd *o, int n) {
   const plA_res *r = resolve(text);
   if (!r) { fprintf(stderr, "does not resolve: %s: %s\n", text, emsg()); return 0; }
   err.n = 0;
-  return plA_check_ops(r, mod, text, o, n, &err);
+  return plI_check_ops(r, mod, text, o, n, &err);
 }
 #define OPS(text, ...) ops(text, (plI_opnd[]){__VA_ARGS__}, (int)(sizeof (plI_opnd[]){__VA_ARGS__} / sizeof (plI_opnd)))
 
@@ -368,7 +368,7 @@ static void test_operands(void) {
 }
 
 int main(void) {
-  plU_buf_init(&err);
+  plB_buf_init(&err);
   isa = plA_new();
   if (!isa) { fprintf(stderr, "plA_new failed\n"); return 1; }
   test_table_compiles();
@@ -378,7 +378,7 @@ int main(void) {
   test_types();
   test_operands();
   plA_unref(isa);
-  plU_buf_free(&err);
+  plB_buf_free(&err);
   if (failures) { fprintf(stderr, "test_isa: %d of %d checks failed\n", failures, checks); return 1; }
   printf("test_isa: %d checks passed\n", checks);
   return 0;

@@ -11,7 +11,7 @@
 #include "ptxlua.h"
 #include "test_engine.h"
 #include "../mock_cuda/ptxmock.h"
-#include "runtime.h"
+#include "driver.h"
 
 static int failures;
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
@@ -189,20 +189,20 @@ int main(void) {
   /* events: fake timings, but monotone */
   char err[512];
   void *ev[3];
-  for (int i = 0; i < 3; i++) CHECK(plR_event_create(&ev[i], err, sizeof err) == 0);
-  CHECK(plR_event_record(ev[0], NULL, err, sizeof err) == 0);
+  for (int i = 0; i < 3; i++) CHECK(plC_event_create(&ev[i], err, sizeof err) == 0);
+  CHECK(plC_event_record(ev[0], NULL, err, sizeof err) == 0);
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 7) == PTXLUA_OK);
-  CHECK(plR_event_record(ev[1], NULL, err, sizeof err) == 0);
+  CHECK(plC_event_record(ev[1], NULL, err, sizeof err) == 0);
   float ms = -1;
-  CHECK(plR_event_elapsed(&ms, ev[0], ev[1], err, sizeof err) == 0 && ms > 0);
-  CHECK(plR_event_elapsed(&ms, ev[0], ev[2], err, sizeof err) == -1);   /* never recorded */
+  CHECK(plC_event_elapsed(&ms, ev[0], ev[1], err, sizeof err) == 0 && ms > 0);
+  CHECK(plC_event_elapsed(&ms, ev[0], ev[2], err, sizeof err) == -1);   /* never recorded */
   CHECK(strstr(err, "cuEventElapsedTime: CUDA_ERROR_INVALID_HANDLE") != NULL);
-  for (int i = 0; i < 3; i++) plR_event_destroy(ev[i]);
+  for (int i = 0; i < 3; i++) plC_event_destroy(ev[i]);
   void *s = NULL;
-  CHECK(plR_stream_create(&s, err, sizeof err) == 0);
+  CHECK(plC_stream_create(&s, err, sizeof err) == 0);
   CHECK(ptxlua_launch(k, NULL, NULL, 0, s, args, 7) == PTXLUA_OK && last_launch()->stream == s);
-  CHECK(plR_stream_sync(s, err, sizeof err) == 0);
-  plR_stream_destroy(s);
+  CHECK(plC_stream_sync(s, err, sizeof err) == 0);
+  plC_stream_destroy(s);
   CHECK(ptxlua_device_sync(d) == PTXLUA_OK);
 
   /* the device's architecture: PTX of .target sm_80 is assembled for sm_90 (an sm_80 cubin does

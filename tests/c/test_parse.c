@@ -27,13 +27,13 @@ static char *slurp(const char *path, size_t *n) {
 }
 
 /* parse and print back: 1 identical, 0 different, -1 parse error (message in err) */
-static int roundtrip(const char *text, size_t n, const char *name, plU_buf *err) {
-  plI_module *m = plR_parse(isa, text, n, name, err);
+static int roundtrip(const char *text, size_t n, const char *name, plB_buf *err) {
+  plI_module *m = plP_parse(isa, text, n, name, err);
   if (!m) return -1;
-  plU_buf out; plU_buf_init(&out);
-  int r = plP_print(m, NULL, &out);
+  plB_buf out; plB_buf_init(&out);
+  int r = plI_print(m, NULL, &out);
   int same = r == 0 && out.n == n && memcmp(out.p ? out.p : "", text, n) == 0;
-  plU_buf_free(&out);
+  plB_buf_free(&out);
   plI_free(m);
   return same;
 }
@@ -54,24 +54,24 @@ static void walk(const char *dir) {
     if (len < 4 || strcmp(path + len - 4, ".ptx") != 0) continue;
     size_t n; char *t = slurp(path, &n);
     if (!t) continue;
-    plU_buf err; plU_buf_init(&err);
+    plB_buf err; plB_buf_init(&err);
     int r = roundtrip(t, n, path, &err);
     nfiles++;
     if (r == 1) nsame++;
-    else fprintf(stderr, "round trip %s: %s\n", path, r < 0 ? plU_buf_cstr(&err) : "differs");
-    plU_buf_free(&err);
+    else fprintf(stderr, "round trip %s: %s\n", path, r < 0 ? plB_buf_cstr(&err) : "differs");
+    plB_buf_free(&err);
     free(t);
   }
   closedir(d);
 }
 
 static void expect_error(const char *text, const char *want) {
-  plU_buf err; plU_buf_init(&err);
-  plI_module *m = plR_parse(isa, text, strlen(text), "t.ptx", &err);
+  plB_buf err; plB_buf_init(&err);
+  plI_module *m = plP_parse(isa, text, strlen(text), "t.ptx", &err);
   CHECK(!m, "expected an error for: %s", text);
-  CHECK(strstr(plU_buf_cstr(&err), want) != NULL, "error '%s' does not contain '%s'", plU_buf_cstr(&err), want);
+  CHECK(strstr(plB_buf_cstr(&err), want) != NULL, "error '%s' does not contain '%s'", plB_buf_cstr(&err), want);
   plI_free(m);
-  plU_buf_free(&err);
+  plB_buf_free(&err);
 }
 
 static const char *K =
@@ -87,10 +87,10 @@ static const char *K =
 
 int main(void) {
   isa = plA_new();
-  plU_buf err; plU_buf_init(&err);
+  plB_buf err; plB_buf_init(&err);
   /* the structure a small kernel parses into */
-  plI_module *m = plR_parse(isa, K, strlen(K), "k.ptx", &err);
-  CHECK(m != NULL, "parse: %s", plU_buf_cstr(&err));
+  plI_module *m = plP_parse(isa, K, strlen(K), "k.ptx", &err);
+  CHECK(m != NULL, "parse: %s", plB_buf_cstr(&err));
   if (m) {
     CHECK(m->version == 85 && m->address_size == 64, "version %d", m->version);
     CHECK(strcmp(plI_cstr(m, m->target), "sm_90a") == 0, "target");
@@ -111,8 +111,8 @@ int main(void) {
       ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry j()\n{\n"
       "\t.local.align 8 .b8 \tbuf[16];\n\t.shared.align 16 .b8 sh[32];\n"
       "\t{.reg.b32 f, C;\n\t.reg.pred q;\n\tmov.b32 f, 1;\n\tadd.u32 C, f, 2;\n\tsetp.gt.u32 q, C, f;\n}\n\tret;\n}\n";
-    plI_module *mj = plR_parse(isa, J, strlen(J), "j.ptx", &err);
-    CHECK(mj != NULL, "joined forms: %s", plU_buf_cstr(&err));
+    plI_module *mj = plP_parse(isa, J, strlen(J), "j.ptx", &err);
+    CHECK(mj != NULL, "joined forms: %s", plB_buf_cstr(&err));
     if (mj) {
       const plI_func *f = &mj->funcs.p[0];
       int b32 = 0, pred = 0;
@@ -152,44 +152,44 @@ int main(void) {
   expect_error(".version x\n", "t.ptx:1:10: error: expected a version");
   /* hostile input: every prefix of the kernel, nested blocks, binary, huge tokens */
   for (size_t n = 0; n <= strlen(K); n++) {
-    plU_buf e2; plU_buf_init(&e2);
-    plI_module *mm = plR_parse(isa, K, n, "p.ptx", &e2);
+    plB_buf e2; plB_buf_init(&e2);
+    plI_module *mm = plP_parse(isa, K, n, "p.ptx", &e2);
     if (mm) CHECK(roundtrip(K, n, "p.ptx", &e2) == 1, "prefix %zu round trip", n);
-    else CHECK(strncmp(plU_buf_cstr(&e2), "p.ptx:", 6) == 0, "prefix %zu error form: %s", n, plU_buf_cstr(&e2));
-    plI_free(mm); plU_buf_free(&e2);
+    else CHECK(strncmp(plB_buf_cstr(&e2), "p.ptx:", 6) == 0, "prefix %zu error form: %s", n, plB_buf_cstr(&e2));
+    plI_free(mm); plB_buf_free(&e2);
   }
   {
-    plU_buf b; plU_buf_init(&b);
-    plU_buf_puts(&b, ".version 8.5\n.target sm_90a\n.entry k()\n{\n");
-    for (int i = 0; i < 100000; i++) plU_buf_putc(&b, '{');
-    plU_buf_puts(&b, "\n}\n");
-    plU_buf e2; plU_buf_init(&e2);
-    plI_module *mm = plR_parse(isa, b.p, b.n, "deep.ptx", &e2);
-    CHECK(!mm && strstr(plU_buf_cstr(&e2), "nested deeper"), "deep nesting: %s", plU_buf_cstr(&e2));
-    plI_free(mm); plU_buf_free(&e2); plU_buf_free(&b);
+    plB_buf b; plB_buf_init(&b);
+    plB_buf_puts(&b, ".version 8.5\n.target sm_90a\n.entry k()\n{\n");
+    for (int i = 0; i < 100000; i++) plB_buf_putc(&b, '{');
+    plB_buf_puts(&b, "\n}\n");
+    plB_buf e2; plB_buf_init(&e2);
+    plI_module *mm = plP_parse(isa, b.p, b.n, "deep.ptx", &e2);
+    CHECK(!mm && strstr(plB_buf_cstr(&e2), "nested deeper"), "deep nesting: %s", plB_buf_cstr(&e2));
+    plI_free(mm); plB_buf_free(&e2); plB_buf_free(&b);
   }
   {
     size_t n = 1 << 20;
     char *bin = malloc(n);
     unsigned x = 12345;
     for (size_t i = 0; i < n; i++) { x = x * 1103515245u + 12345u; bin[i] = (char)(x >> 16); }
-    plU_buf e2; plU_buf_init(&e2);
-    plI_module *mm = plR_parse(isa, bin, n, "bin.ptx", &e2);
+    plB_buf e2; plB_buf_init(&e2);
+    plI_module *mm = plP_parse(isa, bin, n, "bin.ptx", &e2);
     CHECK(!mm, "binary input rejected");
-    plI_free(mm); plU_buf_free(&e2);
+    plI_free(mm); plB_buf_free(&e2);
     /* a 4 MB identifier as a function name, an opcode and a register */
-    plU_buf b; plU_buf_init(&b);
-    plU_buf_puts(&b, ".version 8.5\n.target sm_90a\n.entry _Z");
-    for (int i = 0; i < (4 << 20); i++) plU_buf_putc(&b, 'a');
-    plU_buf_puts(&b, "()\n{\n\t.reg .b32 %r");
-    for (int i = 0; i < 5000; i++) plU_buf_putc(&b, 'x');
-    plU_buf_puts(&b, "<1000000000>;\n\tmov.b32 %r");
-    for (int i = 0; i < 5000; i++) plU_buf_putc(&b, 'x');
-    plU_buf_puts(&b, "999999999, 1;\n\tfoo");
-    for (int i = 0; i < 100000; i++) plU_buf_puts(&b, ".x");
-    plU_buf_puts(&b, " %r;\n}\n");
-    CHECK(roundtrip(b.p, b.n, "huge.ptx", &e2) == 1, "huge tokens: %s", plU_buf_cstr(&e2));
-    plU_buf_free(&b); plU_buf_free(&e2);
+    plB_buf b; plB_buf_init(&b);
+    plB_buf_puts(&b, ".version 8.5\n.target sm_90a\n.entry _Z");
+    for (int i = 0; i < (4 << 20); i++) plB_buf_putc(&b, 'a');
+    plB_buf_puts(&b, "()\n{\n\t.reg .b32 %r");
+    for (int i = 0; i < 5000; i++) plB_buf_putc(&b, 'x');
+    plB_buf_puts(&b, "<1000000000>;\n\tmov.b32 %r");
+    for (int i = 0; i < 5000; i++) plB_buf_putc(&b, 'x');
+    plB_buf_puts(&b, "999999999, 1;\n\tfoo");
+    for (int i = 0; i < 100000; i++) plB_buf_puts(&b, ".x");
+    plB_buf_puts(&b, " %r;\n}\n");
+    CHECK(roundtrip(b.p, b.n, "huge.ptx", &e2) == 1, "huge tokens: %s", plB_buf_cstr(&e2));
+    plB_buf_free(&b); plB_buf_free(&e2);
     free(bin);
   }
   /* the corpus, when present beside the repository */
@@ -205,22 +205,22 @@ int main(void) {
     size_t n; char *t = slurp("../shared/corpus/pyptx/less_slow_sm90a.ptx", &n);
     if (!t) { char p2[4200]; snprintf(p2, sizeof p2, "%s/less_slow_sm90a.ptx", dir); t = slurp(p2, &n); }
     if (t) {
-      plU_buf big; plU_buf_init(&big);
-      while (big.n < (32u << 20)) plU_buf_add(&big, t, n);
+      plB_buf big; plB_buf_init(&big);
+      while (big.n < (32u << 20)) plB_buf_add(&big, t, n);
       /* one module of many copies is not valid PTX (functions twice) but parses the same way */
       struct timespec t0, t1;
       clock_gettime(CLOCK_MONOTONIC, &t0);
-      plI_module *mm = plR_parse(isa, big.p, big.n, "big.ptx", &err);
+      plI_module *mm = plP_parse(isa, big.p, big.n, "big.ptx", &err);
       clock_gettime(CLOCK_MONOTONIC, &t1);
       double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
       printf("parse: %.1f MB in %.3f s = %.0f MB/s\n", big.n / 1e6, s, big.n / 1e6 / s);
-      CHECK(mm != NULL, "big parse: %s", plU_buf_cstr(&err));
+      CHECK(mm != NULL, "big parse: %s", plB_buf_cstr(&err));
       plI_free(mm);
-      plU_buf_free(&big);
+      plB_buf_free(&big);
       free(t);
     }
   } else printf("corpus: absent (%s), skipped\n", dir);
-  plU_buf_free(&err);
+  plB_buf_free(&err);
   plA_unref(isa);
   printf("%d checks, %d failed\n", checks, fails);
   return fails != 0;

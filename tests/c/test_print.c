@@ -1,4 +1,4 @@
-/* test_print.c -- unit tests of the PTX printer (src/print.c): the exact text of a small hand-built
+/* test_print.c -- unit tests of the PTX printer (src/ir/print.c): the exact text of a small hand-built
 ** module (header, parameters, performance directives, register and variable declarations, every
 ** operand kind, guards, labels, raw lines, anchors), streaming equal to printing, and malformed IR
 ** printed without crashing. Plain C; exit 1 on a failure. */
@@ -30,20 +30,20 @@ static void check_text(const char *got, const char *want, const char *what, int 
 static uint32_t opc(plI_module *m, const char *text) { return plA_opcode(m->isa, text, strlen(text)); }
 
 static char *print_module(const plI_module *m, int anchors, int func, const char *header) {
-  plP_opts o = {anchors, header, func};
-  plU_buf b; plU_buf_init(&b);
-  int r = plP_print(m, &o, &b);
+  plI_print_opts o = {anchors, header, func};
+  plB_buf b; plB_buf_init(&b);
+  int r = plI_print(m, &o, &b);
   CHECK(r == 0);
-  plU_buf_cstr(&b);
+  plB_buf_cstr(&b);
   return b.p;  /* the caller frees */
 }
 
 static const char *operand_text(const plI_module *m, plI_opnd o) {
   static char out[256];
-  plU_buf b; plU_buf_init(&b);
-  plP_operand(m, &o, &b);
-  snprintf(out, sizeof out, "%s", plU_buf_cstr(&b));
-  plU_buf_free(&b);
+  plB_buf b; plB_buf_init(&b);
+  plI_print_operand(m, &o, &b);
+  snprintf(out, sizeof out, "%s", plB_buf_cstr(&b));
+  plB_buf_free(&b);
   return out;
 }
 
@@ -179,58 +179,58 @@ static const char *FUNCS_REST =
 
 /* the whole text with anchors as comments, as .loc, or none */
 static char *expected(int anchors) {
-  plU_buf b; plU_buf_init(&b);
-  plU_buf_puts(&b, HEADER);
-  if (anchors == PLP_ANCHOR_LOC) plU_buf_puts(&b, ".file\t1 \"k.lua\"\n.file\t2 \"lib/helpers.lua\"\n");
-  plU_buf_puts(&b, GLOBALS);
-  plU_buf_puts(&b, FUNC_K_HEAD);
+  plB_buf b; plB_buf_init(&b);
+  plB_buf_puts(&b, HEADER);
+  if (anchors == PLI_ANCHOR_LOC) plB_buf_puts(&b, ".file\t1 \"k.lua\"\n.file\t2 \"lib/helpers.lua\"\n");
+  plB_buf_puts(&b, GLOBALS);
+  plB_buf_puts(&b, FUNC_K_HEAD);
   const char *lastf = NULL; int lastl = 0;
   for (size_t i = 0; i < sizeof K_BODY / sizeof K_BODY[0]; i++) {
-    if (anchors == PLP_ANCHOR_LOC && K_BODY[i].anchor && (K_BODY[i].anchor != lastf || K_BODY[i].line != lastl)) {
-      plU_buf_printf(&b, "\t.loc\t%d %d 0\n", strcmp(K_BODY[i].anchor, "k.lua") == 0 ? 1 : 2, K_BODY[i].line);
+    if (anchors == PLI_ANCHOR_LOC && K_BODY[i].anchor && (K_BODY[i].anchor != lastf || K_BODY[i].line != lastl)) {
+      plB_buf_printf(&b, "\t.loc\t%d %d 0\n", strcmp(K_BODY[i].anchor, "k.lua") == 0 ? 1 : 2, K_BODY[i].line);
       lastf = K_BODY[i].anchor; lastl = K_BODY[i].line;
     }
-    plU_buf_puts(&b, K_BODY[i].text);
-    if (anchors == PLP_ANCHOR_COMMENT && K_BODY[i].anchor) plU_buf_printf(&b, "\t// %s:%d", K_BODY[i].anchor, K_BODY[i].line);
-    plU_buf_putc(&b, '\n');
+    plB_buf_puts(&b, K_BODY[i].text);
+    if (anchors == PLI_ANCHOR_COMMENT && K_BODY[i].anchor) plB_buf_printf(&b, "\t// %s:%d", K_BODY[i].anchor, K_BODY[i].line);
+    plB_buf_putc(&b, '\n');
   }
-  const char *helper_anchor = anchors == PLP_ANCHOR_COMMENT ? "\t// lib/helpers.lua:30" : "";
-  if (anchors == PLP_ANCHOR_LOC) {
+  const char *helper_anchor = anchors == PLI_ANCHOR_COMMENT ? "\t// lib/helpers.lua:30" : "";
+  if (anchors == PLI_ANCHOR_LOC) {
     /* the .loc of helper's ret: a new line in the other file */
-    plU_buf_printf(&b, FUNCS_REST, "");
+    plB_buf_printf(&b, FUNCS_REST, "");
     char *s = b.p ? strstr(b.p, "{\n\tret;\n\n}\n\n.extern") : NULL;
     if (s) {
-      plU_buf t; plU_buf_init(&t);
-      plU_buf_add(&t, b.p, (size_t)(s - b.p));
-      plU_buf_puts(&t, "{\n\t.loc\t2 30 0\n\tret;\n\n}\n\n.extern .func ext .noreturn\n;\n\n");
-      plU_buf_free(&b);
+      plB_buf t; plB_buf_init(&t);
+      plB_buf_add(&t, b.p, (size_t)(s - b.p));
+      plB_buf_puts(&t, "{\n\t.loc\t2 30 0\n\tret;\n\n}\n\n.extern .func ext .noreturn\n;\n\n");
+      plB_buf_free(&b);
       b = t;
     }
-  } else plU_buf_printf(&b, FUNCS_REST, helper_anchor);
-  plU_buf_cstr(&b);
+  } else plB_buf_printf(&b, FUNCS_REST, helper_anchor);
+  plB_buf_cstr(&b);
   return b.p;
 }
 
 static void test_exact_text(void) {
   plI_module *m = build();
-  for (int a = PLP_ANCHOR_NONE; a <= PLP_ANCHOR_LOC; a++) {
+  for (int a = PLI_ANCHOR_NONE; a <= PLI_ANCHOR_LOC; a++) {
     char *got = print_module(m, a, -1, NULL);
     char *want = expected(a);
-    CHECK_TEXT(got, want, a == PLP_ANCHOR_NONE ? "the module" : a == PLP_ANCHOR_COMMENT ? "the module with // anchors" : "the module with .loc");
+    CHECK_TEXT(got, want, a == PLI_ANCHOR_NONE ? "the module" : a == PLI_ANCHOR_COMMENT ? "the module with // anchors" : "the module with .loc");
     free(got); free(want);
   }
   /* a custom header, one function only */
-  char *got = print_module(m, PLP_ANCHOR_NONE, 1, "// mine\n");
+  char *got = print_module(m, PLI_ANCHOR_NONE, 1, "// mine\n");
   CHECK_TEXT(got, "// mine\n\n.version 8.0\n.target sm_90a\n.address_size 64\n" "\n.visible .global .align 4 .u32 counter = 5;\n"
                   ".const .f32 table[2] = {0f3F800000, 0f40000000};\n"
                   "\n.func (.param .b32 r) helper(\n\t.param .b32 a\n)\n{\n\tret;\n\n}\n", "one function");
   free(got);
   /* printing with no options is printing with the defaults */
-  plU_buf b; plU_buf_init(&b);
-  CHECK(plP_print(m, NULL, &b) == 0);
-  char *dflt = print_module(m, PLP_ANCHOR_NONE, -1, NULL);
-  CHECK_TEXT(plU_buf_cstr(&b), dflt, "the default options");
-  free(dflt); plU_buf_free(&b);
+  plB_buf b; plB_buf_init(&b);
+  CHECK(plI_print(m, NULL, &b) == 0);
+  char *dflt = print_module(m, PLI_ANCHOR_NONE, -1, NULL);
+  CHECK_TEXT(plB_buf_cstr(&b), dflt, "the default options");
+  free(dflt); plB_buf_free(&b);
   plI_free(m);
 }
 
@@ -285,10 +285,10 @@ static void test_malformed_statements(void) {
   plI_module *m = build();
   /* an instruction whose operands lie past the pool, an unknown opcode id, a bad guard */
   plI_stmt s = {PLS_INSN, 0, 2, 0, m->opnds.n + 100, 99999, 0, 0};
-  plU_vec_push(m->funcs.p[0].stmts, s);
+  plB_vec_push(m->funcs.p[0].stmts, s);
   plI_stmt l = {PLS_LABEL, 0, 0, 1u << 30, 0, 0, 0, 0};
-  plU_vec_push(m->funcs.p[0].stmts, l);
-  char *got = print_module(m, PLP_ANCHOR_LOC, 0, NULL);
+  plB_vec_push(m->funcs.p[0].stmts, l);
+  char *got = print_module(m, PLI_ANCHOR_LOC, 0, NULL);
   CHECK(got && strstr(got, "\t@%<bad> ? \t<?>, <?>;\n:\n") != NULL);
   free(got);
   /* a module with no ISA context prints '?' for opcodes */
@@ -297,20 +297,20 @@ static void test_malformed_statements(void) {
   bare->target = plI_str(bare, "sm_90");
   int f = plI_func_new(bare, "e", PLF_ENTRY, PLK_NONE);
   plI_insn(bare, f, 1, NULL, 0, 0, 0, 0, 0);
-  got = print_module(bare, PLP_ANCHOR_NONE, -1, "");
+  got = print_module(bare, PLI_ANCHOR_NONE, -1, "");
   CHECK_TEXT(got, "\n.version 7.8\n.target sm_90\n.address_size 64\n\n.entry e()\n{\n\t?;\n\n}\n", "a bare module");
   free(got);
   plI_free(bare);
   plI_free(m);
 }
 
-/* streaming: plP_write gives the same bytes as plP_print, in pieces, and reports a failing sink */
-typedef struct { plU_buf b; int calls; int fail_after; } sinkbuf;
+/* streaming: plI_write gives the same bytes as plI_print, in pieces, and reports a failing sink */
+typedef struct { plB_buf b; int calls; int fail_after; } sinkbuf;
 static int collect(void *ud, const char *s, size_t n) {
   sinkbuf *k = (sinkbuf *)ud;
   k->calls++;
   if (k->fail_after && k->calls > k->fail_after) return 0;
-  plU_buf_add(&k->b, s, n);
+  plB_buf_add(&k->b, s, n);
   return 1;
 }
 
@@ -325,23 +325,23 @@ static void test_streaming(void) {
   uint32_t add = opc(m, "add.u32"), file = plI_str(m, "k.lua");
   for (int i = 0; i < 20000; i++) { ops[2].v = (uint64_t)i; plI_insn(m, f, add, ops, 3, 0, 0, file, 100 + (uint32_t)(i % 7)); }
   CHECK(m->status == 0);
-  for (int a = PLP_ANCHOR_NONE; a <= PLP_ANCHOR_LOC; a++) {
-    plP_opts o = {a, NULL, -1};
+  for (int a = PLI_ANCHOR_NONE; a <= PLI_ANCHOR_LOC; a++) {
+    plI_print_opts o = {a, NULL, -1};
     char *printed = print_module(m, a, -1, NULL);
-    sinkbuf k; plU_buf_init(&k.b); k.calls = 0; k.fail_after = 0;
-    CHECK(plP_write(m, &o, collect, &k) == 0);
+    sinkbuf k; plB_buf_init(&k.b); k.calls = 0; k.fail_after = 0;
+    CHECK(plI_write(m, &o, collect, &k) == 0);
     CHECK(k.calls > 1);
     CHECK(printed && k.b.n == strlen(printed));
-    CHECK_TEXT(plU_buf_cstr(&k.b), printed, "the streamed text");
-    plU_buf_free(&k.b);
+    CHECK_TEXT(plB_buf_cstr(&k.b), printed, "the streamed text");
+    plB_buf_free(&k.b);
     free(printed);
   }
   /* a sink that fails (a full disk): an error, and no more calls after it */
-  plP_opts o = {PLP_ANCHOR_NONE, NULL, -1};
-  sinkbuf k; plU_buf_init(&k.b); k.calls = 0; k.fail_after = 1;
-  CHECK(plP_write(m, &o, collect, &k) == 3);
+  plI_print_opts o = {PLI_ANCHOR_NONE, NULL, -1};
+  sinkbuf k; plB_buf_init(&k.b); k.calls = 0; k.fail_after = 1;
+  CHECK(plI_write(m, &o, collect, &k) == 3);
   CHECK(k.calls == 2);
-  plU_buf_free(&k.b);
+  plB_buf_free(&k.b);
   plI_free(m);
 }
 

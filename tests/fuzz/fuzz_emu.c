@@ -12,7 +12,7 @@
 #include "parse.h"
 #include "isa.h"
 #include "emu.h"
-#include "runtime.h"
+#include "driver.h"
 #include "smem.h"
 
 static plA_ctx *isa;
@@ -45,8 +45,8 @@ static void run_one(const plI_module *m, int fi, uint32_t h) {
   const uint64_t dims[2] = {32, 32}, strides[1] = {64};
   const uint32_t box[2] = {32, 32}, es[2] = {1, 1};
   const int sw[4] = {PLSM_SW_NONE, PLSM_SW_32B, PLSM_SW_64B, PLSM_SW_128B};
-  if (plX_tensormap(mem, tm, PLR_TM_BF16, 2, buf[0], dims, strides, box, es, sw[(h >> 8) & 3], err, sizeof err) &&
-      plX_tensormap(mem, tm, PLR_TM_BF16, 2, buf[0], dims, strides, box, es, PLSM_SW_NONE, err, sizeof err)) abort();
+  if (plX_tensormap(mem, tm, PLB_TM_BF16, 2, buf[0], dims, strides, box, es, sw[(h >> 8) & 3], err, sizeof err) &&
+      plX_tensormap(mem, tm, PLB_TM_BF16, 2, buf[0], dims, strides, box, es, PLSM_SW_NONE, err, sizeof err)) abort();
   int np = plX_param_count(e), nptr = 0;
   for (int i = 0; i < np; i++) {
     plX_param p;
@@ -84,9 +84,9 @@ done:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
   if (!isa) isa = plA_new();
-  plU_buf err; plU_buf_init(&err);
-  plI_module *m = plR_parse(isa, (const char *)data, n, "fuzz.ptx", &err);
-  plU_buf_free(&err);
+  plB_buf err; plB_buf_init(&err);
+  plI_module *m = plP_parse(isa, (const char *)data, n, "fuzz.ptx", &err);
+  plB_buf_free(&err);
   if (!m) return 0;
   if (!m->status) {
     uint32_t h = hash(data, n);

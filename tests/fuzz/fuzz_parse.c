@@ -11,23 +11,23 @@ static plA_ctx *isa;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
   if (!isa) isa = plA_new();
-  plU_buf err; plU_buf_init(&err);
-  plI_module *m = plR_parse(isa, (const char *)data, n, "fuzz.ptx", &err);
+  plB_buf err; plB_buf_init(&err);
+  plI_module *m = plP_parse(isa, (const char *)data, n, "fuzz.ptx", &err);
   if (!m) {
-    if (strncmp(plU_buf_cstr(&err), "fuzz.ptx:", 9) != 0) abort(); /* every error is positioned */
-    plU_buf_free(&err);
+    if (strncmp(plB_buf_cstr(&err), "fuzz.ptx:", 9) != 0) abort(); /* every error is positioned */
+    plB_buf_free(&err);
     return 0;
   }
-  plU_buf out; plU_buf_init(&out);
-  if (plP_print(m, NULL, &out) != 0 || out.n != n || (n && memcmp(out.p, data, n) != 0)) abort();
+  plB_buf out; plB_buf_init(&out);
+  if (plI_print(m, NULL, &out) != 0 || out.n != n || (n && memcmp(out.p, data, n) != 0)) abort();
   out.n = 0;
-  plR_lint(m, "fuzz.ptx", &out);
+  plP_lint(m, "fuzz.ptx", &out);
   out.n = 0;
-  plR_diff(m, m, "a", "b", &out);
+  plP_diff(m, m, "a", "b", &out);
   out.n = 0;
-  plR_to_lua(m, "fuzz.ptx", "fuzz", &out);
-  plU_buf_free(&out);
-  plU_buf_free(&err);
+  plP_to_lua(m, "fuzz.ptx", "fuzz", &out);
+  plB_buf_free(&out);
+  plB_buf_free(&err);
   plI_free(m);
   return 0;
 }

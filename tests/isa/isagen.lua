@@ -1,25 +1,25 @@
 -- isagen.lua -- concrete instances of the ISA table's forms, for the specs and tests/isa/explore.lua.
 -- Reads the table through ptxlua.core (forms and sets), parses patterns and operand lists the way
--- src/isa.c does, and builds opcode texts and DSL operands for each form.
+-- src/isa/isa.c does, and builds opcode texts and DSL operands for each form.
 local core = require "ptxlua.core"
 
 local G = {}
 
 ---------------------------------------------------------------------------------------------------
--- types: read from src/types.h so that this file never drifts from the C list
+-- types: read from src/base/types.h so that this file never drifts from the C list
 ---------------------------------------------------------------------------------------------------
 local function read_types(root)
-  local f = assert(io.open(root .. "/src/types.h", "rb"))
+  local f = assert(io.open(root .. "/src/base/types.h", "rb"))
   local s = f:read("*a"); f:close()
   local bits = {}
   for name, w in s:gmatch('_%(%s*[%w_]+,%s*"(%w+)",%s*(%d+),') do bits[name] = tonumber(w) end
   return bits
 end
 
--- special registers: PL_SREG(name, TYPE, ptx, sm, "parts") of src/isa_table.h, each expanded to the
+-- special registers: PL_SREG(name, TYPE, ptx, sm, "parts") of src/isa/isa_table.h, each expanded to the
 -- names it covers (.x/.y/.z, or the first and last of a numbered range)
 local function read_sregs(root)
-  local f = assert(io.open(root .. "/src/isa_table.h", "rb"))
+  local f = assert(io.open(root .. "/src/isa/isa_table.h", "rb"))
   local s = f:read("*a"); f:close()
   local out = {}
   for name, t, v, sm, parts in s:gmatch('\nPL_SREG%("([%w_]+)",%s*(%w+),%s*(%d+),%s*(%d+),%s*"([^"]*)"%)') do
@@ -55,7 +55,7 @@ function G.init(root)
 end
 
 ---------------------------------------------------------------------------------------------------
--- patterns (the grammar of the header of src/isa_table.h)
+-- patterns (the grammar of the header of src/isa/isa_table.h)
 ---------------------------------------------------------------------------------------------------
 local function split_bar(s)
   local out, depth, cur = {}, 0, {}
@@ -188,7 +188,7 @@ function G.parse_ops(s)
 end
 
 ---------------------------------------------------------------------------------------------------
--- matching opcode texts to forms (first form in table order wins, as in src/isa.c)
+-- matching opcode texts to forms (first form in table order wins, as in src/isa/isa.c)
 ---------------------------------------------------------------------------------------------------
 local function match(p, ei, toks, ti)
   if ei > #p.elems then return ti > #toks end
@@ -220,7 +220,7 @@ function G.matches(text)
 end
 
 -- can an opcode text reach form p? The first form that matches a text is its form; later ones
--- that match are alternatives told apart by their operands (src/isa.c), unless an earlier match
+-- that match are alternatives told apart by their operands (src/isa/isa.c), unless an earlier match
 -- takes the same operands.
 function G.resolves_to(text, p)
   for _, m in ipairs(G.matches(text)) do
@@ -431,7 +431,7 @@ G.TARGETS = { "sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm
               "sm_100a", "sm_103", "sm_103f", "sm_103a", "sm_110", "sm_110f", "sm_110a", "sm_120", "sm_120f",
               "sm_120a", "sm_121", "sm_121f", "sm_121a" }
 
--- does a target satisfy a form's own minimum and flags (as target_ok in src/isa.c)?
+-- does a target satisfy a form's own minimum and flags (as target_ok in src/isa/isa.c)?
 local function target_ok(p, target)
   local sm, suffix = target:match("^sm_(%d+)(%a?)$")
   sm = tonumber(sm)

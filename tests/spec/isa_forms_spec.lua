@@ -423,7 +423,7 @@ describe("the ISA table", function()
   -------------------------------------------------------------------------------------------------
   -- register types: which register each operand takes, against ptxas
   -------------------------------------------------------------------------------------------------
-  it("takes the register types ptxas takes (src/types.c), operand by operand", function()
+  it("takes the register types ptxas takes (src/base/types.c), operand by operand", function()
     -- { opcode text, operand probed }: plain and relaxed (ld/st/cvt) operands of each type class
     local PROBES = {
       { "add.f32", 2 }, { "add.rn.f64", 2 }, { "add.u32", 2 }, { "add.s64", 2 }, { "add.u16", 2 },
@@ -437,7 +437,7 @@ describe("the ISA table", function()
     -- validator holds them to their logical type, which ptxas cannot see, so they are left out here)
     local REGS = { "pred", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
                    "f16", "f16x2", "f32", "f64" }
-    -- where ptxas takes more than src/types.c, by design: an integer instruction takes a .f16x2 register
+    -- where ptxas takes more than src/base/types.c, by design: an integer instruction takes a .f16x2 register
     local function lenient(ins_type, reg) return reg == "f16x2" and ins_type:match("^[us]") ~= nil end
     local insts = {}
     for _, pr in ipairs(PROBES) do

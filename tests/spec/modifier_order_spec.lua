@@ -1,5 +1,5 @@
 -- modifier_order_spec.lua -- ptxas reads an opcode's modifiers in any order after the instruction's
--- name (src/isa_table.h: PL_NAME, PL_ORDER); so do the linter, the DSL's chains and the emulator.
+-- name (src/isa/isa_table.h: PL_NAME, PL_ORDER); so do the linter, the DSL's chains and the emulator.
 -- The orders agree with ptxas on a sample of every form's reorderings (tests/isa/orders.lua); the
 -- text is kept as written (printed back byte for byte); a reordered instruction runs in the
 -- emulator as the one in the ISA's order does; and the messages for an order ptxas rejects, a
