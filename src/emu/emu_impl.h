@@ -282,8 +282,8 @@ typedef struct xbst {
 typedef struct xcta_hop {
   PLB_VEC(xmbar) mb;
   PLB_VEC(uint32_t) dnv;       /* the mbarriers' per-(CTA, warp) wait_group counts (xmbar.dn) */
-  uint32_t nslot;
-  uint32_t mbdone;             /* mbarrier phases completed in this CTA (the mbarrier-init visibility check) */              /* their slots: CTAs of the cluster x warps of a CTA */
+  uint32_t nslot;              /* their slots: CTAs of the cluster x warps of a CTA */
+  uint32_t mbdone;             /* mbarrier phases completed in this CTA (the mbarrier-init visibility check) */
   PLB_VEC(xbst) bs;            /* bulk stores whose group no wait_group has covered */
   uint32_t *bg;                /* per thread, 3 words: bulk groups committed, completed (writes), source-read */
   PLB_VEC(xwgrd) rd;           /* the wgmma operand reads not yet waited for */
@@ -585,11 +585,11 @@ void plX__hop_generic_write(plX_emu *e, const xins *in, uint32_t off, uint32_t n
 void plX__hop_remote_write(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid);  /* a generic store into CTA c != e->C */
 int  plX__hop_gload(plX_emu *e, const xins *in, uint64_t a, uint32_t n, uint32_t tid);  /* a global read while bulk stores are in flight; 1 after reporting */
 int  plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, int warp, const char *who); /* 1 after reporting; warp: the writer's in c, -1 */
-void plX__hop_bar_sync(xcta *c);
+void plX__hop_bar_sync(xcta *c);    /* a CTA barrier completed: its warps are ordered after the retired wgmma reads */
 void plX__hop_wg_touch(plX_emu *e, xwarp *w, const xins *in);   /* the registers an instruction accesses (wgmma.fence check) */
-void plX__hop_fence_snap(plX_emu *e);
+void plX__hop_fence_snap(plX_emu *e); /* a barrier of the cluster completed: the fences before it (proxy check) */
 /* a read of CTA c's shared bytes [lo, hi) while a copy still writes some of them: the error (lane l of w, -1 the warp) */
-int  plX__hop_inflight_read(plX_emu *e, const xins *in, xwarp *w, int l, const xcta *c, uint32_t lo, uint32_t hi, const char *what);       /* a barrier of the cluster completed: the fences before it (proxy check) */           /* a CTA barrier completed: its warps are ordered after the retired wgmma reads */
+int  plX__hop_inflight_read(plX_emu *e, const xins *in, xwarp *w, int l, const xcta *c, uint32_t lo, uint32_t hi, const char *what);
 int  plX__hop_smem(plX_emu *e, uint64_t a, xcta **c, uint32_t *off);  /* shared::cluster address -> CTA, offset */
 
 /* mma.c: warp-collective matrix instructions */
