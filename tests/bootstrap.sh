@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what is missing (Debian: cmake, gcc, luajit, libluajit-5.1-dev, lua-busted, pkg-config,
-# clang for the fuzz target)
+# clang for the fuzz target, clang-format for the format check)
 # and build ptxlua into build/. Safe to run again: it only installs what is absent.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,6 +15,7 @@ command -v luajit >/dev/null 2>&1 || need+=(luajit)
 [ -f /usr/include/luajit-2.1/lua.h ] || need+=(libluajit-5.1-dev)
 command -v busted >/dev/null 2>&1 || need+=(lua-busted)
 command -v clang >/dev/null 2>&1 || need+=(clang)   # the parser's libFuzzer target
+command -v clang-format >/dev/null 2>&1 || need+=(clang-format)   # the C format check
 if [ ${#need[@]} -gt 0 ]; then
   echo "bootstrap: installing ${need[*]}" >&2
   sudo=""

@@ -74,9 +74,9 @@
 ** pattern gives the order ptxlua prints (and the PTX ISA writes), not the only one it reads:
 ** PL_NAME(prefix, name)  an opcode whose text, its modifiers put in the pattern's order, begins
 **                        with prefix starts with name (a prefix of it), word for word: ptxas
-**                        reads those words as the instruction's name ('mul.s32.lo' is no mul; 'cp.async.shared.ca.global'
-**                        is a cp.async). The longest prefix that fits applies; with none, the
-**                        name is the base alone.
+**                        reads those words as the instruction's name ('mul.s32.lo' is no mul;
+**                        'cp.async.shared.ca.global' is a cp.async). The longest prefix that
+**                        fits applies; with none, the name is the base alone.
 ** PL_ORDER(class, "a|b") modifiers whose relative order carries meaning: those of one class keep
 **                        their order (the row/col of mma: a's layout, then b's). The type
 **                        modifiers (types.h, and those of class "type" here) are one class.
@@ -87,6 +87,8 @@
 **                        forms' operands are named as the PTX ISA does by default: the
 **                        destination d (p for a predicate), then the sources a, b, c, ...; a
 **                        cache-policy operand (<.L2::cache_hint>) is cache-policy. */
+/* the table is aligned by hand (format.py wraps its long rows): */
+/* clang-format off */
 
 /* ---- modifier sets ---- */
 PL_SET(rnd, ".rn|.rz|.rm|.rp")
