@@ -12,14 +12,7 @@
 #include "emu.h"
 #include "runtime.h"
 #include "smem.h"
-
-static int failures, checks;
-
-#define CHECK(cond) do { checks++; if (!(cond)) { failures++; \
-  fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
-#define CHECK_HAS(got, want) do { const char *g_ = (got), *w_ = (want); checks++; \
-  if (!g_ || !strstr(g_, w_)) { failures++; \
-    fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, g_ ? g_ : "(null)", w_); } } while (0)
+#include "check.h"
 
 static plA_ctx *isa;
 
@@ -157,6 +150,5 @@ int main(void) {
   test_mbarrier();
   test_cluster();
   plA_unref(isa);
-  printf("%d checks, %d failures\n", checks, failures);
-  return failures ? 1 : 0;
+  return check_done("test_emu_hopper");
 }

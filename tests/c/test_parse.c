@@ -9,9 +9,7 @@
 #include "parse.h"
 #include "print.h"
 #include "isa.h"
-
-static int fails = 0, checks = 0;
-#define CHECK(c, ...) do { checks++; if (!(c)) { fails++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); } } while (0)
+#include "check.h"
 
 static plA_ctx *isa;
 
@@ -222,6 +220,5 @@ int main(void) {
   } else printf("corpus: absent (%s), skipped\n", dir);
   plU_buf_free(&err);
   plA_unref(isa);
-  printf("%d checks, %d failed\n", checks, fails);
-  return fails != 0;
+  return check_done("test_parse");
 }

@@ -12,10 +12,7 @@
 #include "ptxlua.h"
 #include "test_engine.h"
 #include "../mock_cuda/ptxmock.h"
-
-static int failures;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
-#define CHECKMSG(c, e) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #c, ptxlua_errmsg(e)); failures++; } } while (0)
+#include "check.h"
 
 /* y[i] = a * x[i] + y[i] for i < n, nvcc's layout; the block is required: .reqntid 64 */
 static const char *PTX =
@@ -285,7 +282,5 @@ int main(void) {
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-  if (failures) { fprintf(stderr, "%d check(s) failed\n", failures); return 1; }
-  printf("test_ptx_launch: ok\n");
-  return 0;
+  return check_done("test_ptx_launch");
 }
