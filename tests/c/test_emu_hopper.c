@@ -2,7 +2,8 @@
 ** parser: tensor maps (the encoding's validation), mbarrier phases with transaction counts completed
 ** by arrivals, a deadlock and an over-arrival at their lines, a 2-CTA cluster reading its neighbour's
 ** shared memory through mapa. (The parser reads no tensor-address operand yet, so TMA and wgmma are
-** tested from the DSL in tests/spec/emu_hopper_spec.lua.) Plain C; exit 1 on a failure. */
+** tested from the DSL in tests/spec/emu_tma_spec.lua and emu_wgmma_spec.lua.) Plain C; exit 1 on a
+** failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
