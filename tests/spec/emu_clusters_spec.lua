@@ -361,6 +361,7 @@ local function cluster_kernel(ptx, name, counts, after)
     end }
 end
 
+-- (this run, of cluster_kernel with its maps, is the one the blocks below call)
 local function run(k, seed)
   local dev = rt.device("emu")
   local ta, tb = maps(dev, seed)

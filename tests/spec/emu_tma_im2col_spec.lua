@@ -551,7 +551,6 @@ print(ok, e)
 end)
 
 local K = require "kcheck"
-local assembles = H.assembles
 
 local function here() return debug.getinfo(2, "l").currentline end
 

@@ -269,8 +269,6 @@ end)
 local bit = require "bit"
 local dev = rt.device("emu")
 
-local bf16_bits, bf16_val = K.bf16_bits, K.bf16_val
-
 -- 64 x 64 bf16 A and B (K-major), their tensor maps (one 64 x 64 box, 128B swizzle)
 local function inputs(seed)
   local rnd = K.rng(seed)
