@@ -11,14 +11,7 @@
 #include <string.h>
 #include "ptxlua.h"
 #include "test_engine.h"
-
-static int failures, checks;
-#define CHECK(cond) do { checks++; if (!(cond)) { failures++; \
-  fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
-#define CHECK_ERR(call) do { int rc_ = (call); checks++; if (rc_ == PTXLUA_OK) { failures++; \
-  fprintf(stderr, "%s:%d: %s succeeded\n", __FILE__, __LINE__, #call); } } while (0)
-#define CHECK_MSG(e, want) do { const char *m_ = ptxlua_errmsg(e); checks++; if (!m_ || !strstr(m_, want)) { failures++; \
-  fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__, m_ ? m_ : "(null)", want); } } while (0)
+#include "check.h"
 
 static const char *SCRIPT =
   "local ptx = require 'ptxlua'\n"
@@ -300,6 +293,5 @@ int main(void) {
   device_misuse(e);
   nonstring_errors(e);
   ptxlua_close(e);
-  printf("test_api_hostile: %d checks, %d failures\n", checks, failures);
-  return failures != 0;
+  return check_done("test_api_hostile");
 }

@@ -4,9 +4,7 @@
 #include <string.h>
 #include "sha256.h"
 #include "compile.h"
-
-static int failures;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
+#include "check.h"
 
 static void hex_of(const char *s, size_t n, char out[65]) { uint8_t d[32]; plB_sha256(s, n, d); plB_sha_hex(d, out); }
 
@@ -75,7 +73,5 @@ int main(void) {
   plC_func_at(ptx, 6, fn, sizeof fn);
   CHECK(strcmp(fn, "k") == 0);
 
-  if (failures) { fprintf(stderr, "%d failures\n", failures); return 1; }
-  printf("test_compile: ok\n");
-  return 0;
+  return check_done("test_compile");
 }

@@ -11,14 +11,7 @@
 #include "ir.h"
 #include "isa.h"
 #include "emu.h"
-
-static int failures, checks;
-
-#define CHECK(cond) do { checks++; if (!(cond)) { failures++; \
-  fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
-#define CHECK_HAS(got, want) do { const char *g_ = (got), *w_ = (want); checks++; \
-  if (!g_ || !strstr(g_, w_)) { failures++; \
-    fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, g_ ? g_ : "(null)", w_); } } while (0)
+#include "check.h"
 
 /* ---- a small IR builder -------------------------------------------------------------------------- */
 typedef struct B { plA_ctx *isa; plI_module *m; int f; uint32_t file; uint32_t line; } B;
@@ -204,7 +197,5 @@ int main(void) {
   test_loop();
   test_unsupported();
   if (getenv("PTXLUA_BENCH")) bench();
-  if (failures) { fprintf(stderr, "test_emu: %d of %d checks failed\n", failures, checks); return 1; }
-  printf("test_emu: %d checks passed\n", checks);
-  return 0;
+  return check_done("test_emu");
 }

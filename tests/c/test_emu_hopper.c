@@ -2,7 +2,8 @@
 ** parser: tensor maps (the encoding's validation), mbarrier phases with transaction counts completed
 ** by arrivals, a deadlock and an over-arrival at their lines, a 2-CTA cluster reading its neighbour's
 ** shared memory through mapa. (The parser reads no tensor-address operand yet, so TMA and wgmma are
-** tested from the DSL in tests/spec/emu_hopper_spec.lua.) Plain C; exit 1 on a failure. */
+** tested from the DSL in tests/spec/emu_tma_spec.lua and emu_wgmma_spec.lua.) Plain C; exit 1 on a
+** failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +13,8 @@
 #include "emu.h"
 #include "driver.h"
 #include "smem.h"
-
-static int failures, checks;
-
-#define CHECK(cond) do { checks++; if (!(cond)) { failures++; \
-  fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
-#define CHECK_HAS(got, want) do { const char *g_ = (got), *w_ = (want); checks++; \
-  if (!g_ || !strstr(g_, w_)) { failures++; \
-    fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, g_ ? g_ : "(null)", w_); } } while (0)
+#include "check.h"
+#include "fixture.h"
 
 static plA_ctx *isa;
 
@@ -28,6 +23,15 @@ static plI_module *parse(const char *text) {
   plI_module *m = plP_parse(isa, text, strlen(text), "k.ptx", &err);
   if (!m || m->status) { fprintf(stderr, "parse: %s\n", plB_buf_cstr(&err)); exit(1); }
   plB_buf_free(&err);
+  return m;
+}
+
+/* the module in tests/fixtures/NAME, parsed as k.ptx */
+static plI_module *parse_fixture(const char *name) {
+  char *text = fixture_text(name);
+  if (!text) exit(1);
+  plI_module *m = parse(text);
+  free(text);
   return m;
 }
 
@@ -68,26 +72,10 @@ static void test_tensormap(void) {
   plX_mem_free(mem);
 }
 
-/* 64 threads arrive on an mbarrier expecting 65: the wait never completes */
-static const char *STUCK =
-  ".version 8.0\n.target sm_90a\n.address_size 64\n"
-  ".visible .entry k(.param .u32 n)\n{\n"
-  ".reg .b32 %r<4>;\n.reg .pred %p<4>;\n.reg .b64 %rd<2>;\n"
-  ".shared .align 8 .b8 bar[8];\n"
-  "ld.param.u32 %r2, [n];\n"
-  "mov.u32 %r1, %tid.x;\n"
-  "setp.eq.u32 %p1, %r1, 0;\n"
-  "@%p1 mbarrier.init.shared::cta.b64 [bar], %r2;\n"
-  "bar.sync 0;\n"
-  "mbarrier.arrive.shared::cta.b64 %rd1, [bar];\n"
-  "$W:\n"
-  "mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;\n"
-  "@!%p2 bra $W;\n"
-  "@%p1 mbarrier.arrive.shared::cta.b64 %rd1, [bar], 100;\n"
-  "ret;\n}\n";
-
+/* tests/fixtures/hopper/mbarrier_stuck.ptx: 64 threads arrive on an mbarrier expecting 65 (its
+** parameter n); the wait never completes */
 static void test_mbarrier(void) {
-  plI_module *m = parse(STUCK);
+  plI_module *m = parse_fixture("hopper/mbarrier_stuck.ptx");
   plX_mem *mem = plX_mem_new();
   plX_emu *e = kernel(m, mem);
   uint32_t n = 65;
@@ -107,28 +95,10 @@ static void test_mbarrier(void) {
   plI_free(m);
 }
 
-/* a cluster of 2: each CTA writes its rank into shared memory, then reads the other's through mapa */
-static const char *CLUSTER =
-  ".version 8.0\n.target sm_90a\n.address_size 64\n"
-  ".visible .entry k(.param .u64 out)\n{\n"
-  ".reg .b32 %r<10>;\n.reg .b64 %rd<4>;\n"
-  ".shared .align 4 .b32 v[32];\n"
-  "mov.u32 %r1, %tid.x;\nmov.u32 %r2, %cluster_ctarank;\nmov.u32 %r3, %ctaid.x;\n"
-  "mov.u32 %r4, v;\nshl.b32 %r5, %r1, 2;\nadd.u32 %r4, %r4, %r5;\n"
-  "mad.lo.u32 %r6, %r3, 100, %r1;\n"
-  "st.shared.u32 [%r4], %r6;\n"
-  "barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;\n"
-  "xor.b32 %r7, %r2, 1;\n"
-  "mapa.shared::cluster.u32 %r8, %r4, %r7;\n"
-  "ld.shared::cluster.u32 %r9, [%r8];\n"
-  "barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;\n"
-  "ld.param.u64 %rd1, [out];\n"
-  "mad.lo.u32 %r6, %r3, 32, %r1;\nmul.wide.u32 %rd2, %r6, 4;\nadd.u64 %rd3, %rd1, %rd2;\n"
-  "st.global.u32 [%rd3], %r9;\n"
-  "ret;\n}\n";
-
+/* tests/fixtures/hopper/cluster_mapa.ptx: a cluster of 2, each CTA writes its rank into shared
+** memory, then reads the other's through mapa */
 static void test_cluster(void) {
-  plI_module *m = parse(CLUSTER);
+  plI_module *m = parse_fixture("hopper/cluster_mapa.ptx");
   plX_mem *mem = plX_mem_new();
   uint64_t out = plX_mem_alloc(mem, 6 * 32 * 4, "out");
   plX_emu *e = kernel(m, mem);
@@ -157,6 +127,5 @@ int main(void) {
   test_mbarrier();
   test_cluster();
   plA_unref(isa);
-  printf("%d checks, %d failures\n", checks, failures);
-  return failures ? 1 : 0;
+  return check_done("test_emu_hopper");
 }

@@ -11,10 +11,7 @@
 #include "ptxlua.h"
 #include "test_engine.h"
 #include "../mock_cuda/ptxmock.h"
-
-static int failures;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
-#define CHECKMSG(c, e) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #c, ptxlua_errmsg(e)); failures++; } } while (0)
+#include "check.h"
 
 enum { N = 2, H = 6, W = 9, C = 16, CPP = 16, PPC = 40, M0 = 20 };
 
@@ -204,6 +201,5 @@ static void test_mock(void) {
 int main(void) {
   test_emu();
   test_mock();
-  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-  return failures != 0;
+  return check_done("test_im2col");
 }

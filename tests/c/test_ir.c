@@ -6,14 +6,7 @@
 #include <string.h>
 #include "ir.h"
 #include "isa.h"
-
-static int failures, checks;
-
-#define CHECK(cond) do { checks++; if (!(cond)) { failures++; \
-  fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
-#define CHECK_STR(got, want) do { const char *g_ = (got), *w_ = (want); checks++; \
-  if (!g_ || strcmp(g_, w_) != 0) { failures++; \
-    fprintf(stderr, "%s:%d: got \"%s\", want \"%s\"\n", __FILE__, __LINE__, g_ ? g_ : "(null)", w_); } } while (0)
+#include "check.h"
 
 /* the module's error message, then clear the status (as the Lua binding does after reporting) */
 static const char *take_error(plI_module *m, char *buf, size_t n) {
@@ -333,7 +326,5 @@ int main(void) {
   test_instructions();
   test_sticky_status();
   test_nulls_and_bad_ids();
-  if (failures) { fprintf(stderr, "test_ir: %d of %d checks failed\n", failures, checks); return 1; }
-  printf("test_ir: %d checks passed\n", checks);
-  return 0;
+  return check_done("test_ir");
 }

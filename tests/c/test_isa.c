@@ -9,14 +9,7 @@
 #include "ir.h"
 #include "isa.h"
 #include "types.h"
-
-static int failures, checks;
-
-#define CHECK(cond) do { checks++; if (!(cond)) { failures++; \
-  fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
-#define CHECK_HAS(got, part) do { const char *g_ = (got), *p_ = (part); checks++; \
-  if (!g_ || !strstr(g_, p_)) { failures++; \
-    fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, g_ ? g_ : "(null)", p_); } } while (0)
+#include "check.h"
 
 static plA_ctx *isa;
 static plB_buf err;
@@ -379,7 +372,5 @@ int main(void) {
   test_operands();
   plA_unref(isa);
   plB_buf_free(&err);
-  if (failures) { fprintf(stderr, "test_isa: %d of %d checks failed\n", failures, checks); return 1; }
-  printf("test_isa: %d checks passed\n", checks);
-  return 0;
+  return check_done("test_isa");
 }

@@ -7,10 +7,7 @@
 #include <string.h>
 #include "ptxlua.h"
 #include "test_engine.h"
-
-static int failures;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
-#define CHECKMSG(c, e) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #c, ptxlua_errmsg(e)); failures++; } } while (0)
+#include "check.h"
 
 static const char *SCRIPT =
   "local ptx = require 'ptxlua'\n"
@@ -370,7 +367,5 @@ int main(void) {
   tma_from_c();
   planned_smem();
   emu_checks_from_c();
-  if (failures) fprintf(stderr, "%d failures\n", failures);
-  else printf("test_launch: ok\n");
-  return failures != 0;
+  return check_done("test_launch");
 }

@@ -12,10 +12,7 @@
 #include "test_engine.h"
 #include "../mock_cuda/ptxmock.h"
 #include "driver.h"
-
-static int failures;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
-#define CHECKMSG(c, e) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #c, ptxlua_errmsg(e)); failures++; } } while (0)
+#include "check.h"
 
 static int (*launch_count)(void);
 static const struct ptxmock_launch *(*last_launch)(void);
@@ -243,7 +240,5 @@ int main(void) {
   ptxlua_close(e);                 /* frees the buffer, unloads, releases the context */
   CHECK(buffers() == 0);
   CHECK(context_refs() == 0);
-  if (failures) fprintf(stderr, "%d failures\n", failures);
-  else printf("test_launch_mock: ok\n");
-  return failures != 0;
+  return check_done("test_launch_mock");
 }

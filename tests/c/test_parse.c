@@ -9,9 +9,8 @@
 #include "parse.h"
 #include "print.h"
 #include "isa.h"
-
-static int fails = 0, checks = 0;
-#define CHECK(c, ...) do { checks++; if (!(c)) { fails++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); } } while (0)
+#include "check.h"
+#include "fixture.h"
 
 static plA_ctx *isa;
 
@@ -74,18 +73,13 @@ static void expect_error(const char *text, const char *want) {
   plB_buf_free(&err);
 }
 
-static const char *K =
-  ".version 8.5\n.target sm_90a\n.address_size 64\n\n"
-  "// a comment\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
-  "\t.reg .b32 \t%r<5>;\n\t.reg .pred %p<2>;\n"
-  "\tld.param.u64 %rd1, [k_param_0];\n"
-  "\tmov.u32 \t%r1, %tid.x;   // trailing\n"
-  "\tsetp.lt.u32 %p1, %r1, 0x20;\n"
-  "@%p1 bra $L__BB0_2;\n"
-  "\t{ .reg .b32 %r1; mov.b32 %r1, 1; }\n"
-  "$L__BB0_2:\n\tret;\n}\n";
+/* a small kernel (tests/fixtures/parse/small_kernel.ptx): a comment, a trailing comment, a nested
+** block, a label; read in main */
+static char *K;
 
 int main(void) {
+  K = fixture_text("parse/small_kernel.ptx");
+  if (!K) return 1;
   isa = plA_new();
   plB_buf err; plB_buf_init(&err);
   /* the structure a small kernel parses into */
@@ -222,6 +216,6 @@ int main(void) {
   } else printf("corpus: absent (%s), skipped\n", dir);
   plB_buf_free(&err);
   plA_unref(isa);
-  printf("%d checks, %d failed\n", checks, fails);
-  return fails != 0;
+  free(K);
+  return check_done("test_parse");
 }

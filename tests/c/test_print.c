@@ -8,24 +8,7 @@
 #include "ir.h"
 #include "isa.h"
 #include "print.h"
-
-static int failures, checks;
-
-#define CHECK(cond) do { checks++; if (!(cond)) { failures++; \
-  fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
-
-static void check_text(const char *got, const char *want, const char *what, int line) {
-  checks++;
-  if (got && strcmp(got, want) == 0) return;
-  failures++;
-  fprintf(stderr, "%s:%d: %s differs\n", __FILE__, line, what);
-  if (!got) { fprintf(stderr, "  (no text)\n"); return; }
-  size_t i = 0;
-  while (got[i] && got[i] == want[i]) i++;
-  size_t from = i > 60 ? i - 60 : 0;
-  fprintf(stderr, "  first difference at byte %zu\n  got:  \"%.120s\"\n  want: \"%.120s\"\n", i, got + from, want + from);
-}
-#define CHECK_TEXT(got, want, what) check_text(got, want, what, __LINE__)
+#include "check.h"
 
 static uint32_t opc(plI_module *m, const char *text) { return plA_opcode(m->isa, text, strlen(text)); }
 
@@ -350,7 +333,5 @@ int main(void) {
   test_operands();
   test_malformed_statements();
   test_streaming();
-  if (failures) { fprintf(stderr, "test_print: %d of %d checks failed\n", failures, checks); return 1; }
-  printf("test_print: %d checks passed\n", checks);
-  return 0;
+  return check_done("test_print");
 }

@@ -11,84 +11,13 @@
 #include <unistd.h>
 #include "ptxlua.h"
 #include "test_engine.h"
+#include "fixture.h"
 #include "../mock_cuda/ptxmock.h"
+#include "check.h"
 
-static int failures;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
-#define CHECKMSG(c, e) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #c, ptxlua_errmsg(e)); failures++; } } while (0)
-
-/* y[i] = a * x[i] + y[i] for i < n, nvcc's layout; the block is required: .reqntid 64 */
-static const char *PTX =
-  ".version 8.5\n"
-  ".target sm_90a\n"
-  ".address_size 64\n"
-  "\n"
-  ".visible .entry saxpy(\n"
-  "\t.param .u64 saxpy_param_0,\n"
-  "\t.param .u64 saxpy_param_1,\n"
-  "\t.param .f32 saxpy_param_2,\n"
-  "\t.param .u32 saxpy_param_3\n"
-  ")\n"
-  ".reqntid 64, 1, 1\n"
-  "{\n"
-  "\t.reg .pred \t%p<2>;\n"
-  "\t.reg .f32 \t%f<5>;\n"
-  "\t.reg .b32 \t%r<6>;\n"
-  "\t.reg .b64 \t%rd<8>;\n"
-  "\n"
-  "\tld.param.u64 \t%rd1, [saxpy_param_0];\n"
-  "\tld.param.u64 \t%rd2, [saxpy_param_1];\n"
-  "\tld.param.f32 \t%f1, [saxpy_param_2];\n"
-  "\tld.param.u32 \t%r2, [saxpy_param_3];\n"
-  "\tmov.u32 \t%r3, %ctaid.x;\n"
-  "\tmov.u32 \t%r4, %ntid.x;\n"
-  "\tmov.u32 \t%r5, %tid.x;\n"
-  "\tmad.lo.s32 \t%r1, %r3, %r4, %r5;\n"
-  "\tsetp.ge.u32 \t%p1, %r1, %r2;\n"
-  "\t@%p1 bra \t$L__BB0_2;\n"
-  "\n"
-  "\tcvta.to.global.u64 \t%rd3, %rd1;\n"
-  "\tmul.wide.u32 \t%rd4, %r1, 4;\n"
-  "\tadd.s64 \t%rd5, %rd3, %rd4;\n"
-  "\tcvta.to.global.u64 \t%rd6, %rd2;\n"
-  "\tadd.s64 \t%rd7, %rd6, %rd4;\n"
-  "\tld.global.f32 \t%f2, [%rd5];\n"
-  "\tld.global.f32 \t%f3, [%rd7];\n"
-  "\tfma.rn.f32 \t%f4, %f2, %f1, %f3;\n"
-  "\tst.global.f32 \t[%rd7], %f4;\n"
-  "\n"
-  "$L__BB0_2:\n"
-  "\tret;\n"
-  "\n"
-  "}\n";
-
-/* a byte-array parameter as nvcc declares a CUtensorMap: the kernel copies its 128 bytes out */
-static const char *CP_PTX =
-  ".version 8.5\n"
-  ".target sm_90a\n"
-  ".address_size 64\n"
-  "\n"
-  ".visible .entry cp(\n"
-  "\t.param .align 64 .b8 cp_param_0[128],\n"
-  "\t.param .u64 cp_param_1\n"
-  ")\n"
-  ".reqntid 16, 1, 1\n"
-  "{\n"
-  "\t.reg .b32 \t%r<2>;\n"
-  "\t.reg .b64 \t%rd<7>;\n"
-  "\n"
-  "\tmov.u64 \t%rd1, cp_param_0;\n"
-  "\tld.param.u64 \t%rd2, [cp_param_1];\n"
-  "\tcvta.to.global.u64 \t%rd3, %rd2;\n"
-  "\tmov.u32 \t%r1, %tid.x;\n"
-  "\tmul.wide.u32 \t%rd4, %r1, 8;\n"
-  "\tadd.s64 \t%rd5, %rd1, %rd4;\n"
-  "\tld.param.u64 \t%rd6, [%rd5];\n"
-  "\tadd.s64 \t%rd3, %rd3, %rd4;\n"
-  "\tst.global.u64 \t[%rd3], %rd6;\n"
-  "\tret;\n"
-  "\n"
-  "}\n";
+/* the kernels, as nvcc lays them out (tests/fixtures/nvcc/): saxpy.ptx, y[i] = a * x[i] + y[i] for
+** i < n, its block required (.reqntid 64); cp_bytes.ptx, a byte-array parameter as nvcc declares a
+** CUtensorMap, the kernel copying its 128 bytes out (tests/spec/ptx_emu_spec.lua runs it too) */
 
 static char dir[64];
 
@@ -273,11 +202,15 @@ int main(void) {
   snprintf(sugar, sizeof sugar, "%s/saxpy_sugar.lua", dir);
   snprintf(cp_ptx, sizeof cp_ptx, "%s/cp.ptx", dir);
   snprintf(cp, sizeof cp, "%s/cp.lua", dir);
-  if (write_file(ptx, PTX) || transpile("saxpy", plain, "") || transpile("saxpy", sugar, " --sugar") ||
-      write_file(cp_ptx, CP_PTX) || transpile("cp", cp, "")) {
+  char *saxpy_text = fixture_text("nvcc/saxpy.ptx"), *cp_text = fixture_text("nvcc/cp_bytes.ptx");
+  if (!saxpy_text || !cp_text) return 1;
+  if (write_file(ptx, saxpy_text) || transpile("saxpy", plain, "") || transpile("saxpy", sugar, " --sugar") ||
+      write_file(cp_ptx, cp_text) || transpile("cp", cp, "")) {
     fprintf(stderr, "cannot transpile the PTX of %s\n", dir);
     return 1;
   }
+  free(saxpy_text);
+  free(cp_text);
   tensormap_bytes(cp);
   on_emulator(plain, "ld.global.f32 \\t%f3, [%rd7];");
   on_emulator(sugar, "ptx.ld.global.f32(f[3], ptx.addr(rd[7]))");
@@ -285,7 +218,5 @@ int main(void) {
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-  if (failures) { fprintf(stderr, "%d check(s) failed\n", failures); return 1; }
-  printf("test_ptx_launch: ok\n");
-  return 0;
+  return check_done("test_ptx_launch");
 }

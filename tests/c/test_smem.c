@@ -6,13 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "smem.h"
-
-static int failures, checks;
-#define CHECK(cond) do { checks++; if (!(cond)) { failures++; \
-  fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
-#define CHECK_HAS(got, part) do { const char *g_ = (got), *p_ = (part); checks++; \
-  if (!g_ || !strstr(g_, p_)) { failures++; \
-    fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, g_ ? g_ : "(null)", p_); } } while (0)
+#include "check.h"
 
 /* the TMA swizzle as the CUDA driver documents it: within each W-byte row segment, the 16-byte
 ** chunk index is xored with the row number (rows of 128 bytes) modulo W / 16 */
@@ -206,6 +200,5 @@ int main(void) {
   test_desc_bits();
   test_desc_tiles();
   test_plan();
-  printf("test_smem: %d checks, %d failures\n", checks, failures);
-  return failures ? 1 : 0;
+  return check_done("test_smem");
 }

@@ -1,4 +1,5 @@
--- emu_kernels_spec.lua -- every kernel in kernels/ run in the emulator at small and odd sizes, every
+-- emu_kernels_spec.lua -- every kernel in kernels/ but the Hopper ones (emu_kernels_hopper_spec.lua;
+-- broken copies: emu_kernels_broken_spec.lua) run in the emulator at small and odd sizes, every
 -- output element compared with a double-precision Lua reference. Outputs are poisoned (NaN) before
 -- each launch, so an element the kernel never writes fails the comparison; the opt-in checks
 -- (races, reads of never-written shared memory and registers) are on for every launch, and the
@@ -270,4 +271,150 @@ describe("emulated kernels: gemm_mma", function()
       free(A, B, C)
     end)
   end
+end)
+
+-- ------------------------------------------------------------------------------------------------
+-- vector_add and rmsnorm again, built and launched as a script does (the emulator's first kernels)
+local THIS = debug.getinfo(1, "S").source:sub(2)
+
+-- a line of this file, found by a marker comment on it
+local function line_of(marker) return H.marker_line(THIS, marker) end
+
+local STORE = { f32 = "f32", f64 = "f64", u32 = "u32", s32 = "s32", u64 = "u64", s64 = "s64", b32 = "b32",
+                f16 = "b16", bf16 = "b16", u16 = "u16", s16 = "s16", b16 = "b16", u8 = "u8", b64 = "b64" }
+
+-- run fn(ptx, tid) in `threads` threads (one CTA, 32 by default); every value fn returns (a
+-- register, or a list of registers) is stored per thread; returns the list of value lists (1-based
+-- per thread) as numbers of type t
+local function per_thread(t, fn, opts)
+  opts = opts or {}
+  local threads = opts.threads or 32
+  local ptx = H.fresh()
+  local nout
+  local k = ptx.kernel { name = "k", target = opts.target, params = { { "out", t .. "*" } }, body = function(_, out)
+    local p = ptx.global_ptrs(out)
+    local tid = ptx.special "tid.x"
+    local vs = fn(ptx, tid)
+    if ptx.isreg(vs) then vs = { vs } end
+    nout = #vs
+    local sz = rt.sizes[t]
+    local base = p + tid:mul_wide(sz * #vs)
+    for j, v in ipairs(vs) do ptx.st.global[STORE[t]](ptx.addr(base, (j - 1) * sz), v) end
+  end }
+  -- trace once to learn how many values a thread stores
+  k:trace {}
+  local out = dev:array(t, threads * nout):poison()
+  local st = rt.launch(k, { device = dev, args = { out }, grid = { 1 }, block = { threads }, checks = opts.checks,
+                            trace = opts.trace })
+  local all = out:read()
+  local res = {}
+  for i = 1, threads do
+    res[i] = {}
+    for j = 1, nout do res[i][j] = all[(i - 1) * nout + j] end
+  end
+  out:free()
+  return res, st
+end
+
+-- one thread's values
+local function one(t, fn, opts)
+  opts = opts or {}
+  opts.threads = 1
+  return per_thread(t, fn, opts)[1]
+end
+
+describe("emulator: kernels/vector_add.lua", function()
+  local ptx = H.fresh()
+  dofile(H.root .. "/kernels/vector_add.lua")
+  local k = ptx.kernels()[1]
+
+  for _, n in ipairs { 1, 37, 1000 } do
+    for _, block in ipairs { 256, 32 } do
+      it(string.format("adds n = %d with blocks of %d, every element checked", n, block), function()
+        local x = dev:array("f32", n, function(i) return i * 0.25 - 3 end, "x")
+        local y = dev:array("f32", n, function(i) return 1 / i end, "y")
+        local out = dev:array("f32", n, nil, "out"):poison()
+        rt.launch(k, { device = dev, args = { x, y, out, n }, defines = { N = n, BLOCK = block } })
+        -- the reference: the double sum of the two f32 inputs (exact at these magnitudes), rounded
+        -- to f32 once by writing it into an f32 array
+        local xs, ys, o = x:read(), y:read(), out:read()
+        local sums = {}
+        for i = 1, n do sums[i] = xs[i] + ys[i] end
+        local ref = dev:array("f32", n, sums)
+        local want = ref:read()
+        for i = 1, n do assert.are.equal(want[i], o[i], "element " .. i) end
+        x:free(); y:free(); out:free(); ref:free()
+      end)
+    end
+  end
+
+  it("catches an off-by-one bounds check with the line of the load", function()
+    local p2 = H.fresh()
+    local bad = p2.kernel { name = "vector_add_bad", templates = { N = 37, BLOCK = 32 },
+      params = { { "x", "f32*" }, { "y", "f32*" }, { "out", "f32*" }, { "n", "u32" } },
+      block = function(t) return { t.BLOCK } end, grid = function(t) return { math.ceil(t.N / t.BLOCK) } end,
+      body = function(t, x, y, out, n)
+        local px, py, po = p2.global_ptrs(x, y, out)
+        local i = p2.special("ctaid.x"):mad(p2.special "ntid.x", p2.special "tid.x")
+        local L = p2.label "done"
+        p2.at(i:gt(n:load())).bra(L)                      -- should be ge
+        local off = i:mul_wide(4)
+        local a, b = p2.reg.f32(), p2.reg.f32()
+        p2.ld.global.f32(a, p2.addr(px + off)) -- OFFBYONE
+        p2.ld.global.f32(b, p2.addr(py + off))
+        p2.st.global.f32(p2.addr(po + off), a + b)
+        p2.place(L)
+        p2.ret()
+      end }
+    local n = 37
+    local x, y, out = dev:array("f32", n, 1, "x"), dev:array("f32", n, 2, "y"), dev:array("f32", n, nil, "out")
+    local ok, err = pcall(rt.launch, bad, { device = dev, args = { x, y, out, n } })
+    assert.is_false(ok)
+    assert.truthy(err:find(THIS .. ":" .. line_of("-- OFFBYONE") .. ": error: out-of-bounds ld.global.f32 by thread (5,0,0) of CTA (1,0,0)", 1, true), err)
+    assert.truthy(err:find("just past the end of buffer 'x' (148 bytes", 1, true), err)
+  end)
+
+  it("summarizes a run on generated inputs (the --emulate command)", function()
+    local text = rt.emulate(k, { defines = { N = 1000 } })
+    assert.truthy(text:find("emulated vector_add: grid (4,1,1) block (256,1,1)", 1, true), text)
+    assert.truthy(text:find("x        f32[1000]  unchanged", 1, true), text)
+    assert.truthy(text:find("out      f32[1000]  written: min", 1, true), text)
+  end)
+end)
+
+describe("emulator: kernels/rmsnorm.lua", function()
+  it("matches a double-precision reference at small and uneven sizes, with every check on", function()
+    local ptx = H.fresh()
+    dofile(H.root .. "/kernels/rmsnorm.lua")
+    local k
+    for _, kk in ipairs(ptx.kernels()) do if kk.name == "rmsnorm" then k = kk end end
+    local names = {}
+    for i, p in ipairs(k and k.params or {}) do names[i] = p[1] end
+    if not k or table.concat(names, ",") ~= "x,w,y,eps" then
+      return H.pending("kernels/rmsnorm.lua changed its interface (params: " .. table.concat(names, ",") .. ")")
+    end
+    for _, c in ipairs { { 3, 37 }, { 2, 1000 }, { 1, 4096 }, { 5, 1 }, { 2, 6 }, { 1, 70001 } } do
+      local B, N = c[1], c[2]
+      local x = dev:array("f32", B * N, function(i) return math.sin(i * 0.7) * 3 end, "x")
+      local w = dev:array("f32", N, function(i) return 1 + (i % 5) * 0.125 end, "w")
+      local y = dev:array("f32", B * N, nil, "y"):poison()
+      local eps = 1e-5
+      rt.launch(k, { device = dev, args = { x, w, y, eps }, defines = { B = B, N = N },
+                     checks = { races = true, uninit_shared = true, uninit_regs = true } })
+      local xs, ws, ys = x:read(), w:read(), y:read()
+      local e32 = dev:array("f32", 1, { eps }):read()[1]            -- the f32 parameter's value
+      for b = 0, B - 1 do
+        local ss = 0
+        for j = 1, N do ss = ss + xs[b * N + j] ^ 2 end
+        local r = 1 / math.sqrt(ss / N + e32)
+        for j = 1, N do
+          local ref = xs[b * N + j] * r * ws[j]
+          local got = ys[b * N + j]
+          assert(math.abs(got - ref) <= 1e-6 * math.abs(ref) + 1e-30,
+                 string.format("B=%d N=%d: y[%d][%d] = %.9g, reference %.9g", B, N, b, j - 1, got, ref))
+        end
+      end
+      x:free(); w:free(); y:free()
+    end
+  end)
 end)

@@ -33,6 +33,15 @@ function H.read(path)
   return s
 end
 
+-- the text of tests/fixtures/NAME (PTX and other text a spec would otherwise paste as a long
+-- string, or that several tests share), exactly as the file holds it
+function H.fixture(name)
+  local path = H.root .. "/tests/fixtures/" .. name
+  local text = H.read(path)
+  if not text then error("no fixture " .. path, 2) end
+  return text
+end
+
 local function shq(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 H.shq = shq
 

@@ -6,15 +6,9 @@
 -- (CI) none may touch memory it does not own or overflow an integer. The calls are drawn from a
 -- fixed seed, so a failure repeats.
 local core = require "ptxlua.core"
+local H = require "helper"
 
-local PTX = table.concat({
-  ".version 8.0", ".target sm_90a", ".address_size 64",
-  ".visible .entry k(.param .u64 a, .param .u32 n)", "{",
-  ".reg .b32 %r<4>;", ".reg .b64 %rd<4>;", ".reg .pred %p<2>;",
-  "ld.param.u64 %rd1, [a];", "ld.param.u32 %r1, [n];", "mov.u32 %r2, %tid.x;",
-  "setp.ge.u32 %p1, %r2, %r1;", "@%p1 bra $done;",
-  "mul.wide.u32 %rd2, %r2, 4;", "add.u64 %rd3, %rd1, %rd2;", "st.global.u32 [%rd3], %r2;",
-  "$done:", "ret;", "}", "" }, "\n")
+local PTX = H.fixture "api/hostile_k.ptx"
 
 -- a fresh set of objects of every kind, so a call that changed one does not decide the next
 local function objects()

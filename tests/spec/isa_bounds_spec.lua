@@ -161,8 +161,7 @@ describe("names PTX spells otherwise", function()
   end)
 
   it("keeps PTX's own register names in a --sugar script (nvcc's %r<N>, %f<N>)", function()
-    local text = module("sm_90a", "8.0", ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\t.reg .b32 \t%r<3>;\n"
-      .. "\t.reg .f32 \t%f<2>;\n\n\tmov.u32 \t%r1, %tid.x;\n\tadd.s32 \t%r2, %r1, 1;\n\tmov.b32 \t%f1, %r2;\n\tret;\n\n}")
+    local text = H.fixture "sugar/nvcc_regs.ptx"
     local f = H.write(H.tmpfile(".ptx"), text)
     local out, err, rc = H.ptxlua { "--from-ptx", f, "--sugar" }
     assert.are.equal(0, rc, err)

@@ -1,6 +1,6 @@
--- kcheck.lua -- what the kernel specs (emu_kernels_spec, emu_hopper_kernels_spec, emu_broken_spec)
--- share to run kernels against references: loading a kernel file into a fresh registry, the
--- deterministic inputs, float rounding, and the element-by-element comparison.
+-- kcheck.lua -- what the kernel specs (emu_kernels_spec, emu_kernels_hopper_spec,
+-- emu_kernels_broken_spec) share to run kernels against references: loading a kernel file into a
+-- fresh registry, the deterministic inputs, float rounding, and the element-by-element comparison.
 local H = require "helper"
 
 local K = {}

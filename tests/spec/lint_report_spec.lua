@@ -73,10 +73,7 @@ describe("ptxlua --lint beside operands it keeps as text", function()
   -- an address expression ([%rd1+2560*3]) or a .reg parameter used by name keeps an instruction's
   -- operands from the table's kinds; its destination and its immediates are still checked
   it("rejects an immediate in a destination vector and an integer immediate for a float", function()
-    local text = ".version 8.5\n.target sm_90a\n.address_size 64\n.func (.reg .b32 rv) add_one(\n\t.reg .b32 x\n)\n{\n" ..
-                 "\tadd.f32 rv, x, 1;\n\tret;\n}\n.visible .entry k()\n{\n\t.reg .b32 %r<5>;\n\t.reg .b64 %rd<3>;\n" ..
-                 "\t.shared .align 16 .b8 sm[8192];\n\tmov.u64 %rd1, sm;\n" ..
-                 "\twmma.load.b.sync.aligned.row.m16n16k8.shared.tf32 {%r0, 1, %r2, %r3}, [%rd1+0+2560*3], 80;\n\tret;\n}\n"
+    local text = H.fixture "lint/kept_as_text.ptx"
     local p = H.write(H.tmpfile(".ptx"), text)
     local _, err, rc = H.ptxlua { "--lint", p }
     assert.are.equal(1, rc)

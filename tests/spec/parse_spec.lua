@@ -42,10 +42,7 @@ describe("PTX round trip", function()
   end)
 
   it("keeps a multi-kernel file whole, each kernel registered under its own name", function()
-    local ptx = H.write(H.tmpfile(".ptx"), table.concat({
-      "//\n// two kernels\n//\n\n.version 8.0\n.target sm_90a\n.address_size 64\n\n",
-      "\t// .globl\ta\n.visible .entry a(\n\t.param .u64 a_param_0\n)\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, %tid.x;\n\tret;\n}\n",
-      "\n.visible .entry b()\n{\n\tret;\n}\n" }))
+    local ptx = H.write(H.tmpfile(".ptx"), H.fixture "parse/two_kernels.ptx")
     assert.is_true(roundtrip(ptx))
     local lua = H.tmpfile(".lua")
     H.ptxlua { "--from-ptx", ptx, "-o", lua }
@@ -185,13 +182,8 @@ end)
 
 describe("ptxlua --lint", function()
   it("reports undeclared registers and parameters, unknown modifiers and targets at line:col", function()
-    local ptx = H.write(H.tmpfile(".ptx"), table.concat({
-      ".version 8.0\n.target sm_90a\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 p\n)\n{\n",
-      "\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<2>;\n",
-      "\tld.param.u64 %rd1, [q];\n",          -- 11: undeclared parameter
-      "\tadd.s32 %r1, %r9x, 1;\n",             -- 12: undeclared register
-      "\tadd.s33 %r1, %r2, 1;\n",              -- 13: no such type
-      "\tret;\n}\n" }))
+    -- line 11: an undeclared parameter; 12: an undeclared register; 13: no such type
+    local ptx = H.write(H.tmpfile(".ptx"), H.fixture "lint/undeclared.ptx")
     local _, err, rc = H.ptxlua { "--lint", ptx }
     assert.are.equal(1, rc)
     assert.truthy(err:find(ptx .. ":11:2: error: 'q' is not declared", 1, true), err)

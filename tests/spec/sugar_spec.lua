@@ -169,17 +169,9 @@ describe("ptxlua --from-ptx --sugar", function()
   end)
 
   it("keeps what the DSL cannot write as written, says which line and why, and stays byte-identical", function()
-    local src = table.concat({
-      "//\n// hand written\n//\n.version 8.0\n.target sm_90a\n.address_size 64\n\n",
-      ".visible .entry a(\n\t.param .u64 a_param_0\n)\n{\n",
-      "\t.reg .b32 \t%r<4>;\n\t.reg .pred \t%p<2>;\n\n",
-      "    mov.u32 %r1, %tid.x;   // the lane\n",              -- 15: own indentation, gap and comment
-      "    shfl.sync.bfly.b32 %r2, %r1, 16, 31, 4294967296;\n",  -- 16: 33 bits for a .u32 operand: the DSL refuses it
-      "    setp.eq.u32 %p1, %r2, 0;\n",
-      "    @%p1 bra DONE;\n",
-      "    add.u32 %r3,%r2, 1;\n",                          -- 19: no space after the comma
-      "DONE:\n    ret;\n}\n",
-      "\n.visible .entry b()\n{\n\tret;\n\n}\n" })
+    -- line 15: its own indentation, gap and comment; 16: 33 bits for a .u32 operand (the DSL
+    -- refuses it); 19: no space after a comma; then a second kernel, b
+    local src = H.fixture "sugar/hand_written.ptx"
     local ptx = H.write(H.tmpfile(".ptx"), src)
     local text, notes, same = sugar(ptx)
     assert.is_true(same)
@@ -261,17 +253,9 @@ end }
   end)
 
   it("folds runs that step a register index or an immediate into Lua loops, only where nothing sits between", function()
-    local src = table.concat({
-      ".version 8.0\n.target sm_90a\n.address_size 64\n\n",
-      ".visible .entry r(\n\t.param .u64 r_param_0\n)\n{\n",
-      "\t.reg .b32 \t%r<12>;\n\t.reg .b64 \t%rd<2>;\n\t.reg .f32 \t%f<9>;\n\n",
-      "\tld.param.u64 \t%rd1, [r_param_0];\n",
-      "\tld.global.f32 \t%f1, [%rd1];\n\tld.global.f32 \t%f2, [%rd1+4];\n",
-      "\tld.global.f32 \t%f3, [%rd1+8];\n\tld.global.f32 \t%f4, [%rd1+12];\n",
-      "\tadd.s32 \t%r1, %r2, 16;\n\tadd.s32 \t%r3, %r4, 8;\n\tadd.s32 \t%r5, %r6, 0;\n",   -- immediates step by -8
-      "\tmov.b32 \t%r7, 1;\n\tmov.b32 \t%r8, 2;   // a comment ends the run\n\tmov.b32 \t%r9, 3;\n\tmov.b32 \t%r10, 4;\n",
-      "\tst.global.f32 \t[%rd1+32], %f1;\n\tst.global.f32 \t[%rd1+36], %f1;\n",  -- two: not a run
-      "\tret;\n}\n" })
+    -- a run of four loads, three adds whose immediates step by -8, four movs a comment splits, two
+    -- stores (two: not a run)
+    local src = H.fixture "sugar/runs.ptx"
     local ptx = H.write(H.tmpfile(".ptx"), src)
     local text, notes, same = sugar(ptx)
     assert.is_true(same)
@@ -292,11 +276,7 @@ end }
 
   it("writes a folded run one statement at a time when the DSL refuses it, and keeps only the refused ones", function()
     -- setmaxnreg needs sm_90a: on sm_90 the DSL refuses it (a target check made only by running)
-    local src = table.concat({
-      ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry s()\n{\n\t.reg .b32 \t%r<3>;\n\n",
-      "\tmov.u32 \t%r1, 1;\n\tmov.u32 \t%r2, 2;\n",
-      "\tsetmaxnreg.inc.sync.aligned.u32 \t232;\n\tsetmaxnreg.inc.sync.aligned.u32 \t240;\n\tsetmaxnreg.inc.sync.aligned.u32 \t248;\n",
-      "\tret;\n}\n" })
+    local src = H.fixture "sugar/setmaxnreg_run.ptx"
     local ptx = H.write(H.tmpfile(".ptx"), src)
     local text, notes, same = sugar(ptx)
     assert.is_true(same)

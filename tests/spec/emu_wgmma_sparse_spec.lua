@@ -1,4 +1,4 @@
--- emu_sparse_spec.lua -- sparse wgmma (wgmma.mma_async.sp) in the emulator. For each A type (f16,
+-- emu_wgmma_sparse_spec.lua -- sparse wgmma (wgmma.mma_async.sp) in the emulator. For each A type (f16,
 -- bf16, tf32, e4m3, e5m2, s8, u8) and N from 8 to 256, a kernel built here runs one sparse wgmma on
 -- random inputs with a random valid pattern (2:4, or 1:2 for tf32), A from registers or from shared
 -- memory; every accumulator element is compared with a plain dense product, in Lua, of the

@@ -1,4 +1,4 @@
--- emu_hopper_kernels_spec.lua -- the Hopper kernels (kernels/gemm.lua, flash_attention.lua,
+-- emu_kernels_hopper_spec.lua -- the Hopper kernels (kernels/gemm.lua, flash_attention.lua,
 -- grouped_gemm.lua: TMA, wgmma, mbarriers, warp specialization, clusters) run in the emulator at
 -- small, uneven sizes -- partial tiles on every edge, persistent loops with more tiles than CTAs,
 -- clusters whose second CTA works outside C -- every output element compared with a double

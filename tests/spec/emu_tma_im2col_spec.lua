@@ -1,11 +1,12 @@
--- emu_im2col_spec.lua -- TMA im2col mode end to end on the emulator: dev:tensormap{ mode = "im2col" }
+-- emu_tma_im2col_spec.lua -- TMA im2col mode end to end on the emulator: dev:tensormap{ mode = "im2col" }
 -- and the cp.async.bulk.tensor.{3,4,5}d ... .im2col loads (offsets, multicast), .im2col_no_offs
 -- stores and reductions, and im2col prefetches, each kernel written here, its PTX assembled by
 -- ptxas for sm_90a, and every shared-memory element it copies back compared with an im2col
 -- computed here the convolution way (output pixel m -> image, row, column -> input pixel at
 -- lower corner + stride x position + filter offset), not by re-walking the ISA's pixel order.
 -- Then the mismatches a user can make (a tile map under an im2col copy and the reverse, a rank
--- that is not the copy's, an offsets vector of the wrong length) at the user's line.
+-- that is not the copy's, an offsets vector of the wrong length) at the user's line. Last, the
+-- bulk-group checks on im2col stores.
 local H = require "helper"
 local rt = require "ptxlua.emu"
 local bit = require "bit"
@@ -546,5 +547,131 @@ print(ok, e)
       "128\t1408\t12672\t-2\t-1\t-3\t1",
       "64\t256\t1\t2\t3\t1\t0\t3\t1\t1",
       "false\t" .. script .. ":18: error: cuTensorMapEncodeIm2col: CUDA_ERROR_INVALID_VALUE (invalid argument)", "" }, "\n"), out)
+  end)
+end)
+
+local K = require "kcheck"
+
+local function here() return debug.getinfo(2, "l").currentline end
+
+-- 64 x 64 bf16 A and B (K-major, values in [-1, 1)), their tensor maps (one box, 128B swizzle)
+local function maps(dev, seed)
+  local rnd = K.rng(seed)
+  local A, B = {}, {}
+  for i = 1, 64 * 64 do A[i] = K.bf16_bits(rnd(-1, 1)); B[i] = K.bf16_bits(rnd(-1, 1)) end
+  local function map(t)
+    return dev:tensormap(dev:array("u16", 64 * 64, t), { dims = { 64, 64 }, box = { 64, 64 }, swizzle = "128B", dtype = "bf16" })
+  end
+  return map(A), map(B)
+end
+
+local function run(k, seed)
+  local dev = rt.device("emu")
+  local ta, tb = maps(dev, seed)
+  return pcall(rt.launch, k, { device = dev, args = { ta, tb } })
+end
+
+describe("the bulk-group checks on TMA im2col stores", function()
+  -- an NWC tensor of C = 16 u32 channels, W = 64, N = 2; the im2col map walks 64 pixels of 16
+  -- channels from {c, w, n} = {0, 0, 1}: all of image 1. Every thread fills the 4 KB tile with
+  -- ordinary stores and fences; thread 0 stores it (or add-reduces it) through the map, commits and
+  -- waits per opts.wait; after a CTA barrier every thread reads image 1 back (or overwrites the tile)
+  local C, W, NI = 16, 64, 2
+  local PIX = C * W                                       -- elements of one image, and of the tile
+  local function kernel(ptx, name, opts, lines)
+    return ptx.kernel { name = name, target = "sm_90a", grid = { 1 }, block = { 128 },
+      params = { { "img", "u32*" }, { "back", "u32*" }, { "tm", "tensormap" } },
+      body = function(_, img, back, tm)
+        local plan = ptx.smem_plan()
+        local tile = plan:alloc("tile", "u32", PIX, { align = 128 })
+        local pi, pb = ptx.global_ptrs(img, back)
+        local desc = ptx.reg.u64()
+        ptx.op "cvta.param.u64" (desc, tm)
+        local tid = ptx.special "tid.x"
+        local sa = ptx.reg.u32()
+        ptx.mov.u32(sa, ptx.sym "smem")
+        for i = 0, PIX / 128 - 1 do
+          local idx = tid + i * 128
+          ptx.st.shared.u32(ptx.addr(sa + tile.offset + idx:shl(2)), idx:mad(2654435761, 17))
+        end
+        ptx.op "fence.proxy.async.shared::cta" ()
+        ptx.bar.sync(0)
+        ptx.if_(tid:eq(0), function()
+          local z, one = ptx.reg.b32(), ptx.reg.b32()
+          ptx.mov.b32(z, 0)
+          ptx.mov.b32(one, 1)
+          local op = opts.reduce and ptx.op "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group"
+                                  or ptx.op "cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group"
+          lines.store = here() + 1
+          op(ptx.taddr(desc, { z, z, one }), tile:addr(0))
+          ptx.op "cp.async.bulk.commit_group" ()
+          if opts.wait == "read" then ptx.op "cp.async.bulk.wait_group.read" (0)
+          elseif opts.wait == "full" then ptx.op "cp.async.bulk.wait_group" (0) end
+        end)
+        ptx.bar.sync(0)
+        for i = 0, PIX / 128 - 1 do
+          local idx = tid + i * 128
+          if opts.overwrite then
+            if i == 0 then lines.use = here() + 1 end
+            ptx.st.shared.u32(ptx.addr(sa + tile.offset + idx:shl(2)), 0)
+          else
+            local v = ptx.reg.u32()
+            if i == 0 then lines.use = here() + 1 end
+            ptx.ld.global.u32(v, ptx.addr(pi + (idx + PIX):mul_wide(4)))
+            ptx.st.global.u32(ptx.addr(pb + idx:mul_wide(4)), v)
+          end
+        end
+      end }
+  end
+
+  local function run(opts)
+    local ptx = H.fresh()
+    local lines = {}
+    local k = kernel(ptx, "i2c_bg", opts, lines)
+    assembles(ptx)
+    local dev = rt.device("emu")
+    local img = dev:array("u32", PIX * NI, function(i) return i * 7 end)
+    local back = dev:array("u32", PIX, 0)
+    local tm = dev:tensormap(img, { mode = "im2col", dtype = "u32", dims = { C, W, NI }, pixels_per_column = W })
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { img, back, tm } })
+    return ok, err, lines, img, back
+  end
+
+  -- element i (1-based) of image 1 after the store or the reduction
+  local function want(i, reduce)
+    local v = ((i - 1) * 2654435761 + 17) % 2 ^ 32
+    return reduce and (v + (PIX + i) * 7) % 2 ^ 32 or v
+  end
+
+  it("reads back what an im2col store or reduction wrote once wait_group (without .read) covered it", function()
+    for _, reduce in ipairs { false, true } do
+      local ok, err, _, img, back = run { wait = "full", reduce = reduce }
+      assert(ok, err)
+      local o, b, bad = img:read(), back:read(), 0
+      for i = 1, PIX do if o[PIX + i] ~= want(i, reduce) or b[i] ~= want(i, reduce) or o[i] ~= i * 7 then bad = bad + 1 end end
+      assert.are.equal(0, bad, reduce and "reduction" or "store")
+    end
+  end)
+
+  it("flags an ld.global of an im2col store's pixels waited for with wait_group.read only, at the load", function()
+    for _, reduce in ipairs { false, true } do
+      local ok, err, lines = run { wait = "read", reduce = reduce }
+      assert.is_false(ok, reduce and "reduction" or "store")
+      assert.matches(fmt(":%d: error: ld.global.u32 by thread %%(%%d+,0,0%%) of CTA %%(0,0,0%%) reads global address 0x", lines.use), err)
+      assert.matches(fmt("of line %d (by thread (0,0,0) of CTA (0,0,0)) may still be writing: its bulk group was waited for with cp.async.bulk.wait_group.read only",
+                         lines.store), err, 1, true)
+    end
+  end)
+
+  it("flags an st.shared over an im2col store's source before any wait_group, and allows it after wait_group.read", function()
+    for _, reduce in ipairs { false, true } do
+      local ok, err, lines = run { overwrite = true, reduce = reduce }
+      assert.is_false(ok, reduce and "reduction" or "store")
+      assert.matches(fmt(":%d: error: st.shared.u32 by thread %%(%%d+,0,0%%) of CTA %%(0,0,0%%) writes shared byte 0x", lines.use), err)
+      assert.matches(fmt("of line %d (by thread (0,0,0) of CTA (0,0,0)) may still be reading: no cp.async.bulk.wait_group", lines.store), err, 1, true)
+      local ok2, err2, _, img = run { overwrite = true, reduce = reduce, wait = "read" }
+      assert(ok2, err2)
+      assert.are.equal(want(PIX, reduce), img:get(2 * PIX))
+    end
   end)
 end)

@@ -1,17 +1,121 @@
--- emu_wmma_spec.lua -- wmma (what nvcc writes for CUDA's nvcuda::wmma, mma.h) in the emulator:
+-- emu_mma_spec.lua -- the warp-level tensor-core instructions in the emulator: mma.sync and
+-- ldmatrix (a whole warp each), then wmma (mma.h). (wgmma: emu_wgmma_spec.lua.)
+
+local H = require "helper"
+local rt = require "ptxlua.emu"
+
+local dev = rt.device("emu")
+local THIS = debug.getinfo(1, "S").source:sub(2)
+
+-- a line of this file, found by a marker comment on it
+local function line_of(marker) return H.marker_line(THIS, marker) end
+
+-- the error a kernel body raises when run (nil when it runs)
+local function run_error(params, body, launch)
+  local ptx = H.fresh()
+  local k = ptx.kernel { name = "k", params = params or {}, body = function(...) body(ptx, ...) end }
+  launch = launch or {}
+  launch.device = dev
+  launch.grid = launch.grid or { 1 }
+  launch.block = launch.block or { 32 }
+  local ok, err = pcall(rt.launch, k, launch)
+  if ok then return nil end
+  return err
+end
+
+describe("emulator: tensor cores", function()
+  -- A 16x16, B 16x8 (k x n), C 16x8: small integers, so every product and sum is exact
+  local function Aval(i, k) return (i + 2 * k) % 5 - 2 end
+  local function Bval(k, n) return (3 * k + n) % 7 - 3 end
+  local function Cval(i, n) return i - n end
+
+  for _, variant in ipairs { "bf16", "f16" } do
+    it("multiplies m16n8k16 ." .. variant .. " fragments loaded by ldmatrix (.x4 for A, .x2 and .x2.trans for B)", function()
+      local ptx = H.fresh()
+      local k = ptx.kernel { name = "k", params = { { "a", variant .. "*" }, { "bt", variant .. "*" }, { "b", variant .. "*" },
+                                                    { "c", "f32*" }, { "d", "f32*" } }, body = function(_, a, bt, b, c, d)
+        local pa, pbt, pb, pc, pd = ptx.global_ptrs(a, bt, b, c, d)
+        local lane = ptx.special "tid.x"
+        local sA = ptx.reg.u32(); ptx.mov.u32(sA, ptx.shared("sA", "b16", 256, 128))
+        local sBt = ptx.reg.u32(); ptx.mov.u32(sBt, ptx.shared("sBt", "b16", 128, 128))
+        local sB = ptx.reg.u32(); ptx.mov.u32(sB, ptx.shared("sB", "b16", 128, 128))
+        -- stage: 16 bytes a thread for A (512 bytes), half the warp each for Bt and B (256 bytes)
+        ptx.cp.async.cg.shared.global(ptx.addr(lane:mad(16, sA)), ptx.addr(pa + lane:mul_wide(16)), 16)
+        local half = lane:band(15)
+        local isbt = lane:lt(16)
+        local dbt, dB, gbt, gB = half:mad(16, sBt), half:mad(16, sB), pbt + half:mul_wide(16), pb + half:mul_wide(16)
+        ptx.at(isbt).cp.async.cg.shared.global(ptx.addr(dbt), ptx.addr(gbt), 16)   -- the guard takes the next instruction
+        ptx.at_not(isbt).cp.async.cg.shared.global(ptx.addr(dB), ptx.addr(gB), 16)
+        ptx.cp.async.wait_all()
+        ptx.bar.sync(0)
+        -- A: matrix i = lane / 8 holds rows (i % 2) * 8 .. +7, columns (i / 2) * 8 .. +7
+        local i, r = lane:shr(3), lane:band(7)
+        local arow = i:band(1) * 8 + r
+        local aaddr = sA + arow * 32 + i:shr(1) * 16
+        local af = ptx.regs.b32(4)
+        ptx.ldmatrix.sync.aligned.m8n8.x4.shared.b16(af, ptx.addr(aaddr))
+        -- B from Bt (n rows of k): matrix j = (lane / 8) % 2 holds k = 8j .. 8j+7
+        local j = i:band(1)
+        local bf = ptx.regs.b32(2)
+        ptx.ldmatrix.sync.aligned.m8n8.x2.shared.b16(bf, ptx.addr(sBt + r * 32 + j * 16))
+        -- the same B from row-major k x n, transposed on the way
+        local bf2 = ptx.regs.b32(2)
+        ptx.ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16(bf2, ptx.addr(sB + (j * 8 + r) * 16))
+        -- C fragment: c0, c1 at row g, columns 2t, 2t+1; c2, c3 at row g + 8
+        local g, t = lane:shr(2), lane:band(3)
+        local cf, df, df2 = ptx.regs.f32(4), ptx.regs.f32(4), ptx.regs.f32(4)
+        local crow0 = pc + (g * 8 + t * 2):mul_wide(4)
+        ptx.ld.global.v2.f32({ cf[1], cf[2] }, ptx.addr(crow0))
+        ptx.ld.global.v2.f32({ cf[3], cf[4] }, ptx.addr(crow0, 8 * 8 * 4))
+        local mma = ptx.op("mma.sync.aligned.m16n8k16.row.col.f32." .. variant .. "." .. variant .. ".f32")
+        mma(df, af, bf, cf)
+        mma(df2, af, bf2, cf)
+        local drow0 = pd + (g * 8 + t * 2):mul_wide(4)
+        ptx.st.global.v2.f32(ptx.addr(drow0), { df[1], df[2] })
+        ptx.st.global.v2.f32(ptx.addr(drow0, 8 * 8 * 4), { df[3], df[4] })
+        ptx.st.global.v2.f32(ptx.addr(drow0, 16 * 8 * 4), { df2[1], df2[2] })
+        ptx.st.global.v2.f32(ptx.addr(drow0, 24 * 8 * 4), { df2[3], df2[4] })
+      end }
+      local A, Bt, B, C = {}, {}, {}, {}
+      for i = 0, 15 do for kk = 0, 15 do A[i * 16 + kk + 1] = Aval(i, kk) end end
+      for n = 0, 7 do for kk = 0, 15 do Bt[n * 16 + kk + 1] = Bval(kk, n) end end
+      for kk = 0, 15 do for n = 0, 7 do B[kk * 8 + n + 1] = Bval(kk, n) end end
+      for i = 0, 15 do for n = 0, 7 do C[i * 8 + n + 1] = Cval(i, n) end end
+      local a, bt, b = dev:array(variant, 256, A), dev:array(variant, 128, Bt), dev:array(variant, 128, B)
+      local c, d = dev:array("f32", 128, C), dev:array("f32", 256):poison()
+      rt.launch(k, { device = dev, args = { a, bt, b, c, d }, grid = { 1 }, block = { 32 } })
+      local o = d:read()
+      for i = 0, 15 do
+        for n = 0, 7 do
+          local s = Cval(i, n)
+          for kk = 0, 15 do s = s + Aval(i, kk) * Bval(kk, n) end
+          assert.are.equal(s, o[i * 8 + n + 1], string.format("D[%d][%d]", i, n))
+          assert.are.equal(s, o[128 + i * 8 + n + 1], string.format("D[%d][%d] (trans)", i, n))
+        end
+      end
+    end)
+  end
+
+  it("needs the whole warp for ldmatrix and mma", function()
+    local err = run_error({}, function(ptx)
+      local s = ptx.reg.u32(); ptx.mov.u32(s, ptx.shared("m", "b16", 64, 16))
+      local f = ptx.regs.b32(1)
+      ptx.ldmatrix.sync.aligned.m8n8.x1.shared.b16(f, ptx.addr(s)) -- PARTIAL
+    end, { block = { 16 } })
+    assert.truthy(err and err:find(THIS .. ":" .. line_of("-- PARTIAL") .. ": error: ldmatrix", 1, true), err)
+    assert.truthy(err:find("needs all 32 threads", 1, true), err)
+  end)
+end)
+
+-- ------------------------------------------------------------------------------------------------
+-- wmma (what nvcc writes for CUDA's nvcuda::wmma, mma.h) in the emulator:
 -- every type and shape the PTX ISA gives sm_80/sm_90 (f16 with f16/f32 accumulators, bf16, tf32,
 -- s8/u8 with .s32 and .satfinite; m16n16k16, m32n8k16, m8n32k16, m16n16k8), every layout, tiles at
 -- offsets of larger matrices (stride > width) and the default stride, against a GEMM computed here;
 -- the fragment layout docs/emulator.md promises; shared and generic addresses; the checks (bounds,
 -- alignment, lanes, uninitialized registers and shared memory, races); and a kernel as nvcc writes
 -- it for mma.h, read with --from-ptx and run. Every module is assembled by ptxas.
-local H = require "helper"
-local rt = require "ptxlua.emu"
 local ffi = require "ffi"
-
-local dev = rt.device("emu")
-local THIS = debug.getinfo(1, "S").source:sub(2)
-local function line_of(marker) return H.marker_line(THIS, marker) end
 
 local DIMS = { m16n16k16 = { 16, 16, 16 }, m32n8k16 = { 32, 8, 16 }, m8n32k16 = { 8, 32, 16 }, m16n16k8 = { 16, 16, 8 } }
 -- bytes of an element in memory, the array type that holds it, and the registers of each fragment
@@ -166,107 +270,7 @@ end
 -- accumulator doubled element by element (fc.x[i] *= 2) before store_matrix_sync:
 --   wmma::load_matrix_sync(fa, a + tm * K + k, K); wmma::load_matrix_sync(fb, b + tn * K + k, K);
 --   wmma::mma_sync(fc, fa, fb, fc); ... wmma::store_matrix_sync(c + tm * N + tn, fc, N, wmma::mem_row_major);
-local NVCC_GEMM = [[
-//
-// Generated by NVIDIA NVVM Compiler
-//
-// Compiler Build ID: CL-36424714
-// Cuda compilation tools, release 13.0, V13.0.88
-// Based on NVVM 7.0.1
-//
-
-.version 9.0
-.target sm_80
-.address_size 64
-
-	// .globl	_Z9wmma_gemmPK6__halfS1_Pfii
-
-.visible .entry _Z9wmma_gemmPK6__halfS1_Pfii(
-	.param .u64 _Z9wmma_gemmPK6__halfS1_Pfii_param_0,
-	.param .u64 _Z9wmma_gemmPK6__halfS1_Pfii_param_1,
-	.param .u64 _Z9wmma_gemmPK6__halfS1_Pfii_param_2,
-	.param .u32 _Z9wmma_gemmPK6__halfS1_Pfii_param_3,
-	.param .u32 _Z9wmma_gemmPK6__halfS1_Pfii_param_4
-)
-{
-	.reg .pred 	%p<3>;
-	.reg .f32 	%f<65>;
-	.reg .b32 	%r<30>;
-	.reg .b64 	%rd<22>;
-
-
-	ld.param.u64 	%rd7, [_Z9wmma_gemmPK6__halfS1_Pfii_param_0];
-	ld.param.u64 	%rd8, [_Z9wmma_gemmPK6__halfS1_Pfii_param_1];
-	ld.param.u64 	%rd9, [_Z9wmma_gemmPK6__halfS1_Pfii_param_2];
-	ld.param.u32 	%r5, [_Z9wmma_gemmPK6__halfS1_Pfii_param_3];
-	ld.param.u32 	%r6, [_Z9wmma_gemmPK6__halfS1_Pfii_param_4];
-	mov.u32 	%r7, %ctaid.y;
-	shl.b32 	%r1, %r7, 4;
-	mov.u32 	%r8, %ctaid.x;
-	shl.b32 	%r2, %r8, 4;
-	setp.lt.s32 	%p1, %r6, 1;
-	mov.f32 	%f57, 0f00000000;
-	mov.f32 	%f58, %f57;
-	mov.f32 	%f59, %f57;
-	mov.f32 	%f60, %f57;
-	mov.f32 	%f61, %f57;
-	mov.f32 	%f62, %f57;
-	mov.f32 	%f63, %f57;
-	mov.f32 	%f64, %f57;
-	@%p1 bra 	$L__BB0_4;
-
-	mul.lo.s32 	%r10, %r1, %r6;
-	mul.lo.s32 	%r11, %r2, %r6;
-	cvta.to.global.u64 	%rd10, %rd8;
-	mul.wide.s32 	%rd11, %r11, 2;
-	add.s64 	%rd21, %rd10, %rd11;
-	cvta.to.global.u64 	%rd12, %rd7;
-	mul.wide.s32 	%rd13, %r10, 2;
-	add.s64 	%rd20, %rd12, %rd13;
-	mov.u32 	%r29, 0;
-	mov.f32 	%f49, 0f00000000;
-	mov.f32 	%f50, %f49;
-	mov.f32 	%f51, %f49;
-	mov.f32 	%f52, %f49;
-	mov.f32 	%f53, %f49;
-	mov.f32 	%f54, %f49;
-	mov.f32 	%f55, %f49;
-	mov.f32 	%f56, %f49;
-
-$L__BB0_2:
-	.pragma "nounroll";
-	wmma.load.a.sync.aligned.row.m16n16k16.global.f16 	{%r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19}, [%rd20], %r6;
-	wmma.load.b.sync.aligned.col.m16n16k16.global.f16 	{%r20, %r21, %r22, %r23, %r24, %r25, %r26, %r27}, [%rd21], %r6;
-	wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f56, %f55, %f54, %f53, %f52, %f51, %f50, %f49}, {%r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19}, {%r20, %r21, %r22, %r23, %r24, %r25, %r26, %r27}, {%f56, %f55, %f54, %f53, %f52, %f51, %f50, %f49};
-	add.s64 	%rd21, %rd21, 32;
-	add.s64 	%rd20, %rd20, 32;
-	add.s32 	%r29, %r29, 16;
-	setp.lt.s32 	%p2, %r29, %r6;
-	@%p2 bra 	$L__BB0_2;
-
-	add.f32 	%f64, %f56, %f56;
-	add.f32 	%f63, %f55, %f55;
-	add.f32 	%f62, %f54, %f54;
-	add.f32 	%f61, %f53, %f53;
-	add.f32 	%f60, %f52, %f52;
-	add.f32 	%f59, %f51, %f51;
-	add.f32 	%f58, %f50, %f50;
-	add.f32 	%f57, %f49, %f49;
-
-$L__BB0_4:
-	mul.lo.s32 	%r28, %r1, %r5;
-	cvt.s64.s32 	%rd14, %r28;
-	cvt.s64.s32 	%rd15, %r2;
-	add.s64 	%rd16, %rd14, %rd15;
-	cvta.to.global.u64 	%rd17, %rd9;
-	shl.b64 	%rd18, %rd16, 2;
-	add.s64 	%rd19, %rd17, %rd18;
-	wmma.store.d.sync.aligned.row.m16n16k16.global.f32 	[%rd19], {%f64, %f63, %f62, %f61, %f60, %f59, %f58, %f57}, %r5;
-	ret;
-
-}
-
-]]
+local NVCC_GEMM = H.fixture "nvcc/wmma_gemm.ptx"
 
 describe("emulator: wmma", function()
   it("multiplies every type and shape, in every layout, tiles at offsets and packed, as a GEMM computed here", function()

@@ -1,4 +1,4 @@
--- emu_races3_spec.lua -- the races check (checks = { races = true }) on atomics against plain
+-- emu_races_atomics_spec.lua -- the races check (checks = { races = true }) on atomics against plain
 -- accesses. The PTX memory model makes two conflicting accesses a data race unless they are ordered
 -- or both morally strong; a plain ld/st is never strong, so an atomic (atom, red, and the async
 -- proxy's cp.reduce.async.bulk) races with a plain access of the same byte that nothing orders.

@@ -1,28 +1,306 @@
--- emu_holes_spec.lua -- emulator checks across the CTAs of a cluster, and im2col bulk stores:
---   * a store, red or atom through a shared::cluster address (mapa) into bytes another CTA's
---     wgmma.mma_async reads before that CTA's wgmma.wait_group covers it is reported at the write,
---     naming the writer and the CTA whose operand it hits; the same write after the wait_group
---     passes. A multicast TMA load, issued in one CTA by a warp ordered after another CTA's early
---     release, is reported when it is issued even when that order is gone by the time it lands;
---   * the early-release check keeps each CTA's warps apart on an mbarrier both CTAs arrive on:
---     CTA 0's consumer warp 0 releasing after its wait_group does not cover CTA 1's warp 0, which
---     released before it;
---   * TMA im2col stores (.im2col_no_offs, store and add-reduction) take part in the bulk-group checks
---     as tile stores do: an ld.global of a destination pixel after wait_group.read only, and an
---     st.shared over the source before any wait_group, are reported at their lines.
---   * the proxy check follows stores into another CTA's shared memory: a tile CTA 1 writes in CTA 0
---     with st.shared::cluster and CTA 0 TMA-stores past a cluster barrier is reported at the TMA
---     store, naming the writer, unless the writer ran fence.proxy.async (no space or
---     .shared::cluster, not .shared::cta) before the barrier; the reader's fence does not clear it.
--- Every kernel's PTX is assembled by ptxas for sm_90a first.
+-- emu_clusters_spec.lua -- thread-block clusters in the emulator: %cluster_ctarank, mapa and
+-- shared::cluster accesses, barrier.cluster; an access to the shared memory of a CTA that exited;
+-- the checks across the CTAs of a cluster (wgmma operands, early release, the proxy check).
+
 local H = require "helper"
 local rt = require "ptxlua.emu"
-local K = require "kcheck"
+local bit = require "bit"
 
 local fmt = string.format
-local assembles = H.assembles
 
+describe("emulated clusters", function()
+  -- each CTA of a cluster of 2 stores a value per thread into its buffer, then (first) a cluster
+  -- barrier, reads the other CTA's element through mapa, (second) a cluster barrier, stores it out;
+  -- without the barrier named by `without`, every other part as is
+  local function swap_kernel(ptx, without, lines)
+    return ptx.kernel { name = "swap", target = "sm_90a", grid = { 4 }, block = { 32 }, cluster = { 2 },
+      params = { { "out", "u32*" } }, body = function(_, out)
+        local plan = ptx.smem_plan()
+        local buf = plan:alloc("buf", "u32", 32)
+        local tid = ptx.special "tid.x"
+        local rank = ptx.special "cluster_ctarank"
+        local s = ptx.reg.u32()
+        ptx.mov.u32(s, ptx.sym "smem")
+        local mine = s + buf.offset + tid:shl(2)
+        lines.st = debug.getinfo(1, "l").currentline + 1
+        ptx.st.shared.u32(ptx.addr(mine), ptx.special("ctaid.x"):mad(100000, rank:mad(1000, tid)))
+        if without ~= "first" then
+          ptx.op "barrier.cluster.arrive.release.aligned" ()
+          ptx.op "barrier.cluster.wait.acquire.aligned" ()
+        end
+        local other, remote, v = ptx.reg.u32(), ptx.reg.u32(), ptx.reg.u32()
+        ptx.xor.b32(other, rank, 1)
+        ptx.op "mapa.shared::cluster.u32" (remote, mine, other)
+        lines.ld = debug.getinfo(1, "l").currentline + 1
+        ptx.op "ld.shared::cluster.u32" (v, ptx.addr(remote))
+        if without ~= "second" then
+          ptx.op "barrier.cluster.arrive.release.aligned" ()
+          ptx.op "barrier.cluster.wait.acquire.aligned" ()
+        end
+        local po = ptx.global_ptrs(out)
+        local i = ptx.special("ctaid.x"):mad(32, tid)
+        ptx.st.global.u32(ptx.addr(po + i:mul_wide(4)), v)
+        -- a CTA may exit only once the other has read its shared memory: the second barrier; and
+        -- then overwrite its own buffer (ordered by that barrier too)
+        ptx.st.shared.u32(ptx.addr(mine), 0)
+      end }
+  end
+
+  it("two CTAs exchange shared memory through mapa and barrier.cluster (with the races check: clean)", function()
+    local ptx = H.fresh()
+    local k = swap_kernel(ptx, nil, {})
+    H.assembles(ptx)
+    local dev = rt.device("emu")
+    local out = dev:array("u32", 128):poison()
+    rt.launch(k, { device = dev, args = { out }, checks = { races = true, uninit_shared = true } })
+    local got = out:read()
+    for c = 0, 3 do
+      for t = 0, 31 do
+        local oc = bit.bxor(c, 1)
+        assert.are.equal((oc % 2) * 1000 + t + oc * 100000, got[c * 32 + t + 1], fmt("CTA %d thread %d", c, t))
+      end
+    end
+  end)
+
+  it("reports a CTA's access to another's shared memory that no barrier.cluster orders (races)", function()
+    local THIS = debug.getinfo(1, "S").source:sub(2)
+    local dev = rt.device("emu")
+    local out = dev:array("u32", 128):poison()
+    -- without the first barrier: CTA 0 reads CTA 1's element before CTA 1 has stored it (here:
+    -- CTA 1 runs after CTA 0 blocks), so CTA 1's store comes after a read by another CTA
+    local ptx, lines = H.fresh(), {}
+    local k = swap_kernel(ptx, "first", lines)
+    H.assembles(ptx)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { out }, checks = { races = true } })
+    assert.is_false(ok)
+    assert.matches(fmt("%s:%d: error: shared-memory race on byte 0x0: st.shared.u32 by thread (0,0,0) of CTA (1,0,0) writes it after thread (0,0,0) of CTA (0,0,0) read it with no barrier.cluster between",
+                       THIS, lines.st), err, 1, true)
+    -- without the second: CTA 1 (the last to arrive at the first barrier, so it runs on) overwrites
+    -- its buffer and exits before CTA 0 has read it: CTA 0's read comes after another CTA's write,
+    -- and after that CTA exited -- the always-on check's diagnosis, which the races check (opt-in)
+    -- never replaces: the same message with it as without it
+    ptx, lines = H.fresh(), {}
+    k = swap_kernel(ptx, "second", lines)
+    H.assembles(ptx)
+    local want = fmt("%s:%d: error: ld.shared::cluster.u32 by thread (0,0,0) of CTA (0,0,0) reads shared 0x0 of CTA (1,0,0), which has exited (every thread of it)",
+                     THIS, lines.ld)
+    for _, checks in ipairs { { races = true }, {} } do
+      ok, err = pcall(rt.launch, k, { device = dev, args = { out }, checks = checks })
+      assert.is_false(ok)
+      assert.matches(want, err, 1, true)
+    end
+    out:free()
+  end)
+
+  it("reports two CTAs storing into the same bytes of a third's shared memory with no barrier.cluster between", function()
+    local ptx = H.fresh()
+    local line
+    local k = ptx.kernel { name = "two_writers", target = "sm_90a", grid = { 2 }, block = { 32 }, cluster = { 2 }, body = function()
+      local plan = ptx.smem_plan()
+      local buf = plan:alloc("buf", "u32", 32)
+      local tid = ptx.special "tid.x"
+      local s, remote = ptx.reg.u32(), ptx.reg.u32()
+      ptx.mov.u32(s, ptx.sym "smem")
+      ptx.op "mapa.shared::cluster.u32" (remote, s + buf.offset + tid:shl(2), 0)   -- CTA rank 0's buffer
+      line = debug.getinfo(1, "l").currentline + 1
+      ptx.op "st.shared::cluster.u32" (ptx.addr(remote), tid)
+      ptx.op "barrier.cluster.arrive.release.aligned" ()
+      ptx.op "barrier.cluster.wait.acquire.aligned" ()
+    end }
+    H.assembles(ptx)
+    local ok, err = pcall(rt.launch, k, { device = rt.device("emu"), checks = { races = true } })
+    assert.is_false(ok)
+    assert.matches(fmt(":%d: error: shared-memory race on byte 0x0 of CTA (0,0,0): st.shared::cluster.u32 by thread (0,0,0) of CTA (1,0,0) writes it after thread (0,0,0) of CTA (0,0,0) wrote it with no barrier.cluster between", line),
+                   err, 1, true)
+  end)
+
+  it("a cluster wait that not every thread reaches is a deadlock", function()
+    local ptx = H.fresh()
+    local k = ptx.kernel { name = "cl_stuck", target = "sm_90a", grid = { 2 }, block = { 64 }, cluster = { 2 }, body = function()
+      local skip = ptx.label "skip"
+      ptx.at(ptx.special("cluster_ctarank"):eq(1):and_(ptx.special("tid.x"):ge(32))).bra(skip)
+      ptx.op "barrier.cluster.arrive" ()
+      ptx.place(skip)
+      ptx.op "barrier.cluster.wait" ()
+    end }
+    local ok, err = pcall(rt.launch, k, { device = rt.device("emu") })
+    assert.is_false(ok)
+    assert.matches("barrier.cluster.wait without a barrier.cluster.arrive before it", err, 1, true)
+  end)
+end)
+
+-- ------------------------------------------------------------------------------------------------
+-- an access to the shared memory of a CTA of the cluster that has exited.
+-- A CTA's shared memory is gone once every thread of it has exited, so a kernel whose CTAs touch
+-- each other's shared memory (distributed shared memory) must keep every CTA alive until the
+-- others are done with it: the usual end is a barrier.cluster.arrive / barrier.cluster.wait. Without
+-- it the access is undefined behaviour, so the emulator reports it always (no checks needed), at
+-- the access's line, naming the accessing thread, the CTA that exited and the fix:
+--   * the access comes after the CTA exited (here: the accessing CTA waits at one more cluster
+--     barrier, which completes without the exited CTA): "which has exited";
+--   * the access comes first, and the CTA then exits with nothing ordering the two (no
+--     barrier.cluster completed between them, no mbarrier wait of that CTA after it): "which then
+--     exited with nothing ordering the access before its exit".
+-- Each path that reads or writes another CTA's shared memory: st, ld, atom and red through a
+-- shared::cluster address (mapa), a remote mbarrier arrive, a bulk copy into the other CTA
+-- (cp.async.bulk.shared::cluster.shared::cta) and a multicast bulk copy (.multicast::cluster). The
+-- correct twin of each (the final cluster barrier, CTA 0 waiting for the copies it is sent) runs
+-- clean, and gives the values the access wrote.
+
+local dev = rt.device("emu")
 local function here() return debug.getinfo(2, "l").currentline end
+local THIS = debug.getinfo(1, "S").source:sub(2)
+local function launch(k, opts) return H.emu_launch(dev, k, opts) end
+local function expect(err, line, ...) return H.expect_error(err, THIS, line, ...) end
+
+-- a cluster of 2 CTAs of 32 threads: CTA 0's thread 0 writes 42 to buf[0] and 5 to buf[1], and each
+-- CTA's thread 0 initializes its mbarrier; a cluster barrier. Without `final`, CTA 0 then exits; with
+-- `early` the threads of CTA 1 wait at one more cluster barrier (CTA 0 exits meanwhile). Thread 0 of
+-- CTA 1 then accesses CTA 0's buf (or mbarrier) by `path` (line lines.access). With `final`, CTA 0
+-- stays (it takes part in the extra barrier, waits for the bytes a copy sends it) until the final
+-- cluster barrier, and then stores its buf[0] to out[0]; CTA 1 stores what it loaded to out[1].
+local function kernel(path, final, early, lines)
+  local ptx = H.fresh()
+  local k = ptx.kernel { name = "peer", target = "sm_90a", cluster = { 2 }, grid = { 2 }, block = { 32 },
+    params = { { "src", "u32*" }, { "out", "u32*" } },
+    body = function(_, src, out)
+      local plan = ptx.smem_plan()
+      local buf = plan:alloc("buf", "u32", 32, { align = 128 })
+      local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+      local ps, po = ptx.global_ptrs(src, out)
+      local tid, rank = ptx.special "tid.x", ptx.special "cluster_ctarank"
+      local s, rbuf, rbar = ptx.reg.u32(), ptx.reg.u32(), ptx.reg.u32()
+      ptx.mov.u32(s, ptx.sym "smem")
+      ptx.op "mapa.shared::cluster.u32" (rbuf, s + buf.offset, 0)
+      ptx.op "mapa.shared::cluster.u32" (rbar, s + bar.offset, 0)
+      local copy = path == "bulk" or path == "multicast"
+      ptx.if_(tid:eq(0), function()
+        ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 1)
+        ptx.if_(rank:eq(0), function()
+          ptx.st.shared.u32(ptx.addr(s + buf.offset), 42)
+          ptx.st.shared.u32(ptx.addr(s + buf.offset + 4), 5)
+        end)
+        ptx.if_(rank:eq(1), function() ptx.st.shared.u32(ptx.addr(s + buf.offset), 9) end)
+        ptx.op "fence.proxy.async.shared::cta" ()
+      end)
+      ptx.op "fence.mbarrier_init.release.cluster" ()
+      local function cbar()
+        ptx.op "barrier.cluster.arrive.release.aligned" ()
+        ptx.op "barrier.cluster.wait.acquire.aligned" ()
+      end
+      cbar()
+      if not final then ptx.if_(rank:eq(0), function() ptx.exit() end) end
+      if early then cbar() end
+      -- a copy's receivers announce its bytes, and wait for them (CTA 0 only when it stays)
+      local function receive(who)
+        ptx.if_(who:and_(tid:eq(0)), function()
+          ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, bar:addr(0), 16)
+        end)
+        ptx.if_(who, function() ptx.mbarrier_wait(bar, 0) end)
+      end
+      ptx.if_(rank:eq(1):and_(tid:eq(0)), function()
+        local v = ptx.reg.u32()
+        ptx.mov.u32(v, 0)
+        if path == "st" then
+          lines.access = here() + 1
+          ptx.st.shared__cluster.u32(ptx.addr(rbuf), 7)
+        elseif path == "ld" then
+          lines.access = here() + 1
+          ptx.ld.shared__cluster.u32(v, ptx.addr(rbuf + 4))
+        elseif path == "atom" then
+          lines.access = here() + 1
+          ptx.op "atom.shared::cluster.add.u32" (v, ptx.addr(rbuf), 1)
+        elseif path == "red" then
+          lines.access = here() + 1
+          ptx.op "red.shared::cluster.add.u32" (ptx.addr(rbuf), 3)
+        elseif path == "arrive" then
+          lines.access = here() + 1
+          ptx.op "mbarrier.arrive.release.cluster.shared::cluster.b64" (ptx._, ptx.addr(rbar))
+        elseif path == "bulk" then                        -- CTA 1's buf[0..3] into CTA 0's
+          lines.access = here() + 1
+          ptx.op "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes" (ptx.addr(rbuf), buf:addr(0), 16, ptx.addr(rbar))
+        elseif path == "multicast" then                   -- src[0..3] into buf of both CTAs
+          local g = ptx.reg.u64()
+          ptx.mov.u64(g, ps)
+          lines.access = here() + 1
+          ptx.op "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster" (buf:addr(0), ptx.addr(g), 16, bar:addr(0), 3)
+        end
+        ptx.st.global.u32(ptx.addr(po + 4), v)
+      end)
+      if path == "multicast" then receive(rank:eq(1)) end
+      if final then
+        if path == "arrive" then ptx.if_(rank:eq(0), function() ptx.mbarrier_wait(bar, 0) end) end
+        if copy then receive(rank:eq(0)) end
+        cbar()
+        ptx.if_(rank:eq(0):and_(tid:eq(0)), function()
+          local w = ptx.reg.u32()
+          ptx.ld.shared.u32(w, ptx.addr(s + buf.offset))
+          ptx.st.global.u32(ptx.addr(po), w)
+        end)
+      end
+    end }
+  H.assembles(ptx)
+  return k
+end
+
+-- out[0] (CTA 0's buf[0] at its end) and out[1] (what CTA 1 loaded) of each correct twin
+local WANT = { st = { 7, 0 }, ld = { 42, 5 }, atom = { 43, 42 }, red = { 45, 0 }, arrive = { 42, 0 }, bulk = { 9, 0 }, multicast = { 1234, 0 } }
+local OP = {
+  st = "st.shared::cluster.u32", ld = "ld.shared::cluster.u32", atom = "atom.shared::cluster.add.u32",
+  red = "red.shared::cluster.add.u32", arrive = "mbarrier.arrive.release.cluster.shared::cluster.b64",
+  bulk = "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
+  multicast = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster",
+}
+local DOES = { st = "writes", ld = "reads", atom = "updates", red = "updates", arrive = "uses the mbarrier at", bulk = "copies into",
+               multicast = "copies into" }
+local PATHS = { "st", "ld", "atom", "red", "arrive", "bulk", "multicast" }
+local FIX = "end the kernel with barrier.cluster.arrive and barrier.cluster.wait in every CTA of the cluster"
+
+local function run(k, checks)
+  local src, out = dev:array("u32", 4, { 1234, 1, 2, 3 }, "src"), dev:array("u32", 2, 0, "out")
+  local err = launch(k, { args = { src, out }, checks = checks })
+  local got = out:read()
+  src:free(); out:free()
+  return err, got
+end
+
+describe("an access to the shared memory of a CTA of the cluster that exited", function()
+  it("is reported at the access when the CTA exited before it, on every path, with or without checks", function()
+    for _, path in ipairs(PATHS) do
+      local lines = {}
+      local k = kernel(path, false, true, lines)
+      for _, checks in ipairs { {}, { races = true, uninit_shared = true } } do
+        local err = run(k, checks)
+        expect(err, lines.access, OP[path] .. " by thread (0,0,0) of CTA (1,0,0) " .. DOES[path] .. " shared 0x",
+               " of CTA (0,0,0), which has exited (every thread of it)", FIX)
+      end
+    end
+  end)
+
+  it("is reported at the access when the CTA exits after it with nothing ordering the two", function()
+    for _, path in ipairs(PATHS) do
+      local lines = {}
+      local err = run(kernel(path, false, false, lines))
+      expect(err, lines.access, OP[path] .. " by thread (0,0,0) of CTA (1,0,0) " .. DOES[path] .. " shared 0x",
+             " of CTA (0,0,0), which then exited with nothing ordering the access before its exit", FIX)
+    end
+  end)
+
+  it("is not reported with the final cluster barrier: every path runs clean, with the values it wrote", function()
+    for _, path in ipairs(PATHS) do
+      for _, early in ipairs { false, true } do
+        for _, checks in ipairs { {}, { races = true, uninit_shared = true } } do
+          local err, got = run(kernel(path, true, early, {}), checks)
+          assert.is_nil(err, path)
+          assert.are.same(WANT[path], got, path)
+        end
+      end
+    end
+  end)
+end)
+
+local K = require "kcheck"
+local assembles = H.assembles
 
 -- 64 x 64 bf16 A and B (K-major, values in [-1, 1)), their tensor maps (one box, 128B swizzle)
 local function maps(dev, seed)
@@ -83,6 +361,7 @@ local function cluster_kernel(ptx, name, counts, after)
     end }
 end
 
+-- (this run, of cluster_kernel with its maps, is the one the blocks below call)
 local function run(k, seed)
   local dev = rt.device("emu")
   local ta, tb = maps(dev, seed)
@@ -347,111 +626,6 @@ describe("the proxy check on stores into another CTA's shared memory", function(
       local o, bad = out:read(), 0
       for i = 1, N do if o[i] ~= ((i - 1) * 2654435761 + 17) % 2 ^ 32 then bad = bad + 1 end end
       assert.equals(0, bad, f)
-    end
-  end)
-end)
-
-describe("the bulk-group checks on TMA im2col stores", function()
-  -- an NWC tensor of C = 16 u32 channels, W = 64, N = 2; the im2col map walks 64 pixels of 16
-  -- channels from {c, w, n} = {0, 0, 1}: all of image 1. Every thread fills the 4 KB tile with
-  -- ordinary stores and fences; thread 0 stores it (or add-reduces it) through the map, commits and
-  -- waits per opts.wait; after a CTA barrier every thread reads image 1 back (or overwrites the tile)
-  local C, W, NI = 16, 64, 2
-  local PIX = C * W                                       -- elements of one image, and of the tile
-  local function kernel(ptx, name, opts, lines)
-    return ptx.kernel { name = name, target = "sm_90a", grid = { 1 }, block = { 128 },
-      params = { { "img", "u32*" }, { "back", "u32*" }, { "tm", "tensormap" } },
-      body = function(_, img, back, tm)
-        local plan = ptx.smem_plan()
-        local tile = plan:alloc("tile", "u32", PIX, { align = 128 })
-        local pi, pb = ptx.global_ptrs(img, back)
-        local desc = ptx.reg.u64()
-        ptx.op "cvta.param.u64" (desc, tm)
-        local tid = ptx.special "tid.x"
-        local sa = ptx.reg.u32()
-        ptx.mov.u32(sa, ptx.sym "smem")
-        for i = 0, PIX / 128 - 1 do
-          local idx = tid + i * 128
-          ptx.st.shared.u32(ptx.addr(sa + tile.offset + idx:shl(2)), idx:mad(2654435761, 17))
-        end
-        ptx.op "fence.proxy.async.shared::cta" ()
-        ptx.bar.sync(0)
-        ptx.if_(tid:eq(0), function()
-          local z, one = ptx.reg.b32(), ptx.reg.b32()
-          ptx.mov.b32(z, 0)
-          ptx.mov.b32(one, 1)
-          local op = opts.reduce and ptx.op "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group"
-                                  or ptx.op "cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group"
-          lines.store = here() + 1
-          op(ptx.taddr(desc, { z, z, one }), tile:addr(0))
-          ptx.op "cp.async.bulk.commit_group" ()
-          if opts.wait == "read" then ptx.op "cp.async.bulk.wait_group.read" (0)
-          elseif opts.wait == "full" then ptx.op "cp.async.bulk.wait_group" (0) end
-        end)
-        ptx.bar.sync(0)
-        for i = 0, PIX / 128 - 1 do
-          local idx = tid + i * 128
-          if opts.overwrite then
-            if i == 0 then lines.use = here() + 1 end
-            ptx.st.shared.u32(ptx.addr(sa + tile.offset + idx:shl(2)), 0)
-          else
-            local v = ptx.reg.u32()
-            if i == 0 then lines.use = here() + 1 end
-            ptx.ld.global.u32(v, ptx.addr(pi + (idx + PIX):mul_wide(4)))
-            ptx.st.global.u32(ptx.addr(pb + idx:mul_wide(4)), v)
-          end
-        end
-      end }
-  end
-
-  local function run(opts)
-    local ptx = H.fresh()
-    local lines = {}
-    local k = kernel(ptx, "i2c_bg", opts, lines)
-    assembles(ptx)
-    local dev = rt.device("emu")
-    local img = dev:array("u32", PIX * NI, function(i) return i * 7 end)
-    local back = dev:array("u32", PIX, 0)
-    local tm = dev:tensormap(img, { mode = "im2col", dtype = "u32", dims = { C, W, NI }, pixels_per_column = W })
-    local ok, err = pcall(rt.launch, k, { device = dev, args = { img, back, tm } })
-    return ok, err, lines, img, back
-  end
-
-  -- element i (1-based) of image 1 after the store or the reduction
-  local function want(i, reduce)
-    local v = ((i - 1) * 2654435761 + 17) % 2 ^ 32
-    return reduce and (v + (PIX + i) * 7) % 2 ^ 32 or v
-  end
-
-  it("reads back what an im2col store or reduction wrote once wait_group (without .read) covered it", function()
-    for _, reduce in ipairs { false, true } do
-      local ok, err, _, img, back = run { wait = "full", reduce = reduce }
-      assert(ok, err)
-      local o, b, bad = img:read(), back:read(), 0
-      for i = 1, PIX do if o[PIX + i] ~= want(i, reduce) or b[i] ~= want(i, reduce) or o[i] ~= i * 7 then bad = bad + 1 end end
-      assert.are.equal(0, bad, reduce and "reduction" or "store")
-    end
-  end)
-
-  it("flags an ld.global of an im2col store's pixels waited for with wait_group.read only, at the load", function()
-    for _, reduce in ipairs { false, true } do
-      local ok, err, lines = run { wait = "read", reduce = reduce }
-      assert.is_false(ok, reduce and "reduction" or "store")
-      assert.matches(fmt(":%d: error: ld.global.u32 by thread %%(%%d+,0,0%%) of CTA %%(0,0,0%%) reads global address 0x", lines.use), err)
-      assert.matches(fmt("of line %d (by thread (0,0,0) of CTA (0,0,0)) may still be writing: its bulk group was waited for with cp.async.bulk.wait_group.read only",
-                         lines.store), err, 1, true)
-    end
-  end)
-
-  it("flags an st.shared over an im2col store's source before any wait_group, and allows it after wait_group.read", function()
-    for _, reduce in ipairs { false, true } do
-      local ok, err, lines = run { overwrite = true, reduce = reduce }
-      assert.is_false(ok, reduce and "reduction" or "store")
-      assert.matches(fmt(":%d: error: st.shared.u32 by thread %%(%%d+,0,0%%) of CTA %%(0,0,0%%) writes shared byte 0x", lines.use), err)
-      assert.matches(fmt("of line %d (by thread (0,0,0) of CTA (0,0,0)) may still be reading: no cp.async.bulk.wait_group", lines.store), err, 1, true)
-      local ok2, err2, _, img = run { overwrite = true, reduce = reduce, wait = "read" }
-      assert(ok2, err2)
-      assert.are.equal(want(PIX, reduce), img:get(2 * PIX))
     end
   end)
 end)

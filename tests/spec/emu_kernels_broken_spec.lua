@@ -1,4 +1,4 @@
--- emu_broken_spec.lua -- deliberately broken copies of the kernels in kernels/ must be caught by the
+-- emu_kernels_broken_spec.lua -- deliberately broken copies of the kernels in kernels/ must be caught by the
 -- emulator, at the right line. Each copy is made at test time by a plain-text substitution in the
 -- real kernel file, or in kernels/lib/rows.lua that the row kernels load (each pattern must occur
 -- exactly once), written to a temporary folder laid out as kernels/ is and loaded from there, so the
