@@ -115,11 +115,35 @@ _capsule_ok = ctypes.pythonapi.PyCapsule_IsValid
 _capsule_ok.restype, _capsule_ok.argtypes = ctypes.c_int, [ctypes.py_object, ctypes.c_char_p]
 
 
-def _capsule_pointer(cap):
-    """The DLManagedTensor* of a "dltensor" capsule (borrowed: the capsule stays its owner)."""
+def _slow_pointer(cap):
     if not _capsule_ok(cap, b"dltensor"):
         raise ArgumentError("__dlpack__ returned no \"dltensor\" capsule (already consumed?)")
     return _get_pointer(cap, b"dltensor")
+
+
+# CPython's capsule: the object header, then the pointer, then the name. Read directly (a ctypes
+# call costs a microsecond), after checking once that this interpreter lays it out so; a capsule
+# named otherwise ("used_dltensor": consumed) takes the checked path
+_new_capsule = ctypes.pythonapi.PyCapsule_New
+_new_capsule.restype, _new_capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_NAME = ctypes.c_char_p(b"dltensor")
+_probe = _new_capsule(0x1234560, _NAME, None)
+_CAPSULE = type(_probe)
+_HEAD = object.__basicsize__
+_FAST = (sys.implementation.name == "cpython"
+         and ctypes.c_void_p.from_address(id(_probe) + _HEAD).value == _slow_pointer(_probe)
+         and ctypes.c_void_p.from_address(id(_probe) + _HEAD + 8).value == ctypes.cast(_NAME, ctypes.c_void_p).value)
+_NAME_ADDR = ctypes.cast(_NAME, ctypes.c_void_p).value
+del _probe
+
+
+def _capsule_pointer(cap):
+    """The DLManagedTensor* of a "dltensor" capsule (borrowed: the capsule stays its owner)."""
+    if _FAST and type(cap) is _CAPSULE:
+        name = ctypes.c_char_p.from_address(id(cap) + _HEAD + 8).value
+        if name == b"dltensor":
+            return ctypes.c_void_p.from_address(id(cap) + _HEAD).value
+    return _slow_pointer(cap)
 
 
 def _device_of(obj):
@@ -191,6 +215,27 @@ def _int(v):
             raise TypeError("a fraction for an integer parameter")
         return int(v)
     return int(v)
+
+
+_DLPACK, _TORCH, _MAP, _OTHER = 1, 2, 3, 4
+_HOW = {}                                   # type -> how an argument of it is passed
+
+
+def _classify(tp):
+    if tp.__module__.split(".")[0] == "torch" and hasattr(tp, "__dlpack__"):
+        return _TORCH
+    if hasattr(tp, "__dlpack__"):
+        return _DLPACK
+    if tp is TensorMap:
+        return _MAP
+    return _OTHER
+
+
+def _to_dlpack(t):
+    global _to_dlpack
+    import torch.utils.dlpack as tdl
+    _to_dlpack = tdl.to_dlpack
+    return _to_dlpack(t)
 
 
 class TensorMap:
@@ -292,37 +337,51 @@ class Kernel:
             if i < len(args):
                 raise ArgumentError("%s: parameter '%s' given twice" % (self.name, key))
             vals[i] = v
-        if self._cuda and stream is None:
+        auto = stream is None                 # the producer's current stream: no ordering to ask for
+        if self._cuda and auto:
             first = next((v for v in vals if hasattr(v, "__dlpack__")), None)
             stream = _current_stream(first, self._ordinal) if first is not None else 0
-        A, keep = self._args, []
+        A, keep, implied, setters = self._args, [], self._implied, self._setters
         for i in range(n):
             v = vals[i]
             a = A[i]
-            if v is None and i in self._implied:  # an extent of a tensor names it
-                ti, d = self._implied[i]
+            if v is None and i in implied:        # an extent of a tensor names it
+                ti, d = implied[i]
                 t = vals[ti]
                 if t is not None and hasattr(t, "shape"):
                     v = int(t.shape[d])
             if v is None:
                 raise ArgumentError("%s: no value for parameter %d (%s)" % (self.name, i + 1, self.params[i]["name"]))
-            if hasattr(v, "__dlpack__"):
-                on_gpu = self._cuda and int(v.__dlpack_device__()[0]) in (kDLCUDA, kDLCUDAManaged)
-                cap = _export(v, stream if on_gpu else None)   # a CPU array on a GPU: C says so
+            how = _HOW.get(type(v))
+            if how is None:
+                how = _HOW[type(v)] = _classify(type(v))
+            if how == _TORCH and (auto or not self._cuda):
+                cap = _to_dlpack(v)               # PyTorch's C exporter; we launch on its current stream
+            elif how <= _TORCH:
+                if self._cuda:
+                    try:
+                        cap = v.__dlpack__(stream=stream if stream else 1)   # DLPack: 1 = legacy default
+                    except (RuntimeError, BufferError, TypeError, ValueError):
+                        cap = v.__dlpack__()      # a CPU array on a GPU: the check says so
+                else:
+                    cap = v.__dlpack__()
+            else:
+                cap = None
+            if cap is not None:
                 keep.append(cap)
                 a.type = A_DLPACK
                 a.v.p = _capsule_pointer(cap)
-            elif isinstance(v, TensorMap):
+            elif how == _MAP:
                 a.type, a.size = A_BYTES, 128
                 a.v.p = ctypes.addressof(v._raw)
-            elif self._setters[i] is not None:
-                a.type, set_ = self._setters[i]
+            elif setters[i] is not None:
+                a.type, set_ = setters[i]
                 try:
                     set_(a, v)
                 except (TypeError, ValueError) as e:
                     raise ArgumentError("%s: argument %d (%s): %s" % (self.name, i + 1, self.params[i]["name"], e)) from None
             elif isinstance(v, int):
-                a.type, a.v.u = A_ADDRESS, v  # an address (a device pointer as an integer)
+                a.type, a.v.u = A_ADDRESS, v      # an address (a device pointer as an integer)
             elif isinstance(v, (bytes, bytearray)):
                 b = ctypes.create_string_buffer(bytes(v), len(v))
                 keep.append(b)

@@ -38,16 +38,26 @@ static unsigned decl_bits(const char *t, char *base, size_t bn) {
   return bits * lanes;
 }
 
-/* the declared element type takes the tensor's: the same kind and width; .bN any N-bit type */
-static int dtype_ok(const char *decl, DLDataType dt) {
-  char have[32], base[8];
-  plE_dtype_name(dt, have, sizeof have);
-  unsigned bits = decl_bits(decl, base, sizeof base);
+void plE_decl_parse(plE_tensor_decl *d) {
+  char base[8];
+  d->bits = d->dtype[0] ? decl_bits(d->dtype, base, sizeof base) : 0;
+  d->code = -1;
+  if (!d->bits) return;
+  if (strcmp(base, "s") == 0) d->code = kDLInt;
+  else if (strcmp(base, "u") == 0) d->code = kDLUInt;
+  else if (strcmp(base, "f") == 0) d->code = kDLFloat;
+  else if (strcmp(base, "bf") == 0) d->code = kDLBfloat;
+  else if (strcmp(base, "b") != 0) d->bits = 0;     /* pred, ...: no tensor has it */
+}
+
+/* the declared element type takes the tensor's: the same kind and width; .bN any N-bit type;
+** a bool tensor (one byte a value) an 8-bit integer type */
+static int dtype_ok(const plE_tensor_decl *d, DLDataType dt) {
   unsigned tbits = (unsigned)dt.bits * (dt.lanes ? dt.lanes : 1);
-  if (!bits || bits != tbits) return 0;
-  if (strcmp(base, "b") == 0) return 1;
-  if (dt.code == 6) return strcmp(base, "u") == 0 || strcmp(base, "s") == 0;   /* bool as bytes */
-  return strcmp(decl, have) == 0;
+  if (!d->bits || d->bits != tbits) return 0;
+  if (d->code < 0) return 1;
+  if (dt.code == 6) return d->code == kDLInt || d->code == kDLUInt;
+  return dt.code == d->code;
 }
 
 static unsigned elem_bits(DLDataType dt) { return (unsigned)dt.bits * (dt.lanes ? dt.lanes : 1); }
@@ -128,8 +138,8 @@ int plE_tensor_check(const plE_tensor_decl *decl, const DLTensor *t, plE_tensor_
     snprintf(why, n, "a tensor in %s, where the kernel runs on cuda:%d", devname(&t->device, dn, sizeof dn), dev.ordinal);
     return -1;
   }
-  plE_dtype_name(t->dtype, a, sizeof a);
-  if (decl->dtype[0] && !dtype_ok(decl->dtype, t->dtype)) {    /* "": any element type */
+  if (decl->dtype[0] && !dtype_ok(decl, t->dtype)) {    /* "": any element type */
+    plE_dtype_name(t->dtype, a, sizeof a);
     snprintf(why, n, "a tensor of %s, where the kernel declares %s* (a tensor of %s)", a, decl->dtype, decl->dtype);
     return -1;
   }

@@ -22,6 +22,8 @@ typedef struct plE_dim {
 
 typedef struct plE_tensor_decl {
   char dtype[16];       /* the element type: "f32", "bf16", "b32", ...; "" any */
+  int code;             /* the DLPack type code dtype means (-1: any of `bits`, a .bN type) */
+  unsigned bits;        /* its width, lanes included (0: the dtype is not a tensor's type) */
   int ndim;             /* -1: no shape declared */
   plE_dim dims[PLE_MAXDIM];
 } plE_tensor_decl;
@@ -29,6 +31,8 @@ typedef struct plE_tensor_decl {
 /* the device a launch runs on: emu (CPU memory) or CUDA device `ordinal` */
 typedef struct plE_tensor_dev { int cuda, ordinal; } plE_tensor_dev;
 
+/* code and bits from dtype: once, when the declaration is read (the check formats nothing) */
+void plE_decl_parse(plE_tensor_decl *decl);
 /* does t fit decl on dev? 0, else -1 with why in `why` ("a tensor of shape [3, 4] where ...").
 ** param_values[j] / have_value[j]: the integer arguments of the launch, for extents naming them
 ** (NULL: none known). *bytes: the span of memory the tensor covers from its first element. */

@@ -467,6 +467,7 @@ static void get_dims(lua_State *L, int idx, unsigned d[3], int *has) {
 static void read_decl(lua_State *L, kparam *p) {
   plE_tensor_decl *d = &p->decl;
   snprintf(d->dtype, sizeof d->dtype, "%s", p->dtype);
+  plE_decl_parse(d);
   d->ndim = -1;
   if (!lua_istable(L, -1)) return;
   int nd = (int)lua_objlen(L, -1);
