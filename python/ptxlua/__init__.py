@@ -277,6 +277,10 @@ class Kernel:
         self._np = n
         self._index = {q["name"]: i for i, q in enumerate(self.params)}
         self._args = (_Arg * max(n, 1))()
+        # wrappers made once: indexing a ctypes array (A[i], A[i].v) makes a new object each time
+        self._a = [self._args[i] for i in range(n)]
+        self._av = [a.v for a in self._a]
+        self._launch = L.ptxlua_launch
         self._setters = [_scalar_setter(q["dtype"]) if q["kind"] == P_SCALAR else None for q in self.params]
         # scalars a tensor's extent names: filled from the tensor when the call leaves them out
         self._implied = {}
@@ -324,7 +328,6 @@ class Kernel:
         return TensorMap(out, (raw, keep))
 
     def __call__(self, *args, stream=None, grid=None, block=None, smem=SMEM_KERNEL, **kw):
-        L = _lib()
         n = self._np
         if len(args) > n:
             raise ArgumentError("%s takes %d arguments, got %d" % (self.name, n, len(args)))
@@ -341,7 +344,7 @@ class Kernel:
         if self._cuda and auto:
             first = next((v for v in vals if hasattr(v, "__dlpack__")), None)
             stream = _current_stream(first, self._ordinal) if first is not None else 0
-        A, keep, implied, setters = self._args, [], self._implied, self._setters
+        A, keep, implied, setters, AV = self._a, [], self._implied, self._setters, self._av
         for i in range(n):
             v = vals[i]
             a = A[i]
@@ -370,7 +373,7 @@ class Kernel:
             if cap is not None:
                 keep.append(cap)
                 a.type = A_DLPACK
-                a.v.p = _capsule_pointer(cap)
+                AV[i].p = _capsule_pointer(cap)
             elif how == _MAP:
                 a.type, a.size = A_BYTES, 128
                 a.v.p = ctypes.addressof(v._raw)
@@ -398,7 +401,7 @@ class Kernel:
             b = self._block
             bb = tuple(block) + (1, 1)
             b[0], b[1], b[2] = bb[0], bb[1], bb[2]
-        rc = L.ptxlua_launch(self._h, g, b, smem, stream or None, A, n)
+        rc = self._launch(self._h, g, b, smem, stream or None, self._args, n)
         if rc:
             self.engine._ck(rc)
         # keep: the capsules die here; their deleters tell the producer the borrow is over (on CUDA
