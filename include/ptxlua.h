@@ -191,8 +191,10 @@ PTXLUA_API int ptxlua_kernel_dims(const ptxlua_kernel *k, unsigned grid[3], unsi
 enum {
   PTXLUA_ARG_BUFFER = 1, PTXLUA_ARG_ADDRESS, PTXLUA_ARG_TENSORMAP, PTXLUA_ARG_BYTES,
   PTXLUA_ARG_U8, PTXLUA_ARG_U16, PTXLUA_ARG_U32, PTXLUA_ARG_U64, PTXLUA_ARG_S8, PTXLUA_ARG_S16,
-  PTXLUA_ARG_S32, PTXLUA_ARG_S64, PTXLUA_ARG_F16, PTXLUA_ARG_BF16, PTXLUA_ARG_F32, PTXLUA_ARG_F64
+  PTXLUA_ARG_S32, PTXLUA_ARG_S64, PTXLUA_ARG_F16, PTXLUA_ARG_BF16, PTXLUA_ARG_F32, PTXLUA_ARG_F64,
+  PTXLUA_ARG_DLPACK             /* a DLPack tensor for a pointer parameter (below) */
 };
+struct DLManagedTensor;         /* <dlpack/dlpack.h>; only pointers to it here */
 typedef struct ptxlua_arg {
   int type;                      /* PTXLUA_ARG_* */
   size_t size;                   /* PTXLUA_ARG_BYTES: the byte count */
@@ -200,6 +202,7 @@ typedef struct ptxlua_arg {
     const ptxlua_buffer *buffer;
     const ptxlua_tensormap *tensormap;
     const void *bytes;
+    const struct DLManagedTensor *dlpack;
     uint64_t u;                  /* unsigned integers, an address, f16/bf16 bits */
     int64_t s;
     double f;
@@ -216,6 +219,7 @@ static inline ptxlua_arg ptxlua_arg_s32(int32_t x) { ptxlua_arg a = ptxlua_arg_m
 static inline ptxlua_arg ptxlua_arg_s64(int64_t x) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_S64); a.v.s = x; return a; }
 static inline ptxlua_arg ptxlua_arg_f32(float x) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_F32); a.v.f = x; return a; }
 static inline ptxlua_arg ptxlua_arg_f64(double x) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_F64); a.v.f = x; return a; }
+static inline ptxlua_arg ptxlua_arg_dlpack(const struct DLManagedTensor *t) { ptxlua_arg a = ptxlua_arg_make_(PTXLUA_ARG_DLPACK); a.v.dlpack = t; return a; }
 static inline ptxlua_arg ptxlua_arg_scalar(int type, uint64_t bits) { ptxlua_arg a = ptxlua_arg_make_(type); a.v.u = bits; return a; } /* u8/u16/s8/s16/f16/bf16 by their bits */
 
 /* launch: grid/block NULL = the kernel's own (ptxlua_kernel_dims), cluster dims the kernel's;
@@ -227,6 +231,38 @@ static inline ptxlua_arg ptxlua_arg_scalar(int type, uint64_t bits) { ptxlua_arg
 #define PTXLUA_SMEM_KERNEL 0xFFFFFFFFu
 PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned smem,
                              void *stream, const ptxlua_arg *args, int nargs);
+
+/* ---- tensors ptxlua does not own: DLPack (<dlpack/dlpack.h>, Debian's libdlpack-dev) ----------
+** A DLPack tensor is borrowed: never copied, and never released (its deleter stays the caller's
+** to call). On "emu" it is CPU memory (kDLCPU, kDLCUDAHost), which the emulated kernel reads and
+** writes in place; on "cuda:N" memory of device N (kDLCUDA, kDLCUDAManaged; the driver is asked
+** where the pointer lives). It must outlive the launch (on CUDA: until its stream has run it).
+** A bare DLTensor goes in a DLManagedTensor on the stack ({t, NULL, NULL}).
+**
+** ptxlua_arg_dlpack(t) passes it to a pointer parameter. Before anything runs, the launch checks it
+** against the parameter's declaration ({"x", "f32*", shape = {"n", 4}}): the device, the element
+** type, the rank and each extent (a number, a template, or a scalar parameter's value in this
+** launch), packed row-major strides and an element-aligned address. A mismatch is PTXLUA_MISUSE
+** naming the argument, the parameter and both shapes; nothing is launched. */
+/* the shape pointer parameter i declares: its rank (-1: none declared; PTXLUA_MISUSE: not a
+** pointer); per extent (up to max) its value (-1 if not a number for these templates) and the
+** index of the scalar parameter it names (-1 if none) */
+PTXLUA_API int ptxlua_kernel_param_shape(const ptxlua_kernel *k, int i, int64_t *dims, int *params, int max);
+/* a buffer over memory ptxlua does not own: on "emu" `bytes` of host memory at ptr, on CUDA a
+** device address (as a pointer) of this device. Kernels, copies and tensor maps take it like any
+** buffer; ptxlua_buffer_free forgets it and frees nothing. */
+PTXLUA_API int ptxlua_buffer_wrap(ptxlua_device *d, void *ptr, size_t bytes, ptxlua_buffer **out);
+/* the same over a DLPack tensor's memory (its first element to its last, strides honoured) */
+PTXLUA_API int ptxlua_buffer_wrap_dlpack(ptxlua_device *d, const struct DLManagedTensor *t, ptxlua_buffer **out);
+/* tensor maps over an address of device memory rather than a buffer (a buffer's address plus an
+** offset; on CUDA any allocation of the device, as the driver sees it; on "emu" inside a buffer,
+** wrapped ones included); the arguments otherwise as ptxlua_tensormap_encode(_im2col) */
+PTXLUA_API int ptxlua_tensormap_encode_address(ptxlua_device *d, uint64_t addr, const char *dtype, int rank,
+                                               const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
+                                               const char *swizzle, ptxlua_tensormap *out);
+PTXLUA_API int ptxlua_tensormap_encode_im2col_address(ptxlua_device *d, uint64_t addr, const char *dtype, int rank,
+                                                      const uint64_t *dims, const uint64_t *strides,
+                                                      const ptxlua_im2col *spec, ptxlua_tensormap *out);
 
 /* the last error: message as "file:line: error: text", and its parts (file NULL, line 0 if none) */
 PTXLUA_API const char *ptxlua_errmsg(ptxlua_engine *e);

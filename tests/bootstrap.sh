@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what is missing (Debian: cmake, gcc, luajit, libluajit-5.1-dev, lua-busted, pkg-config,
-# clang for the fuzz target, clang-format for the format check)
+# clang for the fuzz target, clang-format for the format check, libdlpack-dev, python3-numpy,
+# python3-torch, python3-pip and python3-setuptools for the Python package)
 # and build ptxlua into build/. Safe to run again: it only installs what is absent.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,6 +17,12 @@ command -v luajit >/dev/null 2>&1 || need+=(luajit)
 command -v busted >/dev/null 2>&1 || need+=(lua-busted)
 command -v clang >/dev/null 2>&1 || need+=(clang)   # the parser's libFuzzer target
 command -v clang-format >/dev/null 2>&1 || need+=(clang-format)   # the C format check
+[ -f /usr/include/dlpack/dlpack.h ] || need+=(libdlpack-dev)   # DLPack tensors in the C API
+# the Python package's tests: Debian's python3 with NumPy and PyTorch (CPU tensors on the emulator)
+[ -x /usr/bin/python3 ] || need+=(python3)
+/usr/bin/python3 -c "import numpy" >/dev/null 2>&1 || need+=(python3-numpy)
+/usr/bin/python3 -c "import torch" >/dev/null 2>&1 || need+=(python3-torch)
+/usr/bin/python3 -c "import setuptools, pip" >/dev/null 2>&1 || need+=(python3-setuptools python3-pip)
 if [ ${#need[@]} -gt 0 ]; then
   echo "bootstrap: installing ${need[*]}" >&2
   sudo=""

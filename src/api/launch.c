@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
+#include "dlpack.h"
 #include "emu.h"
 #include "compile.h"
 #include "print.h"
@@ -34,6 +35,7 @@ struct ptxlua_buffer {
   ptxlua_device *d;
   uint64_t addr;
   size_t bytes;
+  int borrowed;               /* ptxlua_buffer_wrap: memory the caller owns, never freed */
   ptxlua_buffer *next, **prev;
 };
 
@@ -44,6 +46,7 @@ typedef struct kparam {
   int addr_int;               /* a .u64/.b64 parameter read from PTX (a pointer or an integer): takes a
                               ** buffer, an address, or a 64-bit integer argument */
   unsigned offset, size, align;
+  plE_tensor_decl decl;       /* a pointer: what a tensor passed to it must be (dlpack.c) */
 } kparam;
 
 struct ptxlua_kernel {
@@ -61,6 +64,9 @@ struct ptxlua_kernel {
   unsigned smem_set;          /* the dynamic shared memory the function was allowed (cuFuncSetAttribute) */
   unsigned char *block_store; /* the parameter bytes, 64-byte aligned slots */
   void **params;              /* params[i] -> its slot */
+  int64_t *pv;                /* a launch's integer arguments, for the extents that name them */
+  unsigned char *have;        /* pv[i] holds one */
+  uint64_t *dladdr;           /* a launch's tensor arguments: the device address each is passed as */
   /* emu */
   int modref;                 /* registry ref of the traced module */
   plX_emu *emu;
@@ -222,57 +228,142 @@ PTXLUA_API int ptxlua_buffer_download(ptxlua_buffer *b, size_t off, void *dst, s
 
 PTXLUA_API void ptxlua_buffer_free(ptxlua_buffer *b) {
   if (!b) return;
-  if (b->d->kind == DEV_EMU) plX_mem_release(b->d->mem, b->addr);
-  else if (make_current(b->d) == PTXLUA_OK) plC_free(b->addr);
+  if (b->d->kind == DEV_EMU) plX_mem_release(b->d->mem, b->addr);   /* a wrapped one: forgotten only */
+  else if (!b->borrowed && make_current(b->d) == PTXLUA_OK) plC_free(b->addr);
   *b->prev = b->next;
   if (b->next) b->next->prev = b->prev;
   free(b);
 }
 
-/* the byte strides of dims 1.. (given, or packed), and the tensor inside the buffer; 0 ok */
-static int tm_strides(ptxlua_buffer *b, int dt, int rank, const uint64_t *dims, const uint64_t *strides, uint64_t st[5]) {
+/* CUDA: is addr memory of device d? (the driver's pointer attributes) */
+static int cuda_owns(ptxlua_device *d, uint64_t addr, char *why, size_t n) {
+  int ord = -1;
+  char err[512];
+  if (plC_pointer_device(addr, &ord, err, sizeof err)) {
+    snprintf(why, n, "the driver knows 0x%llx as no device memory (%s)", (unsigned long long)addr, err);
+    return -1;
+  }
+  if (ord != d->cu.ordinal) {
+    snprintf(why, n, "0x%llx is memory of CUDA device %d, not of cuda:%d", (unsigned long long)addr, ord, d->cu.ordinal);
+    return -1;
+  }
+  return 0;
+}
+
+static void buffer_link(ptxlua_device *d, ptxlua_buffer *b) {
+  b->d = d;
+  b->next = d->buffers;
+  if (d->buffers) d->buffers->prev = &b->next;
+  b->prev = &d->buffers;
+  d->buffers = b;
+}
+
+PTXLUA_API int ptxlua_buffer_wrap(ptxlua_device *d, void *ptr, size_t bytes, ptxlua_buffer **out) {
+  if (!d || !out) return PTXLUA_MISUSE;
+  *out = NULL;
+  plE_clear_error(d->e);
+  if (!ptr || !bytes) return fail(d->e, PTXLUA_MISUSE, "a wrapped buffer needs memory: %s", ptr ? "0 bytes" : "a NULL pointer");
+  ptxlua_buffer *b = calloc(1, sizeof *b);
+  if (!b) return fail(d->e, PTXLUA_NOMEM, "out of memory");
+  if (d->kind == DEV_EMU) {
+    b->addr = plX_mem_map(d->mem, ptr, bytes, "wrapped");
+    if (!b->addr) { free(b); return fail(d->e, PTXLUA_NOMEM, "out of memory (wrapping %zu bytes)", bytes); }
+  } else {
+    char why[768];
+    int rc = make_current(d);
+    if (rc) { free(b); return rc; }
+    b->addr = (uint64_t)(uintptr_t)ptr;
+    if (cuda_owns(d, b->addr, why, sizeof why)) { free(b); return fail(d->e, PTXLUA_MISUSE, "ptxlua_buffer_wrap: %s", why); }
+  }
+  b->bytes = bytes;
+  b->borrowed = 1;
+  buffer_link(d, b);
+  *out = b;
+  return PTXLUA_OK;
+}
+
+PTXLUA_API int ptxlua_buffer_wrap_dlpack(ptxlua_device *d, const struct DLManagedTensor *mt, ptxlua_buffer **out) {
+  if (!d || !mt || !out) return PTXLUA_MISUSE;
+  *out = NULL;
+  plE_clear_error(d->e);
+  const DLTensor *t = &mt->dl_tensor;
+  /* any element type, rank and shape: only the device and the memory's span matter here */
+  plE_tensor_decl any;
+  memset(&any, 0, sizeof any);
+  any.ndim = -1;
+  plE_tensor_dev dev = {d->kind == DEV_CUDA, d->kind == DEV_CUDA ? d->cu.ordinal : 0};
+  uint64_t bytes = 0;
+  char why[768];
+  if (plE_tensor_span(t, &bytes, why, sizeof why)) return fail(d->e, PTXLUA_MISUSE, "ptxlua_buffer_wrap_dlpack: %s", why);
+  DLTensor flat = *t;                       /* strides need not be packed for a buffer */
+  flat.strides = NULL;
+  flat.ndim = 0;
+  if (plE_tensor_check(&any, &flat, dev, NULL, NULL, &(uint64_t){0}, why, sizeof why))
+    return fail(d->e, PTXLUA_MISUSE, "ptxlua_buffer_wrap_dlpack: %s", why);
+  if (!bytes) return fail(d->e, PTXLUA_MISUSE, "ptxlua_buffer_wrap_dlpack: the tensor has no elements");
+  return ptxlua_buffer_wrap(d, (char *)t->data + t->byte_offset, (size_t)bytes, out);
+}
+
+/* the byte strides of dims 1.. (given, or packed), and the tensor inside the `limit` bytes a buffer
+** has (UINT64_MAX: an address, where the device checks); 0 ok */
+static int tm_strides(ptxlua_engine *e, uint64_t limit, int dt, int rank, const uint64_t *dims, const uint64_t *strides,
+                      uint64_t st[5]) {
   static const int esize[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
   uint64_t extent = dims[0] * (uint64_t)esize[dt];
   for (int i = 0; i < rank - 1; i++) {
     st[i] = strides ? strides[i] : extent;
     extent = st[i] * dims[i + 1];
   }
-  if (extent > b->bytes)
-    return fail(b->d->e, PTXLUA_MISUSE, "the tensor map covers %llu bytes: the buffer has %zu", (unsigned long long)extent, b->bytes);
+  if (limit != UINT64_MAX && extent > limit)
+    return fail(e, PTXLUA_MISUSE, "the tensor map covers %llu bytes: the buffer has %llu", (unsigned long long)extent,
+                (unsigned long long)limit);
   return 0;
 }
 
-PTXLUA_API int ptxlua_tensormap_encode(ptxlua_buffer *b, const char *dtype, int rank, const uint64_t *dims,
-                                       const uint64_t *strides, const uint32_t *box, const char *swizzle,
-                                       ptxlua_tensormap *out) {
-  if (!b || !dtype || !dims || !box || !out) return PTXLUA_MISUSE;
-  ptxlua_engine *e = b->d->e;
-  plE_clear_error(e);
+/* a tiled map over addr of device d; limit as tm_strides */
+static int tm_encode(ptxlua_device *d, uint64_t addr, uint64_t limit, const char *dtype, int rank, const uint64_t *dims,
+                     const uint64_t *strides, const uint32_t *box, const char *swizzle, ptxlua_tensormap *out) {
+  ptxlua_engine *e = d->e;
   int dt = plB_tmap_dtype(dtype);
   if (dt < 0) return fail(e, PTXLUA_MISUSE, "tensor map element type '%.40s' (u8 .. f64, bf16, tf32)", dtype);
   int sw = plB_tmap_swizzle(swizzle);
   if (sw < 0) return fail(e, PTXLUA_MISUSE, "swizzle '%.40s' (none, 32B, 64B or 128B)", swizzle);
   if (rank < 1 || rank > 5) return fail(e, PTXLUA_MISUSE, "a tensor map has 1 to 5 dimensions (got %d)", rank);
   uint64_t st[5];
-  if (tm_strides(b, dt, rank, dims, strides, st)) return PTXLUA_MISUSE;
+  if (tm_strides(e, limit, dt, rank, dims, strides, st)) return PTXLUA_MISUSE;
   uint32_t es[5] = {1, 1, 1, 1, 1};
   char err[1024];
-  if (b->d->kind != DEV_CUDA) {         /* the emulator's own encoding, decoded by its TMA copies */
-    if (plX_tensormap(b->d->mem, out->bytes, dt, rank, b->addr, dims, st, box, es, sw, err, sizeof err))
+  if (d->kind != DEV_CUDA) {         /* the emulator's own encoding, decoded by its TMA copies */
+    if (plX_tensormap(d->mem, out->bytes, dt, rank, addr, dims, st, box, es, sw, err, sizeof err))
       return fail(e, PTXLUA_ERROR, "%s", err);
     return PTXLUA_OK;
   }
-  int rc = make_current(b->d);
+  int rc = make_current(d);
   if (rc) return rc;
-  if (plC_tensormap(out->bytes, dt, rank, b->addr, dims, st, box, es, sw, err, sizeof err)) return fail(e, PTXLUA_ERROR, "%s", err);
+  if (limit == UINT64_MAX && cuda_owns(d, addr, err, sizeof err)) return fail(e, PTXLUA_MISUSE, "tensor map: %s", err);
+  if (plC_tensormap(out->bytes, dt, rank, addr, dims, st, box, es, sw, err, sizeof err)) return fail(e, PTXLUA_ERROR, "%s", err);
   return PTXLUA_OK;
 }
 
-PTXLUA_API int ptxlua_tensormap_encode_im2col(ptxlua_buffer *b, const char *dtype, int rank, const uint64_t *dims,
-                                              const uint64_t *strides, const ptxlua_im2col *spec, ptxlua_tensormap *out) {
-  if (!b || !dtype || !dims || !spec || !out) return PTXLUA_MISUSE;
-  ptxlua_engine *e = b->d->e;
-  plE_clear_error(e);
+PTXLUA_API int ptxlua_tensormap_encode(ptxlua_buffer *b, const char *dtype, int rank, const uint64_t *dims,
+                                       const uint64_t *strides, const uint32_t *box, const char *swizzle,
+                                       ptxlua_tensormap *out) {
+  if (!b || !dtype || !dims || !box || !out) return PTXLUA_MISUSE;
+  plE_clear_error(b->d->e);
+  return tm_encode(b->d, b->addr, b->bytes, dtype, rank, dims, strides, box, swizzle, out);
+}
+
+PTXLUA_API int ptxlua_tensormap_encode_address(ptxlua_device *d, uint64_t addr, const char *dtype, int rank,
+                                               const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
+                                               const char *swizzle, ptxlua_tensormap *out) {
+  if (!d || !dtype || !dims || !box || !out) return PTXLUA_MISUSE;
+  plE_clear_error(d->e);
+  return tm_encode(d, addr, UINT64_MAX, dtype, rank, dims, strides, box, swizzle, out);
+}
+
+static int im2col_encode(ptxlua_device *d, uint64_t addr, uint64_t limit, const char *dtype, int rank, const uint64_t *dims,
+                         const uint64_t *strides, const ptxlua_im2col *spec, ptxlua_tensormap *out) {
+  ptxlua_engine *e = d->e;
   int dt = plB_tmap_dtype(dtype);
   if (dt < 0) return fail(e, PTXLUA_MISUSE, "tensor map element type '%.40s' (u8 .. f64, bf16, tf32)", dtype);
   if (rank < 3 || rank > 5) return fail(e, PTXLUA_MISUSE, "an im2col tensor map has 3 to 5 dimensions (got %d)", rank);
@@ -283,24 +374,40 @@ PTXLUA_API int ptxlua_tensormap_encode_im2col(ptxlua_buffer *b, const char *dtyp
   if (l2 < 0) return fail(e, PTXLUA_MISUSE, "l2_promotion '%.40s' (none, 64B, 128B or 256B)", spec->l2_promotion);
   if (oob < 0) return fail(e, PTXLUA_MISUSE, "oob_fill '%.40s' (zero or nan)", spec->oob_fill);
   uint64_t st[5];
-  if (tm_strides(b, dt, rank, dims, strides, st)) return PTXLUA_MISUSE;
+  if (tm_strides(e, limit, dt, rank, dims, strides, st)) return PTXLUA_MISUSE;
   uint32_t es[5] = {1, 1, 1, 1, 1};
   if (spec->element_strides) memcpy(es, spec->element_strides, (size_t)rank * sizeof es[0]);
   int32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
   for (int i = 0; i < rank - 2; i++) { lo[i] = spec->lower_corner[i]; hi[i] = spec->upper_corner[i]; }
   char err[1024];
-  if (b->d->kind != DEV_CUDA) {
-    if (plX_tensormap_im2col(b->d->mem, out->bytes, dt, rank, b->addr, dims, st, lo, hi, spec->channels_per_pixel, spec->pixels_per_column, es,
+  if (d->kind != DEV_CUDA) {
+    if (plX_tensormap_im2col(d->mem, out->bytes, dt, rank, addr, dims, st, lo, hi, spec->channels_per_pixel, spec->pixels_per_column, es,
                              il, sw, l2, oob, err, sizeof err))
       return fail(e, PTXLUA_ERROR, "%s", err);
     return PTXLUA_OK;
   }
-  int rc = make_current(b->d);
+  int rc = make_current(d);
   if (rc) return rc;
-  if (plC_tensormap_im2col(out->bytes, dt, rank, b->addr, dims, st, lo, hi, spec->channels_per_pixel, spec->pixels_per_column, es, il, sw, l2,
+  if (limit == UINT64_MAX && cuda_owns(d, addr, err, sizeof err)) return fail(e, PTXLUA_MISUSE, "tensor map: %s", err);
+  if (plC_tensormap_im2col(out->bytes, dt, rank, addr, dims, st, lo, hi, spec->channels_per_pixel, spec->pixels_per_column, es, il, sw, l2,
                            oob, err, sizeof err))
     return fail(e, PTXLUA_ERROR, "%s", err);
   return PTXLUA_OK;
+}
+
+PTXLUA_API int ptxlua_tensormap_encode_im2col(ptxlua_buffer *b, const char *dtype, int rank, const uint64_t *dims,
+                                              const uint64_t *strides, const ptxlua_im2col *spec, ptxlua_tensormap *out) {
+  if (!b || !dtype || !dims || !spec || !out) return PTXLUA_MISUSE;
+  plE_clear_error(b->d->e);
+  return im2col_encode(b->d, b->addr, b->bytes, dtype, rank, dims, strides, spec, out);
+}
+
+PTXLUA_API int ptxlua_tensormap_encode_im2col_address(ptxlua_device *d, uint64_t addr, const char *dtype, int rank,
+                                                      const uint64_t *dims, const uint64_t *strides,
+                                                      const ptxlua_im2col *spec, ptxlua_tensormap *out) {
+  if (!d || !dtype || !dims || !spec || !out) return PTXLUA_MISUSE;
+  plE_clear_error(d->e);
+  return im2col_encode(d, addr, UINT64_MAX, dtype, rank, dims, strides, spec, out);
 }
 
 /* ---- kernels ----------------------------------------------------------------------------------- */
@@ -316,10 +423,36 @@ static const char *INFO_LUA =
   "  error(string.format('error: no kernel named \\'%s\\' (loaded: %s)', name, #names > 0 and table.concat(names, ', ') or 'none'), 0)\n"
   "end\n"
   "local g, b, c = k:launch_dims(defines)\n"
+  "local t = k:resolve(defines)\n"
+  "local scalars = {}\n"
+  "for j, p in ipairs(k.params) do if not (p.pointer or p.tensormap or p.count) then scalars[p[1]] = j - 1 end end\n"
+  /* a pointer's shape, entry by entry: {text, value} for a number (or an expression of the
+  ** templates), {text, nil, j} for scalar parameter j, {text} for what only a trace could say */
+  "local function shape(p)\n"
+  "  if not (p.pointer and type(p.shape) == 'table') then return nil end\n"
+  "  local sh = {}\n"
+  "  for d, dim in ipairs(p.shape) do\n"
+  "    local e = { tostring(dim) }\n"
+  "    if type(dim) == 'number' then e[2] = dim\n"
+  "    elseif type(dim) == 'string' and scalars[dim] then e[3] = scalars[dim]\n"
+  "    elseif type(dim) == 'string' then\n"
+  "      local f = loadstring('return ' .. dim)\n"
+  "      if f then\n"
+  "        setfenv(f, setmetatable({}, { __index = function(_, n)\n"
+  "          if type(t[n]) ~= 'number' or n == 'kernel' then error('open', 0) end\n"
+  "          return t[n] end }))\n"
+  "        local ok, v = pcall(f)\n"
+  "        if ok and type(v) == 'number' then e[2] = v end\n"
+  "      end\n"
+  "    end\n"
+  "    sh[d] = e\n"
+  "  end\n"
+  "  return sh\n"
+  "end\n"
   "local ps = {}\n"
   "for i, p in ipairs(k.params) do\n"
   "  ps[i] = { p[1], p.pointer and 1 or p.tensormap and 3 or (p.count and p.count > 0) and 4 or 2, p.pointer and p.elem or p.ptype,\n"
-  "            p.ptx and p.pointer and 1 or 0 }\n"
+  "            p.ptx and p.pointer and 1 or 0, shape(p) }\n"
   "end\n"
   "return k.file, k.line, g, b, c, ps\n";
 
@@ -328,6 +461,30 @@ static void get_dims(lua_State *L, int idx, unsigned d[3], int *has) {
   *has = lua_istable(L, idx);
   if (!*has) return;
   for (int i = 0; i < 3; i++) { lua_rawgeti(L, idx, i + 1); d[i] = (unsigned)lua_tointeger(L, -1); lua_pop(L, 1); }
+}
+
+/* the shape table INFO_LUA gives a pointer (at the top of the stack) into its declaration */
+static void read_decl(lua_State *L, kparam *p) {
+  plE_tensor_decl *d = &p->decl;
+  snprintf(d->dtype, sizeof d->dtype, "%s", p->dtype);
+  plE_decl_parse(d);
+  d->ndim = -1;
+  if (!lua_istable(L, -1)) return;
+  int nd = (int)lua_objlen(L, -1);
+  d->ndim = nd > PLE_MAXDIM ? PLE_MAXDIM : nd;
+  for (int j = 0; j < d->ndim; j++) {
+    plE_dim *x = &d->dims[j];
+    lua_rawgeti(L, -1, j + 1);
+    lua_rawgeti(L, -1, 1);
+    snprintf(x->text, sizeof x->text, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+    lua_rawgeti(L, -2, 2);
+    lua_rawgeti(L, -3, 3);
+    x->kind = PLE_DIM_OPEN;
+    if (lua_isnumber(L, -2)) { x->kind = PLE_DIM_FIXED; x->value = (int64_t)lua_tonumber(L, -2); }
+    else if (lua_isnumber(L, -1)) { x->kind = PLE_DIM_PARAM; x->param = (int)lua_tointeger(L, -1); }
+    lua_pop(L, 4);
+  }
+  if (nd > PLE_MAXDIM) d->ndim = -1;   /* more than the check holds: not checked */
 }
 
 static unsigned type_bytes(int t) { unsigned b = plB_type_info[t].bits / 8; return b ? b : 1; }
@@ -385,13 +542,21 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
   get_dims(L, top + 5, k->cluster, &has);
   k->np = (int)lua_objlen(L, top + 6);
   k->p = calloc((size_t)(k->np ? k->np : 1), sizeof *k->p);
-  if (!k->p) { lua_settop(L, top); free(k); return fail(e, PTXLUA_NOMEM, "out of memory"); }
+  k->pv = calloc((size_t)(k->np ? k->np : 1), sizeof *k->pv);
+  k->have = calloc((size_t)(k->np ? k->np : 1), 1);
+  k->dladdr = calloc((size_t)(k->np ? k->np : 1), sizeof *k->dladdr);
+  if (!k->p || !k->pv || !k->have || !k->dladdr) {
+    lua_settop(L, top);
+    free(k->p); free(k->pv); free(k->have); free(k->dladdr); free(k);
+    return fail(e, PTXLUA_NOMEM, "out of memory");
+  }
   for (int i = 0; i < k->np; i++) {
     lua_rawgeti(L, top + 6, i + 1);
     lua_rawgeti(L, -1, 1); snprintf(k->p[i].name, sizeof k->p[i].name, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?"); lua_pop(L, 1);
     lua_rawgeti(L, -1, 2); k->p[i].kind = (int)lua_tointeger(L, -1); lua_pop(L, 1);
     lua_rawgeti(L, -1, 3); snprintf(k->p[i].dtype, sizeof k->p[i].dtype, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "b8"); lua_pop(L, 1);
     lua_rawgeti(L, -1, 4); k->p[i].addr_int = (int)lua_tointeger(L, -1); lua_pop(L, 1);
+    lua_rawgeti(L, -1, 5); read_decl(L, &k->p[i]); lua_pop(L, 1);
     lua_pop(L, 1);
   }
   lua_settop(L, top);
@@ -518,7 +683,7 @@ lua_fail: {
 fail_k:
   if (k->module) plC_module_unload(k->module);
   plX_free(k->emu);
-  free(k->block_store); free(k->params); free(k->p);
+  free(k->block_store); free(k->params); free(k->p); free(k->pv); free(k->have); free(k->dladdr);
   free(k);
   return rc;
 }
@@ -530,7 +695,7 @@ PTXLUA_API void ptxlua_kernel_free(ptxlua_kernel *k) {
   if (k->modref != LUA_NOREF) luaL_unref(plE_lua(k->d->e), LUA_REGISTRYINDEX, k->modref);
   *k->prev = k->next;
   if (k->next) k->next->prev = k->prev;
-  free(k->block_store); free(k->params); free(k->p);
+  free(k->block_store); free(k->params); free(k->p); free(k->pv); free(k->have); free(k->dladdr);
   free(k);
 }
 
@@ -541,6 +706,17 @@ PTXLUA_API int ptxlua_kernel_param(const ptxlua_kernel *k, int i, ptxlua_param *
   p->name = q->name; p->kind = q->kind; p->dtype = q->dtype;
   p->offset = q->offset; p->size = q->size; p->align = q->align;
   return PTXLUA_OK;
+}
+PTXLUA_API int ptxlua_kernel_param_shape(const ptxlua_kernel *k, int i, int64_t *dims, int *params, int max) {
+  if (!k || i < 0 || i >= k->np || (max > 0 && (!dims || !params))) return PTXLUA_MISUSE;
+  const kparam *q = &k->p[i];
+  if (q->kind != PTXLUA_PARAM_POINTER) return PTXLUA_MISUSE;
+  for (int j = 0; j < q->decl.ndim && j < max; j++) {
+    const plE_dim *x = &q->decl.dims[j];
+    dims[j] = x->kind == PLE_DIM_FIXED ? x->value : -1;
+    params[j] = x->kind == PLE_DIM_PARAM ? x->param : -1;
+  }
+  return q->decl.ndim;
 }
 PTXLUA_API int ptxlua_kernel_dims(const ptxlua_kernel *k, unsigned grid[3], unsigned block[3], unsigned cluster[3], unsigned *smem) {
   if (!k) return PTXLUA_MISUSE;
@@ -553,8 +729,8 @@ PTXLUA_API int ptxlua_kernel_dims(const ptxlua_kernel *k, unsigned grid[3], unsi
 
 /* ---- launches ---------------------------------------------------------------------------------- */
 static const char *const ARG_NAMES[] = {"?", "buffer", "address", "tensor map", "bytes", "u8", "u16", "u32", "u64",
-                                        "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64"};
-static const unsigned char ARG_SIZE[] = {0, 8, 8, 128, 0, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
+                                        "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64", "a DLPack tensor"};
+static const unsigned char ARG_SIZE[] = {0, 8, 8, 128, 0, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8};
 
 /* an error of a launch of k: "launch of NAME: msg", at the kernel's definition when the script
 ** gave it one (a C caller has no line of its own); a message that has its place already (the
@@ -580,7 +756,7 @@ static int arg_error(ptxlua_kernel *k, int i, const char *fmt, const char *what)
 static int pack(ptxlua_kernel *k, int i, const ptxlua_arg *a, unsigned char *dst) {
   const kparam *p = &k->p[i];
   int t = a->type;
-  if (t < PTXLUA_ARG_BUFFER || t > PTXLUA_ARG_F64) return arg_error(k, i, "unknown argument type %s", "");
+  if (t < PTXLUA_ARG_BUFFER || t > PTXLUA_ARG_DLPACK) return arg_error(k, i, "unknown argument type %s", "");
   switch (p->kind) {
   case PTXLUA_PARAM_POINTER:
     if (t == PTXLUA_ARG_BUFFER) {
@@ -591,9 +767,10 @@ static int pack(ptxlua_kernel *k, int i, const ptxlua_arg *a, unsigned char *dst
       return 0;
     }
     if (t == PTXLUA_ARG_ADDRESS) { memcpy(dst, &a->v.u, 8); return 0; }
+    if (t == PTXLUA_ARG_DLPACK) { memcpy(dst, &k->dladdr[i], 8); return 0; }   /* tensors_in checked it */
     if (p->addr_int && (t == PTXLUA_ARG_U64 || t == PTXLUA_ARG_S64)) { memcpy(dst, &a->v.u, 8); return 0; }
     if (p->addr_int) return arg_error(k, i, "a .u64 parameter read from PTX takes a buffer, an address or a 64-bit integer, got %s", ARG_NAMES[t]);
-    return arg_error(k, i, "a pointer parameter takes a buffer or an address, got %s", ARG_NAMES[t]);
+    return arg_error(k, i, "a pointer parameter takes a buffer, an address or a DLPack tensor, got %s", ARG_NAMES[t]);
   case PTXLUA_PARAM_TENSORMAP:
     if (t == PTXLUA_ARG_TENSORMAP && a->v.tensormap) { memcpy(dst, a->v.tensormap->bytes, 128); return 0; }
     if (t == PTXLUA_ARG_BYTES && a->size == 128 && a->v.bytes) { memcpy(dst, a->v.bytes, 128); return 0; }
@@ -643,6 +820,55 @@ static int pack(ptxlua_kernel *k, int i, const ptxlua_arg *a, unsigned char *dst
   }
 }
 
+static int emu_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned smem, const ptxlua_arg *args,
+                      int nargs, unsigned char *tmp, size_t tmpsize);
+
+/* the launch's DLPack tensors: each checked against its parameter's declaration (dlpack.c) and
+** given the device address pack() passes; on "emu" its memory is mapped in place (released by
+** tensors_out). 0, else the launch's error set. Only a launch with tensors pays for this. */
+static int tensors_in(ptxlua_kernel *k, const ptxlua_arg *args, int nargs, int *mapped) {
+  ptxlua_device *d = k->d;
+  *mapped = 0;
+  int any = 0;
+  for (int i = 0; i < nargs; i++) any |= args[i].type == PTXLUA_ARG_DLPACK;
+  if (!any) return 0;
+  for (int i = 0; i < nargs; i++) {              /* the integers extents may name */
+    int t = args[i].type;
+    k->have[i] = k->p[i].kind == PTXLUA_PARAM_SCALAR && t >= PTXLUA_ARG_U8 && t <= PTXLUA_ARG_S64;
+    if (k->have[i]) k->pv[i] = t >= PTXLUA_ARG_S8 ? args[i].v.s : (int64_t)args[i].v.u;
+  }
+  plE_tensor_dev dev = {d->kind == DEV_CUDA, d->kind == DEV_CUDA ? d->cu.ordinal : 0};
+  char why[1024];
+  for (int i = 0; i < nargs; i++) {
+    if (args[i].type != PTXLUA_ARG_DLPACK) continue;
+    const struct DLManagedTensor *mt = args[i].v.dlpack;
+    if (!mt) return arg_error(k, i, "a NULL DLPack tensor%s", "");
+    if (k->p[i].kind != PTXLUA_PARAM_POINTER)
+      return arg_error(k, i, "a DLPack tensor goes to a pointer parameter; this one is %s",
+                       k->p[i].kind == PTXLUA_PARAM_TENSORMAP ? "a tensormap (encode a map over the tensor)" : "not a pointer");
+    const DLTensor *t = &mt->dl_tensor;
+    uint64_t bytes = 0;
+    if (plE_tensor_check(&k->p[i].decl, t, dev, k->pv, k->have, &bytes, why, sizeof why)) return arg_error(k, i, "%s", why);
+    void *host = (char *)t->data + t->byte_offset;
+    if (d->kind == DEV_CUDA) {
+      k->dladdr[i] = (uint64_t)(uintptr_t)host;
+      if (bytes && cuda_owns(d, k->dladdr[i], why, sizeof why)) return arg_error(k, i, "%s", why);
+      continue;
+    }
+    k->dladdr[i] = 0;
+    if (!bytes) continue;                      /* no elements: nothing to read or write */
+    k->dladdr[i] = plX_mem_map(d->mem, host, bytes, k->p[i].name);
+    if (!k->dladdr[i]) return launch_fail(k, PTXLUA_NOMEM, "out of memory");
+    (*mapped)++;
+  }
+  return 0;
+}
+
+static void tensors_out(ptxlua_kernel *k, const ptxlua_arg *args, int nargs) {
+  for (int i = 0; i < nargs; i++)
+    if (args[i].type == PTXLUA_ARG_DLPACK && k->dladdr[i]) { plX_mem_release(k->d->mem, k->dladdr[i]); k->dladdr[i] = 0; }
+}
+
 PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned smem,
                              void *stream, const ptxlua_arg *args, int nargs) {
   if (!k || (nargs && !args)) return PTXLUA_MISUSE;
@@ -668,7 +894,9 @@ PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const uns
     uint32_t c[3] = {k->cluster[0], k->cluster[1], k->cluster[2]};
     if (plX_geometry_check(g, b, c[0] ? c : NULL, msg, sizeof msg)) return launch_fail(k, PTXLUA_MISUSE, msg);
   }
+  int mapped = 0;
   if (d->kind == DEV_CUDA) {
+    if (tensors_in(k, args, nargs, &mapped)) return PTXLUA_MISUSE;
     for (int i = 0; i < nargs; i++) if (pack(k, i, &args[i], k->params[i])) return PTXLUA_MISUSE;
     char err[512];
     if (smem > k->smem_set) {
@@ -682,9 +910,20 @@ PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const uns
   }
   /* the emulator: each argument into the parameter block, then the grid, to completion */
   unsigned char tmp[4096] __attribute__((aligned(64)));
+  int rc = emu_launch(k, grid, block, smem, args, nargs, tmp, sizeof tmp);
+  tensors_out(k, args, nargs);           /* the tensors' memory is the caller's again */
+  return rc;
+}
+
+static int emu_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned smem, const ptxlua_arg *args,
+                      int nargs, unsigned char *tmp, size_t tmpsize) {
+  ptxlua_engine *e = k->d->e;
+  char msg[512];
+  int mapped = 0;
+  if (tensors_in(k, args, nargs, &mapped)) return PTXLUA_MISUSE;
   plX_clear(k->emu);
   for (int i = 0; i < nargs; i++) {
-    if (k->p[i].size > sizeof tmp) {
+    if (k->p[i].size > tmpsize) {
       snprintf(msg, sizeof msg, "parameter %d is too large", i + 1);
       return launch_fail(k, PTXLUA_MISUSE, msg);
     }

@@ -33,7 +33,7 @@ typedef CUresult (*getproc_t)(const char *, void **, int, unsigned long long, in
   X(cuGetErrorString, (CUresult, const char **)) X(cuDeviceGetCount, (int *)) X(cuDeviceGet, (CUdevice *, int)) \
   X(cuDeviceGetAttribute, (int *, int, CUdevice)) X(cuDeviceGetName, (char *, int, CUdevice)) \
   X(cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice)) X(cuDevicePrimaryCtxRelease, (CUdevice)) \
-  X(cuCtxSetCurrent, (CUcontext)) X(cuCtxSynchronize, (void)) \
+  X(cuCtxSetCurrent, (CUcontext)) X(cuCtxSynchronize, (void)) X(cuPointerGetAttribute, (void *, int, CUdeviceptr)) \
   X(cuModuleLoadData, (CUmodule *, const void *)) X(cuModuleLoadDataEx, (CUmodule *, const void *, unsigned, int *, void **)) \
   X(cuModuleUnload, (CUmodule)) X(cuModuleGetFunction, (CUfunction *, CUmodule, const char *)) \
   X(cuFuncSetAttribute, (CUfunction, int, int)) X(cuFuncGetAttribute, (int *, int, CUfunction)) X(cuLaunchKernelEx, (const CUlaunchConfig *, CUfunction, void **, void **)) \
@@ -178,6 +178,14 @@ int plC_dtoh(void *dst, uint64_t src, size_t bytes, char *err, size_t n) { INIT(
 int plC_dtod(uint64_t dst, uint64_t src, size_t bytes, char *err, size_t n) { INIT(); CK(D.cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD"); return 0; }
 int plC_memset8(uint64_t dst, unsigned char v, size_t bytes, char *err, size_t n) { INIT(); CK(D.cuMemsetD8(dst, v, bytes), "cuMemsetD8"); return 0; }
 int plC_sync(char *err, size_t n) { INIT(); CK(D.cuCtxSynchronize(), "cuCtxSynchronize (a kernel failed?)"); return 0; }
+
+int plC_pointer_device(uint64_t p, int *ordinal, char *err, size_t n) {
+  INIT();
+  int ord = -1;
+  CK(D.cuPointerGetAttribute(&ord, 9 /* CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL */, p), "cuPointerGetAttribute");
+  *ordinal = ord;
+  return 0;
+}
 
 int plC_stream_create(void **s, char *err, size_t n) { INIT(); CK(D.cuStreamCreate((CUstream *)s, 0), "cuStreamCreate"); return 0; }
 int plC_stream_sync(void *s, char *err, size_t n) { INIT(); CK(D.cuStreamSynchronize(s), "cuStreamSynchronize"); return 0; }

@@ -40,7 +40,9 @@ int plC_htod(uint64_t dst, const void *src, size_t bytes, char *err, size_t n);
 int plC_dtoh(void *dst, uint64_t src, size_t bytes, char *err, size_t n);
 int plC_dtod(uint64_t dst, uint64_t src, size_t bytes, char *err, size_t n);
 int plC_memset8(uint64_t dst, unsigned char v, size_t bytes, char *err, size_t n);
-int plC_sync(char *err, size_t n);                                  /* the current context */
+int plC_sync(char *err, size_t n);
+/* the ordinal of the device whose memory ptr is (cuPointerGetAttribute); -1 with why if none */
+int plC_pointer_device(uint64_t ptr, int *ordinal, char *err, size_t n);                                  /* the current context */
 
 int plC_stream_create(void **s, char *err, size_t n);
 int plC_stream_sync(void *s, char *err, size_t n);

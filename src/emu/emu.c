@@ -24,13 +24,13 @@ plX_mem *plX_mem_new(void) {
 
 void plX_mem_free(plX_mem *m) {
   if (!m) return;
-  for (uint32_t i = 0; i < m->n; i++) { free(m->b[i].p); free(m->b[i].name); free(m->b[i].gw); free(m->b[i].gr); free(m->b[i].ga); }
+  for (uint32_t i = 0; i < m->n; i++) { if (!m->b[i].ext) free(m->b[i].p); free(m->b[i].name); free(m->b[i].gw); free(m->b[i].gr); free(m->b[i].ga); }
   free(m->b);
   free(m);
 }
 
-uint64_t plX_mem_alloc(plX_mem *m, uint64_t bytes, const char *name) {
-  if (!m || bytes == 0 || bytes > ((uint64_t)1 << 40)) return 0;
+/* a buffer record at the next device address over host memory p (owned unless ext) */
+static uint64_t mem_add(plX_mem *m, uint8_t *p, uint64_t bytes, const char *name, int ext) {
   if (m->n == m->cap) {
     uint32_t nc = m->cap ? m->cap * 2 : 16;
     xbuf *nb = realloc(m->b, nc * sizeof *nb);
@@ -38,15 +38,14 @@ uint64_t plX_mem_alloc(plX_mem *m, uint64_t bytes, const char *name) {
     m->b = nb; m->cap = nc;
   }
   xbuf b;
-  b.p = calloc(1, (size_t)bytes);
-  if (!b.p) return 0;
+  b.p = p;
   b.name = NULL;
   if (name) {
     size_t n = strlen(name) + 1;
     b.name = malloc(n);
     if (b.name) memcpy(b.name, name, n);
   }
-  b.addr = m->next; b.size = bytes; b.ro = 0; b.gw = NULL; b.gr = NULL; b.ga = NULL;
+  b.addr = m->next; b.size = bytes; b.ro = 0; b.ext = ext; b.gw = NULL; b.gr = NULL; b.ga = NULL;
   /* 256-byte aligned, with at least 256 unmapped bytes after each buffer: an access just past
   ** the end of one buffer is never inside the next */
   m->next = (m->next + bytes + 256 + 255) & ~(uint64_t)255;
@@ -54,11 +53,26 @@ uint64_t plX_mem_alloc(plX_mem *m, uint64_t bytes, const char *name) {
   return b.addr;
 }
 
+uint64_t plX_mem_alloc(plX_mem *m, uint64_t bytes, const char *name) {
+  if (!m || bytes == 0 || bytes > ((uint64_t)1 << 40)) return 0;
+  uint8_t *p = calloc(1, (size_t)bytes);
+  if (!p) return 0;
+  uint64_t a = mem_add(m, p, bytes, name, 0);
+  if (!a) free(p);
+  return a;
+}
+
+uint64_t plX_mem_map(plX_mem *m, void *host, uint64_t bytes, const char *name) {
+  if (!m || !host || bytes == 0 || bytes > ((uint64_t)1 << 40)) return 0;
+  return mem_add(m, host, bytes, name, 1);
+}
+
 int plX_mem_release(plX_mem *m, uint64_t addr) {
   if (!m) return -1;
   for (uint32_t i = 0; i < m->n; i++)
     if (m->b[i].addr == addr) {
-      free(m->b[i].p); free(m->b[i].name); free(m->b[i].gw); free(m->b[i].gr); free(m->b[i].ga);
+      if (!m->b[i].ext) free(m->b[i].p);
+      free(m->b[i].name); free(m->b[i].gw); free(m->b[i].gr); free(m->b[i].ga);
       memmove(m->b + i, m->b + i + 1, (m->n - i - 1) * sizeof *m->b);
       m->n--;
       return 0;

@@ -16,6 +16,9 @@ void     plX_mem_free(plX_mem *m);             /* NULL is a no-op */
 /* a zero-filled buffer of `bytes` (> 0); its device address (256-aligned), 0 on OOM or bad size */
 uint64_t plX_mem_alloc(plX_mem *m, uint64_t bytes, const char *name);
 int      plX_mem_release(plX_mem *m, uint64_t addr);          /* 0 ok, -1 not a buffer */
+/* a buffer over host memory the caller owns (a DLPack tensor's): the kernel reads and writes it in
+** place; released like any other, the memory itself is never freed. 0 on OOM or bad size */
+uint64_t plX_mem_map(plX_mem *m, void *host, uint64_t bytes, const char *name);
 /* host view of the buffer that starts at addr (its size in *size), NULL if none */
 uint8_t *plX_mem_host(plX_mem *m, uint64_t addr, uint64_t *size);
 

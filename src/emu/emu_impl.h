@@ -70,6 +70,7 @@ typedef struct xbuf {
   uint8_t *p;
   char *name;
   int ro;                                   /* a .const variable */
+  int ext;                                  /* p is memory the caller owns (plX_mem_map): never freed */
   xgw *gw;                                  /* races check: per byte, made at the first checked write */
   xgr *gr;                                  /* races check: per byte, made at the first checked read */
   xga *ga;                                  /* races check: per byte, made at the first atomic */

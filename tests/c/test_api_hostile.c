@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dlpack/dlpack.h>
 #include "ptxlua.h"
 #include "test_engine.h"
 #include "check.h"
@@ -65,6 +66,11 @@ static void null_everything(void) {
   uint64_t dims[2] = {64, 64}; uint32_t box[2] = {64, 64};
   CHECK(ptxlua_tensormap_encode(NULL, "bf16", 2, dims, NULL, box, "128B", &tm) != PTXLUA_OK);
   CHECK(ptxlua_tensormap_encode_im2col(NULL, "bf16", 3, dims, NULL, NULL, &tm) != PTXLUA_OK);
+  CHECK(ptxlua_tensormap_encode_address(NULL, 0, "bf16", 2, dims, NULL, box, "128B", &tm) != PTXLUA_OK);
+  CHECK(ptxlua_tensormap_encode_im2col_address(NULL, 0, "bf16", 3, dims, NULL, NULL, &tm) != PTXLUA_OK);
+  CHECK(ptxlua_buffer_wrap(NULL, host, 16, &b) != PTXLUA_OK && b == NULL);
+  CHECK(ptxlua_buffer_wrap_dlpack(NULL, NULL, &b) != PTXLUA_OK && b == NULL);
+  CHECK(ptxlua_kernel_param_shape(NULL, 0, NULL, NULL, 0) != PTXLUA_OK);
   ptxlua_kernel *k = NULL;
   CHECK(ptxlua_kernel_prepare(NULL, "fill", &k) != PTXLUA_OK && k == NULL);
   ptxlua_kernel_free(NULL);
@@ -169,6 +175,33 @@ static void device_misuse(ptxlua_engine *e) {
   CHECK_ERR(ptxlua_buffer_download(b, SIZE_MAX - 1, host, 4));
   CHECK_ERR(ptxlua_buffer_download(b, 0, NULL, 16));
   CHECK(ptxlua_buffer_upload(b, 0, host, 0) == PTXLUA_OK || 1);   /* zero bytes: either answer, no crash */
+  /* wrapped memory and tensor maps over addresses that are not the device's */
+  ptxlua_buffer *w = NULL;
+  CHECK_ERR(ptxlua_buffer_wrap(d, NULL, 16, &w));
+  CHECK_ERR(ptxlua_buffer_wrap(d, host, 0, &w));
+  CHECK(ptxlua_buffer_wrap(d, host, 16, NULL) == PTXLUA_MISUSE);
+  /* hostile DLPack tensors: negative rank, no shape, negative or huge extents and strides */
+  {
+    int64_t neg[2] = {-1, 4}, big[2] = {INT64_MAX, INT64_MAX}, bst[2] = {INT64_MAX, -5};
+    DLManagedTensor m;
+    memset(&m, 0, sizeof m);
+    DLTensor *tt = &m.dl_tensor;
+    tt->data = host; tt->device.device_type = kDLCPU; tt->ndim = -3;
+    tt->dtype.code = kDLFloat; tt->dtype.bits = 32; tt->dtype.lanes = 1;
+    const DLManagedTensor *mt = &m;
+    CHECK_ERR(ptxlua_buffer_wrap_dlpack(d, mt, &w));
+    tt->ndim = 2;
+    CHECK_ERR(ptxlua_buffer_wrap_dlpack(d, mt, &w));
+    tt->shape = neg;
+    CHECK_ERR(ptxlua_buffer_wrap_dlpack(d, mt, &w));
+    tt->shape = big;
+    CHECK_ERR(ptxlua_buffer_wrap_dlpack(d, mt, &w));
+    tt->strides = bst;
+    CHECK_ERR(ptxlua_buffer_wrap_dlpack(d, mt, &w));
+    tt->dtype.bits = 0;
+    CHECK_ERR(ptxlua_buffer_wrap_dlpack(d, mt, &w));
+    CHECK(w == NULL);
+  }
   /* tensor maps with bad shapes */
   ptxlua_tensormap tm;
   uint64_t dims[5] = {64, 64, 1, 1, 1}, huge[2] = {UINT64_MAX, UINT64_MAX}, st[4] = {3, 0, 0, 0};

@@ -306,7 +306,7 @@ int main(void) {
   wrong[2] = args[2];
   wrong[0] = ptxlua_arg_u64(5);
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, wrong, 6) == PTXLUA_MISUSE);
-  CHECK(strstr(ptxlua_errmsg(e), "argument 1 (x): a pointer parameter takes a buffer or an address, got u64") != NULL);
+  CHECK(strstr(ptxlua_errmsg(e), "argument 1 (x): a pointer parameter takes a buffer, an address or a DLPack tensor, got u64") != NULL);
   wrong[0] = args[0];
   float four = 4.0f;
   wrong[4] = ptxlua_arg_bytes(&four, 4);

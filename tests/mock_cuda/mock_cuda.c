@@ -533,6 +533,17 @@ static CUresult cuMemsetD8(uint64_t dst, unsigned char v, size_t n) {
   return OK;
 }
 
+/* CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL (9) of memory cuMemAlloc gave: device 0; any other address is
+** not device memory (CUDA_ERROR_INVALID_VALUE, as the driver answers for an unregistered host pointer) */
+static CUresult cuPointerGetAttribute(void *data, int attr, uint64_t p) {
+  ENTER("cuPointerGetAttribute"); NEED_INIT();
+  if (!data) return E_INVALID_VALUE;
+  if (attr != 9) return E_INVALID_VALUE;
+  if (!find_buf((uintptr_t)p, 1)) return E_INVALID_VALUE;
+  *(int *)data = 0;
+  return OK;
+}
+
 /* ---- streams and events ----------------------------------------------------------------------- */
 static int STREAMS;
 static CUresult cuStreamCreate(void **s, unsigned flags) {
@@ -692,7 +703,7 @@ static CUresult cuTensorMapEncodeIm2col(void *map, int dtype, unsigned rank, voi
 static const struct { const char *name; void *fn; } TABLE[] = {
   ENTRY(cuInit), ENTRY(cuDriverGetVersion), ENTRY(cuGetErrorName), ENTRY(cuGetErrorString), ENTRY(cuDeviceGetCount),
   ENTRY(cuDeviceGet), ENTRY(cuDeviceGetAttribute), ENTRY(cuDeviceGetName), ENTRY(cuDevicePrimaryCtxRetain),
-  ENTRY(cuDevicePrimaryCtxRelease), ENTRY(cuCtxSetCurrent), ENTRY(cuCtxSynchronize), ENTRY(cuModuleLoadData),
+  ENTRY(cuDevicePrimaryCtxRelease), ENTRY(cuCtxSetCurrent), ENTRY(cuCtxSynchronize), ENTRY(cuPointerGetAttribute), ENTRY(cuModuleLoadData),
   ENTRY(cuModuleLoadDataEx), ENTRY(cuModuleUnload), ENTRY(cuModuleGetFunction), ENTRY(cuFuncSetAttribute), ENTRY(cuFuncGetAttribute),
   ENTRY(cuLaunchKernelEx), ENTRY(cuMemAlloc), ENTRY(cuMemFree), ENTRY(cuMemcpyHtoD), ENTRY(cuMemcpyDtoH),
   ENTRY(cuMemcpyDtoD), ENTRY(cuMemsetD8), ENTRY(cuStreamCreate), ENTRY(cuStreamSynchronize), ENTRY(cuStreamDestroy),
