@@ -527,15 +527,19 @@ PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks,
   int rc = push_kernel_list(e, kernels);
   if (rc) { lua_pop(L, 2); return rc; }
   lua_setfield(L, -2, "kernels");
-  if (plE_pcall(L, 1, 1)) {
+  if (plE_pcall(L, 1, 2)) {
     const char *m = lua_tostring(L, -1);
     rc = plE_set_error(e, PTXLUA_ERROR, m ? m : "error object is not a string");
     lua_pop(L, 1);
     return rc;
   }
-  *summary = dupstr(lua_tostring(L, -1));
-  lua_pop(L, 1);
-  return *summary ? PTXLUA_OK : plE_set_error(e, PTXLUA_NOMEM, "out of memory");
+  *summary = dupstr(lua_tostring(L, -2));
+  /* a kernel that does not match its reference: the summary stays, the call fails with the reason */
+  const char *mismatch = lua_tostring(L, -1);
+  rc = *summary ? PTXLUA_OK : plE_set_error(e, PTXLUA_NOMEM, "out of memory");
+  if (rc == PTXLUA_OK && mismatch) rc = plE_set_error(e, PTXLUA_ERROR, mismatch);
+  lua_pop(L, 2);
+  return rc;
 }
 
 PTXLUA_API int ptxlua_fwrite_ptx(ptxlua_engine *e, const char *kernels, int flags, FILE *f) {

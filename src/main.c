@@ -390,10 +390,12 @@ int main(int argc, char **argv) {
     char *summary = NULL;
     ptxlua_set_emu_limit(e, limit);
     rc = ptxlua_emulate(e, *kernels ? kernels : NULL, checks, &summary);
+    if (summary) {                   /* also on a mismatch with a reference: what ran, then why */
+      fputs(summary, stdout);
+      fflush(stdout);
+      ptxlua_free(summary);
+    }
     if (rc) return fail(e, rc);
-    fputs(summary, stdout);
-    fflush(stdout);
-    ptxlua_free(summary);
   }
   if (out && print) {                 /* -o with --print-ptx: both, from one trace */
     char *txt = NULL;

@@ -291,7 +291,10 @@ function M.launch(k, opts)
   local d = opts.device
   if getmetatable(d) ~= Device then fail("launch: device must come from cuda.device()") end
   local grid, block, cluster, blame = require("ptxlua")._geometry(k, opts)
-  local packed = M.pack_args(k, opts.args, d)     -- before anything touches the GPU
+  -- tensors passed for tensor-map parameters become maps; every declared tensor is checked
+  local args = require("ptxlua.tensors").bind(k, opts.args or {}, opts.defines, function(v) return getmetatable(v) == Array end,
+                                              function(a, spec) return d:tensormap(a, spec) end, fail)
+  local packed = M.pack_args(k, args, d)          -- before anything touches the GPU
   local e = module_of(d, k, opts)
   local smem = opts.smem or e.smem
   if smem > e.smem_set then check(core.cuda_set_smem(e.fn, smem)); e.smem_set = smem end

@@ -296,7 +296,9 @@ function M.launch(k, opts)
   local grid, block, cluster, blame = require("ptxlua")._geometry(k, opts)
   local e = emulator(d, k, opts)
   local ps = e:params()
-  local args = opts.args or {}
+  -- tensors passed for tensor-map parameters become maps; every declared tensor is checked
+  local args = require("ptxlua.tensors").bind(k, opts.args or {}, opts.defines, is_array,
+                                              function(a, spec) return d:tensormap(a, spec) end, fail)
   local n = 0
   for _ in pairs(args) do n = n + 1 end
   if #args ~= #ps and n == #args then fail("launch of %s: %d arguments for %d parameters", k.name, #args, #ps) end
@@ -432,7 +434,7 @@ local function duration(secs)
   return fmt("%.1f hours", secs / 3600)
 end
 M.COST_SECONDS = 3600
-local function refuse_costly(k, opts, t, specs, scalars, sizing)
+local function refuse_costly(k, opts, t, specs, scalars, sizing, place)
   local grid, _, cluster = k:launch_dims(opts.defines)
   if not grid then return end
   local ncl = grid[1] * grid[2] * grid[3]
@@ -445,7 +447,9 @@ local function refuse_costly(k, opts, t, specs, scalars, sizing)
   for _, sp in ipairs(specs) do
     local a = sd:array(sp.dtype, sp.n, false, sp.name)
     made[#made + 1] = a
-    args[sp.i] = a
+    if sp.tensor then
+      for i, p in ipairs(k.params) do if p.view and p.view.of == sp.name then args[i] = a end end
+    else args[sp.i] = a end
   end
   local ok, st = pcall(M.launch, k, { device = sd, args = args, defines = opts.defines, smem = opts.smem, arch = opts.arch,
                                       sample = 1 })
@@ -479,10 +483,74 @@ local function refuse_costly(k, opts, t, specs, scalars, sizing)
             shrink, fmt("%.0f", floor(math.max(w * 1.25, M.LIMIT)))), 0)
 end
 
+-- the sizes --emulate runs a kernel at: its `emulate` templates, with the caller's defines over them
+local function emulation_defines(k, defines)
+  local e = k.def and k.def.emulate
+  if not e then return defines end
+  local out = {}
+  for name, v in pairs(e) do out[name] = v end
+  for name, v in pairs(defines or {}) do out[name] = v end
+  return out
+end
+M._emulation_defines = emulation_defines
+
+-- the tolerance of output `name` (dtype): { rel, abs } from the kernel's `tolerance` (a number r:
+-- rel = r, abs = r times the reference's root mean square), else by the output's type
+local DEFAULT_TOL = { f64 = 1e-12, f32 = 1e-5, f16 = 1e-3, bf16 = 1e-2, e4m3 = 0.125, e5m2 = 0.25, e2m3 = 0.25, e3m2 = 0.5,
+                      e2m1 = 0.5, ue8m0 = 1, ue4m3 = 0.125 }
+local function tolerance_of(k, name, dtype, rms)
+  local tol = k.def.tolerance
+  if type(tol) == "table" and tol.rel == nil and tol.abs == nil then tol = tol[name] end
+  if tol == nil then tol = DEFAULT_TOL[dtype] or 0 end
+  if type(tol) == "number" then return tol, tol * rms end
+  return tol.rel or 0, tol.abs or 0
+end
+
+-- got (read back) against want (the reference) for output a: the report line, and the mismatch
+-- message (nil: it matches)
+local function compare_output(k, a, T, got, want)
+  local n = math.min(#want, a.n)
+  local ss = 0
+  for i = 1, n do local w = want[i]; if w == w and w ~= math.huge and w ~= -math.huge then ss = ss + w * w end end
+  local rms = n > 0 and math.sqrt(ss / n) or 0
+  local rel, abs_tol = tolerance_of(k, a.pname, a.dtype, rms)
+  local worst, wi, werr, bad = -1, nil, 0, 0
+  for i = 1, n do
+    local g, w = got[i], want[i]
+    local err, ratio
+    if w ~= w then err = (g ~= g) and 0 or math.huge              -- NaN wanted: NaN expected
+    elseif g ~= g then err = math.huge                              -- NaN got: never written, or wrong
+    elseif g == w then err = 0
+    else err = math.abs(g - w) end
+    local bound = rel * math.abs(w == w and w or 0) + abs_tol
+    if err == 0 then ratio = 0 elseif bound > 0 then ratio = err / bound else ratio = math.huge end
+    if ratio > 1 then bad = bad + 1 end
+    if ratio > worst then worst, wi, werr = ratio, i, err end
+  end
+  local tol_text = fmt("rel %g + abs %g", rel, abs_tol)
+  local where = wi and (a.pname .. require("ptxlua.tensors").coords(T, wi)) or "-"
+  local vals = wi and fmt("got %.9g, want %.9g", got[wi], want[wi]) or ""
+  if bad == 0 then
+    return fmt("  %-8s matches the reference (%d elements, %s): largest error %.3g (%.2f of the tolerance) at %s: %s",
+               a.pname, n, tol_text, werr, worst < 0 and 0 or worst, where, vals)
+  end
+  local line = fmt("  %-8s DOES NOT MATCH the reference: %d of %d elements outside %s; largest error %.3g at %s: %s",
+                   a.pname, bad, n, tol_text, werr, where, vals)
+  local msg = fmt("emulate %s: %s does not match the reference (%d of %d elements outside %s; the largest error at %s: %s)",
+                  k.name, a.pname, bad, n, tol_text, where, vals)
+  return line, msg
+end
+
 function M.emulate(k, opts)
   opts = opts or {}
   if k.verbatim then ptx_kernel_unrunnable(k) end
   local d = opts.device or M.device("emu")
+  do
+    local o = {}
+    for key, v in pairs(opts) do o[key] = v end
+    o.defines = emulation_defines(k, opts.defines)
+    opts = o
+  end
   local t = k:resolve(opts.defines)
   local env = {}
   for name, v in pairs(t) do if type(v) == "number" then env[name] = v end end
@@ -529,15 +597,81 @@ function M.emulate(k, opts)
       specs[#specs + 1] = { i = i, dtype = dtype, n = n, name = p[1] }
     end
   end
-  if opts.limit == nil then refuse_costly(k, opts, t, specs, args, sizing) end
+  -- the tensors behind tensor-map parameters (the kernel's `tensors`): one array each, passed at
+  -- the position of every map that views it (the launch builds the maps)
+  local TS = require "ptxlua.tensors"
+  local concrete = {}
+  for j, e in ipairs(k.tensors or {}) do
+    local T = TS.resolve_tensor(e.name, e.decl, env, t)
+    concrete[e.name] = T
+    for _, nm in ipairs(T.used) do
+      local tn = k.templates[nm] ~= nil and nm or from[nm]
+      if tn and not seen[tn] then seen[tn] = true; sizing[#sizing + 1] = tn end
+    end
+    if T.span * SIZES[T.dtype] > 2^40 then
+      TS.derr(e.decl, "emulate %s: tensor %s would have %.0f %s elements, more memory than the emulator gives a buffer (1 TB)", k.name, e.name, T.span, T.dtype)
+    end
+    specs[#specs + 1] = { i = #k.params + j, dtype = T.dtype, n = T.span, name = e.name, tensor = e.name }
+  end
+  for _, sp in ipairs(specs) do
+    if not sp.tensor then
+      local p = k.params[sp.i]
+      if p.tensor then
+        local ok, T = pcall(TS.resolve_tensor, p[1], p.tensor, env, t)
+        if ok then concrete[p[1]] = T end
+      end
+    end
+  end
+  local function place(sp, a)
+    if not sp.tensor then args[sp.i] = a; return end
+    for i, p in ipairs(k.params) do if p.view and p.view.of == sp.name then args[i] = a end end
+  end
+  if opts.limit == nil then
+    local sargs = {}
+    for i, v in pairs(args) do sargs[i] = v end
+    refuse_costly(k, opts, t, specs, sargs, sizing, place)
+  end
   for _, sp in ipairs(specs) do
     local a = d:array(sp.dtype, sp.n, nil, sp.name)
     a.pname = sp.name
     d.mem:fill_random(a.addr, sp.dtype, seed + sp.i)
-    a.before = d.mem:hash(a.addr)
     arrays[#arrays + 1] = a
-    args[sp.i] = a
+    place(sp, a)
   end
+  -- the kernel's own inputs (values that must be so: offsets, indices), then its reference
+  local byname = {}
+  for _, a in ipairs(arrays) do byname[a.pname] = a end
+  local def = k.def
+  local x
+  local function values()
+    x = {}
+    for _, a in ipairs(arrays) do x[a.pname] = a:read() end
+    for i, p in ipairs(k.params) do
+      if not p.pointer and not p.tensormap and args[i] ~= nil then x[p[1]] = args[i] end
+    end
+    return x
+  end
+  if def.inputs then
+    local ok, given = xpcall(def.inputs, debug.traceback, t, values())
+    if not ok then error(given, 0) end
+    if type(given) ~= "table" then kfail(k, "emulate %s: the kernel's inputs function returned %s, not a table { NAME = {values...} }", k.name, type(given)) end
+    for name, v in pairs(given) do
+      if not byname[name] then kfail(k, "emulate %s: the inputs function gave values for '%s', which is no tensor of the kernel", k.name, tostring(name)) end
+      byname[name]:write(v)
+    end
+  end
+  local want
+  if def.reference then
+    local ok, r = xpcall(def.reference, debug.traceback, t, values())
+    if not ok then error(r, 0) end
+    if type(r) ~= "table" then kfail(k, "emulate %s: the reference returned %s, not a table { OUTPUT = {values...} }", k.name, type(r)) end
+    for name in pairs(r) do
+      if not byname[name] then kfail(k, "emulate %s: the reference returned values for '%s', which is no tensor of the kernel", k.name, tostring(name)) end
+      byname[name]:poison()                        -- every element the kernel should write: NaN first
+    end
+    want = r
+  end
+  for _, a in ipairs(arrays) do a.before = d.mem:hash(a.addr) end
   local ok, st = pcall(M.launch, k, { device = d, args = args, defines = opts.defines, checks = opts.checks,
                                       limit = opts.limit, smem = opts.smem, arch = opts.arch })
   if not ok then
@@ -550,8 +684,24 @@ function M.emulate(k, opts)
   lines[2] = fmt("  %.0f thread instructions (%.0f warp instructions, %d CTAs) in %.3f s", st.thread_insns,
                  st.warp_insns, st.ctas, st.seconds)
   for _, a in ipairs(arrays) do lines[#lines + 1] = "  " .. stats_line(a, a.before) end
+  local mismatch
+  if want then
+    local names = {}
+    for name in pairs(want) do names[#names + 1] = name end
+    table.sort(names)
+    for _, name in ipairs(names) do
+      local a = byname[name]
+      local T = concrete[name] or { packed = false }
+      local line, msg = compare_output(k, a, T, a:read(), want[name])
+      lines[#lines + 1] = line
+      mismatch = mismatch or msg
+    end
+  end
   for _, a in ipairs(arrays) do a:free() end
-  return table.concat(lines, "\n"), st
+  if mismatch then
+    mismatch = k.file and fmt("%s:%d: error: %s", k.file, k.line or 0, mismatch) or ("error: " .. mismatch)
+  end
+  return table.concat(lines, "\n"), st, mismatch
 end
 
 -- every selected kernel of the loaded script, on generated inputs (the command's --emulate):
@@ -559,11 +709,14 @@ end
 function M.emulate_all(opts)
   opts = opts or {}
   local list = require("ptxlua").select_kernels(opts.kernels)
-  local out = {}
+  local out, mismatch = {}, nil
   for _, k in ipairs(list) do
-    out[#out + 1] = (M.emulate(k, { defines = opts.defines, arch = opts.arch, checks = opts.checks, limit = opts.limit }))
+    local text, _, bad = M.emulate(k, { defines = opts.defines, arch = opts.arch, checks = opts.checks, limit = opts.limit })
+    out[#out + 1] = text
+    mismatch = mismatch or bad
   end
-  return table.concat(out, "\n") .. "\n"
+  -- a kernel that does not match its reference: the summaries, and the error (the command exits 1)
+  return table.concat(out, "\n") .. "\n", mismatch
 end
 
 return M

@@ -162,7 +162,9 @@ end
 -- :emu [KERNEL] -- run in the CPU emulator on generated inputs and summarize what it wrote
 function R.emulate(name)
   for _, k in ipairs(selection(name)) do
-    out((emu.emulate(k, { defines = R.defines, arch = R.arch })), "\n")
+    local text, _, mismatch = emu.emulate(k, { defines = R.defines, arch = R.arch })
+    out(text, "\n")
+    if mismatch then error(mismatch, 0) end      -- after the summary: which elements are off
   end
 end
 
