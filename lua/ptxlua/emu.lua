@@ -434,7 +434,7 @@ local function duration(secs)
   return fmt("%.1f hours", secs / 3600)
 end
 M.COST_SECONDS = 3600
-local function refuse_costly(k, opts, t, specs, scalars, sizing, place)
+local function refuse_costly(k, opts, t, specs, scalars, sizing)
   local grid, _, cluster = k:launch_dims(opts.defines)
   if not grid then return end
   local ncl = grid[1] * grid[2] * grid[3]
@@ -447,9 +447,8 @@ local function refuse_costly(k, opts, t, specs, scalars, sizing, place)
   for _, sp in ipairs(specs) do
     local a = sd:array(sp.dtype, sp.n, false, sp.name)
     made[#made + 1] = a
-    if sp.tensor then
-      for i, p in ipairs(k.params) do if p.view and p.view.of == sp.name then args[i] = a end end
-    else args[sp.i] = a end
+    if not sp.tensor then args[sp.i] = a end
+    for i, p in ipairs(k.params) do if p.view and p.view.of == sp.name then args[i] = a end end
   end
   local ok, st = pcall(M.launch, k, { device = sd, args = args, defines = opts.defines, smem = opts.smem, arch = opts.arch,
                                       sample = 1 })
@@ -498,8 +497,9 @@ M._emulation_defines = emulation_defines
 -- rel = r, abs = r times the reference's root mean square), else by the output's type
 local DEFAULT_TOL = { f64 = 1e-12, f32 = 1e-5, f16 = 1e-3, bf16 = 1e-2, e4m3 = 0.125, e5m2 = 0.25, e2m3 = 0.25, e3m2 = 0.5,
                       e2m1 = 0.5, ue8m0 = 1, ue4m3 = 0.125 }
-local function tolerance_of(k, name, dtype, rms)
+local function tolerance_of(k, name, dtype, rms, t)
   local tol = k.def.tolerance
+  if type(tol) == "function" then tol = tol(t) end
   if type(tol) == "table" and tol.rel == nil and tol.abs == nil then tol = tol[name] end
   if tol == nil then tol = DEFAULT_TOL[dtype] or 0 end
   if type(tol) == "number" then return tol, tol * rms end
@@ -508,12 +508,12 @@ end
 
 -- got (read back) against want (the reference) for output a: the report line, and the mismatch
 -- message (nil: it matches)
-local function compare_output(k, a, T, got, want)
+local function compare_output(k, a, T, got, want, t)
   local n = math.min(#want, a.n)
   local ss = 0
   for i = 1, n do local w = want[i]; if w == w and w ~= math.huge and w ~= -math.huge then ss = ss + w * w end end
   local rms = n > 0 and math.sqrt(ss / n) or 0
-  local rel, abs_tol = tolerance_of(k, a.pname, a.dtype, rms)
+  local rel, abs_tol = tolerance_of(k, a.pname, a.dtype, rms, t)
   local worst, wi, werr, bad = -1, nil, 0, 0
   for i = 1, n do
     local g, w = got[i], want[i]
@@ -623,13 +623,13 @@ function M.emulate(k, opts)
     end
   end
   local function place(sp, a)
-    if not sp.tensor then args[sp.i] = a; return end
+    if not sp.tensor then args[sp.i] = a end
     for i, p in ipairs(k.params) do if p.view and p.view.of == sp.name then args[i] = a end end
   end
   if opts.limit == nil then
     local sargs = {}
     for i, v in pairs(args) do sargs[i] = v end
-    refuse_costly(k, opts, t, specs, sargs, sizing, place)
+    refuse_costly(k, opts, t, specs, sargs, sizing)
   end
   for _, sp in ipairs(specs) do
     local a = d:array(sp.dtype, sp.n, nil, sp.name)
@@ -656,8 +656,14 @@ function M.emulate(k, opts)
     if not ok then error(given, 0) end
     if type(given) ~= "table" then kfail(k, "emulate %s: the kernel's inputs function returned %s, not a table { NAME = {values...} }", k.name, type(given)) end
     for name, v in pairs(given) do
-      if not byname[name] then kfail(k, "emulate %s: the inputs function gave values for '%s', which is no tensor of the kernel", k.name, tostring(name)) end
-      byname[name]:write(v)
+      local si
+      for i, p in ipairs(k.params) do if p[1] == name and not p.pointer and not p.tensormap and not p.count then si = i end end
+      if si then
+        if type(v) ~= "number" then kfail(k, "emulate %s: the inputs function gave a %s for scalar parameter '%s'", k.name, type(v), name) end
+        args[si] = v                                -- a scalar parameter's value (eps = 1e-5)
+      elseif not byname[name] then
+        kfail(k, "emulate %s: the inputs function gave values for '%s', which is no tensor or scalar parameter of the kernel", k.name, tostring(name))
+      else byname[name]:write(v) end
     end
   end
   local want
@@ -692,7 +698,7 @@ function M.emulate(k, opts)
     for _, name in ipairs(names) do
       local a = byname[name]
       local T = concrete[name] or { packed = false }
-      local line, msg = compare_output(k, a, T, a:read(), want[name])
+      local line, msg = compare_output(k, a, T, a:read(), want[name], t)
       lines[#lines + 1] = line
       mismatch = mismatch or msg
     end

@@ -121,8 +121,8 @@ function M.check_checks(def, kline)
     else return false end
     return true
   end
-  if def.tolerance ~= nil and not tol(def.tolerance, "tolerance") then
-    if type(def.tolerance) ~= "table" then bad("'tolerance' must be a number, { rel =, abs = }, or a table of them by output name") end
+  if def.tolerance ~= nil and type(def.tolerance) ~= "function" and not tol(def.tolerance, "tolerance") then
+    if type(def.tolerance) ~= "table" then bad("'tolerance' must be a number, { rel =, abs = }, a table of them by output name, or a function of the templates returning one") end
     for name, v in pairs(def.tolerance) do
       if type(name) ~= "string" or not tol(v, "tolerance." .. tostring(name)) then bad("tolerance.%s must be a number or { rel =, abs = }", tostring(name)) end
     end
