@@ -105,8 +105,7 @@ local K = ptx.kernel {
              { "LSE", "f32*", shape = { "BH", "S" } } },
   -- --emulate: two heads of 200 rows (partial tiles, zero-filled keys masked, 2 key blocks);
   -- O and LSE against the definition in doubles: O 2e-2 (bf16 O, and P rounded to bf16 before P V),
-  -- LSE 1e-4 (ex2.approx, lg2.approx
-  -- and f32 row sums)
+  -- LSE 1e-4 (ex2.approx, lg2.approx and f32 row sums)
   emulate = { BH = 2, S = 200, D = 64 },
   reference = function(t, x)
     local S, D, BH = t.S, t.D, t.BH
