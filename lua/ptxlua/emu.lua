@@ -35,9 +35,21 @@ local function is_array(v) return getmetatable(v) == Array end
 M.is_array = is_array
 
 -- values: a table (1-based), a number for every element, or a function of the 1-based index
+local function mini_fail(a) return function(why) fail("%s array: %s", a.dtype, why) end end
 function Array.write(a, values)
   if a.freed then fail("the array was freed") end
   local tv = type(values)
+  if DT.mini[a.dtype] then                      -- narrow floats: codes, packed (ptxlua.dtypes)
+    if tv == "function" then
+      local t = {}
+      for i = 1, a.n do t[i] = values(i) end
+      values, tv = t, "table"
+    end
+    if tv ~= "number" and tv ~= "table" then fail("array values must be a table, a number or a function of the index") end
+    if tv == "table" and #values > a.n then fail("%d values for an array of %d", #values, a.n) end
+    DT.write(a.device.mem, a.addr, a.dtype, values, 0, a.n, mini_fail(a))
+    return a
+  end
   if tv == "number" then a.device.mem:write(a.addr, a.dtype, values)
   elseif tv == "table" then
     if #values > a.n then fail("%d values for an array of %d", #values, a.n) end
@@ -54,21 +66,28 @@ Array.fill = Array.write
 -- NaN for floats, a recognizable pattern for integers: for every element a kernel should write
 function Array.poison(a)
   if FLOAT[a.dtype] then return a:write(0 / 0) end
+  local mf = DT.mini[a.dtype]
+  if mf then                                    -- its NaN, else its largest value
+    local codes = {}
+    for i = 1, a.n do codes[i] = mf.nancode or (mf.codes[#mf.codes] + mf.signbit) end
+    DT.write_codes(a.device.mem, a.addr, a.dtype, 0, codes)
+    return a
+  end
   local s = SIZES[a.dtype]
   return a:write(s == 1 and 0xA5 or s == 2 and 0xA5A5 or 0xA5A5A5A5)
 end
 
 function Array.read(a, first, count)
   if a.freed then fail("the array was freed") end
-  return a.device.mem:read(a.addr, a.dtype, (first or 1) - 1, count)
+  return DT.read(a.device.mem, a.addr, a.dtype, (first or 1) - 1, count, a.n)
 end
 function Array.get(a, i)
   if type(i) ~= "number" or i < 1 or i > a.n or i ~= floor(i) then fail("index %s outside 1..%d", tostring(i), a.n) end
-  return a.device.mem:read(a.addr, a.dtype, i - 1, 1)[1]
+  return DT.read(a.device.mem, a.addr, a.dtype, i - 1, 1, a.n)[1]
 end
 function Array.set(a, i, v)
   if type(i) ~= "number" or i < 1 or i > a.n or i ~= floor(i) then fail("index %s outside 1..%d", tostring(i), a.n) end
-  a.device.mem:write(a.addr, a.dtype, { v }, i - 1)
+  DT.write(a.device.mem, a.addr, a.dtype, { v }, i - 1, a.n, mini_fail(a))
 end
 function Array.bytes(a) return a.device.mem:bytes(a.addr) end
 -- raw copies between host memory (an FFI pointer) and the first `bytes` of the array (as ptxlua.cuda's)
@@ -108,10 +127,10 @@ end
 
 -- dev:array(dtype, n [, values [, name]])
 function Device.array(d, dtype, n, values, name)
-  if not SIZES[dtype] then fail("unknown element type '%s' (f32, f16, bf16, f64, u8 .. s64)", tostring(dtype)) end
+  if not SIZES[dtype] then fail("unknown element type '%s' (f32, f16, bf16, f64, u8 .. s64, e4m3, e5m2, e2m3, e3m2, e2m1, ue8m0, ue4m3)", tostring(dtype)) end
   if type(n) ~= "number" or n < 1 or n ~= floor(n) then fail("array length must be a positive integer (got %s)", tostring(n)) end
   if n * SIZES[dtype] > 2^40 then fail("an array of %s %s elements: more memory than the emulator gives a buffer (1 TB)", tostring(n), dtype) end
-  local a = setmetatable({ device = d, dtype = dtype, n = n, nbytes = n * SIZES[dtype] }, Array)
+  local a = setmetatable({ device = d, dtype = dtype, n = n, nbytes = DT.nbytes(dtype, n) }, Array)
   a.addr = d.mem:alloc(a.nbytes, name or fmt("%s[%d]", dtype, n))
   if values ~= nil and values ~= false then a:write(values) end   -- false: as allocated (zeroed here)
   return a
@@ -150,6 +169,8 @@ function M._tmspec(a, spec, fail)
   end
   local dims = spec.dims or { a.n }
   local dtype = spec.dtype or a.dtype
+  if DT.mini[dtype] and not DT.storage[dtype] then fail("tensormap: %s packs elements below a byte; a map over it is not supported yet", dtype) end
+  dtype = DT.storage[dtype] or dtype             -- an 8-bit narrow float: the map reads bytes
   if not SIZES[dtype] and dtype ~= "tf32" then fail("tensormap: unknown element type '%s'", tostring(dtype)) end
   local strides = spec.strides
   if not strides then
@@ -382,7 +403,19 @@ local function shape_error(k, p, opts, t, used, what)
 end
 
 local function stats_line(a, before)
-  local st = a.device.mem:stats(a.addr, a.dtype)
+  local st
+  if DT.mini[a.dtype] then                       -- narrow floats: over the decoded values
+    st = { n = a.n, nan = 0, inf = 0, sum = 0 }
+    for _, v in ipairs(a:read()) do
+      if v ~= v then st.nan = st.nan + 1
+      elseif v == math.huge or v == -math.huge then st.inf = st.inf + 1
+      else
+        st.sum = st.sum + v
+        st.min = st.min and math.min(st.min, v) or v
+        st.max = st.max and math.max(st.max, v) or v
+      end
+    end
+  else st = a.device.mem:stats(a.addr, a.dtype) end
   local changed = a.device.mem:hash(a.addr) ~= before
   local finite = st.n - st.nan - st.inf
   local s = fmt("%-8s %s[%d]  %s", a.pname, a.dtype, a.n, changed and "written" or "unchanged")
@@ -634,7 +667,10 @@ function M.emulate(k, opts)
   for _, sp in ipairs(specs) do
     local a = d:array(sp.dtype, sp.n, nil, sp.name)
     a.pname = sp.name
-    d.mem:fill_random(a.addr, sp.dtype, seed + sp.i)
+    if DT.mini[sp.dtype] then                    -- narrow floats: values in [-1, 1) (or [0, 1)), rounded
+      local r, lo = seed + sp.i, DT.mini[sp.dtype].signed and -1 or 0
+      a:write(function() r = r * 16807 % 2147483647; return lo + (1 - lo) * (r / 2147483647) + (lo == 0 and 2 ^ -20 or 0) end)
+    else d.mem:fill_random(a.addr, sp.dtype, seed + sp.i) end
     arrays[#arrays + 1] = a
     place(sp, a)
   end
