@@ -16,6 +16,7 @@
 #include "isa.h"
 #include "print.h"
 #include "compile.h"
+#include "runtime.h"
 
 #ifndef PTXLUA_SOURCE_LUA_DIR
 #define PTXLUA_SOURCE_LUA_DIR ""
@@ -341,6 +342,15 @@ PTXLUA_API int ptxlua_define(ptxlua_engine *e, const char *name, const char *val
 PTXLUA_API int ptxlua_set_arch(ptxlua_engine *e, const char *arch) {
   if (!e) return PTXLUA_MISUSE;
   plA_target t;
+  char native[32], why[1024];
+  if (arch && strcmp(arch, "native") == 0) {    /* the GPU's own target, asked of the driver */
+    if (plR_native_arch(native, sizeof native, why, sizeof why)) {
+      char buf[1200];
+      snprintf(buf, sizeof buf, "--arch native needs the GPU's compute capability: %s", why);
+      return plE_set_error(e, PTXLUA_MISUSE, buf);
+    }
+    arch = native;
+  }
   if (arch && !plA_target_parse(arch, &t)) {
     char buf[256];
     snprintf(buf, sizeof buf, "unknown target '%.100s' (expected sm_80, sm_90a, sm_100a, ...)", arch);

@@ -23,7 +23,8 @@ static const char *USAGE =
   "options:\n"
   "  --print-ptx          print the PTX to standard output (the default without -o; with -o, both)\n"
   "  -o FILE              write the PTX to FILE (atomically: a failed run leaves FILE as it was)\n"
-  "  --arch SM            target for every kernel (sm_80, sm_90a, sm_100a, ...)\n"
+  "  --arch SM            target for every kernel (sm_80, sm_90a, sm_100a, ...); native: the GPU's\n"
+  "                       (its compute capability, asked of the CUDA driver)\n"
   "  -D NAME=VALUE        set a template parameter (repeatable)\n"
   "  --kernel NAME        only this kernel (repeatable)\n"
   "  --anchors[=MODE]     mark each instruction with its script line: comment (default) or loc\n"
@@ -364,9 +365,10 @@ int main(int argc, char **argv) {
     ptxlua_define(e, name, eq + 1);
   }
   if (arch && ptxlua_set_arch(e, arch)) {
-    fprintf(stderr, "ptxlua: %s\n(ptxlua --help for usage)\n", ptxlua_errmsg(e));
+    int native = strcmp(arch, "native") == 0;     /* no driver or no GPU: not a usage mistake */
+    fprintf(stderr, "ptxlua: %s\n%s", ptxlua_errmsg(e), native ? "" : "(ptxlua --help for usage)\n");
     ptxlua_close(e);
-    return 2;
+    return native ? 1 : 2;
   }
   int rc = ptxlua_load_file(e, file);
   if (rc) return fail(e, rc);

@@ -1552,6 +1552,14 @@ end
 
 -- build one module from kernels: opts.kernels (list of names, default all), opts.defines,
 -- opts.arch (overrides each kernel's target), opts.version
+-- arch = "native": the target of the GPU in use (device 0), asked of the CUDA driver (sm_XYa from
+-- compute capability 9.0 on); an error naming what is missing where there is no driver or GPU
+function P.native_arch()
+  local a, why = core.cuda_native_arch()
+  if not a then perr("arch = \"native\" needs the GPU's compute capability: %s", tostring(why)) end
+  return a
+end
+
 -- the kernels named (each once, in the order given; all when names is empty) from a registry;
 -- an unknown name, or no kernel at all, is an error listing what the script defines
 function P.select_kernels(names, registry)
@@ -1595,6 +1603,7 @@ function P.build(opts)
                 #names > 0 and table.concat(names, ", ") or "none"), 0)
     end
   end
+  if opts.arch == "native" then opts.arch = P.native_arch() end
   local target = opts.arch or list[1].target
   for _, k in ipairs(list) do
     if not opts.arch and k.target ~= target then
