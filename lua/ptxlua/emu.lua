@@ -563,6 +563,9 @@ local function compare_output(k, a, T, got, want, t)
   local tol_text = fmt("rel %g + abs %g", rel, abs_tol)
   local where = wi and (a.pname .. require("ptxlua.tensors").coords(T, wi)) or "-"
   local vals = wi and fmt("got %.9g, want %.9g", got[wi], want[wi]) or ""
+  if bad == 0 and worst <= 0 then
+    return fmt("  %-8s matches the reference exactly (%d elements)", a.pname, n)
+  end
   if bad == 0 then
     return fmt("  %-8s matches the reference (%d elements, %s): largest error %.3g (%.2f of the tolerance) at %s: %s",
                a.pname, n, tol_text, werr, worst < 0 and 0 or worst, where, vals)
