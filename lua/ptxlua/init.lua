@@ -829,7 +829,7 @@ local NOT_INSN = {}
 for _, k in ipairs { "addr", "sym", "taddr", "hex", "imm", "pair", "label", "pred", "at", "at_not", "error",
                      "isreg", "shared", "shared_dynamic", "smem_plan", "smem_u64", "swizzle_offset",
                      "wgmma_desc_host", "kernel", "func", "funcs", "kernels", "build", "ptx", "reset",
-                     "select_kernels", "check_templates", "import" } do
+                     "select_kernels", "check_templates", "import", "tensor", "tensormap", "native_arch" } do
   NOT_INSN[k] = true
 end
 

@@ -386,11 +386,6 @@ function M.bind(k, args, defines, is_array, make_map, fail)
   for key, v in pairs(args) do out[key] = v end
   local function check(T, a, what)
     if a.freed then fail("%s: the array was freed", what) end
-    if T.decl ~= nil and a.shape and #a.shape > 0 then
-      local same = #a.shape == #T.shape
-      for i = 1, #T.shape do same = same and a.shape[i] == T.shape[i] end
-      if not same then fail("%s: an array of shape {%s} for tensor %s %s %s", what, table.concat(a.shape, ", "), T.name, T.dtype, dims_text(T)) end
-    end
     if a.n < T.span then
       fail("%s: tensor %s is %s %s (%.0f elements), the array has %.0f", what, T.name, T.dtype, dims_text(T), T.span, a.n)
     end
