@@ -51,12 +51,9 @@ local function signed_nan(neg)
   NANBOX.u = neg and 0xFFF8000000000000ULL or 0x7FF8000000000000ULL
   return NANBOX.d
 end
-for name, f in pairs(MINI) do
-  f.name = name
-  f.bits = f.e + f.m + (f.signed and 1 or 0)
-  f.bytes = f.bits / 8                                 -- 0.5 (e2m1), 0.75 (e2m3, e3m2), 1
-  D.array[name], D.bytes[name] = f.bytes, f.bytes >= 1 and f.bytes or nil
-  local emax, mmax = 2 ^ f.e - 1, 2 ^ f.m - 1
+-- the code tables of format f, made on first use (a script that holds no narrow array pays nothing)
+local function build(f)
+  local emax = 2 ^ f.e - 1
   -- the magnitude of code c (sign bit clear), or nil for a NaN or infinity code
   local function mag(c)
     local ef, mf = math.floor(c / 2 ^ f.m), c % 2 ^ f.m
@@ -72,7 +69,6 @@ for name, f in pairs(MINI) do
     if v then f.codes[#f.codes + 1], f.vals[#f.vals + 1] = c, v end
   end
   f.max = f.vals[#f.vals]
-  f.signbit = f.signed and 2 ^ (f.e + f.m) or 0
   f.nancode = f.nan == "top" and 2 ^ (f.e + f.m) - 1 or f.nan == "ieee" and emax * 2 ^ f.m + 2 ^ (f.m - 1) or nil
   f.infcode = f.inf and emax * 2 ^ f.m or nil
   f.decode_table = {}
@@ -86,6 +82,20 @@ for name, f in pairs(MINI) do
     end
     f.decode_table[c] = neg and -v or v
   end
+end
+local LAZY = { __index = function(f, key)
+  if key ~= "codes" and key ~= "vals" and key ~= "max" and key ~= "nancode" and key ~= "infcode" and key ~= "decode_table" then return nil end
+  setmetatable(f, nil)
+  build(f)
+  return rawget(f, key)
+end }
+for name, f in pairs(MINI) do
+  f.name = name
+  f.bits = f.e + f.m + (f.signed and 1 or 0)
+  f.bytes = f.bits / 8                                 -- 0.5 (e2m1), 0.75 (e2m3, e3m2), 1
+  f.signbit = f.signed and 2 ^ (f.e + f.m) or 0
+  D.array[name], D.bytes[name] = f.bytes, f.bytes >= 1 and f.bytes or nil
+  setmetatable(f, LAZY)
 end
 
 -- the code of Lua number x in narrow type name; nil, why for a value the type cannot hold
