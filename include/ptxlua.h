@@ -77,7 +77,9 @@ enum {
   PTXLUA_CHECK_UNINIT_REGS = 4    /* reads of never-written registers */
 };
 /* run kernels (as ptxlua_ptx selects them) in the CPU emulator on generated inputs sized by their
-** parameters' shapes; *summary (malloc'ed, free with ptxlua_free) says what ran and what it wrote */
+** parameters' shapes; *summary (malloc'ed, free with ptxlua_free) says what ran and what it wrote.
+** A kernel that declares a reference is compared with it: a mismatch is PTXLUA_ERROR with *summary
+** still set (it says which elements are off) and the error message naming the largest error */
 PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks, char **summary);
 /* the emulator's budget: the warp instructions one launch may run (ptxlua_emulate, and
 ** ptxlua_launch on "emu"), past which it stops with an error naming where each warp still running

@@ -5,7 +5,8 @@
 -- CAUSAL: 1 masks key j > query i (0: no mask). SCALE: the factor of the scores (0, the default: 1/sqrt(D)).
 -- Layout: Q, K, V, O are [BH][S][D] row-major bf16 (BH = batch x heads, D = 64 or 128); LSE is
 -- [BH][S] f32, LSE[r] = ln sum_j exp(SCALE * q_r . k_j) over the keys row r attends to.
--- Tensor maps (`maps(t)` below, returned by this file, gives the specs for dev:tensormap):
+-- Tensor maps (declared with the kernel over the tensors Q, K, V, O; `maps(t)`, returned by this
+-- file, gives their dev:tensormap specs):
 --   Q: dims {D, S, BH}, box {64, BQ, 1}    K, V: dims {D, S, BH}, box {64, BKV, 1}
 --   O: dims {D, S, BH}, box {64, 64, 1}    all 128B-swizzled; D = 128 is two boxes of 64 columns
 -- Rows past S read as zeros (the TMA fills them) and are masked to -inf as keys; O rows past S are
@@ -89,13 +90,53 @@ local function plan(t)
   return P
 end
 
-ptx.kernel {
+local K = ptx.kernel {
   name = "flash_attention",
   doc = "O = softmax(Q K^T * SCALE) V and its log-sum-exp, bf16, Hopper (TMA, wgmma, mbarrier, warp specialization)",
   target = "sm_90a",
   templates = { BH = 16, S = 4096, D = 128, CAUSAL = 0, BQ = 128, BKV = 128, STAGES = 2, SCALE = 0 },
-  params = { { "Q_map", "tensormap" }, { "K_map", "tensormap" }, { "V_map", "tensormap" }, { "O_map", "tensormap" },
+  tensors = { Q = ptx.tensor("bf16", { "BH", "S", "D" }), K = ptx.tensor("bf16", { "BH", "S", "D" }),
+              V = ptx.tensor("bf16", { "BH", "S", "D" }), O = ptx.tensor("bf16", { "BH", "S", "D" }) },
+  -- the maps: boxes of 64 columns (D = 128 is two of them), BQ or BKV or 64 rows, one head
+  params = { { "Q_map", ptx.tensormap { of = "Q", box = { 64, "BQ", 1 }, swizzle = "128B" } },
+             { "K_map", ptx.tensormap { of = "K", box = { 64, "BKV", 1 }, swizzle = "128B" } },
+             { "V_map", ptx.tensormap { of = "V", box = { 64, "BKV", 1 }, swizzle = "128B" } },
+             { "O_map", ptx.tensormap { of = "O", box = { 64, 64, 1 }, swizzle = "128B" } },
              { "LSE", "f32*", shape = { "BH", "S" } } },
+  -- --emulate: two heads of 200 rows (partial tiles, zero-filled keys masked, 2 key blocks);
+  -- O and LSE against the definition in doubles: O 2e-2 (bf16 O, and P rounded to bf16 before P V),
+  -- LSE 1e-4 (ex2.approx, lg2.approx and f32 row sums)
+  emulate = { BH = 2, S = 200, D = 64 },
+  reference = function(t, x)
+    local S, D, BH = t.S, t.D, t.BH
+    local scale = t.SCALE ~= 0 and t.SCALE or 1 / math.sqrt(D)
+    local Q, Kt, V, O, L = x.Q, x.K, x.V, {}, {}
+    local p = {}
+    for h = 0, BH - 1 do
+      for i = 0, S - 1 do
+        local q = (h * S + i) * D
+        local last = t.CAUSAL == 1 and i or S - 1
+        local m = -math.huge
+        for j = 0, last do
+          local kb, s = (h * S + j) * D, 0
+          for d = 1, D do s = s + Q[q + d] * Kt[kb + d] end
+          s = s * scale
+          p[j] = s
+          if s > m then m = s end
+        end
+        local sum = 0
+        for j = 0, last do local e = math.exp(p[j] - m); p[j] = e; sum = sum + e end
+        for d = 1, D do O[q + d] = 0 end
+        for j = 0, last do
+          local vb, w = (h * S + j) * D, p[j] / sum
+          for d = 1, D do O[q + d] = O[q + d] + w * V[vb + d] end
+        end
+        L[h * S + i + 1] = m + math.log(sum)
+      end
+    end
+    return { O = O, LSE = L }
+  end,
+  tolerance = { O = 2e-2, LSE = 1e-4 },
   grid = function(t) local P = plan(t); return { P.qt, t.BH } end,
   block = function(t) return { plan(t).threads } end,
   maxntid = function(t) return { plan(t).threads } end,
@@ -376,15 +417,6 @@ ptx.kernel {
   end,
 }
 
--- the tensor-map specs, for dev:tensormap(array, spec), at template values t: Q, K, V, O
-local DEFAULTS = { BH = 16, S = 4096, D = 128, BQ = 128, BKV = 128 }
-local function maps(t)
-  local v = {}
-  for k, d in pairs(DEFAULTS) do v[k] = (t or {})[k] or d end
-  local dims = { v.D, v.S, v.BH }
-  return { dims = dims, box = { 64, v.BQ, 1 }, swizzle = "128B" },
-         { dims = dims, box = { 64, v.BKV, 1 }, swizzle = "128B" },
-         { dims = dims, box = { 64, v.BKV, 1 }, swizzle = "128B" },
-         { dims = dims, box = { 64, 64, 1 }, swizzle = "128B" }
-end
-return { maps = maps }
+-- the tensor-map specs of the declaration above, for dev:tensormap(array, spec), at template values
+-- t: Q, K, V, O (launches build them from the tensors themselves)
+return { maps = function(t) return K:maps(t) end }

@@ -14,7 +14,8 @@
 --                A: dims {K, M}, box {BK, BM},            swizzle 128B
 --                B: dims {K, N}, box {BK, BN / CLUSTER},  swizzle 128B
 --                C: dims {N, M}, box {EN, 64},            swizzle 128B  (EN = 128 bytes of OUT)
---              `maps(t)` below (returned by this file) gives the three specs for dev:tensormap.
+--              declared with the kernel (ptx.tensormap over the tensors A, B, C): a launch given the
+--              tensors builds them; `maps(t)` (returned by this file) gives their dev:tensormap specs.
 --   barriers   full[s]: one arrival (the producer's arrive.expect_tx) + the stage's bytes;
 --              empty[s]: one arrival per consumer warp of every CTA of the cluster (a multicast
 --              writes the stage in every CTA, so all of them must have released it).
@@ -86,12 +87,39 @@ local function plan(t)
   return P
 end
 
-ptx.kernel {
+local K = ptx.kernel {
   name = "gemm",
   doc = "C[M, N] = A[M, K] * B[N, K]^T on Hopper: TMA, wgmma, mbarrier pipeline, clusters, persistent",
   target = "sm_90a",
   templates = { M = 8192, N = 8192, K = 8192, BM = 128, BN = 256, BK = 64, STAGES = 4, CLUSTER = 2, SMS = 132, GROUP = 8, OUT = "bf16" },
-  params = { { "A_map", "tensormap" }, { "B_map", "tensormap" }, { "C_map", "tensormap" } },
+  -- the tensors behind the maps (row-major, outermost first) and the maps over them: dims are the
+  -- shape reversed (K innermost), the box innermost first as the copies' coordinates {k0, m0}
+  tensors = {
+    A = ptx.tensor("bf16", { "M", "K" }),
+    B = ptx.tensor("bf16", { "N", "K" }),
+    C = ptx.tensor("OUT", { "M", "N" }),
+  },
+  params = {
+    { "A_map", ptx.tensormap { of = "A", box = { "BK", "BM" }, swizzle = "128B" } },
+    { "B_map", ptx.tensormap { of = "B", box = { "BK", "BN / CLUSTER" }, swizzle = "128B" } },
+    -- C: 64 rows of 128 bytes (EN = 64 bf16 or 32 f32 columns), the epilogue's chunk
+    { "C_map", ptx.tensormap { of = "C", box = function(t) return { 128 / OUT_BYTES[t.OUT], 64 } end, swizzle = "128B" } },
+  },
+  -- --emulate: partial tiles on every edge, 3 tile-rows (the last cluster's second CTA outside C),
+  -- one cluster walking both cluster tiles; C against the product in doubles
+  emulate = { M = 300, N = 264, K = 136, SMS = 2 },
+  reference = function(t, x)
+    local A, B, C, M, N, K = x.A, x.B, {}, t.M, t.N, t.K
+    for i = 0, M - 1 do
+      for j = 0, N - 1 do
+        local s, a, b = 0, i * K, j * K
+        for kk = 1, K do s = s + A[a + kk] * B[b + kk] end
+        C[i * N + j + 1] = s
+      end
+    end
+    return { C = C }
+  end,
+  tolerance = 1e-2,   -- relative, plus 1e-2 of C's RMS: bf16 output (2^-9) over an f32 sum of exact products
   grid = function(t) local P = plan(t); return { P.clusters * t.CLUSTER } end,
   block = function(t) return { plan(t).threads } end,
   maxntid = function(t) return { plan(t).threads } end,
@@ -284,15 +312,6 @@ ptx.kernel {
   end,
 }
 
--- the tensor-map specs this kernel expects, for dev:tensormap(array, spec), at template values t
--- (the defaults filled in): A, B, C
-local DEFAULTS = { M = 8192, N = 8192, K = 8192, BM = 128, BN = 256, BK = 64, STAGES = 4, CLUSTER = 2, SMS = 132, GROUP = 8, OUT = "bf16" }
-local function maps(t)
-  local v = {}
-  for k, d in pairs(DEFAULTS) do v[k] = (t or {})[k] or d end
-  local en = 128 / OUT_BYTES[v.OUT]
-  return { dims = { v.K, v.M }, box = { v.BK, v.BM }, swizzle = "128B" },
-         { dims = { v.K, v.N }, box = { v.BK, v.BN / v.CLUSTER }, swizzle = "128B" },
-         { dims = { v.N, v.M }, box = { en, 64 }, swizzle = "128B", dtype = v.OUT }
-end
-return { maps = maps }
+-- the tensor-map specs of the declaration above, for dev:tensormap(array, spec), at template values
+-- t (the defaults filled in): A, B, C (launches build them from the tensors themselves)
+return { maps = function(t) return K:maps(t) end }

@@ -98,6 +98,21 @@ ptx.kernel {
   grid = function(t) local P = plan(t); return { P.gx * P.gy } end,
   block = function(t) return { plan(t).threads } end,
   maxntid = function(t) return { plan(t).threads } end,
+  -- --emulate: partial tiles in M, N and K; C against the product in doubles (exact bf16 products,
+  -- an f32 sum of K of them: 1e-5 relative, plus 1e-5 of C's RMS)
+  emulate = { M = 200, N = 136, K = 264 },
+  reference = function(t, x)
+    local A, B, C, M, N, K = x.A, x.B, {}, t.M, t.N, t.K
+    for i = 0, M - 1 do
+      for j = 0, N - 1 do
+        local s, a, b = 0, i * K, j * K
+        for kk = 1, K do s = s + A[a + kk] * B[b + kk] end
+        C[i * N + j + 1] = s
+      end
+    end
+    return { C = C }
+  end,
+  tolerance = 1e-5,
   body = function(t, A, B, C)
     local P = plan(t)
     local pa, pb, pc = ptx.global_ptrs(A, B, C)

@@ -13,8 +13,9 @@
 -- TMA fills zeros): those rows are computed and not stored. The epilogue therefore stores from
 -- registers with row and column guards (st.global), not with a TMA box, which would write over the
 -- next group's rows.
--- Tensor maps (`maps(t)` below, returned by this file): A dims {K, MTOT} box {BK, BM}; B dims
--- {K, G * N} box {BK, BN}; both 128B-swizzled.
+-- Tensor maps (declared with the kernel over the tensors A and B; `maps(t)`, returned by this file,
+-- gives their dev:tensormap specs): A dims {K, MTOT} box {BK, BM}; B dims {K, G * N} box {BK, BN};
+-- both 128B-swizzled.
 local ptx = require "ptxlua"
 local hp = ptx.import "lib/hopper_pipe.lua"
 
@@ -43,13 +44,47 @@ local function plan(t)
   return P
 end
 
-ptx.kernel {
+-- offs (G + 1 values, 1-based) of uneven groups of MTOT rows: group 1 empty, none a multiple of the
+-- 128-row tile, the last one taking what is left
+local function group_offsets(t)
+  local w, sum = {}, 0
+  for g = 0, t.G - 1 do w[g] = (g == 1) and 0 or ((g * 37) % 11 + 3); sum = sum + w[g] end
+  local offs, acc = { 0 }, 0
+  for g = 0, t.G - 1 do
+    acc = acc + w[g]
+    offs[g + 2] = (g == t.G - 1) and t.MTOT or math.floor(t.MTOT * acc / sum)
+  end
+  return offs
+end
+
+local K = ptx.kernel {
   name = "grouped_gemm",
   doc = "C[offs[g]..offs[g+1]) = A[offs[g]..offs[g+1]) * B[g]^T for every group g: grouped (MoE) GEMM on Hopper",
   target = "sm_90a",
   templates = { G = 8, MTOT = 16384, N = 4096, K = 4096, BM = 128, BN = 256, BK = 64, STAGES = 4, SMS = 132 },
-  params = { { "A_map", "tensormap" }, { "B_map", "tensormap" }, { "C", "bf16*", shape = { "MTOT", "N" } },
-             { "offs", "u32*", shape = { "G + 1" } } },
+  -- A: the rows of every group; B: G matrices of N x K, one after the other (G * N rows of K)
+  tensors = { A = ptx.tensor("bf16", { "MTOT", "K" }), B = ptx.tensor("bf16", { "G * N", "K" }) },
+  params = { { "A_map", ptx.tensormap { of = "A", box = { "BK", "BM" }, swizzle = "128B" } },
+             { "B_map", ptx.tensormap { of = "B", box = { "BK", "BN" }, swizzle = "128B" } },
+             { "C", "bf16*", shape = { "MTOT", "N" } }, { "offs", "u32*", shape = { "G + 1" } } },
+  -- --emulate: 3 uneven groups (one empty) over 200 rows, partial tiles in N and K, 3 CTAs walking
+  -- the tiles of all groups; offs from group_offsets, C against each group's product in doubles
+  emulate = { G = 3, MTOT = 200, N = 264, K = 136, SMS = 3 },
+  inputs = function(t) return { offs = group_offsets(t) } end,
+  reference = function(t, x)
+    local A, B, offs, C, N, K = x.A, x.B, x.offs, {}, t.N, t.K
+    for g = 0, t.G - 1 do
+      for i = offs[g + 1], offs[g + 2] - 1 do
+        for j = 0, N - 1 do
+          local s, a, b = 0, i * K, (g * N + j) * K
+          for kk = 1, K do s = s + A[a + kk] * B[b + kk] end
+          C[i * N + j + 1] = s
+        end
+      end
+    end
+    return { C = C }
+  end,
+  tolerance = 1e-2,
   grid = function(t) plan(t); return { t.SMS } end,
   block = function(t) return { plan(t).threads } end,
   maxntid = function(t) return { plan(t).threads } end,
@@ -172,12 +207,6 @@ ptx.kernel {
   end,
 }
 
--- the tensor-map specs, for dev:tensormap(array, spec), at template values t: A, B
-local DEFAULTS = { G = 8, MTOT = 16384, N = 4096, K = 4096, BM = 128, BN = 256, BK = 64 }
-local function maps(t)
-  local v = {}
-  for k, d in pairs(DEFAULTS) do v[k] = (t or {})[k] or d end
-  return { dims = { v.K, v.MTOT }, box = { v.BK, v.BM }, swizzle = "128B" },
-         { dims = { v.K, v.G * v.N }, box = { v.BK, v.BN }, swizzle = "128B" }
-end
-return { maps = maps }
+-- the tensor-map specs of the declaration above, for dev:tensormap(array, spec), at template values
+-- t: A, B (launches build them from the tensors themselves)
+return { maps = function(t) return K:maps(t) end }

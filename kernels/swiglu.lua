@@ -72,6 +72,14 @@ local function define(name, dtype)
     grid = function(t) return { plan(t, dtype).ctas } end,
     block = function(t) plan(t, dtype); return { t.BLOCK } end,
     maxntid = function(t) plan(t, dtype); return { t.BLOCK } end,
+    -- --emulate: an uneven M x N; out against silu(gate) * up in doubles (the type's tolerance:
+    -- bf16 1e-2, f32 1e-5, relative plus that much of out's RMS)
+    emulate = { M = 7, N = 1001 },
+    reference = function(t, x)
+      local g, u, out = x.gate, x.up, {}
+      for i = 1, t.M * t.N do local v = g[i]; out[i] = v / (1 + math.exp(-v)) * u[i] end
+      return { out = out }
+    end,
     body = function(t, gate, up, out)
       local P = plan(t, dtype)
       local pg, pu, po = ptx.global_ptrs(gate, up, out)

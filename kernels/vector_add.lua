@@ -8,6 +8,13 @@ ptx.kernel {
   block = function(t) return { t.BLOCK } end,
   grid = function(t) return { math.ceil(t.N / t.BLOCK) } end,
   maxntid = function(t) return { t.BLOCK } end,
+  -- --emulate: n = N = 1003 (a partial last block), out against x + y (f32 adds: exact to 1 ulp)
+  emulate = { N = 1003 },
+  reference = function(t, x)
+    local out = {}
+    for i = 1, x.n do out[i] = x.x[i] + x.y[i] end
+    return { out = out }
+  end,
   body = function(t, x, y, out, n)
     -- index: i = ctaid.x * ntid.x + tid.x
     local px, py, po = ptx.global_ptrs(x, y, out)

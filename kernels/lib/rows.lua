@@ -232,4 +232,33 @@ function rows.tma_ring(t, P, px, py, cols, alloc_red)
   return R
 end
 
+-- the references of --emulate (the kernels' `reference` fields), in doubles from the definitions:
+-- x holds the inputs as flat 1-based lists (x.x, x.w, x.b) and the scalars (x.eps); row r, column j
+-- of x at x.x[r * N + j + 1]
+rows.reference = {}
+function rows.reference.layernorm(t, x)
+  local X, W, Bv, y, N = x.x, x.w, x.b, {}, t.N
+  for r = 0, t.B - 1 do
+    local base, s, sq = r * N, 0, 0
+    for j = 1, N do s = s + X[base + j] end
+    local mean = s / N
+    for j = 1, N do local d = X[base + j] - mean; sq = sq + d * d end
+    local rstd = 1 / math.sqrt(sq / N + x.eps)
+    for j = 1, N do y[base + j] = (X[base + j] - mean) * rstd * W[j] + Bv[j] end
+  end
+  return { y = y }
+end
+function rows.reference.rmsnorm(t, x)
+  local X, W, y, N = x.x, x.w, {}, t.N
+  for r = 0, t.B - 1 do
+    local base, ss = r * N, 0
+    for j = 1, N do local v = X[base + j]; ss = ss + v * v end
+    local rstd = 1 / math.sqrt(ss / N + x.eps)
+    for j = 1, N do y[base + j] = X[base + j] * rstd * W[j] end
+  end
+  return { y = y }
+end
+-- eps as a real run passes it (1e-5), and the sizes of a check: every shape class in a few rows
+rows.inputs = function() return { eps = 1e-5 } end
+
 return rows

@@ -53,20 +53,22 @@ function Array.write(a, values)
     values = t
   elseif tv ~= "number" and tv ~= "table" then fail("array values must be a table, a number or a function of the index") end
   if tv == "table" and #values > a.n then fail("%d values for an array of %d", #values, a.n) end
-  a.device.mirror:write(a.host, a.dtype, values)
+  DT.write(a.device.mirror, a.host, a.dtype, values, 0, a.n, function(why) fail("%s array: %s", a.dtype, why) end)
   push(a)
   return a
 end
 Array.fill = Array.write
 function Array.poison(a)
   if FLOAT[a.dtype] then return a:write(0 / 0) end
+  local mf = DT.mini[a.dtype]
+  if mf then return a:write(mf.nancode and 0 / 0 or mf.max) end
   local s = SIZES[a.dtype]
   return a:write(s == 1 and 0xA5 or s == 2 and 0xA5A5 or 0xA5A5A5A5)
 end
 function Array.read(a, first, count)
   if a.freed then fail("the array was freed") end
   pull(a)
-  return a.device.mirror:read(a.host, a.dtype, (first or 1) - 1, count)
+  return DT.read(a.device.mirror, a.host, a.dtype, (first or 1) - 1, count, a.n)
 end
 function Array.get(a, i)
   if type(i) ~= "number" or i < 1 or i > a.n or i ~= floor(i) then fail("index %s outside 1..%d", tostring(i), a.n) end
@@ -75,7 +77,7 @@ end
 function Array.set(a, i, v)
   if type(i) ~= "number" or i < 1 or i > a.n or i ~= floor(i) then fail("index %s outside 1..%d", tostring(i), a.n) end
   pull(a)
-  a.device.mirror:write(a.host, a.dtype, { v }, i - 1)
+  DT.write(a.device.mirror, a.host, a.dtype, { v }, i - 1, a.n, function(why) fail("%s array: %s", a.dtype, why) end)
   push(a)
 end
 function Array.bytes(a) pull(a); return a.device.mirror:bytes(a.host) end
@@ -115,9 +117,9 @@ function M.device(ordinal)
 end
 
 function Device.array(d, dtype, n, values, name)
-  if not SIZES[dtype] then fail("unknown element type '%s' (f32, f16, bf16, f64, u8 .. s64)", tostring(dtype)) end
+  if not SIZES[dtype] then fail("unknown element type '%s' (f32, f16, bf16, f64, u8 .. s64, e4m3, e5m2, e2m3, e3m2, e2m1, ue8m0, ue4m3)", tostring(dtype)) end
   if type(n) ~= "number" or n < 1 or n ~= floor(n) then fail("array length must be a positive integer (got %s)", tostring(n)) end
-  local a = setmetatable({ device = d, dtype = dtype, n = n, nbytes = n * SIZES[dtype] }, Array)
+  local a = setmetatable({ device = d, dtype = dtype, n = n, nbytes = DT.nbytes(dtype, n) }, Array)
   check(core.cuda_current(d.info.ctx))
   local addr, err = core.cuda_alloc(a.nbytes)
   if not addr then fail("%s", err) end
@@ -291,7 +293,10 @@ function M.launch(k, opts)
   local d = opts.device
   if getmetatable(d) ~= Device then fail("launch: device must come from cuda.device()") end
   local grid, block, cluster, blame = require("ptxlua")._geometry(k, opts)
-  local packed = M.pack_args(k, opts.args, d)     -- before anything touches the GPU
+  -- tensors passed for tensor-map parameters become maps; every declared tensor is checked
+  local args = require("ptxlua.tensors").bind(k, opts.args or {}, opts.defines, function(v) return getmetatable(v) == Array end,
+                                              function(a, spec) return d:tensormap(a, spec) end, fail)
+  local packed = M.pack_args(k, args, d)          -- before anything touches the GPU
   local e = module_of(d, k, opts)
   local smem = opts.smem or e.smem
   if smem > e.smem_set then check(core.cuda_set_smem(e.fn, smem)); e.smem_set = smem end

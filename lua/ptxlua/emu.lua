@@ -35,9 +35,21 @@ local function is_array(v) return getmetatable(v) == Array end
 M.is_array = is_array
 
 -- values: a table (1-based), a number for every element, or a function of the 1-based index
+local function mini_fail(a) return function(why) fail("%s array: %s", a.dtype, why) end end
 function Array.write(a, values)
   if a.freed then fail("the array was freed") end
   local tv = type(values)
+  if DT.mini[a.dtype] then                      -- narrow floats: codes, packed (ptxlua.dtypes)
+    if tv == "function" then
+      local t = {}
+      for i = 1, a.n do t[i] = values(i) end
+      values, tv = t, "table"
+    end
+    if tv ~= "number" and tv ~= "table" then fail("array values must be a table, a number or a function of the index") end
+    if tv == "table" and #values > a.n then fail("%d values for an array of %d", #values, a.n) end
+    DT.write(a.device.mem, a.addr, a.dtype, values, 0, a.n, mini_fail(a))
+    return a
+  end
   if tv == "number" then a.device.mem:write(a.addr, a.dtype, values)
   elseif tv == "table" then
     if #values > a.n then fail("%d values for an array of %d", #values, a.n) end
@@ -54,21 +66,28 @@ Array.fill = Array.write
 -- NaN for floats, a recognizable pattern for integers: for every element a kernel should write
 function Array.poison(a)
   if FLOAT[a.dtype] then return a:write(0 / 0) end
+  local mf = DT.mini[a.dtype]
+  if mf then                                    -- its NaN, else its largest value
+    local codes = {}
+    for i = 1, a.n do codes[i] = mf.nancode or (mf.codes[#mf.codes] + mf.signbit) end
+    DT.write_codes(a.device.mem, a.addr, a.dtype, 0, codes)
+    return a
+  end
   local s = SIZES[a.dtype]
   return a:write(s == 1 and 0xA5 or s == 2 and 0xA5A5 or 0xA5A5A5A5)
 end
 
 function Array.read(a, first, count)
   if a.freed then fail("the array was freed") end
-  return a.device.mem:read(a.addr, a.dtype, (first or 1) - 1, count)
+  return DT.read(a.device.mem, a.addr, a.dtype, (first or 1) - 1, count, a.n)
 end
 function Array.get(a, i)
   if type(i) ~= "number" or i < 1 or i > a.n or i ~= floor(i) then fail("index %s outside 1..%d", tostring(i), a.n) end
-  return a.device.mem:read(a.addr, a.dtype, i - 1, 1)[1]
+  return DT.read(a.device.mem, a.addr, a.dtype, i - 1, 1, a.n)[1]
 end
 function Array.set(a, i, v)
   if type(i) ~= "number" or i < 1 or i > a.n or i ~= floor(i) then fail("index %s outside 1..%d", tostring(i), a.n) end
-  a.device.mem:write(a.addr, a.dtype, { v }, i - 1)
+  DT.write(a.device.mem, a.addr, a.dtype, { v }, i - 1, a.n, mini_fail(a))
 end
 function Array.bytes(a) return a.device.mem:bytes(a.addr) end
 -- raw copies between host memory (an FFI pointer) and the first `bytes` of the array (as ptxlua.cuda's)
@@ -108,10 +127,10 @@ end
 
 -- dev:array(dtype, n [, values [, name]])
 function Device.array(d, dtype, n, values, name)
-  if not SIZES[dtype] then fail("unknown element type '%s' (f32, f16, bf16, f64, u8 .. s64)", tostring(dtype)) end
+  if not SIZES[dtype] then fail("unknown element type '%s' (f32, f16, bf16, f64, u8 .. s64, e4m3, e5m2, e2m3, e3m2, e2m1, ue8m0, ue4m3)", tostring(dtype)) end
   if type(n) ~= "number" or n < 1 or n ~= floor(n) then fail("array length must be a positive integer (got %s)", tostring(n)) end
   if n * SIZES[dtype] > 2^40 then fail("an array of %s %s elements: more memory than the emulator gives a buffer (1 TB)", tostring(n), dtype) end
-  local a = setmetatable({ device = d, dtype = dtype, n = n, nbytes = n * SIZES[dtype] }, Array)
+  local a = setmetatable({ device = d, dtype = dtype, n = n, nbytes = DT.nbytes(dtype, n) }, Array)
   a.addr = d.mem:alloc(a.nbytes, name or fmt("%s[%d]", dtype, n))
   if values ~= nil and values ~= false then a:write(values) end   -- false: as allocated (zeroed here)
   return a
@@ -150,6 +169,8 @@ function M._tmspec(a, spec, fail)
   end
   local dims = spec.dims or { a.n }
   local dtype = spec.dtype or a.dtype
+  if DT.mini[dtype] and not DT.storage[dtype] then fail("tensormap: %s packs elements below a byte; a map over it is not supported yet", dtype) end
+  dtype = DT.storage[dtype] or dtype             -- an 8-bit narrow float: the map reads bytes
   if not SIZES[dtype] and dtype ~= "tf32" then fail("tensormap: unknown element type '%s'", tostring(dtype)) end
   local strides = spec.strides
   if not strides then
@@ -296,7 +317,9 @@ function M.launch(k, opts)
   local grid, block, cluster, blame = require("ptxlua")._geometry(k, opts)
   local e = emulator(d, k, opts)
   local ps = e:params()
-  local args = opts.args or {}
+  -- tensors passed for tensor-map parameters become maps; every declared tensor is checked
+  local args = require("ptxlua.tensors").bind(k, opts.args or {}, opts.defines, is_array,
+                                              function(a, spec) return d:tensormap(a, spec) end, fail)
   local n = 0
   for _ in pairs(args) do n = n + 1 end
   if #args ~= #ps and n == #args then fail("launch of %s: %d arguments for %d parameters", k.name, #args, #ps) end
@@ -380,7 +403,19 @@ local function shape_error(k, p, opts, t, used, what)
 end
 
 local function stats_line(a, before)
-  local st = a.device.mem:stats(a.addr, a.dtype)
+  local st
+  if DT.mini[a.dtype] then                       -- narrow floats: over the decoded values
+    st = { n = a.n, nan = 0, inf = 0, sum = 0 }
+    for _, v in ipairs(a:read()) do
+      if v ~= v then st.nan = st.nan + 1
+      elseif v == math.huge or v == -math.huge then st.inf = st.inf + 1
+      else
+        st.sum = st.sum + v
+        st.min = st.min and math.min(st.min, v) or v
+        st.max = st.max and math.max(st.max, v) or v
+      end
+    end
+  else st = a.device.mem:stats(a.addr, a.dtype) end
   local changed = a.device.mem:hash(a.addr) ~= before
   local finite = st.n - st.nan - st.inf
   local s = fmt("%-8s %s[%d]  %s", a.pname, a.dtype, a.n, changed and "written" or "unchanged")
@@ -445,7 +480,8 @@ local function refuse_costly(k, opts, t, specs, scalars, sizing)
   for _, sp in ipairs(specs) do
     local a = sd:array(sp.dtype, sp.n, false, sp.name)
     made[#made + 1] = a
-    args[sp.i] = a
+    if not sp.tensor then args[sp.i] = a end
+    for i, p in ipairs(k.params) do if p.view and p.view.of == sp.name then args[i] = a end end
   end
   local ok, st = pcall(M.launch, k, { device = sd, args = args, defines = opts.defines, smem = opts.smem, arch = opts.arch,
                                       sample = 1 })
@@ -479,10 +515,78 @@ local function refuse_costly(k, opts, t, specs, scalars, sizing)
             shrink, fmt("%.0f", floor(math.max(w * 1.25, M.LIMIT)))), 0)
 end
 
+-- the sizes --emulate runs a kernel at: its `emulate` templates, with the caller's defines over them
+local function emulation_defines(k, defines)
+  local e = k.def and k.def.emulate
+  if not e then return defines end
+  local out = {}
+  for name, v in pairs(e) do out[name] = v end
+  for name, v in pairs(defines or {}) do out[name] = v end
+  return out
+end
+M._emulation_defines = emulation_defines
+
+-- the tolerance of output `name` (dtype): { rel, abs } from the kernel's `tolerance` (a number r:
+-- rel = r, abs = r times the reference's root mean square), else by the output's type
+local DEFAULT_TOL = { f64 = 1e-12, f32 = 1e-5, f16 = 1e-3, bf16 = 1e-2, e4m3 = 0.125, e5m2 = 0.25, e2m3 = 0.25, e3m2 = 0.5,
+                      e2m1 = 0.5, ue8m0 = 1, ue4m3 = 0.125 }
+local function tolerance_of(k, name, dtype, rms, t)
+  local tol = k.def.tolerance
+  if type(tol) == "function" then tol = tol(t) end
+  if type(tol) == "table" and tol.rel == nil and tol.abs == nil then tol = tol[name] end
+  if tol == nil then tol = DEFAULT_TOL[dtype] or 0 end
+  if type(tol) == "number" then return tol, tol * rms end
+  return tol.rel or 0, tol.abs or 0
+end
+
+-- got (read back) against want (the reference) for output a: the report line, and the mismatch
+-- message (nil: it matches)
+local function compare_output(k, a, T, got, want, t)
+  local n = math.min(#want, a.n)
+  local ss = 0
+  for i = 1, n do local w = want[i]; if w == w and w ~= math.huge and w ~= -math.huge then ss = ss + w * w end end
+  local rms = n > 0 and math.sqrt(ss / n) or 0
+  local rel, abs_tol = tolerance_of(k, a.pname, a.dtype, rms, t)
+  local worst, wi, werr, bad = -1, nil, 0, 0
+  for i = 1, n do
+    local g, w = got[i], want[i]
+    local err, ratio
+    if w ~= w then err = (g ~= g) and 0 or math.huge              -- NaN wanted: NaN expected
+    elseif g ~= g then err = math.huge                              -- NaN got: never written, or wrong
+    elseif g == w then err = 0
+    else err = math.abs(g - w) end
+    local bound = rel * math.abs(w == w and w or 0) + abs_tol
+    if err == 0 then ratio = 0 elseif bound > 0 then ratio = err / bound else ratio = math.huge end
+    if ratio > 1 then bad = bad + 1 end
+    if ratio > worst then worst, wi, werr = ratio, i, err end
+  end
+  local tol_text = fmt("rel %g + abs %g", rel, abs_tol)
+  local where = wi and (a.pname .. require("ptxlua.tensors").coords(T, wi)) or "-"
+  local vals = wi and fmt("got %.9g, want %.9g", got[wi], want[wi]) or ""
+  if bad == 0 and worst <= 0 then
+    return fmt("  %-8s matches the reference exactly (%d elements)", a.pname, n)
+  end
+  if bad == 0 then
+    return fmt("  %-8s matches the reference (%d elements, %s): largest error %.3g (%.2f of the tolerance) at %s: %s",
+               a.pname, n, tol_text, werr, worst < 0 and 0 or worst, where, vals)
+  end
+  local line = fmt("  %-8s DOES NOT MATCH the reference: %d of %d elements outside %s; largest error %.3g at %s: %s",
+                   a.pname, bad, n, tol_text, werr, where, vals)
+  local msg = fmt("emulate %s: %s does not match the reference (%d of %d elements outside %s; the largest error at %s: %s)",
+                  k.name, a.pname, bad, n, tol_text, where, vals)
+  return line, msg
+end
+
 function M.emulate(k, opts)
   opts = opts or {}
   if k.verbatim then ptx_kernel_unrunnable(k) end
   local d = opts.device or M.device("emu")
+  do
+    local o = {}
+    for key, v in pairs(opts) do o[key] = v end
+    o.defines = emulation_defines(k, opts.defines)
+    opts = o
+  end
   local t = k:resolve(opts.defines)
   local env = {}
   for name, v in pairs(t) do if type(v) == "number" then env[name] = v end end
@@ -529,15 +633,90 @@ function M.emulate(k, opts)
       specs[#specs + 1] = { i = i, dtype = dtype, n = n, name = p[1] }
     end
   end
-  if opts.limit == nil then refuse_costly(k, opts, t, specs, args, sizing) end
+  -- the tensors behind tensor-map parameters (the kernel's `tensors`): one array each, passed at
+  -- the position of every map that views it (the launch builds the maps)
+  local TS = require "ptxlua.tensors"
+  local concrete = {}
+  for j, e in ipairs(k.tensors or {}) do
+    local T = TS.resolve_tensor(e.name, e.decl, env, t)
+    concrete[e.name] = T
+    for _, nm in ipairs(T.used) do
+      local tn = k.templates[nm] ~= nil and nm or from[nm]
+      if tn and not seen[tn] then seen[tn] = true; sizing[#sizing + 1] = tn end
+    end
+    if T.span * SIZES[T.dtype] > 2^40 then
+      TS.derr(e.decl, "emulate %s: tensor %s would have %.0f %s elements, more memory than the emulator gives a buffer (1 TB)", k.name, e.name, T.span, T.dtype)
+    end
+    specs[#specs + 1] = { i = #k.params + j, dtype = T.dtype, n = T.span, name = e.name, tensor = e.name }
+  end
+  for _, sp in ipairs(specs) do
+    if not sp.tensor then
+      local p = k.params[sp.i]
+      if p.tensor then
+        local ok, T = pcall(TS.resolve_tensor, p[1], p.tensor, env, t)
+        if ok then concrete[p[1]] = T end
+      end
+    end
+  end
+  local function place(sp, a)
+    if not sp.tensor then args[sp.i] = a end
+    for i, p in ipairs(k.params) do if p.view and p.view.of == sp.name then args[i] = a end end
+  end
+  if opts.limit == nil then
+    local sargs = {}
+    for i, v in pairs(args) do sargs[i] = v end
+    refuse_costly(k, opts, t, specs, sargs, sizing)
+  end
   for _, sp in ipairs(specs) do
     local a = d:array(sp.dtype, sp.n, nil, sp.name)
     a.pname = sp.name
-    d.mem:fill_random(a.addr, sp.dtype, seed + sp.i)
-    a.before = d.mem:hash(a.addr)
+    if DT.mini[sp.dtype] then                    -- narrow floats: values in [-1, 1) (or [0, 1)), rounded
+      local r, lo = seed + sp.i, DT.mini[sp.dtype].signed and -1 or 0
+      a:write(function() r = r * 16807 % 2147483647; return lo + (1 - lo) * (r / 2147483647) + (lo == 0 and 2 ^ -20 or 0) end)
+    else d.mem:fill_random(a.addr, sp.dtype, seed + sp.i) end
     arrays[#arrays + 1] = a
-    args[sp.i] = a
+    place(sp, a)
   end
+  -- the kernel's own inputs (values that must be so: offsets, indices), then its reference
+  local byname = {}
+  for _, a in ipairs(arrays) do byname[a.pname] = a end
+  local def = k.def
+  local x
+  local function values()
+    x = {}
+    for _, a in ipairs(arrays) do x[a.pname] = a:read() end
+    for i, p in ipairs(k.params) do
+      if not p.pointer and not p.tensormap and args[i] ~= nil then x[p[1]] = args[i] end
+    end
+    return x
+  end
+  if def.inputs then
+    local ok, given = xpcall(def.inputs, debug.traceback, t, values())
+    if not ok then error(given, 0) end
+    if type(given) ~= "table" then kfail(k, "emulate %s: the kernel's inputs function returned %s, not a table { NAME = {values...} }", k.name, type(given)) end
+    for name, v in pairs(given) do
+      local si
+      for i, p in ipairs(k.params) do if p[1] == name and not p.pointer and not p.tensormap and not p.count then si = i end end
+      if si then
+        if type(v) ~= "number" then kfail(k, "emulate %s: the inputs function gave a %s for scalar parameter '%s'", k.name, type(v), name) end
+        args[si] = v                                -- a scalar parameter's value (eps = 1e-5)
+      elseif not byname[name] then
+        kfail(k, "emulate %s: the inputs function gave values for '%s', which is no tensor or scalar parameter of the kernel", k.name, tostring(name))
+      else byname[name]:write(v) end
+    end
+  end
+  local want
+  if def.reference then
+    local ok, r = xpcall(def.reference, debug.traceback, t, values())
+    if not ok then error(r, 0) end
+    if type(r) ~= "table" then kfail(k, "emulate %s: the reference returned %s, not a table { OUTPUT = {values...} }", k.name, type(r)) end
+    for name in pairs(r) do
+      if not byname[name] then kfail(k, "emulate %s: the reference returned values for '%s', which is no tensor of the kernel", k.name, tostring(name)) end
+      byname[name]:poison()                        -- every element the kernel should write: NaN first
+    end
+    want = r
+  end
+  for _, a in ipairs(arrays) do a.before = d.mem:hash(a.addr) end
   local ok, st = pcall(M.launch, k, { device = d, args = args, defines = opts.defines, checks = opts.checks,
                                       limit = opts.limit, smem = opts.smem, arch = opts.arch })
   if not ok then
@@ -550,8 +729,24 @@ function M.emulate(k, opts)
   lines[2] = fmt("  %.0f thread instructions (%.0f warp instructions, %d CTAs) in %.3f s", st.thread_insns,
                  st.warp_insns, st.ctas, st.seconds)
   for _, a in ipairs(arrays) do lines[#lines + 1] = "  " .. stats_line(a, a.before) end
+  local mismatch
+  if want then
+    local names = {}
+    for name in pairs(want) do names[#names + 1] = name end
+    table.sort(names)
+    for _, name in ipairs(names) do
+      local a = byname[name]
+      local T = concrete[name] or { packed = false }
+      local line, msg = compare_output(k, a, T, a:read(), want[name], t)
+      lines[#lines + 1] = line
+      mismatch = mismatch or msg
+    end
+  end
   for _, a in ipairs(arrays) do a:free() end
-  return table.concat(lines, "\n"), st
+  if mismatch then
+    mismatch = k.file and fmt("%s:%d: error: %s", k.file, k.line or 0, mismatch) or ("error: " .. mismatch)
+  end
+  return table.concat(lines, "\n"), st, mismatch
 end
 
 -- every selected kernel of the loaded script, on generated inputs (the command's --emulate):
@@ -559,11 +754,14 @@ end
 function M.emulate_all(opts)
   opts = opts or {}
   local list = require("ptxlua").select_kernels(opts.kernels)
-  local out = {}
+  local out, mismatch = {}, nil
   for _, k in ipairs(list) do
-    out[#out + 1] = (M.emulate(k, { defines = opts.defines, arch = opts.arch, checks = opts.checks, limit = opts.limit }))
+    local text, _, bad = M.emulate(k, { defines = opts.defines, arch = opts.arch, checks = opts.checks, limit = opts.limit })
+    out[#out + 1] = text
+    mismatch = mismatch or bad
   end
-  return table.concat(out, "\n") .. "\n"
+  -- a kernel that does not match its reference: the summaries, and the error (the command exits 1)
+  return table.concat(out, "\n") .. "\n", mismatch
 end
 
 return M

@@ -829,7 +829,7 @@ local NOT_INSN = {}
 for _, k in ipairs { "addr", "sym", "taddr", "hex", "imm", "pair", "label", "pred", "at", "at_not", "error",
                      "isreg", "shared", "shared_dynamic", "smem_plan", "smem_u64", "swizzle_offset",
                      "wgmma_desc_host", "kernel", "func", "funcs", "kernels", "build", "ptx", "reset",
-                     "select_kernels", "check_templates", "import" } do
+                     "select_kernels", "check_templates", "import", "tensor", "tensormap", "native_arch" } do
   NOT_INSN[k] = true
 end
 
@@ -1054,20 +1054,40 @@ function P.global_ptrs(...)
 end
 
 -- parameter spec: {"x", "f32*", shape = {...}} | {"n", "u32"} | {"tmap", "tensormap"} | {"b", "b8", size=.., align=..}
+-- {"x", ptx.tensor(dtype, shape)} | {"tmap", ptx.tensormap{ of =, box =, ... }} (ptxlua.tensors)
+local TS = require "ptxlua.tensors"
 local function parse_param(spec, i)
-  if type(spec) ~= "table" or type(spec[1]) ~= "string" or type(spec[2]) ~= "string" then
+  local decl = type(spec) == "table" and (TS.is_tensor(spec[2]) or TS.is_tensormap(spec[2])) and spec[2] or nil
+  if type(spec) ~= "table" or type(spec[1]) ~= "string" or (type(spec[2]) ~= "string" and not decl) then
     perr("params[%d]: expected {name, type}, e.g. {\"x\", \"f32*\"}", i)
   end
   local name, ts = spec[1], spec[2]
   if not name:match("^[%a_][%w_]*$") then perr("params[%d]: bad parameter name '%s'", i, name) end
   check_ident(("params[%d]"):format(i), name)
+  if TS.is_tensor(decl) then      -- a pointer to a tensor: the pointer of its element type
+    ts = type(decl.dtype) == "string" and TS.known_dtype(decl.dtype) and decl.dtype .. "*" or "b8*"
+  elseif decl then ts = "tensormap" end
   local p = setmetatable({ [0] = K_SYM, name, spec = ts, shape = spec.shape }, PARAM)
   local elem = ts:match("^(%w+)%*$")
   if elem then
     if not TYPES[elem] then perr("params[%d]: unknown element type '%s'", i, elem) end
     p.pointer, p.elem, p.ptype = true, elem, "u64"
+    if TS.is_tensor(decl) then
+      p.tensor, p.shape = decl, decl.shape
+      if not TS.known_dtype(decl.dtype) then p.elem = nil end     -- a template's type: checked at launch
+    elseif spec.shape ~= nil then                                  -- the older {"x", "f32*", shape = {...}}
+      local file, line = user_where()
+      p.tensor = TS.raw_tensor(elem, spec.shape, spec.strides, file, line)
+    end
   elseif ts == "tensormap" then
     p.ptype, p.align, p.count, p.tensormap = "b8", 64, 128, true
+    if TS.is_tensormap(decl) then p.view = decl
+    elseif spec.of ~= nil then                                     -- {"m", "tensormap", of =, box =, ...}
+      local file, line = user_where()
+      local v = {}
+      for key, x in pairs(spec) do if type(key) == "string" then v[key] = x end end
+      p.view = TS.tensormap(v, { file = file, line = line })
+    end
   elseif TYPES[ts] then
     if ts == "pred" then perr("params[%d]: a parameter cannot be .pred", i) end
     p.ptype = ts
@@ -1168,7 +1188,12 @@ KERNEL.__tostring = function(k) return "kernel " .. k.name end
 local KNOWN_FIELDS = {
   name = 1, target = 1, version = 1, params = 1, templates = 1, grid = 1, block = 1, cluster = 1,
   maxntid = 1, reqntid = 1, minnctapersm = 1, maxnreg = 1, body = 1, doc = 1, smem = 1,
+  tensors = 1, reference = 1, tolerance = 1, emulate = 1, inputs = 1,     -- ptxlua.tensors, --emulate
 }
+
+-- declarations of the data behind parameters (docs/dsl.md, "Tensors and tensor maps")
+function P.tensor(dtype, shape, opts) return TS.tensor(dtype, shape, opts) end
+function P.tensormap(spec) return TS.tensormap(spec) end
 
 function P.kernel(def)
   if type(def) ~= "table" then perr("ptx.kernel expects a table { name = ..., params = ..., body = function ... }") end
@@ -1216,7 +1241,9 @@ function P.kernel(def)
     if other.name == def.name then perr("kernel '%s' is defined twice", def.name) end
   end
   local file, line = user_where()
-  local k = setmetatable({ name = def.name, def = def, target = target, params = params,
+  local tensors = TS.check_kernel(def, params, { file = file, line = line })
+  TS.check_checks(def, { file = file, line = line })
+  local k = setmetatable({ name = def.name, def = def, target = target, params = params, tensors = tensors,
                            templates = def.templates or {}, file = file, line = line }, KERNEL)
   REGISTRY[#REGISTRY + 1] = k
   return k
@@ -1525,6 +1552,14 @@ end
 
 -- build one module from kernels: opts.kernels (list of names, default all), opts.defines,
 -- opts.arch (overrides each kernel's target), opts.version
+-- arch = "native": the target of the GPU in use (device 0), asked of the CUDA driver (sm_XYa from
+-- compute capability 9.0 on); an error naming what is missing where there is no driver or GPU
+function P.native_arch()
+  local a, why = core.cuda_native_arch()
+  if not a then perr("arch = \"native\" needs the GPU's compute capability: %s", tostring(why)) end
+  return a
+end
+
 -- the kernels named (each once, in the order given; all when names is empty) from a registry;
 -- an unknown name, or no kernel at all, is an error listing what the script defines
 function P.select_kernels(names, registry)
@@ -1568,6 +1603,7 @@ function P.build(opts)
                 #names > 0 and table.concat(names, ", ") or "none"), 0)
     end
   end
+  if opts.arch == "native" then opts.arch = P.native_arch() end
   local target = opts.arch or list[1].target
   for _, k in ipairs(list) do
     if not opts.arch and k.target ~= target then
@@ -1620,6 +1656,8 @@ function KERNEL.launch(k, opts)
   if type(d) == "table" and d.kind == "cuda" then return require("ptxlua.cuda").launch(k, opts) end
   return require("ptxlua.emu").launch(k, opts)
 end
+-- the dev:tensormap specs of the kernel's map parameters at these templates (in parameter order)
+function KERNEL.maps(k, defines, args) return TS.map_specs(k, defines, args) end
 function KERNEL.bench(k, opts) return require("ptxlua.cuda").bench(k, opts) end
 P._launch, P._bench = KERNEL.launch, KERNEL.bench   -- shared with the kernels of ptxlua.verbatim
 

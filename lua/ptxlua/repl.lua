@@ -107,6 +107,11 @@ end
 -- refused when typed, as the command's --arch refuses it, and the old one stays
 function R.set_arch(sm)
   if sm == "" then sm = nil end
+  if sm == "native" then                        -- the GPU's own target (the driver says which)
+    local a, why = core.cuda_native_arch()
+    if not a then error(fmt("error: :arch native needs the GPU's compute capability: %s; the target stays %s", tostring(why), R.arch or "the scripts' own"), 0) end
+    sm = a
+  end
   if sm ~= nil and (type(sm) ~= "string" or not core.target(sm)) then
     error(fmt("error: unknown target '%s' (expected sm_80, sm_90a, sm_100a, ...); the target stays %s", tostring(sm),
               R.arch or "the scripts' own"), 0)
@@ -162,7 +167,9 @@ end
 -- :emu [KERNEL] -- run in the CPU emulator on generated inputs and summarize what it wrote
 function R.emulate(name)
   for _, k in ipairs(selection(name)) do
-    out((emu.emulate(k, { defines = R.defines, arch = R.arch })), "\n")
+    local text, _, mismatch = emu.emulate(k, { defines = R.defines, arch = R.arch })
+    out(text, "\n")
+    if mismatch then error(mismatch, 0) end      -- after the summary: which elements are off
   end
 end
 

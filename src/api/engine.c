@@ -16,6 +16,7 @@
 #include "isa.h"
 #include "print.h"
 #include "compile.h"
+#include "driver.h"
 
 #ifndef PTXLUA_SOURCE_LUA_DIR
 #define PTXLUA_SOURCE_LUA_DIR ""
@@ -341,6 +342,15 @@ PTXLUA_API int ptxlua_define(ptxlua_engine *e, const char *name, const char *val
 PTXLUA_API int ptxlua_set_arch(ptxlua_engine *e, const char *arch) {
   if (!e) return PTXLUA_MISUSE;
   plA_target t;
+  char native[32], why[1024];
+  if (arch && strcmp(arch, "native") == 0) {    /* the GPU's own target, asked of the driver */
+    if (plC_native_arch(native, sizeof native, why, sizeof why)) {
+      char buf[1200];
+      snprintf(buf, sizeof buf, "--arch native needs the GPU's compute capability: %s", why);
+      return plE_set_error(e, PTXLUA_MISUSE, buf);
+    }
+    arch = native;
+  }
   if (arch && !plA_target_parse(arch, &t)) {
     char buf[256];
     snprintf(buf, sizeof buf, "unknown target '%.100s' (expected sm_80, sm_90a, sm_100a, ...)", arch);
@@ -527,15 +537,19 @@ PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks,
   int rc = push_kernel_list(e, kernels);
   if (rc) { lua_pop(L, 2); return rc; }
   lua_setfield(L, -2, "kernels");
-  if (plE_pcall(L, 1, 1)) {
+  if (plE_pcall(L, 1, 2)) {
     const char *m = lua_tostring(L, -1);
     rc = plE_set_error(e, PTXLUA_ERROR, m ? m : "error object is not a string");
     lua_pop(L, 1);
     return rc;
   }
-  *summary = dupstr(lua_tostring(L, -1));
-  lua_pop(L, 1);
-  return *summary ? PTXLUA_OK : plE_set_error(e, PTXLUA_NOMEM, "out of memory");
+  *summary = dupstr(lua_tostring(L, -2));
+  /* a kernel that does not match its reference: the summary stays, the call fails with the reason */
+  const char *mismatch = lua_tostring(L, -1);
+  rc = *summary ? PTXLUA_OK : plE_set_error(e, PTXLUA_NOMEM, "out of memory");
+  if (rc == PTXLUA_OK && mismatch) rc = plE_set_error(e, PTXLUA_ERROR, mismatch);
+  lua_pop(L, 2);
+  return rc;
 }
 
 PTXLUA_API int ptxlua_fwrite_ptx(ptxlua_engine *e, const char *kernels, int flags, FILE *f) {

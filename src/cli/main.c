@@ -24,11 +24,13 @@ static const char *USAGE =
   "options:\n"
   "  --print-ptx          print the PTX to standard output (the default without -o; with -o, both)\n"
   "  -o FILE              write the PTX to FILE (atomically: a failed run leaves FILE as it was)\n"
-  "  --arch SM            target for every kernel (sm_80, sm_90a, sm_100a, ...)\n"
+  "  --arch SM            target for every kernel (sm_80, sm_90a, sm_100a, ...); native: the GPU's\n"
+  "                       (its compute capability, asked of the CUDA driver)\n"
   "  -D NAME=VALUE        set a template parameter (repeatable)\n"
   "  --kernel NAME        only this kernel (repeatable)\n"
   "  --anchors[=MODE]     mark each instruction with its script line: comment (default) or loc\n"
-  "  --emulate            run the kernels in the CPU emulator on generated inputs and summarize\n"
+  "  --emulate            run the kernels in the CPU emulator on generated inputs and summarize; a\n"
+  "                       kernel's declared sizes and reference: compared, exit 1 on a mismatch\n"
   "  --limit N            with --emulate: the budget of warp instructions per launch (default\n"
   "                       100000000; none: no budget); past it, or at Ctrl-C, the run stops naming\n"
   "                       where each warp is. Given, it also runs what the cost estimate refuses\n"
@@ -365,9 +367,10 @@ int main(int argc, char **argv) {
     ptxlua_define(e, name, eq + 1);
   }
   if (arch && ptxlua_set_arch(e, arch)) {
-    fprintf(stderr, "ptxlua: %s\n(ptxlua --help for usage)\n", ptxlua_errmsg(e));
+    int native = strcmp(arch, "native") == 0;     /* no driver or no GPU: not a usage mistake */
+    fprintf(stderr, "ptxlua: %s\n%s", ptxlua_errmsg(e), native ? "" : "(ptxlua --help for usage)\n");
     ptxlua_close(e);
-    return 2;
+    return native ? 1 : 2;
   }
   int rc = ptxlua_load_file(e, file);
   if (rc) return fail(e, rc);
@@ -391,10 +394,12 @@ int main(int argc, char **argv) {
     char *summary = NULL;
     ptxlua_set_emu_limit(e, limit);
     rc = ptxlua_emulate(e, *kernels ? kernels : NULL, checks, &summary);
+    if (summary) {                   /* also on a mismatch with a reference: what ran, then why */
+      fputs(summary, stdout);
+      fflush(stdout);
+      ptxlua_free(summary);
+    }
     if (rc) return fail(e, rc);
-    fputs(summary, stdout);
-    fflush(stdout);
-    ptxlua_free(summary);
   }
   if (out && print) {                 /* -o with --print-ptx: both, from one trace */
     char *txt = NULL;

@@ -105,6 +105,19 @@ int plC_init(char *err, size_t n) {
 int plC_driver_version(int *v, char *err, size_t n) { INIT(); CK(D.cuDriverGetVersion(v), "cuDriverGetVersion"); return 0; }
 int plC_device_count(int *c, char *err, size_t n) { INIT(); CK(D.cuDeviceGetCount(c), "cuDeviceGetCount"); return 0; }
 
+int plC_native_arch(char *out, size_t on, char *err, size_t n) {
+  INIT();
+  int count = 0, ma = 0, mi = 0;
+  CUdevice d;
+  CK(D.cuDeviceGetCount(&count), "cuDeviceGetCount");
+  if (count < 1) { snprintf(err, n, "the CUDA driver sees no device"); return -1; }
+  CK(D.cuDeviceGet(&d, 0), "cuDeviceGet");
+  CK(D.cuDeviceGetAttribute(&ma, CU_DEVICE_ATTRIBUTE_CC_MAJOR, d), "cuDeviceGetAttribute");
+  CK(D.cuDeviceGetAttribute(&mi, CU_DEVICE_ATTRIBUTE_CC_MINOR, d), "cuDeviceGetAttribute");
+  snprintf(out, on, "sm_%d%d%s", ma, mi, ma >= 9 ? "a" : "");
+  return 0;
+}
+
 int plC_device_open(int ordinal, plC_device *d, char *err, size_t n) {
   INIT();
   memset(d, 0, sizeof *d);

@@ -12,6 +12,9 @@
 int plC_init(char *err, size_t n);                 /* loads the driver and calls cuInit(0), once */
 int plC_driver_version(int *v, char *err, size_t n);
 int plC_device_count(int *count, char *err, size_t n);
+/* "native": the target of device 0 (its compute capability; the arch-specific sm_XYa from 9.0 on,
+** where a cubin runs only on that very capability anyway), into out */
+int plC_native_arch(char *out, size_t on, char *err, size_t n);
 
 typedef struct plC_device {
   int ordinal, dev, cc_major, cc_minor, sm_count;

@@ -100,6 +100,14 @@ static int l_arch(lua_State *L) {
 
 static int l_init(lua_State *L) { ERRBUF; TRY(plC_init(err, sizeof err)); lua_pushboolean(L, 1); return 1; }
 
+static int l_native_arch(lua_State *L) {  /* -> "sm_90a" | nil, why */
+  ERRBUF;
+  char arch[32];
+  TRY(plC_native_arch(arch, sizeof arch, err, sizeof err));
+  lua_pushstring(L, arch);
+  return 1;
+}
+
 static int l_device(lua_State *L) {  /* -> { ctx, name, cc_major, cc_minor, sm_count, driver } */
   ERRBUF;
   plC_device d;
@@ -317,7 +325,7 @@ static int l_tensormap_im2col(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
   {"compile", l_compile}, {"ptx_anchor", l_anchor}, {"ptx_func_at", l_func_at}, {"toolkit", l_toolkit},
-  {"cuda_init", l_init}, {"cuda_arch", l_arch}, {"cuda_device", l_device}, {"cuda_current", l_current}, {"cuda_module", l_module},
+  {"cuda_init", l_init}, {"cuda_arch", l_arch}, {"cuda_native_arch", l_native_arch}, {"cuda_device", l_device}, {"cuda_current", l_current}, {"cuda_module", l_module},
   {"cuda_unload", l_unload}, {"cuda_function", l_function}, {"cuda_set_smem", l_set_smem}, {"cuda_func_cluster", l_func_cluster}, {"cuda_launch", l_launch},
   {"cuda_alloc", l_alloc}, {"cuda_free", l_free}, {"cuda_htod", l_htod}, {"cuda_dtoh", l_dtoh},
   {"cuda_htod_ptr", l_htod_ptr}, {"cuda_dtoh_ptr", l_dtoh_ptr}, {"cuda_dtod", l_dtod}, {"cuda_sync", l_sync},

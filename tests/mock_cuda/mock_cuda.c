@@ -14,7 +14,8 @@
 ** return 218; PTXMOCK_FAIL="cuInit=100" in the environment does the same from the first call
 ** (for a test that runs a child process). PTXMOCK_DEVICES=0 reports no device. PTXMOCK_HANG=name:
 ** after a launch of kernel `name`, every wait for the GPU (cuCtxSynchronize, cuStreamSynchronize,
-** cuEventSynchronize) blocks forever, as a kernel that never finishes does. */
+** cuEventSynchronize) blocks forever, as a kernel that never finishes does. PTXMOCK_CC=8.6: the
+** compute capability every device reports (default 9.0). */
 #define _GNU_SOURCE 1
 #include <stdint.h>
 #include <stdio.h>
@@ -197,8 +198,13 @@ static CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
   if (!v) return E_INVALID_VALUE;
   if (dev < 0 || dev >= ndevices()) return E_INVALID_DEVICE;
   switch (attr) {
-  case 75: *v = 9; break;                /* compute capability major */
-  case 76: *v = 0; break;                /* minor */
+  case 75: case 76: {                    /* compute capability: 9.0, or $PTXMOCK_CC ("8.6") */
+    const char *cc = getenv("PTXMOCK_CC");
+    int ma = 9, mi = 0;
+    if (cc && *cc) { ma = atoi(cc); const char *dot = strchr(cc, '.'); mi = dot ? atoi(dot + 1) : 0; }
+    *v = attr == 75 ? ma : mi;
+    break;
+  }
   case 16: *v = 132; break;              /* multiprocessors */
   case 1: *v = 1024; break;              /* max threads per block */
   case 8: *v = 49152; break;             /* shared memory per block */

@@ -180,16 +180,18 @@ describe("ptxlua FILE.lua --emulate: the cost estimate", function()
   end)
 
   it("refuses the mma.sync GEMM at its default 8192^3 (about 585M warp instructions) and names M, N, K", function()
-    local _, err, rc = H.ptxlua { H.root .. "/kernels/gemm_mma.lua", "--emulate" }
+    -- -D over the kernel's declared emulation sizes (emulate = { M = 200, ... }): its real size
+    local _, err, rc = H.ptxlua { H.root .. "/kernels/gemm_mma.lua", "--emulate", "-D", "M=8192", "-D", "N=8192", "-D", "K=8192" }
     assert.are.equal(1, rc)
     assert.matches("error: emulating gemm_mma at M = 8192, K = 8192, N = 8192 would take about 585,400,320 warp instructions", err, 1, true)
     assert.matches("e.g. -D M=2048 -D K=2048 -D N=2048", err, 1, true)
   end)
 
   it("runs the kernels whose default sizes fit (a sample first, then the launch)", function()
-    local out, err, rc = H.ptxlua { H.root .. "/kernels/vector_add.lua", "--emulate" }
+    local out, err, rc = H.ptxlua { H.root .. "/kernels/vector_add.lua", "--emulate", "-D", "N=1048576" }
     assert.are.equal(0, rc, err)
     assert.matches("emulated vector_add: grid (4096,1,1) block (256,1,1)", out, 1, true)
+    assert.matches("out      matches the reference (1048576 elements", out, 1, true)
   end)
 end)
 

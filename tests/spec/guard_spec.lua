@@ -67,7 +67,8 @@ for _, t in ipairs { "b8", "s8", "u8" } do
 end
 for _, k in ipairs { "addr", "sym", "taddr", "hex", "imm", "pair", "label", "pred", "at", "at_not", "error", "isreg",
                      "shared", "shared_dynamic", "smem_plan", "smem_u64", "swizzle_offset", "wgmma_desc_host", "kernel",
-                     "func", "funcs", "kernels", "build", "ptx", "reset", "select_kernels", "check_templates", "import" } do
+                     "func", "funcs", "kernels", "build", "ptx", "reset", "select_kernels", "check_templates", "import",
+                     "tensor", "tensormap", "native_arch" } do
   CASES[k] = { err = "ptx.at guards one instruction, and ptx." .. k .. " records none",
                call = function(g, e) g[k](e.rec(e.a)) end }
 end

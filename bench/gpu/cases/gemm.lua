@@ -5,11 +5,7 @@
 -- bf16 x bf16 -> bf16 product. The third shape has partial tiles at every edge and an odd number
 -- of tile-rows (ceil(1100 / 128) = 9: the last cluster's second CTA computes a tile entirely
 -- outside C); so has the first emulator shape (M = 300: 3 tile-rows).
-local function maps(t, ctx, T)
-  return ctx.tensormap(T.A, { dims = { t.K, t.M }, box = { t.BK, t.BM }, swizzle = "128B" }),
-         ctx.tensormap(T.B, { dims = { t.K, t.N }, box = { t.BK, t.BN / t.CLUSTER }, swizzle = "128B" }),
-         ctx.tensormap(T.C, { dims = { t.N, t.M }, box = { 64, 64 }, swizzle = "128B" })
-end
+-- The kernel declares its tensors and the maps over them: the case passes the tensors.
 return {
   script = "kernels/gemm.lua",
   kernel = "gemm",
@@ -24,7 +20,7 @@ return {
   tensors = function(t)
     return { A = { "bf16", t.M * t.K }, B = { "bf16", t.N * t.K }, C = { "bf16", t.M * t.N, output = true } }
   end,
-  args = function(t, T, ctx) return { maps(t, ctx, T) } end,
+  args = function(t, T) return { T.A, T.B, T.C } end,
   reference = function(t, In, Out, ctx)
     ctx.gemm_f64 { A = In.A, B = In.B, C = Out.C, M = t.M, N = t.N, K = t.K, b_layout = "NK" }
   end,
