@@ -1782,4 +1782,5 @@ ROOT = setmetatable(P, { __index = function(t, k)
 end })
 
 require("ptxlua.hopper")(P)  -- Hopper helpers (smem plans, swizzle, descriptors, mbarrier waits): docs/hopper.md
+require("ptxlua.blackwell")(P)  -- Blackwell helpers (tcgen05 descriptors, the tensor-memory plan, MMA issue, ld/st): docs/blackwell.md
 return ROOT

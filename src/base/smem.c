@@ -65,6 +65,8 @@ void plB_sm_desc_decode(uint64_t v, plB_sm_desc *d) {
   d->sbo = (uint32_t)((v >> 32) & 0x3fff) << 4;
   d->base_offset = (int)((v >> 49) & 7);
   d->swizzle = sw_of_bits((int)(v >> 62));
+  d->tcgen05 = 0;      /* the wgmma layout: no version or LBO-mode bits */
+  d->lbo_mode = 0;
 }
 
 /* Canonical tiles (the layouts a TMA box of the same swizzle writes), W = the swizzle's bytes:
@@ -202,4 +204,365 @@ size_t plB_sm_format(const plB_sm_plan *p, char *buf, size_t n) {
       p->align, plB_sm_limit(p->sm), p->sm);
 #undef PUT
   return len;
+}
+
+/* ---- the tcgen05 shared-memory descriptor ------------------------------------------------------ */
+int plB_sm_desc_layout(int sm) {
+  if (sm >= 90 && sm < 100) return 90;
+  if (sm >= 100 && sm < 120) return 100;  /* sm_100, sm_103, sm_110 (ex sm_101): tcgen05 */
+  return 0;                               /* no wgmma or tcgen05 (sm_120 has neither) */
+}
+
+int plB_sm_desc_tc_swizzle_code(int sw) {
+  switch (sw) {
+  case PLSM_SW_NONE: return 0;
+  case PLSM_SW_128B_32B: return 1;
+  case PLSM_SW_128B: return 2;
+  case PLSM_SW_64B: return 4;
+  case PLSM_SW_32B: return 6;
+  default: return -1;
+  }
+}
+
+static int sw_of_tc_code(int code) {
+  switch (code) {
+  case 0: return PLSM_SW_NONE;
+  case 1: return PLSM_SW_128B_32B;
+  case 2: return PLSM_SW_128B;
+  case 4: return PLSM_SW_64B;
+  case 6: return PLSM_SW_32B;
+  default: return -1;                     /* 3, 5, 7: no mode */
+  }
+}
+
+static int need_layout(int sm, char *err, size_t n) {
+  int lay = plB_sm_desc_layout(sm);
+  if (!lay) ERR("sm_%d has no shared-memory matrix descriptor (wgmma is sm_90, tcgen05 the sm_100 family)", sm);
+  return lay;
+}
+
+int plB_sm_desc_encode_sm(int sm, const plB_sm_desc *d, uint64_t *out, char *err, size_t n) {
+  int lay = need_layout(sm, err, n);
+  if (!lay) return 0;
+  plB_sm_desc c = *d;
+  c.tcgen05 = lay == 100;
+  if (!c.tcgen05) {
+    if (c.lbo_mode) { ERR("the LBO mode bit (52) is a tcgen05 field: sm_%d's wgmma descriptor has none", sm); return 0; }
+    return plB_sm_desc_encode(&c, out, err, n);
+  }
+  int code = plB_sm_desc_tc_swizzle_code(c.swizzle);
+  if (code < 0) { ERR("bad swizzle mode %d", c.swizzle); return 0; }
+  if (c.lbo_mode != 0 && c.lbo_mode != 1) { ERR("LBO mode %d: must be 0 (relative) or 1 (absolute)", c.lbo_mode); return 0; }
+  /* the fields shared with wgmma, checked and placed by its encoder (with no swizzle bits) */
+  plB_sm_desc h = c;
+  h.swizzle = PLSM_SW_NONE;
+  uint64_t v;
+  if (!plB_sm_desc_encode(&h, &v, err, n)) return 0;
+  v |= (uint64_t)1 << 46;                 /* bits 46-48: the fixed 0b001 */
+  v |= (uint64_t)c.lbo_mode << 52;
+  v |= (uint64_t)code << 61;
+  *out = v;
+  return 1;
+}
+
+int plB_sm_desc_decode_sm(int sm, uint64_t v, plB_sm_desc *d, char *err, size_t n) {
+  int lay = need_layout(sm, err, n);
+  if (!lay) return 0;
+  memset(d, 0, sizeof *d);
+  /* bits 14-15 and 30-31 are unused in both layouts */
+  if (v & (((uint64_t)3 << 14) | ((uint64_t)3 << 30))) {
+    ERR("descriptor 0x%016llx: bits 14-15 or 30-31 are set (unused, must be 0)", (unsigned long long)v);
+    return 0;
+  }
+  if (lay == 90) {
+    if (v & (((uint64_t)7 << 46) | ((uint64_t)0x3ff << 52))) {
+      ERR("descriptor 0x%016llx: bits 46-48 or 52-61 are set (reserved in the wgmma layout)", (unsigned long long)v);
+      return 0;
+    }
+    plB_sm_desc_decode(v, d);
+    return 1;
+  }
+  if (((v >> 46) & 7) != 1) {
+    ERR("descriptor 0x%016llx: bits 46-48 are %d, the tcgen05 layout fixes them at 0b001", (unsigned long long)v,
+        (int)((v >> 46) & 7));
+    return 0;
+  }
+  if ((v >> 53) & 0xff) {
+    ERR("descriptor 0x%016llx: bits 53-60 are set (fixed at 0)", (unsigned long long)v);
+    return 0;
+  }
+  int sw = sw_of_tc_code((int)(v >> 61));
+  if (sw < 0) {
+    ERR("descriptor 0x%016llx: swizzle code %d is no mode (0, 1, 2, 4 or 6)", (unsigned long long)v, (int)(v >> 61));
+    return 0;
+  }
+  d->start = (uint32_t)(v & 0x3fff) << 4;
+  d->lbo = (uint32_t)((v >> 16) & 0x3fff) << 4;
+  d->sbo = (uint32_t)((v >> 32) & 0x3fff) << 4;
+  d->base_offset = (int)((v >> 49) & 7);
+  d->lbo_mode = (int)((v >> 52) & 1);
+  d->swizzle = sw;
+  d->tcgen05 = 1;
+  return 1;
+}
+
+int plB_sm_desc_tile_sm(int sm, uint32_t addr, int elt, int mn, int k, int kmajor, int sw, plB_sm_desc *d,
+                        char *err, size_t n) {
+  int lay = need_layout(sm, err, n);
+  if (!lay) return 0;
+  if (sw == PLSM_SW_128B_32B) {
+    /* its canonical strides are not stated by the ISA's table of layouts: give them
+    ** (plB_sm_desc_encode_sm) rather than have them guessed */
+    ERR("the 128B swizzle with 32B atomicity has no canonical tile here; encode its LBO and SBO directly");
+    return 0;
+  }
+  if (!plB_sm_desc_tile(addr, elt, mn, k, kmajor, sw, d, err, n)) return 0;
+  d->tcgen05 = lay == 100;
+  return 1;
+}
+
+/* ---- the tcgen05.mma instruction descriptor ------------------------------------------------- */
+static const char *const KIND_NAMES[PLTC_NKIND] = {"f16", "tf32", "f8f6f4", "i8", "mxf8f6f4", "mxf4", "mxf4nvf4"};
+static const char *const TYPE_NAMES[PLTC_T_N] = {"none", "f16", "bf16", "tf32", "f32", "s32", "e4m3", "e5m2",
+                                                 "e2m3", "e3m2", "e2m1", "u8", "s8", "ue4m3", "ue8m0"};
+
+int plB_tc_kind_parse(const char *s) {
+  for (int i = 0; s && i < PLTC_NKIND; i++)
+    if (!strcmp(s, KIND_NAMES[i])) return i;
+  return -1;
+}
+const char *plB_tc_kind_name(int kind) { return kind >= 0 && kind < PLTC_NKIND ? KIND_NAMES[kind] : "?"; }
+int plB_tc_type_parse(const char *s) {
+  for (int i = 1; s && i < PLTC_T_N; i++)
+    if (!strcmp(s, TYPE_NAMES[i])) return i;
+  return -1;
+}
+const char *plB_tc_type_name(int t) { return t >= 0 && t < PLTC_T_N ? TYPE_NAMES[t] : "?"; }
+
+static int block_scaled(int kind) { return kind >= PLTC_MXF8F6F4; }
+
+/* the code of an A/B element type under a kind, -1 when the kind takes none of that type */
+static int ab_code(int kind, int t) {
+  switch (kind) {
+  case PLTC_F16: return t == PLTC_T_F16 ? 0 : t == PLTC_T_BF16 ? 1 : -1;
+  case PLTC_TF32: return t == PLTC_T_TF32 ? 2 : -1;
+  case PLTC_F8F6F4:
+  case PLTC_MXF8F6F4:
+    switch (t) {
+    case PLTC_T_E4M3: return 0;
+    case PLTC_T_E5M2: return 1;
+    case PLTC_T_E2M3: return 3;
+    case PLTC_T_E3M2: return 4;
+    case PLTC_T_E2M1: return 5;
+    default: return -1;
+    }
+  case PLTC_I8: return t == PLTC_T_U8 ? 0 : t == PLTC_T_S8 ? 1 : -1;
+  case PLTC_MXF4:
+  case PLTC_MXF4NVF4: return t == PLTC_T_E2M1 ? 1 : -1;
+  default: return -1;
+  }
+}
+static int ab_type(int kind, int code) {
+  for (int t = 1; t < PLTC_T_N; t++)
+    if (ab_code(kind, t) == code) return t;
+  return -1;
+}
+/* the code of D's type (kinds f16/tf32/f8f6f4/i8) */
+static int d_code(int kind, int t) {
+  switch (kind) {
+  case PLTC_F16:
+  case PLTC_F8F6F4: return t == PLTC_T_F16 ? 0 : t == PLTC_T_F32 ? 1 : -1;
+  case PLTC_TF32: return t == PLTC_T_F32 ? 1 : -1;
+  case PLTC_I8: return t == PLTC_T_S32 ? 2 : -1;
+  default: return -1;
+  }
+}
+static const char *d_types(int kind) {
+  switch (kind) {
+  case PLTC_F16:
+  case PLTC_F8F6F4: return "f16 or f32";
+  case PLTC_TF32: return "f32";
+  default: return "s32";
+  }
+}
+static const char *ab_types(int kind) {
+  switch (kind) {
+  case PLTC_F16: return "f16 or bf16";
+  case PLTC_TF32: return "tf32";
+  case PLTC_F8F6F4:
+  case PLTC_MXF8F6F4: return "e4m3, e5m2, e2m3, e3m2 or e2m1";
+  case PLTC_I8: return "u8 or s8";
+  default: return "e2m1";
+  }
+}
+
+/* the shapes of the ISA's table of kinds and shapes: M per cta_group (and .ws), N's step */
+static int check_shape(const plB_tc_idesc *d, char *err, size_t n) {
+  int kind = d->kind, m = d->m, N = d->n, cg = d->cta_group;
+  const char *kn = plB_tc_kind_name(kind);
+  if (cg != 1 && cg != 2) { ERR("cta_group %d: must be 1 or 2", cg); return 0; }
+  if (d->ws) {
+    if (cg != 1 || block_scaled(kind)) { ERR("tcgen05.mma.ws is cta_group::1 and kinds f16, tf32, f8f6f4, i8 only"); return 0; }
+    if (m != 32 && m != 64 && m != 128) { ERR(".kind::%s .ws: M = %d, must be 32, 64 or 128", kn, m); return 0; }
+    if (N != 64 && N != 128 && N != 256) { ERR(".kind::%s .ws: N = %d, must be 64, 128 or 256", kn, N); return 0; }
+    return 1;
+  }
+  int ok;
+  if (block_scaled(kind)) {
+    ok = cg == 1 ? m == 128 : (m == 128 || m == 256);
+    if (ok && d->sparse && cg == 2) ok = m == 256;   /* sparse ::2 block-scaled: M = 256 only */
+    if (!ok) {
+      ERR(".kind::%s cta_group::%d%s: M = %d, must be %s", kn, cg, d->sparse ? " sparse" : "", m,
+          cg == 1 ? "128" : d->sparse ? "256" : "128 or 256");
+      return 0;
+    }
+  } else {
+    ok = cg == 1 ? (m == 64 || m == 128) : (m == 128 || m == 256);
+    if (!ok) { ERR(".kind::%s cta_group::%d: M = %d, must be %s", kn, cg, m, cg == 1 ? "64 or 128" : "128 or 256"); return 0; }
+  }
+  if (kind == PLTC_I8) {
+    if (cg == 1) ok = N == 8 || N == 16 || N == 24 || (N >= 32 && N <= 256 && N % 16 == 0);
+    else ok = N >= 32 && N <= 256 && N % 32 == 0;
+    if (!ok) {
+      ERR(".kind::i8 cta_group::%d: N = %d, must be %s", cg, N, cg == 1 ? "8, 16, 24, or 32 to 256 in steps of 16" :
+          "32 to 256 in steps of 32");
+      return 0;
+    }
+  } else {
+    int step = cg == 1 ? 8 : 16;
+    if (N < step || N > 256 || N % step) {
+      ERR(".kind::%s cta_group::%d: N = %d, must be %d to 256 in steps of %d", kn, cg, N, step, step);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+int plB_tc_idesc_encode(const plB_tc_idesc *d, uint32_t *out, char *err, size_t n) {
+  int kind = d->kind;
+  if (kind < 0 || kind >= PLTC_NKIND) { ERR("bad tcgen05.mma kind %d", kind); return 0; }
+  const char *kn = plB_tc_kind_name(kind);
+  if (!check_shape(d, err, n)) return 0;
+  int ac = ab_code(kind, d->a), bc = ab_code(kind, d->b);
+  if (ac < 0) { ERR(".kind::%s: A of type %s, must be %s", kn, plB_tc_type_name(d->a), ab_types(kind)); return 0; }
+  if (bc < 0) { ERR(".kind::%s: B of type %s, must be %s", kn, plB_tc_type_name(d->b), ab_types(kind)); return 0; }
+  if (kind == PLTC_F16 && ac != bc) { ERR(".kind::f16: A and B must be of one type (A %s, B %s)", plB_tc_type_name(d->a), plB_tc_type_name(d->b)); return 0; }
+  if (kind == PLTC_I8 && (d->neg_a || d->neg_b)) { ERR(".kind::i8 cannot negate A or B"); return 0; }
+  if ((kind == PLTC_MXF4 || kind == PLTC_MXF4NVF4) && (d->trans_a || d->trans_b)) {
+    ERR(".kind::%s cannot transpose A or B (both K-major)", kn);
+    return 0;
+  }
+  if (d->sparse != 0 && d->sparse != 1) { ERR("sparse must be 0 or 1"); return 0; }
+  uint32_t v = 0;
+  v |= (uint32_t)d->sparse << 2;
+  v |= (uint32_t)ac << 7;
+  v |= (uint32_t)bc << 10;
+  v |= (uint32_t)(d->neg_a != 0) << 13;
+  v |= (uint32_t)(d->neg_b != 0) << 14;
+  v |= (uint32_t)(d->trans_a != 0) << 15;
+  v |= (uint32_t)(d->trans_b != 0) << 16;
+  v |= (uint32_t)(d->n >> 3) << 17;
+  if (!block_scaled(kind)) {
+    int dc = d_code(kind, d->d);
+    if (dc < 0) { ERR(".kind::%s: D of type %s, must be %s", kn, plB_tc_type_name(d->d), d_types(kind)); return 0; }
+    if (d->selector < 0 || d->selector > 3 || (d->selector && !d->sparse)) {
+      ERR("sparsity selector %d: 0..3, and only with sparse", d->selector);
+      return 0;
+    }
+    if (d->saturate && kind != PLTC_I8) { ERR("saturate is for .kind::i8 only"); return 0; }
+    int shift = d->max_shift == 0 ? 0 : d->max_shift == 8 ? 1 : d->max_shift == 16 ? 2 : d->max_shift == 32 ? 3 : -1;
+    if (shift < 0) { ERR("max_shift %d: must be 0, 8, 16 or 32", d->max_shift); return 0; }
+    if (shift && !d->ws) { ERR("max_shift is a field of tcgen05.mma.ws only"); return 0; }
+    if (d->scale || d->sfa_id || d->sfb_id || d->k96) {
+      ERR(".kind::%s has no scale type, scale-factor IDs or K = 96 (block-scaled kinds only)", kn);
+      return 0;
+    }
+    v |= (uint32_t)d->selector;
+    v |= (uint32_t)(d->saturate != 0) << 3;
+    v |= (uint32_t)dc << 4;
+    v |= (uint32_t)(d->m >> 4) << 24;
+    v |= (uint32_t)shift << 30;
+  } else {
+    int st = d->scale == PLTC_T_UE4M3 ? 0 : d->scale == PLTC_T_UE8M0 ? 1 : -1;
+    if (st < 0 || (st == 0 && kind != PLTC_MXF4NVF4)) {
+      ERR(".kind::%s: scale type %s, must be %s", kn, plB_tc_type_name(d->scale),
+          kind == PLTC_MXF4NVF4 ? "ue4m3 or ue8m0" : "ue8m0");
+      return 0;
+    }
+    int fam4 = kind != PLTC_MXF8F6F4;
+    int ida = d->sfa_id, idb = d->sfb_id;
+    if (ida < 0 || ida > 3 || idb < 0 || idb > 3 || (fam4 && (ida % 2 || idb % 2))) {
+      ERR(".kind::%s: scale-factor IDs A %d, B %d, must be %s", kn, ida, idb, fam4 ? "0 or 2" : "0..3");
+      return 0;
+    }
+    if (d->k96 && (!fam4 || d->sparse)) { ERR("K = 96 is for the dense .kind::mxf4 and .kind::mxf4nvf4 only"); return 0; }
+    if (d->d != PLTC_T_NONE && d->d != PLTC_T_F32) { ERR(".kind::%s: D is f32 (got %s)", kn, plB_tc_type_name(d->d)); return 0; }
+    if (d->selector || d->saturate || d->max_shift) {
+      ERR(".kind::%s has no sparsity selector, saturate or max_shift field", kn);
+      return 0;
+    }
+    v |= (uint32_t)idb << 4;
+    v |= (uint32_t)st << 23;
+    v |= (uint32_t)(d->m >> 7) << 27;
+    v |= (uint32_t)ida << 29;
+    v |= (uint32_t)(d->k96 != 0) << 31;
+  }
+  *out = v;
+  return 1;
+}
+
+int plB_tc_idesc_decode(uint32_t v, int kind, int cta_group, int ws, plB_tc_idesc *d, char *err, size_t n) {
+  memset(d, 0, sizeof *d);
+  if (kind < 0 || kind >= PLTC_NKIND) { ERR("bad tcgen05.mma kind %d", kind); return 0; }
+  const char *kn = plB_tc_kind_name(kind);
+  uint32_t reserved;
+  if (!block_scaled(kind)) reserved = (1u << 6) | (1u << 23) | (1u << 29);
+  else if (kind == PLTC_MXF8F6F4) reserved = 3u | (1u << 3) | (1u << 6) | (7u << 24) | (1u << 31);
+  else reserved = 3u | (1u << 3) | (1u << 6) | (1u << 12) | (7u << 24);
+  if (v & reserved) {
+    ERR("instruction descriptor 0x%08x: reserved bits 0x%08x are set for .kind::%s", v, v & reserved, kn);
+    return 0;
+  }
+  d->kind = kind;
+  d->cta_group = cta_group;
+  d->ws = ws;
+  d->sparse = (int)((v >> 2) & 1);
+  int ac = (int)((v >> 7) & 7), bc = (int)((v >> 10) & (kind == PLTC_MXF4 || kind == PLTC_MXF4NVF4 ? 3 : 7));
+  d->a = ab_type(kind, ac);
+  d->b = ab_type(kind, bc);
+  d->neg_a = (int)((v >> 13) & 1);
+  d->neg_b = (int)((v >> 14) & 1);
+  d->trans_a = (int)((v >> 15) & 1);
+  d->trans_b = (int)((v >> 16) & 1);
+  d->n = (int)((v >> 17) & 0x3f) << 3;
+  if (!block_scaled(kind)) {
+    static const int DT[3] = {PLTC_T_F16, PLTC_T_F32, PLTC_T_S32};
+    int dc = (int)((v >> 4) & 3);
+    d->d = dc < 3 ? DT[dc] : -1;
+    d->selector = (int)(v & 3);
+    d->saturate = (int)((v >> 3) & 1);
+    d->m = (int)((v >> 24) & 0x1f) << 4;
+    d->max_shift = (int)(v >> 30) ? 4 << (int)(v >> 30) : 0;
+  } else {
+    d->d = PLTC_T_F32;
+    d->sfb_id = (int)((v >> 4) & 3);
+    d->scale = (v >> 23) & 1 ? PLTC_T_UE8M0 : PLTC_T_UE4M3;
+    d->m = (int)((v >> 27) & 3) << 7;
+    d->sfa_id = (int)((v >> 29) & 3);
+    d->k96 = (int)((v >> 31) & 1);
+  }
+  if (d->a < 0 || d->b < 0 || d->d < 0) {
+    ERR("instruction descriptor 0x%08x: a type code .kind::%s does not define (A %d, B %d, D %d)", v, kn, ac, bc,
+        (int)((v >> 4) & 3));
+    return 0;
+  }
+  /* the fields must be what the encoder takes: its checks, and the same bits back */
+  uint32_t back;
+  char why[256];
+  if (!plB_tc_idesc_encode(d, &back, why, sizeof why)) {
+    ERR("instruction descriptor 0x%08x: %s", v, why);
+    return 0;
+  }
+  if (back != v) { ERR("instruction descriptor 0x%08x does not round trip (0x%08x)", v, back); return 0; }
+  return 1;
 }

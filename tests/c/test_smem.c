@@ -52,35 +52,35 @@ static void test_swizzle(void) {
 static void test_desc_bits(void) {
   char err[256];
   uint64_t v;
-  plB_sm_desc d = {0x400, 16, 1024, 0, PLSM_SW_128B};
+  plB_sm_desc d = {0x400, 16, 1024, 0, PLSM_SW_128B, 0, 0};
   CHECK(plB_sm_desc_encode(&d, &v, err, sizeof err));
   CHECK(v == ((uint64_t)0x40 | (1ull << 16) | (64ull << 32) | (1ull << 62)));
-  d = (plB_sm_desc){0x3fff0, 0x3fff0, 0x3fff0, 7, PLSM_SW_32B};
+  d = (plB_sm_desc){0x3fff0, 0x3fff0, 0x3fff0, 7, PLSM_SW_32B, 0, 0};
   CHECK(plB_sm_desc_encode(&d, &v, err, sizeof err));
   CHECK(v == ((uint64_t)0x3fff | (0x3fffull << 16) | (0x3fffull << 32) | (7ull << 49) | (3ull << 62)));
-  d = (plB_sm_desc){0x200, 128, 256, 0, PLSM_SW_64B};
+  d = (plB_sm_desc){0x200, 128, 256, 0, PLSM_SW_64B, 0, 0};
   CHECK(plB_sm_desc_encode(&d, &v, err, sizeof err) && (v >> 62) == 2);
   d.swizzle = PLSM_SW_NONE;
   CHECK(plB_sm_desc_encode(&d, &v, err, sizeof err) && (v >> 62) == 0);
   /* round trip over fields */
   for (uint32_t s = 0; s < (1u << 18); s += 0x1230)
     for (int sw = 0; sw < 4; sw++) {
-      plB_sm_desc a = {s & ~15u, (s * 7u) & 0x3fff0u, (s * 13u) & 0x3fff0u, (int)(s >> 4) & 7, sw}, b;
+      plB_sm_desc a = {s & ~15u, (s * 7u) & 0x3fff0u, (s * 13u) & 0x3fff0u, (int)(s >> 4) & 7, sw, 0, 0}, b;
       if (!plB_sm_desc_encode(&a, &v, err, sizeof err)) { CHECK(0); continue; }
       plB_sm_desc_decode(v, &b);
       if (memcmp(&a, &b, sizeof a)) { CHECK(!memcmp(&a, &b, sizeof a)); }
       CHECK(((v >> 14) & 3) == 0 && ((v >> 30) & 3) == 0 && ((v >> 46) & 7) == 0 && ((v >> 52) & 0x3ff) == 0);
     }
   /* fields that do not fit */
-  d = (plB_sm_desc){8, 16, 16, 0, 0};
+  d = (plB_sm_desc){8, 16, 16, 0, 0, 0, 0};
   CHECK(!plB_sm_desc_encode(&d, &v, err, sizeof err)); CHECK_HAS(err, "16-byte aligned");
-  d = (plB_sm_desc){1u << 18, 16, 16, 0, 0};
+  d = (plB_sm_desc){1u << 18, 16, 16, 0, 0, 0, 0};
   CHECK(!plB_sm_desc_encode(&d, &v, err, sizeof err));
-  d = (plB_sm_desc){0, 24, 16, 0, 0};
+  d = (plB_sm_desc){0, 24, 16, 0, 0, 0, 0};
   CHECK(!plB_sm_desc_encode(&d, &v, err, sizeof err)); CHECK_HAS(err, "leading byte offset");
-  d = (plB_sm_desc){0, 16, 1u << 18, 0, 0};
+  d = (plB_sm_desc){0, 16, 1u << 18, 0, 0, 0, 0};
   CHECK(!plB_sm_desc_encode(&d, &v, err, sizeof err)); CHECK_HAS(err, "stride byte offset");
-  d = (plB_sm_desc){0, 16, 16, 8, 0};
+  d = (plB_sm_desc){0, 16, 16, 8, 0, 0, 0};
   CHECK(!plB_sm_desc_encode(&d, &v, err, sizeof err)); CHECK_HAS(err, "base offset");
 }
 
@@ -195,10 +195,250 @@ static void test_plan(void) {
   CHECK(plB_sm_limit(89) == 101376 && plB_sm_limit(120) == 101376 && plB_sm_limit(75) == 65536);
 }
 
+/* ---- the tcgen05 (sm_100) shared-memory descriptor -------------------------------------------
+** Expected values from the ISA's "Shared memory descriptor layout" table: start/LBO/SBO >> 4 at
+** 0, 16, 32; 0b001 at 46-48; base offset at 49-51; LBO mode at 52; the swizzle code at 61-63
+** (0 none, 1 128B with 32B atomicity, 2 128B, 4 64B, 6 32B). */
+static uint64_t tc_ref(uint32_t start, uint32_t lbo, uint32_t sbo, int bo, int mode, int code) {
+  return (uint64_t)(start >> 4) | ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32) |
+         ((uint64_t)1 << 46) | ((uint64_t)bo << 49) | ((uint64_t)mode << 52) | ((uint64_t)code << 61);
+}
+
+static void test_desc_sm100(void) {
+  char err[256];
+  uint64_t v, w;
+  static const struct { int sw, code; } SW[] = {
+    {PLSM_SW_NONE, 0}, {PLSM_SW_128B_32B, 1}, {PLSM_SW_128B, 2}, {PLSM_SW_64B, 4}, {PLSM_SW_32B, 6},
+  };
+  /* the target picks the layout */
+  CHECK(plB_sm_desc_layout(90) == 90 && plB_sm_desc_layout(100) == 100 && plB_sm_desc_layout(103) == 100);
+  CHECK(plB_sm_desc_layout(110) == 100 && plB_sm_desc_layout(120) == 0 && plB_sm_desc_layout(80) == 0);
+  /* a worked value: LBO 16, SBO 1024, 128B swizzle, at 0x400 */
+  plB_sm_desc d = {0x400, 16, 1024, 0, PLSM_SW_128B, 0, 0};
+  CHECK(plB_sm_desc_encode_sm(100, &d, &v, err, sizeof err) && v == (0x4000404000010000ull | (0x400 >> 4)));
+  int cases = 0;
+  for (int i = 0; i < 5; i++)
+    for (uint32_t s = 0; s < (1u << 18); s += 0x2470)
+      for (int mode = 0; mode < 2; mode++) {
+        plB_sm_desc a = {s & ~15u, (s * 5u) & 0x3fff0u, (s * 11u) & 0x3fff0u, (int)(s >> 5) & 7, SW[i].sw, 0, mode}, b;
+        if (!plB_sm_desc_encode_sm(100, &a, &v, err, sizeof err)) { CHECK(0); continue; }
+        if (v != tc_ref(a.start, a.lbo, a.sbo, a.base_offset, mode, SW[i].code)) { CHECK(0); continue; }
+        /* the decoder gives the fields back, marked as the tcgen05 layout */
+        a.tcgen05 = 1;
+        if (!plB_sm_desc_decode_sm(103, v, &b, err, sizeof err) || memcmp(&a, &b, sizeof a)) { CHECK(0); continue; }
+        /* the Hopper layout of the same fields is unchanged: no version or mode bit, 62-63 */
+        if (SW[i].sw != PLSM_SW_128B_32B && !mode) {
+          a.tcgen05 = 0;
+          plB_sm_desc_encode(&a, &w, err, sizeof err);
+          uint64_t w90;
+          CHECK(plB_sm_desc_encode_sm(90, &a, &w90, err, sizeof err) && w90 == w);
+          /* a Hopper descriptor plus bit 46 is the Blackwell one (the codes share bits 62-63) */
+          CHECK((w | ((uint64_t)1 << 46)) == v);
+        }
+        cases++;
+      }
+  CHECK(cases == 5 * 2 * 29);
+  /* the wgmma layout has no 32B-atomicity mode and no LBO mode */
+  d = (plB_sm_desc){0, 16, 1024, 0, PLSM_SW_128B_32B, 0, 0};
+  CHECK(!plB_sm_desc_encode_sm(90, &d, &v, err, sizeof err));
+  d = (plB_sm_desc){0, 16, 1024, 0, PLSM_SW_128B, 0, 1};
+  CHECK(!plB_sm_desc_encode_sm(90, &d, &v, err, sizeof err)); CHECK_HAS(err, "LBO mode");
+  CHECK(!plB_sm_desc_encode_sm(120, &d, &v, err, sizeof err)); CHECK_HAS(err, "sm_120 has no");
+  d.lbo_mode = 2;
+  CHECK(!plB_sm_desc_encode_sm(100, &d, &v, err, sizeof err)); CHECK_HAS(err, "LBO mode 2");
+  /* the decoder refuses what the layout fixes: the version bits, 53-60, codes 3/5/7, the gaps */
+  uint64_t good = tc_ref(0x400, 16, 1024, 0, 0, 2);
+  CHECK(plB_sm_desc_decode_sm(100, good, &d, err, sizeof err));
+  CHECK(!plB_sm_desc_decode_sm(100, good & ~((uint64_t)1 << 46), &d, err, sizeof err)); CHECK_HAS(err, "0b001");
+  CHECK(!plB_sm_desc_decode_sm(100, good | ((uint64_t)1 << 47), &d, err, sizeof err)); CHECK_HAS(err, "0b001");
+  for (int b = 53; b <= 60; b++) {
+    CHECK(!plB_sm_desc_decode_sm(100, good | ((uint64_t)1 << b), &d, err, sizeof err));
+  }
+  CHECK_HAS(err, "53-60");
+  for (int code = 3; code <= 7; code += 2) {
+    uint64_t bad = (good & ~((uint64_t)7 << 61)) | ((uint64_t)code << 61);
+    CHECK(!plB_sm_desc_decode_sm(100, bad, &d, err, sizeof err));
+    CHECK_HAS(err, "is no mode");
+  }
+  CHECK(!plB_sm_desc_decode_sm(100, good | ((uint64_t)1 << 15), &d, err, sizeof err)); CHECK_HAS(err, "14-15");
+  CHECK(!plB_sm_desc_decode_sm(100, good | ((uint64_t)1 << 31), &d, err, sizeof err));
+  /* and the sm_90 decoder refuses the tcgen05 bits */
+  CHECK(!plB_sm_desc_decode_sm(90, good, &d, err, sizeof err)); CHECK_HAS(err, "46-48");
+  /* canonical tiles: the strides of the wgmma tiles, the tcgen05 layout */
+  plB_sm_desc t90, t100;
+  CHECK(plB_sm_desc_tile(1024 + 384, 2, 64, 64, 1, PLSM_SW_128B, &t90, err, sizeof err));
+  CHECK(plB_sm_desc_tile_sm(100, 1024 + 384, 2, 64, 64, 1, PLSM_SW_128B, &t100, err, sizeof err));
+  CHECK(t100.tcgen05 == 1 && t100.lbo == t90.lbo && t100.sbo == t90.sbo && t100.base_offset == 3);
+  CHECK(plB_sm_desc_encode_sm(100, &t100, &v, err, sizeof err) && v == tc_ref(1408, 16, 1024, 3, 0, 2));
+  CHECK(!plB_sm_desc_tile_sm(100, 0, 4, 64, 8, 0, PLSM_SW_128B_32B, &t100, err, sizeof err));
+  CHECK_HAS(err, "32B atomicity");
+}
+
+/* ---- the tcgen05.mma instruction descriptor ----------------------------------------------------
+** Expected values from the ISA's tables, field by field: {lsb, width} of each field and the codes
+** its values take, per kind (kinds f16/tf32/f8f6f4/i8; mxf8f6f4; mxf4/mxf4nvf4). */
+static uint32_t put(uint32_t v, int lsb, int width, uint32_t x) {
+  CHECK(x < (1u << width));
+  return v | (x << lsb);
+}
+
+static void test_idesc(void) {
+  char err[256];
+  uint32_t v;
+  plB_tc_idesc d, e;
+  /* the worked value: bf16 x bf16 -> f32, M 128, N 256, both K-major */
+  d = (plB_tc_idesc){.kind = PLTC_F16, .cta_group = 1, .d = PLTC_T_F32, .a = PLTC_T_BF16, .b = PLTC_T_BF16,
+                     .m = 128, .n = 256};
+  CHECK(plB_tc_idesc_encode(&d, &v, err, sizeof err) && v == 0x08400490u);
+  /* every dense kind, type pair, shape of the table, and each flag */
+  static const struct { int kind; int types[5]; int codes[5]; int nt; int dt[2]; int dc[2]; int nd; } K[] = {
+    {PLTC_F16, {PLTC_T_F16, PLTC_T_BF16}, {0, 1}, 2, {PLTC_T_F16, PLTC_T_F32}, {0, 1}, 2},
+    {PLTC_TF32, {PLTC_T_TF32}, {2}, 1, {PLTC_T_F32}, {1}, 1},
+    {PLTC_F8F6F4, {PLTC_T_E4M3, PLTC_T_E5M2, PLTC_T_E2M3, PLTC_T_E3M2, PLTC_T_E2M1}, {0, 1, 3, 4, 5}, 5,
+     {PLTC_T_F16, PLTC_T_F32}, {0, 1}, 2},
+    {PLTC_I8, {PLTC_T_U8, PLTC_T_S8}, {0, 1}, 2, {PLTC_T_S32}, {2}, 1},
+  };
+  int cases = 0;
+  for (int k = 0; k < 4; k++)
+    for (int cg = 1; cg <= 2; cg++)
+      for (int ia = 0; ia < K[k].nt; ia++)
+        for (int ib = 0; ib < K[k].nt; ib++)
+          for (int id = 0; id < K[k].nd; id++)
+            for (int m = 64; m <= 256; m *= 2)
+              for (int N = 8; N <= 256; N += 8) {
+                int kind = K[k].kind;
+                if (kind == PLTC_F16 && ia != ib) continue;
+                int mok = cg == 1 ? m <= 128 : m >= 128;
+                int nok = kind == PLTC_I8 ? (cg == 1 ? (N <= 24 || N % 16 == 0) : N % 32 == 0) : N % (8 * cg) == 0;
+                int flags = (N / 8) % 8;   /* walk the flag bits with N */
+                d = (plB_tc_idesc){.kind = kind, .cta_group = cg, .d = K[k].dt[id], .a = K[k].types[ia],
+                                   .b = K[k].types[ib], .m = m, .n = N, .trans_a = flags & 1, .trans_b = (flags >> 1) & 1,
+                                   .neg_a = kind != PLTC_I8 && (flags & 4), .saturate = kind == PLTC_I8 && (flags & 4)};
+                int ok = plB_tc_idesc_encode(&d, &v, err, sizeof err);
+                CHECK(ok == (mok && nok));
+                if (!ok) continue;
+                uint32_t x = 0;
+                x = put(x, 3, 1, (uint32_t)d.saturate);
+                x = put(x, 4, 2, (uint32_t)K[k].dc[id]);
+                x = put(x, 7, 3, (uint32_t)K[k].codes[ia]);
+                x = put(x, 10, 3, (uint32_t)K[k].codes[ib]);
+                x = put(x, 13, 1, (uint32_t)d.neg_a);
+                x = put(x, 15, 1, (uint32_t)d.trans_a);
+                x = put(x, 16, 1, (uint32_t)d.trans_b);
+                x = put(x, 17, 6, (uint32_t)N >> 3);
+                x = put(x, 24, 5, (uint32_t)m >> 4);
+                if (v != x) { CHECK(v == x); fprintf(stderr, "  kind %d m %d n %d: 0x%08x, want 0x%08x\n", kind, m, N, v, x); }
+                /* decode: the fields back */
+                if (!plB_tc_idesc_decode(v, kind, cg, 0, &e, err, sizeof err) || memcmp(&d, &e, sizeof d)) {
+                  CHECK(0);
+                  fprintf(stderr, "  decode 0x%08x: %s\n", v, err);
+                }
+                cases++;
+              }
+  CHECK(cases > 2000);
+  /* sparse with its selector, negate B, the .ws shapes and the max shift at 30-31 */
+  d = (plB_tc_idesc){.kind = PLTC_F16, .cta_group = 1, .d = PLTC_T_F32, .a = PLTC_T_F16, .b = PLTC_T_F16, .m = 128,
+                     .n = 64, .sparse = 1, .selector = 3, .neg_b = 1};
+  CHECK(plB_tc_idesc_encode(&d, &v, err, sizeof err));
+  CHECK(v == (3u | (1u << 2) | (1u << 4) | (1u << 14) | (8u << 17) | (8u << 24)));
+  CHECK(plB_tc_idesc_decode(v, PLTC_F16, 1, 0, &e, err, sizeof err) && !memcmp(&d, &e, sizeof d));
+  static const int SHIFT[4][2] = {{0, 0}, {8, 1}, {16, 2}, {32, 3}};
+  for (int i = 0; i < 4; i++) {
+    d = (plB_tc_idesc){.kind = PLTC_TF32, .cta_group = 1, .ws = 1, .d = PLTC_T_F32, .a = PLTC_T_TF32,
+                       .b = PLTC_T_TF32, .m = 32, .n = 128, .max_shift = SHIFT[i][0]};
+    CHECK(plB_tc_idesc_encode(&d, &v, err, sizeof err));
+    CHECK(v == ((1u << 4) | (2u << 7) | (2u << 10) | (16u << 17) | (2u << 24) | ((uint32_t)SHIFT[i][1] << 30)));
+    CHECK(plB_tc_idesc_decode(v, PLTC_TF32, 1, 1, &e, err, sizeof err) && !memcmp(&d, &e, sizeof d));
+  }
+  /* block scaled: mxf8f6f4 (types as f8f6f4, scale ue8m0, SF IDs 0..3), the mxf4 pair (e2m1 = 1,
+  ** B in 10-11, SF IDs 0 or 2, ue4m3 only for mxf4nvf4, K = 96 at bit 31) */
+  cases = 0;
+  for (int cg = 1; cg <= 2; cg++)
+    for (int m = 128; m <= 256; m *= 2)
+      for (int ida = 0; ida < 4; ida++)
+        for (int idb = 0; idb < 4; idb++)
+          for (int ia = 0; ia < 5; ia++) {
+            d = (plB_tc_idesc){.kind = PLTC_MXF8F6F4, .cta_group = cg, .a = K[2].types[ia], .b = K[2].types[4 - ia],
+                               .m = m, .n = 128, .scale = PLTC_T_UE8M0, .sfa_id = ida, .sfb_id = idb,
+                               .trans_b = ia & 1, .neg_a = idb & 1};
+            int ok = plB_tc_idesc_encode(&d, &v, err, sizeof err);
+            CHECK(ok == (cg == 2 || m == 128));
+            if (!ok) continue;
+            uint32_t x = 0;
+            x = put(x, 4, 2, (uint32_t)idb);
+            x = put(x, 7, 3, (uint32_t)K[2].codes[ia]);
+            x = put(x, 10, 3, (uint32_t)K[2].codes[4 - ia]);
+            x = put(x, 13, 1, (uint32_t)d.neg_a);
+            x = put(x, 16, 1, (uint32_t)d.trans_b);
+            x = put(x, 17, 6, 128u >> 3);
+            x = put(x, 23, 1, 1);
+            x = put(x, 27, 2, (uint32_t)m >> 7);
+            x = put(x, 29, 2, (uint32_t)ida);
+            CHECK(v == x);
+            d.d = PLTC_T_F32;                    /* what the decoder reports */
+            CHECK(plB_tc_idesc_decode(v, PLTC_MXF8F6F4, cg, 0, &e, err, sizeof err) && !memcmp(&d, &e, sizeof d));
+            cases++;
+          }
+  CHECK(cases == 3 * 16 * 5);
+  for (int kind = PLTC_MXF4; kind <= PLTC_MXF4NVF4; kind++)
+    for (int st = 0; st < 2; st++)
+      for (int id = 0; id < 4; id++)
+        for (int k96 = 0; k96 < 2; k96++) {
+          d = (plB_tc_idesc){.kind = kind, .cta_group = 2, .d = PLTC_T_F32, .a = PLTC_T_E2M1, .b = PLTC_T_E2M1,
+                             .m = 256, .n = 256, .scale = st ? PLTC_T_UE8M0 : PLTC_T_UE4M3, .sfa_id = id,
+                             .sfb_id = 2 - (id & 2), .k96 = k96};
+          int ok = plB_tc_idesc_encode(&d, &v, err, sizeof err);
+          CHECK(ok == (id % 2 == 0 && (st == 1 || kind == PLTC_MXF4NVF4)));
+          if (!ok) continue;
+          uint32_t x = 0;
+          x = put(x, 4, 2, (uint32_t)d.sfb_id);
+          x = put(x, 7, 3, 1);
+          x = put(x, 10, 2, 1);
+          x = put(x, 17, 6, 256u >> 3);
+          x = put(x, 23, 1, (uint32_t)st);
+          x = put(x, 27, 2, 2);
+          x = put(x, 29, 2, (uint32_t)id);
+          x = put(x, 31, 1, (uint32_t)k96);
+          CHECK(v == x);
+          CHECK(plB_tc_idesc_decode(v, kind, 2, 0, &e, err, sizeof err) && !memcmp(&d, &e, sizeof d));
+        }
+  /* the rules of the tables: shapes, types, negate, transpose, reserved bits */
+  d = (plB_tc_idesc){.kind = PLTC_F16, .cta_group = 1, .d = PLTC_T_F32, .a = PLTC_T_F16, .b = PLTC_T_F16, .m = 256, .n = 64};
+  CHECK(!plB_tc_idesc_encode(&d, &v, err, sizeof err)); CHECK_HAS(err, "M = 256, must be 64 or 128");
+  d.cta_group = 2; d.n = 72;
+  CHECK(!plB_tc_idesc_encode(&d, &v, err, sizeof err)); CHECK_HAS(err, "N = 72, must be 16 to 256 in steps of 16");
+  d = (plB_tc_idesc){.kind = PLTC_TF32, .cta_group = 1, .d = PLTC_T_F16, .a = PLTC_T_TF32, .b = PLTC_T_TF32, .m = 128, .n = 64};
+  CHECK(!plB_tc_idesc_encode(&d, &v, err, sizeof err)); CHECK_HAS(err, "D of type f16, must be f32");
+  d = (plB_tc_idesc){.kind = PLTC_I8, .cta_group = 1, .d = PLTC_T_S32, .a = PLTC_T_S8, .b = PLTC_T_U8, .m = 128, .n = 64, .neg_a = 1};
+  CHECK(!plB_tc_idesc_encode(&d, &v, err, sizeof err)); CHECK_HAS(err, "cannot negate");
+  d = (plB_tc_idesc){.kind = PLTC_MXF4, .cta_group = 1, .a = PLTC_T_E2M1, .b = PLTC_T_E2M1, .m = 128, .n = 64,
+                     .scale = PLTC_T_UE8M0, .trans_a = 1};
+  CHECK(!plB_tc_idesc_encode(&d, &v, err, sizeof err)); CHECK_HAS(err, "cannot transpose");
+  d = (plB_tc_idesc){.kind = PLTC_MXF8F6F4, .cta_group = 2, .a = PLTC_T_E4M3, .b = PLTC_T_E4M3, .m = 128, .n = 64,
+                     .scale = PLTC_T_UE8M0, .sparse = 1};
+  CHECK(!plB_tc_idesc_encode(&d, &v, err, sizeof err)); CHECK_HAS(err, "must be 256");
+  d = (plB_tc_idesc){.kind = PLTC_F16, .cta_group = 1, .d = PLTC_T_F32, .a = PLTC_T_F16, .b = PLTC_T_F16, .m = 128,
+                     .n = 64, .max_shift = 8};
+  CHECK(!plB_tc_idesc_encode(&d, &v, err, sizeof err)); CHECK_HAS(err, ".ws only");
+  d.max_shift = 0; d.selector = 1;
+  CHECK(!plB_tc_idesc_encode(&d, &v, err, sizeof err)); CHECK_HAS(err, "only with sparse");
+  CHECK(!plB_tc_idesc_decode(0x08400490u | (1u << 23), PLTC_F16, 1, 0, &e, err, sizeof err)); CHECK_HAS(err, "reserved");
+  CHECK(!plB_tc_idesc_decode(0x08400490u | (1u << 6), PLTC_F16, 1, 0, &e, err, sizeof err));
+  CHECK(!plB_tc_idesc_decode(0x08400490u | (1u << 29), PLTC_F16, 1, 0, &e, err, sizeof err));
+  CHECK(!plB_tc_idesc_decode((3u << 4) | (8u << 17) | (8u << 24), PLTC_F16, 1, 0, &e, err, sizeof err));
+  CHECK(!plB_tc_idesc_decode((1u << 12) | (1u << 7) | (1u << 10) | (1u << 23) | (8u << 17) | (1u << 27), PLTC_MXF4, 1, 0,
+                             &e, err, sizeof err));
+  CHECK(!plB_tc_idesc_decode(1u << 31, PLTC_MXF8F6F4, 1, 0, &e, err, sizeof err));
+  CHECK(plB_tc_kind_parse("mxf4nvf4") == PLTC_MXF4NVF4 && plB_tc_kind_parse("f32") == -1);
+  CHECK(plB_tc_type_parse("ue4m3") == PLTC_T_UE4M3 && plB_tc_type_parse("none") == -1);
+}
+
 int main(void) {
   test_swizzle();
   test_desc_bits();
   test_desc_tiles();
   test_plan();
+  test_desc_sm100();
+  test_idesc();
   return check_done("test_smem");
 }

@@ -58,6 +58,36 @@ local CASES = {
                                         call = function(g, e) g.wgmma_desc(e.tile, e.rec { mn = 64, k = 64, address = 1024 }) end },
 }
 
+-- the Blackwell helpers (lua/ptxlua/blackwell.lua), traced for sm_100a
+local function bw(ptx)
+  local e = plan_bar(ptx)
+  e.tb, e.db = ptx.reg.b32(), ptx.reg.b64()
+  return e
+end
+local BW = {
+  tcgen05_mma = { one = function(g, e) g.tcgen05_mma(e.rec { d = e.tb, a = e.db, b = e.db, idesc = 0x08400490, accumulate = e.p }) end },
+  tcgen05_commit = { one = function(g, e) g.tcgen05_commit(e.rec(e.bar)) end },
+  tcgen05_ld = { one = function(g, e) g.tcgen05_ld(e.rec { shape = "32x32b", num = 4, taddr = e.tb }) end },
+  tcgen05_st = { one = function(g, e) g.tcgen05_st(e.rec { shape = "32x32b", num = 2, taddr = e.tb, regs = { e.tb, e.tb } }) end },
+  tcgen05_wait = { one = function(g, e) g.tcgen05_wait(e.rec("ld")) end },
+  tcgen05_fence = { one = function(g, e) g.tcgen05_fence(e.rec("after")) end },
+  tcgen05_desc = { err = "ptx.tcgen05_desc records several", call = function(g, e) g.tcgen05_desc(e.tile, e.rec { mn = 64, k = 64 }) end },
+  ["tcgen05_desc at a known address"] = { err = "ptx.tcgen05_desc records none",
+                                          call = function(g, e) g.tcgen05_desc(e.tile, e.rec { mn = 64, k = 64, address = 0 }) end },
+  tcgen05_mma_commit = { err = "ptx.tcgen05_mma_commit records several",
+                         call = function(g, e) g.tcgen05_mma_commit(e.rec { d = e.tb, a = e.db, b = e.db, idesc = 0, accumulate = e.p, bar = e.bar }) end },
+  cta_pair = { err = "ptx.cta_pair records several", call = function(g, e) g.cta_pair(e.rec()) end },
+  tcgen05_idesc = { err = "ptx.tcgen05_idesc records none",
+                    call = function(g, e) g.tcgen05_idesc(e.rec { kind = "f16", d = "f32", a = "f16", b = "f16", m = 128, n = 64 }) end },
+  tcgen05_idesc_decode = { err = "ptx.tcgen05_idesc_decode records none", call = function(g, e) g.tcgen05_idesc_decode(e.rec(0x08400490), "f16") end },
+  tcgen05_desc_host = { err = "ptx.tcgen05_desc_host records none", call = function(g, e) g.tcgen05_desc_host(e.tile, e.rec { mn = 64, k = 64 }) end },
+  tmem_plan = { err = "ptx.tmem_plan records none", call = function(g, e) g.tmem_plan(e.rec()) end },
+}
+for name, c in pairs(BW) do
+  c.target, c.setup = "sm_100a", c.setup or bw
+  CASES[name] = c
+end
+
 for _, t in ipairs { "b16", "b32", "b64", "bf16", "bf16x2", "f16", "f16x2", "f32", "f64", "s16", "s32", "s64",
                      "u16", "u32", "u64" } do
   CASES[t] = { one = function(g, e) g[t](e.rec(1)) end }
@@ -81,7 +111,7 @@ end
 local function run(name, c, guarded, which)
   local ptx = H.fresh()
   local fn = ptx.func { name = "f", params = { { "v", "u32" } }, body = function() end }
-  ptx.kernel { name = "k", params = { { "x", "f32*" } }, body = function(_, x)
+  ptx.kernel { name = "k", target = c.target, params = { { "x", "f32*" } }, body = function(_, x)
     local e = c.setup and c.setup(ptx) or {}
     e.ptx, e.fn, e.x = ptx, fn, x
     e.p, e.a, e.d, e.f, e.px, e.m = ptx.pred(), ptx.reg.u32(), ptx.reg.u32(), ptx.reg.f32(), ptx.reg.u64(), ptx.reg.u32()
@@ -118,7 +148,7 @@ describe("ptx.at guards exactly the call it prefixes", function()
         end
         assert.are.equal(1, n, "exactly one guarded instruction:\n" .. table.concat(guarded, "\n"))
         -- and the whole kernel is what ptxas assembles
-        local ok, msg = H.assemble(run(name, c, true, c.one), "sm_90a")
+        local ok, msg = H.assemble(run(name, c, true, c.one), c.target or "sm_90a")
         if ok ~= nil then assert.is_true(ok, msg) end
       end)
     else
