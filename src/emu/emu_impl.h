@@ -8,6 +8,7 @@
 #include <signal.h>
 #include "emu.h"
 #include "util.h"
+#include "isa.h"
 
 /* ---- address windows of the generic space (global buffers live above X_GL_BASE) ---------- */
 #define X_SH_BASE  0x0000100000000000ull   /* generic shared  = X_SH_BASE + shared offset */
@@ -83,32 +84,12 @@ struct plX_mem {
 };
 
 /* ---- decoded instructions ---------------------------------------------------------------- */
+/* the operations: one per row of src/isa/isa_ops.h, in its order, so X_name == PLA_OP_name (a
+** form's op is the decoder's starting point); the decoders refine some (an add of floats is X_FADD) */
 enum {
-  X_NOP, X_UNSUP,
-  /* integer */
-  X_ADD, X_SUB, X_ADDSAT, X_SUBSAT, X_ADDC, X_SUBC, X_MULLO, X_MULHI, X_MULWIDE,
-  X_MADLO, X_MADHI, X_MADWIDE, X_MADC, X_MUL24, X_MAD24, X_SAD, X_DIV, X_REM, X_ABS, X_NEG,
-  X_MIN, X_MAX, X_POPC, X_CLZ, X_BFIND, X_BREV, X_BFE, X_BFI, X_BMSK, X_SZEXT, X_DP4A, X_DP2A,
-  X_AND, X_OR, X_XOR, X_NOT, X_CNOT, X_LOP3, X_SHL, X_SHR, X_SHF, X_PRMT,
-  X_PAND, X_POR, X_PXOR, X_PNOT, X_PMOV,
-  /* comparison and selection */
-  X_SETP, X_SET, X_SELP, X_SLCT,
-  /* floating point */
-  X_FADD, X_FSUB, X_FMUL, X_FFMA, X_FDIV, X_FABS, X_FNEG, X_FMIN, X_FMAX, X_RCP, X_SQRT,
-  X_RSQRT, X_SIN, X_COS, X_LG2, X_EX2, X_TANH, X_COPYSIGN, X_TESTP,
-  /* conversion and movement */
-  X_CVT, X_CVTPACK, X_CVTA, X_CVTATO, X_ISSPACEP, X_MOV, X_MOVSREG, X_PACK, X_UNPACK,
-  /* memory */
-  X_LD, X_ST, X_ATOM, X_RED, X_CPASYNC, X_CPCOMMIT, X_CPWAIT, X_LDMATRIX, X_STMATRIX, X_MMA,
-  X_WMMA,                     /* wmma.load (sub 0 a, 1 b, 2 c), .store (3), .mma (4); sub2: XWM_* shape; vec: C type (mma), 1 when a stride is given (b) */
-  /* warp */
-  X_SHFL, X_VOTE, X_ACTIVEMASK, X_REDUX, X_MATCH, X_BARWARP,
-  /* control */
-  X_BRA, X_EXIT, X_TRAP, X_BAR, X_CALL, X_RET,
-  /* Hopper (hopper.c) */
-  X_MBAR, X_MBWAIT, X_MBPENDING, X_TMA, X_BULK, X_BULKCOMMIT, X_BULKWAIT, X_WGMMA, X_WGFENCE, X_WGCOMMIT,
-  X_WGWAIT, X_CLBAR, X_MAPA, X_GETRANK, X_ELECT, X_SETMAXNREG, X_FENCEPROXY, X_CPMBARRIVE,
-  X_TMAP,                     /* tensormap.replace (sub: the field), tensormap.cp_fenceproxy (sub XTM_CP) */
+#define PL_OP(name, dec, arity, elem) X_##name,
+#include "isa_ops.h"
+#undef PL_OP
   X__COUNT
 };
 #define XTM_CP 16
