@@ -151,6 +151,11 @@ typedef struct xins {
   int32_t cache;              /* last global buffer hit */
 } xins;
 
+/* an element function (isa_ops.h's last column): one lane's result from its sources' values (a, b, c:
+** 64-bit slots, the unused ones junk); exec.c runs it for every active lane of an operation that has one */
+typedef uint64_t (*plX_elem_fn)(const xins *in, uint64_t a, uint64_t b, uint64_t c);
+extern const plX_elem_fn plX__elem[X__COUNT];   /* ops.c: by operation, NULL for none */
+
 #define X_MAXDEPTH 1024u                   /* calls a thread may nest when functions recurse */
 
 /* a register of the check lists: value slot, or predicate index | X_PREDBIT */

@@ -404,3 +404,15 @@ uint64_t plX__atom_op(const xins *in, uint64_t old, uint64_t b, uint64_t c) {
   return old;
 }
 
+
+/* ---- element functions ----------------------------------------------------------------------- */
+/* the operations that isa_ops.h gives an element function E_<name>: d = E(in, a, b, c) per lane.
+** Adding one is a row of isa_ops.h, the op in the forms' rows of the ISA table, and the function */
+
+#define E__ NULL
+const plX_elem_fn plX__elem[X__COUNT] = {
+#define PL_OP(name, dec, arity, elem) E_##elem,
+#include "isa_ops.h"
+#undef PL_OP
+};
+#undef E__
