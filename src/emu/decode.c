@@ -497,7 +497,7 @@ DEC(none) { (void)k; (void)op; return unsup(d, in, ""); }
 DEC(nop) { (void)d; (void)k; (void)op; in->op = X_NOP; return 1; }
 /* an operation of element functions (isa_ops.h): its forms' modifiers are its own (the element
 ** function reads what it needs from the instruction: types, rounding, flags) */
-__attribute__((unused))   /* until a row of isa_ops.h names it */
+__attribute__((unused))   /* (while no row of isa_ops.h names it) */
 DEC(elem) {
   (void)d;
   k->used = k->n >= 32 ? 0xffffffffu : (1u << k->n) - 1;
