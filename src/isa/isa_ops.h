@@ -144,4 +144,4 @@ PL_OP(FENCEMBINIT, fencembinit, 0, _)   /* fence.mbarrier_init: NOP */
 PL_OP(PREFETCH, prefetch, 0, _)         /* prefetch, prefetchu: NOP */
 PL_OP(BRKPT, brkpt, 0, _)               /* brkpt, nanosleep, pmevent: NOP */
 PL_OP(GRIDDEP, griddep, 0, _)           /* griddepcontrol: NOP */
-
+PL_OP(ADD16X2, elem, 3, add16x2)        /* add.u16x2, add.s16x2: each half wraps */

@@ -406,7 +406,7 @@ PL_SREG("current_graph_exec", U64, 80, 50, "")
 /* ---- integer arithmetic ---- */
 PL_FORM("add$i16_64", "d, a, a", 10, 10, 0, ADD)
 PL_FORM("add.sat.s32", "d, a, a", 10, 10, 0, ADDSAT)
-PL_FORM("add.(.u16x2|.s16x2)", "d:b32=h, r:b32=h, r:b32=h", 80, 90, 0, _)
+PL_FORM("add.(.u16x2|.s16x2)", "d:b32=h, r:b32=h, r:b32=h", 80, 90, 0, ADD16X2)
 PL_FORM("sub$i16_64", "d, a, a", 10, 10, 0, SUB)
 PL_FORM("sub.sat.s32", "d, a, a", 10, 10, 0, SUBSAT)
 PL_FORM("add.cc.(.u32|.s32)", "d, a, a", 12, 10, 0, ADD)
