@@ -404,12 +404,7 @@ struct plX_emu {
 };
 
 /* emu.c */
-int  plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...);
-/* the report of an opt-in check (uninit_regs, uninit_shared, races): kept, and made when the run
-** ends only if no always-on check reported anything, so that turning checks on never replaces
-** an always-on diagnosis (the checks only observe: the run goes on as it would without them).
-** Returns 0 (the run goes on) */
-int  plX__optin(plX_emu *e, uint32_t stmt, const char *fmt, ...);
+#include "fail.h"                         /* the one error path: plX__fail, plX__optin, ... */
 /* set by SIGINT (plX_interrupt): every warp loop stops at its next instruction */
 extern volatile sig_atomic_t plX__sigint;
 /* the budget is spent or SIGINT came (interrupted): the report naming, for each warp still running,
@@ -421,15 +416,6 @@ int  plX__stopped(plX_emu *e, uint32_t stmt, int interrupted);
 ** about ("a box of 64 x 128 2-byte elements"), for the message */
 int  plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off, uint32_t n,
                        const char *what);
-void plX__thread(const plX_emu *e, plB_buf *b, uint32_t tid);                        /* "thread (x,y,z)" */
-void plX__who(const plX_emu *e, plB_buf *b, const uint32_t ctaid[3], uint32_t tid);  /* "thread (x,y,z) of CTA (a,b,c)" */
-const char *plX__opname(const plX_emu *e, uint32_t stmt);
-const plI_stmt *plX__stmt(const plX_emu *e, uint32_t stmt);  /* xins.stmt -> its statement, or NULL */
-/* "LINE" of a statement, or "LINE in FILE" when its anchor is in another file than the kernel's
-** (a library module): for messages that name a second place; X_AT gives it a buffer of its own */
-const char *plX__at(const plX_emu *e, uint32_t stmt, char *buf, size_t n);
-#define X_AT(e, stmt) plX__at((e), (stmt), (char[1100]){0}, 1100)
-#define X_ATSEP "\x1f"
 xbuf *plX__find(plX_mem *m, uint64_t addr, int32_t *cache);
 void plX__describe_addr(plX_emu *e, plB_buf *b, uint64_t addr, uint64_t n);
 int  plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr);
@@ -521,9 +507,6 @@ static inline uint8_t *lane_mem(plX_emu *e, xins *in, xwarp *w, int l, uint64_t 
   return plX__mem(e, in, in->space, a, n, (uint32_t)w->idx * 32 + (uint32_t)l, write);
 }
 
-/* warp.c: the warp loop, barriers, the register check, the trace; errors naming threads */
-int  plX__fail_lane(plX_emu *e, const xins *in, xwarp *w, int lane, const char *msg);
-int  plX__fail_warp(plX_emu *e, const xins *in, xwarp *w, const char *msg, uint32_t lanes);
 
 /* exec.c: one instruction for the active lanes (em: after the guard; am: before it) */
 int  plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em);
