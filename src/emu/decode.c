@@ -13,7 +13,7 @@
 #define MAXTOK 24
 
 typedef struct toks {
-  char s[MAXTOK][40];
+  const char *s[MAXTOK];        /* [0] the base (never looked at), then the form's modifiers */
   int n;
   uint32_t used;
   int types[6], nt;
@@ -96,24 +96,21 @@ static int lab_build(D *d, const plI_func *f, uint32_t pc0) {
   return 1;
 }
 
-/* ---- tokens --------------------------------------------------------------------------------- */
-static int tokenize(const char *s, toks *k) {
+/* ---- modifiers ------------------------------------------------------------------------------ */
+/* the modifiers of the form the matcher resolved, in the form's order (the ISA table's strings);
+** the type modifiers marked used and listed */
+static int fill_toks(const plA_res *r, toks *k) {
   memset(k, 0, sizeof *k);
-  while (*s) {
+  k->s[k->n++] = "";
+  for (int i = 0; i < r->nmods; i++) {
     if (k->n == MAXTOK) return 0;
-    const char *q = s;
-    while (*q && *q != '.') q++;
-    size_t len = (size_t)(q - s);
-    if (len == 0 || len >= sizeof k->s[0]) return 0;
-    memcpy(k->s[k->n], s, len);
-    k->s[k->n][len] = 0;
-    int t = k->n ? plB_type_from_name(s, len) : 0;
+    const char *w = r->mods[i];
+    int t = plB_type_from_name(w, strlen(w));
     if (t && k->nt < 6) { k->types[k->nt++] = t; k->used |= 1u << k->n; }
-    k->n++;
-    s = *q ? q + 1 : q;
+    k->s[k->n++] = w;
   }
   k->used |= 1;  /* the base name */
-  return k->n > 0;
+  return 1;
 }
 
 static int T(toks *k, const char *name) {
@@ -487,161 +484,634 @@ static int param_range(D *d, xins *in, const plI_opnd *o) {
 #define NEED(cond, why) do { if (!(cond)) return unsup(d, in, why); } while (0)
 #define NOPS(k) NEED(n == (k), "operand count")
 
-/* the Hopper families: 1 when b is one of them (op set, or X_UNSUP with its message), 0 otherwise */
-#define HNEED(cond, why) do { if (!(cond)) { unsup(d, in, why); return 1; } } while (0)
-static int dec_hopper(D *d, toks *k, xins *in, const char *b) {
-  static const char *const SC[] = { "cta", "cluster", "release", "relaxed", "acquire", "sync", "aligned", NULL };
-  if (!strcmp(b, "mbarrier")) {
-    static const char *const K[] = { "init", "inval", "arrive", "arrive_drop", "expect_tx", "complete_tx",
-      "test_wait", "try_wait", "pending_count", NULL };
-    int kind = TL(k, K);
-    if (!kind) return unsup(d, in, ""), 1;
-    TLALL(k, SC);
-    if (T(k, "shared::cluster")) in->fl |= XF_CLUSTER;
-    else if (T(k, "shared") || T(k, "shared::cta")) in->space = XS_SHARED;
-    else in->space = XS_GENERIC;
-    if (in->fl & XF_CLUSTER) in->space = XS_SHARED;
-    if (kind >= 1 && kind <= 6) {
-      in->op = X_MBAR; in->sub = (uint8_t)(kind - 1);
-      if ((kind == 3 || kind == 4) && T(k, "expect_tx")) in->sub2 |= 1;
-      if ((kind == 3 || kind == 4) && T(k, "noComplete")) in->sub2 |= 2;
-      T(k, "bytes");
-    } else if (kind == 7 || kind == 8) {
-      in->op = X_MBWAIT; in->sub = (uint8_t)(kind == 8);
-      if (T(k, "parity")) in->sub2 = 1;
-    } else in->op = X_MBPENDING;
-    if (!T(k, "b64")) return unsup(d, in, "type"), 1;
-    return 1;
-  }
-  if (!strcmp(b, "cp") && T(k, "mbarrier")) {
-    HNEED(T(k, "async") && T(k, "arrive") && T(k, "b64"), "");
-    in->sub = (uint8_t)T(k, "noinc");
-    in->space = (T(k, "shared") || T(k, "shared::cta")) ? XS_SHARED : XS_GENERIC;
-    in->op = X_CPMBARRIVE;
-    return 1;
-  }
-  if (!strcmp(b, "cp") && T(k, "bulk")) {
-    int red = T(k, "reduce");
-    HNEED(T(k, "async"), "");
-    noise(k);
-    T(k, "L2::cache_hint");
-    if (T(k, "commit_group")) { in->op = X_BULKCOMMIT; return 1; }
-    if (T(k, "wait_group")) { in->op = X_BULKWAIT; in->sub2 = (uint8_t)T(k, "read"); return 1; }
-    static const char *const DIM[] = { "1d", "2d", "3d", "4d", "5d", NULL };
-    static const char *const OPS[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor", NULL };
-    int tensor = T(k, "tensor");
-    int dims = tensor ? TL(k, DIM) : 0;
-    if (tensor) HNEED(dims, "");
-    HNEED(!T(k, "im2col::w") && !T(k, "im2col::w::128"), "the im2col::w modes (sm_100) are not emulated");
-    int i2c = T(k, "im2col"), i2c_no = T(k, "im2col_no_offs");    /* loads and prefetches; stores and reductions */
-    if (i2c || i2c_no) { HNEED(tensor && dims >= 3, "im2col takes 3 to 5 dimensions"); in->t2 = 1; }
-    T(k, "tile");
-    int mc = T(k, "multicast::cluster");
-    int txb = T(k, "mbarrier::complete_tx::bytes"), grp = T(k, "bulk_group");
-    int sh_cl = T(k, "shared::cluster"), sh_cta = T(k, "shared::cta"), gl = T(k, "global");
-    int pf = T(k, "prefetch"); T(k, "L2");
-    if (red) {
-      int o = TL(k, OPS);
-      HNEED(o, "");
-      in->sub2 = (uint8_t)(o - 1);
-      T(k, "noftz");
-    }
-    if (mc) in->fl |= XF_CLUSTER;
-    in->vec = (uint8_t)dims;
-    if (pf) { HNEED(gl && !red, ""); in->sub = tensor ? 3 : 4; }
-    else if (red && sh_cl) { HNEED(!tensor && sh_cta && txb && !gl && !grp, ""); in->sub = 5; }  /* shared::cta -> shared::cluster, mbarrier */
-    else if (red) { HNEED(gl && sh_cta && grp, ""); in->sub = tensor ? 2 : 3; }
-    else if (txb && gl) { HNEED(!grp, ""); in->sub = 0; }                    /* global -> shared, mbarrier */
-    else if (txb && sh_cl && sh_cta) { HNEED(!tensor && !mc, ""); in->sub = 1; }  /* shared::cta -> shared::cluster */
-    else if (grp && gl && sh_cta) { in->sub = tensor ? 1 : 2; }           /* shared -> global */
-    else return unsup(d, in, ""), 1;
-    if (tensor) {
-      in->op = X_TMA;
-      HNEED(!i2c || in->sub == 0 || in->sub == 3, "stores and reductions take .im2col_no_offs");
-      HNEED(!i2c_no || in->sub == 1 || in->sub == 2, "loads and prefetches take .im2col (with offsets)");
-    } else in->op = X_BULK;
-    if (in->op == X_BULK && in->sub == 0 && mc) in->fl |= XF_CLUSTER;
-    return 1;
-  }
-  if (!strcmp(b, "wgmma")) {
-    if (T(k, "fence")) { HNEED(T(k, "sync") && T(k, "aligned"), ""); in->op = X_WGFENCE; return 1; }
-    if (T(k, "commit_group")) { HNEED(T(k, "sync") && T(k, "aligned"), ""); in->op = X_WGCOMMIT; return 1; }
-    if (T(k, "wait_group")) { HNEED(T(k, "sync") && T(k, "aligned"), ""); in->op = X_WGWAIT; return 1; }
-    HNEED(T(k, "mma_async") && T(k, "sync") && T(k, "aligned"), "");
-    int sp = T(k, "sp");                                   /* sparse A: K twice the dense one */
-    if (sp) in->rnd = 1;                                   /* operands: off2 = 1 + the sparsity selector */
-    if (T(k, "satfinite")) in->fl |= XF_SATF;
-    int sh = -1;
-    for (int i = 1; i < k->n; i++) {
-      unsigned mm, nn, kk; char tail;
-      if (sscanf(k->s[i], "m%un%uk%u%c", &mm, &nn, &kk, &tail) == 3 && mm == 64) { sh = (int)nn; k->used |= 1u << i; in->sub2 = (uint8_t)kk; }
-    }
-    HNEED(sh >= 8 && sh <= 256 && sh % 8 == 0, "shape");
-    HNEED(k->nt == 3, "types");
-    int dt = k->types[0], at = k->types[1], bt = k->types[2];
-    int kx = sp ? 2 : 1;
-    int f16 = (at == PLT_F16 || at == PLT_BF16) && at == bt && in->sub2 == 16 * kx && (dt == PLT_F32 || (dt == PLT_F16 && at == PLT_F16));
-    int tf = at == PLT_TF32 && bt == PLT_TF32 && in->sub2 == 8 * kx && dt == PLT_F32;
-    int f8 = (at == PLT_E4M3 || at == PLT_E5M2) && (bt == PLT_E4M3 || bt == PLT_E5M2) && in->sub2 == 32 * kx && (dt == PLT_F32 || dt == PLT_F16);
-    int i8 = (at == PLT_S8 || at == PLT_U8) && (bt == PLT_S8 || bt == PLT_U8) && in->sub2 == 32 * kx && dt == PLT_S32;
-    HNEED(f16 || tf || f8 || i8, "type combination");
-    in->op = X_WGMMA; in->t = (uint8_t)dt; in->t2 = (uint8_t)at; in->t3 = (uint8_t)bt; in->vec = (uint8_t)(sh / 8);
-    return 1;
-  }
-  if (!strcmp(b, "barrier") && T(k, "cluster")) {
-    if (T(k, "arrive")) in->sub = 0; else if (T(k, "wait")) in->sub = 1; else return unsup(d, in, ""), 1;
-    T(k, "release"); T(k, "relaxed"); T(k, "acquire");
-    if (T(k, "aligned")) in->fl |= XF_ALIGNED;
-    in->op = X_CLBAR;
-    return 1;
-  }
-  if (!strcmp(b, "mapa") || !strcmp(b, "getctarank")) {
-    if (T(k, "shared::cluster")) in->space = XS_SHARED; else in->space = XS_GENERIC;
-    HNEED(k->nt == 1 && (k->types[0] == PLT_U32 || k->types[0] == PLT_U64), "type");
-    HNEED(in->space == XS_SHARED || k->types[0] == PLT_U64, "32-bit generic addresses");
-    in->op = b[0] == 'm' ? X_MAPA : X_GETRANK;
-    return 1;
-  }
-  if (!strcmp(b, "elect")) { HNEED(T(k, "sync"), ""); in->op = X_ELECT; return 1; }
-  if (!strcmp(b, "setmaxnreg")) {
-    if (T(k, "inc")) in->sub = 1; else if (T(k, "dec")) in->sub = 0; else return unsup(d, in, ""), 1;
-    HNEED(T(k, "sync") && T(k, "aligned") && k->nt == 1 && k->types[0] == PLT_U32, "");
-    in->op = X_SETMAXNREG;
-    return 1;
-  }
-  if (!strcmp(b, "griddepcontrol")) { T(k, "launch_dependents"); T(k, "wait"); in->op = X_NOP; return 1; }
-  if (!strcmp(b, "tensormap")) {
-    in->op = X_TMAP;
-    if (T(k, "cp_fenceproxy")) {                                   /* shared::cta -> global, with the release */
-      HNEED(T(k, "global") && T(k, "shared::cta") && T(k, "tensormap::generic") && T(k, "release") && T(k, "sync") && T(k, "aligned"), "");
-      TLALL(k, SC); T(k, "gpu"); T(k, "sys");
-      in->sub = XTM_CP;
-      return 1;
-    }
-    static const char *const F[] = { "global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride",
-      "elemtype", "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode", NULL };
-    HNEED(T(k, "replace") && T(k, "tile") && T(k, "b1024"), "");
-    int f = TL(k, F);
-    HNEED(f, "");
-    in->sub = (uint8_t)(f - 1);
-    in->space = T(k, "global") ? XS_GLOBAL : T(k, "shared::cta") ? XS_SHARED : XS_GENERIC;
-    int wide = f == 1 || f == 5;                                   /* global_address, global_stride: .b64 */
-    HNEED(k->nt == 1 && k->types[0] == (wide ? PLT_B64 : PLT_B32), "type");
-    return 1;
-  }
-  return 0;
+/* Phase 1, once per opcode text: the modifiers, from the form the matcher resolved. The form's
+** operation (the ISA table's last column, src/isa/isa_ops.h) names the decoder; each decoder reads
+** the modifiers its operation takes and sets op (the form's own, or the one it refines to), types,
+** rounding, flags, sub-operations, space and vector width; X_UNSUP (with its message) when a
+** modifier is not understood. A decoder returns 0 after unsup(). */
+typedef int (*decfn)(D *d, toks *k, xins *in, int op);
+#define DEC(name) static int dec_##name(D *d, toks *k, xins *in, int op)
+
+/* a form the emulator does not run, and the rows no form names */
+DEC(none) { (void)k; (void)op; return unsup(d, in, ""); }
+DEC(nop) { (void)d; (void)k; (void)op; in->op = X_NOP; return 1; }
+/* an operation of element functions (isa_ops.h): its forms' modifiers are its own (the element
+** function reads what it needs from the instruction: types, rounding, flags) */
+__attribute__((unused))   /* (while no row of isa_ops.h names it) */
+DEC(elem) {
+  (void)d;
+  k->used = k->n >= 32 ? 0xffffffffu : (1u << k->n) - 1;
+  in->op = (uint16_t)op;
+  return 1;
+}
+/* the operation as the form names it: no modifiers of its own */
+DEC(plain) { (void)d; (void)k; in->op = (uint16_t)op; return 1; }
+
+DEC(addsub) {
+  int sub = op == X_SUB || op == X_SUBC || op == X_SUBSAT || op == X_FSUB;
+  int carry = op == X_ADDC || op == X_SUBC, t = in->t;
+  int cc = T(k, "cc");
+  if (isfloat(t)) { NEED(!carry && !cc && k->nt == 1, ""); in->op = sub ? X_FSUB : X_FADD; }
+  else if (carry || cc) {
+    in->op = sub ? X_SUBC : X_ADDC;
+    if (carry) in->fl |= XF_CCIN;
+    if (cc) in->fl |= XF_CCOUT;
+  } else if (in->fl & XF_SAT) {
+    NEED(t == PLT_S32, "");
+    in->fl &= (uint16_t)~XF_SAT;
+    in->op = sub ? X_SUBSAT : X_ADDSAT;
+  } else in->op = sub ? X_SUB : X_ADD;
+  return 1;
 }
 
-#undef HNEED
+/* mul, mad, madc, fma */
+DEC(mul) {
+  int mad = !(op == X_MULLO || op == X_MULHI || op == X_MULWIDE || op == X_FMUL), t = in->t;
+  int lo = T(k, "lo"), hi = T(k, "hi"), wide = T(k, "wide"), cc = T(k, "cc");
+  if (isfloat(t)) { NEED(!lo && !hi && !wide && !cc, ""); in->op = mad ? X_FFMA : X_FMUL; }
+  else if (!mad) { NEED(lo + hi + wide == 1, ""); in->op = lo ? X_MULLO : hi ? X_MULHI : X_MULWIDE; }
+  else {
+    NEED(lo + hi + wide == 1 && op != X_FFMA, "");
+    in->op = wide ? X_MADWIDE : lo ? X_MADLO : X_MADHI;
+    if (cc || op == X_MADC) {
+      in->op = X_MADC;
+      in->sub = (uint8_t)hi;
+      if (cc) in->fl |= XF_CCOUT;
+      if (op == X_MADC) in->fl |= XF_CCIN;
+    }
+    if (in->fl & XF_SAT) NEED(hi && t == PLT_S32 && in->op == X_MADHI, "");
+  }
+  return 1;
+}
 
-/* Phase 1, once per opcode text: the modifiers. Sets op, types, rounding, flags, sub-operations,
-** space and vector width; X_UNSUP (with its message) when a modifier is not understood. */
-static int dec_mods(D *d, xins *in) {
+DEC(mul24) {
+  (void)d;
+  in->sub = (uint8_t)T(k, "hi");
+  T(k, "lo");
+  in->op = (uint16_t)op;
+  return 1;
+}
+
+DEC(div) {
+  (void)d; (void)op;
+  if (!isfloat(in->t)) { in->op = X_DIV; return 1; }
+  if (T(k, "full")) in->fl |= XF_FULL;
+  in->op = X_FDIV;
+  return 1;
+}
+
+DEC(absneg) {
+  (void)d; (void)k;
+  int neg = op == X_NEG || op == X_FNEG, F = isfloat(in->t);
+  in->op = neg ? (F ? X_FNEG : X_NEG) : (F ? X_FABS : X_ABS);
+  return 1;
+}
+
+DEC(minmax) {
+  int mx = op == X_MAX || op == X_FMAX;
+  if (!isfloat(in->t)) { in->op = mx ? X_MAX : X_MIN; return 1; }
+  if (T(k, "xorsign")) { NEED(T(k, "abs"), ""); in->fl |= XF_XORSIGN; }
+  in->op = mx ? X_FMAX : X_FMIN;
+  return 1;
+}
+
+DEC(bfind) {
+  (void)d; (void)op;
+  if (T(k, "shiftamt")) in->fl |= XF_SHIFTAMT;
+  in->op = X_BFIND;
+  return 1;
+}
+
+/* bmsk, szext: .clamp or .wrap */
+DEC(bmsk) {
+  (void)d;
+  in->sub = (uint8_t)T(k, "clamp");
+  T(k, "wrap");
+  in->op = (uint16_t)op;
+  return 1;
+}
+
+/* dp4a, dp2a */
+DEC(dp) {
+  (void)d;
+  in->sub = (uint8_t)T(k, "hi");
+  T(k, "lo");
+  in->op = (uint16_t)op;
+  return 1;
+}
+
+/* and, or, xor, not: of predicates, the predicate operations */
+DEC(logic) {
+  (void)d; (void)k;
+  if (in->t != PLT_PRED) { in->op = (uint16_t)op; return 1; }
+  in->op = op == X_AND ? X_PAND : op == X_OR ? X_POR : op == X_XOR ? X_PXOR : X_PNOT;
+  return 1;
+}
+
+DEC(shf) {
+  (void)d; (void)op;
+  in->sub = (uint8_t)T(k, "r");
+  T(k, "l");
+  in->sub2 = (uint8_t)T(k, "clamp");
+  T(k, "wrap");
+  in->op = X_SHF;
+  return 1;
+}
+
+DEC(prmt) {
+  (void)d; (void)op;
+  static const char *const M[] = { "f4e", "b4e", "rc8", "ecl", "ecr", "rc16", NULL };
+  in->sub = (uint8_t)TL(k, M);
+  in->op = X_PRMT;
+  return 1;
+}
+
+/* setp, set */
+DEC(setp) {
+  int c = cmp_tok(k), t = in->t, t2 = in->t2;
+  static const char *const B[] = { "and", "or", "xor", NULL };
+  int bo = TL(k, B);
+  NEED(c >= 0, "comparison");
+  int st = op == X_SETP ? t : t2;              /* the compared type */
+  in->sub = (uint8_t)c; in->sub2 = (uint8_t)bo;
+  in->t = (uint8_t)st; in->t2 = (uint8_t)t;    /* set: t2 = the destination type */
+  in->op = (uint16_t)op;
+  return 1;
+}
+
+/* rcp, sqrt, rsqrt, sin, cos, lg2, ex2, tanh */
+DEC(mufu) {
+  (void)k;
+  NEED(isfloat(in->t), "");
+  in->op = (uint16_t)op;
+  return 1;
+}
+
+DEC(testp) {
+  (void)d; (void)op;
+  static const char *const C[] = { "finite", "infinite", "number", "notanumber", "normal", "subnormal", NULL };
+  in->sub = (uint8_t)TL(k, C);
+  in->op = X_TESTP;
+  return 1;
+}
+
+DEC(cvt) {
+  (void)op;
+  int t = in->t, t2 = in->t2;
+  NEED(k->nt == 2, "");
+  for (int i = 0; i < 2; i++) {
+    int ti = k->types[i];
+    NEED(!isfloat(ti) || ti == PLT_F16 || ti == PLT_BF16 || ti == PLT_TF32 || ti == PLT_F32 || ti == PLT_F64 ||
+         ti == PLT_F16X2 || ti == PLT_BF16X2 || ti == PLT_E4M3X2 || ti == PLT_E5M2X2, "type");
+  }
+  NEED(!(t2 == PLT_E4M3X2 || t2 == PLT_E5M2X2) || t == PLT_F16X2, "");
+  int df = isfloat(t), sf = isfloat(t2), r = in->rnd;
+  int exact = t == t2 || (!df && !sf) || ((t2 == PLT_F16 || t2 == PLT_BF16) && (t == PLT_F32 || t == PLT_F64)) ||
+              (t2 == PLT_F32 && t == PLT_F64) || t == PLT_F16X2;
+  if (sf && !df) NEED(r >= XR_RNI && r <= XR_RPI, "a float-to-integer conversion needs .rni, .rzi, .rmi or .rpi");
+  else if (!sf && df) NEED(r >= XR_RN && r <= XR_RP, "an integer-to-float conversion needs .rn, .rz, .rm or .rp");
+  else if (!exact) NEED((r >= XR_RN && r <= XR_RP) || (r == XR_RNA && t == PLT_TF32), "a narrowing conversion needs a rounding modifier");
+  in->op = X_CVT;                               /* X_CVTPACK when it has two sources */
+  return 1;
+}
+
+DEC(cvta) {
+  (void)op;
+  int to = T(k, "to");
+  int sp = space_tok(k);
+  NEED(sp != XS_GENERIC, "");
+  NEED(in->t == PLT_U64, "32-bit generic addresses");
+  in->op = to ? X_CVTATO : X_CVTA;
+  in->space = (uint8_t)sp;
+  return 1;
+}
+
+DEC(isspacep) {
+  (void)op;
+  int sp = space_tok(k);
+  NEED(sp != XS_GENERIC, "");
+  in->op = X_ISSPACEP; in->space = (uint8_t)sp;
+  return 1;
+}
+
+/* X_MOVSREG, X_PACK, X_UNPACK by operands */
+DEC(mov) { (void)d; (void)k; (void)op; in->op = in->t == PLT_PRED ? X_PMOV : X_MOV; return 1; }
+
+/* ld, ldu, st */
+DEC(ldst) {
+  int t = in->t;
+  /* bit 0: orders global memory (races check); bits 1-2: a strong access's scope (1 .cta, 2 .cluster,
+  ** 3 .gpu/.sys/.volatile): with an atomic whose thread it covers, no race */
+  in->gsync = (uint8_t)((strong(k) && !has(k, "cta")) | (!strong(k) ? 0 : has(k, "cta") ? 2 : has(k, "cluster") ? 4 : 6));
+  noise(k);
+  T(k, "nc");
+  if (T(k, "shared::cluster")) in->fl |= XF_CLUSTER;
+  int sp = (in->fl & XF_CLUSTER) ? XS_SHARED : space_tok(k);
+  static const char *const V[] = { "v2", "v4", "v8", NULL };
+  int v = TL(k, V);
+  in->vec = (uint8_t)(v == 0 ? 1 : v == 1 ? 2 : v == 2 ? 4 : 8);
+  NEED(k->nt == 1 && tbits(t) >= 8 && tbits(t) <= 64, "128-bit accesses");
+  in->space = (uint8_t)sp;
+  in->op = (uint16_t)op;
+  return 1;
+}
+
+/* prefetch, prefetchu */
+DEC(prefetch) {
+  (void)d; (void)op;
+  noise(k); space_tok(k); T(k, "tensormap");
+  in->op = X_NOP;
+  return 1;
+}
+
+/* atom, red */
+DEC(atom) {
+  noise(k);
+  static const char *const A[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas", NULL };
+  if (T(k, "shared::cluster")) in->fl |= XF_CLUSTER;
+  int sp = (in->fl & XF_CLUSTER) ? XS_SHARED : space_tok(k);
+  T(k, "cluster");
+  NEED(sp == XS_GENERIC || sp == XS_GLOBAL || sp == XS_SHARED, "");
+  int a = TL(k, A);
+  NEED(a, "");
+  T(k, "noftz");
+  in->sub = (uint8_t)(a - 1); in->space = (uint8_t)sp;
+  in->op = (uint16_t)op;
+  return 1;
+}
+
+DEC(shfl) {
+  (void)op;
+  static const char *const M[] = { "up", "down", "bfly", "idx", NULL };
+  NEED(T(k, "sync"), "shfl without .sync");
+  in->sub = (uint8_t)TL(k, M);
+  NEED(in->sub, "");
+  in->op = X_SHFL;
+  return 1;
+}
+
+DEC(vote) {
+  (void)op;
+  static const char *const M[] = { "all", "any", "uni", "ballot", NULL };
+  NEED(T(k, "sync"), "vote without .sync");
+  in->sub = (uint8_t)TL(k, M);
+  NEED(in->sub, "");
+  in->op = X_VOTE;
+  return 1;
+}
+
+DEC(redux) {
+  (void)op;
+  static const char *const M[] = { "add", "min", "max", "and", "or", "xor", NULL };
+  NEED(T(k, "sync"), "");
+  int o = TL(k, M);
+  NEED(o && !isfloat(in->t), "");
+  in->sub = (uint8_t)o;
+  in->op = X_REDUX;
+  return 1;
+}
+
+DEC(match) {
+  (void)op;
+  in->sub = (uint8_t)T(k, "all");
+  T(k, "any");
+  NEED(T(k, "sync"), "");
+  in->op = X_MATCH;
+  return 1;
+}
+
+DEC(barwarp) {
+  (void)op;
+  T(k, "warp");
+  NEED(T(k, "sync"), "");
+  in->op = X_BARWARP;
+  return 1;
+}
+
+/* bar (X_BAR: .aligned implied) and barrier (X_BARRIER: .aligned when written) */
+DEC(bar) {
+  T(k, "cta");
+  if (op == X_BAR) in->fl |= XF_ALIGNED;  /* bar = barrier.aligned */
+  if (T(k, "aligned")) in->fl |= XF_ALIGNED;
+  in->op = X_BAR;
+  if (T(k, "sync")) in->sub = XBAR_SYNC;
+  else if (T(k, "arrive")) in->sub = XBAR_ARRIVE;
+  else if (T(k, "red")) {
+    static const char *const M[] = { "popc", "and", "or", NULL };
+    int o = TL(k, M);
+    NEED(o, "");
+    in->sub = (uint8_t)(o == 1 ? XBAR_RED_POPC : o == 2 ? XBAR_RED_AND : XBAR_RED_OR);
+  } else return unsup(d, in, "");
+  return 1;
+}
+
+DEC(fenceproxy) {
+  (void)op;
+  static const char *const M[] = { "shared::cta", "shared::cluster", "global", "shared", "release", "acquire",
+    "cta", "cluster", "gpu", "sys", NULL };
+  T(k, "proxy");
+  if (T(k, "async")) {                                           /* sub2: the space the fence covers (hopper.c) */
+    in->sub = 1;
+    in->sub2 = (uint8_t)(T(k, "shared::cta") || T(k, "shared") ? 1 : T(k, "shared::cluster") ? 2 : T(k, "global") ? 3 : 0);
+  } else if (T(k, "tensormap::generic")) in->sub = T(k, "acquire") ? 3 : T(k, "release") ? 2 : 0;
+  else if (T(k, "alias")) in->sub = 0;
+  else return unsup(d, in, "");
+  TLALL(k, M);
+  in->op = X_FENCEPROXY;
+  return 1;
+}
+
+DEC(fencembinit) {
+  (void)d; (void)op;
+  T(k, "mbarrier_init"); T(k, "release"); T(k, "cluster");
+  in->op = X_NOP;
+  return 1;
+}
+
+/* membar, fence */
+DEC(membar) {
+  (void)d; (void)op;
+  static const char *const M[] = { "gl", "sys", "cta", "sc", "acq_rel", "gpu", "cluster", NULL };
+  in->gsync = (uint8_t)(!has(k, "cta") && !has(k, "cluster"));   /* membar.gl/.sys, fence.*.gpu/.sys */
+  TLALL(k, M);
+  in->op = X_NOP;
+  return 1;
+}
+
+DEC(bra) { (void)d; (void)op; T(k, "uni"); in->op = X_BRA; return 1; }
+DEC(ret) { (void)d; (void)op; T(k, "uni"); in->op = X_RET; return 1; }   /* in a kernel (no caller): exit */
+DEC(call) { (void)d; (void)op; T(k, "uni"); in->op = X_CALL; return 1; }
+/* brkpt, nanosleep, pmevent */
+DEC(brkpt) { (void)d; (void)op; T(k, "mask"); in->op = X_NOP; return 1; }
+
+DEC(wmma) {
+  (void)op;
+  int t = in->t;
+  static const char *const SH[] = { "m16n16k16", "m32n8k16", "m8n32k16", "m16n16k8", NULL };
+  static const char *const LAY[] = { "row", "col", NULL };
+  NEED(T(k, "sync") && T(k, "aligned"), "");
+  int sh = TL(k, SH);
+  NEED(sh, "shape");
+  in->op = X_WMMA; in->sub2 = (uint8_t)sh;
+  if (T(k, "mma")) {                              /* the layouts: fragments do not depend on them here */
+    NEED(TLALL(k, LAY) == 2, "layouts");
+    int dt = k->types[0], ct = k->types[k->nt - 1], at = PLT_F16, bt = PLT_F16;
+    NEED(k->nt == 2 || k->nt == 4, "types");
+    if (k->nt == 4) { at = k->types[1]; bt = k->types[2]; }
+    int integer = at == PLT_S8 || at == PLT_U8;
+    NEED(!(in->fl & XF_SATF) || integer, "");
+    NEED(plX__wmma_regs(0, sh, at) && plX__wmma_regs(1, sh, bt) && plX__wmma_regs(2, sh, dt) && plX__wmma_regs(2, sh, ct), "type");
+    NEED(integer ? (bt == PLT_S8 || bt == PLT_U8) && dt == PLT_S32 && ct == PLT_S32
+                 : at == bt && (at == PLT_F16 ? k->nt == 2 : dt == PLT_F32 && ct == PLT_F32), "type combination");
+    in->sub = 4; in->t = (uint8_t)dt; in->t2 = (uint8_t)at; in->t3 = (uint8_t)bt; in->vec = (uint8_t)ct;
+  } else {
+    int ld = T(k, "load"), st = !ld && T(k, "store");
+    int mat = T(k, "a") ? 0 : T(k, "b") ? 1 : T(k, "c") ? 2 : T(k, "d") ? 3 : -1;
+    NEED(ld ? mat >= 0 && mat <= 2 : st && mat == 3, "");
+    int lay = TL(k, LAY);
+    NEED(lay, "layout");
+    if (lay == 2) in->fl |= XF_TRANS;             /* .col */
+    int sp = space_tok(k);
+    NEED(sp == XS_GENERIC || sp == XS_GLOBAL || sp == XS_SHARED, "");
+    NEED(k->nt == 1 && plX__wmma_regs(mat < 2 ? mat : 2, sh, t), "type");
+    in->space = (uint8_t)sp; in->sub = (uint8_t)mat;
+  }
+  return 1;
+}
+
+DEC(mma) {
+  (void)op;
+  NEED(T(k, "sync") && T(k, "aligned") && T(k, "row") && T(k, "col"), "");
+  static const char *const S[] = { "m16n8k16", "m16n8k8", "m16n8k32", NULL };
+  int sh = TL(k, S);
+  NEED(sh && k->nt == 4, "");
+  int dt = k->types[0], at = k->types[1], bt = k->types[2], ct = k->types[3];
+  NEED(at == bt || ((at == PLT_S8 || at == PLT_U8) && (bt == PLT_S8 || bt == PLT_U8)), "");
+  NEED(dt == ct, "");
+  int ok = ((at == PLT_F16 || at == PLT_BF16) && (sh == 1 || sh == 2) && (dt == PLT_F32 || (dt == PLT_F16 && at == PLT_F16)))
+        || (at == PLT_TF32 && sh == 2 && dt == PLT_F32)
+        || ((at == PLT_S8 || at == PLT_U8) && sh == 3 && dt == PLT_S32);
+  NEED(ok, "");
+  in->op = X_MMA; in->sub2 = (uint8_t)sh; in->t = (uint8_t)dt; in->t2 = (uint8_t)at; in->t3 = (uint8_t)bt;
+  return 1;
+}
+
+/* ldmatrix, stmatrix */
+DEC(ldmatrix) {
+  NEED(T(k, "sync") && T(k, "aligned") && T(k, "m8n8") && in->t == PLT_B16, "");
+  static const char *const X[] = { "x1", "x2", "x4", NULL };
+  int xn = TL(k, X);
+  NEED(xn, "");
+  in->vec = (uint8_t)(xn == 3 ? 4 : xn);
+  if (T(k, "trans")) in->fl |= XF_TRANS;
+  int sp = space_tok(k);
+  NEED(sp == XS_SHARED || sp == XS_GENERIC, "");
+  in->space = (uint8_t)sp;
+  in->op = (uint16_t)op;
+  return 1;
+}
+
+/* cp.async: the copy, commit_group, wait_group, wait_all */
+DEC(cpasync) {
+  (void)op;
+  if (!T(k, "async")) return unsup(d, in, "");
+  if (T(k, "commit_group")) in->op = X_CPCOMMIT;
+  else if (T(k, "wait_group")) in->op = X_CPWAIT;
+  else if (T(k, "wait_all")) { in->op = X_CPWAIT; in->sub2 = 1; }
+  else {
+    noise(k);
+    NEED(T(k, "global"), "");
+    NEED(space_tok(k) == XS_SHARED, "");
+    in->op = X_CPASYNC;
+  }
+  return 1;
+}
+
+/* ---- the Hopper families (their semantics: hopper.c) ---- */
+static const char *const HSC[] = { "cta", "cluster", "release", "relaxed", "acquire", "sync", "aligned", NULL };
+
+/* mbarrier: init, inval, arrive(_drop), expect_tx, complete_tx, test_wait, try_wait, pending_count */
+DEC(mbar) {
+  (void)op;
+  static const char *const K[] = { "init", "inval", "arrive", "arrive_drop", "expect_tx", "complete_tx",
+    "test_wait", "try_wait", "pending_count", NULL };
+  int kind = TL(k, K);
+  if (!kind) return unsup(d, in, "");
+  TLALL(k, HSC);
+  if (T(k, "shared::cluster")) in->fl |= XF_CLUSTER;
+  else if (T(k, "shared") || T(k, "shared::cta")) in->space = XS_SHARED;
+  else in->space = XS_GENERIC;
+  if (in->fl & XF_CLUSTER) in->space = XS_SHARED;
+  if (kind >= 1 && kind <= 6) {
+    in->op = X_MBAR; in->sub = (uint8_t)(kind - 1);
+    if ((kind == 3 || kind == 4) && T(k, "expect_tx")) in->sub2 |= 1;
+    if ((kind == 3 || kind == 4) && T(k, "noComplete")) in->sub2 |= 2;
+    T(k, "bytes");
+  } else if (kind == 7 || kind == 8) {
+    in->op = X_MBWAIT; in->sub = (uint8_t)(kind == 8);
+    if (T(k, "parity")) in->sub2 = 1;
+  } else in->op = X_MBPENDING;
+  if (!T(k, "b64")) return unsup(d, in, "type");
+  return 1;
+}
+
+DEC(cpmbarrive) {
+  (void)op;
+  T(k, "mbarrier");
+  NEED(T(k, "async") && T(k, "arrive") && T(k, "b64"), "");
+  in->sub = (uint8_t)T(k, "noinc");
+  in->space = (T(k, "shared") || T(k, "shared::cta")) ? XS_SHARED : XS_GENERIC;
+  in->op = X_CPMBARRIVE;
+  return 1;
+}
+
+/* cp.async.bulk and cp.reduce.async.bulk: copies, tensor copies (TMA), prefetches, groups */
+DEC(bulk) {
+  (void)op;
+  T(k, "bulk");
+  int red = T(k, "reduce");
+  NEED(T(k, "async"), "");
+  noise(k);
+  T(k, "L2::cache_hint");
+  if (T(k, "commit_group")) { in->op = X_BULKCOMMIT; return 1; }
+  if (T(k, "wait_group")) { in->op = X_BULKWAIT; in->sub2 = (uint8_t)T(k, "read"); return 1; }
+  static const char *const DIM[] = { "1d", "2d", "3d", "4d", "5d", NULL };
+  static const char *const OPS[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor", NULL };
+  int tensor = T(k, "tensor");
+  int dims = tensor ? TL(k, DIM) : 0;
+  if (tensor) NEED(dims, "");
+  NEED(!T(k, "im2col::w") && !T(k, "im2col::w::128"), "the im2col::w modes (sm_100) are not emulated");
+  int i2c = T(k, "im2col"), i2c_no = T(k, "im2col_no_offs");    /* loads and prefetches; stores and reductions */
+  if (i2c || i2c_no) { NEED(tensor && dims >= 3, "im2col takes 3 to 5 dimensions"); in->t2 = 1; }
+  T(k, "tile");
+  int mc = T(k, "multicast::cluster");
+  int txb = T(k, "mbarrier::complete_tx::bytes"), grp = T(k, "bulk_group");
+  int sh_cl = T(k, "shared::cluster"), sh_cta = T(k, "shared::cta"), gl = T(k, "global");
+  int pf = T(k, "prefetch"); T(k, "L2");
+  if (red) {
+    int o = TL(k, OPS);
+    NEED(o, "");
+    in->sub2 = (uint8_t)(o - 1);
+    T(k, "noftz");
+  }
+  if (mc) in->fl |= XF_CLUSTER;
+  in->vec = (uint8_t)dims;
+  if (pf) { NEED(gl && !red, ""); in->sub = tensor ? 3 : 4; }
+  else if (red && sh_cl) { NEED(!tensor && sh_cta && txb && !gl && !grp, ""); in->sub = 5; }  /* shared::cta -> shared::cluster, mbarrier */
+  else if (red) { NEED(gl && sh_cta && grp, ""); in->sub = tensor ? 2 : 3; }
+  else if (txb && gl) { NEED(!grp, ""); in->sub = 0; }                    /* global -> shared, mbarrier */
+  else if (txb && sh_cl && sh_cta) { NEED(!tensor && !mc, ""); in->sub = 1; }  /* shared::cta -> shared::cluster */
+  else if (grp && gl && sh_cta) { in->sub = tensor ? 1 : 2; }           /* shared -> global */
+  else return unsup(d, in, "");
+  if (tensor) {
+    in->op = X_TMA;
+    NEED(!i2c || in->sub == 0 || in->sub == 3, "stores and reductions take .im2col_no_offs");
+    NEED(!i2c_no || in->sub == 1 || in->sub == 2, "loads and prefetches take .im2col (with offsets)");
+  } else in->op = X_BULK;
+  if (in->op == X_BULK && in->sub == 0 && mc) in->fl |= XF_CLUSTER;
+  return 1;
+}
+
+/* wgmma: mma_async, fence, commit_group, wait_group */
+DEC(wgmma) {
+  (void)op;
+  if (T(k, "fence")) { NEED(T(k, "sync") && T(k, "aligned"), ""); in->op = X_WGFENCE; return 1; }
+  if (T(k, "commit_group")) { NEED(T(k, "sync") && T(k, "aligned"), ""); in->op = X_WGCOMMIT; return 1; }
+  if (T(k, "wait_group")) { NEED(T(k, "sync") && T(k, "aligned"), ""); in->op = X_WGWAIT; return 1; }
+  NEED(T(k, "mma_async") && T(k, "sync") && T(k, "aligned"), "");
+  int sp = T(k, "sp");                                   /* sparse A: K twice the dense one */
+  if (sp) in->rnd = 1;                                   /* operands: off2 = 1 + the sparsity selector */
+  if (T(k, "satfinite")) in->fl |= XF_SATF;
+  int sh = -1;
+  for (int i = 1; i < k->n; i++) {
+    unsigned mm, nn, kk; char tail;
+    if (sscanf(k->s[i], "m%un%uk%u%c", &mm, &nn, &kk, &tail) == 3 && mm == 64) { sh = (int)nn; k->used |= 1u << i; in->sub2 = (uint8_t)kk; }
+  }
+  NEED(sh >= 8 && sh <= 256 && sh % 8 == 0, "shape");
+  NEED(k->nt == 3, "types");
+  int dt = k->types[0], at = k->types[1], bt = k->types[2];
+  int kx = sp ? 2 : 1;
+  int f16 = (at == PLT_F16 || at == PLT_BF16) && at == bt && in->sub2 == 16 * kx && (dt == PLT_F32 || (dt == PLT_F16 && at == PLT_F16));
+  int tf = at == PLT_TF32 && bt == PLT_TF32 && in->sub2 == 8 * kx && dt == PLT_F32;
+  int f8 = (at == PLT_E4M3 || at == PLT_E5M2) && (bt == PLT_E4M3 || bt == PLT_E5M2) && in->sub2 == 32 * kx && (dt == PLT_F32 || dt == PLT_F16);
+  int i8 = (at == PLT_S8 || at == PLT_U8) && (bt == PLT_S8 || bt == PLT_U8) && in->sub2 == 32 * kx && dt == PLT_S32;
+  NEED(f16 || tf || f8 || i8, "type combination");
+  in->op = X_WGMMA; in->t = (uint8_t)dt; in->t2 = (uint8_t)at; in->t3 = (uint8_t)bt; in->vec = (uint8_t)(sh / 8);
+  return 1;
+}
+
+/* barrier.cluster.arrive, .wait */
+DEC(clbar) {
+  (void)op;
+  T(k, "cluster");
+  if (T(k, "arrive")) in->sub = 0; else if (T(k, "wait")) in->sub = 1; else return unsup(d, in, "");
+  T(k, "release"); T(k, "relaxed"); T(k, "acquire");
+  if (T(k, "aligned")) in->fl |= XF_ALIGNED;
+  in->op = X_CLBAR;
+  return 1;
+}
+
+/* mapa, getctarank */
+DEC(mapa) {
+  if (T(k, "shared::cluster")) in->space = XS_SHARED; else in->space = XS_GENERIC;
+  NEED(k->nt == 1 && (k->types[0] == PLT_U32 || k->types[0] == PLT_U64), "type");
+  NEED(in->space == XS_SHARED || k->types[0] == PLT_U64, "32-bit generic addresses");
+  in->op = (uint16_t)op;
+  return 1;
+}
+
+DEC(elect) { (void)op; NEED(T(k, "sync"), ""); in->op = X_ELECT; return 1; }
+
+DEC(setmaxnreg) {
+  (void)op;
+  if (T(k, "inc")) in->sub = 1; else if (T(k, "dec")) in->sub = 0; else return unsup(d, in, "");
+  NEED(T(k, "sync") && T(k, "aligned") && k->nt == 1 && k->types[0] == PLT_U32, "");
+  in->op = X_SETMAXNREG;
+  return 1;
+}
+
+DEC(griddep) { (void)d; (void)op; T(k, "launch_dependents"); T(k, "wait"); in->op = X_NOP; return 1; }
+
+/* tensormap.replace, tensormap.cp_fenceproxy */
+DEC(tmap) {
+  (void)op;
+  in->op = X_TMAP;
+  if (T(k, "cp_fenceproxy")) {                                   /* shared::cta -> global, with the release */
+    NEED(T(k, "global") && T(k, "shared::cta") && T(k, "tensormap::generic") && T(k, "release") && T(k, "sync") && T(k, "aligned"), "");
+    TLALL(k, HSC); T(k, "gpu"); T(k, "sys");
+    in->sub = XTM_CP;
+    return 1;
+  }
+  static const char *const F[] = { "global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride",
+    "elemtype", "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode", NULL };
+  NEED(T(k, "replace") && T(k, "tile") && T(k, "b1024"), "");
+  int f = TL(k, F);
+  NEED(f, "");
+  in->sub = (uint8_t)(f - 1);
+  in->space = T(k, "global") ? XS_GLOBAL : T(k, "shared::cta") ? XS_SHARED : XS_GENERIC;
+  int wide = f == 1 || f == 5;                                   /* global_address, global_stride: .b64 */
+  NEED(k->nt == 1 && k->types[0] == (wide ? PLT_B64 : PLT_B32), "type");
+  return 1;
+}
+#undef DEC
+
+/* each operation's decoder, and the operand count of those whose form's specs bind the operands */
+static const decfn DECODERS[X__COUNT] = {
+#define PL_OP(name, dec, arity, elem) dec_##dec,
+#include "isa_ops.h"
+#undef PL_OP
+};
+static const uint8_t ARITY[X__COUNT] = {
+#define PL_OP(name, dec, arity, elem) arity,
+#include "isa_ops.h"
+#undef PL_OP
+};
+_Static_assert((int)X__COUNT == (int)PLA_OP__COUNT, "the emulator's operations are the ISA's (isa_ops.h)");
+
+static int dec_mods(D *d, xins *in, const plA_res *r) {
   toks K, *k = &K;
-  /* the modifiers in the form's order (ptxas reads them in any order after the name: the
-  ** canonical text of the ISA table says which is the destination space, the a layout, ...) */
-  if (!tokenize(plA_canonical(d->m->isa, d->cur->opc), k)) return unsup(d, in, "");
-  const char *b = k->s[0];
+  if (!r || !fill_toks(r, k)) return unsup(d, in, "");
+  int op = r->op;
   int t = k->nt > 0 ? k->types[0] : PLT_NONE, t2 = k->nt > 1 ? k->types[1] : PLT_NONE;
   in->t = (uint8_t)t; in->t2 = (uint8_t)t2;
   in->rnd = (uint8_t)rnd_tok(k);
@@ -651,296 +1121,19 @@ static int dec_mods(D *d, xins *in) {
   if (T(k, "relu")) in->fl |= XF_RELU;
   if (T(k, "approx")) in->fl |= XF_APPROX;
   if (T(k, "NaN")) in->fl |= XF_NAN;
-  int F = isfloat(t);
   for (int i = 0; i < k->nt; i++)
     if (tbits(k->types[i]) > 64) return unsup(d, in, "128-bit types");
-  if (T(k, "s16x2")) { t = PLT_S32; in->t = PLT_S32; in->sub2 = 1; }   /* min/max.relu.s16x2: two halves */
-  if (strcmp(b, "cvt") && strcmp(b, "mma") && strcmp(b, "wgmma") && strcmp(b, "wmma"))   /* (w)mma, wgmma: their decode checks their types */
-    for (int i = 0; i < k->nt; i++) {
-      int ti = k->types[i];
-      if (isfloat(ti) && ti != PLT_F16 && ti != PLT_F16X2 && ti != PLT_BF16 && ti != PLT_BF16X2 && ti != PLT_F32 && ti != PLT_F64)
-        return unsup(d, in, "type");
-    }
-
-  if (dec_hopper(d, k, in, b)) {
-    if (in->op == X_UNSUP) return 0;
-  } else if (!strcmp(b, "add") || !strcmp(b, "sub") || !strcmp(b, "addc") || !strcmp(b, "subc")) {
-    int sub = b[0] == 's', carry = b[3] == 'c';
-    int cc = T(k, "cc");
-    if (F) { NEED(!carry && !cc && k->nt == 1, ""); in->op = sub ? X_FSUB : X_FADD; }
-    else if (carry || cc) {
-      in->op = sub ? X_SUBC : X_ADDC;
-      if (carry) in->fl |= XF_CCIN;
-      if (cc) in->fl |= XF_CCOUT;
-    } else if (in->fl & XF_SAT) {
-      NEED(t == PLT_S32, "");
-      in->fl &= (uint16_t)~XF_SAT;
-      in->op = sub ? X_SUBSAT : X_ADDSAT;
-    } else in->op = sub ? X_SUB : X_ADD;
-  } else if (!strcmp(b, "mul") || !strcmp(b, "mad") || !strcmp(b, "madc") || !strcmp(b, "fma")) {
-    int mad = b[0] != 'm' || b[1] == 'a';
-    int lo = T(k, "lo"), hi = T(k, "hi"), wide = T(k, "wide"), cc = T(k, "cc");
-    if (F) { NEED(!lo && !hi && !wide && !cc, ""); in->op = mad ? X_FFMA : X_FMUL; }
-    else if (!mad) { NEED(lo + hi + wide == 1, ""); in->op = lo ? X_MULLO : hi ? X_MULHI : X_MULWIDE; }
-    else {
-      NEED(lo + hi + wide == 1 && strcmp(b, "fma"), "");
-      in->op = wide ? X_MADWIDE : lo ? X_MADLO : X_MADHI;
-      if (cc || b[3] == 'c') {
-        in->op = X_MADC; in->sub = (uint8_t)hi;
-        if (cc) in->fl |= XF_CCOUT;
-        if (b[3] == 'c') in->fl |= XF_CCIN;
-      }
-      if (in->fl & XF_SAT) NEED(hi && t == PLT_S32 && in->op == X_MADHI, "");
-    }
-  } else if (!strcmp(b, "mul24") || !strcmp(b, "mad24")) {
-    in->sub = (uint8_t)T(k, "hi"); T(k, "lo");
-    in->op = b[1] == 'u' ? X_MUL24 : X_MAD24;
-  } else if (!strcmp(b, "sad")) in->op = X_SAD;
-  else if (!strcmp(b, "div")) {
-    if (F) { if (T(k, "full")) in->fl |= XF_FULL; in->op = X_FDIV; } else in->op = X_DIV;
-  } else if (!strcmp(b, "rem")) in->op = X_REM;
-  else if (!strcmp(b, "abs")) in->op = F ? X_FABS : X_ABS;
-  else if (!strcmp(b, "neg")) in->op = F ? X_FNEG : X_NEG;
-  else if (!strcmp(b, "min") || !strcmp(b, "max")) {
-    int mx = b[1] == 'a';
-    if (F) {
-      if (T(k, "xorsign")) { NEED(T(k, "abs"), ""); in->fl |= XF_XORSIGN; }
-      in->op = mx ? X_FMAX : X_FMIN;
-    } else in->op = mx ? X_MAX : X_MIN;
-  } else if (!strcmp(b, "popc")) in->op = X_POPC;
-  else if (!strcmp(b, "clz")) in->op = X_CLZ;
-  else if (!strcmp(b, "brev")) in->op = X_BREV;
-  else if (!strcmp(b, "bfind")) { if (T(k, "shiftamt")) in->fl |= XF_SHIFTAMT; in->op = X_BFIND; }
-  else if (!strcmp(b, "bfe")) in->op = X_BFE;
-  else if (!strcmp(b, "bfi")) in->op = X_BFI;
-  else if (!strcmp(b, "bmsk") || !strcmp(b, "szext")) {
-    in->sub = (uint8_t)T(k, "clamp"); T(k, "wrap");
-    in->op = b[0] == 'b' ? X_BMSK : X_SZEXT;
-  } else if (!strcmp(b, "dp4a") || !strcmp(b, "dp2a")) {
-    in->sub = (uint8_t)T(k, "hi"); T(k, "lo");
-    in->op = b[2] == '4' ? X_DP4A : X_DP2A;
-  } else if (!strcmp(b, "and") || !strcmp(b, "or") || !strcmp(b, "xor")) {
-    if (t == PLT_PRED) in->op = b[0] == 'a' ? X_PAND : b[0] == 'o' ? X_POR : X_PXOR;
-    else in->op = b[0] == 'a' ? X_AND : b[0] == 'o' ? X_OR : X_XOR;
-  } else if (!strcmp(b, "not")) in->op = t == PLT_PRED ? X_PNOT : X_NOT;
-  else if (!strcmp(b, "cnot")) in->op = X_CNOT;
-  else if (!strcmp(b, "lop3")) in->op = X_LOP3;
-  else if (!strcmp(b, "shl") || !strcmp(b, "shr")) in->op = b[2] == 'l' ? X_SHL : X_SHR;
-  else if (!strcmp(b, "shf")) {
-    in->sub = (uint8_t)T(k, "r"); T(k, "l");
-    in->sub2 = (uint8_t)T(k, "clamp"); T(k, "wrap");
-    in->op = X_SHF;
-  } else if (!strcmp(b, "prmt")) {
-    static const char *const M[] = { "f4e", "b4e", "rc8", "ecl", "ecr", "rc16", NULL };
-    in->sub = (uint8_t)TL(k, M);
-    in->op = X_PRMT;
-  } else if (!strcmp(b, "setp") || !strcmp(b, "set")) {
-    int c = cmp_tok(k);
-    static const char *const B[] = { "and", "or", "xor", NULL };
-    int bo = TL(k, B);
-    NEED(c >= 0, "comparison");
-    int st = b[3] == 'p' ? t : t2;              /* the compared type */
-    in->sub = (uint8_t)c; in->sub2 = (uint8_t)bo;
-    in->t = (uint8_t)st; in->t2 = (uint8_t)t;    /* set: t2 = the destination type */
-    in->op = b[3] == 'p' ? X_SETP : X_SET;
-  } else if (!strcmp(b, "selp")) in->op = X_SELP;
-  else if (!strcmp(b, "slct")) in->op = X_SLCT;
-  else if (!strcmp(b, "rcp") || !strcmp(b, "sqrt") || !strcmp(b, "rsqrt") || !strcmp(b, "sin") || !strcmp(b, "cos") ||
-           !strcmp(b, "lg2") || !strcmp(b, "ex2") || !strcmp(b, "tanh")) {
-    NEED(F, "");
-    in->op = !strcmp(b, "rcp") ? X_RCP : !strcmp(b, "sqrt") ? X_SQRT : !strcmp(b, "rsqrt") ? X_RSQRT : !strcmp(b, "sin") ? X_SIN
-           : !strcmp(b, "cos") ? X_COS : !strcmp(b, "lg2") ? X_LG2 : !strcmp(b, "ex2") ? X_EX2 : X_TANH;
-  } else if (!strcmp(b, "copysign")) in->op = X_COPYSIGN;
-  else if (!strcmp(b, "testp")) {
-    static const char *const C[] = { "finite", "infinite", "number", "notanumber", "normal", "subnormal", NULL };
-    in->sub = (uint8_t)TL(k, C);
-    in->op = X_TESTP;
-  } else if (!strcmp(b, "cvt")) {
-    NEED(k->nt == 2, "");
-    for (int i = 0; i < 2; i++) {
-      int ti = k->types[i];
-      NEED(!isfloat(ti) || ti == PLT_F16 || ti == PLT_BF16 || ti == PLT_TF32 || ti == PLT_F32 || ti == PLT_F64 ||
-           ti == PLT_F16X2 || ti == PLT_BF16X2 || ti == PLT_E4M3X2 || ti == PLT_E5M2X2, "type");
-    }
-    NEED(!(t2 == PLT_E4M3X2 || t2 == PLT_E5M2X2) || t == PLT_F16X2, "");
-    int df = isfloat(t), sf = isfloat(t2), r = in->rnd;
-    int exact = t == t2 || (!df && !sf) || ((t2 == PLT_F16 || t2 == PLT_BF16) && (t == PLT_F32 || t == PLT_F64)) ||
-                (t2 == PLT_F32 && t == PLT_F64) || t == PLT_F16X2;
-    if (sf && !df) NEED(r >= XR_RNI && r <= XR_RPI, "a float-to-integer conversion needs .rni, .rzi, .rmi or .rpi");
-    else if (!sf && df) NEED(r >= XR_RN && r <= XR_RP, "an integer-to-float conversion needs .rn, .rz, .rm or .rp");
-    else if (!exact) NEED((r >= XR_RN && r <= XR_RP) || (r == XR_RNA && t == PLT_TF32), "a narrowing conversion needs a rounding modifier");
-    in->op = X_CVT;                               /* X_CVTPACK when it has two sources */
-  } else if (!strcmp(b, "cvta")) {
-    int to = T(k, "to");
-    int sp = space_tok(k);
-    NEED(sp != XS_GENERIC, "");
-    NEED(t == PLT_U64, "32-bit generic addresses");
-    in->op = to ? X_CVTATO : X_CVTA;
-    in->space = (uint8_t)sp;
-  } else if (!strcmp(b, "isspacep")) {
-    int sp = space_tok(k);
-    NEED(sp != XS_GENERIC, "");
-    in->op = X_ISSPACEP; in->space = (uint8_t)sp;
-  } else if (!strcmp(b, "mov")) in->op = t == PLT_PRED ? X_PMOV : X_MOV;   /* X_MOVSREG, X_PACK, X_UNPACK by operands */
-  else if (!strcmp(b, "ld") || !strcmp(b, "ldu") || !strcmp(b, "st")) {
-    /* bit 0: orders global memory (races check); bits 1-2: a strong access's scope (1 .cta, 2 .cluster,
-    ** 3 .gpu/.sys/.volatile): with an atomic whose thread it covers, no race */
-    in->gsync = (uint8_t)((strong(k) && !has(k, "cta")) | (!strong(k) ? 0 : has(k, "cta") ? 2 : has(k, "cluster") ? 4 : 6));
-    noise(k);
-    T(k, "nc");
-    if (T(k, "shared::cluster")) in->fl |= XF_CLUSTER;
-    int sp = (in->fl & XF_CLUSTER) ? XS_SHARED : space_tok(k);
-    static const char *const V[] = { "v2", "v4", "v8", NULL };
-    int v = TL(k, V);
-    in->vec = (uint8_t)(v == 0 ? 1 : v == 1 ? 2 : v == 2 ? 4 : 8);
-    NEED(k->nt == 1 && tbits(t) >= 8 && tbits(t) <= 64, "128-bit accesses");
-    in->space = (uint8_t)sp;
-    in->op = b[0] == 'l' ? X_LD : X_ST;
-  } else if (!strcmp(b, "prefetch") || !strcmp(b, "prefetchu")) {
-    noise(k); space_tok(k); T(k, "tensormap");
-    in->op = X_NOP;
-  } else if (!strcmp(b, "atom") || !strcmp(b, "red")) {
-    noise(k);
-    static const char *const A[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas", NULL };
-    if (T(k, "shared::cluster")) in->fl |= XF_CLUSTER;
-    int sp = (in->fl & XF_CLUSTER) ? XS_SHARED : space_tok(k);
-    T(k, "cluster");
-    NEED(sp == XS_GENERIC || sp == XS_GLOBAL || sp == XS_SHARED, "");
-    int a = TL(k, A);
-    NEED(a, "");
-    T(k, "noftz");
-    in->sub = (uint8_t)(a - 1); in->space = (uint8_t)sp;
-    in->op = b[0] == 'a' ? X_ATOM : X_RED;
-  } else if (!strcmp(b, "shfl")) {
-    static const char *const M[] = { "up", "down", "bfly", "idx", NULL };
-    NEED(T(k, "sync"), "shfl without .sync");
-    in->sub = (uint8_t)TL(k, M);
-    NEED(in->sub, "");
-    in->op = X_SHFL;
-  } else if (!strcmp(b, "vote")) {
-    static const char *const M[] = { "all", "any", "uni", "ballot", NULL };
-    NEED(T(k, "sync"), "vote without .sync");
-    in->sub = (uint8_t)TL(k, M);
-    NEED(in->sub, "");
-    in->op = X_VOTE;
-  } else if (!strcmp(b, "activemask")) in->op = X_ACTIVEMASK;
-  else if (!strcmp(b, "redux")) {
-    static const char *const M[] = { "add", "min", "max", "and", "or", "xor", NULL };
-    NEED(T(k, "sync"), "");
-    int o = TL(k, M);
-    NEED(o && !isfloat(t), "");
-    in->sub = (uint8_t)o;
-    in->op = X_REDUX;
-  } else if (!strcmp(b, "match")) {
-    in->sub = (uint8_t)T(k, "all"); T(k, "any");
-    NEED(T(k, "sync"), "");
-    in->op = X_MATCH;
-  } else if (!strcmp(b, "bar") && T(k, "warp")) {
-    NEED(T(k, "sync"), "");
-    in->op = X_BARWARP;
-  } else if (!strcmp(b, "bar") || !strcmp(b, "barrier")) {
-    T(k, "cta");
-    if (b[1] == 'a' && b[3] == 0) in->fl |= XF_ALIGNED;  /* bar = barrier.aligned */
-    if (T(k, "aligned")) in->fl |= XF_ALIGNED;
-    in->op = X_BAR;
-    if (T(k, "sync")) in->sub = XBAR_SYNC;
-    else if (T(k, "arrive")) in->sub = XBAR_ARRIVE;
-    else if (T(k, "red")) {
-      static const char *const M[] = { "popc", "and", "or", NULL };
-      int o = TL(k, M);
-      NEED(o, "");
-      in->sub = (uint8_t)(o == 1 ? XBAR_RED_POPC : o == 2 ? XBAR_RED_AND : XBAR_RED_OR);
-    } else return unsup(d, in, "");
-  } else if (!strcmp(b, "fence") && T(k, "proxy")) {
-    static const char *const M[] = { "shared::cta", "shared::cluster", "global", "shared", "release", "acquire",
-      "cta", "cluster", "gpu", "sys", NULL };
-    if (T(k, "async")) {                                           /* sub2: the space the fence covers (hopper.c) */
-      in->sub = 1;
-      in->sub2 = (uint8_t)(T(k, "shared::cta") || T(k, "shared") ? 1 : T(k, "shared::cluster") ? 2 : T(k, "global") ? 3 : 0);
-    } else if (T(k, "tensormap::generic")) in->sub = T(k, "acquire") ? 3 : T(k, "release") ? 2 : 0;
-    else if (T(k, "alias")) in->sub = 0;
-    else return unsup(d, in, "");
-    TLALL(k, M);
-    in->op = X_FENCEPROXY;
-  } else if (!strcmp(b, "fence") && T(k, "mbarrier_init")) {
-    T(k, "release"); T(k, "cluster");
-    in->op = X_NOP;
-  } else if (!strcmp(b, "membar") || !strcmp(b, "fence")) {
-    static const char *const M[] = { "gl", "sys", "cta", "sc", "acq_rel", "gpu", "cluster", NULL };
-    in->gsync = (uint8_t)(!has(k, "cta") && !has(k, "cluster"));   /* membar.gl/.sys, fence.*.gpu/.sys */
-    TLALL(k, M);
-    in->op = X_NOP;
-  } else if (!strcmp(b, "bra")) { T(k, "uni"); in->op = X_BRA; }
-  else if (!strcmp(b, "exit")) in->op = X_EXIT;
-  else if (!strcmp(b, "ret")) { T(k, "uni"); in->op = X_RET; }   /* in a kernel (no caller): exit */
-  else if (!strcmp(b, "call")) { T(k, "uni"); in->op = X_CALL; }
-  else if (!strcmp(b, "trap")) in->op = X_TRAP;
-  else if (!strcmp(b, "brkpt") || !strcmp(b, "nanosleep") || !strcmp(b, "pmevent")) { T(k, "mask"); in->op = X_NOP; }
-  else if (!strcmp(b, "wmma")) {
-    static const char *const SH[] = { "m16n16k16", "m32n8k16", "m8n32k16", "m16n16k8", NULL };
-    static const char *const LAY[] = { "row", "col", NULL };
-    NEED(T(k, "sync") && T(k, "aligned"), "");
-    int sh = TL(k, SH);
-    NEED(sh, "shape");
-    in->op = X_WMMA; in->sub2 = (uint8_t)sh;
-    if (T(k, "mma")) {                              /* the layouts: fragments do not depend on them here */
-      NEED(TLALL(k, LAY) == 2, "layouts");
-      int dt = k->types[0], ct = k->types[k->nt - 1], at = PLT_F16, bt = PLT_F16;
-      NEED(k->nt == 2 || k->nt == 4, "types");
-      if (k->nt == 4) { at = k->types[1]; bt = k->types[2]; }
-      int integer = at == PLT_S8 || at == PLT_U8;
-      NEED(!(in->fl & XF_SATF) || integer, "");
-      NEED(plX__wmma_regs(0, sh, at) && plX__wmma_regs(1, sh, bt) && plX__wmma_regs(2, sh, dt) && plX__wmma_regs(2, sh, ct), "type");
-      NEED(integer ? (bt == PLT_S8 || bt == PLT_U8) && dt == PLT_S32 && ct == PLT_S32
-                   : at == bt && (at == PLT_F16 ? k->nt == 2 : dt == PLT_F32 && ct == PLT_F32), "type combination");
-      in->sub = 4; in->t = (uint8_t)dt; in->t2 = (uint8_t)at; in->t3 = (uint8_t)bt; in->vec = (uint8_t)ct;
-    } else {
-      int ld = T(k, "load"), st = !ld && T(k, "store");
-      int mat = T(k, "a") ? 0 : T(k, "b") ? 1 : T(k, "c") ? 2 : T(k, "d") ? 3 : -1;
-      NEED(ld ? mat >= 0 && mat <= 2 : st && mat == 3, "");
-      int lay = TL(k, LAY);
-      NEED(lay, "layout");
-      if (lay == 2) in->fl |= XF_TRANS;             /* .col */
-      int sp = space_tok(k);
-      NEED(sp == XS_GENERIC || sp == XS_GLOBAL || sp == XS_SHARED, "");
-      NEED(k->nt == 1 && plX__wmma_regs(mat < 2 ? mat : 2, sh, t), "type");
-      in->space = (uint8_t)sp; in->sub = (uint8_t)mat;
-    }
-  } else if (!strcmp(b, "mma")) {
-    NEED(T(k, "sync") && T(k, "aligned") && T(k, "row") && T(k, "col"), "");
-    static const char *const S[] = { "m16n8k16", "m16n8k8", "m16n8k32", NULL };
-    int sh = TL(k, S);
-    NEED(sh && k->nt == 4, "");
-    int dt = k->types[0], at = k->types[1], bt = k->types[2], ct = k->types[3];
-    NEED(at == bt || ((at == PLT_S8 || at == PLT_U8) && (bt == PLT_S8 || bt == PLT_U8)), "");
-    NEED(dt == ct, "");
-    int ok = ((at == PLT_F16 || at == PLT_BF16) && (sh == 1 || sh == 2) && (dt == PLT_F32 || (dt == PLT_F16 && at == PLT_F16)))
-          || (at == PLT_TF32 && sh == 2 && dt == PLT_F32)
-          || ((at == PLT_S8 || at == PLT_U8) && sh == 3 && dt == PLT_S32);
-    NEED(ok, "");
-    in->op = X_MMA; in->sub2 = (uint8_t)sh; in->t = (uint8_t)dt; in->t2 = (uint8_t)at; in->t3 = (uint8_t)bt;
-  } else if (!strcmp(b, "ldmatrix") || !strcmp(b, "stmatrix")) {
-    NEED(T(k, "sync") && T(k, "aligned") && T(k, "m8n8") && t == PLT_B16, "");
-    static const char *const X[] = { "x1", "x2", "x4", NULL };
-    int xn = TL(k, X);
-    NEED(xn, "");
-    in->vec = (uint8_t)(xn == 3 ? 4 : xn);
-    if (T(k, "trans")) in->fl |= XF_TRANS;
-    int sp = space_tok(k);
-    NEED(sp == XS_SHARED || sp == XS_GENERIC, "");
-    in->space = (uint8_t)sp;
-    in->op = b[0] == 'l' ? X_LDMATRIX : X_STMATRIX;
-  } else if (!strcmp(b, "cp") && T(k, "async")) {
-    if (T(k, "commit_group")) in->op = X_CPCOMMIT;
-    else if (T(k, "wait_group")) in->op = X_CPWAIT;
-    else if (T(k, "wait_all")) { in->op = X_CPWAIT; in->sub2 = 1; }
-    else {
-      noise(k);
-      NEED(T(k, "global"), "");
-      NEED(space_tok(k) == XS_SHARED, "");
-      in->op = X_CPASYNC;
-    }
-  } else return unsup(d, in, "");
+  if (T(k, "s16x2")) { in->t = PLT_S32; in->sub2 = 1; }   /* min/max.relu.s16x2: two halves */
+  /* cvt, (w)mma, wgmma: their decoders check their types */
+  int own = op == X_CVT || op == X_MMA || op == X_WMMA || op == X_WGMMA || op == X_WGFENCE ||
+            op == X_WGCOMMIT || op == X_WGWAIT;
+  for (int i = 0; i < k->nt && !own; i++) {
+    int ti = k->types[i];
+    if (isfloat(ti) && ti != PLT_F16 && ti != PLT_F16X2 && ti != PLT_BF16 && ti != PLT_BF16X2 &&
+        ti != PLT_F32 && ti != PLT_F64)
+      return unsup(d, in, "type");
+  }
+  if (!DECODERS[op](d, k, in, op) || in->op == X_UNSUP) return 0;
   const char *u = unused(k);
   if (u) {
     char m[64];
@@ -956,30 +1149,38 @@ static int param_var(D *d, uint32_t name, uint64_t *off, uint64_t *bytes);
 static int vprintf_fn(const plI_module *m, uint32_t name);
 static int fn_index(const plX_emu *e, int func);
 
-static int dec_ops(D *d, const plI_stmt *s, xins *in) {
+/* the operands of an operation with an arity (isa_ops.h): the first the destination, the others
+** the sources a, b, c, e, each of the type its spec in the form gives (the instruction's type
+** where the spec says any) */
+static int bind_spec(D *d, const plI_opnd *O, int n, xins *in, const plA_res *r) {
+  uint8_t idx[PLA_MAXOPS];
+  const plA_opspec *ops = NULL;
+  for (int a = 0; r && a <= r->nalt && !ops; a++) {
+    const plA_opspec *o = a ? r->alt[a - 1].ops : r->ops;
+    int no = a ? r->alt[a - 1].nops : r->nops;
+    if (n <= PLA_MAXOPS && plA_map_ops(o, no, n, idx)) ops = o;
+  }
+  uint32_t *src[4] = { &in->a, &in->b, &in->c, &in->e };
+  in->d = vdst(d, &O[0]);
+  for (int i = 1; i < n && i <= 4; i++) {
+    int ty = ops ? plA_spec_type(r, &ops[idx[i]]) : PLT_NONE;
+    *src[i - 1] = vsrc(d, &O[i], ty != PLT_NONE ? ty : in->t);
+  }
+  return 1;
+}
+
+static int dec_ops(D *d, const plI_stmt *s, xins *in, const plA_res *r) {
   const plI_opnd *O = d->m->opnds.p ? &d->m->opnds.p[s->ops] : NULL;   /* a module of operand-less statements has none */
   int n = s->nops, t = in->t, t2 = in->t2;
 #define DST(i) (in->d = vdst(d, &O[i]))
 #define SRC(f, i, ty) (in->f = vsrc(d, &O[i], (ty)))
-  switch (in->op) {
-  case X_ADD: case X_SUB: case X_ADDSAT: case X_SUBSAT: case X_ADDC: case X_SUBC: case X_MULLO: case X_MULHI:
-  case X_MULWIDE: case X_DIV: case X_REM: case X_MIN: case X_MAX: case X_AND: case X_OR: case X_XOR: case X_MUL24:
-  case X_BMSK: case X_SZEXT: case X_FADD: case X_FSUB: case X_FMUL: case X_FDIV: case X_FMIN: case X_FMAX: case X_COPYSIGN:
-    NOPS(3); DST(0); SRC(a, 1, t); SRC(b, 2, t);
-    break;
-  case X_FFMA: case X_MADLO: case X_MADHI: case X_MADC: case X_MAD24: case X_SAD: case X_MADWIDE: {
-    int wt = t;
-    if (in->op == X_MADWIDE) wt = t == PLT_U16 ? PLT_U32 : t == PLT_S16 ? PLT_S32 : t == PLT_U32 ? PLT_U64 : PLT_S64;
-    NOPS(4); DST(0); SRC(a, 1, t); SRC(b, 2, t); SRC(c, 3, wt);
-    break;
+  if (ARITY[in->op]) {
+    NOPS(ARITY[in->op]);
+    bind_spec(d, O, n, in, r);
+    if (d->bad) return unsup(d, in, d->why);
+    return 1;
   }
-  case X_ABS: case X_NEG: case X_FABS: case X_FNEG: case X_POPC: case X_CLZ: case X_BREV: case X_BFIND: case X_NOT:
-  case X_CNOT: case X_RCP: case X_SQRT: case X_RSQRT: case X_SIN: case X_COS: case X_LG2: case X_EX2: case X_TANH:
-    NOPS(2); DST(0); SRC(a, 1, t);
-    break;
-  case X_BFE: NOPS(4); DST(0); SRC(a, 1, t); SRC(b, 2, PLT_U32); SRC(c, 3, PLT_U32); break;
-  case X_BFI: NOPS(5); DST(0); SRC(a, 1, t); SRC(b, 2, t); SRC(c, 3, PLT_U32); SRC(e, 4, PLT_U32); break;
-  case X_DP4A: case X_DP2A: NOPS(4); DST(0); SRC(a, 1, t); SRC(b, 2, t2); SRC(c, 3, PLT_U32); break;
+  switch (in->op) {
   case X_PAND: case X_POR: case X_PXOR: {
     NOPS(3);
     int na, nb;
@@ -1005,9 +1206,6 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     DST(0); SRC(a, 1, t); SRC(b, 2, t); SRC(c, 3, t);
     in->sub = (uint8_t)O[4].v;
     break;
-  case X_SHL: case X_SHR: NOPS(3); DST(0); SRC(a, 1, t); SRC(b, 2, PLT_U32); break;
-  case X_SHF: NOPS(4); DST(0); SRC(a, 1, t); SRC(b, 2, t); SRC(c, 3, PLT_U32); break;
-  case X_PRMT: NOPS(4); DST(0); SRC(a, 1, t); SRC(b, 2, t); SRC(c, 3, t); break;
   case X_SETP: case X_SET:
     NEED(n == 3 + (in->sub2 != 0), "operand count");
     if (in->op == X_SETP) {
@@ -1027,7 +1225,6 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in) {
     int ng; in->c = psrc(d, &O[3], &ng); if (ng) in->fl |= XF_NEGC;
     break;
   }
-  case X_SLCT: NOPS(4); DST(0); SRC(a, 1, t); SRC(b, 2, t); SRC(c, 3, t2); break;
   case X_TESTP: NOPS(2); in->d = pdst(d, &O[0]); SRC(a, 1, t); break;
   case X_CVT:
     if (n == 3) {                               /* cvt.rn.f16x2.f32 d, a, b: a the upper half */
@@ -1651,6 +1848,7 @@ int plX__decode(plX_emu *e) {
     }
     d->opc = plA_opcode_text(m->isa, s->opc);
     d->stmt = sbase + i;
+    const plA_res *res = plA_resolve(m->isa, s->opc, NULL);   /* cached: the form of the opcode */
     if (s->opc >= d->ntmpl) {
       uint32_t nn = d->ntmpl ? d->ntmpl : 64;
       while (nn <= s->opc) nn *= 2;
@@ -1664,7 +1862,7 @@ int plX__decode(plX_emu *e) {
     }
     if (!d->have[s->opc]) {                       /* phase 1, once per opcode text */
       xins t; memcpy(&t, in, sizeof t);
-      dec_mods(d, &t);
+      dec_mods(d, &t, res);
       d->tmpl[s->opc] = t;
       d->have[s->opc] = 1;
     }
@@ -1680,7 +1878,7 @@ int plX__decode(plX_emu *e) {
       in->guard = (int32_t)psrc(d, &g, NULL);
       in->gneg = (s->flags & PLOF_NEG) != 0;
     }
-    if (in->op != X_UNSUP) dec_ops(d, s, in);
+    if (in->op != X_UNSUP) dec_ops(d, s, in, res);
     in->chk = x->nchk; in->nrd = (uint16_t)d->nrd; in->nwr = (uint16_t)d->nwr;
     for (int j = 0; j < d->nrd; j++) chk_push(d, d->rd[j]);
     for (int j = 0; j < d->nwr; j++) chk_push(d, d->wr[j]);

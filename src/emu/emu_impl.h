@@ -8,6 +8,7 @@
 #include <signal.h>
 #include "emu.h"
 #include "util.h"
+#include "isa.h"
 
 /* ---- address windows of the generic space (global buffers live above X_GL_BASE) ---------- */
 #define X_SH_BASE  0x0000100000000000ull   /* generic shared  = X_SH_BASE + shared offset */
@@ -84,32 +85,12 @@ struct plX_mem {
 };
 
 /* ---- decoded instructions ---------------------------------------------------------------- */
+/* the operations: one per row of src/isa/isa_ops.h, in its order, so X_name == PLA_OP_name (a
+** form's op is the decoder's starting point); the decoders refine some (an add of floats is X_FADD) */
 enum {
-  X_NOP, X_UNSUP,
-  /* integer */
-  X_ADD, X_SUB, X_ADDSAT, X_SUBSAT, X_ADDC, X_SUBC, X_MULLO, X_MULHI, X_MULWIDE,
-  X_MADLO, X_MADHI, X_MADWIDE, X_MADC, X_MUL24, X_MAD24, X_SAD, X_DIV, X_REM, X_ABS, X_NEG,
-  X_MIN, X_MAX, X_POPC, X_CLZ, X_BFIND, X_BREV, X_BFE, X_BFI, X_BMSK, X_SZEXT, X_DP4A, X_DP2A,
-  X_AND, X_OR, X_XOR, X_NOT, X_CNOT, X_LOP3, X_SHL, X_SHR, X_SHF, X_PRMT,
-  X_PAND, X_POR, X_PXOR, X_PNOT, X_PMOV,
-  /* comparison and selection */
-  X_SETP, X_SET, X_SELP, X_SLCT,
-  /* floating point */
-  X_FADD, X_FSUB, X_FMUL, X_FFMA, X_FDIV, X_FABS, X_FNEG, X_FMIN, X_FMAX, X_RCP, X_SQRT,
-  X_RSQRT, X_SIN, X_COS, X_LG2, X_EX2, X_TANH, X_COPYSIGN, X_TESTP,
-  /* conversion and movement */
-  X_CVT, X_CVTPACK, X_CVTA, X_CVTATO, X_ISSPACEP, X_MOV, X_MOVSREG, X_PACK, X_UNPACK,
-  /* memory */
-  X_LD, X_ST, X_ATOM, X_RED, X_CPASYNC, X_CPCOMMIT, X_CPWAIT, X_LDMATRIX, X_STMATRIX, X_MMA,
-  X_WMMA,                     /* wmma.load (sub 0 a, 1 b, 2 c), .store (3), .mma (4); sub2: XWM_* shape; vec: C type (mma), 1 when a stride is given (b) */
-  /* warp */
-  X_SHFL, X_VOTE, X_ACTIVEMASK, X_REDUX, X_MATCH, X_BARWARP,
-  /* control */
-  X_BRA, X_EXIT, X_TRAP, X_BAR, X_CALL, X_RET,
-  /* Hopper (hopper.c) */
-  X_MBAR, X_MBWAIT, X_MBPENDING, X_TMA, X_BULK, X_BULKCOMMIT, X_BULKWAIT, X_WGMMA, X_WGFENCE, X_WGCOMMIT,
-  X_WGWAIT, X_CLBAR, X_MAPA, X_GETRANK, X_ELECT, X_SETMAXNREG, X_FENCEPROXY, X_CPMBARRIVE,
-  X_TMAP,                     /* tensormap.replace (sub: the field), tensormap.cp_fenceproxy (sub XTM_CP) */
+#define PL_OP(name, dec, arity, elem) X_##name,
+#include "isa_ops.h"
+#undef PL_OP
   X__COUNT
 };
 #define XTM_CP 16
@@ -170,6 +151,11 @@ typedef struct xins {
   uint16_t nrd, nwr;
   int32_t cache;              /* last global buffer hit */
 } xins;
+
+/* an element function (isa_ops.h's last column): one lane's result from its sources' values (a, b, c:
+** 64-bit slots, the unused ones junk); exec.c runs it for every active lane of an operation that has one */
+typedef uint64_t (*plX_elem_fn)(const xins *in, uint64_t a, uint64_t b, uint64_t c);
+extern const plX_elem_fn plX__elem[X__COUNT];   /* ops.c: by operation, NULL for none */
 
 #define X_MAXDEPTH 1024u                   /* calls a thread may nest when functions recurse */
 
@@ -419,12 +405,7 @@ struct plX_emu {
 };
 
 /* emu.c */
-int  plX__fail(plX_emu *e, uint32_t stmt, const char *fmt, ...);
-/* the report of an opt-in check (uninit_regs, uninit_shared, races): kept, and made when the run
-** ends only if no always-on check reported anything, so that turning checks on never replaces
-** an always-on diagnosis (the checks only observe: the run goes on as it would without them).
-** Returns 0 (the run goes on) */
-int  plX__optin(plX_emu *e, uint32_t stmt, const char *fmt, ...);
+#include "fail.h"                         /* the one error path: plX__fail, plX__optin, ... */
 /* set by SIGINT (plX_interrupt): every warp loop stops at its next instruction */
 extern volatile sig_atomic_t plX__sigint;
 /* the budget is spent or SIGINT came (interrupted): the report naming, for each warp still running,
@@ -436,15 +417,6 @@ int  plX__stopped(plX_emu *e, uint32_t stmt, int interrupted);
 ** about ("a box of 64 x 128 2-byte elements"), for the message */
 int  plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off, uint32_t n,
                        const char *what);
-void plX__thread(const plX_emu *e, plB_buf *b, uint32_t tid);                        /* "thread (x,y,z)" */
-void plX__who(const plX_emu *e, plB_buf *b, const uint32_t ctaid[3], uint32_t tid);  /* "thread (x,y,z) of CTA (a,b,c)" */
-const char *plX__opname(const plX_emu *e, uint32_t stmt);
-const plI_stmt *plX__stmt(const plX_emu *e, uint32_t stmt);  /* xins.stmt -> its statement, or NULL */
-/* "LINE" of a statement, or "LINE in FILE" when its anchor is in another file than the kernel's
-** (a library module): for messages that name a second place; X_AT gives it a buffer of its own */
-const char *plX__at(const plX_emu *e, uint32_t stmt, char *buf, size_t n);
-#define X_AT(e, stmt) plX__at((e), (stmt), (char[1100]){0}, 1100)
-#define X_ATSEP "\x1f"
 xbuf *plX__find(plX_mem *m, uint64_t addr, int32_t *cache);
 void plX__describe_addr(plX_emu *e, plB_buf *b, uint64_t addr, uint64_t n);
 int  plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr);
@@ -536,9 +508,6 @@ static inline uint8_t *lane_mem(plX_emu *e, xins *in, xwarp *w, int l, uint64_t 
   return plX__mem(e, in, in->space, a, n, (uint32_t)w->idx * 32 + (uint32_t)l, write);
 }
 
-/* warp.c: the warp loop, barriers, the register check, the trace; errors naming threads */
-int  plX__fail_lane(plX_emu *e, const xins *in, xwarp *w, int lane, const char *msg);
-int  plX__fail_warp(plX_emu *e, const xins *in, xwarp *w, const char *msg, uint32_t lanes);
 
 /* exec.c: one instruction for the active lanes (em: after the guard; am: before it) */
 int  plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em);

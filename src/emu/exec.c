@@ -832,8 +832,12 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
   case X_WGMMA: case X_WGFENCE: case X_WGCOMMIT: case X_WGWAIT: case X_MAPA: case X_GETRANK: case X_ELECT:
   case X_FENCEPROXY: case X_TMAP:
     return plX__hop_exec(e, w, in, 0, am, em);
-  default:
-    return plX__fail(e, in->stmt, "%s is not emulated", plX__opname(e, in->stmt));
+  default: {
+    plX_elem_fn f = plX__elem[in->op];            /* an operation of element functions (ops.c) */
+    if (!f) return plX__fail(e, in->stmt, "%s is not emulated", plX__opname(e, in->stmt));
+    LANES(em, D[l] = f(in, A[l], B[l], C[l]));
+    break;
+  }
   }
   return 0;
 }

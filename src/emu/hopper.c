@@ -29,15 +29,6 @@ static int regs_wake(plX_emu *e);
 
 static void whot(plX_emu *e, plB_buf *b, const xcta *c, uint32_t tid) { plX__who(e, b, c->ctaid, tid); }
 
-static int lane_fail(plX_emu *e, const xins *in, xwarp *w, int l, const char *fmt, ...) {
-  char m[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(m, sizeof m, fmt, ap);
-  va_end(ap);
-  return plX__fail_lane(e, in, w, l, m);
-}
-
 /* ---- shared::cluster addresses ----------------------------------------------------------------- */
 int plX__hop_smem(plX_emu *e, uint64_t a, xcta **c, uint32_t *off) {
   uint32_t r = (uint32_t)(a >> X_DSM_SHIFT);
@@ -54,17 +45,17 @@ int plX__hop_smem(plX_emu *e, uint64_t a, xcta **c, uint32_t *off) {
 static int smem_at(plX_emu *e, const xins *in, xwarp *w, int l, uint64_t a, int space, int cluster, uint32_t n,
                    uint32_t al, xcta **c, uint32_t *off, const char *what) {
   if (space == XS_GENERIC) {
-    if (a - X_SH_BASE >= X_WIN) return lane_fail(e, in, w, l, "%s: generic address 0x%llx is not in the shared window", what, (unsigned long long)a), 0;
+    if (a - X_SH_BASE >= X_WIN) return plX__fail_lanef(e, in, w, l, "%s: generic address 0x%llx is not in the shared window", what, (unsigned long long)a), 0;
     a -= X_SH_BASE;
     cluster = 1;
   }
   if (!plX__hop_smem(e, a, c, off))
-    return lane_fail(e, in, w, l, "%s: shared address 0x%llx names no CTA of the cluster (%u CTAs)", what, (unsigned long long)a, e->H.ncl), 0;
+    return plX__fail_lanef(e, in, w, l, "%s: shared address 0x%llx names no CTA of the cluster (%u CTAs)", what, (unsigned long long)a, e->H.ncl), 0;
   if (*c != e->C && !cluster)
-    return lane_fail(e, in, w, l, "%s: shared address 0x%llx is in another CTA (a shared::cluster address) but the instruction is .shared::cta", what, (unsigned long long)a), 0;
+    return plX__fail_lanef(e, in, w, l, "%s: shared address 0x%llx is in another CTA (a shared::cluster address) but the instruction is .shared::cta", what, (unsigned long long)a), 0;
   if ((uint64_t)*off + n > e->smem_size)
-    return lane_fail(e, in, w, l, "%s: shared address 0x%x (%u bytes) outside the %u bytes of shared memory", what, *off, n, e->smem_size), 0;
-  if (al > 1 && *off % al) return lane_fail(e, in, w, l, "%s: shared address 0x%x is not a multiple of %u", what, *off, al), 0;
+    return plX__fail_lanef(e, in, w, l, "%s: shared address 0x%x (%u bytes) outside the %u bytes of shared memory", what, *off, n, e->smem_size), 0;
+  if (al > 1 && *off % al) return plX__fail_lanef(e, in, w, l, "%s: shared address 0x%x is not a multiple of %u", what, *off, al), 0;
   if (*c != e->C) {                                                /* a CTA of the cluster that exited: reported */
     const char *does = !strcmp(what, "mbarrier") ? "uses the mbarrier at" : !strcmp(what, "the mbarrier") ? "completes on the mbarrier at"
                      : !strcmp(what, "the destination") ? "copies into" : "reads";
@@ -132,7 +123,7 @@ static void mb_progress(plX_emu *e, xcta *c, xmbar *m) {
 static xmbar *mb_get(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint32_t off) {
   xmbar *m = mb_find(c, off);
   if (!m || !m->valid) {
-    lane_fail(e, in, w, l, "the mbarrier at shared 0x%x of CTA (%u,%u,%u) is not initialized (no mbarrier.init%s)", off,
+    plX__fail_lanef(e, in, w, l, "the mbarrier at shared 0x%x of CTA (%u,%u,%u) is not initialized (no mbarrier.init%s)", off,
               c->ctaid[0], c->ctaid[1], c->ctaid[2], m ? " since its mbarrier.inval" : "");
     return NULL;
   }
@@ -173,7 +164,7 @@ static int mb_copy_visible(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t
     if (!(mask >> c->rank & 1)) continue;
     xmbar *m = mb_find(c, moff);
     if ((!m || !m->valid) && c != e->C)
-      return lane_fail(e, in, w, l, "completes on the mbarrier at shared 0x%x of CTA (%u,%u,%u), which that CTA has not initialized (yet): "
+      return plX__fail_lanef(e, in, w, l, "completes on the mbarrier at shared 0x%x of CTA (%u,%u,%u), which that CTA has not initialized (yet): "
                        "order the copy after its mbarrier.init (fence.mbarrier_init.release.cluster, then barrier.cluster.arrive and wait)",
                        moff, c->ctaid[0], c->ctaid[1], c->ctaid[2]);
     if (!m || !m->valid) m = mb_get(e, in, w, l, c, moff);
@@ -185,18 +176,18 @@ static int mb_copy_visible(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t
 /* count arrivals (drop: also for the phases after this one); the state before them */
 static int mb_arrive(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, xmbar *m, uint32_t count, int drop, int nocomplete,
                      uint64_t *state) {
-  if (count == 0 || count > 0xfffff) return lane_fail(e, in, w, l, "arrival count %u outside 1..2^20-1", count);
+  if (count == 0 || count > 0xfffff) return plX__fail_lanef(e, in, w, l, "arrival count %u outside 1..2^20-1", count);
   if (count > m->pending)
-    return lane_fail(e, in, w, l, "%u arrival%s at the mbarrier at shared 0x%x (initialized at line %s for %u per phase), where only %u %s pending in phase %u",
+    return plX__fail_lanef(e, in, w, l, "%u arrival%s at the mbarrier at shared 0x%x (initialized at line %s for %u per phase), where only %u %s pending in phase %u",
                      count, count == 1 ? "" : "s", m->off, line_of(e, m->pc), m->expected, m->pending, m->pending == 1 ? "is" : "are", m->phase);
   if (drop) {
-    if (count > m->expected) return lane_fail(e, in, w, l, "arrive_drop of %u below zero expected arrivals", count);
+    if (count > m->expected) return plX__fail_lanef(e, in, w, l, "arrive_drop of %u below zero expected arrivals", count);
     m->expected -= count;
   }
   if (state) *state = (uint64_t)m->phase << 32 | m->pending;
   m->pending -= count;
   if (nocomplete && m->pending == 0 && m->tx == 0)
-    return lane_fail(e, in, w, l, "a .noComplete arrival completes the phase of the mbarrier at shared 0x%x", m->off);
+    return plX__fail_lanef(e, in, w, l, "a .noComplete arrival completes the phase of the mbarrier at shared 0x%x", m->off);
   mb_progress(e, c, m);
   return 0;
 }
@@ -226,9 +217,9 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (in->sub == 0) {                                            /* init */
       xmbar *m = mb_find(c, off);
       if (m && m->valid)
-        return lane_fail(e, in, w, l, "the mbarrier at shared 0x%x is initialized twice (first at line %s) without mbarrier.inval between",
+        return plX__fail_lanef(e, in, w, l, "the mbarrier at shared 0x%x is initialized twice (first at line %s) without mbarrier.inval between",
                          off, line_of(e, m->pc));
-      if (v == 0 || v > 0xfffff) return lane_fail(e, in, w, l, "mbarrier.init count %u outside 1..2^20-1", v);
+      if (v == 0 || v > 0xfffff) return plX__fail_lanef(e, in, w, l, "mbarrier.init count %u outside 1..2^20-1", v);
       if (!m) {
         xmbar z; memset(&z, 0, sizeof z);
         z.dn = c->h.dnv.n;
@@ -465,7 +456,7 @@ static int tm_checks(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, const xt
 static int tm_read(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, xtmap *t) {
   uint8_t raw[128];
   uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
-  if (a % 64) return lane_fail(e, in, w, l, "the tensor map address 0x%llx is not 64-byte aligned", (unsigned long long)a);
+  if (a % 64) return plX__fail_lanef(e, in, w, l, "the tensor map address 0x%llx is not 64-byte aligned", (unsigned long long)a);
   xins tmp = *in; tmp.space = XS_GENERIC; tmp.cache = -1;
   for (int h = 0; h < 2; h++) {
     uint8_t *p = plX__mem(e, &tmp, XS_GENERIC, a + 64 * (uint64_t)h, 64, tid, 0);
@@ -475,7 +466,7 @@ static int tm_read(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, xtmap *t) 
   uint32_t h;
   memcpy(&h, raw + 20, 4);
   if (memcmp(raw, TM_MAGIC, 8) || h != fnv(raw + 24, 104))
-    return lane_fail(e, in, w, l, "the 128 bytes at 0x%llx are not a tensor map of this emulator (make it with dev:tensormap(array, {...}))",
+    return plX__fail_lanef(e, in, w, l, "the 128 bytes at 0x%llx are not a tensor map of this emulator (make it with dev:tensormap(array, {...}))",
                      (unsigned long long)a);
   memset(t, 0, sizeof *t);
   memcpy(&t->addr, raw + 8, 8);
@@ -513,7 +504,7 @@ static int tm_read(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, xtmap *t) 
   }
   if (!why[0] && t->mode == 1 && (t->cpp < 1 || t->cpp > 256 || t->ppc < 1 || t->ppc > 1024))
     snprintf(why, sizeof why, "%u channels per pixel, %u pixels per column", t->cpp, t->ppc);
-  if (why[0]) return lane_fail(e, in, w, l, "the tensor map at 0x%llx is not usable: %s", (unsigned long long)a, why);
+  if (why[0]) return plX__fail_lanef(e, in, w, l, "the tensor map at 0x%llx is not usable: %s", (unsigned long long)a, why);
   return tm_checks(e, in, w, l, a, t, raw);                        /* tensormap.replace: consistency, fences */
 }
 
@@ -566,9 +557,9 @@ static int tm_checks(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, const xt
     }
   }
   if (why[0]) {
-    if (img) return lane_fail(e, in, w, l, "the tensor map at 0x%llx, as the tensormap.replace of line %s left it, is not usable: %s",
+    if (img) return plX__fail_lanef(e, in, w, l, "the tensor map at 0x%llx, as the tensormap.replace of line %s left it, is not usable: %s",
                               (unsigned long long)a, line_of(e, img->pc), why);
-    return lane_fail(e, in, w, l, "the tensor map at 0x%llx is not usable: %s", (unsigned long long)a, why);
+    return plX__fail_lanef(e, in, w, l, "the tensor map at 0x%llx is not usable: %s", (unsigned long long)a, why);
   }
   if (!img || a < X_GL_BASE) return 0;                             /* unmodified, or a kernel parameter */
   plB_buf b; plB_buf_init(&b);
@@ -617,7 +608,7 @@ static int tm_acquire(plX_emu *e, const xins *in, uint64_t a, uint32_t tid) {
 static int tm_bytes(plX_emu *e, xins *in, xwarp *w, int l, int space, uint64_t a, int write, uint8_t *p[2]) {
   uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
   xins tmp = *in; tmp.cache = -1;
-  if (a % 64) return lane_fail(e, in, w, l, "the tensor map address 0x%llx is not 64-byte aligned", (unsigned long long)a);
+  if (a % 64) return plX__fail_lanef(e, in, w, l, "the tensor map address 0x%llx is not 64-byte aligned", (unsigned long long)a);
   for (int h = 0; h < 2; h++) {
     p[h] = plX__mem(e, &tmp, space, a + 64 * (uint64_t)h, 64, tid, write);
     if (!p[h]) return e->status;
@@ -645,7 +636,7 @@ static int exec_tmap(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     int space = in->space;
     if (space == XS_GENERIC && a - X_SH_BASE < X_WIN) { space = XS_SHARED; a -= X_SH_BASE; }
     else if (space == XS_GENERIC) {
-      if (a < X_GL_BASE) return lane_fail(e, in, w, l, "the generic address 0x%llx is in neither the global nor the shared window", (unsigned long long)a);
+      if (a < X_GL_BASE) return plX__fail_lanef(e, in, w, l, "the generic address 0x%llx is in neither the global nor the shared window", (unsigned long long)a);
       space = XS_GLOBAL;
     }
     uint8_t *p[2], raw[128];
@@ -656,51 +647,51 @@ static int exec_tmap(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     for (int i = 0; i < 128 && zero; i++) zero = raw[i] == 0;
     if (zero) { memcpy(raw, TM_MAGIC, 8); raw[19] = 1; }            /* an empty map: every field zero, u8 elements */
     else if (memcmp(raw, TM_MAGIC, 8) || h != fnv(raw + 24, 104))
-      return lane_fail(e, in, w, l, "the 128 bytes at %s 0x%llx are neither a tensor map of this emulator (copy one made by dev:tensormap) nor zeros",
+      return plX__fail_lanef(e, in, w, l, "the 128 bytes at %s 0x%llx are neither a tensor map of this emulator (copy one made by dev:tensormap) nor zeros",
                        space == XS_SHARED ? "shared" : "global", (unsigned long long)a);
-    if (raw[95]) return lane_fail(e, in, w, l, "tensormap.replace.tile on an im2col tensor map");
+    if (raw[95]) return plX__fail_lanef(e, in, w, l, "tensormap.replace.tile on an im2col tensor map");
     uint64_t v = in->sub <= 5 ? B[l] : in->c;
     uint32_t ord = in->c;
-    if (f == 4 && ord > 3) return lane_fail(e, in, w, l, "global_stride ordinal %u outside 0..3 (the stride of dimension ord + 1)", ord);
-    if (f >= 2 && f <= 5 && ord > 4) return lane_fail(e, in, w, l, "%s ordinal %u outside 0..4", TM_FIELD[f], ord);
+    if (f == 4 && ord > 3) return plX__fail_lanef(e, in, w, l, "global_stride ordinal %u outside 0..3 (the stride of dimension ord + 1)", ord);
+    if (f >= 2 && f <= 5 && ord > 4) return plX__fail_lanef(e, in, w, l, "%s ordinal %u outside 0..4", TM_FIELD[f], ord);
     if (f != 0 && f != 4 && f <= 5) v = (uint32_t)v;
     switch (f) {
     case 0:
-      if (v % 16) return lane_fail(e, in, w, l, "global_address 0x%llx is not a multiple of 16", (unsigned long long)v);
+      if (v % 16) return plX__fail_lanef(e, in, w, l, "global_address 0x%llx is not a multiple of 16", (unsigned long long)v);
       memcpy(raw + 8, &v, 8); break;
     case 1:
-      if (v > 4) return lane_fail(e, in, w, l, "rank value %llu outside 0..4 (the field holds the rank minus one)", (unsigned long long)v);
+      if (v > 4) return plX__fail_lanef(e, in, w, l, "rank value %llu outside 0..4 (the field holds the rank minus one)", (unsigned long long)v);
       raw[16] = (uint8_t)(v + 1); break;
     case 2: {
-      if (v == 0 || v > 256) return lane_fail(e, in, w, l, "box_dim %u = %llu outside 1..256", ord, (unsigned long long)v);
+      if (v == 0 || v > 256) return plX__fail_lanef(e, in, w, l, "box_dim %u = %llu outside 1..256", ord, (unsigned long long)v);
       uint16_t b16 = (uint16_t)v; memcpy(raw + 80 + 2 * ord, &b16, 2); break;
     }
     case 3: {
-      if (v == 0) return lane_fail(e, in, w, l, "global_dim %u = 0 (a dimension has 1..2^32 elements)", ord);
+      if (v == 0) return plX__fail_lanef(e, in, w, l, "global_dim %u = 0 (a dimension has 1..2^32 elements)", ord);
       uint32_t d32 = (uint32_t)(v - 1); memcpy(raw + 24 + 4 * ord, &d32, 4); break;
     }
     case 4:
-      if (v % 16 || v >= ((uint64_t)1 << 40)) return lane_fail(e, in, w, l, "global_stride %u = %llu is not a multiple of 16 below 2^40", ord, (unsigned long long)v);
+      if (v % 16 || v >= ((uint64_t)1 << 40)) return plX__fail_lanef(e, in, w, l, "global_stride %u = %llu is not a multiple of 16 below 2^40", ord, (unsigned long long)v);
       memcpy(raw + 48 + 8 * ord, &v, 8); break;
     case 5:
-      if (v == 0 || v > 8) return lane_fail(e, in, w, l, "element_stride %u = %llu outside 1..8", ord, (unsigned long long)v);
+      if (v == 0 || v > 8) return plX__fail_lanef(e, in, w, l, "element_stride %u = %llu outside 1..8", ord, (unsigned long long)v);
       raw[90 + ord] = (uint8_t)v; break;
     case 6:
-      if (v >= 13 && v <= 15) return lane_fail(e, in, w, l, "elemtype %llu (a packed sub-byte type) is not emulated", (unsigned long long)v);
-      if (v > 12) return lane_fail(e, in, w, l, "elemtype %llu outside 0..15", (unsigned long long)v);
+      if (v >= 13 && v <= 15) return plX__fail_lanef(e, in, w, l, "elemtype %llu (a packed sub-byte type) is not emulated", (unsigned long long)v);
+      if (v > 12) return plX__fail_lanef(e, in, w, l, "elemtype %llu outside 0..15", (unsigned long long)v);
       raw[17] = (uint8_t)v; raw[19] = (uint8_t)tm_esize((int)v); break;
     case 7:
-      if (v > 2) return lane_fail(e, in, w, l, "interleave_layout %llu outside 0..2", (unsigned long long)v);
+      if (v > 2) return plX__fail_lanef(e, in, w, l, "interleave_layout %llu outside 0..2", (unsigned long long)v);
       raw[96] = (uint8_t)v; break;
     case 8:
-      if (v == 4) return lane_fail(e, in, w, l, "swizzle_mode 4 (96B) needs sm_100a or later");
-      if (v > 4) return lane_fail(e, in, w, l, "swizzle_mode %llu outside 0..4", (unsigned long long)v);
+      if (v == 4) return plX__fail_lanef(e, in, w, l, "swizzle_mode 4 (96B) needs sm_100a or later");
+      if (v > 4) return plX__fail_lanef(e, in, w, l, "swizzle_mode %llu outside 0..4", (unsigned long long)v);
       raw[18] = (uint8_t)v; break;
     case 9:
-      if (v > 3) return lane_fail(e, in, w, l, "swizzle_atomicity %llu outside 0..3", (unsigned long long)v);
+      if (v > 3) return plX__fail_lanef(e, in, w, l, "swizzle_atomicity %llu outside 0..3", (unsigned long long)v);
       raw[99] = (uint8_t)v; break;
     default:
-      if (v > 1) return lane_fail(e, in, w, l, "fill_mode %llu outside 0..1", (unsigned long long)v);
+      if (v > 1) return plX__fail_lanef(e, in, w, l, "fill_mode %llu outside 0..1", (unsigned long long)v);
       raw[98] = (uint8_t)v; break;
     }
     h = fnv(raw + 24, 104);
@@ -1008,7 +999,7 @@ static int proxy_read(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint
       return e->status;
     }
     if (want_sw >= 0 && h->psw[i] && h->psw[i] - 1 != want_sw)
-      return lane_fail(e, in, w, l, "%s reads shared byte 0x%x through a descriptor declaring swizzle %s, but a TMA load wrote it with swizzle %s",
+      return plX__fail_lanef(e, in, w, l, "%s reads shared byte 0x%x through a descriptor declaring swizzle %s, but a TMA load wrote it with swizzle %s",
                        what, i, plB_sm_swizzle_name(want_sw), plB_sm_swizzle_name(h->psw[i] - 1));
   }
   return 0;
@@ -1237,15 +1228,15 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     xtmap t;
     if (tm_read(e, in, w, l, S(vs[0])[l], &t)) return e->status;
     if (t.mode != i2c)
-      return lane_fail(e, in, w, l, i2c ? "an im2col copy through a tile-mode tensor map (make one with dev:tensormap(array, { mode = \"im2col\", ... }))"
+      return plX__fail_lanef(e, in, w, l, i2c ? "an im2col copy through a tile-mode tensor map (make one with dev:tensormap(array, { mode = \"im2col\", ... }))"
                                         : "a tile-mode copy through an im2col tensor map (it takes the .im2col forms)");
-    if (t.rank != dims) return lane_fail(e, in, w, l, "a %dd copy through a tensor map of rank %d", dims, t.rank);
+    if (t.rank != dims) return plX__fail_lanef(e, in, w, l, "a %dd copy through a tensor map of rank %d", dims, t.rank);
     int64_t c0[5], ioff[3] = {0, 0, 0};
     for (int i = 0; i < dims; i++) c0[i] = (int32_t)S(vs[1 + i])[l];
     if (i2c && (in->sub == 0 || in->sub == 3))                     /* the im2col offsets: signed 16-bit */
       for (int i = 0; i < dims - 2; i++) ioff[i] = (int16_t)S(vs[1 + dims + i])[l];
     if (in->sub == 3) continue;                                    /* prefetch: checked, no effect */
-    if (in->sub == 2 && !red_ok(in->sub2, t.dtype)) return lane_fail(e, in, w, l, "this reduction is not defined for the tensor map's element type");
+    if (in->sub == 2 && !red_ok(in->sub2, t.dtype)) return plX__fail_lanef(e, in, w, l, "this reduction is not defined for the tensor map's element type");
     uint32_t cnt[5] = {1, 1, 1, 1, 1}, total = 1;
     if (i2c) total = t.cpp * t.ppc;                                /* ppc pixels of cpp channels each */
     else for (int i = 0; i < dims; i++) { cnt[i] = (t.box[i] + t.es[i] - 1) / t.es[i]; total *= cnt[i]; }
@@ -1306,7 +1297,7 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
         if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 5)) { free(data); free(valid); return e->status; }
         memcpy(data + so, gp, (size_t)t.esize);
       }
-      else if (gb->ro) return lane_fail(e, in, w, l, "a TMA store into constant memory");
+      else if (gb->ro) return plX__fail_lanef(e, in, w, l, "a TMA store into constant memory");
       else if (in->sub == 1) {
         if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 3)) return e->status;
         memcpy(gp, c->smem + off + so, (size_t)t.esize);
@@ -1326,11 +1317,11 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     uint32_t mask = 1u << c->rank;
     if (in->fl & XF_CLUSTER) {
       mask = (uint32_t)S(in->c)[l] & 0xffffu;
-      if (!mask || (mask >> e->H.ncl)) { free(data); free(valid); return lane_fail(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u", mask, e->H.ncl); }
+      if (!mask || (mask >> e->H.ncl)) { free(data); free(valid); return plX__fail_lanef(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u", mask, e->H.ncl); }
     }
     xcta *mc; uint32_t moff;
     if (!smem_at(e, in, w, l, mbar_addr(in, w, l), XS_SHARED, 1, 8, 8, &mc, &moff, "the mbarrier")) { free(data); free(valid); return e->status; }
-    if (mc != c) { free(data); free(valid); return lane_fail(e, in, w, l, "the mbarrier is in another CTA than the destination"); }
+    if (mc != c) { free(data); free(valid); return plX__fail_lanef(e, in, w, l, "the mbarrier is in another CTA than the destination"); }
     if (mb_copy_visible(e, in, w, l, mask, moff)) { free(data); free(valid); return e->status; }
     if (e->nregions) {                                             /* inside the tile it lands in */
       uint32_t wn = span;
@@ -1367,11 +1358,11 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   LANES(em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
     uint32_t n = (uint32_t)SZ[l];
-    if (n == 0 || n % 16) return lane_fail(e, in, w, l, "the size %u is not a positive multiple of 16", n);
+    if (n == 0 || n % 16) return plX__fail_lanef(e, in, w, l, "the size %u is not a positive multiple of 16", n);
     uint64_t src = src_addr(in, w, l);
     xins tmp = *in; tmp.space = XS_GLOBAL; tmp.cache = -1;
     if (in->sub == 4) {                                            /* prefetch: bounds only (it reads nothing a thread sees) */
-      if (src % 16) return lane_fail(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)src);
+      if (src % 16) return plX__fail_lanef(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)src);
       if (!plX__mem(e, &tmp, XS_GLOBAL, src, 1, tid, 4) || !plX__mem(e, &tmp, XS_GLOBAL, src + n - 1, 1, tid, 4)) return e->status;
       continue;
     }
@@ -1380,10 +1371,10 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (!smem_at(e, in, w, l, src, XS_SHARED, 0, n, 16, &c, &off, "the source")) return e->status;
       if (source_read(e, in, w, l, c, off, n)) return e->status;
       uint64_t dst = addr_of(in, w, l);
-      if (dst % 16) return lane_fail(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)dst);
+      if (dst % 16) return plX__fail_lanef(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)dst);
       uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, dst, 1, tid, 3), *gl = gp ? plX__mem(e, &tmp, XS_GLOBAL, dst + n - 1, 1, tid, 3) : NULL;
       if (!gl) return e->status;
-      if (!one_buffer(e, dst, n)) return lane_fail(e, in, w, l, "the %u bytes at global 0x%llx run past the end of their buffer", n, (unsigned long long)dst);
+      if (!one_buffer(e, dst, n)) return plX__fail_lanef(e, in, w, l, "the %u bytes at global 0x%llx run past the end of their buffer", n, (unsigned long long)dst);
       if (bst_push(e, in, tid, off, off + n, dst, dst + n)) return e->status;
       if (in->sub == 2) {
         xbuf *gb = plX__find(e->mem, dst, &tmp.cache);
@@ -1392,7 +1383,7 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
         continue;
       }
       int es = tb(in->t) / 8;
-      if (es < 1 || n % (uint32_t)es) return lane_fail(e, in, w, l, "the size is not a whole number of elements");
+      if (es < 1 || n % (uint32_t)es) return plX__fail_lanef(e, in, w, l, "the size is not a whole number of elements");
       if (e->gsync) {                                              /* a reduction: an atomic per element (races check) */
         xbuf *gb = plX__find(e->mem, dst, &tmp.cache);
         if (plX__global_access(e, in, gb, dst - gb->addr, n, tid, 2)) return e->status;
@@ -1410,10 +1401,10 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     uint8_t *data = malloc(n);
     if (!data) return plX__fail(e, in->stmt, "out of memory");
     if (in->sub == 0) {                                            /* global -> shared::cluster */
-      if (src % 16) { free(data); return lane_fail(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)src); }
+      if (src % 16) { free(data); return plX__fail_lanef(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)src); }
       uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, src, 1, tid, 4), *gl = gp ? plX__mem(e, &tmp, XS_GLOBAL, src + n - 1, 1, tid, 4) : NULL;
       if (!gl) { free(data); return e->status; }
-      if (!one_buffer(e, src, n)) { free(data); return lane_fail(e, in, w, l, "the %u bytes at global 0x%llx run past the end of their buffer", n, (unsigned long long)src); }
+      if (!one_buffer(e, src, n)) { free(data); return plX__fail_lanef(e, in, w, l, "the %u bytes at global 0x%llx run past the end of their buffer", n, (unsigned long long)src); }
       if (e->gsync) {                                              /* its bytes: plain reads by the issuing thread */
         xbuf *gb = plX__find(e->mem, src, &tmp.cache);
         if (plX__global_access(e, in, gb, src - gb->addr, n, tid, 5)) { free(data); return e->status; }
@@ -1429,11 +1420,11 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (!smem_at(e, in, w, l, addr_of(in, w, l), XS_SHARED, 1, n, 16, &dc, &doff, "the destination")) { free(data); return e->status; }
     xcta *mc; uint32_t moff;
     if (!smem_at(e, in, w, l, mbar_addr(in, w, l), XS_SHARED, 1, 8, 8, &mc, &moff, "the mbarrier")) { free(data); return e->status; }
-    if (mc != dc) { free(data); return lane_fail(e, in, w, l, "the mbarrier is in another CTA than the destination"); }
+    if (mc != dc) { free(data); return plX__fail_lanef(e, in, w, l, "the mbarrier is in another CTA than the destination"); }
     uint32_t mask = 1u << dc->rank;
     if (in->fl & XF_CLUSTER) {
       mask = (uint32_t)S(in->c)[l] & 0xffffu;
-      if (!mask || (mask >> e->H.ncl)) { free(data); return lane_fail(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u", mask, e->H.ncl); }
+      if (!mask || (mask >> e->H.ncl)) { free(data); return plX__fail_lanef(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u", mask, e->H.ncl); }
     }
     if (mb_copy_visible(e, in, w, l, mask, moff)) { free(data); return e->status; }
     if (e->nregions) {                                             /* inside the allocation */
@@ -1558,13 +1549,13 @@ static int sp_place(plX_emu *e, xins *in, xwarp *w, int at, int K, uint8_t kx[16
       uint32_t nib = (uint32_t)(M[lane] >> bit) & 15;
       if (tf) {
         if (nib != 4 && nib != 14)
-          return lane_fail(e, in, w, lane, "sparsity metadata 0x%x (bits %d-%d) for row %d, columns %d-%d of A: a tf32 chunk's "
+          return plX__fail_lanef(e, in, w, lane, "sparsity metadata 0x%x (bits %d-%d) for row %d, columns %d-%d of A: a tf32 chunk's "
                            "index is 0b0100 or 0b1110 (other values are undefined)", nib, bit + 3, bit, 16 * (w->idx % 4) + r, 2 * q, 2 * q + 1);
         kx[r][q] = (uint8_t)(2 * q + (nib == 14));
       } else {
         uint32_t i0 = nib & 3, i1 = nib >> 2;
         if (i0 == i1)
-          return lane_fail(e, in, w, lane, "sparsity metadata 0x%x (bits %d-%d) for row %d, columns %d-%d of A: both stored values "
+          return plX__fail_lanef(e, in, w, lane, "sparsity metadata 0x%x (bits %d-%d) for row %d, columns %d-%d of A: both stored values "
                            "at position %u (0b0000, 0b0101, 0b1010, 0b1111 are undefined)", nib, bit + 3, bit, 16 * (w->idx % 4) + r,
                            4 * q, 4 * q + 3, i0);
         kx[r][2 * q] = (uint8_t)(4 * q + (int)i0); kx[r][2 * q + 1] = (uint8_t)(4 * q + (int)i1);
@@ -1814,14 +1805,14 @@ static int exec_mapa(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     uint64_t a = A[l];
     if (in->t == PLT_U32 || in->abits == 32) a = (uint32_t)a;
     if (gen) {
-      if (a - X_SH_BASE >= X_WIN) return lane_fail(e, in, w, l, "generic address 0x%llx is not in the shared window", (unsigned long long)a);
+      if (a - X_SH_BASE >= X_WIN) return plX__fail_lanef(e, in, w, l, "generic address 0x%llx is not in the shared window", (unsigned long long)a);
       a -= X_SH_BASE;
     }
     xcta *c; uint32_t off;
-    if (!plX__hop_smem(e, a, &c, &off)) return lane_fail(e, in, w, l, "shared address 0x%llx names no CTA of the cluster", (unsigned long long)a);
+    if (!plX__hop_smem(e, a, &c, &off)) return plX__fail_lanef(e, in, w, l, "shared address 0x%llx names no CTA of the cluster", (unsigned long long)a);
     if (in->op == X_GETRANK) { D[l] = c->rank; continue; }
     uint32_t r = (uint32_t)B[l];
-    if (r >= e->H.ncl) return lane_fail(e, in, w, l, "CTA rank %u is outside the cluster of %u", r, e->H.ncl);
+    if (r >= e->H.ncl) return plX__fail_lanef(e, in, w, l, "CTA rank %u is outside the cluster of %u", r, e->H.ncl);
     uint64_t v = (uint64_t)(r + 1) << X_DSM_SHIFT | off;
     D[l] = gen ? X_SH_BASE + v : v;
   });

@@ -404,3 +404,23 @@ uint64_t plX__atom_op(const xins *in, uint64_t old, uint64_t b, uint64_t c) {
   return old;
 }
 
+
+/* ---- element functions ----------------------------------------------------------------------- */
+/* the operations that isa_ops.h gives an element function E_<name>: d = E(in, a, b, c) per lane.
+** Adding one is a row of isa_ops.h, the op in the forms' rows of the ISA table, and the function */
+
+/* add.u16x2, add.s16x2: two 16-bit halves, each wrapping (signed or not, the bits are the same) */
+static uint64_t E_add16x2(const xins *in, uint64_t a, uint64_t b, uint64_t c) {
+  (void)in; (void)c;
+  uint32_t lo = (uint32_t)(a + b) & 0xffffu;
+  uint32_t hi = (uint32_t)((a >> 16) + (b >> 16)) & 0xffffu;
+  return lo | hi << 16;
+}
+
+#define E__ NULL
+const plX_elem_fn plX__elem[X__COUNT] = {
+#define PL_OP(name, dec, arity, elem) E_##elem,
+#include "isa_ops.h"
+#undef PL_OP
+};
+#undef E__

@@ -11,28 +11,6 @@
 
 static void who(plX_emu *e, plB_buf *b, xwarp *w, int lane) { plX__who(e, b, e->C->ctaid, (uint32_t)w->idx * 32 + (uint32_t)lane); }
 
-int plX__fail_lane(plX_emu *e, const xins *in, xwarp *w, int lane, const char *msg) {
-  plB_buf b; plB_buf_init(&b);
-  plB_buf_printf(&b, "%s: ", plX__opname(e, in->stmt));
-  plB_buf_puts(&b, msg);
-  plB_buf_puts(&b, " (");
-  who(e, &b, w, lane);
-  plB_buf_puts(&b, ")");
-  plX__fail(e, in->stmt, "%s", plB_buf_cstr(&b));
-  plB_buf_free(&b);
-  return e->status;
-}
-
-int plX__fail_warp(plX_emu *e, const xins *in, xwarp *w, const char *msg, uint32_t lanes) {
-  plB_buf b; plB_buf_init(&b);
-  plB_buf_printf(&b, "%s in warp %d of CTA (%u,%u,%u): %s", plX__opname(e, in->stmt), w->idx,
-                 e->C->ctaid[0], e->C->ctaid[1], e->C->ctaid[2], msg);
-  if (lanes) plB_buf_printf(&b, " (lanes 0x%08x)", lanes);          /* 0: the warp as a whole */
-  plX__fail(e, in->stmt, "%s", plB_buf_cstr(&b));
-  plB_buf_free(&b);
-  return e->status;
-}
-
 /* ---- the opt-in register check and the trace ---------------------------------------------------- */
 static int check_reads(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
   const uint32_t *c = e->xf.chk + in->chk;

@@ -8,7 +8,7 @@
 
 /* ---- the table ---------------------------------------------------------------------------- */
 typedef struct { const char *name, *alts; } set_def;
-typedef struct { const char *pat, *ops; uint16_t ptx, sm; uint16_t flags; } form_def;
+typedef struct { const char *pat, *ops; uint16_t ptx, sm; uint16_t flags; uint16_t op; } form_def;
 typedef struct { const char *base, *tok; uint16_t ptx, sm; } mod_def;
 typedef struct { const char *name; uint8_t type; uint16_t ptx, sm; const char *parts; } sreg_def;
 
@@ -16,7 +16,7 @@ static const set_def SETS[] = {
 #define PL_SET(name, alts) {#name, alts},
 #define PL_MOD(b, tok, v, s)
 #define PL_SREG(n, t, v, s, x)
-#define PL_FORM(p, o, v, s, f)
+#define PL_FORM(p, o, v, s, f, op)
 #define PL_NAME(p, n)
 #define PL_ORDER(c, t)
 #define PL_ROLES(p, o, r)
@@ -33,7 +33,7 @@ static const mod_def MODS[] = {
 #define PL_SET(name, alts)
 #define PL_MOD(b, tok, v, s) {b, tok, v, s},
 #define PL_SREG(n, t, v, s, x)
-#define PL_FORM(p, o, v, s, f)
+#define PL_FORM(p, o, v, s, f, op)
 #define PL_NAME(p, n)
 #define PL_ORDER(c, t)
 #define PL_ROLES(p, o, r)
@@ -50,7 +50,7 @@ static const sreg_def SREGS[] = {
 #define PL_SET(name, alts)
 #define PL_MOD(b, tok, v, s)
 #define PL_SREG(n, t, v, s, x) {n, PLT_##t, v, s, x},
-#define PL_FORM(p, o, v, s, f)
+#define PL_FORM(p, o, v, s, f, op)
 #define PL_NAME(p, n)
 #define PL_ORDER(c, t)
 #define PL_ROLES(p, o, r)
@@ -67,7 +67,7 @@ static const form_def FORMS[] = {
 #define PL_SET(name, alts)
 #define PL_MOD(b, tok, v, s)
 #define PL_SREG(n, t, v, s, x)
-#define PL_FORM(p, o, v, s, f) {p, o, v, s, f},
+#define PL_FORM(p, o, v, s, f, op) {p, o, v, s, f, PLA_OP_##op},
 #define PL_NAME(p, n)
 #define PL_ORDER(c, t)
 #define PL_ROLES(p, o, r)
@@ -88,7 +88,7 @@ typedef struct { const char *prefix, *ops, *roles; } roles_def;
 #define PL_SET(name, alts)
 #define PL_MOD(b, tok, v, s)
 #define PL_SREG(n, t, v, s, x)
-#define PL_FORM(p, o, v, s, f)
+#define PL_FORM(p, o, v, s, f, op)
 #define PL_ORDER(c, t)
 #define PL_ROLES(p, o, r)
 static const name_def NAMES[] = {
@@ -1014,7 +1014,10 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plB_buf *err) {
   r->ptx_min = FORMS[fi].ptx > mptx ? FORMS[fi].ptx : mptx;
   r->sm_min = FORMS[fi].sm > msm ? FORMS[fi].sm : msm;
   r->flags = FORMS[fi].flags;
+  r->op = FORMS[fi].op;
   r->pattern = FORMS[fi].pat; r->operands = FORMS[fi].ops;
+  for (int i = 0; i < nt; i++) r->mods[i] = c->toks.str[canon[i]];   /* the form's order */
+  r->nmods = (uint8_t)nt;
   for (int i = 0; i < nt && !r->space2; i++) {  /* the state spaces the opcode names, if any */
     const char *ts = c->toks.str[tok[i]];
     size_t tl = strcspn(ts, ":");

@@ -45,7 +45,17 @@ enum {
                        ** (immediates, which variable an address names), not only at kinds and types */
 };
 
+/* the operation a form performs (isa_ops.h; the table's last column): what the emulator runs */
+enum {
+#define PL_OP(name, dec, arity, elem) PLA_OP_##name,
+#include "isa_ops.h"
+#undef PL_OP
+  PLA_OP__COUNT,
+  PLA_OP__ = PLA_OP_UNSUP  /* the table's _: a form the emulator does not run */
+};
+
 #define PLA_MAXOPS 16
+#define PLA_MAXMODS 24     /* modifiers of an opcode text (the matcher's limit) */
 #define PLA_MAXALT 6
 
 typedef struct plA_opspec {
@@ -78,6 +88,9 @@ typedef struct plA_res {
   uint16_t ptx_min, sm_min;
   uint16_t flags;
   uint32_t canon;         /* the opcode id of the text with its modifiers in the form's order */
+  uint16_t op;            /* PLA_OP_*: the form's operation (the table's last column) */
+  uint8_t nmods;          /* the modifiers (types too), without the '.', in the form's order: */
+  const char *mods[PLA_MAXMODS];  /* the table's own strings, alive with the context */
   uint8_t space;          /* PLA_SP_*: the state space the opcode names */
   uint8_t space2;         /* PLA_SP_*: the second one it names (cp.async.shared.global: .global) */
   uint8_t nops, nopt;     /* operand count, of which optional (the last ones are left out first) */

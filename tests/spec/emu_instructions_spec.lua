@@ -197,6 +197,24 @@ local function h2bits(ptx, t, u)
   return r
 end
 
+describe("emulator: packed 16-bit integers", function()
+  it("adds add.u16x2 and add.s16x2 half by half, each half wrapping", function()
+    local r = per_thread("u32", function(ptx, tid)
+      local a, b = ptx.reg.b32(), ptx.reg.b32()
+      ptx.add.u32(a, tid, ptx.u32(0xffff0001))  -- halves 0xffff and 1 + tid
+      ptx.mov.b32(b, ptx.b32(0x8001ffff))       -- halves 0x8001 and 0xffff
+      local u, s = ptx.reg.b32(), ptx.reg.b32()
+      ptx.op "add.u16x2" (u, a, b)
+      ptx.op "add.s16x2" (s, b, a)
+      return { u, s }
+    end, { target = "sm_90" })
+    for i = 1, 32 do
+      local want = 0x80000000 + (i - 1)         -- hi: 0xffff + 0x8001 wraps to 0x8000; lo: tid
+      assert.are.same({ want, want }, r[i], "thread " .. (i - 1))
+    end
+  end)
+end)
+
 describe("emulator: f32 and f64", function()
   it("rounds add, fma, div and sqrt in each mode", function()
     local r = one("u32", function(ptx)
