@@ -377,7 +377,7 @@ static plI_syminfo *sym_slot(struct plI_symidx *x, uint32_t name, int add) {
   plI_syminfo *e = &x->info[x->n++];
   memset(e, 0, sizeof *e);
   e->name = name;
-  e->param_fn = e->fdef0 = -1;
+  e->param_fn = e->fdef0 = e->flast = -1;
   x->slots[i] = x->n;
   return e;
 }
@@ -402,6 +402,7 @@ static int sym_build(plI_module *m) {
     const plI_func *fn = &m->funcs.p[f];
     plI_syminfo *fe = sym_slot(x, fn->name, 1);
     fe->func = 1;
+    fe->flast = (int32_t)f;
     if (!fn->declared_only && fe->fdef0 < 0) fe->fdef0 = (int32_t)f;
     for (uint32_t i = 0; i < fn->params.n; i++) {
       plI_syminfo *e = sym_slot(x, fn->params.p[i].name, 1);

@@ -146,6 +146,7 @@ typedef struct plI_syminfo {
   uint8_t func;      /* 1: a function's name */
   int32_t fdef0;     /* the first function of this name with a body (not only declared), -1 none */
   int32_t param_fn;  /* the last function with an input parameter of this name, -1 none */
+  int32_t flast;     /* the last function of this name (a definition or a declaration), -1 none */
 } plI_syminfo;
 /* the declarations named `name` in m (NULL: none): an index made once for the module as it is, and
 ** again only after declarations were added (linear in the module, whatever the number of lookups) */
