@@ -416,20 +416,28 @@ static void opcode_lua(plU_buf *o, const char *op, uint32_t n) {
 /* ---- one statement -------------------------------------------------------------------------- */
 
 /* the (opcode, operand signature) pairs found legal: a set of keys (open addressing); add: put key in */
+/* the slot of a 64-bit key in a table of cap (a power of two) slots: the key's bits mixed first
+** (FNV keys differ in few of their bits; probing unmixed ones runs along long clusters) */
+static uint32_t slot64(uint64_t k, uint32_t cap) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  return (uint32_t)k & (cap - 1);
+}
 static int sig_known(G *g, uint64_t key, int add) {
   if (add && 2 * (g->nsig + 1) > g->sigcap) {
     uint32_t nc = g->sigcap ? 2 * g->sigcap : 1024;
     uint64_t *t = calloc(nc, sizeof *t);
     if (!t) return 0;
     for (uint32_t i = 0; i < g->sigcap; i++) if (g->sigset[i]) {
-      uint32_t h = (uint32_t)(g->sigset[i] >> 29) & (nc - 1);
+      uint32_t h = slot64(g->sigset[i], nc);
       while (t[h]) h = (h + 1) & (nc - 1);
       t[h] = g->sigset[i];
     }
     free(g->sigset); g->sigset = t; g->sigcap = nc;
   }
   if (!g->sigcap) return 0;
-  uint32_t h = (uint32_t)(key >> 29) & (g->sigcap - 1);
+  uint32_t h = slot64(key, g->sigcap);
   while (g->sigset[h]) { if (g->sigset[h] == key) return 1; h = (h + 1) & (g->sigcap - 1); }
   if (add) { g->sigset[h] = key; g->nsig++; }
   return 0;
@@ -1271,13 +1279,13 @@ static int shape_new(G *g, uint64_t key) {
     uint64_t *t = calloc(nc, sizeof *t);
     if (!t) return 1;   /* no memory for the set: every call is checked */
     for (uint32_t i = 0; i < g->seencap; i++) if (g->seen[i]) {
-      uint32_t h = (uint32_t)(g->seen[i] >> 32 ^ g->seen[i]) & (nc - 1);
+      uint32_t h = slot64(g->seen[i], nc);
       while (t[h]) h = (h + 1) & (nc - 1);
       t[h] = g->seen[i];
     }
     free(g->seen); g->seen = t; g->seencap = nc;
   }
-  uint32_t h = (uint32_t)(key >> 32 ^ key) & (g->seencap - 1);
+  uint32_t h = slot64(key, g->seencap);
   while (g->seen[h]) { if (g->seen[h] == key) return 0; h = (h + 1) & (g->seencap - 1); }
   g->seen[h] = key; g->nseen++;
   return 1;
@@ -1285,7 +1293,7 @@ static int shape_new(G *g, uint64_t key) {
 /* why every call of this shape is kept as written, or NULL (a set of G.kshape's indices + 1) */
 static const char *shape_kept(G *g, uint64_t key) {
   if (!g->kscap) return NULL;
-  for (uint32_t h = (uint32_t)(key >> 32 ^ key) & (g->kscap - 1); g->kset[h]; h = (h + 1) & (g->kscap - 1))
+  for (uint32_t h = slot64(key, g->kscap); g->kset[h]; h = (h + 1) & (g->kscap - 1))
     if (g->kshape.p[g->kset[h] - 1].key == key) return g->kshape.p[g->kset[h] - 1].why;
   return NULL;
 }
@@ -1299,14 +1307,14 @@ static int kshape_add(G *g, uint64_t key, char *why) {
     if (!t) { free(why); return 0; }
     for (uint32_t i = 0; i < g->kshape.n; i++) {
       uint64_t k = g->kshape.p[i].key;
-      uint32_t h = (uint32_t)(k >> 32 ^ k) & (nc - 1);
+      uint32_t h = slot64(k, nc);
       while (t[h]) h = (h + 1) & (nc - 1);
       t[h] = i + 1;
     }
     free(g->kset); g->kset = t; g->kscap = nc;
   }
   if (!plU_vec_push(g->kshape, ks)) { free(why); return 0; }
-  uint32_t h = (uint32_t)(key >> 32 ^ key) & (g->kscap - 1);
+  uint32_t h = slot64(key, g->kscap);
   while (g->kset[h]) h = (h + 1) & (g->kscap - 1);
   g->kset[h] = g->kshape.n;
   return 1;

@@ -30,20 +30,19 @@ S.indent = core.sugar_indent
 S.gap = core.sugar_gap
 local MARK = core.sugar_mark
 
--- a register array indexed as PTX numbers it: r[5] is %r5. A plain table holding every register
--- (the script's operands are table reads, no metamethod); an index outside the array is an error
--- at the script's line
-local OUTSIDE = {}
-OUTSIDE.__index = function(v, k)
-  if type(k) == "number" then
-    P.error("register %%%s%d is outside %%%s<%d>", rawget(v, "_n"), k, rawget(v, "_n"), rawget(v, "_c"))
-  end
-  return nil
-end
-local function view(a, name)
-  local v = { _n = name, _c = #a }
-  for i = 1, #a do v[i - 1] = a[i] end
-  return setmetatable(v, OUTSIDE)
+-- a register array indexed as PTX numbers it: r[5] is %r5. Each register is made when the script
+-- first reads it and kept in the table (later reads are plain table reads, no metamethod): a file
+-- declares %r<100000> and uses a few of them. An index outside the array is an error at the
+-- script's line
+local function view(make, name, n)
+  local v = { _n = name, _c = n }
+  return setmetatable(v, { __index = function(v, k)
+    if type(k) ~= "number" then return nil end
+    if k < 0 or k >= n or k % 1 ~= 0 then P.error("register %%%s%s is outside %%%s<%d>", name, tostring(k), name, n) end
+    local r = make(k)
+    rawset(v, k, r)
+    return r
+  end })
 end
 
 local DECLTYPE = { bf16 = "b16", bf16x2 = "b32", f16x2 = "b32" }
@@ -57,9 +56,9 @@ end
 -- when the printer's differs (`.reg .b32 %r<5>;`), with any comment before it. name may be
 -- { "name", bare = true } for a name without '%' (inline asm's scoped `.reg .b32 t<2>;`).
 function S.regs(t, n, name, text)
-  local a = P._declare(t, name, n)
+  local make = P._declare_lazy(t, name, n)
   MARK("decl", text or decl_text(t, name, n))
-  return view(a, type(name) == "table" and name[1] or name)
+  return view(make, type(name) == "table" and name[1] or name, n)
 end
 -- sugar.reg(T, name [, text]): the scalar register %name (or name, { "name", bare = true })
 function S.reg(t, name, text)
