@@ -8,7 +8,6 @@
 #include "print.h"
 #include "isa.h"
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
@@ -2097,7 +2096,6 @@ static uint32_t func_at(const G *g, uint32_t line) {
 ** whole, and one on no function's lines gives up at once: a failure that is no statement's
 ** costs one round, not one per function */
 static int on_fail(G *g, uint32_t ei, const char *e, uint32_t mline, const char *mmsg, const char *chunk) {
-  if (getenv("PTXLUA_SUGAR_DEBUG")) fprintf(stderr, "on_fail ei=%u e=%.300s mline=%u msg=%s\n", ei, e ? e : "-", mline, mmsg ? mmsg : "-");
   uint32_t fi = 0, si = 0;
   int part = -1;
   uint64_t shape = 0;
@@ -2189,17 +2187,13 @@ int plR_to_sugar(const plI_module *m, const char *path, const char *name, const 
   for (int round = 0;; round++) {
     out->n = 0; notes->n = 0;
     g.b = out;
-    clock_t t0 = clock();
     rc = write_script(&g, path, base, name);
     if (rc || !RUN) break;
     ptx.n = 0; err.n = 0;
-    clock_t t1 = clock();
     /* the check: the check script's calls (the first of each shape, in each function's structure)
     ** must trace as the file's statements print; what does not is kept as written next round.
     ** Every function's first failure is taken in the same round */
-    if (getenv("PTXLUA_SUGAR_DUMP")) { FILE *df = fopen(getenv("PTXLUA_SUGAR_DUMP"), "wb"); if (df) { fwrite(g.cb.p, 1, g.cb.n, df); fclose(df); } }
     int bad = RUN(chunk, g.cb.p ? g.cb.p : "", g.cb.n, &ptx, &err);
-    if (getenv("PTXLUA_SUGAR_DEBUG")) fprintf(stderr, "round %d: write %.3f s, check %.3f s (script %zu, check %zu bytes)\n", round, (double)(t1 - t0) / CLOCKS_PER_SEC, (double)(clock() - t1) / CLOCKS_PER_SEC, out->n, g.cb.n);
     uint32_t changed = 0;
     if (bad) {   /* the script did not run (its main chunk failed): one error, maybe no function's */
       int r = on_fail(&g, UINT32_MAX, plU_buf_cstr(&err), 0, NULL, chunk);
