@@ -623,6 +623,16 @@ function P._declare(t, name, n)
   for i = 1, n do arr[i] = newreg(t, first + i - 1) end
   return arr
 end
+-- the range %name<n> whose registers are made as they are first used: returns make(i), register
+-- i (0-based; call it once per i and keep the result) -- a declared %r<100000> costs what it uses
+function P._declare_lazy(t, name, n)
+  if not TYPES[t] then perr("unknown register type '%s'", tostring(t)) end
+  local m = MOD or need_trace()
+  local nm, bare = reg_name(name, "sugar.", t)
+  if not nm then perr("register name must be a string") end
+  local d = m:reg_lazy(t, nm, n, bare)
+  return function(i) return newreg(t, m:reg_elem(t, d, i)) end
+end
 
 -- typed constants: ptx.f32(1.5) -> a new .f32 register, mov.f32 %f1, 0f3FC00000
 for t in pairs(TYPES) do

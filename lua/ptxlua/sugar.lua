@@ -30,20 +30,19 @@ S.indent = core.sugar_indent
 S.gap = core.sugar_gap
 local MARK = core.sugar_mark
 
--- a register array indexed as PTX numbers it: r[5] is %r5. A plain table holding every register
--- (the script's operands are table reads, no metamethod); an index outside the array is an error
--- at the script's line
-local OUTSIDE = {}
-OUTSIDE.__index = function(v, k)
-  if type(k) == "number" then
-    P.error("register %%%s%d is outside %%%s<%d>", rawget(v, "_n"), k, rawget(v, "_n"), rawget(v, "_c"))
-  end
-  return nil
-end
-local function view(a, name)
-  local v = { _n = name, _c = #a }
-  for i = 1, #a do v[i - 1] = a[i] end
-  return setmetatable(v, OUTSIDE)
+-- a register array indexed as PTX numbers it: r[5] is %r5. Each register is made when the script
+-- first reads it and kept in the table (later reads are plain table reads, no metamethod): a file
+-- declares %r<100000> and uses a few of them. An index outside the array is an error at the
+-- script's line
+local function view(make, name, n)
+  local v = { _n = name, _c = n }
+  return setmetatable(v, { __index = function(v, k)
+    if type(k) ~= "number" then return nil end
+    if k < 0 or k >= n or k % 1 ~= 0 then P.error("register %%%s%s is outside %%%s<%d>", name, tostring(k), name, n) end
+    local r = make(k)
+    rawset(v, k, r)
+    return r
+  end })
 end
 
 local DECLTYPE = { bf16 = "b16", bf16x2 = "b32", f16x2 = "b32" }
@@ -57,9 +56,9 @@ end
 -- when the printer's differs (`.reg .b32 %r<5>;`), with any comment before it. name may be
 -- { "name", bare = true } for a name without '%' (inline asm's scoped `.reg .b32 t<2>;`).
 function S.regs(t, n, name, text)
-  local a = P._declare(t, name, n)
+  local make = P._declare_lazy(t, name, n)
   MARK("decl", text or decl_text(t, name, n))
-  return view(a, type(name) == "table" and name[1] or name)
+  return view(make, type(name) == "table" and name[1] or name, n)
 end
 -- sugar.reg(T, name [, text]): the scalar register %name (or name, { "name", bare = true })
 function S.reg(t, name, text)
@@ -107,18 +106,25 @@ end
 -- --sugar's check (src/cli/main.c, src/ptx/sugar.c): the check script it wrote holds each function's
 -- structure and the first call of each shape; traced with core.sugar_check on (no anchors), each
 -- function gives its header (when the script does not keep it as written) and its instructions and
--- labels as the printer writes them, one a line, "\1\n" after each function
+-- labels as the printer writes them, one a line, "\1\n" after each function. A function the DSL
+-- refuses gives "\2" and the error instead: every function's first error in one run (one round of
+-- the check for the whole file, not one per function)
+local CHECK = false
+function S.check_mode() CHECK = true end   -- the check script's first call (src/ptx/sugar.c)
 function S.check_canon()
   if not LAST then error("ptxlua.sugar: the script made no document", 0) end
   local out = {}
   for _, p in ipairs(LAST.parts) do
     if type(p) ~= "string" then
       local k = p.kernel
-      core.sugar_mode(true)
-      local ok, m = pcall(P.build, { registry = { k }, kernels = { k.name }, arch = k.target })
-      core.sugar_mode(false)
-      if not ok then error(m, 0) end
-      out[#out + 1] = m:sugar_canon(k.name, p.head == nil)
+      local ok, m = false, p.err
+      if k then
+        core.sugar_mode(true)
+        ok, m = pcall(P.build, { registry = { k }, kernels = { k.name }, arch = k.target })
+        core.sugar_mode(false)
+      end
+      if ok then out[#out + 1] = m:sugar_canon(k.name, p.head == nil)
+      elseif m ~= nil then out[#out + 1] = "\2" .. tostring(m) .. "\n" end   -- (nil: names checked, nothing traced)
       out[#out + 1] = "\1\n"
     end
   end
@@ -144,30 +150,60 @@ local function add(doc, def, entry)
   if not core.target(target) then target = "sm_100a" end
   local reg = P._registry
   local n0 = #reg
-  local k = P.kernel { name = def.name, params = def.params, body = def.body, target = target }
+  local def2 = { name = def.name, params = def.params, body = def.body, target = target }
+  local k, err
+  if CHECK then   -- the check: a definition the DSL refuses is this function's error, not the script's
+    local ok, r = pcall(P.kernel, def2)
+    if ok then k = r else err = r end
+  else
+    k = P.kernel(def2)
+  end
   -- the traced kernel is private: the script's kernel list holds the document's entries
   for i = #reg, n0 + 1, -1 do if reg[i] == k then table.remove(reg, i) end end
-  local f = { kernel = k, head = def.head, tail = def.tail or "\n}\n", file = file, line = line }
+  local f = { kernel = k, err = err, head = def.head, tail = def.tail or "\n}\n", file = file, line = line }
   doc.parts[#doc.parts + 1] = f
-  if entry then
-    local proxy = V.kernel(doc, def.name, file, line)
-    reg[#reg + 1] = proxy
-    doc.kernels[#doc.kernels + 1] = proxy
-  end
+  -- registered at doc:done() (ptx.kernel looks for its name among the registered kernels: one
+  -- document of thousands of kernels would cost a look at each for each)
+  if entry then doc.kernels[#doc.kernels + 1] = V.kernel(doc, def.name, file, line) end
   return doc
 end
+-- doc:check_names { name, parameter names... }: in the check script, a function whose like (the
+-- same header but for the names, the same body) the check traces already: its names are checked
+-- as ptx.kernel checks them, and nothing is traced
+function DOC:check_names(names)
+  local ok, err = pcall(function()
+    local seen = {}
+    for i, n in ipairs(names) do
+      local what = i == 1 and "ptx.kernel" or string.format("params[%d]", i - 1)
+      if type(n) ~= "string" or not n:match("^[%a_][%w_]*$") then P.error("%s: bad name '%s'", what, tostring(n)) end
+      P._check_ident(what, n)
+      if i > 1 and seen[n] then P.error("ptx.kernel '%s': parameter '%s' twice", names[1], n) end
+      seen[n] = true
+    end
+  end)
+  self.parts[#self.parts + 1] = { names = names, err = not ok and err or nil }
+  return self
+end
+
 -- doc:kernel { name =, params = {...}, head = (kept header), tail = (kept closing), body = fn }
 function DOC:kernel(def) local d = add(self, def, true) return d end   -- not tail calls: add names the caller's line
 -- doc:func { ... }: a .func, traced the same way (its header is always kept as written)
 function DOC:func(def) local d = add(self, def, false) return d end
 
 function DOC:done()
+  local reg = P._registry
   if #self.kernels == 0 then
     local file, line = caller_line(2)
-    local proxy = V.kernel(self, self.name, file, line)
-    P._registry[#P._registry + 1] = proxy
-    self.kernels[1] = proxy
+    self.kernels[1] = V.kernel(self, self.name, file, line)
   end
+  -- the document's kernels join the script's list; a kernel of the same name defined meanwhile
+  -- (ptx.kernel between the document's functions) is one defined twice
+  local names = {}
+  for _, k in ipairs(reg) do names[k.name] = true end
+  for _, k in ipairs(self.kernels) do
+    if names[k.name] then error(string.format("%s:%d: error: kernel '%s' is defined twice", k.file, k.line, k.name), 0) end
+  end
+  for _, k in ipairs(self.kernels) do reg[#reg + 1] = k end
   return self
 end
 

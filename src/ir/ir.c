@@ -154,7 +154,10 @@ static int collides(plI_module *m, uint32_t func, const char *name) {
   return rd && rd->count > 0 && rd->scope == plI_scope_cur(m);   /* in another block it hides */
 }
 
-static uint32_t new_decl(plI_module *m, int func, const char *name, int type, uint32_t count, int pool, int bare) {
+/* lazy: a range whose registers are made one by one on first use (plI_reg_elem); returns its
+** declaration's index + 1 instead of a register id */
+static uint32_t new_decl(plI_module *m, int func, const char *name, int type, uint32_t count, int pool, int bare,
+                         int lazy) {
   if (!m || m->status) return 0;
   if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), 0;
   if (!name || !valid_regname(name)) return plI_fail(m, 1, "bad register name '%s'", name ? name : "(null)"), 0;
@@ -195,6 +198,7 @@ static uint32_t new_decl(plI_module *m, int func, const char *name, int type, ui
   plI_regdecl d = {sid, plB_type_info[type].decl, count, (uint8_t)(pool != 0), (uint8_t)(bare != 0), 0, scope};
   if (!plB_vec_push(f->regdecls, d) || !declmap_set(m, (uint32_t)func, sid, f->regdecls.n - 1))
     return plI_fail(m, 2, "out of memory"), 0;
+  if (lazy) return f->regdecls.n;
   uint32_t first = m->regs.n;
   for (uint32_t i = 0; i < (count ? count : 1); i++) {
     plI_reg r = {sid, count ? (int32_t)i : -1, (uint8_t)type, (uint8_t)(bare != 0), (uint32_t)func};
@@ -204,17 +208,34 @@ static uint32_t new_decl(plI_module *m, int func, const char *name, int type, ui
 }
 
 uint32_t plI_reg_scalar(plI_module *m, int func, const char *name, int type) {
-  return new_decl(m, func, name, type, 0, 0, 0);
+  return new_decl(m, func, name, type, 0, 0, 0, 0);
 }
 uint32_t plI_reg_bare(plI_module *m, int func, const char *name, int type, uint32_t count) {
   if (!m || m->status) return 0;
   if (count > (1u << 24)) return plI_fail(m, 1, "bad register range size %u", count), 0;
-  return new_decl(m, func, name, type, count, 0, 1);
+  return new_decl(m, func, name, type, count, 0, 1, 0);
 }
 uint32_t plI_reg_range(plI_module *m, int func, const char *name, int type, uint32_t count) {
   if (!m || m->status) return 0;
   if (count == 0 || count > (1u << 24)) return plI_fail(m, 1, "bad register range size %u", count), 0;
-  return new_decl(m, func, name, type, count, 0, 0);
+  return new_decl(m, func, name, type, count, 0, 0, 0);
+}
+uint32_t plI_reg_range_lazy(plI_module *m, int func, const char *name, int type, uint32_t count, int bare) {
+  if (!m || m->status) return 0;
+  if (count == 0 || count > (1u << 24)) return plI_fail(m, 1, "bad register range size %u", count), 0;
+  return new_decl(m, func, name, type, count, 0, bare, 1);
+}
+uint32_t plI_reg_elem(plI_module *m, int func, uint32_t decl, int type, uint32_t index) {
+  if (!m || m->status) return 0;
+  if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), 0;
+  const plI_func *f = &m->funcs.p[func];
+  if (decl == 0 || decl > f->regdecls.n || index >= f->regdecls.p[decl - 1].count)
+    return plI_fail(m, 1, "no register %u in that range", index), 0;
+  if (type <= PLT_NONE || type >= PLT__COUNT) return plI_fail(m, 1, "bad register type"), 0;
+  const plI_regdecl *d = &f->regdecls.p[decl - 1];
+  plI_reg r = {d->name, (int32_t)index, (uint8_t)type, d->bare, (uint32_t)func};
+  if (!plB_vec_push(m->regs, r)) return plI_fail(m, 2, "out of memory"), 0;
+  return m->regs.n;
 }
 
 uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type) {
@@ -238,7 +259,7 @@ uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type) {
   if (d >= 0 && m->funcs.p[func].regdecls.p[d].scope != plI_scope_cur(m)) d = -1;   /* an enclosing block's */
   if (d < 0) {
     /* pools are numbered from 1, as nvcc does: %f<N> declares %f0..%f(N-1) and %f0 stays unused */
-    uint32_t id = new_decl(m, func, prefix, type, 2, 1, 0);
+    uint32_t id = new_decl(m, func, prefix, type, 2, 1, 0, 0);
     if (!id) return 0;
     m->regs.p[id - 1].type = 0xff; /* %prefix0: never handed out */
     return id + 1;
@@ -265,6 +286,7 @@ static uint64_t lay_var(uint64_t off, const plI_var *v) {
   off = (off + a - 1) / a * a;
   return off + n * elt;
 }
+uint64_t plI_var_end(uint64_t off, const plI_var *v) { return v ? lay_var(off, v) : off; }
 uint64_t plI_space_bytes(const plI_module *m, uint32_t func, int space, const plI_var *extra) {
   if (!m || func >= m->funcs.n) return 0;
   const plI_func *f = &m->funcs.p[func];
@@ -377,7 +399,7 @@ static plI_syminfo *sym_slot(struct plI_symidx *x, uint32_t name, int add) {
   plI_syminfo *e = &x->info[x->n++];
   memset(e, 0, sizeof *e);
   e->name = name;
-  e->param_fn = e->fdef0 = -1;
+  e->param_fn = e->fdef0 = e->flast = -1;
   x->slots[i] = x->n;
   return e;
 }
@@ -402,6 +424,7 @@ static int sym_build(plI_module *m) {
     const plI_func *fn = &m->funcs.p[f];
     plI_syminfo *fe = sym_slot(x, fn->name, 1);
     fe->func = 1;
+    fe->flast = (int32_t)f;
     if (!fn->declared_only && fe->fdef0 < 0) fe->fdef0 = (int32_t)f;
     for (uint32_t i = 0; i < fn->params.n; i++) {
       plI_syminfo *e = sym_slot(x, fn->params.p[i].name, 1);

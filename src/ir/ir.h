@@ -147,6 +147,7 @@ typedef struct plI_syminfo {
   uint8_t func;      /* 1: a function's name */
   int32_t fdef0;     /* the first function of this name with a body (not only declared), -1 none */
   int32_t param_fn;  /* the last function with an input parameter of this name, -1 none */
+  int32_t flast;     /* the last function of this name (a definition or a declaration), -1 none */
 } plI_syminfo;
 /* the declarations named `name` in m (NULL: none): an index made once for the module as it is, and
 ** again only after declarations were added (linear in the module, whatever the number of lookups) */
@@ -168,8 +169,15 @@ uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type); /*
 ** alignment (0: natural), as ptxas counts them: its static (not .extern) .shared variables, or its
 ** parameters (PLV_PARAM: the kernel parameter space); extra: one more variable's end, or NULL */
 uint64_t plI_space_bytes(const plI_module *m, uint32_t func, int space, const plI_var *extra);
+/* where variable v ends laid out after off bytes (at its alignment): plI_space_bytes one at a time */
+uint64_t plI_var_end(uint64_t off, const plI_var *v);
 /* a scalar or range (count > 0) named without '%' (`.reg .pred p;`) */
 uint32_t plI_reg_bare(plI_module *m, int func, const char *name, int type, uint32_t count);
+/* a range %name<count> (name without '%' if bare) whose registers are made only as they are used:
+** returns its declaration's index in the function + 1 (a file declares %r<100000> and uses ten);
+** plI_reg_elem makes register `index` of it (once: the caller keeps the id) and returns its id */
+uint32_t plI_reg_range_lazy(plI_module *m, int func, const char *name, int type, uint32_t count, int bare);
+uint32_t plI_reg_elem(plI_module *m, int func, uint32_t decl, int type, uint32_t index);
 
 /* nested blocks (`{ ... }`) of the function being traced: open records the `{` statement, and the
 ** registers declared until the matching close are the block's (printed at its top, visible only

@@ -40,6 +40,8 @@ typedef struct labelinfo { uint32_t used_file, used_line, placed; } labelinfo;
 ** call made through one of its guards ran */
 typedef struct gsite { uint32_t guard, file, line; uint8_t neg, used; } gsite;
 typedef struct lblock { uint32_t serial, pend0, lundo0, reg0; } lblock;   /* an open ptx.scope block */
+/* a register of a lazy range (m:reg_lazy) made inside a block for a range declared outside it */
+typedef struct louter { uint32_t id, decl; } louter;
 typedef struct lpend { uint32_t name, file, line; } lpend;                /* a label used inside blocks */
 typedef struct lundo { uint32_t name, old; } lundo;
 
@@ -74,6 +76,8 @@ typedef struct LMod {
   PLB_VEC(lundo) lundo;
   uint32_t nserial;
   uint8_t *dead; uint32_t ndead;
+  PLB_VEC(louter) outer;     /* in id order: they outlive the blocks they were made in */
+  int pfunc; uint32_t pn; uint64_t pbytes;   /* function + 1, its parameters and their bytes so far */
 } LMod;
 
 /* ---- the ISA context and the internal source prefixes, per Lua state (upvalues) ----------- */
@@ -254,7 +258,7 @@ static int l_gc(lua_State *L) {
   plB_vec_free(M->labels);
   plB_vec_free(M->gsites);
   free(M->ghash); M->ghash = NULL;
-  plB_vec_free(M->blocks); plB_vec_free(M->pend); plB_vec_free(M->lundo);
+  plB_vec_free(M->blocks); plB_vec_free(M->pend); plB_vec_free(M->lundo); plB_vec_free(M->outer);
   free(M->dead); M->dead = NULL; M->ndead = 0;
   plB_buf_free(&M->msg);
   return 0;
@@ -293,7 +297,12 @@ static int l_param(lua_State *L) {
   /* a kernel's parameter space: 32764 bytes, and 4352 below PTX ISA 8.1 (ptxas: "uses too much
   ** parameter space"); a larger list raises the module's version as an instruction would */
   if (M->m->funcs.p[M->func].kind == PLF_ENTRY) {
-    uint64_t bytes = plI_space_bytes(M->m, (uint32_t)M->func, PLV_PARAM, NULL);
+    /* the list so far plus this one (not the whole list again per parameter: a kernel of 1000) */
+    const plI_func *pf = &M->m->funcs.p[M->func];
+    uint64_t bytes = M->pfunc == M->func + 1 && M->pn + 1 == pf->params.n
+      ? plI_var_end(M->pbytes, &pf->params.p[pf->params.n - 1])
+      : plI_space_bytes(M->m, (uint32_t)M->func, PLV_PARAM, NULL);
+    M->pfunc = M->func + 1; M->pn = pf->params.n; M->pbytes = bytes;
     if (bytes > PLSM_PARAM_MAX) {
       lua_pushfstring(L, "kernel %s: its parameters take %d bytes, over the %d bytes of "
                       "parameter space ptxas allows (%d below PTX ISA 8.1); pass large data "
@@ -366,6 +375,50 @@ static int l_reg(lua_State *L) {  /* m:reg(type, name [, count [, bare]]) -> fir
   type_version(L, M, t);
   lua_pushinteger(L, id);
   return 1;
+}
+
+/* m:reg_lazy(type, name, count [, bare]) -> a handle: %name<count> declared, its registers made
+** by m:reg_elem(type, handle, i) as they are first used (the caller keeps each id): a range of
+** 100000 costs what its used registers cost */
+static int l_reg_lazy(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  needfunc(L, M);
+  int t = typearg(L, M, 2);
+  const char *name = luaL_checkstring(L, 3);
+  lua_Number c = luaL_checknumber(L, 4);
+  if (c < 1 || c > (1 << 24) || c != floor(c)) raise_here(L, M, "register array size must be a positive integer");
+  uint32_t d = plI_reg_range_lazy(M->m, M->func, name, t, (uint32_t)c, lua_toboolean(L, 5));
+  check_ir(L, M);
+  type_version(L, M, t);
+  lua_pushinteger(L, d);
+  return 1;
+}
+static int l_reg_elem(lua_State *L) {
+  LMod *M = checkmod(L, 1);
+  needfunc(L, M);
+  int t = typearg(L, M, 2);
+  lua_Number d = luaL_checknumber(L, 3), i = luaL_checknumber(L, 4);
+  if (!(d >= 1 && d <= 4294967295.0 && i >= 0 && i <= 4294967295.0)) raise_here(L, M, "no such register");
+  uint32_t id = plI_reg_elem(M->m, M->func, (uint32_t)d, t, (uint32_t)i);
+  check_ir(L, M);
+  /* made in a block for a range declared outside it: it outlives the block (scope_close) */
+  const plI_module *m = M->m;
+  if (m->frames.n && (uint32_t)d - 1 < m->frames.p[m->frames.n - 1].decl0) {
+    louter o = {id, (uint32_t)d - 1};
+    if (!plB_vec_push(M->outer, o)) return luaL_error(L, "out of memory");
+  }
+  lua_pushinteger(L, id);
+  return 1;
+}
+/* is register id (made after the block being closed opened) one of an enclosing lazy range? */
+static int outer_reg(const LMod *M, uint32_t id, uint32_t decl0) {
+  uint32_t lo = 0, hi = M->outer.n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (M->outer.p[mid].id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < M->outer.n && M->outer.p[lo].id == id && M->outer.p[lo].decl < decl0;
 }
 
 static int l_pool(lua_State *L) {  /* m:pool(prefix, type) -> id of the next %prefixN */
@@ -1188,7 +1241,7 @@ static int l_endfunc(lua_State *L) {  /* check what a function body leaves open 
   if (M->func < 0) return 0;
   if (M->guard) raise_at(L, M, M->guard_file, M->guard_line, "a guard predicate with no instruction after it");
   if (M->blocks.n) {   /* only an error inside a block leaves it open (ptx.scope closes what it opens) */
-    M->blocks.n = 0; M->pend.n = 0; M->lundo.n = 0; M->m->frames.n = 0; M->m->undo.n = 0;
+    M->blocks.n = 0; M->pend.n = 0; M->lundo.n = 0; M->m->frames.n = 0; M->m->undo.n = 0; M->outer.n = 0;
     raise_here(L, M, "a ptx.scope block left open at the end of the function");
   }
   for (uint32_t i = 0; i < M->gsites.n; i++)
@@ -1246,7 +1299,10 @@ static int visit_regs(LMod *M, const plI_opnd *o, reg_visit fn, void *ud, int de
 }
 
 /* the declarations of the block being closed, by name: does one of them hide register id? */
-typedef struct hideset { const plI_regdecl *d; uint32_t *slot; uint32_t mask; uint32_t reg0; const plI_regdecl *hit; uint32_t hid; } hideset;
+typedef struct hideset {
+  const plI_regdecl *d; uint32_t *slot; uint32_t mask; uint32_t reg0; const plI_regdecl *hit; uint32_t hid;
+  uint32_t decl0;   /* the block's first declaration */
+} hideset;
 static const plI_regdecl *hs_find(const hideset *h, uint32_t name) {
   for (uint32_t k = (name * 2654435761u) & h->mask; h->slot[k]; k = (k + 1) & h->mask)
     if (h->d[h->slot[k] - 1].name == name) return &h->d[h->slot[k] - 1];
@@ -1254,7 +1310,8 @@ static const plI_regdecl *hs_find(const hideset *h, uint32_t name) {
 }
 static int hidden(LMod *M, uint32_t id, void *ud) {
   hideset *h = ud;
-  if (id == 0 || id > h->reg0 || id > M->m->regs.n) return 0;   /* made inside the block: its own */
+  if (id == 0 || id > M->m->regs.n) return 0;
+  if (id > h->reg0 && !outer_reg(M, id, h->decl0)) return 0;   /* made inside the block: its own */
   const plI_reg *r = &M->m->regs.p[id - 1];
   const plI_regdecl *d = hs_find(h, r->name);
   if (d && d->bare == r->bare && (d->count ? r->index >= 0 && (uint32_t)r->index < d->count : r->index < 0)) { h->hit = d; h->hid = id; return 1; }
@@ -1294,7 +1351,7 @@ static int scope_close(lua_State *L, LMod *M) {
   if (nd) {
     uint32_t cap = 8;
     while (cap < 2 * nd) cap *= 2;
-    hideset h = {f->regdecls.p, calloc(cap, sizeof(uint32_t)), cap - 1, b.reg0, NULL, 0};
+    hideset h = {f->regdecls.p, calloc(cap, sizeof(uint32_t)), cap - 1, b.reg0, NULL, 0, fr.decl0};
     if (!h.slot) return luaL_error(L, "out of memory");
     for (uint32_t i = fr.decl0; i < f->regdecls.n; i++) {
       if (f->regdecls.p[i].scope != fr.stmt + 1) continue;
@@ -1319,7 +1376,7 @@ static int scope_close(lua_State *L, LMod *M) {
                         plB_buf_cstr(&nb), plB_buf_cstr(&db));
         plB_buf_free(&nb); plB_buf_free(&db);
         free(h.slot);
-        M->blocks.n = 0; M->pend.n = 0; M->lundo.n = 0; m->frames.n = 0; m->undo.n = 0;
+        M->blocks.n = 0; M->pend.n = 0; M->lundo.n = 0; m->frames.n = 0; m->undo.n = 0; M->outer.n = 0;
         if (!st->file) raise_here(L, M, lua_tostring(L, -1));   /* recorded without an anchor (--sugar's check): the block's line */
         raise_at(L, M, st->file, st->line, lua_tostring(L, -1));
       }
@@ -1358,6 +1415,17 @@ static int scope_close(lua_State *L, LMod *M) {
     M->dead = p; M->ndead = nn;
   }
   for (uint32_t id = b.reg0 + 1; id <= nr; id++) M->dead[id] = 1;
+  /* but those of enclosing lazy ranges made in it live on; the block's own are dropped */
+  uint32_t ko = M->outer.n;
+  while (ko > 0 && M->outer.p[ko - 1].id > b.reg0) ko--;
+  uint32_t wo = ko;
+  for (uint32_t i = ko; i < M->outer.n; i++) {
+    louter o = M->outer.p[i];
+    if (o.decl >= fr.decl0) continue;
+    M->dead[o.id] = 0;
+    M->outer.p[wo++] = o;
+  }
+  M->outer.n = M->blocks.n ? wo : 0;   /* back at the top: no block left to outlive */
   uint32_t fl = 0, ll = 0;
   if (!M->S->check) anchor(L, M, &fl, &ll);
   plI_scope_close(m, M->func, fl, ll);
@@ -1845,7 +1913,7 @@ static int l_shared_gc(lua_State *L) {
 }
 
 static const luaL_Reg mod_methods[] = {
-  {"func", l_func}, {"param", l_param}, {"directive", l_directive}, {"reg", l_reg}, {"pool", l_pool},
+  {"func", l_func}, {"param", l_param}, {"directive", l_directive}, {"reg", l_reg}, {"reg_lazy", l_reg_lazy}, {"reg_elem", l_reg_elem}, {"pool", l_pool},
   {"var", l_var}, {"place", l_place}, {"emit", l_emit}, {"guard", l_guard}, {"guarded", l_guarded}, {"raw", l_raw},
   {"guard_open", l_guard_open}, {"guard_bind", l_guard_bind}, {"guard_end", l_guard_end}, {"ninsn", l_ninsn},
   {"endfunc", l_endfunc}, {"scope_open", l_scope_open}, {"scope_close", l_scope_close},

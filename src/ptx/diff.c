@@ -47,51 +47,70 @@ static int diff_func(const plI_module *a, const plI_func *fa, const plI_module *
   L x, y;
   int nd = 0;
   if (!collect(a, fa, &x) || !collect(b, fb, &y)) { freel(&x); freel(&y); return -1; }
-  int n = x.n, m = y.n;
+  /* the common head and tail are matched as they are (the walk below takes equal statements
+  ** first); the table covers only what lies between them, so a file against itself, or a
+  ** function changed in one place, costs time linear in its statements */
+  int pre = 0, suf = 0;
+  while (pre < x.n && pre < y.n && strcmp(x.t[pre], y.t[pre]) == 0) pre++;
+  while (suf < x.n - pre && suf < y.n - pre && strcmp(x.t[x.n - 1 - suf], y.t[y.n - 1 - suf]) == 0) suf++;
+  int n = x.n - suf, m = y.n - suf;   /* the walk runs over [pre, n) x [pre, m) */
+  int tn = n - pre, tm = m - pre;
   uint16_t *t = NULL;
-  if ((long)n * m <= 4096L * 4096L) t = calloc((size_t)(n + 1) * (size_t)(m + 1), sizeof *t);
+  if ((long)tn * tm <= 4096L * 4096L) t = calloc((size_t)(tn + 1) * (size_t)(tm + 1), sizeof *t);
+#define T(i, j) t[(size_t)((i) - pre) * (size_t)(tm + 1) + (size_t)((j) - pre)]
   if (t) {
-    for (int i = n - 1; i >= 0; i--)
-      for (int j = m - 1; j >= 0; j--)
-        t[(size_t)i * (m + 1) + j] = strcmp(x.t[i], y.t[j]) == 0 ? t[(size_t)(i + 1) * (m + 1) + j + 1] + 1
-          : (t[(size_t)(i + 1) * (m + 1) + j] > t[(size_t)i * (m + 1) + j + 1] ? t[(size_t)(i + 1) * (m + 1) + j] : t[(size_t)i * (m + 1) + j + 1]);
+    for (int i = n - 1; i >= pre; i--)
+      for (int j = m - 1; j >= pre; j--)
+        T(i, j) = strcmp(x.t[i], y.t[j]) == 0 ? T(i + 1, j + 1) + 1 : (T(i + 1, j) > T(i, j + 1) ? T(i + 1, j) : T(i, j + 1));
   }
-  int i = 0, j = 0;
+  int i = pre, j = pre;
   while (i < n || j < m) {
     if (i < n && j < m && strcmp(x.t[i], y.t[j]) == 0) { i++; j++; continue; }
-    int takea = j >= m || (i < n && (!t || t[(size_t)(i + 1) * (m + 1) + j] >= t[(size_t)i * (m + 1) + j + 1]));
+    int takea = j >= m || (i < n && (!t || T(i + 1, j) >= T(i, j + 1)));
     if (takea) { plB_buf_printf(out, "-%s:%d: %s\n", na, x.line[i], x.t[i]); i++; }
     else { plB_buf_printf(out, "+%s:%d: %s\n", nb, y.line[j], y.t[j]); j++; }
     nd++;
   }
+#undef T
   free(t); freel(&x); freel(&y);
   return nd;
 }
 
 int plP_diff(const plI_module *a, const plI_module *b, const char *fa, const char *fb, plB_buf *out) {
   int nd = 0;
+  /* b's functions by name (a string id of b): the last definition and the last declaration of
+  ** each; a's names, to find those only in b. One index each, not a scan per function */
+  uint32_t *bdef = calloc(b->strs.n + 1, sizeof *bdef), *bdecl = calloc(b->strs.n + 1, sizeof *bdecl);
+  uint8_t *ina = calloc(a->strs.n + 1, 1);
+  if (!bdef || !bdecl || !ina) { free(bdef); free(bdecl); free(ina); return -1; }
+  for (uint32_t k = 0; k < b->funcs.n; k++) {
+    uint32_t id = b->funcs.p[k].name;
+    if (id < b->strs.n) (b->funcs.p[k].declared_only ? bdecl : bdef)[id] = k + 1;
+  }
+  for (uint32_t i = 0; i < a->funcs.n; i++) if (a->funcs.p[i].name < a->strs.n) ina[a->funcs.p[i].name] = 1;
   for (uint32_t i = 0; i < a->funcs.n; i++) {
     const plI_func *f = &a->funcs.p[i];
     const char *name = plI_cstr(a, f->name);
     const plI_func *g = NULL;
-    for (uint32_t k = 0; k < b->funcs.n; k++)
-      if (strcmp(plI_cstr(b, b->funcs.p[k].name), name) == 0 && b->funcs.p[k].declared_only == f->declared_only) g = &b->funcs.p[k];
+    uint32_t bid = plB_find(&b->strs, name, strlen(name));
+    uint32_t gk = bid && bid < b->strs.n ? (f->declared_only ? bdecl : bdef)[bid] : 0;
+    if (gk) g = &b->funcs.p[gk - 1];
     if (!g) { plB_buf_printf(out, "-%s: function %s (only in %s)\n", fa, name, fa); nd++; continue; }
     plB_buf hdr; plB_buf_init(&hdr);
     size_t mark = out->n;
     plB_buf_printf(out, "@@ %s\n", name);
     int d = diff_func(a, f, b, g, fa, fb, out);
-    if (d < 0) { plB_buf_free(&hdr); return -1; }
+    if (d < 0) { plB_buf_free(&hdr); free(bdef); free(bdecl); free(ina); return -1; }
     if (d == 0) out->n = mark;
     nd += d;
     plB_buf_free(&hdr);
   }
   for (uint32_t k = 0; k < b->funcs.n; k++) {
     const char *name = plI_cstr(b, b->funcs.p[k].name);
-    int found = 0;
-    for (uint32_t i = 0; i < a->funcs.n; i++) if (strcmp(plI_cstr(a, a->funcs.p[i].name), name) == 0) found = 1;
-    if (!found) { plB_buf_printf(out, "+%s: function %s (only in %s)\n", fb, name, fb); nd++; }
+    uint32_t aid = plB_find(&a->strs, name, strlen(name));
+    if (!(aid && aid < a->strs.n && ina[aid])) { plB_buf_printf(out, "+%s: function %s (only in %s)\n", fb, name, fb); nd++; }
   }
+  free(bdef); free(bdecl); free(ina);
   if (a->version != b->version) { plB_buf_printf(out, "version: %d.%d -> %d.%d\n", a->version / 10, a->version % 10, b->version / 10, b->version % 10); nd++; }
   if (strcmp(plI_cstr(a, a->target), plI_cstr(b, b->target)) != 0) { plB_buf_printf(out, "target: %s -> %s\n", plI_cstr(a, a->target), plI_cstr(b, b->target)); nd++; }
   return nd;

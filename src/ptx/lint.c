@@ -205,7 +205,8 @@ static void call_arity(LT *l, const plI_module *m, const plI_opnd *ops, int n, u
   int fi = -1, nr = -1, na = -1, k = 0;
   if (k < n && ops[k].kind == PLO_VEC && (ops[k].flags & PLOF_PAREN)) nr = ops[k++].n;
   if (k < n && ops[k].kind == PLO_SYM) {
-    for (uint32_t i = 0; i < m->funcs.n; i++) if (m->funcs.p[i].name == ops[k].id) fi = (int)i;
+    const plI_syminfo *e = plI_sym(m, ops[k].id);   /* the index: no scan of every function per call */
+    if (e && e->func) fi = e->flast;
     k++;
   }
   if (fi < 0) return;                       /* an indirect call, or through a prototype */

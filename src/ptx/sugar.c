@@ -46,14 +46,15 @@ static int is_ident(const char *s, size_t n) {
 }
 
 /* a keep flag per statement of every function, with why (kept across the checking rounds) */
-typedef struct Keep { uint32_t func, stmt; char *why; } Keep;
-typedef struct Fn { int text; char *why; int head, tail; } Fn;   /* text: the whole function as written */
+typedef struct Keep { uint32_t func, stmt, next; char *why; } Keep;   /* next: the function's previous + 1 */
+/* text: the whole function as written; khead, nhead: its last entry of G.keep, G.nofold + 1 */
+typedef struct Fn { int text; char *why; int head, tail; uint32_t khead, nhead; } Fn;
 /* script line -> statement; kind W_LOOP/W_RUN: a line of a folded loop or run, whose statements
 ** (stmt .. stmt+n-1) are written one by one in the next round when the DSL refuses that line;
 ** W_SCOPE: the line of a nested block's ptx.scope (stmt: its `{`), kept as written next round */
 enum { W_STMT, W_LOOP, W_RUN, W_SCOPE };
 typedef struct Where { uint32_t line, func, stmt, n, kind; uint64_t shape; } Where;   /* shape: an instruction's */
-typedef struct Nofold { uint32_t func, stmt; } Nofold;
+typedef struct Nofold { uint32_t func, stmt, next; } Nofold;
 
 /* one statement of a function body as the script writes it: Lua lines in G.ib, [a, b) before the
 ** statement (layout), [b, c) the statement, [c, d) after it (the rest of its line) */
@@ -87,7 +88,7 @@ typedef struct Blk {
 } Blk;
 /* the check's expectation for one function: its lines in G.exp [off, off+n), their statements in
 ** G.expst [s0, s0+ns); a shape kept as written in every call of it, and why */
-typedef struct ExpF { uint32_t fi, off, n, s0, ns; } ExpF;
+typedef struct ExpF { uint32_t fi, off, n, s0, ns, l0, l1; } ExpF;   /* [l0, l1): its check script lines */
 typedef struct KShape { uint64_t key; char *why; } KShape;
 /* a run of statements kept as written, for the summary */
 typedef struct Kev { const char *why; uint32_t off, n; } Kev;
@@ -139,9 +140,13 @@ typedef struct G {
   PLB_VEC(ExpF) expf;
   uint64_t *seen; uint32_t seencap, nseen;
   PLB_VEC(KShape) kshape;
+  uint32_t *kset, kscap;              /* kshape by key: open addressing, index + 1 */
   /* what this round kept as written, in source order (the summary of the last round is printed) */
   PLB_VEC(Kev) kev;
   uint32_t nstmts;                /* statements of the functions written */
+  /* the main chunk's pieces in sugar.block groups (a file of thousands of functions) */
+  int grouped, gopen;
+  uint32_t ingroup;
 } G;
 
 static void put(G *g, const char *s) {
@@ -168,10 +173,26 @@ static void put_ind(G *g, const char *s) {
   put(g, s);
 }
 
-/* why statement s of function f is kept (any function: the checking loop's one look per round) */
+/* why statement s of function f is kept (any function: the checking loop's look), from f's own
+** entries (each function chains its own: no look at every other function's) */
 static const char *kept_any(G *g, uint32_t f, uint32_t s) {
-  for (uint32_t i = 0; i < g->keep.n; i++) if (g->keep.p[i].func == f && g->keep.p[i].stmt == s) return g->keep.p[i].why;
+  for (uint32_t i = g->fn[f].khead; i; i = g->keep.p[i - 1].next)
+    if (g->keep.p[i - 1].stmt == s) return g->keep.p[i - 1].why;
   return NULL;
+}
+/* statement s of function f is kept as written, for why (owned by G.keep); 0 out of memory */
+static int keep_add(G *g, uint32_t f, uint32_t s, char *why) {
+  Keep kp = {f, s, g->fn[f].khead, why};
+  if (!why || !plB_vec_push(g->keep, kp)) { free(why); return 0; }
+  g->fn[f].khead = g->keep.n;
+  return 1;
+}
+/* statement s of function f is not folded into a loop or a run; 0 out of memory */
+static int nofold_add(G *g, uint32_t f, uint32_t s) {
+  Nofold nf = {f, s, g->fn[f].nhead};
+  if (!plB_vec_push(g->nofold, nf)) return 0;
+  g->fn[f].nhead = g->nofold.n;
+  return 1;
 }
 /* ... of the function being written */
 static const char *kept(G *g, uint32_t s) { return g->kwhy ? g->kwhy[s] : NULL; }
@@ -394,20 +415,28 @@ static void opcode_lua(plB_buf *o, const char *op, uint32_t n) {
 /* ---- one statement -------------------------------------------------------------------------- */
 
 /* the (opcode, operand signature) pairs found legal: a set of keys (open addressing); add: put key in */
+/* the slot of a 64-bit key in a table of cap (a power of two) slots: the key's bits mixed first
+** (FNV keys differ in few of their bits; probing unmixed ones runs along long clusters) */
+static uint32_t slot64(uint64_t k, uint32_t cap) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  return (uint32_t)k & (cap - 1);
+}
 static int sig_known(G *g, uint64_t key, int add) {
   if (add && 2 * (g->nsig + 1) > g->sigcap) {
     uint32_t nc = g->sigcap ? 2 * g->sigcap : 1024;
     uint64_t *t = calloc(nc, sizeof *t);
     if (!t) return 0;
     for (uint32_t i = 0; i < g->sigcap; i++) if (g->sigset[i]) {
-      uint32_t h = (uint32_t)(g->sigset[i] >> 29) & (nc - 1);
+      uint32_t h = slot64(g->sigset[i], nc);
       while (t[h]) h = (h + 1) & (nc - 1);
       t[h] = g->sigset[i];
     }
     free(g->sigset); g->sigset = t; g->sigcap = nc;
   }
   if (!g->sigcap) return 0;
-  uint32_t h = (uint32_t)(key >> 29) & (g->sigcap - 1);
+  uint32_t h = slot64(key, g->sigcap);
   while (g->sigset[h]) { if (g->sigset[h] == key) return 1; h = (h + 1) & (g->sigcap - 1); }
   if (add) { g->sigset[h] = key; g->nsig++; }
   return 0;
@@ -1193,12 +1222,14 @@ static int func_ok(const plI_module *m, const plI_func *f) {
   return 1;
 }
 
+static void group_room(G *g, uint32_t cost);
 static void func_text(G *g, const plI_func *f) {
   put(g, "doc:text ");
   putstr(g, SRC(g, f->vhead), f->vhead.len);
   put(g, "\n");
   for (uint32_t s = 0; s < f->vtext.n; s++) {
     if (!f->vtext.p[s].len) continue;
+    group_room(g, 1);
     put(g, "doc:text ");
     putstr(g, SRC(g, f->vtext.p[s]), f->vtext.p[s].len);
     put(g, "\n");
@@ -1247,21 +1278,45 @@ static int shape_new(G *g, uint64_t key) {
     uint64_t *t = calloc(nc, sizeof *t);
     if (!t) return 1;   /* no memory for the set: every call is checked */
     for (uint32_t i = 0; i < g->seencap; i++) if (g->seen[i]) {
-      uint32_t h = (uint32_t)(g->seen[i] >> 32 ^ g->seen[i]) & (nc - 1);
+      uint32_t h = slot64(g->seen[i], nc);
       while (t[h]) h = (h + 1) & (nc - 1);
       t[h] = g->seen[i];
     }
     free(g->seen); g->seen = t; g->seencap = nc;
   }
-  uint32_t h = (uint32_t)(key >> 32 ^ key) & (g->seencap - 1);
+  uint32_t h = slot64(key, g->seencap);
   while (g->seen[h]) { if (g->seen[h] == key) return 0; h = (h + 1) & (g->seencap - 1); }
   g->seen[h] = key; g->nseen++;
   return 1;
 }
-/* why every call of this shape is kept as written, or NULL */
+/* why every call of this shape is kept as written, or NULL (a set of G.kshape's indices + 1) */
 static const char *shape_kept(G *g, uint64_t key) {
-  for (uint32_t i = 0; i < g->kshape.n; i++) if (g->kshape.p[i].key == key) return g->kshape.p[i].why;
+  if (!g->kscap) return NULL;
+  for (uint32_t h = slot64(key, g->kscap); g->kset[h]; h = (h + 1) & (g->kscap - 1))
+    if (g->kshape.p[g->kset[h] - 1].key == key) return g->kshape.p[g->kset[h] - 1].why;
   return NULL;
+}
+/* every call of this shape is kept as written, for why (owned by G.kshape); 0 out of memory */
+static int kshape_add(G *g, uint64_t key, char *why) {
+  KShape ks = {key, why};
+  if (!why) return 0;
+  if (2 * (g->kshape.n + 1) > g->kscap) {
+    uint32_t nc = g->kscap ? 2 * g->kscap : 256;
+    uint32_t *t = calloc(nc, sizeof *t);
+    if (!t) { free(why); return 0; }
+    for (uint32_t i = 0; i < g->kshape.n; i++) {
+      uint64_t k = g->kshape.p[i].key;
+      uint32_t h = slot64(k, nc);
+      while (t[h]) h = (h + 1) & (nc - 1);
+      t[h] = i + 1;
+    }
+    free(g->kset); g->kset = t; g->kscap = nc;
+  }
+  if (!plB_vec_push(g->kshape, ks)) { free(why); return 0; }
+  uint32_t h = slot64(key, g->kscap);
+  while (g->kset[h]) h = (h + 1) & (g->kscap - 1);
+  g->kset[h] = g->kshape.n;
+  return 1;
 }
 
 /* the Lua text of a register name for sugar.reg/sugar.regs: "r" or { "t", bare = true } */
@@ -1322,6 +1377,26 @@ static uint32_t locals_in_scope(G *g) {
   return n + g->npname;
 }
 
+/* a function's skeleton for the check: its kind, whether its header is the DSL's, its parameters'
+** types, sizes, alignments and Lua names, and its body as the check script holds it (the names of
+** the function and its parameters left out: doc:check_names checks those) */
+static uint64_t skeleton(G *g, const plI_func *f, int wrote_head, const char *body, size_t n) {
+  const plI_module *m = g->m;
+  uint64_t h = 0x736b656c65746f6eull;
+  uint64_t w[5] = {(uint64_t)f->kind, (uint64_t)wrote_head, (uint64_t)f->linkage, f->params.n, (uint64_t)g->use_table};
+  for (int i = 0; i < 5; i++) h = (h ^ w[i]) * 1099511628211ull;
+  for (uint32_t i = 0; i < f->params.n; i++) {
+    const plI_var *v = &f->params.p[i];
+    uint64_t x[3] = {(uint64_t)v->type, v->count, v->align};
+    for (int k = 0; k < 3; k++) h = (h ^ x[k]) * 1099511628211ull;
+    const char *pl = g->pname && g->pname[i] ? g->pname[i] : "";
+    for (const char *q = pl; ; q++) { h = (h ^ (unsigned char)*q) * 1099511628211ull; if (!*q) break; }
+  }
+  (void)m;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)body[i]) * 1099511628211ull;
+  return h ? h : 1;
+}
+
 static int write_func(G *g, uint32_t fi, const char *path) {
   const plI_module *m = g->m;
   const plI_func *f = &m->funcs.p[fi];
@@ -1344,10 +1419,10 @@ static int write_func(G *g, uint32_t fi, const char *path) {
   g->nof = calloc(f->stmts.n + 1, 1);
   g->declb = calloc(f->stmts.n + 1, sizeof *g->declb);   /* a top `.reg` -> its binding + 1 */
   if (!g->kwhy || !g->nof || !g->declb) return 2;
-  for (uint32_t i = 0; i < g->keep.n; i++)
-    if (g->keep.p[i].func == fi && g->keep.p[i].stmt < f->stmts.n) g->kwhy[g->keep.p[i].stmt] = g->keep.p[i].why;
-  for (uint32_t i = 0; i < g->nofold.n; i++)
-    if (g->nofold.p[i].func == fi && g->nofold.p[i].stmt < f->stmts.n) g->nof[g->nofold.p[i].stmt] = 1;
+  for (uint32_t i = fs->khead; i; i = g->keep.p[i - 1].next)
+    if (g->keep.p[i - 1].stmt < f->stmts.n && !g->kwhy[g->keep.p[i - 1].stmt]) g->kwhy[g->keep.p[i - 1].stmt] = g->keep.p[i - 1].why;
+  for (uint32_t i = fs->nhead; i; i = g->nofold.p[i - 1].next)
+    if (g->nofold.p[i - 1].stmt < f->stmts.n) g->nof[g->nofold.p[i - 1].stmt] = 1;
   /* a label kept as written is no label to the DSL: the branches to it are kept too (else each
   ** would be refused by a run of its own). Labels the writer will keep: kept, or written in
   ** another layout than the printer's `name:` */
@@ -1528,8 +1603,11 @@ static int write_func(G *g, uint32_t fi, const char *path) {
     uint32_t lo = lname_add(g, "L");
     for (uint32_t i = 0; i < g->binds.n; i++) if (g->binds.p[i].label) g->binds.p[i].lua = lo;
   }
+  uint32_t cl0 = g->cline;   /* the function's first line in the check script */
+  size_t cb0 = g->cb.n;
   plB_buf_add(&g->cb, g->b->p + hdr0, g->b->n - hdr0);
   g->cline += g->line - hdrline;
+  size_t cbody = g->cb.n;    /* its body in the check script */
   snprintf(g->indent, sizeof g->indent, "\t");
   snprintf(g->gap, sizeof g->gap, " \t");
   int noloops = 0;
@@ -1703,8 +1781,7 @@ static int write_func(G *g, uint32_t fi, const char *path) {
       plB_buf_puts(&rm, "the DSL refuses it: ");
       size_t n0 = rm.n;
       if (have && !(st->flags & 0x80) && dsl_refuses(g, st, &rm) && rm.n > n0 && !rm.oom) {
-        Keep kp = {fi, s, strdup(plB_buf_cstr(&rm))};
-        if (kp.why && plB_vec_push(g->keep, kp)) why = kp.why; else free(kp.why);
+        if (keep_add(g, fi, s, strdup(plB_buf_cstr(&rm)))) why = g->keep.p[g->keep.n - 1].why;
       }
       plB_buf_free(&rm);
     }
@@ -1801,19 +1878,39 @@ static int write_func(G *g, uint32_t fi, const char *path) {
   uint32_t mainline = g->line;
   g->b = &g->cb; g->line = g->cline; g->ck = 1;
   mark_labels(g, f);
-  ExpF ef = {fi, (uint32_t)g->exp.n, 0, g->expst.n, 0};
+  ExpF ef = {fi, (uint32_t)g->exp.n, 0, g->expst.n, 0, cl0, 0};
+  uint32_t wn0 = g->where.n, hlines = 0;
   if (!wrote_head) {   /* the header the DSL prints must be the file's */
     size_t h0 = g->exp.n;
     canon_head(m, f, &g->exp);
     for (size_t q = h0; q < g->exp.n; q++)
-      if (g->exp.p[q] == '\n') { uint32_t z = UINT32_MAX, zz = 0; uint64_t zs = 0; plB_vec_push(g->expst, z); plB_vec_push(g->expfold, zz); plB_vec_push(g->expshape, zs); }
+      if (g->exp.p[q] == '\n') { uint32_t z = UINT32_MAX, zz = 0; uint64_t zs = 0; plB_vec_push(g->expst, z); plB_vec_push(g->expfold, zz); plB_vec_push(g->expshape, zs); hlines++; }
   }
   g->lvl = 0;
   memset(g->lv, 0, sizeof g->lv);
   emit_range(g, f, 0, g->items.n);
   block_close(g);
   put(g, "  end,\n}\n");
-  ef.n = (uint32_t)g->exp.n - ef.off; ef.ns = g->expst.n - ef.s0;
+  ef.n = (uint32_t)g->exp.n - ef.off; ef.ns = g->expst.n - ef.s0; ef.l1 = g->line;
+  /* a function whose check holds no call of a new shape and expects nothing of its body runs as
+  ** the first function of its skeleton does (the same header but for the names, the same body in
+  ** the check script): the check runs that one, and of this one only its names (a file of
+  ** thousands of small functions is one check of each kind, not one of each function) */
+  int anychk = 0;
+  for (uint32_t s = 0; s < g->items.n && !anychk; s++) anychk = g->items.p[s].kind == IT_INSN && g->items.p[s].chk;
+  if (!anychk && ef.ns == hlines && !shape_new(g, skeleton(g, f, wrote_head, g->cb.p + cbody, g->cb.n - cbody))) {
+    g->cb.n = cb0; g->line = cl0;
+    g->exp.n = ef.off; g->expst.n = g->expfold.n = g->expshape.n = ef.s0; g->where.n = wn0;
+    put(g, "doc:check_names {");
+    putstr(g, fname, (uint32_t)strlen(fname));
+    for (uint32_t i = 0; i < f->params.n; i++) {
+      const char *pn = plI_cstr(m, f->params.p[i].name);
+      put(g, ", ");
+      putstr(g, pn, (uint32_t)strlen(pn));
+    }
+    put(g, " }\n");
+    ef.n = 0; ef.ns = 0; ef.l1 = g->line;
+  }
   plB_vec_push(g->expf, ef);
   g->cline = g->line; g->ck = 0;
   g->b = mainb; g->line = mainline;
@@ -1831,6 +1928,31 @@ static int write_func(G *g, uint32_t fi, const char *path) {
     if (id && id < g->taken.n && g->taken.p[id]) g->taken.p[id]--;
   }
   return 0;
+}
+
+/* the constants a piece puts in the function that writes it (an upper bound), 0: nothing written;
+** whole: the function is kept whole (a doc:text per statement, counted by func_text) */
+static uint32_t piece_consts(G *g, const plI_piece *pc, int *whole) {
+  const plI_module *m = g->m;
+  *whole = 0;
+  if (pc->kind == PLI_PIECE_TEXT) return pc->text.len ? 1 : 0;
+  if (pc->func >= m->funcs.n) return 0;
+  const plI_func *f = &m->funcs.p[pc->func];
+  if (g->fn[pc->func].text || !func_ok(m, f)) { *whole = 1; return 2; }
+  return 8 + 2 * f->params.n;
+}
+/* at most this many in a group, and a file of at most GROUP_FLAT is not grouped */
+enum { GROUP_FLAT = 32768, GROUP_MAX = 16384 };
+/* room for cost more constants in the current group: a new group when it would pass GROUP_MAX
+** (the lines around a group are in the script and in the check script alike) */
+static void group_room(G *g, uint32_t cost) {
+  if (!g->grouped || (g->gopen && g->ingroup + cost <= GROUP_MAX)) { g->ingroup += cost; return; }
+  if (g->gopen) { put(g, "end)\n"); plB_buf_puts(&g->cb, "end)\n"); g->cline++; }
+  put(g, "sugar.block(function()\n");
+  plB_buf_puts(&g->cb, "sugar.block(function()\n");
+  g->cline++;
+  g->gopen = 1;
+  g->ingroup = cost;
 }
 
 static int write_script(G *g, const char *path, const char *srcname, const char *name) {
@@ -1855,20 +1977,35 @@ static int write_script(G *g, const char *path, const char *srcname, const char 
   g->cb.n = 0; g->exp.n = 0; g->expst.n = 0; g->expfold.n = 0; g->expshape.n = 0; g->expf.n = 0; g->nseen = 0;
   if (g->seen) memset(g->seen, 0, g->seencap * sizeof *g->seen);
   plB_buf_add(&g->cb, g->b->p + pre0, g->b->n - pre0);
-  g->cline = 1 + g->line - preline;
+  plB_buf_puts(&g->cb, "sugar.check_mode()\n");   /* a function the DSL refuses is that function's error */
+  g->cline = 2 + g->line - preline;
+  /* Lua holds at most 65536 constants in one function, and each piece puts some in the main
+  ** chunk (a text piece its string; a function its name, header, closing, parameter tables and
+  ** body). A file of thousands of functions has its pieces in sugar.block(function() ... end)
+  ** groups, in the script and in the check script alike; a smaller file is written flat */
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < m->vpieces.n; i++) {
+    int whole;
+    total += piece_consts(g, &m->vpieces.p[i], &whole);
+    if (whole) total += m->funcs.p[m->vpieces.p[i].func].vtext.n;
+  }
+  g->grouped = total > GROUP_FLAT; g->gopen = 0; g->ingroup = 0;
   for (uint32_t i = 0; i < m->vpieces.n; i++) {
     const plI_piece *pc = &m->vpieces.p[i];
+    int whole;
+    uint32_t cost = piece_consts(g, pc, &whole);
+    if (!cost) continue;
+    group_room(g, cost);
     if (pc->kind == PLI_PIECE_TEXT) {
-      if (!pc->text.len) continue;
       put(g, "doc:text ");
       putstr(g, SRC(g, pc->text), pc->text.len);
       put(g, "\n");
       continue;
     }
-    if (pc->func >= m->funcs.n) continue;
     int r = write_func(g, pc->func, path);
     if (r) return r;
   }
+  if (g->gopen) { put(g, "end)\n"); plB_buf_puts(&g->cb, "end)\n"); g->cline++; }
   put(g, "doc:done()\n");
   plB_buf_puts(&g->cb, "doc:done()\n");
   return g->b->oom || g->cb.oom || g->exp.oom ? 2 : 0;
@@ -1939,6 +2076,98 @@ static void summary(G *g, const char *path, plB_buf *notes) {
   free(rs.p);
 }
 
+/* the last entry of G.where at or before check script line `line`, or NULL (they are in line order) */
+static const Where *where_at(const G *g, uint32_t line) {
+  uint32_t lo = 0, hi = g->where.n;
+  while (lo < hi) { uint32_t mid = lo + (hi - lo) / 2; if (g->where.p[mid].line <= line) lo = mid + 1; else hi = mid; }
+  return lo ? &g->where.p[lo - 1] : NULL;
+}
+/* the function (its G.expf index) whose check script lines hold `line`, or UINT32_MAX */
+static uint32_t func_at(const G *g, uint32_t line) {
+  uint32_t lo = 0, hi = g->expf.n;
+  while (lo < hi) { uint32_t mid = lo + (hi - lo) / 2; if (g->expf.p[mid].l0 <= line) lo = mid + 1; else hi = mid; }
+  return lo && line < g->expf.p[lo - 1].l1 ? lo - 1 : UINT32_MAX;
+}
+
+/* one failure of the check, in function ei of G.expf (UINT32_MAX: the script's main chunk):
+** an error (e: CHUNK:LINE: error: ...) or the first line mline that traced differently (msg),
+** and what the next round writes instead. 0: done; 2: out of memory; 3: no sugared form (the
+** plain script instead). An error on no statement's line keeps the function whose lines hold it
+** whole, and one on no function's lines gives up at once: a failure that is no statement's
+** costs one round, not one per function */
+static int on_fail(G *g, uint32_t ei, const char *e, uint32_t mline, const char *mmsg, const char *chunk) {
+  uint32_t fi = 0, si = 0;
+  int part = -1;
+  uint64_t shape = 0;
+  char msg[420];
+  if (e) {
+    /* CHUNK:LINE: error: ... -> the statement written at that line */
+    const char *at = strstr(e, chunk);
+    long line = 0;
+    if (at) line = strtol(at + strlen(chunk) + 1, NULL, 10);
+    const char *msgp = strstr(e, "error: ");
+    char first[300];
+    first_line(first, sizeof first, msgp ? msgp + 7 : e);
+    uint32_t in = line > 0 ? func_at(g, (uint32_t)line) : UINT32_MAX;
+    if (ei != UINT32_MAX && in != ei) in = UINT32_MAX;   /* a line outside the function that failed */
+    const Where *w = line > 0 ? where_at(g, (uint32_t)line) : NULL;
+    if (w && w->line == (uint32_t)line && in != UINT32_MAX && w->func == g->expf.p[in].fi) {
+      if (w->kind == W_SCOPE) {   /* a nested block's line: the block is kept as written next time */
+        char whyb[420];
+        snprintf(whyb, sizeof whyb, "a nested { } block the DSL refuses: %s", first);
+        return keep_add(g, w->func, w->stmt, strdup(whyb)) ? 0 : 2;
+      }
+      if (w->kind != W_STMT) {    /* a folded loop or run: its statements one by one next time */
+        for (uint32_t q = 0; q < (w->kind == W_RUN ? w->n : 1); q++)
+          if (!nofold_add(g, w->func, w->stmt + q)) return 2;
+        return 0;
+      }
+      fi = w->func; si = w->stmt; shape = w->shape; part = 0;
+    } else {
+      /* not a statement's line: the function that failed (or whose lines hold it) is kept whole */
+      if (ei != UINT32_MAX) in = ei;
+      if (in == UINT32_MAX) return 3;
+      fi = g->expf.p[in].fi;
+      part = 3;
+    }
+    snprintf(msg, sizeof msg, "the DSL refuses it: %s", first);
+  } else {
+    /* the statement of the first line that differs: a fold's is written one at a time next round */
+    const ExpF *ef = &g->expf.p[ei];
+    snprintf(msg, sizeof msg, "%s", mmsg);
+    fi = ef->fi;
+    uint32_t j = mline < ef->ns ? mline : ef->ns ? ef->ns - 1 : 0;
+    if (!ef->ns) part = 3;
+    else {
+      si = g->expst.p[ef->s0 + j];
+      if (si == UINT32_MAX) {   /* the header: kept as written next round */
+        if (g->fn[fi].head) return 3;
+        g->fn[fi].head = 1;
+        return 0;
+      }
+      uint32_t fold = g->expfold.p[ef->s0 + j];
+      if (fold) {
+        for (uint32_t q = fold - 1; q <= si; q++) if (!nofold_add(g, fi, q)) return 2;
+        return 0;
+      }
+      part = 0;
+      shape = g->expshape.p[ef->s0 + j];
+    }
+  }
+  if (part == 0 && shape) {   /* every call of that shape is kept as written */
+    if (shape_kept(g, shape)) part = 3;
+    else return kshape_add(g, shape, strdup(msg)) ? 0 : 2;
+  }
+  if (part == 0) {
+    if (kept_any(g, fi, si)) part = 3;
+    else return keep_add(g, fi, si, strdup(msg)) ? 0 : 2;   /* a label's branches follow it (write_func) */
+  }
+  if (g->fn[fi].text) return 3;
+  g->fn[fi].text = 1;
+  g->fn[fi].why = strdup(msg);
+  return 0;
+}
+
 int plP_to_sugar(const plI_module *m, const char *path, const char *name, const char *chunk,
                  plB_buf *out, plB_buf *notes) {
   G g;
@@ -1961,124 +2190,51 @@ int plP_to_sugar(const plI_module *m, const char *path, const char *name, const 
     rc = write_script(&g, path, base, name);
     if (rc || !RUN) break;
     ptx.n = 0; err.n = 0;
-    char msg[420];
     /* the check: the check script's calls (the first of each shape, in each function's structure)
-    ** must trace as the file's statements print; what does not is kept as written next round */
+    ** must trace as the file's statements print; what does not is kept as written next round.
+    ** Every function's first failure is taken in the same round */
     int bad = RUN(chunk, g.cb.p ? g.cb.p : "", g.cb.n, &ptx, &err);
-    uint32_t mfn = 0, mline = 0; int same = !bad;
-    if (!bad) {   /* per function: its traced lines against the expected ones, up to "\1\n" */
+    uint32_t changed = 0;
+    if (bad) {   /* the script did not run (its main chunk failed): one error, maybe no function's */
+      int r = on_fail(&g, UINT32_MAX, plB_buf_cstr(&err), 0, NULL, chunk);
+      if (r) { rc = r; break; }
+      changed = 1;
+    } else {     /* per function: its traced lines, or "\2" and its error, up to "\1\n" */
       size_t pos = 0;
-      for (uint32_t i = 0; i < g.expf.n && same; i++) {
+      for (uint32_t i = 0; i < g.expf.n; i++) {
         const ExpF *ef = &g.expf.p[i];
         const char *t = ptx.p ? ptx.p + pos : "", *end = ptx.p ? ptx.p + ptx.n : "";
         const char *sep = t < end ? memchr(t, '\1', (size_t)(end - t)) : NULL;
         size_t tn = sep ? (size_t)(sep - t) : (size_t)(end - t);
-        if (tn == ef->n && (!tn || memcmp(t, g.exp.p + ef->off, tn) == 0)) { pos += tn + 2; continue; }
-        same = 0; mfn = i;
-        const char *e = g.exp.p + ef->off;   /* the first line that differs */
-        size_t k = 0;
-        while (k < tn && k < ef->n && t[k] == e[k]) { if (t[k] == '\n') mline++; k++; }
-        snprintf(msg, sizeof msg, "the DSL prints it as '");
-        size_t ls = k; while (ls > 0 && t[ls - 1] != '\n') ls--;
-        size_t ml = strlen(msg);
-        for (size_t q = ls; q < tn && t[q] != '\n' && ml + 3 < sizeof msg; q++) msg[ml++] = t[q] == '\t' ? ' ' : t[q];
-        msg[ml++] = '\''; msg[ml] = 0;
-        if (tn <= ls) snprintf(msg, sizeof msg, "the DSL prints nothing for it");
+        pos += tn + 2;
+        if (tn == ef->n && (!tn || memcmp(t, g.exp.p + ef->off, tn) == 0)) continue;
+        int r;
+        if (tn && t[0] == '\2') {   /* the DSL refused something of this function */
+          plB_buf e1; plB_buf_init(&e1);
+          plB_buf_add(&e1, t + 1, tn - 1);
+          r = on_fail(&g, i, plB_buf_cstr(&e1), 0, NULL, chunk);
+          plB_buf_free(&e1);
+        } else {
+          char msg[420];
+          uint32_t mline = 0;
+          const char *e = g.exp.p + ef->off;   /* the first line that differs */
+          size_t k = 0;
+          while (k < tn && k < ef->n && t[k] == e[k]) { if (t[k] == '\n') mline++; k++; }
+          snprintf(msg, sizeof msg, "the DSL prints it as '");
+          size_t ls = k; while (ls > 0 && t[ls - 1] != '\n') ls--;
+          size_t ml = strlen(msg);
+          for (size_t q = ls; q < tn && t[q] != '\n' && ml + 3 < sizeof msg; q++) msg[ml++] = t[q] == '\t' ? ' ' : t[q];
+          msg[ml++] = '\''; msg[ml] = 0;
+          if (tn <= ls) snprintf(msg, sizeof msg, "the DSL prints nothing for it");
+          r = on_fail(&g, i, NULL, mline, msg, chunk);
+        }
+        if (r) { rc = r; break; }
+        changed++;
       }
+      if (rc) break;
     }
-    if (same) break;   /* every call traced as the file has it: the script prints the file back */
+    if (!changed) break;   /* every call traced as the file has it: the script prints the file back */
     if (round >= 200) { rc = 3; break; }
-    uint32_t fi = 0, si = 0; int part = -1;
-    uint64_t shape = 0;
-    if (bad) {
-      /* CHUNK:LINE: error: ... -> the statement written at that line */
-      const char *e = plB_buf_cstr(&err);
-      const char *at = strstr(e, chunk);
-      long line = 0;
-      if (at) line = strtol(at + strlen(chunk) + 1, NULL, 10);
-      const char *msgp = strstr(e, "error: ");
-      char first[300];
-      first_line(first, sizeof first, msgp ? msgp + 7 : e);
-      int found = 0, refold = 0;
-      for (uint32_t k = g.where.n; k-- > 0;) {
-        if (g.where.p[k].line <= (uint32_t)line) {
-          const Where *w = &g.where.p[k];
-          if (w->line == (uint32_t)line && w->kind == W_SCOPE) {
-            /* a nested block's line: the block is kept as written next time */
-            char whyb[420];
-            snprintf(whyb, sizeof whyb, "a nested { } block the DSL refuses: %s", first);
-            Keep kp = {w->func, w->stmt, strdup(whyb)};
-            if (!kp.why || !plB_vec_push(g.keep, kp)) { free(kp.why); rc = 2; break; }
-            refold = 1;
-          } else if (w->line == (uint32_t)line && w->kind != W_STMT) {
-            /* a folded loop or run: its statements one by one next time, to find the one refused */
-            for (uint32_t q = 0; q < (w->kind == W_RUN ? w->n : 1); q++) {
-              Nofold nf = {w->func, w->stmt + q};
-              if (!plB_vec_push(g.nofold, nf)) { rc = 2; break; }
-            }
-            refold = 1;
-          } else if (w->line == (uint32_t)line) { fi = w->func; si = w->stmt; shape = w->shape; found = 1; part = 0; }
-          break;
-        }
-      }
-      if (rc == 2) break;
-      if (refold) continue;
-      if (!found) {
-        /* not a statement's line: the function around it is kept whole */
-        found = 0;
-        for (uint32_t k = 0; k < g.where.n; k++) if (g.where.p[k].line > (uint32_t)line) { fi = g.where.p[k].func; found = 1; break; }
-        if (!found && g.where.n) { fi = g.where.p[g.where.n - 1].func; found = 1; }
-        if (!found) { rc = 3; break; }
-        part = 3;
-      }
-      snprintf(msg, sizeof msg, "the DSL refuses it: %s", first);
-    } else {
-      /* the statement of the first line that differs: a fold's is written one at a time next round */
-      const ExpF *ef = &g.expf.p[mfn];
-      fi = ef->fi;
-      uint32_t j = mline < ef->ns ? mline : ef->ns ? ef->ns - 1 : 0;
-      if (!ef->ns) { part = 3; }
-      else {
-        si = g.expst.p[ef->s0 + j];
-        if (si == UINT32_MAX) {   /* the header: kept as written next round */
-          if (g.fn[fi].head) { rc = 3; break; }
-          g.fn[fi].head = 1;
-          continue;
-        }
-        uint32_t fold = g.expfold.p[ef->s0 + j];
-        if (fold) {
-          for (uint32_t q = fold - 1; q <= si; q++) {
-            Nofold nf = {fi, q};
-            if (!plB_vec_push(g.nofold, nf)) { rc = 2; break; }
-          }
-          if (rc == 2) break;
-          continue;
-        }
-        part = 0;
-        shape = g.expshape.p[ef->s0 + j];
-      }
-    }
-    if (part == 0 && shape) {   /* every call of that shape is kept as written */
-      if (shape_kept(&g, shape)) { part = 3; }
-      else {
-        KShape ks = {shape, strdup(msg)};
-        if (!ks.why || !plB_vec_push(g.kshape, ks)) { free(ks.why); rc = 2; break; }
-        continue;
-      }
-    }
-    if (part == 0) {
-      if (kept_any(&g, fi, si)) { part = 3; }
-      else {
-        Keep kp = {fi, si, strdup(msg)};
-        if (!kp.why || !plB_vec_push(g.keep, kp)) { rc = 2; break; }
-        continue;   /* a label's branches follow it the next round (write_func) */
-      }
-    }
-    if (part == 1 && !g.fn[fi].head && !bad) { g.fn[fi].head = 1; continue; }
-    if (part == 2 && !g.fn[fi].tail && !bad) { g.fn[fi].tail = 1; continue; }
-    if (g.fn[fi].text) { rc = 3; break; }
-    g.fn[fi].text = 1;
-    g.fn[fi].why = strdup(msg);
   }
   if (!rc) summary(&g, path, notes);
   if (rc == 3) {
@@ -2099,7 +2255,7 @@ int plP_to_sugar(const plI_module *m, const char *path, const char *name, const 
   free(g.kwhy); free(g.nof); free(g.declb);
   plB_buf_free(&g.cb); plB_buf_free(&g.exp); free(g.expst.p); free(g.expfold.p); free(g.expshape.p); free(g.expf.p); free(g.seen);
   for (uint32_t i = 0; i < g.kshape.n; i++) free(g.kshape.p[i].why);
-  free(g.kshape.p);
+  free(g.kshape.p); free(g.kset);
   if (g.pname) { for (uint32_t i = 0; i < g.npname; i++) free(g.pname[i]); free(g.pname); }
   plB_buf_free(&ptx); plB_buf_free(&err);
   return rc;

@@ -152,3 +152,16 @@ describe("bench/sugar_speed.lua", function()
     assert.truthy(out:find("| identical |", 1, true), out)
   end)
 end)
+
+describe("bench/ptx_scale.lua", function()
+  it("generates bench/ptx_shapes.lua's shapes and prints the lint / plain / sugar table with its checks", function()
+    local dir = H.tmpfile(".d")
+    local out, err, rc = luajit { H.root .. "/bench/ptx_scale.lua", "--build", H.build, "--shapes", "kernels,regs", "--mb", "0.02",
+                                 "--steps", "2", "--runs", "1", "--only", "lint,plain,sugar", "--dir", dir }
+    assert(rc == 0, out .. err)
+    assert.truthy(out:find("| shape | MB | lint | plain | sugar | sugar/plain |", 1, true), out)
+    assert.truthy(out:find("\n| kernels | 0.0 | [%d.]+ | [%d.]+ | [%d.]+ | [%d.]+x | %- | %- | %- | %- | ok, kept %d+ |"), out)
+    assert.truthy(out:find("\n| regs | 0.0 | ", 1, true), out)
+    assert.truthy(out:find("0 failed checks, 0 superlinear series", 1, true), out)
+  end)
+end)

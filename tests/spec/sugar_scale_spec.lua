@@ -1,0 +1,137 @@
+-- sugar_scale_spec.lua -- `ptxlua --from-ptx FILE.ptx --sugar` at scale (docs/performance.md): files
+-- past each limit LuaJIT puts on one function (65536 constants, 200 locals, deep nesting) round-trip
+-- byte for byte with nothing fallen back to "the whole file" verbatim; a declared range costs what
+-- its used registers cost; and the time grows linearly (a file twice as large, measured in the
+-- same run: well under 4x the time). Small sizes of bench/ptx_shapes.lua's shapes (the bench runs
+-- them at multi-MB sizes).
+local H = require "helper"
+package.path = H.root .. "/bench/?.lua;" .. package.path
+local SH = require "ptx_shapes"
+
+local function sanitized()
+  local cache = H.read(H.build .. "/CMakeCache.txt") or ""
+  return cache:find("PTXLUA_SANITIZE:BOOL=ON", 1, true) ~= nil
+end
+
+-- sugar the PTX text: the script's text and notes; asserts the round trip and no whole-file fallback
+local function roundtrip(what, text)
+  local ptx = H.write(H.tmpfile(".ptx"), text)
+  local lua = H.tmpfile(".lua")
+  local _, notes, rc = H.ptxlua { "--from-ptx", ptx, "--sugar", "-o", lua }
+  assert(rc == 0, what .. ": --sugar failed: " .. notes)
+  assert.falsy(notes:find("the whole file", 1, true), what .. ": " .. notes)
+  local out, err, rc2 = H.ptxlua { lua, "--print-ptx" }
+  assert(rc2 == 0, what .. ": the sugared script failed: " .. err)
+  assert(out == text, what .. ": the sugared round trip differs")
+  return H.read(lua), notes, lua
+end
+
+-- n tiny kernels, each after a comment of its own (four distinct constants each in the main chunk)
+local function tiny_kernels(n)
+  local o = { ".version 8.5\n.target sm_90a\n.address_size 64\n\n" }
+  for i = 0, n - 1 do
+    o[#o + 1] = string.format("\t// .globl\tk_%d\n.visible .entry k_%d(\n\t.param .u32 k_%d_p\n)\n{\n\tret;\n\n}\n", i, i, i)
+  end
+  return table.concat(o)
+end
+
+-- CPU seconds (user + sys) of the command line, the least of `runs` runs
+local function cpu(cmd, runs)
+  local best = math.huge
+  for _ = 1, runs do
+    local _, err, rc = H.sh("/usr/bin/time -f '@cpu %U %S' " .. cmd .. " > /dev/null")
+    assert(rc == 0, err)
+    local u, s = err:match("@cpu ([%d.]+) ([%d.]+)")
+    best = math.min(best, tonumber(u) + tonumber(s))
+  end
+  return best
+end
+
+describe("ptxlua --from-ptx --sugar at scale", function()
+  it("writes a file of 20000 kernels (past 65536 constants in one Lua function) in groups, byte-identical", function()
+    local text = tiny_kernels(20000)
+    local script, _, lua = roundtrip("20000 kernels", text)
+    -- the main chunk is cut into groups; the same script without them is past LuaJIT's limit
+    local groups = select(2, script:gsub("\nsugar%.block%(function%(%)\n", ""))
+    assert(groups >= 2, "no groups in the main chunk")
+    local flat = script:gsub("\nsugar%.block%(function%(%)\n", "\n"):gsub("\nend%)\n", "\n")
+    local _, err, rc = H.ptxlua { H.write(lua .. ".flat.lua", flat), "--print-ptx" }
+    assert.are_not.equal(0, rc)
+    assert.truthy(err:find("more than 65536 constants", 1, true), err)
+  end)
+
+  it("round-trips every shape of bench/ptx_shapes.lua past Lua's limits, keeping no whole file", function()
+    -- huge: one kernel of more than 65536 distinct numbers (immediates, register numbers); blocks: nesting 30 deep; labels: a
+    -- kernel of thousands of labels and far branches; inline_asm: thousands of scoped blocks
+    local sizes = { huge = 3.6e6, blocks = 3e5, labels = 3e5, inline_asm = 3e5, regs = 3e4, params = 2e5,
+                    funcs = 2e5, kernels = 1e5, vars = 2e5, debug = 1e5, loc = 1e5, longlines = 1e5 }
+    for _, shape in ipairs(SH.names) do
+      local text = SH.file(shape, sizes[shape] or 1e5)
+      local script = roundtrip(shape, text)
+      if shape == "huge" then
+        local imms = {}
+        local n = 0
+        for v in text:gmatch("%d+") do if not imms[v] then imms[v] = true; n = n + 1 end end
+        for v in text:gmatch("0[fd]%x+") do if not imms[v] then imms[v] = true; n = n + 1 end end
+        assert(n > 65536, "huge: only " .. n .. " distinct numbers")
+        assert.truthy(script:find("ptx%.[%w.]+%(r%[%d+%]"), "huge: no DSL calls")
+      end
+    end
+  end)
+
+  it("holds a kernel of 300 register names and a block of 250 (past 200 Lua locals)", function()
+    local o = { ".version 8.5\n.target sm_90a\n.address_size 64\n\n.visible .entry many(\n\t.param .u64 many_param_0\n)\n{\n" }
+    for i = 0, 299 do o[#o + 1] = string.format("\t.reg .b32 \t%%a%d;\n", i) end
+    o[#o + 1] = "\n"
+    for i = 0, 299 do o[#o + 1] = string.format("\tmov.u32 \t%%a%d, %d;\n", i, i) end
+    o[#o + 1] = "\t{\n"
+    for i = 0, 249 do o[#o + 1] = string.format("\t.reg .b32 \tt%d;\n", i) end
+    for i = 0, 249 do o[#o + 1] = string.format("\tadd.u32 \tt%d, %%a%d, 1;\n", i, i) end
+    o[#o + 1] = "\t}\n\tret;\n\n}\n"
+    local script = roundtrip("300 registers", table.concat(o))
+    assert.truthy(script:find("ptx.mov.u32(", 1, true))
+  end)
+
+  it("makes a declared range's registers as they are used: five %r<100000> in each of 200 kernels", function()
+    local text = SH.generate("regs", 200)
+    assert.truthy(text:find("%r<100000>", 1, true))
+    local ptx = H.write(H.tmpfile(".ptx"), text)
+    local t = cpu(H.shq(H.exe) .. " --from-ptx " .. H.shq(ptx) .. " --sugar -o " .. H.shq(H.tmpfile(".lua")), 1)
+    roundtrip("regs", text)
+    -- 10^8 registers made one by one take minutes; the used ones, a fraction of a second
+    assert(t < (sanitized() and 20 or 5), string.format("regs: %.2f s", t))
+  end)
+
+  it("keeps an enclosing range's register made inside a block alive after it, and refuses one a block hides", function()
+    local head = 'local ptx = require "ptxlua"\nlocal sugar = require "ptxlua.sugar"\nlocal doc = sugar.module "t"\n' ..
+                 'doc:target_is "sm_90a"\ndoc:text ".version 8.5\\n.target sm_90a\\n.address_size 64\\n\\n"\n' ..
+                 'doc:kernel {\n  name = "k",\n  params = { {"k_param_0", "u64"} },\n  body = function(t, ...)\n' ..
+                 '    local r = sugar.regs("b32", 100000, "r")\n    sugar.block(function()\n    ptx.mov.u32(r[1], 1)\n'
+    local tail = "    end)\n  end,\n}\ndoc:done()\n"
+    -- %r99999 is first used inside the block: it is the kernel's, alive after the block
+    local ok = H.write(H.tmpfile(".lua"), head ..
+      "    do sugar.open()\n      ptx.add.u32(r[99999], r[1], 2)\n    sugar.close() end\n" ..
+      "    ptx.add.u32(r[2], r[99999], 3)\n" .. tail)
+    local out, err, rc = H.ptxlua { ok, "--print-ptx" }
+    assert(rc == 0, err)
+    assert.truthy(out:find("\t{\n\tadd.u32 \t%r99999, %r1, 2;\n\t}\n\tadd.u32 \t%r2, %r99999, 3;\n", 1, true), out)
+    -- %r7 first used inside a block that declares %r<10>: it would print as the block's own
+    local bad = H.write(H.tmpfile(".lua"), head ..
+      '    do sugar.open()\n      local q = sugar.regs("b32", 10, "r")\n      ptx.add.u32(q[1], r[7], 2)\n' ..
+      "    sugar.close() end\n" .. tail)
+    local _, err2, rc2 = H.ptxlua { bad, "--print-ptx" }
+    assert.are.equal(1, rc2)
+    assert.truthy(err2:find(":15: error: %r7 here is a register from outside this ptx.scope block", 1, true), err2)
+  end)
+
+  it("takes time linear in the file: twice the kernels, well under four times the time", function()
+    if sanitized() then return H.pending("timed in the release build only") end
+    local a = H.write(H.tmpfile(".ptx"), tiny_kernels(12000))
+    local b = H.write(H.tmpfile(".ptx"), tiny_kernels(24000))
+    local function cmd(f) return H.shq(H.exe) .. " --from-ptx " .. H.shq(f) .. " --sugar -o " .. H.shq(H.tmpfile(".lua")) end
+    -- interleaved, the least of three each: the load of a shared machine hits both alike
+    local ta, tb = math.huge, math.huge
+    for _ = 1, 3 do ta = math.min(ta, cpu(cmd(a), 1)); tb = math.min(tb, cpu(cmd(b), 1)) end
+    assert(tb < 3.2 * math.max(ta, 0.05), string.format("12000 kernels %.2f s, 24000 kernels %.2f s", ta, tb))
+  end)
+end)
