@@ -1251,6 +1251,23 @@ static uint64_t shape_of(G *g, const plI_stmt *st, const char *c, size_t n) {
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < n; i++) {
     unsigned char ch = (unsigned char)c[i];
+    if (ch == 'p' && n - i > 9 && memcmp(c + i, "ptx.sym \"", 9) == 0) {
+      /* a variable's name: the DSL prints any name as given and knows no variable of the file
+      ** (a function is traced alone), so the call behaves as one naming another variable of the
+      ** same declarations does. A function's name or a parameter's keeps its name in the shape */
+      const char *q = c + i + 9, *e = memchr(q, '"', n - i - 9);
+      const plI_syminfo *si = NULL;
+      if (e && !memchr(q, '\\', (size_t)(e - q))) {
+        uint32_t id = plB_find(&m->strs, q, (size_t)(e - q));
+        si = id ? plI_sym(m, id) : NULL;
+      }
+      if (si && !si->func && !si->params) {
+        uint64_t cls[5] = {2, si->vspaces, si->global, si->gspace, si->local};
+        for (int k = 0; k < 5; k++) h = (h ^ cls[k]) * 1099511628211ull;
+        i = (size_t)(e - c);
+        continue;
+      }
+    }
     if (!values && ch >= '0' && ch <= '9' && !(i && (isalpha((unsigned char)c[i - 1]) || c[i - 1] == '_'))) {
       while (i + 1 < n && c[i + 1] >= '0' && c[i + 1] <= '9') i++;
       ch = 1;   /* an integer, whatever its digits */
