@@ -145,6 +145,19 @@ describe("ptxlua --from-ptx --sugar at scale", function()
     roundtrip("vars", SH.generate("vars", 160))
   end)
 
+  it("checks a run, a nested block and a store's offset once per shape: the check stays the same size", function()
+    -- params: runs of ld.param / add per kernel; blocks: sibling blocks nested up to 30 deep, each
+    -- storing at its own offset; regs: kernels alike but for their integers. Four times the units,
+    -- (nearly) the same functions traced
+    for _, c in ipairs { { "params", 10, 40 }, { "blocks", 256, 1024 }, { "regs", 10, 40 } } do
+      local shape, a, b = c[1], c[2], c[3]
+      local ta = check_script(SH.generate(shape, a))
+      local tb, nb = check_script(SH.generate(shape, b))
+      assert(tb <= ta + 2, string.format("%s: %d units: %d traced; %d units: %d traced (%d by name)", shape, a, ta, b, tb, nb))
+      assert(tb < (shape == "blocks" and 3 or b / 4), string.format("%s: %d units: %d traced", shape, b, tb))
+    end
+  end)
+
   it("takes time linear in the file: twice the kernels, well under four times the time", function()
     if sanitized() then return H.pending("timed in the release build only") end
     local a = H.write(H.tmpfile(".ptx"), tiny_kernels(12000))
