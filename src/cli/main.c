@@ -66,6 +66,16 @@ static int call_in(lua_State *L, const char *mod, const char *fn, int arg) {
 /* runs the check script of --from-ptx --sugar (src/ptx/sugar.c): its functions' lines as traced
 ** (ptxlua.sugar's check_canon), without anchors */
 static int sugar_run(const char *chunk, const char *text, size_t n, plB_buf *ptx, plB_buf *err) {
+  /* PTXLUA_SUGAR_CHECK=FILE: the check script of the last round there (how much the check traces:
+  ** tests/spec/sugar_scale_spec.lua, docs/performance.md) */
+  const char *dump = getenv("PTXLUA_SUGAR_CHECK");
+  if (dump && *dump) {
+    FILE *f = fopen(dump, "wb");
+    if (f) {
+      if (n) fwrite(text, 1, n, f);
+      fclose(f);
+    }
+  }
   ptxlua_engine *e = ptxlua_open();
   if (!e) { plB_buf_puts(err, "out of memory"); return 1; }
   lua_State *L = plE_lua(e);

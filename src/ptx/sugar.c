@@ -131,6 +131,7 @@ typedef struct G {
   ** first call of each shape only (ck: being written, into cb), what its calls must print (exp,
   ** one line per statement expst[]), per function (expf); shapes seen this round; shapes kept */
   int ck;
+  uint32_t ckdecl;                    /* declarations of a new shape written into the check */
   plB_buf cb, exp;
   uint32_t cline, mline;
   PLB_VEC(uint32_t) expst, expfold;   /* expfold: the fold (its first statement + 1) a line is part of, 0 none */
@@ -989,9 +990,20 @@ static int addr_zero(const plB_buf *line, const char *rest, uint32_t nrest) {
   return 0;
 }
 
+static int shape_new(G *g, uint64_t key);
 static void emit_run(G *g, uint32_t k, uint32_t p, uint32_t reps) {
   Item *it = g->items.p;
   uint32_t last = k + p * reps - 1;
+  if (g->ck) {
+    /* the check traces a run once per shape: the shapes of its group's calls (each repetition is
+    ** the group's calls with other integers, and the integers are the file's own). A run holding
+    ** the first call of a shape is traced whole */
+    uint64_t key = 0x72756e0000000000ull ^ p;
+    int first = 0;
+    for (uint32_t q = k; q <= last; q++) first |= it[q].chk;
+    for (uint32_t q = k; q < k + p; q++) key = (key ^ it[q].shape) * 1099511628211ull;
+    if (!shape_new(g, key | 1) && !first) return;
+  }
   g->fold = k + 1;
   for (uint32_t q = k; q <= last; q++) expect(g, q);
   g->fold = 0;
@@ -1034,12 +1046,23 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
       put_ind(g, "");
       if (g->ck && x->x0 > x->b && x->x0 < x->c) { putn(g, q, (size_t)(g->ib.p + x->x0 - q)); put(g, ")\n"); }   /* no text */
       else putn(g, q, (size_t)(g->ib.p + x->c - q));
+      if (g->ck) {   /* a declaration of a new shape (its line, at the top or in a block) */
+        uint64_t key = 0x6465636c00000000ull ^ (x->depth ? 1u : 0u);
+        for (const char *e = g->ib.p + x->c; q < e; q++) key = (key ^ (unsigned char)*q) * 1099511628211ull;
+        if (shape_new(g, key | 1)) g->ckdecl++;
+      }
       k++;
       continue;
     }
     if (x->kind == IT_OPEN) {   /* a nested block: ptx.scope(function() ... end) */
       const Blk *bk = &g->blks.p[x->blk];
       uint32_t c = bk->close;
+      /* the check leaves out a block with nothing to trace in it: no call of a new shape, no run
+      ** or loop, no declaration of a new shape, no labels (what it holds behaves as what the
+      ** check traces elsewhere) */
+      size_t ck_n = g->b->n, ck_exp = g->exp.n;
+      uint32_t ck_line = g->line, ck_where = g->where.n, ck_decl = g->ckdecl;
+      Lv ck_lv = g->lv[g->lvl];
       emit_lines(g, x->a, x->b, k, 0);                   /* comments before the `{` */
       block_open(g);
       where_fold(g, k, c - k + 1, W_SCOPE);
@@ -1070,6 +1093,9 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
       if (bk->yn && !g->ck) putstr(g, g->m->vsrc.p + bk->yo, bk->yn);
       put(g, ") end\n");
       emit_lines(g, xc->c, xc->d, c, 0);
+      if (g->ck && !bk->nlab && g->exp.n == ck_exp && g->ckdecl == ck_decl) {
+        g->b->n = ck_n; g->line = ck_line; g->where.n = ck_where; g->lv[g->lvl] = ck_lv;
+      }
       k = c + 1;
       continue;
     }
@@ -1244,13 +1270,42 @@ static void func_text(G *g, const plI_func *f) {
 ** and register types, integers aside (the writer checks each integer and float itself: its range
 ** for the operand's type, the exact round trip of its text). Opcodes whose check reads values
 ** (PLA_VALUES) keep their integers in the shape. */
+/* does the DSL's check of the opcode read an immediate's value (a constraint beyond its type's
+** range: a set, a range, a multiple, at most the previous operand)? The other values it reads are
+** a symbol's state space and an address register's type (check_space), not an address's offset */
+static int imm_values(const plA_res *r) {
+  if (!r || !(r->flags & PLA_VALUES)) return 0;
+  for (int a = 0; a <= r->nalt; a++) {
+    const plA_opspec *ops = a ? r->alt[a - 1].ops : r->ops;
+    int n = a ? r->alt[a - 1].nops : r->nops;
+    for (int i = 0; i < n; i++) if (ops[i].ikind) return 1;
+  }
+  return 0;
+}
 static uint64_t shape_of(G *g, const plI_stmt *st, const char *c, size_t n) {
   const plI_module *m = g->m;
   const plA_res *r = m->isa ? plA_resolve(m->isa, st->opc, NULL) : NULL;
-  int values = r && (r->flags & PLA_VALUES);
+  int values = imm_values(r);
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < n; i++) {
     unsigned char ch = (unsigned char)c[i];
+    if (ch == 'p' && n - i > 9 && memcmp(c + i, "ptx.sym \"", 9) == 0) {
+      /* a variable's name: the DSL prints any name as given and knows no variable of the file
+      ** (a function is traced alone), so the call behaves as one naming another variable of the
+      ** same declarations does. A function's name or a parameter's keeps its name in the shape */
+      const char *q = c + i + 9, *e = memchr(q, '"', n - i - 9);
+      const plI_syminfo *si = NULL;
+      if (e && !memchr(q, '\\', (size_t)(e - q))) {
+        uint32_t id = plB_find(&m->strs, q, (size_t)(e - q));
+        si = id ? plI_sym(m, id) : NULL;
+      }
+      if (si && !si->func && !si->params) {
+        uint64_t cls[5] = {2, si->vspaces, si->global, si->gspace, si->local};
+        for (int k = 0; k < 5; k++) h = (h ^ cls[k]) * 1099511628211ull;
+        i = (size_t)(e - c);
+        continue;
+      }
+    }
     if (!values && ch >= '0' && ch <= '9' && !(i && (isalpha((unsigned char)c[i - 1]) || c[i - 1] == '_'))) {
       while (i + 1 < n && c[i + 1] >= '0' && c[i + 1] <= '9') i++;
       ch = 1;   /* an integer, whatever its digits */

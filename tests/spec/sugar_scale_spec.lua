@@ -124,6 +124,40 @@ describe("ptxlua --from-ptx --sugar at scale", function()
     assert.truthy(err2:find(":15: error: %r7 here is a register from outside this ptx.scope block", 1, true), err2)
   end)
 
+  -- the check script --sugar ran last (PTXLUA_SUGAR_CHECK names where it goes): how many functions
+  -- it traces, how many it checks only the names of
+  local function check_script(text)
+    local ptx = H.write(H.tmpfile(".ptx"), text)
+    local ck = H.tmpfile(".check.lua")
+    local _, err, rc = H.sh("PTXLUA_SUGAR_CHECK=" .. H.shq(ck) .. " " .. H.shq(H.exe) .. " --from-ptx " .. H.shq(ptx) ..
+                            " --sugar -o " .. H.shq(H.tmpfile(".lua")))
+    assert(rc == 0, err)
+    local s = H.read(ck) or ""
+    return select(2, s:gsub("\ndoc:kernel {", "")) + select(2, s:gsub("\ndoc:func {", "")), select(2, s:gsub("\ndoc:check_names {", ""))
+  end
+
+  it("checks a call once whatever variable it names: kernels alike but for their variables trace once", function()
+    -- each unit of the vars shape: a kernel reading its own g_i, c_i, sp_i, s_i (the same declarations)
+    local t40, n40 = check_script(SH.generate("vars", 40))
+    local t160, n160 = check_script(SH.generate("vars", 160))
+    assert(t160 <= t40 + 2, string.format("40 kernels: %d traced; 160 kernels: %d traced", t40, t160))
+    assert(n160 >= 160 - t160 and n160 > 100, string.format("160 kernels: %d traced, %d names checked", t160, n160))
+    roundtrip("vars", SH.generate("vars", 160))
+  end)
+
+  it("checks a run, a nested block and a store's offset once per shape: the check stays the same size", function()
+    -- params: runs of ld.param / add per kernel; blocks: sibling blocks nested up to 30 deep, each
+    -- storing at its own offset; regs: kernels alike but for their integers. Four times the units,
+    -- (nearly) the same functions traced
+    for _, c in ipairs { { "params", 10, 40 }, { "blocks", 256, 1024 }, { "regs", 10, 40 } } do
+      local shape, a, b = c[1], c[2], c[3]
+      local ta = check_script(SH.generate(shape, a))
+      local tb, nb = check_script(SH.generate(shape, b))
+      assert(tb <= ta + 2, string.format("%s: %d units: %d traced; %d units: %d traced (%d by name)", shape, a, ta, b, tb, nb))
+      assert(tb < (shape == "blocks" and 3 or b / 4), string.format("%s: %d units: %d traced", shape, b, tb))
+    end
+  end)
+
   it("takes time linear in the file: twice the kernels, well under four times the time", function()
     if sanitized() then return H.pending("timed in the release build only") end
     local a = H.write(H.tmpfile(".ptx"), tiny_kernels(12000))
