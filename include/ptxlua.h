@@ -264,6 +264,18 @@ PTXLUA_API int ptxlua_tensormap_encode_im2col_address(ptxlua_device *d, uint64_t
                                                       const uint64_t *dims, const uint64_t *strides,
                                                       const ptxlua_im2col *spec, ptxlua_tensormap *out);
 
+/* ---- ahead of time: C source with the cubins embedded (ptxlua --emit-c DIR) --------------------
+** Each kernel (as ptxlua_ptx selects them), traced with the engine's templates and target and
+** assembled (through the cache; PTXLUA_NO_CACHE in flags: not), goes into DIR/NAME.h and
+** DIR/NAME.c: its cubin as a byte array and a typed launcher NAME_KERNEL_launch(stream, arguments
+** in parameter order), with NAME_load / NAME_unload, the driver opened by dlopen("libcuda.so.1"):
+** no LuaJIT and no libptxlua at run time (docs/interop.md, "Ahead of time: --emit-c"). NAME must be
+** a C identifier; script (or NULL) is named in the files' first comment. DIR is made when missing
+** (one level); nothing is written unless every kernel assembled, and both files replace what DIR
+** held together. */
+PTXLUA_API int ptxlua_emit_c(ptxlua_engine *e, const char *kernels, int flags, const char *dir,
+                             const char *name, const char *script);
+
 /* the last error: message as "file:line: error: text", and its parts (file NULL, line 0 if none) */
 PTXLUA_API const char *ptxlua_errmsg(ptxlua_engine *e);
 PTXLUA_API const char *ptxlua_errfile(ptxlua_engine *e);
