@@ -281,8 +281,8 @@ static int kernel_error(ptxlua_engine *e, const ekernel *k, const char *msg) {
   return plE_set_error(e, PTXLUA_ERROR, buf);
 }
 
-/* trace (for the target and the cluster the module compiles in), describe, assemble */
-static int describe(ptxlua_engine *e, const char *name, int flags, ekernel *k) {
+/* trace (for the target and the cluster the module compiles in), then what the DSL says */
+static int describe(ptxlua_engine *e, const char *name, ekernel *k) {
   lua_State *L = plE_lua(e);
   int rc, top = lua_gettop(L);
   snprintf(k->name, sizeof k->name, "%s", name);
@@ -333,9 +333,6 @@ static int describe(ptxlua_engine *e, const char *name, int flags, ekernel *k) {
     lua_pop(L, 1);
   }
   lua_settop(L, top);
-  void *bin = NULL;
-  if ((rc = ptxlua_compile(e, name, flags & PTXLUA_NO_CACHE, &bin, &k->len))) return rc;
-  k->cubin = bin;
   return PTXLUA_OK;
 lua_fail : {
   const char *msg = lua_tostring(L, -1);
@@ -786,11 +783,40 @@ static void put_banner(plB_buf *b, const char *file, const char *nm, const char 
   plB_buf_puts(b, "; do not edit.\n** Kernels:");
   for (int i = 0; i < nk; i++)
     plB_buf_printf(b, "%s %s (%s)", i ? "," : "", ks[i].name, ks[i].target);
-  plB_buf_printf(b,
-                 ". Each is a cubin embedded in %s.c with a typed launcher; at run time\n"
-                 "** only the CUDA driver is needed (libcuda.so.1, opened with dlopen by %s_load; "
-                 "link with -ldl\n** on glibc before 2.34). */\n",
-                 nm, nm);
+  plB_buf_printf(
+      b,
+      ".\n** Each is a cubin embedded in %s.c with a typed launcher; at run time only the "
+      "CUDA driver is\n** needed (libcuda.so.1, opened with dlopen by %s_load; link with "
+      "-ldl on glibc before 2.34). */\n",
+      nm, nm);
+}
+
+/* the generated text with no line over 100 columns: a comment line breaks at a blank (going on
+** with "**"), a prototype or call after a ", " (going on indented); nothing else is that long */
+static void wrap(plB_buf *out, const plB_buf *in) {
+  const char *s = in->p ? in->p : "", *end = s + in->n;
+  while (s < end) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+    int comment = n >= 2 && ((s[0] == '/' && s[1] == '*') || (s[0] == '*' && s[1] == '*'));
+    const char *cont = comment ? (s[0] == '/' ? "**   " : "**     ") : "    ";
+    while (n > 100) {
+      size_t cut = 0;
+      for (size_t i = 100; i > 20 && !cut; i--) {
+        if (s[i] == ' ' && (comment || s[i - 1] == ',')) cut = i;
+      }
+      if (!cut) break;
+      plB_buf_add(out, s, cut);
+      plB_buf_putc(out, '\n');
+      plB_buf_puts(out, cont);
+      s += cut + 1;
+      n -= cut + 1;
+      if (n + strlen(cont) <= 100) break;
+    }
+    plB_buf_add(out, s, n);
+    if (nl) plB_buf_putc(out, '\n');
+    s += n + (nl ? 1 : 0);
+  }
 }
 
 /* ---- writing ------------------------------------------------------------------------------------ */
@@ -907,8 +933,11 @@ PTXLUA_API int ptxlua_emit_c(ptxlua_engine *e, const char *kernels, int flags, c
     char kname[256];
     snprintf(kname, sizeof kname, "%s", kn); /* the registry's string may move on a rebuild */
     ekernel *k = &ks[nk++];
-    rc = describe(e, kname, flags, k);
+    rc = describe(e, kname, k);
     if (!rc) rc = name_check(e, name, k);
+    void *bin = NULL;
+    if (!rc) rc = ptxlua_compile(e, kname, flags & PTXLUA_NO_CACHE, &bin, &k->len);
+    k->cubin = bin;
   }
   plB_buf h, c;
   plB_buf_init(&h);
@@ -939,10 +968,17 @@ PTXLUA_API int ptxlua_emit_c(ptxlua_engine *e, const char *kernels, int flags, c
     plB_buf_puts(&c, "};\n");
     put_t(&c, C_DRIVER, name);
     for (int i = 0; i < nk; i++) source_kernel(&c, name, &ks[i], i);
-    if (h.oom || c.oom)
+    plB_buf wh, wc;
+    plB_buf_init(&wh);
+    plB_buf_init(&wc);
+    wrap(&wh, &h);
+    wrap(&wc, &c);
+    if (h.oom || c.oom || wh.oom || wc.oom)
       rc = plE_set_error(e, PTXLUA_NOMEM, "out of memory");
     else
-      rc = write_pair(e, dir, name, &h, &c);
+      rc = write_pair(e, dir, name, &wh, &wc);
+    plB_buf_free(&wh);
+    plB_buf_free(&wc);
   }
   plB_buf_free(&h);
   plB_buf_free(&c);
