@@ -232,6 +232,18 @@ static inline ptxlua_arg ptxlua_arg_scalar(int type, uint64_t bits) { ptxlua_arg
 PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned smem,
                              void *stream, const ptxlua_arg *args, int nargs);
 
+/* the same launch with its arguments in one block (a binding fills the block once per kernel and
+** changes only what a call changes: one argument to pass, not seven) */
+typedef struct ptxlua_launch_args {
+  ptxlua_kernel *kernel;
+  const unsigned *grid, *block;  /* NULL: the kernel's own */
+  unsigned smem;                 /* PTXLUA_SMEM_KERNEL: the kernel's */
+  void *stream;
+  const ptxlua_arg *args;
+  int nargs;
+} ptxlua_launch_args;
+PTXLUA_API int ptxlua_launch_block(const ptxlua_launch_args *l);
+
 /* ---- tensors ptxlua does not own: DLPack (<dlpack/dlpack.h>, Debian's libdlpack-dev) ----------
 ** A DLPack tensor is borrowed: never copied, and never released (its deleter stays the caller's
 ** to call). On "emu" it is CPU memory (kDLCPU, kDLCUDAHost), which the emulated kernel reads and

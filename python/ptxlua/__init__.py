@@ -66,6 +66,12 @@ class _Arg(ctypes.Structure):
     _fields_ = [("type", ctypes.c_int), ("size", ctypes.c_size_t), ("v", _V)]
 
 
+class _LaunchArgs(ctypes.Structure):     # ptxlua_launch_args
+    _fields_ = [("kernel", ctypes.c_void_p), ("grid", ctypes.c_void_p), ("block", ctypes.c_void_p),
+                ("smem", ctypes.c_uint), ("stream", ctypes.c_void_p), ("args", ctypes.c_void_p),
+                ("nargs", ctypes.c_int)]
+
+
 class _Param(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_int), ("dtype", ctypes.c_char_p),
                 ("offset", ctypes.c_uint), ("size", ctypes.c_uint), ("align", ctypes.c_uint)]
@@ -97,6 +103,7 @@ def _lib():
         "ptxlua_kernel_param_shape": (ci, [vp, ci, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ci), ci]),
         "ptxlua_kernel_dims": (ci, [vp] + [ctypes.POINTER(ctypes.c_uint)] * 4),
         "ptxlua_launch": (ci, [vp, vp, vp, ctypes.c_uint, vp, vp, ci]),
+        "ptxlua_launch_block": (ci, [vp]),
         "ptxlua_buffer_wrap_dlpack": (ci, [vp, vp, ctypes.POINTER(vp)]), "ptxlua_buffer_free": (None, [vp]),
         "ptxlua_buffer_address": (ctypes.c_uint64, [vp]),
         "ptxlua_tensormap_encode_address": (ci, [vp, ctypes.c_uint64, cp, ci, vp, vp, vp, cp, vp]),
@@ -309,6 +316,13 @@ class Kernel:
         self._ints = [s[0] if s is not None and s[0] in _INT_ARGS else 0 for s in self._setters]
         self._grid = (ctypes.c_uint * 3)()
         self._block = (ctypes.c_uint * 3)()
+        # the launch's one argument, filled once: a call writes the words it changes (grid, block,
+        # smem, stream at the offsets the struct gives them)
+        la = self._largs = _LaunchArgs(h.value, None, None, SMEM_KERNEL, None, ctypes.addressof(self._args), n)
+        self._lw = (ctypes.c_uint64 * (ctypes.sizeof(la) // 8)).from_buffer(la)
+        self._lpos = tuple(getattr(_LaunchArgs, f).offset // 8 for f in ("grid", "block", "smem", "stream"))
+        self._lp = ctypes.c_void_p(ctypes.addressof(la))
+        self._launch_block = L.ptxlua_launch_block
 
     def __repr__(self):
         return "<ptxlua.Kernel %s on %s>" % (self.name, self.device)
@@ -382,7 +396,7 @@ class Kernel:
         dls = (stream if stream else 1) if cuda else None   # DLPack's numbering: 1 = legacy default
         # the arguments go straight into the ptxlua_arg array's words (W: type at 3i, value at 3i+2);
         # a kind with more to it (a float, bytes, a map) through its ctypes fields
-        W, keep, ints = self._w, [], self._ints
+        W, keep, ints, fast = self._w, [], self._ints, _FAST
         for i in range(n):
             v = vals[i]
             if v is None:
@@ -403,22 +417,34 @@ class Kernel:
                     cap = v.__dlpack__()
                 keep.append(cap)
                 W[3 * i] = A_DLPACK
-                W[3 * i + 2] = _capsule_pointer(cap)
+                if fast and type(cap) is _CAPSULE:    # _capsule_pointer, inlined
+                    c = (id(cap) + _HEAD) >> 3
+                    W[3 * i + 2] = _WORDS[c] if _WORDS[c + 1] in _DLTENSOR_NAMES else _capsule_pointer(cap)
+                else:
+                    W[3 * i + 2] = _capsule_pointer(cap)
             elif tp is int and ints[i]:           # an integer scalar: its bits
                 W[3 * i] = ints[i]
                 W[3 * i + 2] = v & 0xFFFFFFFFFFFFFFFF
             else:
                 self._slow_arg(i, v, how, keep)
-        g = b = None
+        LW, (pg, pb, ps, pst) = self._lw, self._lpos
         if grid is not None:
             g = self._grid
             gg = tuple(grid) + (1, 1)
             g[0], g[1], g[2] = gg[0], gg[1], gg[2]
+            LW[pg] = ctypes.addressof(g)
+        else:
+            LW[pg] = 0
         if block is not None:
             b = self._block
             bb = tuple(block) + (1, 1)
             b[0], b[1], b[2] = bb[0], bb[1], bb[2]
-        rc = self._launch(self._h, g, b, smem, stream or None, self._argp, n)
+            LW[pb] = ctypes.addressof(b)
+        else:
+            LW[pb] = 0
+        LW[ps] = smem & 0xFFFFFFFF              # the word's high half is padding
+        LW[pst] = stream or 0
+        rc = self._launch_block(self._lp)
         if rc:
             self.engine._ck(rc)
         # keep: the capsules die here; their deleters tell the producer the borrow is over (on CUDA
