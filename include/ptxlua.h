@@ -234,6 +234,18 @@ static inline ptxlua_arg ptxlua_arg_scalar(int type, uint64_t bits) { ptxlua_arg
 PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned smem,
                              void *stream, const ptxlua_arg *args, int nargs);
 
+/* the same launch with its arguments in one block (a binding fills the block once per kernel and
+** changes only what a call changes: one argument to pass, not seven) */
+typedef struct ptxlua_launch_args {
+  ptxlua_kernel *kernel;
+  const unsigned *grid, *block;  /* NULL: the kernel's own */
+  unsigned smem;                 /* PTXLUA_SMEM_KERNEL: the kernel's */
+  void *stream;
+  const ptxlua_arg *args;
+  int nargs;
+} ptxlua_launch_args;
+PTXLUA_API int ptxlua_launch_block(const ptxlua_launch_args *l);
+
 /* ---- tensors ptxlua does not own: DLPack (<dlpack/dlpack.h>, Debian's libdlpack-dev) ----------
 ** A DLPack tensor is borrowed: never copied, and never released (its deleter stays the caller's
 ** to call). On "emu" it is CPU memory (kDLCPU, kDLCUDAHost), which the emulated kernel reads and
@@ -265,6 +277,18 @@ PTXLUA_API int ptxlua_tensormap_encode_address(ptxlua_device *d, uint64_t addr, 
 PTXLUA_API int ptxlua_tensormap_encode_im2col_address(ptxlua_device *d, uint64_t addr, const char *dtype, int rank,
                                                       const uint64_t *dims, const uint64_t *strides,
                                                       const ptxlua_im2col *spec, ptxlua_tensormap *out);
+
+/* ---- ahead of time: C source with the cubins embedded (ptxlua --emit-c DIR) --------------------
+** Each kernel (as ptxlua_ptx selects them), traced with the engine's templates and target and
+** assembled (through the cache; PTXLUA_NO_CACHE in flags: not), goes into DIR/NAME.h and
+** DIR/NAME.c: its cubin as a byte array and a typed launcher NAME_KERNEL_launch(stream, arguments
+** in parameter order), with NAME_load / NAME_unload, the driver opened by dlopen("libcuda.so.1"):
+** no LuaJIT and no libptxlua at run time (docs/interop.md, "Ahead of time: --emit-c"). NAME must be
+** a C identifier; script (or NULL) is named in the files' first comment. DIR is made when missing
+** (one level); nothing is written unless every kernel assembled, and both files replace what DIR
+** held together. */
+PTXLUA_API int ptxlua_emit_c(ptxlua_engine *e, const char *kernels, int flags, const char *dir,
+                             const char *name, const char *script);
 
 /* the last error: message as "file:line: error: text", and its parts (file NULL, line 0 if none) */
 PTXLUA_API const char *ptxlua_errmsg(ptxlua_engine *e);

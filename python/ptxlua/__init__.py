@@ -66,6 +66,12 @@ class _Arg(ctypes.Structure):
     _fields_ = [("type", ctypes.c_int), ("size", ctypes.c_size_t), ("v", _V)]
 
 
+class _LaunchArgs(ctypes.Structure):     # ptxlua_launch_args
+    _fields_ = [("kernel", ctypes.c_void_p), ("grid", ctypes.c_void_p), ("block", ctypes.c_void_p),
+                ("smem", ctypes.c_uint), ("stream", ctypes.c_void_p), ("args", ctypes.c_void_p),
+                ("nargs", ctypes.c_int)]
+
+
 class _Param(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_int), ("dtype", ctypes.c_char_p),
                 ("offset", ctypes.c_uint), ("size", ctypes.c_uint), ("align", ctypes.c_uint)]
@@ -97,6 +103,7 @@ def _lib():
         "ptxlua_kernel_param_shape": (ci, [vp, ci, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ci), ci]),
         "ptxlua_kernel_dims": (ci, [vp] + [ctypes.POINTER(ctypes.c_uint)] * 4),
         "ptxlua_launch": (ci, [vp, vp, vp, ctypes.c_uint, vp, vp, ci]),
+        "ptxlua_launch_block": (ci, [vp]),
         "ptxlua_buffer_wrap_dlpack": (ci, [vp, vp, ctypes.POINTER(vp)]), "ptxlua_buffer_free": (None, [vp]),
         "ptxlua_buffer_address": (ctypes.c_uint64, [vp]),
         "ptxlua_tensormap_encode_address": (ci, [vp, ctypes.c_uint64, cp, ci, vp, vp, vp, cp, vp]),
@@ -130,19 +137,31 @@ _NAME = ctypes.c_char_p(b"dltensor")
 _probe = _new_capsule(0x1234560, _NAME, None)
 _CAPSULE = type(_probe)
 _HEAD = object.__basicsize__
-_FAST = (sys.implementation.name == "cpython"
+_FAST = (sys.implementation.name == "cpython" and _HEAD % 8 == 0
          and ctypes.c_void_p.from_address(id(_probe) + _HEAD).value == _slow_pointer(_probe)
          and ctypes.c_void_p.from_address(id(_probe) + _HEAD + 8).value == ctypes.cast(_NAME, ctypes.c_void_p).value)
 _NAME_ADDR = ctypes.cast(_NAME, ctypes.c_void_p).value
 del _probe
 
 
+# All of memory as 64-bit words, for reading a capsule's two words without making a ctypes object
+# per read (an index of a ctypes array gives a plain int): the capsule's name pointer is looked up
+# in the names already seen to be "dltensor" (producers name their capsules with a string
+# literal, which lives as long as their library), else checked by the C API and remembered.
+_WORDS = (ctypes.c_uint64 * (1 << 59)).from_address(0) if _FAST else None
+_DLTENSOR_NAMES = set()
+
+
 def _capsule_pointer(cap):
     """The DLManagedTensor* of a "dltensor" capsule (borrowed: the capsule stays its owner)."""
     if _FAST and type(cap) is _CAPSULE:
+        w = (id(cap) + _HEAD) >> 3
+        if _WORDS[w + 1] in _DLTENSOR_NAMES:
+            return _WORDS[w]
         name = ctypes.c_char_p.from_address(id(cap) + _HEAD + 8).value
         if name == b"dltensor":
-            return ctypes.c_void_p.from_address(id(cap) + _HEAD).value
+            _DLTENSOR_NAMES.add(_WORDS[w + 1])
+            return _WORDS[w]
     return _slow_pointer(cap)
 
 
@@ -218,6 +237,7 @@ def _int(v):
 
 
 _DLPACK, _TORCH, _MAP, _OTHER = 1, 2, 3, 4
+_INT_ARGS = {A_U8, A_U16, A_U32, A_U64, A_S8, A_S16, A_S32, A_S64}
 _HOW = {}                                   # type -> how an argument of it is passed
 
 
@@ -288,8 +308,21 @@ class Kernel:
             for d, (_, j) in enumerate(q["shape"] or []):
                 if j >= 0 and j not in self._implied:
                     self._implied[j] = (i, d)
+        # the argument array as 64-bit words (a ptxlua_arg is 24 bytes: type, size, value), its address
+        # made once, and the argument type of each integer scalar (0: not one)
+        assert ctypes.sizeof(_Arg) == 24
+        self._w = (ctypes.c_uint64 * (3 * max(n, 1))).from_buffer(self._args)
+        self._argp = ctypes.c_void_p(ctypes.addressof(self._args))
+        self._ints = [s[0] if s is not None and s[0] in _INT_ARGS else 0 for s in self._setters]
         self._grid = (ctypes.c_uint * 3)()
         self._block = (ctypes.c_uint * 3)()
+        # the launch's one argument, filled once: a call writes the words it changes (grid, block,
+        # smem, stream at the offsets the struct gives them)
+        la = self._largs = _LaunchArgs(h.value, None, None, SMEM_KERNEL, None, ctypes.addressof(self._args), n)
+        self._lw = (ctypes.c_uint64 * (ctypes.sizeof(la) // 8)).from_buffer(la)
+        self._lpos = tuple(getattr(_LaunchArgs, f).offset // 8 for f in ("grid", "block", "smem", "stream"))
+        self._lp = ctypes.c_void_p(ctypes.addressof(la))
+        self._launch_block = L.ptxlua_launch_block
 
     def __repr__(self):
         return "<ptxlua.Kernel %s on %s>" % (self.name, self.device)
@@ -327,7 +360,8 @@ class Kernel:
         keep = _BufferKeeper(self.engine, buf, cap, obj)
         return TensorMap(out, (raw, keep))
 
-    def __call__(self, *args, stream=None, grid=None, block=None, smem=SMEM_KERNEL, **kw):
+    def _bind(self, args, kw):
+        """The values in parameter order from positional and keyword arguments (None: not given)."""
         n = self._np
         if len(args) > n:
             raise ArgumentError("%s takes %d arguments, got %d" % (self.name, n, len(args)))
@@ -340,72 +374,102 @@ class Kernel:
             if i < len(args):
                 raise ArgumentError("%s: parameter '%s' given twice" % (self.name, key))
             vals[i] = v
+        return vals
+
+    def _implied_value(self, i, vals):
+        """A scalar left out: the extent of the tensor that names it."""
+        if i in self._implied:
+            ti, d = self._implied[i]
+            t = vals[ti]
+            if t is not None and hasattr(t, "shape"):
+                return int(t.shape[d])
+        raise ArgumentError("%s: no value for parameter %d (%s)" % (self.name, i + 1, self.params[i]["name"]))
+
+    def __call__(self, *args, stream=None, grid=None, block=None, smem=SMEM_KERNEL, **kw):
+        n = self._np
+        vals = args if not kw and len(args) == n else self._bind(args, kw)
         auto = stream is None                 # the producer's current stream: no ordering to ask for
-        if self._cuda and auto:
+        cuda = self._cuda
+        if cuda and auto:
             first = next((v for v in vals if hasattr(v, "__dlpack__")), None)
             stream = _current_stream(first, self._ordinal) if first is not None else 0
-        A, keep, implied, setters, AV = self._a, [], self._implied, self._setters, self._av
+        dls = (stream if stream else 1) if cuda else None   # DLPack's numbering: 1 = legacy default
+        # the arguments go straight into the ptxlua_arg array's words (W: type at 3i, value at 3i+2);
+        # a kind with more to it (a float, bytes, a map) through its ctypes fields
+        W, keep, ints, fast = self._w, [], self._ints, _FAST
         for i in range(n):
             v = vals[i]
-            a = A[i]
-            if v is None and i in implied:        # an extent of a tensor names it
-                ti, d = implied[i]
-                t = vals[ti]
-                if t is not None and hasattr(t, "shape"):
-                    v = int(t.shape[d])
             if v is None:
-                raise ArgumentError("%s: no value for parameter %d (%s)" % (self.name, i + 1, self.params[i]["name"]))
-            how = _HOW.get(type(v))
+                v = self._implied_value(i, vals)
+            tp = type(v)
+            how = _HOW.get(tp)
             if how is None:
-                how = _HOW[type(v)] = _classify(type(v))
-            if how == _TORCH and (auto or not self._cuda):
-                cap = _to_dlpack(v)               # PyTorch's C exporter; we launch on its current stream
-            elif how <= _TORCH:
-                if self._cuda:
+                how = _HOW[tp] = _classify(tp)
+            if how <= _TORCH:
+                if how == _TORCH and (auto or not cuda):
+                    cap = _to_dlpack(v)           # PyTorch's C exporter; we launch on its current stream
+                elif cuda:
                     try:
-                        cap = v.__dlpack__(stream=stream if stream else 1)   # DLPack: 1 = legacy default
+                        cap = v.__dlpack__(stream=dls)
                     except (RuntimeError, BufferError, TypeError, ValueError):
                         cap = v.__dlpack__()      # a CPU array on a GPU: the check says so
                 else:
                     cap = v.__dlpack__()
-            else:
-                cap = None
-            if cap is not None:
                 keep.append(cap)
-                a.type = A_DLPACK
-                AV[i].p = _capsule_pointer(cap)
-            elif how == _MAP:
-                a.type, a.size = A_BYTES, 128
-                a.v.p = ctypes.addressof(v._raw)
-            elif setters[i] is not None:
-                a.type, set_ = setters[i]
-                try:
-                    set_(a, v)
-                except (TypeError, ValueError) as e:
-                    raise ArgumentError("%s: argument %d (%s): %s" % (self.name, i + 1, self.params[i]["name"], e)) from None
-            elif isinstance(v, int):
-                a.type, a.v.u = A_ADDRESS, v      # an address (a device pointer as an integer)
-            elif isinstance(v, (bytes, bytearray)):
-                b = ctypes.create_string_buffer(bytes(v), len(v))
-                keep.append(b)
-                a.type, a.size, a.v.p = A_BYTES, len(v), ctypes.addressof(b)
+                W[3 * i] = A_DLPACK
+                if fast and type(cap) is _CAPSULE:    # _capsule_pointer, inlined
+                    c = (id(cap) + _HEAD) >> 3
+                    W[3 * i + 2] = _WORDS[c] if _WORDS[c + 1] in _DLTENSOR_NAMES else _capsule_pointer(cap)
+                else:
+                    W[3 * i + 2] = _capsule_pointer(cap)
+            elif tp is int and ints[i]:           # an integer scalar: its bits
+                W[3 * i] = ints[i]
+                W[3 * i + 2] = v & 0xFFFFFFFFFFFFFFFF
             else:
-                raise ArgumentError("%s: argument %d (%s): %s is neither a tensor (__dlpack__) nor a number"
-                                    % (self.name, i + 1, self.params[i]["name"], type(v).__name__))
-        g = b = None
+                self._slow_arg(i, v, how, keep)
+        LW, (pg, pb, ps, pst) = self._lw, self._lpos
         if grid is not None:
             g = self._grid
             gg = tuple(grid) + (1, 1)
             g[0], g[1], g[2] = gg[0], gg[1], gg[2]
+            LW[pg] = ctypes.addressof(g)
+        else:
+            LW[pg] = 0
         if block is not None:
             b = self._block
             bb = tuple(block) + (1, 1)
             b[0], b[1], b[2] = bb[0], bb[1], bb[2]
-        rc = self._launch(self._h, g, b, smem, stream or None, self._args, n)
+            LW[pb] = ctypes.addressof(b)
+        else:
+            LW[pb] = 0
+        LW[ps] = smem & 0xFFFFFFFF              # the word's high half is padding
+        LW[pst] = stream or 0
+        rc = self._launch_block(self._lp)
         if rc:
             self.engine._ck(rc)
         # keep: the capsules die here; their deleters tell the producer the borrow is over (on CUDA
         # the launch is queued on the array's stream, which orders the producer's later work after)
+
+    def _slow_arg(self, i, v, how, keep):
+        a = self._a[i]
+        if how == _MAP:
+            a.type, a.size = A_BYTES, 128
+            a.v.p = ctypes.addressof(v._raw)
+        elif self._setters[i] is not None:
+            a.type, set_ = self._setters[i]
+            try:
+                set_(a, v)
+            except (TypeError, ValueError) as e:
+                raise ArgumentError("%s: argument %d (%s): %s" % (self.name, i + 1, self.params[i]["name"], e)) from None
+        elif isinstance(v, int):
+            a.type, a.v.u = A_ADDRESS, v          # an address (a device pointer as an integer)
+        elif isinstance(v, (bytes, bytearray)):
+            b = ctypes.create_string_buffer(bytes(v), len(v))
+            keep.append(b)
+            a.type, a.size, a.v.p = A_BYTES, len(v), ctypes.addressof(b)
+        else:
+            raise ArgumentError("%s: argument %d (%s): %s is neither a tensor (__dlpack__) nor a number"
+                                % (self.name, i + 1, self.params[i]["name"], type(v).__name__))
 
     def dims(self):
         """(grid, block, cluster, dynamic smem) the kernel declares for its templates."""

@@ -938,3 +938,8 @@ static int emu_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned b
   if (plX_run(k->emu)) return launch_fail(k, PTXLUA_ERROR, plX_error(k->emu));
   return PTXLUA_OK;
 }
+
+PTXLUA_API int ptxlua_launch_block(const ptxlua_launch_args *l) {
+  if (!l) return PTXLUA_MISUSE;
+  return ptxlua_launch(l->kernel, l->grid, l->block, l->smem, l->stream, l->args, l->nargs);
+}

@@ -43,6 +43,10 @@ static const char *USAGE =
   "  --max-spills N       with --check: exit 1 when a kernel spills more than N bytes (stores + loads)\n"
   "  --no-cache           with --check: do not use the cubin cache\n"
   "  --clear-cache        empty the cubin cache ($PTXLUA_CACHE_DIR, $XDG_CACHE_HOME/ptxlua, ~/.cache/ptxlua)\n"
+  "  --emit-c DIR         write DIR/NAME.h and DIR/NAME.c: each kernel's cubin embedded, a typed\n"
+  "                       launcher per kernel, only the CUDA driver needed at run time (NAME: the\n"
+  "                       script's name; docs/interop.md)\n"
+  "  --emit-name NAME     with --emit-c: the prefix of the generated names (a C identifier)\n"
   "  --doctor             say whether the CUDA toolkit and driver are usable, and why not\n"
   "  --from-ptx FILE.ptx  write a Lua script that prints FILE.ptx back byte for byte (-o OUT.lua)\n"
   "  --sugar              with --from-ptx: an editable DSL script (docs/transpiler.md); it says which\n"
@@ -249,6 +253,7 @@ int main(int argc, char **argv) {
   const char *file = NULL, *out = NULL, *arch = NULL;
   int flags = 0, print = 0, emulate = 0, checks = 0, assemble = 0, json = 0, nocache = 0;
   int limited = 0;                                 /* --limit given */
+  const char *emit_dir = NULL, *emit_name = NULL;  /* --emit-c DIR, --emit-name NAME */
   uint64_t limit = PTXLUA_LIMIT_DEFAULT;
   long max_spills = -1;
   char kernels[4096] = "";
@@ -295,6 +300,18 @@ int main(int argc, char **argv) {
       if (strlen(kernels) + strlen(k) + 2 >= sizeof kernels) return usage_error("too many kernels%s", "");
       if (*kernels) strcat(kernels, ",");
       strcat(kernels, k);
+    }
+    else if (strcmp(a, "--emit-c") == 0 || strncmp(a, "--emit-c=", 9) == 0) {
+      const char *v = a[8] == '=' ? a + 9 : (++i < argc ? argv[i] : NULL);
+      if (!v || !*v || (v[0] == '-' && a[8] != '='))
+        return usage_error("--emit-c needs a directory, got '%s'", v ? v : "");
+      if (ends_with(v, ".lua")) { lua_value = v; lua_opt = "--emit-c"; }
+      emit_dir = v;
+    }
+    else if (strcmp(a, "--emit-name") == 0 || strncmp(a, "--emit-name=", 12) == 0) {
+      const char *v = a[11] == '=' ? a + 12 : (++i < argc ? argv[i] : NULL);
+      if (!v || !*v) return usage_error("--emit-name needs a name (a C identifier)%s", "");
+      emit_name = v;
     }
     else if (strcmp(a, "--emulate") == 0) emulate = 1;
     else if (strcmp(a, "--limit") == 0 || strncmp(a, "--limit=", 8) == 0) {   /* N, or none */
@@ -365,7 +382,29 @@ int main(int argc, char **argv) {
   }
   if (checks && !emulate) return usage_error("--check LIST goes with --emulate%s", "");
   if (limited && !emulate) return usage_error("--limit goes with --emulate%s", "");
-  if ((json || max_spills >= 0 || nocache) && !assemble) return usage_error("--json, --max-spills and --no-cache go with --check%s", "");
+  if ((json || max_spills >= 0) && !assemble) return usage_error("--json and --max-spills go with --check%s", "");
+  if (nocache && !assemble && !emit_dir) return usage_error("--no-cache goes with --check or --emit-c%s", "");
+  if (emit_name && !emit_dir) return usage_error("--emit-name goes with --emit-c%s", "");
+  /* --emit-c writes C, nothing else: the name its generated identifiers start with */
+  char emit_buf[256];
+  if (emit_dir) {
+    if (out || print || emulate || assemble)
+      return usage_error("--emit-c writes C only: it does not go with -o, --print-ptx, --emulate or --check%s", "");
+    if (!emit_name) {
+      const char *base = strrchr(file, '/');
+      base = base ? base + 1 : file;
+      size_t n = strlen(base);
+      if (ends_with(base, ".lua")) n -= 4;
+      snprintf(emit_buf, sizeof emit_buf, "%.*s", (int)(n > 200 ? 200 : n), base);
+      emit_name = emit_buf;
+    }
+    int ok = (emit_name[0] < '0' || emit_name[0] > '9') && *emit_name;
+    for (const char *c = emit_name; ok && *c; c++)
+      ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
+    if (!ok)
+      return usage_error("--emit-c: '%s' is no C identifier, and the generated names start with it "
+                         "(give one with --emit-name NAME)", emit_name);
+  }
   ptxlua_engine *e = ptxlua_open();
   if (!e) { fprintf(stderr, "ptxlua: out of memory\n"); return 1; }
   for (int i = 0; i < ndefs; i++) {
@@ -384,6 +423,12 @@ int main(int argc, char **argv) {
   }
   int rc = ptxlua_load_file(e, file);
   if (rc) return fail(e, rc);
+  if (emit_dir) {
+    rc = ptxlua_emit_c(e, *kernels ? kernels : NULL, nocache ? PTXLUA_NO_CACHE : 0, emit_dir, emit_name, file);
+    if (rc) return fail(e, rc);
+    ptxlua_close(e);
+    return 0;
+  }
   if (assemble) {
     char *report = NULL;
     rc = ptxlua_check(e, *kernels ? kernels : NULL, (json ? PTXLUA_JSON : 0) | (nocache ? PTXLUA_NO_CACHE : 0), &report);

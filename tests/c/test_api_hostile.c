@@ -49,6 +49,24 @@ static void null_everything(void) {
   CHECK(ptxlua_resource_count(NULL) <= 0);
   CHECK(ptxlua_resource(NULL, 0) == NULL);
   CHECK(ptxlua_compile(NULL, NULL, 0, &bin, &n) != PTXLUA_OK);
+  CHECK(ptxlua_emit_c(NULL, NULL, 0, "/tmp", "x", NULL) == PTXLUA_MISUSE);
+  CHECK(ptxlua_launch_block(NULL) == PTXLUA_MISUSE);
+  {                                   /* --emit-c's API on an engine given nothing to emit */
+    ptxlua_engine *e = ptxlua_open();
+    CHECK(ptxlua_emit_c(e, NULL, 0, NULL, "x", NULL) == PTXLUA_MISUSE);
+    CHECK(ptxlua_emit_c(e, NULL, 0, "/tmp", NULL, NULL) == PTXLUA_MISUSE);
+    CHECK(ptxlua_emit_c(e, NULL, 0, "/tmp/ptxlua-never", "x", NULL) == PTXLUA_MISUSE);   /* no script */
+    CHECK(ptxlua_load_string(e, "k.lua", SCRIPT, strlen(SCRIPT)) == PTXLUA_OK);
+    CHECK(ptxlua_emit_c(e, NULL, 0, "/tmp/ptxlua-never", "a-b", NULL) == PTXLUA_MISUSE);
+    CHECK_MSG(e, "is no C identifier");
+    CHECK(ptxlua_emit_c(e, "nope", 0, "/tmp/ptxlua-never", "x", NULL) == PTXLUA_MISUSE);
+    CHECK_MSG(e, "no kernel named 'nope'");
+    CHECK(ptxlua_emit_c(e, NULL, 0x4000, "/tmp/ptxlua-never", "x", NULL) == PTXLUA_MISUSE);
+    ptxlua_launch_args la;
+    memset(&la, 0, sizeof la);
+    CHECK(ptxlua_launch_block(&la) == PTXLUA_MISUSE);              /* no kernel */
+    ptxlua_close(e);
+  }
   ptxlua_device *d = NULL;
   CHECK(ptxlua_device_open(NULL, "emu", &d) != PTXLUA_OK && d == NULL);
   ptxlua_device_close(NULL);

@@ -60,6 +60,7 @@ static mfunc FUNCS[256];
 static int NFUNCS;
 static int NMODULES;
 static size_t MODULE_BYTES[64];
+static unsigned char *MODULE_IMAGE[64];  /* a copy of each image loaded (its MODULE_BYTES bytes) */
 static mstate S;
 static char FAIL_NAME[64];
 static int FAIL_CODE;
@@ -119,6 +120,8 @@ API const struct ptxmock_launch *ptxmock_last_launch(void) { return &S.last; }
 API int ptxmock_module_count(void) { return NMODULES; }
 API int ptxmock_ptx_module_count(void) { return PTX_MODULES; }
 API size_t ptxmock_module_bytes(int i) { return i >= 0 && i < NMODULES && i < 64 ? MODULE_BYTES[i] : 0; }
+/* the bytes of image i as the driver received them (ptxmock_module_bytes(i) of them), or NULL */
+API const unsigned char *ptxmock_module_image(int i) { return i >= 0 && i < NMODULES && i < 64 ? MODULE_IMAGE[i] : NULL; }
 API int ptxmock_context_refs(void) { return CTX_RETAINED; }
 API size_t ptxmock_allocated(void) { return ALLOCATED; }
 API int ptxmock_buffers(void) { return NBUFS; }
@@ -246,6 +249,14 @@ static CUresult cuCtxSetCurrent(void *ctx) {
 #define NEED_CTX() do { NEED_INIT(); if (!CURRENT) return E_INVALID_CONTEXT; } while (0)
 static int HUNG;                       /* a launch of $PTXMOCK_HANG's kernel: waits never return */
 static void hang_if_hung(void) { while (HUNG) sleep(1); }
+/* the context current on the calling thread (the mock's one context, or NULL) */
+API void *ptxmock_current_context(void) { return CURRENT; }
+static CUresult cuCtxGetCurrent(void **ctx) {
+  ENTER("cuCtxGetCurrent"); NEED_INIT();
+  if (!ctx) return E_INVALID_VALUE;
+  *ctx = CURRENT;
+  return OK;
+}
 static CUresult cuCtxSynchronize(void) { ENTER("cuCtxSynchronize"); NEED_CTX(); hang_if_hung(); now_ms(); return OK; }
 
 /* ---- modules: the cubin's ELF ----------------------------------------------------------------- */
@@ -368,7 +379,11 @@ static CUresult load_image(void **mod, const void *image) {
   else if (d[0] == '/' || d[0] == '.' || d[0] == '\n' || d[0] == ' ' || d[0] == '\t') r = load_ptx(image, module, &bytes);
   else r = E_INVALID_IMAGE;
   if (r) return r;
-  if (NMODULES < 64) MODULE_BYTES[NMODULES] = bytes;
+  if (NMODULES < 64) {
+    MODULE_BYTES[NMODULES] = bytes;
+    MODULE_IMAGE[NMODULES] = malloc(bytes ? bytes : 1);
+    if (MODULE_IMAGE[NMODULES]) memcpy(MODULE_IMAGE[NMODULES], image, bytes);
+  }
   NMODULES++;
   *mod = (void *)(uintptr_t)module;
   return OK;
@@ -709,7 +724,7 @@ static CUresult cuTensorMapEncodeIm2col(void *map, int dtype, unsigned rank, voi
 static const struct { const char *name; void *fn; } TABLE[] = {
   ENTRY(cuInit), ENTRY(cuDriverGetVersion), ENTRY(cuGetErrorName), ENTRY(cuGetErrorString), ENTRY(cuDeviceGetCount),
   ENTRY(cuDeviceGet), ENTRY(cuDeviceGetAttribute), ENTRY(cuDeviceGetName), ENTRY(cuDevicePrimaryCtxRetain),
-  ENTRY(cuDevicePrimaryCtxRelease), ENTRY(cuCtxSetCurrent), ENTRY(cuCtxSynchronize), ENTRY(cuPointerGetAttribute), ENTRY(cuModuleLoadData),
+  ENTRY(cuDevicePrimaryCtxRelease), ENTRY(cuCtxSetCurrent), ENTRY(cuCtxGetCurrent), ENTRY(cuCtxSynchronize), ENTRY(cuPointerGetAttribute), ENTRY(cuModuleLoadData),
   ENTRY(cuModuleLoadDataEx), ENTRY(cuModuleUnload), ENTRY(cuModuleGetFunction), ENTRY(cuFuncSetAttribute), ENTRY(cuFuncGetAttribute),
   ENTRY(cuLaunchKernelEx), ENTRY(cuMemAlloc), ENTRY(cuMemFree), ENTRY(cuMemcpyHtoD), ENTRY(cuMemcpyDtoH),
   ENTRY(cuMemcpyDtoD), ENTRY(cuMemsetD8), ENTRY(cuStreamCreate), ENTRY(cuStreamSynchronize), ENTRY(cuStreamDestroy),

@@ -132,6 +132,20 @@ class FakeCudaArray:
         return _new_capsule(ctypes.addressof(m), b"dltensor", None)
 
 
+_set_name = ctypes.pythonapi.PyCapsule_SetName
+_set_name.restype, _set_name.argtypes = ctypes.c_int, [ctypes.py_object, ctypes.c_char_p]
+_USED = ctypes.c_char_p(b"used_dltensor")   # alive as long as the capsules named with it
+
+
+class ConsumedArray(FakeCudaArray):
+    """A producer whose capsule a consumer has already taken (renamed "used_dltensor")."""
+
+    def __dlpack__(self, stream=None):
+        cap = FakeCudaArray.__dlpack__(self, stream)
+        _set_name(cap, _USED)
+        return cap
+
+
 class MockLaunch(ctypes.Structure):
     _fields_ = [("func", ctypes.c_char * 256), ("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
                 ("cluster", ctypes.c_uint * 3), ("smem", ctypes.c_uint), ("stream", ctypes.c_void_p),
@@ -180,6 +194,23 @@ class MockGPU(unittest.TestCase):
             k(x, y, host)
         self.assertIn("argument 3 (out): a tensor in CPU memory, where the kernel runs on cuda:0", str(c.exception))
         self.assertEqual(mock.ptxmock_launch_count(), n0 + 2)
+        # the call writes each argument's words (type, value) into the argument array: the scalar
+        # passed, then left out (from x's shape), then by name; a value the shapes disagree with is
+        # seen by the check
+        k(x, y, out, 1000)
+        self.assertEqual(bytes(mock.ptxmock_last_launch().contents.params[24:28]), (1000).to_bytes(4, "little"))
+        k(x, y, out=out, n=1000)
+        self.assertEqual(bytes(mock.ptxmock_last_launch().contents.params[24:28]), (1000).to_bytes(4, "little"))
+        with self.assertRaises(ptxlua.ArgumentError) as c:
+            k(x, y, out, 999)
+        self.assertIn("declares shape {n} = [999]", str(c.exception))
+        k(x, y, out)
+        # a capsule of a name seen before, then consumed ("used_dltensor"): refused, not read
+        consumed = ConsumedArray(addrs[2], 1000)
+        with self.assertRaises(ptxlua.ArgumentError) as c:
+            k(x, y, consumed)
+        self.assertIn("already consumed", str(c.exception))
+        self.assertEqual(mock.ptxmock_launch_count(), n0 + 5)
         e.close()
 
 

@@ -13,6 +13,7 @@
 --           runs as `build/ptxlua NAME --print-ptx ARGS` (`args: ARGS`, default none) and must exit
 --           0 -- unless its output block is an error example (below).
 --   ```c    saved as NAME (`file: NAME` is required); the next fence must be the ```sh that builds it.
+--           ```cpp is the same (C++ source).
 --   ```sh   a bash script run in the sandbox, ptxas on the PATH; it must exit 0. With `skip: WHY`
 --           it is not run, but every word of it holding a '/' must be an existing path.
 --   ```text / ```ptx right after a runnable fence (prose between is fine): its expected output.
@@ -243,7 +244,7 @@ do
   table.sort(DOCS)
 end
 
-local RUNNABLE = { lua = true, sh = true, c = true }
+local RUNNABLE = { lua = true, sh = true, c = true, cpp = true }
 local OUTPUT = { text = true, ptx = true }
 
 describe("docs", function()
@@ -333,9 +334,9 @@ describe("docs", function()
               end
             end)
           end
-        elseif role[i] == "run" and b.lang == "c" then
+        elseif role[i] == "run" and (b.lang == "c" or b.lang == "cpp") then
           it(where .. ": " .. tostring(b.notes.file) .. " (built by the next ```sh)", function()
-            assert(b.notes.file, where .. ": a ```c block needs <!-- file: NAME -->")
+            assert(b.notes.file, where .. ": a ```" .. b.lang .. " block needs <!-- file: NAME -->")
             local nxt = blocks[i + 1]
             assert(nxt and nxt.lang == "sh" and nxt.text:find(b.notes.file, 1, true), where .. ": the next block must be the ```sh that builds " .. b.notes.file)
             H.write(box() .. "/" .. b.notes.file, b.text .. "\n")
