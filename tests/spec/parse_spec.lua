@@ -210,7 +210,7 @@ describe("ptxlua --lint", function()
     { "\tmov.u32 %r1, 1.5;\n", "a float immediate stands only for a float or for .b64 bits" },
     { "\tshl.x4 %rd1, %rd1, 3;\n", "shl" },
     { "\ttcgen05.ld.sync.aligned.16x128b.x1.b32 {%r1}, [%r2];\n", "expected a vector of 2 registers", "sm_100a" },
-    { "\ttcgen05.fence::before_thread_sync;\n", "requires sm_100a, sm_100f, sm_103a or sm_103f (arch- or family-specific; the target is sm_90a)", "sm_90a" },
+    { "\ttcgen05.fence::before_thread_sync;\n", "requires sm_100a, sm_100f, sm_103a, sm_103f, sm_110a or sm_110f (arch- or family-specific; the target is sm_90a)", "sm_90a" },
     { "\twmma.load.a.sync.aligned.row.m16n16k8.shared.tf32 {%r1, %r2, %r3, %r4}, [gv];\n", "state space mismatch" },
   }
   it("rejects operands and spaces ptxas rejects, each at its line:col with what is legal", function()
