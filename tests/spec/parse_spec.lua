@@ -225,6 +225,24 @@ describe("ptxlua --lint", function()
     end
   end)
 
+  it("holds a function's tcgen05 instructions to one .cta_group, as ptxas does, naming the first", function()
+    local ptx = lint_case("\ttcgen05.shift.cta_group::1.down [%r1];\n\ttcgen05.fence::before_thread_sync;\n" ..
+                          "\ttcgen05.shift.cta_group::2.down [%r1];\n", "sm_100a")
+    local _, err, rc = H.ptxlua { "--lint", ptx }
+    assert(rc == 1, "lint took a function that mixes .cta_group::1 and ::2")
+    assert(err:find(ptx .. ":15:2: error: 'tcgen05.shift.cta_group::2.down' uses .cta_group::2, but this function's " ..
+                    "tcgen05 instructions use .cta_group::1 (the first at line 13)", 1, true), err)
+    local ok = H.assemble(H.read(ptx), "sm_100a")
+    if ok ~= nil then assert(ok == false, "ptxas takes it") end
+    -- one group throughout, or another function's: legal (a TMA .cta_group is no tcgen05 instruction's)
+    local good = lint_case("\ttcgen05.shift.cta_group::2.down [%r1];\n\ttcgen05.shift.cta_group::2.down [%r2];\n" ..
+                           "\tcp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.cta_group::1 [%r1], [%rd1, {%r2}], [%r3];\n", "sm_100a")
+    local _, err2, rc2 = H.ptxlua { "--lint", good }
+    assert(rc2 == 0, err2)
+    local ok2, out2 = H.assemble(H.read(good), "sm_100a")
+    if ok2 ~= nil then assert(ok2, out2) end
+  end)
+
   it("takes the legal PTX beside those: float literals, {r} for a scalar, %tid.w, generic and .local addresses, tcgen05", function()
     local ptx = lint_case(table.concat({
       "\tmov.f32 %f1, 0.5;\n", "\tmov.b64 %rd1, 1.0;\n", "\tadd.f32 %f1, %f1, 0f3F800000;\n",
