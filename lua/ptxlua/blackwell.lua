@@ -293,7 +293,8 @@ return function(P)
     local kind = o.kind or "f16"
     if not KINDS[kind] then perr("%s: unknown kind %s", what, tostring(kind)) end
     if not TABLE_KINDS[kind] then
-      perr("%s: .kind::%s (block scaled) is not in ptxlua's ISA table yet; its descriptor is ptx.tcgen05_idesc's", what, kind)
+      perr("%s: .kind::%s (block scaled) takes scale vectors this helper does not place; write the instruction " ..
+           "(ptx.op \"tcgen05.mma.cta_group::1.kind::%s.block_scale...\"); its descriptor is ptx.tcgen05_idesc's", what, kind, kind)
     end
     local g = cta_group(cur, o.cta_group, what)
     if ptype(o.d) ~= "b32" then

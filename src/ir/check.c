@@ -328,6 +328,10 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
         }
       }
       if ((s->flags & PLA_SPACE) && !check_space(r, s, m, o, opi, opc, err)) return 0;
+      /* m:b32=: the address register's own class (a tensor-memory address of tcgen05.mma is a
+      ** .b32 register; ptxas takes no .u32 there) */
+      if ((o->flags & PLOF_BASE_REG) && s->tsrc == 0 && s->type != PLT_NONE
+          && !check_reg_rc(m, o->id, s->type, 0, s->rclass, opi, opc, err)) return 0;
       break;
     case PLO_TADDR: {  /* [tmap, {c, ...}]: tmap a symbol or a 64-bit integer register */
       if (!(s->kinds & PLA_KTADDR)) goto badkind;

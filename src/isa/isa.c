@@ -1152,20 +1152,30 @@ int plA_target_min_version(const plA_target *t) {
 /* the targets of a form that exists only on specific targets, as ptxas names them: "sm_90a",
 ** "sm_100a or sm_100f (or sm_103a, sm_103f)", "an sm_XXa or sm_XXf target from sm_100 on" */
 static void put_specific(plB_buf *b, int sm_min, int flags) {
-  int pair = sm_min / 10 == 10;                 /* the sm_100 family: sm_100 and sm_103 */
+  int pair = sm_min / 10 == 10 && !(flags & PLA_NO103);  /* the sm_100 family: sm_100 and sm_103 */
+  int w110 = (flags & PLA_SM110) != 0;                     /* and the sm_110 family */
   if (flags & PLA_ARCH_A)
-    plB_buf_printf(b, "sm_%da%s (arch-specific", sm_min, pair ? " or sm_103a" : "");
+    plB_buf_printf(b, "sm_%da%s%s%s (arch-specific", sm_min, pair && w110 ? ", sm_103a" : "",
+                   pair && !w110 ? " or sm_103a" : "", w110 ? " or sm_110a" : "");
   else if (flags & PLA_FAMILY_A)
-    plB_buf_printf(b, "sm_%da, sm_%df%s (arch- or family-specific", sm_min, sm_min,
-                   pair ? ", sm_103a or sm_103f" : "");
+    plB_buf_printf(b, "sm_%da, sm_%df%s%s (arch- or family-specific", sm_min, sm_min,
+                   pair ? (w110 ? ", sm_103a, sm_103f" : ", sm_103a or sm_103f") : "",
+                   w110 ? ", sm_110a or sm_110f" : "");
   else
     plB_buf_printf(b, "an arch- or family-specific target from sm_%d on (sm_%da, sm_%df, ...", sm_min,
                    sm_min, sm_min);
 }
 
+/* is t in the family of a form of sm_min (the same tens; sm_110 too for PLA_SM110 forms)? */
+static int in_family(int sm_min, int flags, const plA_target *t) {
+  if ((flags & PLA_NO103) && t->sm == 103) return 0;
+  if ((flags & PLA_SM110) && t->sm / 10 == 11) return 1;
+  return t->sm / 10 == sm_min / 10;
+}
+
 int plA_target_ok(int sm_min, int flags, int ptx_min, const char *opc, const plA_target *t, int check_version, plB_buf *err) {
   const char *a = t->arch_a == 1 ? "a" : t->arch_a == 2 ? "f" : "";
-  int family = t->sm / 10 == sm_min / 10;
+  int family = in_family(sm_min, flags, t);
   int specific = (flags & PLA_ARCH_A) ? t->arch_a == 1 && family && t->sm >= sm_min
                : (flags & PLA_FAMILY_A) ? t->arch_a && family && t->sm >= sm_min
                : (flags & PLA_SPECIFIC) ? t->arch_a && t->sm >= sm_min : 1;

@@ -35,14 +35,17 @@ enum { PLA_IV_MULT = 1, PLA_IV_RANGE = 2, PLA_IV_SET = 4, PLA_IV_SIZES = 8, PLA_
 /* state spaces an instruction names (plA_res.space) */
 enum { PLA_SP_GENERIC, PLA_SP_GLOBAL, PLA_SP_SHARED, PLA_SP_LOCAL, PLA_SP_PARAM, PLA_SP_CONST };
 /* form flags: where a form exists beyond "sm_min or later" (a family is the sm numbers that
-** share their tens: sm_100 and sm_103; sm_120 and sm_121) */
+** share their tens: sm_100 and sm_103; sm_110; sm_120 and sm_121) */
 enum {
   PLA_ARCH_A = 1,      /* only on an arch-specific target (sm_90a, sm_100a, sm_103a) of its family */
   PLA_FAMILY_A = 2,    /* only on an arch- or family-specific target (sm_100a, sm_100f, ...) of its family */
   PLA_BRANCH = 4,      /* a control transfer: its label operand must be defined */
   PLA_SPECIFIC = 8,    /* only on arch- or family-specific targets (sm_XXa, sm_XXf), from sm_min on */
-  PLA_VALUES = 16      /* set by resolution, not in the table: the operand check looks at values
+  PLA_VALUES = 16,     /* set by resolution, not in the table: the operand check looks at values
                        ** (immediates, which variable an address names), not only at kinds and types */
+  PLA_SM110 = 32,      /* with PLA_ARCH_A / PLA_FAMILY_A of sm_100: the sm_110 family has it too
+                       ** (ptxas 13 gives sm_110a/f the tcgen05 forms, not sm_100's other ones) */
+  PLA_NO103 = 64       /* not on sm_103a/f though its family has it (.kind::i8) */
 };
 
 /* the operation a form performs (isa_ops.h; the table's last column): what the emulator runs */

@@ -213,6 +213,8 @@ PL_NAME("tcgen05.mma.ws", "tcgen05.mma.ws")
 PL_NAME("tcgen05.shift", "tcgen05.shift")
 PL_NAME("tcgen05.wait::ld", "tcgen05.wait::ld")
 PL_NAME("tcgen05.wait::st", "tcgen05.wait::st")
+PL_NAME("clusterlaunchcontrol.try_cancel.async", "clusterlaunchcontrol.try_cancel.async")
+PL_NAME("clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel")
 /* operand names where the PTX ISA gives them (the rest: d, a, b, c, ...) */
 PL_ROLES("bfi", "", "f, a, b, c, d")
 PL_ROLES("fns", "", "d, mask, base, offset")
@@ -1011,6 +1013,20 @@ PL_FORM("cp.async.bulk.tensor$tmadim.shared::cluster.global{.tile}.mbarrier::com
         "mg, T[d]:b32, mgS, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
 PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cluster.global.im2col.mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint}",
         "mg, T[d]:b32, mgS, r[d-2]:b16=i, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
+/* sm_100: .cta_group::1/::2 (the mbarrier may be the peer CTA's), and (PTX 8.6, sm_90 on) a
+** .shared::cta destination, which takes no multicast */
+PL_FORM("cp.async.bulk.tensor$tmadim.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes{.multicast::cluster}$tccg{.L2::cache_hint}",
+        "mg, T[d]:b32, mgS, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 86, 100, PLA_FAMILY_A | PLA_SM110, TMA)
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cluster.global.im2col.mbarrier::complete_tx::bytes{.multicast::cluster}$tccg{.L2::cache_hint}",
+        "mg, T[d]:b32, mgS, r[d-2]:b16=i, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 86, 100, PLA_FAMILY_A | PLA_SM110, TMA)
+PL_FORM("cp.async.bulk.tensor$tmadim.shared::cta.global{.tile}.mbarrier::complete_tx::bytes{.L2::cache_hint}",
+        "mg, T[d]:b32, mgS, a<.L2::cache_hint>:u64", 86, 90, 0, TMA)
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col.mbarrier::complete_tx::bytes{.L2::cache_hint}",
+        "mg, T[d]:b32, mgS, r[d-2]:b16=i, a<.L2::cache_hint>:u64", 86, 90, 0, TMA)
+PL_FORM("cp.async.bulk.tensor$tmadim.shared::cta.global{.tile}.mbarrier::complete_tx::bytes$tccg{.L2::cache_hint}",
+        "mg, T[d]:b32, mgS, a<.L2::cache_hint>:u64", 86, 100, PLA_FAMILY_A | PLA_SM110, TMA)
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col.mbarrier::complete_tx::bytes$tccg{.L2::cache_hint}",
+        "mg, T[d]:b32, mgS, r[d-2]:b16=i, a<.L2::cache_hint>:u64", 86, 100, PLA_FAMILY_A | PLA_SM110, TMA)
 PL_FORM("cp.async.bulk.tensor$tmadim.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}", "T[d]:b32, mg2, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
 PL_FORM("cp.async.bulk.tensor$tmadim3.global.shared::cta.im2col_no_offs.bulk_group{.L2::cache_hint}", "T[d]:b32, mg2, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
 PL_FORM("cp.reduce.async.bulk.tensor$tmadim.global.shared::cta$tmared{.tile}.bulk_group{.L2::cache_hint}", "T[d]:b32, mg2, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
@@ -1044,48 +1060,185 @@ PL_FORM("tensormap.replace.tile.swizzle_mode$tmsp.b1024.b32", "mg, i:b32^3", 83,
 PL_FORM("tensormap.replace.tile.fill_mode$tmsp.b1024.b32", "mg, i:b32^1", 83, 90, PLA_SPECIFIC, TMAP)
 /* copy a tensor map from shared to global memory with the fence that makes the tensormap proxy see it */
 PL_FORM("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release(.cta|.cluster|.gpu|.sys).sync.aligned", "m, m, i:u32", 83, 90, 0, TMAP)
-/* tcgen05 (sm_100 family, PTX 8.6): tensor memory and the 5th-generation tensor core. Tensor-memory
-** addresses are .b32 registers in brackets ([%r1]); tcgen05.alloc writes the allocated address to
-** shared memory; descriptors are .b64, the instruction descriptor .b32. A kernel uses one
-** .cta_group throughout (ptxas checks that per function). ptxas 13 takes the family forms on
-** sm_100a/f and sm_103a/f (and sm_110a/f from PTX 9.0, a family this table does not model), .kind::i8
-** and tcgen05.shift only on the arch-specific targets. .kind::f16/.tf32 take an optional immediate
-** scale-input-d; .kind::i8 an optional sixth predicate that ptxas takes though the ISA lists none. tcgen05.ld/st: .32x32b, .16x64b and
+/* tcgen05 (PTX 8.6): tensor memory and the 5th-generation tensor core, on sm_100a/f, sm_103a/f and
+** sm_110a/f (PTX 9.0; PLA_SM110). Tensor-memory addresses are 32-bit registers in brackets ([%r1]):
+** .b32 only for tcgen05.mma's [d-tmem], [a-tmem], scale vectors and sparse metadata (ptxas 13:
+** "Arguments mismatch" for a .u32), any 32-bit integer for ld/st/cp/shift; tcgen05.alloc writes the
+** allocated address to shared memory; descriptors are .b64, the instruction descriptor .b32. A
+** kernel uses one .cta_group throughout (PTX 9.0; ptxas checks it per function, and so do --lint and
+** the DSL). .kind::i8 exists on sm_100a and sm_110a only (not sm_103a: PLA_NO103), tcgen05.shift on
+** the arch-specific targets. tcgen05.mma: disable-output-lane is 4 .b32 under ::1, 8 under ::2;
+** .kind::f16/.tf32 take an immediate scale-input-d (0..15) on the sm_100 family only; .kind::i8 an
+** optional sixth predicate that ptxas takes though the ISA lists none; .ashift needs A in tensor
+** memory and takes only the lastuse/discard collector usages. tcgen05.ld/st: .32x32b, .16x64b and
 ** .16x32bx2 move N registers for .xN, .16x128b 2N, .16x256b 4N; .16x32bx2 adds an immediate offset. */
 PL_SET(tccg, ".cta_group::1|.cta_group::2")
 PL_SET(tckind, ".kind::f16|.kind::tf32|.kind::f8f6f4")
+PL_SET(tcka, ".collector::a::fill|.collector::a::use|.collector::a::lastuse|.collector::a::discard")
+PL_SET(tcksh, ".collector::a::lastuse|.collector::a::discard")
+PL_SET(tckb, ".collector::b0::fill|.collector::b0::use|.collector::b0::lastuse|.collector::b0::discard|"
+             ".collector::b1::fill|.collector::b1::use|.collector::b1::lastuse|.collector::b1::discard|"
+             ".collector::b2::fill|.collector::b2::use|.collector::b2::lastuse|.collector::b2::discard|"
+             ".collector::b3::fill|.collector::b3::use|.collector::b3::lastuse|.collector::b3::discard")
 PL_SET(tcx128, ".x1|.x2|.x4|.x8|.x16|.x32|.x64|.x128")
 PL_SET(tcx64, ".x1|.x2|.x4|.x8|.x16|.x32|.x64")
 PL_SET(tcx32, ".x1|.x2|.x4|.x8|.x16|.x32")
-PL_FORM("tcgen05.alloc$tccg.sync.aligned{.shared::cta}.b32", "m, a:u32@32/64/128/256/512", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.dealloc$tccg.sync.aligned.b32", "a:b32=i, a:u32%32", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.relinquish_alloc_permit$tccg.sync.aligned", "", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma$tccg.(.kind::f16|.kind::tf32)", "m, a:b64=i, a:b64=i, a:b32=i, p, i?:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma$tccg.(.kind::f16|.kind::tf32)", "m, m, a:b64=i, a:b32=i, p, i?:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma$tccg.kind::f8f6f4", "m, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma$tccg.kind::f8f6f4", "m, m, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma$tccg.kind::i8", "m, a:b64=i, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A, _)
-PL_FORM("tcgen05.mma$tccg.kind::i8", "m, m, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A, _)
-PL_FORM("tcgen05.mma.ws.cta_group::1$tckind", "m, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.ws.cta_group::1$tckind", "m, m, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.ws.cta_group::1.kind::i8", "m, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_ARCH_A, _)
-PL_FORM("tcgen05.mma.ws.cta_group::1.kind::i8", "m, m, a:b64=i, a:b32=i, p", 86, 100, PLA_ARCH_A, _)
-PL_FORM("tcgen05.commit$tccg.mbarrier::arrive::one{.shared::cluster}.b64", "m", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.commit$tccg.mbarrier::arrive::one{.shared::cluster}.multicast::cluster.b64", "m, r:b16=i", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.ld.sync.aligned.(.32x32b|.16x64b)$tcx128{.pack::16b}.b32", "d[x]:b32, m", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.ld.sync.aligned.16x128b$tcx64{.pack::16b}.b32", "d[x*2]:b32, m", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.ld.sync.aligned.16x256b$tcx32{.pack::16b}.b32", "d[x*4]:b32, m", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.ld.sync.aligned.16x32bx2$tcx128{.pack::16b}.b32", "d[x]:b32, m, i:u32", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.st.sync.aligned.(.32x32b|.16x64b)$tcx128{.unpack::16b}.b32", "m, r[x]:b32", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.st.sync.aligned.16x128b$tcx64{.unpack::16b}.b32", "m, r[x*2]:b32", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.st.sync.aligned.16x256b$tcx32{.unpack::16b}.b32", "m, r[x*4]:b32", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.st.sync.aligned.16x32bx2$tcx128{.unpack::16b}.b32", "m, i:u32, r[x]:b32", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.wait::ld.sync.aligned", "", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.wait::st.sync.aligned", "", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.fence::before_thread_sync", "", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.fence::after_thread_sync", "", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.cp$tccg.(.128x256b|.4x256b|.128x128b|.64x128b.warpx2::02_13|.64x128b.warpx2::01_23|.32x128b.warpx4)", "m, a:b64=i", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.shift$tccg.down", "m", 86, 100, PLA_ARCH_A, _)
+PL_FORM("tcgen05.alloc$tccg.sync.aligned{.shared::cta}.b32", "m, a:u32@32/64/128/256/512", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.dealloc$tccg.sync.aligned.b32", "a:b32=i, a:u32%32", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.relinquish_alloc_permit$tccg.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+/* tcgen05.mma, dense and sparse (.sp: [sp-meta-tmem] after b-desc), A from a descriptor or tensor
+** memory, with and without disable-output-lane: the kinds without block scaling */
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+/* the block-scaled kinds, scale vectors [scale-A-tmem], [scale-B-tmem] in tensor memory: .block16,
+** .block32 and the default (.block32) PTX 8.8 on the family targets; .scale_vec::NX 8.6 (mxf4nvf4
+** 8.7) arch-specific; mxf8f6f4 scales by 32 (1X), mxf4 by 32 (2X), mxf4nvf4 by 32 or 16 (2X, 4X);
+** sparse mxf4 and mxf4nvf4 only on the arch-specific targets */
+PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale{.block32}{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale{.block32}{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4.block_scale{.block32}{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4.block_scale{.block32}{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
+/* .ws: ::1 only, collector buffers b0-b3, an optional .b64 zero-column mask */
+PL_FORM("tcgen05.mma.ws.cta_group::1$tckind{$tckb}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, a?:b64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.ws.cta_group::1$tckind{$tckb}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, a?:b64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.ws.cta_group::1.kind::i8{$tckb}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, a?:b64", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.ws.cta_group::1.kind::i8{$tckb}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, a?:b64", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.ws.sp.cta_group::1$tckind{$tckb}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p, a?:b64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.ws.sp.cta_group::1$tckind{$tckb}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p, a?:b64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.ws.sp.cta_group::1.kind::i8{$tckb}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p, a?:b64", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.ws.sp.cta_group::1.kind::i8{$tckb}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p, a?:b64", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.commit$tccg.mbarrier::arrive::one{.shared::cluster}.b64", "m", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.commit$tccg.mbarrier::arrive::one{.shared::cluster}.multicast::cluster.b64", "m, r:b16=i", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.ld.sync.aligned.(.32x32b|.16x64b)$tcx128{.pack::16b}.b32", "d[x]:b32, m:b32=i", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.ld.sync.aligned.16x128b$tcx64{.pack::16b}.b32", "d[x*2]:b32, m:b32=i", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.ld.sync.aligned.16x256b$tcx32{.pack::16b}.b32", "d[x*4]:b32, m:b32=i", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.ld.sync.aligned.16x32bx2$tcx128{.pack::16b}.b32", "d[x]:b32, m:b32=i, i:u32", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.st.sync.aligned.(.32x32b|.16x64b)$tcx128{.unpack::16b}.b32", "m:b32=i, r[x]:b32", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.st.sync.aligned.16x128b$tcx64{.unpack::16b}.b32", "m:b32=i, r[x*2]:b32", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.st.sync.aligned.16x256b$tcx32{.unpack::16b}.b32", "m:b32=i, r[x*4]:b32", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.st.sync.aligned.16x32bx2$tcx128{.unpack::16b}.b32", "m:b32=i, i:u32, r[x]:b32", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.wait::ld.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.wait::st.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.fence::before_thread_sync", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.fence::after_thread_sync", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+/* tcgen05.cp: shared memory (a matrix descriptor) to tensor memory, optionally decompressing 6- or
+** 4-bit elements (.b6x16_p32, .b4x16_p64) into bytes */
+PL_FORM("tcgen05.cp$tccg.(.128x256b|.4x256b|.128x128b|.64x128b.warpx2::02_13|.64x128b.warpx2::01_23|.32x128b.warpx4){.b8x16.b6x16_p32|.b8x16.b4x16_p64}",
+        "m:b32=i, a:b64=i", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.shift$tccg.down", "m:b32=i", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+/* cluster launch control (sm_100, PTX 8.6): try_cancel writes a 16-byte response to shared memory
+** and completes 16 bytes of tx on an mbarrier (at any address ptxas takes without .shared::cta;
+** .shared::cta variables with it); .multicast::cluster::all writes it in every CTA of the cluster,
+** on the arch- and family-specific targets; query_cancel decodes the response (a .b128 register) */
+PL_FORM("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128", "mg>, mg", 86, 100, 0, _)
+PL_FORM("clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.b128", "m, m", 86, 100, 0, _)
+PL_FORM("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128", "mg>, mg", 86, 100, PLA_SPECIFIC, _)
+PL_FORM("clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.multicast::cluster::all.b128", "m, m", 86, 100, PLA_SPECIFIC, _)
+PL_FORM("clusterlaunchcontrol.query_cancel.is_canceled.pred.b128", "p, r:b128", 86, 100, 0, _)
+PL_FORM("clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128", "d[4]:b32, r:b128", 86, 100, 0, _)
+PL_FORM("clusterlaunchcontrol.query_cancel.(.get_first_ctaid::x|.get_first_ctaid::y|.get_first_ctaid::z).b32.b128", "d:b32, r:b128", 86, 100, 0, _)
 /* clusters, elections, dependent grids, register budgets */
 PL_FORM("mapa{.shared::cluster}.(.u32|.u64)", "d, A, a:u32", 78, 90, 0, MAPA)
 PL_FORM("getctarank{.shared::cluster}.(.u32|.u64)", "d:u32, A", 78, 90, 0, GETRANK)

@@ -78,6 +78,9 @@ typedef struct LMod {
   uint8_t *dead; uint32_t ndead;
   PLB_VEC(louter) outer;     /* in id order: they outlive the blocks they were made in */
   int pfunc; uint32_t pn; uint64_t pbytes;   /* function + 1, its parameters and their bytes so far */
+  /* the .cta_group the current function's tcgen05 instructions use (0: none yet), and where the
+  ** first one is: a kernel uses one throughout (ptxas rejects a function that mixes them) */
+  int cg, cg_func; uint32_t cg_file, cg_line;
 } LMod;
 
 /* ---- the ISA context and the internal source prefixes, per Lua state (upvalues) ----------- */
@@ -876,6 +879,25 @@ static inline uint32_t regid_pre(lua_State *L, LMod *M, uint32_t id, int opi) {
   return id;
 }
 
+/* every tcgen05 instruction of a function uses one .cta_group (PTX ISA 9.0; ptxas: "Function uses
+** single CTA(.cta_group::1) and CTA pair granularity(.cta_group::2)"): the first fixes it, a later
+** one with the other is an error at its line that names the first */
+static void cta_group_rule(lua_State *L, LMod *M, const char *otext, uint32_t f, uint32_t l, int lvl0) {
+  const char *c = strstr(otext, ".cta_group::");
+  if (!c || (c[12] != '1' && c[12] != '2')) return;
+  int g = c[12] - '0';
+  if (M->cg_func != M->func) { M->cg_func = M->func; M->cg = 0; }
+  if (!f) anchor_from(L, M, &f, &l, lvl0);
+  if (!M->cg) { M->cg = g; M->cg_file = f; M->cg_line = l; return; }
+  if (g == M->cg) return;
+  M->msg.n = 0;
+  plB_buf_printf(&M->msg, "'%s' uses .cta_group::%d, but this kernel's tcgen05 instructions use .cta_group::%d "
+                 "(the first at %s:%u); a kernel's tcgen05 instructions all use one .cta_group (ptxas rejects "
+                 "a function that mixes ::1 and ::2)", otext, g, M->cg, M->cg_file ? plI_cstr(M->m, M->cg_file) : "?",
+                 M->cg_line);
+  raise_here(L, M, plB_buf_cstr(&M->msg));
+}
+
 static int emit(lua_State *L, LMod *M, int base, int lvl0, const uint32_t *pre) {
   int n = lua_gettop(L) - base;
   uint32_t opc = (uint32_t)lua_tointeger(L, base);
@@ -977,6 +999,7 @@ static int emit(lua_State *L, LMod *M, int base, int lvl0, const uint32_t *pre) 
   }
   uint32_t f = 0, l = 0;
   if (!S->check) anchor_from(L, M, &f, &l, lvl0);
+  if (otext[0] == 't' && strncmp(otext, "tcgen05.", 8) == 0) cta_group_rule(L, M, otext, f, l, lvl0);
   int need = M->sig_ver[opc] > r->ptx_min ? M->sig_ver[opc] : r->ptx_min;  /* the operand form may need more */
   if (need > M->maxptx) { M->maxptx = need; M->maxptx_file = f; M->maxptx_line = (int)l; M->maxptx_opc = opc; }
   plI_insn(M->m, M->func, opc, ops, n, M->guard, M->negguard, f, l);

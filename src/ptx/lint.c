@@ -330,11 +330,29 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
         report(&l, f->vhead.off, "kernel '%s' takes %s", a, b);
       }
     }
+    int cg = 0, cg_line = 0;   /* the function's tcgen05 .cta_group, and the line of its first use */
     for (uint32_t si = 0; si < f->stmts.n; si++) {
       const plI_stmt *s = &f->stmts.p[si];
       if (s->kind != PLS_INSN) continue;
       uint32_t off = si < f->vtext.n ? f->vtext.p[si].tok : 0;
       const char *opc = plA_opcode_text(m->isa, s->opc);
+      /* a function's tcgen05 instructions all use one .cta_group (PTX ISA 9.0; ptxas rejects a
+      ** function that mixes ::1 and ::2) */
+      const char *cgs = strncmp(opc, "tcgen05.", 8) == 0 ? strstr(opc, ".cta_group::") : NULL;
+      if (cgs && (cgs[12] == '1' || cgs[12] == '2')) {
+        int g = cgs[12] - '0';
+        if (!cg) {
+          int col;
+          cg = g;
+          linecol(&l, off, &cg_line, &col);
+        } else if (g != cg) {
+          char a[160], b[160];
+          snprintf(a, sizeof a, "%.100s' uses .cta_group::%d", opc, g);
+          snprintf(b, sizeof b, "use .cta_group::%d (the first at line %d); a function's tcgen05 instructions all "
+                   "use one .cta_group", cg, cg_line);
+          report(&l, off, "'%s, but this function's tcgen05 instructions %s", a, b);
+        }
+      }
       /* the state spaces in the form's order (ptxas reads a one-way copy's spaces in any order) */
       const char *copc = plA_canonical(m->isa, s->opc);
       if (s->flags & 0x80) report(&l, off, "the guard of '%s' is not a declared predicate register%s", opc, "");

@@ -436,8 +436,10 @@ local function target_ok(p, target)
   local sm, suffix = target:match("^sm_(%d+)(%a?)$")
   sm = tonumber(sm)
   if sm < p.sm then return false end
-  local family = math.floor(sm / 10) == math.floor(p.sm / 10)
   local bit = function(b) return math.floor(p.flags / b) % 2 == 1 end
+  local family = math.floor(sm / 10) == math.floor(p.sm / 10)
+  if bit(32) and math.floor(sm / 10) == 11 then family = true end        -- PLA_SM110
+  if bit(64) and sm == 103 then family = false end                       -- PLA_NO103
   if bit(1) and not (suffix == "a" and family) then return false end     -- PLA_ARCH_A
   if bit(2) and not (suffix ~= "" and family) then return false end      -- PLA_FAMILY_A
   if bit(8) and suffix == "" then return false end                       -- PLA_SPECIFIC

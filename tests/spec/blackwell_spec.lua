@@ -263,6 +263,34 @@ describe("the MMA, its commit, ld/st, fences and waits", function()
     assembles(text)
   end)
 
+  it("holds raw tcgen05 instructions to one .cta_group a kernel too, at the line that breaks it", function()
+    -- the rule is the core's: ptx.op strings, chains and the helpers share it
+    local err = fails("uses .cta_group::2, but this kernel's tcgen05 instructions use .cta_group::1 (the first at", function(ptx)
+      local t = ptx.reg.b32()
+      ptx.op "tcgen05.shift.cta_group::1.down" (ptx.addr(t))
+      ptx.tcgen05.fence__before_thread_sync()
+      ptx.tcgen05.shift.cta_group__2.down(ptx.addr(t))
+    end)
+    assert.truthy(tostring(err):find("blackwell_spec.lua:%d+%)"), tostring(err))
+    fails("uses .cta_group::1, but this kernel's tcgen05 instructions use .cta_group::2", function(ptx)
+      ptx.tcgen05_commit(ptx.smem_plan():alloc("bar", "b64", 1), { cta_group = 2 })
+      ptx.op "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned" ()
+    end)
+    -- each kernel has its own
+    local ptx = require "ptxlua"
+    ptx.reset()
+    for g = 1, 2 do
+      ptx.kernel { name = "k" .. g, target = T, body = function()
+        local t = ptx.reg.b32()
+        ptx.op(("tcgen05.shift.cta_group::%d.down"):format(g))(ptx.addr(t))
+        ptx.op(("tcgen05.shift.cta_group::%d.down"):format(g))(ptx.addr(t))
+      end }
+    end
+    local text = ptx.ptx {}
+    local ok, out = H.assemble(text, T)
+    if ok ~= nil then assert(ok, out) end
+  end)
+
   it("reports the mistakes at the call's line: one .cta_group a kernel, operand types, block-scaled kinds", function()
     fails("cta_group::2, but this kernel's tcgen05 instructions use cta_group::1", function(ptx)
       ptx.tmem_plan():alloc("a", 32)
@@ -274,7 +302,7 @@ describe("the MMA, its commit, ld/st, fences and waits", function()
     fails("accumulate (enable-input-d) must be a .pred register", function(ptx)
       ptx.tcgen05_mma { d = ptx.reg.b32(), a = ptx.reg.b64(), b = ptx.reg.b64(), idesc = 0, accumulate = false }
     end)
-    fails("is not in ptxlua's ISA table yet", function(ptx)
+    fails("takes scale vectors this helper does not place", function(ptx)
       ptx.tcgen05_mma { kind = "mxf4", d = ptx.reg.b32(), a = ptx.reg.b64(), b = ptx.reg.b64(), idesc = 0, accumulate = ptx.pred() }
     end)
     fails("multicast must be a 16-bit register", function(ptx)

@@ -421,6 +421,84 @@ describe("the ISA table", function()
   end)
 
   -------------------------------------------------------------------------------------------------
+  -- the Blackwell targets: every form of sm_100 and later that only some targets have, on each
+  -- arch- and family-specific target from sm_100a to sm_120f, where the validator and ptxas agree
+  -- (sm_110a/f have tcgen05 as sm_100a/f do, .kind::i8 is off sm_103, scale-input-d off sm_110)
+  -------------------------------------------------------------------------------------------------
+  it("places every Blackwell form on the targets ptxas takes it on, and on no other", function()
+    local TGTS = { "sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_110a", "sm_110f", "sm_120a", "sm_120f" }
+    local insts, n = {}, 0
+    for _, p in ipairs(G.parsed) do
+      if p.sm >= 100 and p.flags % 16 > 0 and not HAND[p.pattern] then
+        for _, t in ipairs((G.cover(p))) do
+          insts[#insts + 1] = { p = p, text = t }
+        end
+      end
+    end
+    -- a tensor-memory address of tcgen05.mma is a .b32 register; ld/st take any 32-bit integer
+    local function addr_probe(text, rt, want_ok, ops)
+      local it = { text = text, probe = rt, want = want_ok }
+      it.run = function(q, env, emit)
+        local r = q.reg[rt]()
+        local o, t = ops(q, r)
+        it.validator_ok = pcall(emit, text, unpack(o))
+        if not it.validator_ok then it.line = text .. " " .. t:gsub("R", r:name()) .. ";"; env.raw(it.line, it) end
+      end
+      return it
+    end
+    local probes = {
+      addr_probe("tcgen05.mma.cta_group::1.kind::f16", "u32", false, function(q, r)
+        local d1, d2, id, pr = q.reg.b64(), q.reg.b64(), q.reg.b32(), q.reg.pred()
+        return { q.addr(r), d1, d2, id, pr }, ("[R], %s, %s, %s, %s"):format(d1:name(), d2:name(), id:name(), pr:name())
+      end),
+      addr_probe("tcgen05.ld.sync.aligned.32x32b.x1.b32", "u32", true, function(q, r)
+        local v = q.reg.b32()
+        return { { v }, q.addr(r) }, ("{%s}, [R]"):format(v:name())
+      end),
+      addr_probe("tcgen05.ld.sync.aligned.32x32b.x1.b32", "b64", false, function(q, r)
+        local v = q.reg.b32()
+        return { { v }, q.addr(r) }, ("{%s}, [R]"):format(v:name())
+      end),
+    }
+    local problems = {}
+    for _, target in ipairs(TGTS) do
+      local list = {}
+      for _, it0 in ipairs(insts) do
+        local it = { p = it0.p, text = it0.text, target = target }
+        it.run = function(q, env, emit)
+          local ops, texts = G.operands(it.p, it.text, env, {})
+          it.validator_ok = pcall(emit, it.text, unpack(ops))
+          if not it.validator_ok then it.line = it.text .. " " .. table.concat(texts, ", ") .. ";"; env.raw(it.line, it) end
+        end
+        list[#list + 1] = it
+      end
+      if target == "sm_100a" then for _, pr in ipairs(probes) do list[#list + 1] = pr end end
+      local text, lines = G.build(ptx, list, target, 9.0)
+      local ok, report = H.assemble(text, target)
+      if ok == nil then return end
+      local errs = errors_by_line(report)
+      for l, li in pairs(lines) do
+        local it = li.it or li.raw
+        if it and (it.target or it.probe) then
+          n = n + 1
+          local ptxas_ok = not errs[l]
+          if it.validator_ok and not ptxas_ok then
+            problems[#problems + 1] = ("validator takes what ptxas rejects, on %s: %s (%s)"):format(target, li.text, errs[l])
+          elseif ptxas_ok and not it.validator_ok then
+            problems[#problems + 1] = ("ptxas takes what the validator rejects, on %s: %s"):format(target, li.text)
+          end
+          if it.probe and it.validator_ok ~= it.want then
+            problems[#problems + 1] = ("%s with a .%s address: the validator %s it"):format(it.text, it.probe, it.validator_ok and "takes" or "rejects")
+          end
+        end
+      end
+    end
+    table.sort(problems)
+    assert(#problems == 0, #problems .. " problems:\n  " .. table.concat(problems, "\n  "))
+    assert.is_true(n > 8 * 100)
+  end)
+
+  -------------------------------------------------------------------------------------------------
   -- register types: which register each operand takes, against ptxas
   -------------------------------------------------------------------------------------------------
   it("takes the register types ptxas takes (src/base/types.c), operand by operand", function()

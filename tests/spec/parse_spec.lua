@@ -210,7 +210,7 @@ describe("ptxlua --lint", function()
     { "\tmov.u32 %r1, 1.5;\n", "a float immediate stands only for a float or for .b64 bits" },
     { "\tshl.x4 %rd1, %rd1, 3;\n", "shl" },
     { "\ttcgen05.ld.sync.aligned.16x128b.x1.b32 {%r1}, [%r2];\n", "expected a vector of 2 registers", "sm_100a" },
-    { "\ttcgen05.fence::before_thread_sync;\n", "requires sm_100a, sm_100f, sm_103a or sm_103f (arch- or family-specific; the target is sm_90a)", "sm_90a" },
+    { "\ttcgen05.fence::before_thread_sync;\n", "requires sm_100a, sm_100f, sm_103a, sm_103f, sm_110a or sm_110f (arch- or family-specific; the target is sm_90a)", "sm_90a" },
     { "\twmma.load.a.sync.aligned.row.m16n16k8.shared.tf32 {%r1, %r2, %r3, %r4}, [gv];\n", "state space mismatch" },
   }
   it("rejects operands and spaces ptxas rejects, each at its line:col with what is legal", function()
@@ -223,6 +223,24 @@ describe("ptxlua --lint", function()
       local ok = H.assemble(H.read(ptx), c[3] or "sm_90a")
       if ok ~= nil then assert(ok == false, c[1] .. ": ptxas takes it") end
     end
+  end)
+
+  it("holds a function's tcgen05 instructions to one .cta_group, as ptxas does, naming the first", function()
+    local ptx = lint_case("\ttcgen05.shift.cta_group::1.down [%r1];\n\ttcgen05.fence::before_thread_sync;\n" ..
+                          "\ttcgen05.shift.cta_group::2.down [%r1];\n", "sm_100a")
+    local _, err, rc = H.ptxlua { "--lint", ptx }
+    assert(rc == 1, "lint took a function that mixes .cta_group::1 and ::2")
+    assert(err:find(ptx .. ":15:2: error: 'tcgen05.shift.cta_group::2.down' uses .cta_group::2, but this function's " ..
+                    "tcgen05 instructions use .cta_group::1 (the first at line 13)", 1, true), err)
+    local ok = H.assemble(H.read(ptx), "sm_100a")
+    if ok ~= nil then assert(ok == false, "ptxas takes it") end
+    -- one group throughout, or another function's: legal (a TMA .cta_group is no tcgen05 instruction's)
+    local good = lint_case("\ttcgen05.shift.cta_group::2.down [%r1];\n\ttcgen05.shift.cta_group::2.down [%r2];\n" ..
+                           "\tcp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.cta_group::1 [%r1], [%rd1, {%r2}], [%r3];\n", "sm_100a")
+    local _, err2, rc2 = H.ptxlua { "--lint", good }
+    assert(rc2 == 0, err2)
+    local ok2, out2 = H.assemble(H.read(good), "sm_100a")
+    if ok2 ~= nil then assert(ok2, out2) end
   end)
 
   it("takes the legal PTX beside those: float literals, {r} for a scalar, %tid.w, generic and .local addresses, tcgen05", function()

@@ -1,7 +1,8 @@
 -- real_ptx_spec.lua -- the linter on real compiler output: the PTX nvcc 13.0 writes for the CUDA
 -- sources in tests/cuda/real (templates, inline PTX with { } scopes, cooperative groups, warp-level
 -- primitives, atomics with memory orders, ldmatrix/stmatrix/mma, wmma of every type, TMA/mbarrier/
--- wgmma, calls through function pointers, -G, -lineinfo, -rdc; sm_80, sm_90a, sm_100a, sm_120a),
+-- wgmma, tcgen05 and cluster launch control, calls through function pointers, -G, -lineinfo, -rdc;
+-- sm_80, sm_90a, sm_100a/f, sm_103a, sm_110a/f, sm_120a),
 -- checked in under tests/cuda/real/ptx by tests/cuda/real/make.sh (compiling them all takes about
 -- 40 s). Every file: ptxas assembles it, `ptxlua --lint` is silent on it, and --from-ptx prints it
 -- back byte for byte. Where nvcc is installed, a few are compiled again and must come out the same.
@@ -67,6 +68,13 @@ describe("real compiler output (tests/cuda/real)", function()
       "mbarrier.try_wait.parity", "setmaxnreg.inc.sync.aligned.u32", "elect.sync", "griddepcontrol.wait",
       "atom.cas.acq_rel.gpu.b32", "atom.add.relaxed.gpu.s32", "fence.sc.sys", "redux.sync", "match.any.sync", "cp.async.cg.shared.global.L2::128B",
       ".extern .func", "vprintf", "malloc",
+      -- Blackwell (blackwell.cu): the block-scaled, sparse, .ws and .ashift MMAs, CLC, TMA .cta_group
+      "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32", "tcgen05.mma.sp.cta_group::1.kind::f8f6f4",
+      "tcgen05.mma.ws.cta_group::1.kind::f16.collector::b1::use", "tcgen05.mma.cta_group::1.kind::tf32.ashift",
+      "tcgen05.cp.cta_group::1.32x128b.warpx4.b8x16.b4x16_p64", "clusterlaunchcontrol.try_cancel.async",
+      "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128", "ld.shared.b128",
+      "mbarrier::complete_tx::bytes.cta_group::2", "tcgen05.mma.cta_group::2.kind::f16",
+      ".target sm_110a", ".target sm_103a", ".target sm_100f",
     } do
       assert(text:find(want, 1, true), "no file holds " .. want)
     end

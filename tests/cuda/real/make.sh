@@ -43,4 +43,9 @@ misc.cu sm_80
 misc.cu sm_90a
 misc.cu sm_100a
 misc.cu sm_120a
+blackwell.cu sm_100a
+blackwell.cu sm_100f
+blackwell.cu sm_103a
+blackwell.cu sm_110a
+blackwell.cu sm_110f
 LIST
