@@ -4,7 +4,13 @@
 ** emulated" when executed. Each statement then binds its operands (dec_ops).
 ** Registers become value slots (64 bits per lane) or predicates (one bit per lane); immediates and
 ** symbol addresses become constant slots, so every operand is a slot and no lane loop branches. */
-#include "emu_impl.h"
+#include "state.h"
+#include "fail.h"
+#include "layout.h"
+#include "decode.h"
+#include "exec.h"
+#include "fp.h"
+#include "mma.h"
 #include "isa.h"
 #include <stdio.h>
 #include <stdlib.h>

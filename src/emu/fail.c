@@ -3,7 +3,8 @@
 ** CTA where one is at fault (plX__fail_lane, plX__fail_warp), and the first report wins (the run
 ** stops: plX_emu.status). The opt-in checks' reports (plX__optin) are kept until the run ends.
 ** Also the names messages use: statements, opcodes, "LINE in FILE", threads. */
-#include "emu_impl.h"
+#include "state.h"
+#include "fail.h"
 #include <stdarg.h>
 #include <stdio.h>
 

@@ -1,6 +1,7 @@
 /* fp.c -- floating-point formats for the emulator, rounded exactly in every mode.
 ** Every narrow result is computed from an exact value (or an exact pair s + t), then rounded once. */
-#include "emu_impl.h"
+#include "state.h"
+#include "fp.h"
 #include "types.h"
 #include <math.h>
 #include <fenv.h>

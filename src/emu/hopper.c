@@ -12,7 +12,14 @@
 ** touching their bytes before the wait_group that covers them is reported. tensormap.replace edits
 ** the emulator's tensor maps in memory, with the tensormap-proxy fences checked at the TMA.
 ** try_wait and test_wait suspend the thread until the phase completes. */
-#include "emu_impl.h"
+#include "state.h"
+#include "fail.h"
+#include "mem.h"
+#include "layout.h"
+#include "race.h"
+#include "exec.h"
+#include "fp.h"
+#include "hooks.h"
 #include "smem.h"
 #include "tmap.h"
 #include <stdio.h>
@@ -208,9 +215,9 @@ static int mb_tx(plX_emu *e, uint32_t stmt, xcta *c, xmbar *m, int64_t delta, co
 }
 
 static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
-  uint64_t *D = S(in->d), *B = S(in->b);
+  uint64_t *D = wslot(w, in->d), *B = wslot(w, in->b);
   int cl = (in->fl & XF_CLUSTER) != 0;
-  LANES(em, {
+  LANES(l, em, {
     xcta *c; uint32_t off;
     if (!smem_at(e, in, w, l, addr_of(in, w, l), in->space, cl, 8, 8, &c, &off, "mbarrier")) return e->status;
     uint32_t v = (uint32_t)B[l];
@@ -274,9 +281,9 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
 
 /* test_wait / try_wait: lanes whose phase completed get true; the others are returned (they wait) */
 static int exec_mbwait(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em, uint32_t *blocked) {
-  uint64_t *B = S(in->b);
+  uint64_t *B = wslot(w, in->b);
   uint32_t ok = 0, wait = 0;
-  LANES(em, {
+  LANES(l, em, {
     xcta *c; uint32_t off;
     if (!smem_at(e, in, w, l, addr_of(in, w, l), in->space, 0, 8, 8, &c, &off, "mbarrier")) return e->status;
     xmbar *m = mb_get(e, in, w, l, c, off);
@@ -619,7 +626,7 @@ static int tm_bytes(plX_emu *e, xins *in, xwarp *w, int l, int space, uint64_t a
 static int exec_tmap(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   if (in->sub == XTM_CP) {                                         /* tensormap.cp_fenceproxy: copy, then release */
     if ((w->exists & ~w->exited) & ~em) return plX__fail_warp(e, in, w, "tensormap.cp_fenceproxy (.sync.aligned) executed by part of a warp", (w->exists & ~w->exited) & ~em);
-    LANES(em, {
+    LANES(l, em, {
       uint8_t *s[2], *d[2], raw[128];
       if (tm_bytes(e, in, w, l, XS_SHARED, src_addr(in, w, l), 0, s)) return e->status;
       memcpy(raw, s[0], 64); memcpy(raw + 64, s[1], 64);
@@ -629,9 +636,9 @@ static int exec_tmap(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     });
     return 0;
   }
-  uint64_t *B = S(in->b);
+  uint64_t *B = wslot(w, in->b);
   int f = in->sub;
-  LANES(em, {
+  LANES(l, em, {
     uint64_t a = addr_of(in, w, l);
     int space = in->space;
     if (space == XS_GENERIC && a - X_SH_BASE < X_WIN) { space = XS_SHARED; a -= X_SH_BASE; }
@@ -840,7 +847,7 @@ int plX__hop_gload(plX_emu *e, const xins *in, uint64_t a, uint32_t n, uint32_t 
 static int exec_bulkgrp(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   xcta *c = e->C;
   if (!c->h.bg) return 0;
-  LANES(em, {
+  LANES(l, em, {
     uint32_t *g = bg_of(c, (uint32_t)w->idx * 32 + (uint32_t)l);
     if (in->op == X_BULKCOMMIT) { g[0]++; continue; }
     uint32_t done = g[0] >= in->c ? g[0] - in->c : 0;
@@ -1223,18 +1230,18 @@ static void oob_nan(uint8_t *p, int es) {
 static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   const uint32_t *vs = e->xf.vslots + in->vs;
   int dims = in->vec, i2c = in->t2 == 1;
-  LANES(em, {
+  LANES(l, em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
     xtmap t;
-    if (tm_read(e, in, w, l, S(vs[0])[l], &t)) return e->status;
+    if (tm_read(e, in, w, l, wslot(w, vs[0])[l], &t)) return e->status;
     if (t.mode != i2c)
       return plX__fail_lanef(e, in, w, l, i2c ? "an im2col copy through a tile-mode tensor map (make one with dev:tensormap(array, { mode = \"im2col\", ... }))"
                                         : "a tile-mode copy through an im2col tensor map (it takes the .im2col forms)");
     if (t.rank != dims) return plX__fail_lanef(e, in, w, l, "a %dd copy through a tensor map of rank %d", dims, t.rank);
     int64_t c0[5], ioff[3] = {0, 0, 0};
-    for (int i = 0; i < dims; i++) c0[i] = (int32_t)S(vs[1 + i])[l];
+    for (int i = 0; i < dims; i++) c0[i] = (int32_t)wslot(w, vs[1 + i])[l];
     if (i2c && (in->sub == 0 || in->sub == 3))                     /* the im2col offsets: signed 16-bit */
-      for (int i = 0; i < dims - 2; i++) ioff[i] = (int16_t)S(vs[1 + dims + i])[l];
+      for (int i = 0; i < dims - 2; i++) ioff[i] = (int16_t)wslot(w, vs[1 + dims + i])[l];
     if (in->sub == 3) continue;                                    /* prefetch: checked, no effect */
     if (in->sub == 2 && !red_ok(in->sub2, t.dtype)) return plX__fail_lanef(e, in, w, l, "this reduction is not defined for the tensor map's element type");
     uint32_t cnt[5] = {1, 1, 1, 1, 1}, total = 1;
@@ -1316,7 +1323,7 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (!ld) continue;
     uint32_t mask = 1u << c->rank;
     if (in->fl & XF_CLUSTER) {
-      mask = (uint32_t)S(in->c)[l] & 0xffffu;
+      mask = (uint32_t)wslot(w, in->c)[l] & 0xffffu;
       if (!mask || (mask >> e->H.ncl)) { free(data); free(valid); return plX__fail_lanef(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u", mask, e->H.ncl); }
     }
     xcta *mc; uint32_t moff;
@@ -1354,8 +1361,8 @@ static int one_buffer(plX_emu *e, uint64_t a, uint32_t n) {
 }
 
 static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
-  uint64_t *SZ = S(in->b);
-  LANES(em, {
+  uint64_t *SZ = wslot(w, in->b);
+  LANES(l, em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
     uint32_t n = (uint32_t)SZ[l];
     if (n == 0 || n % 16) return plX__fail_lanef(e, in, w, l, "the size %u is not a positive multiple of 16", n);
@@ -1423,7 +1430,7 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (mc != dc) { free(data); return plX__fail_lanef(e, in, w, l, "the mbarrier is in another CTA than the destination"); }
     uint32_t mask = 1u << dc->rank;
     if (in->fl & XF_CLUSTER) {
-      mask = (uint32_t)S(in->c)[l] & 0xffffu;
+      mask = (uint32_t)wslot(w, in->c)[l] & 0xffffu;
       if (!mask || (mask >> e->H.ncl)) { free(data); return plX__fail_lanef(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u", mask, e->H.ncl); }
     }
     if (mb_copy_visible(e, in, w, l, mask, moff)) { free(data); return e->status; }
@@ -1534,7 +1541,7 @@ static int desc_load(plX_emu *e, xins *in, xwarp *w, uint64_t desc, int t, int m
 static int sp_place(plX_emu *e, xins *in, xwarp *w, int at, int K, uint8_t kx[16][32]) {
   uint32_t sel = (uint32_t)(in->off2 - 1);
   int tf = at == PLT_TF32, b8 = !tf && at != PLT_F16 && at != PLT_BF16;
-  const uint64_t *M = S(in->e);
+  const uint64_t *M = wslot(w, in->e);
   if (b8 ? sel != 0 : sel > 1) {
     char m[128];
     snprintf(m, sizeof m, "sparsity selector %u: must be %s (other values are undefined)", sel, b8 ? "0 for 8-bit types" : "0 or 1");
@@ -1639,18 +1646,18 @@ static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     for (int l = 0; l < 32; l++) {                                 /* (sparse: of the stored K/2 columns) */
       int g = l / 4, tq = l % 4;
       for (int j = 0; j < 4; j++) {
-        uint32_t v = (uint32_t)S(vs[in->a + (uint32_t)j])[l];
+        uint32_t v = (uint32_t)wslot(w, vs[in->a + (uint32_t)j])[l];
         int row = g + 8 * (j & 1);
         if (K == 16) { int col = 2 * tq + 8 * (j >> 1); A[row * K + col] = elem(v, at); A[row * K + col + 1] = elem(v >> 16, at); }
         else if (K == 8) A[row * K + tq + 4 * (j >> 1)] = elem(v, at);
         else for (int b = 0; b < 4; b++) A[row * K + 4 * tq + 16 * (j >> 1) + b] = elem(v >> (8 * b), at);
       }
     }
-  } else if (desc_load(e, in, w, S(in->a)[0], at, (in->sub & 1) != 0, 16 * wi, 16, (uint32_t)K, A, "operand A", &sa_span)) { free(B); return e->status; }
+  } else if (desc_load(e, in, w, wslot(w, in->a)[0], at, (in->sub & 1) != 0, 16 * wi, 16, (uint32_t)K, A, "operand A", &sa_span)) { free(B); return e->status; }
   int KB = sparse ? 2 * K : K;                                     /* B's K */
-  if (desc_load(e, in, w, S(in->b)[0], bt, (in->sub & 2) != 0, 0, (uint32_t)N, (uint32_t)KB, B, "operand B", &sb_span)) { free(B); return e->status; }
+  if (desc_load(e, in, w, wslot(w, in->b)[0], bt, (in->sub & 2) != 0, 0, (uint32_t)N, (uint32_t)KB, B, "operand B", &sb_span)) { free(B); return e->status; }
   for (int l = 1; l < 32; l++)
-    if (S(in->b)[l] != S(in->b)[0] || (!(in->sub & 16) && S(in->a)[l] != S(in->a)[0])) {
+    if (wslot(w, in->b)[l] != wslot(w, in->b)[0] || (!(in->sub & 16) && wslot(w, in->a)[l] != wslot(w, in->a)[0])) {
       free(B);
       return plX__fail_warp(e, in, w, "the matrix descriptors differ between the lanes of the warp", 0xffffffffu);
     }
@@ -1660,7 +1667,7 @@ static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   for (int l = 0; l < 32; l++) {
     int g = l / 4, tq = l % 4, keep = (scd >> l) & 1;
     for (int i = 0; i < nd; i++) {
-      uint64_t *R = S(vs[in->vs + (uint32_t)i]);
+      uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
       int halves = dt == PLT_F16 ? 2 : 1;
       uint64_t out = 0;
       for (int h = 0; h < halves; h++) {
@@ -1780,7 +1787,7 @@ static int exec_clbar(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em, 
   if ((in->fl & XF_ALIGNED) && em != (w->exists & ~w->exited))
     return plX__fail_warp(e, in, w, "an aligned barrier executed by part of a warp", (w->exists & ~w->exited) & ~em);
   uint32_t wait = 0;
-  LANES(em, {
+  LANES(l, em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
     if (in->sub == 0) {
       if (A[tid] == H->clphase + 1) return plX__fail_lane(e, in, w, l, "arrives twice at the cluster barrier without a barrier.cluster.wait between");
@@ -1799,9 +1806,9 @@ static int exec_clbar(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em, 
 }
 
 static int exec_mapa(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
-  uint64_t *D = S(in->d), *A = S(in->a), *B = S(in->b);
+  uint64_t *D = wslot(w, in->d), *A = wslot(w, in->a), *B = wslot(w, in->b);
   int gen = in->space == XS_GENERIC;
-  LANES(em, {
+  LANES(l, em, {
     uint64_t a = A[l];
     if (in->t == PLT_U32 || in->abits == 32) a = (uint32_t)a;
     if (gen) {
@@ -1822,19 +1829,19 @@ static int exec_mapa(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
 /* ---- the rest ------------------------------------------------------------------------------------- */
 static int exec_elect(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   if (!em) return 0;
-  uint64_t *M = S(in->e), *D = S(in->d);
+  uint64_t *M = wslot(w, in->e), *D = wslot(w, in->d);
   /* per lane, as the other .sync instructions (exec.c member_check): in its own mask, and the
   ** non-exited lanes it names execute this with the same mask; each group elects its lowest lane */
   uint32_t out = 0, live = w->exists & ~w->exited, lead = 0;
-  LANES(em, if (!((uint32_t)M[l] >> l & 1)) out |= 1u << l);
+  LANES(l, em, if (!((uint32_t)M[l] >> l & 1)) out |= 1u << l);
   if (out) return plX__fail_warp(e, in, w, "executing lanes are missing from their membermask", out);
-  LANES(em, {
+  LANES(l, em, {
     uint32_t mk = (uint32_t)M[l], absent = mk & live & ~em, diff = 0;
     if (absent) return plX__fail_warp(e, in, w, "lanes named in membermask did not execute this instruction with the others", absent);
     for (uint32_t q = mk & live; q; q &= q - 1) { int j = __builtin_ctz(q); if ((uint32_t)M[j] != mk) diff |= 1u << j; }
     if (diff) return plX__fail_warp(e, in, w, "membermask differs between lanes", diff | 1u << l);
   });
-  LANES(em, { int leader = __builtin_ctz((uint32_t)M[l] & em); D[l] = (uint64_t)leader; lead |= 1u << leader; });
+  LANES(l, em, { int leader = __builtin_ctz((uint32_t)M[l] & em); D[l] = (uint64_t)leader; lead |= 1u << leader; });
   w->P[in->d2] = pmerge(w->P[in->d2], lead, em);
   return 0;
 }
@@ -1899,7 +1906,7 @@ static int exec_setmaxnreg(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t
   if (in->sub) {
     uint64_t used = regs_used(e) - (uint64_t)cur * 32 + (uint64_t)n * 32;
     if (used > regs_pool(e)) {                                   /* wait for registers */
-      LANES(em, { w->bid[l] = XB_REGS; w->bpc[l] = pc; });
+      LANES(l, em, { w->bid[l] = XB_REGS; w->bpc[l] = pc; });
       w->waiting |= em;
       *blocked = em;
       return 0;
@@ -1915,12 +1922,12 @@ int plX__hop_exec(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t am, uint
   switch (in->op) {
   case X_MBAR: return exec_mbar(e, w, in, em);
   case X_MBPENDING: {
-    uint64_t *D = S(in->d), *A = S(in->a);
-    LANES(em, D[l] = (uint32_t)A[l] & 0xfffffu);
+    uint64_t *D = wslot(w, in->d), *A = wslot(w, in->a);
+    LANES(l, em, D[l] = (uint32_t)A[l] & 0xfffffu);
     return 0;
   }
   case X_CPMBARRIVE:
-    LANES(em, {
+    LANES(l, em, {
       uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
       plX__cp_complete(e, tid, UINT32_MAX);
       if (e->status) return e->status;
@@ -1950,13 +1957,13 @@ int plX__hop_exec(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t am, uint
   case X_FENCEPROXY:
     if (in->sub == 1 && e->gpf && (in->sub2 == 0 || in->sub2 == 3)) e->gpf[e->C->cta_linear]++;   /* races check: global */
     if (in->sub == 1 && e->C->h.fences)                            /* sub2: 0 no space, 1 ::cta, 2 ::cluster, 3 global */
-      LANES(em, {
+      LANES(l, em, {
         uint32_t t = (uint32_t)w->idx * 32 + (uint32_t)l;
         if (in->sub2 != 3) e->C->h.fences[t]++;
         if (in->sub2 == 0 || in->sub2 == 2) e->C->h.cfences[t]++;
       });
-    if (in->sub == 2) LANES(em, tm_release(e, (uint32_t)w->idx * 32 + (uint32_t)l, NULL));
-    if (in->sub == 3) LANES(em, { if (tm_acquire(e, in, addr_of(in, w, l), (uint32_t)w->idx * 32 + (uint32_t)l)) return e->status; });
+    if (in->sub == 2) LANES(l, em, tm_release(e, (uint32_t)w->idx * 32 + (uint32_t)l, NULL));
+    if (in->sub == 3) LANES(l, em, { if (tm_acquire(e, in, addr_of(in, w, l), (uint32_t)w->idx * 32 + (uint32_t)l)) return e->status; });
     return 0;
   case X_TMAP: return exec_tmap(e, w, in, em);
   }

@@ -1,7 +1,9 @@
 /* ops.c -- the semantics of one element: floating point in every mode and format, conversions,
 ** comparisons, the integer and bit helpers, special registers and atomic operations.
 ** The instruction loop (exec.c) calls these per lane when no inline fast path applies. */
-#include "emu_impl.h"
+#include "state.h"
+#include "ops.h"
+#include "fp.h"
 #include <math.h>
 #include <float.h>
 

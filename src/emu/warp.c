@@ -6,7 +6,15 @@
 ** the first instruction after an if/else or a loop, as on the hardware; the order in which the
 ** two sides of a divergent branch run is that policy (the lower PC first), and is documented.
 ** Also here: barriers (arrival, completion, bar.red), the opt-in register check and the trace. */
-#include "emu_impl.h"
+#include "state.h"
+#include "fail.h"
+#include "mem.h"
+#include "race.h"
+#include "budget.h"
+#include "warp.h"
+#include "exec.h"
+#include "fp.h"
+#include "hooks.h"
 #include <stdio.h>
 
 static void who(plX_emu *e, plB_buf *b, xwarp *w, int lane) { plX__who(e, b, e->C->ctaid, (uint32_t)w->idx * 32 + (uint32_t)lane); }
@@ -100,10 +108,10 @@ static void trace(plX_emu *e, xwarp *w, xins *in, int lane, uint32_t am, uint32_
 
 /* ---- barriers --------------------------------------------------------------------------------------- */
 static int uniform_u32(plX_emu *e, xins *in, xwarp *w, uint32_t slot, uint32_t em, uint32_t *out, const char *what) {
-  uint64_t *V = S(slot);
+  uint64_t *V = wslot(w, slot);
   int first = __builtin_ctz(em);
   uint32_t v = (uint32_t)V[first];
-  LANES(em, if ((uint32_t)V[l] != v) {
+  LANES(l, em, if ((uint32_t)V[l] != v) {
     char m[96]; snprintf(m, sizeof m, "the %s differs between the threads of the warp", what);
     return plX__fail_warp(e, in, w, m, em); });
   *out = v;
@@ -116,7 +124,7 @@ static void bar_complete(plX_emu *e, int id) {
     xwaiter *wt = &b->red.p[i];
     xwarp *W = &e->C->warps[wt->warp];
     if (wt->pred) W->P[wt->d] = pmerge(W->P[wt->d], (wt->pred == XBAR_RED_AND ? b->all : b->any) ? ~0u : 0, wt->mask);
-    else { uint64_t *D = W->R + (size_t)wt->d * 32; LANES(wt->mask, D[l] = b->popc); }
+    else { uint64_t *D = W->R + (size_t)wt->d * 32; LANES(l, wt->mask, D[l] = b->popc); }
   }
   for (uint32_t w = 0; w < e->nwarps; w++) {
     xwarp *W = &e->C->warps[w];
@@ -163,7 +171,7 @@ static int barrier(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em) {
   b->arrived += aligned ? 32 : (uint32_t)__builtin_popcount(em);
   if (in->sub != XBAR_ARRIVE) {
     w->waiting |= em;
-    LANES(em, { w->bid[l] = (uint8_t)id; w->bpc[l] = pc; });
+    LANES(l, em, { w->bid[l] = (uint8_t)id; w->bpc[l] = pc; });
   }
   if (b->arrived > b->expected)
     return plX__fail_warp(e, in, w, "more threads arrived at the barrier than its thread count", em);
@@ -193,7 +201,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
       uint32_t em = am;
       if (in->guard >= 0) em &= in->gneg ? ~w->P[in->guard] : w->P[in->guard];
       if (e->st.warp_insns >= e->limit || plX__sigint) {          /* the budget spent, or SIGINT */
-        LANES(am, w->pc[l] = pc);
+        LANES(l, am, w->pc[l] = pc);
         return plX__stopped(e, in->stmt, plX__sigint != 0);
       }
       e->st.thread_insns += (uint64_t)__builtin_popcount(am);
@@ -212,7 +220,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
           continue;
         }
         if (em == 0) { pc++; if (tr) trace(e, w, in, tlane, am, em); continue; }
-        LANES(am, w->pc[l] = (em >> l & 1) ? in->target : pc + 1);
+        LANES(l, am, w->pc[l] = (em >> l & 1) ? in->target : pc + 1);
         if (tr) trace(e, w, in, tlane, am, em);
         am = 0;
         goto regroup;
@@ -238,7 +246,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
           continue;
         }
         if (em == 0) { pc++; continue; }
-        LANES(am, w->pc[l] = (em >> l & 1) ? in->target : pc + 1);
+        LANES(l, am, w->pc[l] = (em >> l & 1) ? in->target : pc + 1);
         am = 0;
         goto regroup;
       case X_RET: {                               /* each lane to its caller; with none, it exits */
@@ -248,7 +256,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
         if (ex) { w->exited |= ex; w->exitpc = pc; }
         if (ex && e->C->racc && !(w->exists & ~w->exited) && plX__exit_check(e)) return e->status;
         if (em & ~ex) {                           /* the returning lanes' pcs are set */
-          LANES(am & ~em, w->pc[l] = pc + 1);
+          LANES(l, am & ~em, w->pc[l] = pc + 1);
           am = 0;
           goto regroup;
         }
@@ -266,7 +274,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
         if (tr) trace(e, w, in, tlane, am, em);
         if (e->nrpend && plX__race_flush(e, w, em)) return e->status;
         if (barrier(e, w, in, pc, em)) return e->status;
-        LANES(am, w->pc[l] = pc + 1);
+        LANES(l, am, w->pc[l] = pc + 1);
         am = 0;
         goto regroup;
       case X_MBWAIT: case X_CLBAR: case X_SETMAXNREG: {   /* lanes that must wait stay at this pc */
@@ -277,7 +285,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
         if (plX__hop_wait(e, w, in, pc, em, &blocked)) return e->status;
         if (checks) mark_writes(e, w, in, em & ~blocked);
         if (!blocked) { pc++; continue; }
-        LANES(am, w->pc[l] = (blocked >> l & 1) ? pc : pc + 1);
+        LANES(l, am, w->pc[l] = (blocked >> l & 1) ? pc : pc + 1);
         am = 0;
         goto regroup;
       }
@@ -290,7 +298,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
       }
     }
   regroup:
-    LANES(am, w->pc[l] = pc);
+    LANES(l, am, w->pc[l] = pc);
   }
 }
 

@@ -6,7 +6,8 @@
 #include <string.h>
 #include <stdlib.h>
 #include <stdio.h>
-#include "emu_impl.h"
+#include "state.h"
+#include "fp.h"
 #include "open.h"
 #include "driver.h"
 #include "smem.h"

@@ -1,14 +1,17 @@
-/* emu_impl.h -- the emulator's internals, shared by emu.c (memory, launch, CTA scheduling),
-** decode.c (statements -> internal instructions), warp.c (the warp loop, barriers),
-** exec.c (one instruction), ops.c (element semantics), mma.c, fp.c (rounding),
-** hopper.c (mbarrier, TMA and bulk copies, wgmma, clusters, setmaxnreg). */
-#ifndef PL_EMU_IMPL_H
-#define PL_EMU_IMPL_H
+/* state.h -- the emulator's internal state: every struct a run keeps (device buffers, decoded
+** instructions, warps, CTAs, the Hopper state, the emulator object), the constants they use and
+** inline accessors of them. Types only: no file's functions are declared here (each module has
+** its header: mem.h, layout.h, race.h, budget.h, decode.h, warp.h, exec.h, ops.h, fp.h, mma.h,
+** fail.h, and hopper/hooks.h for the Hopper families). Seen by src/emu/ and src/emu/hopper/ only:
+** the rest of ptxlua sees the emulator through emu.h. */
+#ifndef PL_EMU_STATE_H
+#define PL_EMU_STATE_H
 
-#include <signal.h>
+#include <string.h>
 #include "emu.h"
 #include "util.h"
 #include "isa.h"
+#include "types.h"
 
 /* ---- address windows of the generic space (global buffers live above X_GL_BASE) ---------- */
 #define X_SH_BASE  0x0000100000000000ull   /* generic shared  = X_SH_BASE + shared offset */
@@ -43,6 +46,7 @@ typedef struct xgw {
                                             ** XGW_ASYNC: written by the async proxy (a TMA or bulk store) */
 } xgw;
 #define XGW_ASYNC 0xffffffffu
+#define XGW_PENDING 0xffffffffu                 /* xgev.gsync of a bulk store in flight */
 
 /* the plain reads of one byte since its last plain write, in the launch gen. Kept exactly: the
 ** latest read, and the latest before it by another warp (of its cluster run); folded when a CTA of
@@ -129,6 +133,7 @@ enum { XB_MBAR = 16, XB_CLUSTER = 17, XB_REGS = 18 };
 
 #define X_NOSLOT 0xffffffffu
 #define X_CHECK_TRACK 0x100u              /* internal check bit: proxy and swizzle tracking (Hopper) */
+#define X_DSM_SHIFT 24                    /* shared::cluster address = (rank + 1) << 24 | offset */
 
 typedef struct xins {
   uint16_t op;
@@ -155,7 +160,6 @@ typedef struct xins {
 /* an element function (isa_ops.h's last column): one lane's result from its sources' values (a, b, c:
 ** 64-bit slots, the unused ones junk); exec.c runs it for every active lane of an operation that has one */
 typedef uint64_t (*plX_elem_fn)(const xins *in, uint64_t a, uint64_t b, uint64_t c);
-extern const plX_elem_fn plX__elem[X__COUNT];   /* ops.c: by operation, NULL for none */
 
 #define X_MAXDEPTH 1024u                   /* calls a thread may nest when functions recurse */
 
@@ -404,81 +408,15 @@ struct plX_emu {
   struct xrpend *rpend; uint32_t crpend, nrpend;   /* races check: per thread of the cluster, a held-back report (emu.c) */
 };
 
-/* emu.c */
-#include "fail.h"                         /* the one error path: plX__fail, plX__optin, ... */
-/* set by SIGINT (plX_interrupt): every warp loop stops at its next instruction */
-extern volatile sig_atomic_t plX__sigint;
-/* the budget is spent or SIGINT came (interrupted): the report naming, for each warp still running,
-** where it is, its threads, its CTA and the instructions it ran; at stmt (the executing one) */
-int  plX__stopped(plX_emu *e, uint32_t stmt, int interrupted);
-/* a copy by lane l of w writing n bytes into shared memory from offset off (the same in each
-** destination CTA) must stay inside the allocation of a plan (one stage of a staged one) or the
-** variable where it starts (plX_add_region); 0, or the error. what: the copy's size, as it came
-** about ("a box of 64 x 128 2-byte elements"), for the message */
-int  plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off, uint32_t n,
-                       const char *what);
-xbuf *plX__find(plX_mem *m, uint64_t addr, int32_t *cache);
-void plX__describe_addr(plX_emu *e, plB_buf *b, uint64_t addr, uint64_t n);
-int  plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr);
-/* a pointer to n bytes at addr in `space` for thread `tid` (CTA-linear), NULL after reporting */
-/* write: 0 a read, 1 a write, 2 an atomic, 3 a bulk copy's bounds (the caller checks its bytes), 4 the
-** bounds of a bulk copy's global source or of a prefetch (read-only; the caller checks the bytes a load reads) */
-uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t addr, uint32_t n, uint32_t tid, int write);
-/* the races check on global memory: a plain access (write 0/1) of n bytes at offset o of buffer b
-** by thread tid of the executing CTA, or (write 2) an atomic's (compared with plain accesses only), or (write 3) a TMA or bulk store's, which nothing orders until
-** its bulk group completes (plX__global_done), or (write 5) a TMA or bulk load's, read as plain reads
-** by the issuing thread and through the async proxy (a generic store needs a fence.proxy.async
-** before it); 0, or the error */
-int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t n, uint32_t tid, int write);
-void plX__global_done(plX_emu *e, uint64_t lo, uint64_t hi);     /* a bulk store of e->C's to [lo, hi) completed */
-#define XGW_PENDING 0xffffffffu                                   /* xgw.gsync of a bulk store in flight */
-void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid, int write);
-/* the races check: make the reports held back for these lanes of w (of e->C), at their exit or a barrier */
-int  plX__race_flush(plX_emu *e, const xwarp *w, uint32_t lanes);
-/* an access by thread tid of e->C (at stmt) to shared byte off of CTA c of its cluster: 0 while c
-** runs; after c exited (every thread of it), reported (what: the access, e.g. "writes"), the error */
-int  plX__exited(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t tid, const char *what);
-/* the last threads of e->C exited: an access of another CTA to its shared memory that nothing
-** ordered before (no barrier.cluster completed since, no mbarrier wait of e->C's) is reported */
-int  plX__exit_check(plX_emu *e);
-
-/* decode.c */
-int  plX__decode(plX_emu *e);
-
-/* warp.c: run warp w until it blocks or exits; 0 ok, else an error was reported */
-int  plX__run_warp(plX_emu *e, xwarp *w);
-/* exec.c: land thread tid's cp.async copies of groups below limit */
-void plX__cp_complete(plX_emu *e, uint32_t tid, uint32_t limit);
-
-/* fp.c: floating-point formats and exact rounding */
-enum { XFMT_F16, XFMT_BF16, XFMT_TF32, XFMT_F32, XFMT_F64, XFMT_E4M3, XFMT_E5M2 };
-/* round (x + an infinitesimal of sign `sticky` relative to x, |that| < half an ulp of x in double)
-** into fmt with mode XR_RN/RZ/RM/RP; satf: clamp infinities and overflow to the largest finite */
-uint64_t plX__round(double x, int sticky, int fmt, int mode, int satf);
-/* the same from sign * (m + f) * 2^e, f in (0, 1) when st, else f = 0 */
-uint64_t plX__round_int(int sign, uint64_t m, int e, int st, int fmt, int mode, int satf);
-double   plX__to_double(uint64_t bits, int fmt);
-int      plX__isnan(uint64_t bits, int fmt);
-int      plX__fmt_of(int type);           /* PLT_* -> XFMT_*, -1 if not a float */
-/* exact operations on doubles that hold values of fmt, rounded once into fmt */
-uint64_t plX__add(double a, double b, int fmt, int mode);
-uint64_t plX__mul(double a, double b, int fmt, int mode);
-uint64_t plX__fma(double a, double b, double c, int fmt, int mode);
-uint64_t plX__div(double a, double b, int fmt, int mode);
-uint64_t plX__sqrt(double a, int fmt, int mode);
-uint64_t plX__canon_nan(int fmt);
-double   plX__flush(double x, int fmt);    /* subnormal of fmt -> signed zero */
-
-/* ---- shared by the execution files ----------------------------------------------------------- */
-#include <string.h>
-#include "types.h"
-
-/* body once per active lane l of mask em: a straight loop for a full warp, else set bits only */
-#define LANES(em, ...) do { uint32_t _m = (em); \
+/* ---- inline accessors ------------------------------------------------------------------------ */
+/* body once per active lane of mask em, the lane in variable l: a straight loop for a full warp,
+** else the set bits only */
+#define LANES(l, em, ...) do { uint32_t _m = (em); \
   if (_m == 0xffffffffu) { for (int l = 0; l < 32; l++) { __VA_ARGS__; } } \
   else { while (_m) { int l = __builtin_ctz(_m); _m &= _m - 1; __VA_ARGS__; } } } while (0)
 
-#define S(x) (w->R + (size_t)(x) * 32)
+/* the 32 lanes of value slot x in warp w */
+static inline uint64_t *wslot(const xwarp *w, uint32_t x) { return w->R + (size_t)x * 32; }
 
 static inline float f32(uint64_t v) { float f; uint32_t u = (uint32_t)v; memcpy(&f, &u, 4); return f; }
 static inline uint64_t b32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
@@ -497,79 +435,5 @@ static inline uint64_t addr_of(const xins *in, const xwarp *w, int l) {
   if (in->abits == 32) base = (uint32_t)base;
   return base + (uint64_t)in->off;
 }
-
-/* n bytes at a for lane l: the common cases inline, the rest (and every error) in plX__mem */
-static inline uint8_t *lane_mem(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, uint32_t n, int write) {
-  if (in->space == XS_GLOBAL && in->cache >= 0 && !e->H.gst && !e->gsync && !(a & (n - 1))) {
-    xbuf *b = &e->mem->b[in->cache];
-    uint64_t o = a - b->addr;
-    if (o < b->size && n <= b->size - o && !(write && b->ro)) return b->p + o;
-  } else if (in->space == XS_SHARED && !e->checks && !(a & (n - 1)) && a + n <= e->smem_size) return e->C->smem + a;
-  return plX__mem(e, in, in->space, a, n, (uint32_t)w->idx * 32 + (uint32_t)l, write);
-}
-
-
-/* exec.c: one instruction for the active lanes (em: after the guard; am: before it) */
-int  plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em);
-int  plX__full_warp(plX_emu *e, xins *in, xwarp *w, uint32_t em);
-/* call: lanes em push pc + 1 and pass their arguments; ret: lanes em return (their results land in
-** the call's registers and their pc is set), and the lanes with no caller (a kernel's ret) are returned */
-int  plX__call(plX_emu *e, xwarp *w, const xins *in, uint32_t pc, uint32_t em);
-uint32_t plX__ret(plX_emu *e, xwarp *w, uint32_t em);
-/* a call of vprintf (printf): each lane of em formats and prints to stdout, lanes ascending */
-int  plX__vprintf(plX_emu *e, xwarp *w, const xins *in, uint32_t em);
-
-/* ops.c: the semantics of one element */
-int      plX__mode(int rnd);
-uint64_t plX__flush_bits(uint64_t r, int fmt);
-uint64_t plX__fop(const xins *in, int op, uint64_t A, uint64_t B, uint64_t C, int t);  /* x2: both halves */
-int      plX__fcmp(int c, double a, double b);
-int      plX__icmp(int c, uint64_t a, uint64_t b, int t);
-int      plX__cmp_lane(const xins *in, uint64_t A, uint64_t B, int half);
-uint64_t plX__cvt(const xins *in, uint64_t A);
-uint64_t plX__cvtpack(const xins *in, uint64_t A, uint64_t B);
-uint64_t plX__mulhi(uint64_t a, uint64_t b, int t);
-uint64_t plX__mulwide(uint64_t a, uint64_t b, int t);
-uint64_t plX__brev(uint64_t v, int bits);
-uint64_t plX__bfind(uint64_t a, int t, int shiftamt);
-uint64_t plX__bfe(uint64_t a, uint32_t pos, uint32_t len, int t);
-uint64_t plX__bfi(uint64_t a, uint64_t b, uint32_t pos, uint32_t len, int t);
-uint32_t plX__prmt(uint32_t a, uint32_t b, uint32_t c, int mode);
-uint64_t plX__sreg(plX_emu *e, xwarp *w, int id, int l);
-uint64_t plX__atom_op(const xins *in, uint64_t old, uint64_t b, uint64_t c);
-
-/* hopper.c: mbarrier, TMA and bulk copies, wgmma, clusters, elect, setmaxnreg, proxy fences */
-#define X_DSM_SHIFT 24                    /* shared::cluster address = (rank + 1) << 24 | offset */
-int  plX__hop_exec(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t am, uint32_t em);  /* 0 ok */
-int  plX__hop_wait(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em, uint32_t *blocked);  /* mbarrier waits, barrier.cluster */
-int  plX__hop_setup(plX_emu *e, xcta *c);  /* a CTA starts */
-void plX__hop_scan(plX_emu *e);            /* which Hopper state the kernel needs (once) */
-void plX__hop_free(xcta *c);
-int  plX__hop_flush(plX_emu *e);           /* land the copies in flight: 1 if any landed, -1 error */
-int  plX__hop_cluster_check(plX_emu *e);   /* barrier.cluster completes when exits leave only arrivals */
-int  plX__hop_deadlock(plX_emu *e, plB_buf *m, xwarp *W, int lane);   /* the mbarrier/cluster part of a report */
-/* at a deadlock: a phase whose bytes differ from its expect_tx; 1 if reported */
-int  plX__hop_tx_stuck(plX_emu *e);
-int  plX__hop_accum_check(plX_emu *e, xwarp *w, xins *in);           /* accumulator read before wait_group */
-void plX__hop_generic_write(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid);  /* may report */
-void plX__hop_remote_write(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid);  /* a generic store into CTA c != e->C */
-int  plX__hop_gload(plX_emu *e, const xins *in, uint64_t a, uint32_t n, uint32_t tid);  /* a global read while bulk stores are in flight; 1 after reporting */
-int  plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, int warp, const char *who); /* 1 after reporting; warp: the writer's in c, -1 */
-void plX__hop_bar_sync(xcta *c);    /* a CTA barrier completed: its warps are ordered after the retired wgmma reads */
-void plX__hop_wg_touch(plX_emu *e, xwarp *w, const xins *in);   /* the registers an instruction accesses (wgmma.fence check) */
-void plX__hop_fence_snap(plX_emu *e); /* a barrier of the cluster completed: the fences before it (proxy check) */
-/* a read of CTA c's shared bytes [lo, hi) while a copy still writes some of them: the error (lane l of w, -1 the warp) */
-int  plX__hop_inflight_read(plX_emu *e, const xins *in, xwarp *w, int l, const xcta *c, uint32_t lo, uint32_t hi, const char *what);
-int  plX__hop_smem(plX_emu *e, uint64_t a, xcta **c, uint32_t *off);  /* shared::cluster address -> CTA, offset */
-
-/* mma.c: warp-collective matrix instructions */
-int plX__ldmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em);
-int plX__stmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em);
-int plX__mma(plX_emu *e, xins *in, xwarp *w, uint32_t em);
-/* wmma: shapes (xins.sub2), the registers of a fragment (mat 0 A, 1 B, 2 C/D) of element type t
-** (0: no such fragment), and the instruction */
-enum { XWM_M16N16K16 = 1, XWM_M32N8K16, XWM_M8N32K16, XWM_M16N16K8 };
-int plX__wmma_regs(int mat, int shape, int t);
-int plX__wmma(plX_emu *e, xins *in, xwarp *w, uint32_t em);
 
 #endif
