@@ -3,8 +3,13 @@
 #define PL_EMU_FP_H
 
 #include <stdint.h>
+#include "emu.h"
 
-enum { XFMT_F16, XFMT_BF16, XFMT_TF32, XFMT_F32, XFMT_F64, XFMT_E4M3, XFMT_E5M2 };
+/* the formats: emu.h's, by their short names */
+enum {
+  XFMT_F16 = PLX_FP_F16, XFMT_BF16 = PLX_FP_BF16, XFMT_TF32 = PLX_FP_TF32, XFMT_F32 = PLX_FP_F32,
+  XFMT_F64 = PLX_FP_F64, XFMT_E4M3 = PLX_FP_E4M3, XFMT_E5M2 = PLX_FP_E5M2
+};
 /* round (x + an infinitesimal of sign `sticky` relative to x, |that| < half an ulp of x in double)
 ** into fmt with mode XR_RN/RZ/RM/RP; satf: clamp infinities and overflow to the largest finite */
 uint64_t plX__round(double x, int sticky, int fmt, int mode, int satf);
