@@ -56,7 +56,7 @@ plX_emu *plX_new(const plI_module *m, int func, plX_mem *mem) {
   return e;
 }
 
-static void free_cta(xcta *c, uint32_t nthreads) {
+static void free_cta(plX_cta *c, uint32_t nthreads) {
   free(c->Rall); free(c->Pall); free(c->rdefall); free(c->pdefall); free(c->warps);
   free(c->smem); free(c->smem_def); free(c->race_w); free(c->race_r); free(c->race_e); free(c->local);
   free(c->cstack); free(c->cdepth);
@@ -85,7 +85,7 @@ void plX_free(plX_emu *e) {
     for (uint32_t i = 0; i < e->m->globals.n; i++) if (e->gaddr[i]) plX_mem_release(e->mem, e->gaddr[i]);
   if (e->fns) for (uint32_t i = 0; i < e->nfns; i++) free(e->fns[i].regs);
   free(e->vars); free(e->gaddr); free(e->params); free(e->pblock); free(e->pset); free(e->fns); free(e->ploc);
-  xfunc *x = &e->xf;
+  plX_func *x = &e->xf;
   free(x->code); free(x->consts); free(x->vslots); free(x->chk); free(x->slot_of); free(x->slot_reg); free(x->pred_reg); free(x->msgs);
   plB_buf_free(&e->err);
   plB_buf_free(&e->trace);
@@ -215,13 +215,13 @@ const char *plX_trace_text(plX_emu *e, size_t *len) { if (len) *len = e->trace.n
 void plX_get_stats(const plX_emu *e, plX_stats *s) { *s = e->st; }
 
 /* ---- CTAs -------------------------------------------------------------------------------------- */
-static int setup_cta(plX_emu *e, xcta *C) {
-  const xfunc *x = &e->xf;
+static int setup_cta(plX_emu *e, plX_cta *C) {
+  const plX_func *x = &e->xf;
   uint32_t nt = e->block[0] * e->block[1] * e->block[2];
   uint32_t nw = (nt + 31) / 32;
   unsigned ck = e->checks & (PLX_CHECK_UNINIT_REGS | PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES);
   if (C->warp_cap && (C->cap_threads != nt || C->cap_smem != e->smem_size || C->cap_checks != ck)) {
-    xcta keep = *C;                                                /* its place in the grid and the cluster stays */
+    plX_cta keep = *C;                                                /* its place in the grid and the cluster stays */
     free_cta(C, C->cap_threads);
     memcpy(C->ctaid, keep.ctaid, sizeof C->ctaid); C->cta_linear = keep.cta_linear; C->rank = keep.rank;
   }
@@ -264,7 +264,7 @@ static int setup_cta(plX_emu *e, xcta *C) {
   e->C->epoch = 0;
   size_t rs = (size_t)x->nslots * 32;
   for (uint32_t w = 0; w < nw; w++) {
-    xwarp *W = &e->C->warps[w];
+    plX_warp *W = &e->C->warps[w];
     memset(W, 0, sizeof *W);
     W->idx = (int)w;
     for (int l = 0; l < 32; l++) W->pc[l] = e->entry_pc;
@@ -287,7 +287,7 @@ static int setup_cta(plX_emu *e, xcta *C) {
     uint32_t n = nt - w * 32 < 32 ? nt - w * 32 : 32;
     W->exists = n == 32 ? 0xffffffffu : ((1u << n) - 1);
   }
-  for (int i = 0; i < 16; i++) { xbar *b = &e->C->bars[i]; b->expected = b->arrived = 0; b->red.n = 0; }
+  for (int i = 0; i < 16; i++) { plX_bar *b = &e->C->bars[i]; b->expected = b->arrived = 0; b->red.n = 0; }
   for (uint32_t t = 0; t < nt; t++) { e->C->cpq[t].q.n = 0; e->C->cpq[t].head = 0; e->C->cpq[t].gnext = 0; }
   C->done = 0; C->racc = 0;
   return plX__hop_setup(e, C);
@@ -296,7 +296,7 @@ static int setup_cta(plX_emu *e, xcta *C) {
 /* the deadlock report: which barrier waits, for how many, and where every other thread is */
 static int deadlock(plX_emu *e) {
   if (e->H.used && plX__hop_tx_stuck(e)) return e->status;       /* a phase's bytes: more precise */
-  xwarp *W = NULL; int lane = 0;
+  plX_warp *W = NULL; int lane = 0;
   for (uint32_t c = 0; c < e->H.ncl && !W; c++) {
     e->C = &e->ctas[c];
     for (uint32_t w = 0; w < e->nwarps && !W; w++)
@@ -308,18 +308,18 @@ static int deadlock(plX_emu *e) {
   uint32_t stmt = e->xf.code[W->bpc[lane]].stmt;
   if (id >= XB_MBAR) plX__hop_deadlock(e, &m, W, lane);
   else {
-    xbar *b = &e->C->bars[id];
+    plX_bar *b = &e->C->bars[id];
     plB_buf_printf(&m, "deadlock in CTA (%u,%u,%u): %s waits on barrier %d for %u threads, %u arrived",
                    e->C->ctaid[0], e->C->ctaid[1], e->C->ctaid[2], plX__opname(e, stmt), id, b->expected, b->arrived);
   }
   int shown = 0;
   for (uint32_t w = 0; w < e->nwarps && shown < 4; w++) {
-    xwarp *X = &e->C->warps[w];
+    plX_warp *X = &e->C->warps[w];
     uint32_t ex = X->exited & X->exists, other = X->waiting & X->exists & ~X->exited;
     uint32_t elsewhere = 0;
     for (int l = 0; l < 32; l++) if ((other >> l & 1) && (X->bid[l] != id || X->bpc[l] != W->bpc[lane])) elsewhere |= 1u << l;
     if (ex) {
-      const xins *xi = &e->xf.code[X->exitpc];
+      const plX_ins *xi = &e->xf.code[X->exitpc];
       plB_buf_printf(&m, "; warp %u: %d thread%s exited", w, __builtin_popcount(ex), __builtin_popcount(ex) == 1 ? "" : "s");
       if (xi->sub) plB_buf_puts(&m, " (at the end of the kernel)");
       else plB_buf_printf(&m, " (line %s)", X_AT(e, xi->stmt));
@@ -350,7 +350,7 @@ void plX_interrupt(void) { plX__sigint = 1; }
 #define X_WHERE_LINES 8
 typedef struct xwhere {
   uint32_t stmt, rank, warp, lanes;     /* where, the CTA's rank and the warp, its lanes there */
-  int bid;                              /* the barrier they wait at (xwarp.bid), -1 running */
+  int bid;                              /* the barrier they wait at (plX_warp.bid), -1 running */
   uint64_t clock;                       /* the warp's instructions (0: it has not started) */
 } xwhere;
 #define X_SAMEPLACE(a, b) \
@@ -368,7 +368,7 @@ static int where_cmp(const void *pa, const void *pb) {
 /* "threads (0,0,0)..(63,0,0) of CTA (0,0,0) (warps 0-1)" for the warps [i, j) of one CTA, all their
 ** listed lanes; a single partial warp: its thread count and first thread */
 static void where_who(plX_emu *e, plB_buf *b, const xwhere *v, uint32_t i, uint32_t j) {
-  const xcta *c = &e->ctas[v[i].rank];
+  const plX_cta *c = &e->ctas[v[i].rank];
   uint32_t first = v[i].warp * 32 + (uint32_t)__builtin_ctz(v[i].lanes);
   uint32_t last = v[j - 1].warp * 32 + 31 - (uint32_t)__builtin_clz(v[j - 1].lanes);
   uint32_t n = 0;
@@ -398,9 +398,9 @@ int plX__stopped(plX_emu *e, uint32_t stmt, int interrupted) {
                      interrupted ? "interrupted" : "the instruction limit was reached");
   uint32_t nv = 0;
   for (uint32_t r = 0; r < ncl; r++) {
-    xcta *c = e->H.ncl ? &e->ctas[r] : e->C;
+    plX_cta *c = e->H.ncl ? &e->ctas[r] : e->C;
     for (uint32_t w = 0; w < e->nwarps; w++) {
-      const xwarp *W = &c->warps[w];
+      const plX_warp *W = &c->warps[w];
       uint32_t live = W->exists & ~W->exited, from = nv;
       for (uint32_t m = live; m; m &= m - 1) {
         int l = __builtin_ctz(m);
@@ -506,10 +506,10 @@ int plX__stopped(plX_emu *e, uint32_t stmt, int interrupted) {
 /* one cluster (one CTA without clusters): its CTAs run together, round by round; when no warp can
 ** run, the copies in flight land (and may complete mbarrier phases), else it is a deadlock */
 static int run_cluster(plX_emu *e, const uint32_t first[3]) {
-  xhop *H = &e->H;
+  plX_hop *H = &e->H;
   e->clser++;
   for (uint32_t r = 0; r < H->ncl; r++) {
-    xcta *c = &e->ctas[r];
+    plX_cta *c = &e->ctas[r];
     c->ctaid[0] = first[0] + r % H->cl[0];
     c->ctaid[1] = first[1] + r / H->cl[0] % H->cl[1];
     c->ctaid[2] = first[2] + r / (H->cl[0] * H->cl[1]);
@@ -522,7 +522,7 @@ static int run_cluster(plX_emu *e, const uint32_t first[3]) {
     for (uint32_t r = 0; r < H->ncl; r++) {
       e->C = &e->ctas[r];
       for (uint32_t w = 0; w < e->nwarps; w++) {
-        xwarp *W = &e->C->warps[w];
+        plX_warp *W = &e->C->warps[w];
         uint32_t ready = W->exists & ~W->exited & ~W->waiting;
         if (W->exists & ~W->exited) live = 1;
         if (!ready) continue;
@@ -604,7 +604,7 @@ static int run_grid(plX_emu *e) {
   if (!e->launched) return plX__fail(e, X_NOSLOT, "no launch geometry (grid, block) was set");
   for (uint32_t i = 0; i < e->nparams; i++)
     if (!e->pset[i]) return plX__fail(e, X_NOSLOT, "parameter '%s' was not set", e->params[i].name);
-  xhop *H = &e->H;
+  plX_hop *H = &e->H;
   for (int i = 0; i < 3; i++)
     if (e->grid[i] % H->cl[i])
       return plX__fail(e, X_NOSLOT, "the grid (%u, %u, %u) is not a whole number of clusters (%u, %u, %u)", e->grid[0], e->grid[1],
@@ -613,7 +613,7 @@ static int run_grid(plX_emu *e) {
   e->nwarps = (e->nthreads + 31) / 32;
   e->smem_size = e->has_dyn ? e->dyn_off + e->dyn_smem : e->smem_static;
   if (e->nctas_cap < H->ncl) {
-    xcta *nc = realloc(e->ctas, H->ncl * sizeof *nc);
+    plX_cta *nc = realloc(e->ctas, H->ncl * sizeof *nc);
     if (!nc) return plX__fail(e, X_NOSLOT, "out of memory");
     memset(nc + e->nctas_cap, 0, (H->ncl - e->nctas_cap) * sizeof *nc);
     e->ctas = nc; e->nctas_cap = H->ncl;

@@ -28,7 +28,7 @@ static inline void store(uint8_t *p, uint64_t v, int bytes) { memcpy(p, &v, (siz
 
 /* ---- .func calls: a per-thread stack of return pcs; parameters and results in local memory ---- */
 /* the bytes of a .func's parameter or result k (of params then rets) */
-static uint64_t fn_pbytes(const plX_emu *e, const xfn *fn, uint32_t k) {
+static uint64_t fn_pbytes(const plX_emu *e, const plX_fn *fn, uint32_t k) {
   const plI_func *cf = &e->m->funcs.p[fn->func];
   const plI_var *v = k < cf->params.n ? &cf->params.p[k] : &cf->rets.p[k - cf->params.n];
   return (uint64_t)e->ploc[fn->ppar + k].size * (v->count ? v->count : 1);
@@ -37,8 +37,8 @@ static uint64_t fn_pbytes(const plX_emu *e, const xfn *fn, uint32_t k) {
 /* a recursive function's activation of lane l (thread tid): its registers and local bytes, pushed
 ** on the thread's stack by a call (the callee's outer activation, when it has one, lives on) and popped
 ** by the return; 0, or 1 out of memory */
-static int frame_push(plX_emu *e, xwarp *w, const xfn *fn, int l, uint32_t tid) {
-  xfstk *f = &e->C->fstk[tid];
+static int frame_push(plX_emu *e, plX_warp *w, const plX_fn *fn, int l, uint32_t tid) {
+  plX_fstk *f = &e->C->fstk[tid];
   size_t need = (size_t)fn->nv * 8 + fn->np + (fn->lhi - fn->llo);
   if (f->cap - f->n < need) {
     size_t nc = f->cap ? f->cap * 2 : 256;
@@ -54,8 +54,8 @@ static int frame_push(plX_emu *e, xwarp *w, const xfn *fn, int l, uint32_t tid) 
   f->n += need;
   return 0;
 }
-static void frame_pop(plX_emu *e, xwarp *w, const xfn *fn, int l, uint32_t tid) {
-  xfstk *f = &e->C->fstk[tid];
+static void frame_pop(plX_emu *e, plX_warp *w, const plX_fn *fn, int l, uint32_t tid) {
+  plX_fstk *f = &e->C->fstk[tid];
   size_t need = (size_t)fn->nv * 8 + fn->np + (fn->lhi - fn->llo);
   f->n -= need;
   const uint8_t *q = f->p + f->n;
@@ -67,8 +67,8 @@ static void frame_pop(plX_emu *e, xwarp *w, const xfn *fn, int l, uint32_t tid) 
   memcpy(e->C->local + (size_t)tid * e->local_size + fn->llo, q, fn->lhi - fn->llo);
 }
 
-int plX__call(plX_emu *e, xwarp *w, const xins *in, uint32_t pc, uint32_t em) {
-  const xfn *fn = &e->fns[in->c];
+int plX__call(plX_emu *e, plX_warp *w, const plX_ins *in, uint32_t pc, uint32_t em) {
+  const plX_fn *fn = &e->fns[in->c];
   const uint32_t *vs = e->xf.vslots + in->vs + in->sub;          /* the arguments follow the results */
   LANES(l, em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
@@ -82,7 +82,7 @@ int plX__call(plX_emu *e, xwarp *w, const xins *in, uint32_t pc, uint32_t em) {
     e->C->cstack[(size_t)tid * e->maxdepth + e->C->cdepth[tid]++] = pc + 1;
     uint8_t *loc = e->C->local + (size_t)tid * e->local_size;
     for (int k = 0; k < in->sub2; k++) {
-      const xploc *p = &e->ploc[fn->ppar + (uint32_t)k];
+      const plX_ploc *p = &e->ploc[fn->ppar + (uint32_t)k];
       if (vs[k] & X_PREDBIT) memmove(loc + p->off, loc + (vs[k] & ~X_PREDBIT), fn_pbytes(e, fn, (uint32_t)k));  /* a .param variable */
       else store(loc + p->off, wslot(w, vs[k])[l], p->size);
     }
@@ -90,14 +90,14 @@ int plX__call(plX_emu *e, xwarp *w, const xins *in, uint32_t pc, uint32_t em) {
   return 0;
 }
 
-uint32_t plX__ret(plX_emu *e, xwarp *w, uint32_t em) {
+uint32_t plX__ret(plX_emu *e, plX_warp *w, uint32_t em) {
   uint32_t exited = 0;
   LANES(l, em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
     if (!e->C->cdepth[tid]) { exited |= 1u << l; continue; }       /* no caller: the kernel's ret */
     uint32_t rp = e->C->cstack[(size_t)tid * e->maxdepth + --e->C->cdepth[tid]];
-    const xins *call = &e->xf.code[rp - 1];
-    const xfn *fn = &e->fns[call->c];
+    const plX_ins *call = &e->xf.code[rp - 1];
+    const plX_fn *fn = &e->fns[call->c];
     const uint32_t *vs = e->xf.vslots + call->vs;
     uint8_t *loc = e->C->local + (size_t)tid * e->local_size;
     if (fn->rec) {                                /* the results read, the outer activation restored, the results written */
@@ -112,7 +112,7 @@ uint32_t plX__ret(plX_emu *e, xwarp *w, uint32_t em) {
       frame_pop(e, w, fn, l, tid);
       q = t;
       for (int k = 0; k < call->sub; k++) {
-        const xploc *p = &e->ploc[fn->ppar + call->sub2 + (uint32_t)k];
+        const plX_ploc *p = &e->ploc[fn->ppar + call->sub2 + (uint32_t)k];
         uint64_t nb = fn_pbytes(e, fn, call->sub2 + (uint32_t)k);
         if (vs[k] & X_PREDBIT) memcpy(loc + (vs[k] & ~X_PREDBIT), q, nb);
         else { wslot(w, vs[k])[l] = load_ext(q, p->type); if (w->rdef) w->rdef[vs[k]] |= 1u << l; }
@@ -123,7 +123,7 @@ uint32_t plX__ret(plX_emu *e, xwarp *w, uint32_t em) {
       continue;
     }
     for (int k = 0; k < call->sub; k++) {
-      const xploc *p = &e->ploc[fn->ppar + call->sub2 + (uint32_t)k];
+      const plX_ploc *p = &e->ploc[fn->ppar + call->sub2 + (uint32_t)k];
       if (vs[k] & X_PREDBIT) { memmove(loc + (vs[k] & ~X_PREDBIT), loc + p->off, fn_pbytes(e, fn, call->sub2 + (uint32_t)k)); continue; }
       wslot(w, vs[k])[l] = load_ext(loc + p->off, p->type);
       if (w->rdef) w->rdef[vs[k]] |= 1u << l;
@@ -143,14 +143,14 @@ static const uint8_t *host_at(plX_emu *e, uint64_t a, uint32_t tid, uint64_t *av
   }
   if (a >= X_SH_BASE && a - X_SH_BASE < e->smem_size) { *avail = e->smem_size - (a - X_SH_BASE); return e->C->smem + (a - X_SH_BASE); }
   int32_t c = -1;
-  xbuf *b = plX__find(e->mem, a, &c);
+  plX_buf *b = plX__find(e->mem, a, &c);
   if (!b || a < b->addr || a - b->addr >= b->size) return NULL;
   *avail = b->size - (a - b->addr);
   return b->p + (a - b->addr);
 }
 
 /* a 64-bit argument of the call: a register, or a .param variable's bytes */
-static uint64_t call_arg(plX_emu *e, xwarp *w, uint32_t v, int l, uint32_t tid) {
+static uint64_t call_arg(plX_emu *e, plX_warp *w, uint32_t v, int l, uint32_t tid) {
   if (!(v & X_PREDBIT)) return wslot(w, v)[l];
   uint64_t x; memcpy(&x, e->C->local + (size_t)tid * e->local_size + (v & ~X_PREDBIT), 8);
   return x;
@@ -160,7 +160,7 @@ static uint64_t call_arg(plX_emu *e, xwarp *w, uint32_t v, int l, uint32_t tid) 
 ** thread's local memory), each at a multiple of its size: int-sized conversions 4 bytes (8 with l, ll,
 ** j, z, t), floating point 8 (a double), %s and %p 8 (an address; %s reads a NUL-terminated string).
 ** Returns the arguments consumed, -1 for a null format; an argument past the buffer is an error */
-static int vprintf_one(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t tid, uint64_t fa, uint64_t aa, plB_buf *out) {
+static int vprintf_one(plX_emu *e, const plX_ins *in, plX_warp *w, int l, uint32_t tid, uint64_t fa, uint64_t aa, plB_buf *out) {
   uint64_t fav, aav = 0;
   if (!fa) return -1;
   const uint8_t *f = host_at(e, fa, tid, &fav);
@@ -238,7 +238,7 @@ past: {
   }
 }
 
-int plX__vprintf(plX_emu *e, xwarp *w, const xins *in, uint32_t em) {
+int plX__vprintf(plX_emu *e, plX_warp *w, const plX_ins *in, uint32_t em) {
   const uint32_t *vs = e->xf.vslots + in->vs;    /* the result, then the format and the argument buffer */
   plB_buf out; plB_buf_init(&out);
   LANES(l, em, {
@@ -259,9 +259,9 @@ int plX__vprintf(plX_emu *e, xwarp *w, const xins *in, uint32_t em) {
 }
 
 void plX__cp_complete(plX_emu *e, uint32_t tid, uint32_t limit) {
-  xcpq *q = &e->C->cpq[tid];
+  plX_cpq *q = &e->C->cpq[tid];
   while (q->head < q->q.n && q->q.p[q->head].grp < limit) {
-    xcp *c = &q->q.p[q->head++];
+    plX_cp *c = &q->q.p[q->head++];
     if (e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES | X_CHECK_TRACK)) {
       plX__shared_access(e, &e->xf.code[c->pc], c->dst, c->n, tid, 1);
       if (e->status) return;
@@ -276,7 +276,7 @@ void plX__cp_complete(plX_emu *e, uint32_t tid, uint32_t limit) {
 ** non-exited threads of ITS membermask to execute it with the same mask): each executing lane is in its
 ** own mask, and every non-exited lane its mask names executes this instruction with it, with the same
 ** mask. Lanes whose masks are disjoint (cooperative-groups tiles) are separate groups. mk: each lane's mask */
-static int member_check(plX_emu *e, xins *in, xwarp *w, uint32_t em, uint32_t *mk) {
+static int member_check(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em, uint32_t *mk) {
   uint64_t *M = wslot(w, in->e);
   uint32_t out = 0;
   LANES(l, em, { mk[l] = (uint32_t)M[l]; if (!(mk[l] >> l & 1)) out |= 1u << l; });
@@ -296,13 +296,13 @@ static int member_check(plX_emu *e, xins *in, xwarp *w, uint32_t em, uint32_t *m
   return 0;
 }
 
-int plX__full_warp(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
+int plX__full_warp(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
   if (em != 0xffffffffu) return plX__fail_warp(e, in, w, "needs all 32 threads of the warp (.sync.aligned); these lanes are not here", ~em);
   return 0;
 }
 
 /* ---- one instruction, every active lane ------------------------------------------------------------ */
-int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
+int plX__exec(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t am, uint32_t em) {
   uint64_t *D = wslot(w, in->d), *A = wslot(w, in->a), *B = wslot(w, in->b), *C = wslot(w, in->c);
   int t = in->t, bits = tb(t);
   uint32_t *P = w->P;
@@ -720,15 +720,15 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
       src += (uint64_t)in->off2;
       uint32_t sz = (uint32_t)SZ[l];
       if (sz > n) return plX__fail_lane(e, in, w, l, "src-size is larger than the copy size");
-      xcp c; memset(&c, 0, sizeof c);
+      plX_cp c; memset(&c, 0, sizeof c);
       if (sz) {
-        if (src % n) { xins tmp = *in; tmp.space = XS_GLOBAL; plX__mem(e, &tmp, XS_GLOBAL, src, n, tid, 0); return e->status; }
-        xins tmp = *in; tmp.space = XS_GLOBAL;
+        if (src % n) { plX_ins tmp = *in; tmp.space = XS_GLOBAL; plX__mem(e, &tmp, XS_GLOBAL, src, n, tid, 0); return e->status; }
+        plX_ins tmp = *in; tmp.space = XS_GLOBAL;
         uint8_t *p = plX__mem(e, &tmp, XS_GLOBAL, src, sz, tid, 0);
         if (!p) return e->status;
         memcpy(c.data, p, sz);
       }
-      xcpq *q = &e->C->cpq[tid];
+      plX_cpq *q = &e->C->cpq[tid];
       c.grp = q->gnext; c.dst = (uint32_t)dst; c.n = n; c.pc = (uint32_t)(in - e->xf.code);
       if (!plB_vec_push(q->q, c)) return plX__fail(e, in->stmt, "out of memory"); });
     break;
@@ -737,7 +737,7 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
   case X_CPWAIT:
     LANES(l, em, {
       uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
-      xcpq *q = &e->C->cpq[tid];
+      plX_cpq *q = &e->C->cpq[tid];
       if (in->sub2) q->gnext++;                  /* wait_all: commit, then wait for everything */
       uint32_t limit = in->sub2 ? UINT32_MAX : (q->gnext > in->c ? q->gnext - in->c : 0);
       plX__cp_complete(e, tid, limit);

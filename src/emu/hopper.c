@@ -34,10 +34,10 @@ static int regs_wake(plX_emu *e);
 /* "LINE" (or "LINE in FILE") of the instruction at pc, for a message naming a second place */
 #define line_of(e, pc) X_AT((e), (e)->xf.code[pc].stmt)
 
-static void whot(plX_emu *e, plB_buf *b, const xcta *c, uint32_t tid) { plX__who(e, b, c->ctaid, tid); }
+static void whot(plX_emu *e, plB_buf *b, const plX_cta *c, uint32_t tid) { plX__who(e, b, c->ctaid, tid); }
 
 /* ---- shared::cluster addresses ----------------------------------------------------------------- */
-int plX__hop_smem(plX_emu *e, uint64_t a, xcta **c, uint32_t *off) {
+int plX__hop_smem(plX_emu *e, uint64_t a, plX_cta **c, uint32_t *off) {
   uint32_t r = (uint32_t)(a >> X_DSM_SHIFT);
   if (a >= X_WIN) return 0;
   if (r == 0) { *c = e->C; *off = (uint32_t)a; return 1; }
@@ -49,8 +49,8 @@ int plX__hop_smem(plX_emu *e, uint64_t a, xcta **c, uint32_t *off) {
 
 /* the shared address of an operand (space: shared, shared::cluster with XF_CLUSTER, or generic) for
 ** lane l, as a CTA and an offset checked against n bytes aligned to al; 0 after reporting */
-static int smem_at(plX_emu *e, const xins *in, xwarp *w, int l, uint64_t a, int space, int cluster, uint32_t n,
-                   uint32_t al, xcta **c, uint32_t *off, const char *what) {
+static int smem_at(plX_emu *e, const plX_ins *in, plX_warp *w, int l, uint64_t a, int space, int cluster, uint32_t n,
+                   uint32_t al, plX_cta **c, uint32_t *off, const char *what) {
   if (space == XS_GENERIC) {
     if (a - X_SH_BASE >= X_WIN) return plX__fail_lanef(e, in, w, l, "%s: generic address 0x%llx is not in the shared window", what, (unsigned long long)a), 0;
     a -= X_SH_BASE;
@@ -72,28 +72,28 @@ static int smem_at(plX_emu *e, const xins *in, xwarp *w, int l, uint64_t a, int 
 }
 
 /* the second address operand of TMA loads and bulk copies: the mbarrier (slot e, bits rnd, offset target) */
-static uint64_t mbar_addr(const xins *in, const xwarp *w, int l) {
+static uint64_t mbar_addr(const plX_ins *in, const plX_warp *w, int l) {
   uint64_t v = w->R[(size_t)in->e * 32 + (size_t)l];
   if (in->rnd == 32) v = (uint32_t)v;
   return v + in->target;
 }
-static uint64_t src_addr(const xins *in, const xwarp *w, int l) {
+static uint64_t src_addr(const plX_ins *in, const plX_warp *w, int l) {
   uint64_t v = w->R[(size_t)in->a * 32 + (size_t)l];
   if (in->t3 == 32) v = (uint32_t)v;
   return v + (uint64_t)in->off2;
 }
 
 /* ---- mbarrier objects ---------------------------------------------------------------------------- */
-static void wg_release(plX_emu *e, xwarp *w, xins *in, xcta *c, xmbar *m);
-static void wg_acquire(plX_emu *e, xwarp *w, xcta *c, xmbar *m);
-static xmbar *mb_find(xcta *c, uint32_t off) {
+static void wg_release(plX_emu *e, plX_warp *w, plX_ins *in, plX_cta *c, plX_mbar *m);
+static void wg_acquire(plX_emu *e, plX_warp *w, plX_cta *c, plX_mbar *m);
+static plX_mbar *mb_find(plX_cta *c, uint32_t off) {
   for (uint32_t i = 0; i < c->h.mb.n; i++) if (c->h.mb.p[i].off == off) return &c->h.mb.p[i];
   return NULL;
 }
 
-static void mb_wake(plX_emu *e, xcta *c, uint32_t off) {
+static void mb_wake(plX_emu *e, plX_cta *c, uint32_t off) {
   for (uint32_t w = 0; w < e->nwarps; w++) {
-    xwarp *W = &c->warps[w];
+    plX_warp *W = &c->warps[w];
     uint32_t m = W->waiting;
     while (m) {
       int l = __builtin_ctz(m);
@@ -105,11 +105,11 @@ static void mb_wake(plX_emu *e, xcta *c, uint32_t off) {
 
 /* m's wait_group counts: of this phase's arrivals (last = 0) or of the last completed phase's, by
 ** slot rank * nwarps + warp */
-static uint32_t *mb_dn(xcta *c, const xmbar *m, int last) {
+static uint32_t *mb_dn(plX_cta *c, const plX_mbar *m, int last) {
   return c->h.dnv.p + m->dn + (m->cur ^ (uint32_t)last) * c->h.nslot;
 }
 
-static void mb_progress(plX_emu *e, xcta *c, xmbar *m) {
+static void mb_progress(plX_emu *e, plX_cta *c, plX_mbar *m) {
   if (m->pending || m->tx) return;
   m->lxsum = m->xsum;                                              /* the expect_tx check */
   m->lgot = m->got;
@@ -127,8 +127,8 @@ static void mb_progress(plX_emu *e, xcta *c, xmbar *m) {
   mb_wake(e, c, m->off);
 }
 
-static xmbar *mb_get(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint32_t off) {
-  xmbar *m = mb_find(c, off);
+static plX_mbar *mb_get(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t off) {
+  plX_mbar *m = mb_find(c, off);
   if (!m || !m->valid) {
     plX__fail_lanef(e, in, w, l, "the mbarrier at shared 0x%x of CTA (%u,%u,%u) is not initialized (no mbarrier.init%s)", off,
               c->ctaid[0], c->ctaid[1], c->ctaid[2], m ? " since its mbarrier.inval" : "");
@@ -143,7 +143,7 @@ static xmbar *mb_get(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint3
 ** completed need not be the one ordering the two); in another CTA after a barrier.cluster
 ** completed. Before that the hardware may show it the object's memory as it was: an mbarrier not
 ** yet initialized */
-static int mb_visible(plX_emu *e, const xins *in, xwarp *w, int l, const xcta *c, const xmbar *m) {
+static int mb_visible(plX_emu *e, const plX_ins *in, plX_warp *w, int l, const plX_cta *c, const plX_mbar *m) {
   uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
   if (e->C == c) {
     if (m->irank == c->rank && m->itid / 32 == tid / 32) return 0;
@@ -165,11 +165,11 @@ static int mb_visible(plX_emu *e, const xins *in, xwarp *w, int l, const xcta *c
 /* a copy completing on the mbarrier at shared offset moff of each CTA in mask: its issuer must see
 ** each one initialized (a correct program orders the issue after every destination's init, so the
 ** emulator has run that init by then) */
-static int mb_copy_visible(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t mask, uint32_t moff) {
+static int mb_copy_visible(plX_emu *e, const plX_ins *in, plX_warp *w, int l, uint32_t mask, uint32_t moff) {
   for (uint32_t r = 0; r < (e->H.ncl ? e->H.ncl : 1); r++) {
-    xcta *c = e->H.ncl ? &e->ctas[r] : e->C;
+    plX_cta *c = e->H.ncl ? &e->ctas[r] : e->C;
     if (!(mask >> c->rank & 1)) continue;
-    xmbar *m = mb_find(c, moff);
+    plX_mbar *m = mb_find(c, moff);
     if ((!m || !m->valid) && c != e->C)
       return plX__fail_lanef(e, in, w, l, "completes on the mbarrier at shared 0x%x of CTA (%u,%u,%u), which that CTA has not initialized (yet): "
                        "order the copy after its mbarrier.init (fence.mbarrier_init.release.cluster, then barrier.cluster.arrive and wait)",
@@ -181,7 +181,7 @@ static int mb_copy_visible(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t
 }
 
 /* count arrivals (drop: also for the phases after this one); the state before them */
-static int mb_arrive(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, xmbar *m, uint32_t count, int drop, int nocomplete,
+static int mb_arrive(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, plX_mbar *m, uint32_t count, int drop, int nocomplete,
                      uint64_t *state) {
   if (count == 0 || count > 0xfffff) return plX__fail_lanef(e, in, w, l, "arrival count %u outside 1..2^20-1", count);
   if (count > m->pending)
@@ -203,7 +203,7 @@ static int mb_arrive(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, xmbar
 ** The PTX ISA lets it range over [-(2^20-1), 2^20-1]: bytes may land before the expect_tx that
 ** announces them (the count goes negative meanwhile); the phase completes when it and the pending
 ** arrival count are both zero, so a count left below zero (more bytes than expected) never does. */
-static int mb_tx(plX_emu *e, uint32_t stmt, xcta *c, xmbar *m, int64_t delta, const char *who) {
+static int mb_tx(plX_emu *e, uint32_t stmt, plX_cta *c, plX_mbar *m, int64_t delta, const char *who) {
   int64_t t = (int64_t)m->tx + delta;
   if (t < -0xfffff || t > 0xfffff)
     return plX__fail(e, stmt, "%s %s %lld bytes on the mbarrier at shared 0x%x of CTA (%u,%u,%u), whose transaction count in phase %u is %d: "
@@ -214,21 +214,21 @@ static int mb_tx(plX_emu *e, uint32_t stmt, xcta *c, xmbar *m, int64_t delta, co
   return 0;
 }
 
-static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
+static int exec_mbar(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   uint64_t *D = wslot(w, in->d), *B = wslot(w, in->b);
   int cl = (in->fl & XF_CLUSTER) != 0;
   LANES(l, em, {
-    xcta *c; uint32_t off;
+    plX_cta *c; uint32_t off;
     if (!smem_at(e, in, w, l, addr_of(in, w, l), in->space, cl, 8, 8, &c, &off, "mbarrier")) return e->status;
     uint32_t v = (uint32_t)B[l];
     if (in->sub == 0) {                                            /* init */
-      xmbar *m = mb_find(c, off);
+      plX_mbar *m = mb_find(c, off);
       if (m && m->valid)
         return plX__fail_lanef(e, in, w, l, "the mbarrier at shared 0x%x is initialized twice (first at line %s) without mbarrier.inval between",
                          off, line_of(e, m->pc));
       if (v == 0 || v > 0xfffff) return plX__fail_lanef(e, in, w, l, "mbarrier.init count %u outside 1..2^20-1", v);
       if (!m) {
-        xmbar z; memset(&z, 0, sizeof z);
+        plX_mbar z; memset(&z, 0, sizeof z);
         z.dn = c->h.dnv.n;
         if (e->H.has_wgmma) {                                      /* its two halves of wait_group counts */
           if (c->h.dnv.n + 2 * c->h.nslot > c->h.dnv.cap &&
@@ -249,7 +249,7 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (c->smem_def) memset(c->smem_def + off, 1, 8);
       continue;
     }
-    xmbar *m = mb_get(e, in, w, l, c, off);
+    plX_mbar *m = mb_get(e, in, w, l, c, off);
     if (!m || mb_visible(e, in, w, l, c, m)) return e->status;
     switch (in->sub) {
     case 1: m->valid = 0; break;                                   /* inval */
@@ -280,13 +280,13 @@ static int exec_mbar(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
 }
 
 /* test_wait / try_wait: lanes whose phase completed get true; the others are returned (they wait) */
-static int exec_mbwait(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em, uint32_t *blocked) {
+static int exec_mbwait(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t pc, uint32_t em, uint32_t *blocked) {
   uint64_t *B = wslot(w, in->b);
   uint32_t ok = 0, wait = 0;
   LANES(l, em, {
-    xcta *c; uint32_t off;
+    plX_cta *c; uint32_t off;
     if (!smem_at(e, in, w, l, addr_of(in, w, l), in->space, 0, 8, 8, &c, &off, "mbarrier")) return e->status;
-    xmbar *m = mb_get(e, in, w, l, c, off);
+    plX_mbar *m = mb_get(e, in, w, l, c, off);
     if (!m || mb_visible(e, in, w, l, c, m)) return e->status;
     int done;
     if (in->sub2) done = (m->phase & 1) != (B[l] & 1);             /* the phase of that parity completed */
@@ -362,7 +362,7 @@ static int tm_place(plX_mem *m, uint8_t out[128], int dtype, int es, int rank, u
   uint64_t extent = (uint64_t)es;
   for (int i = 0; i < rank; i++) extent += (dims[i] - 1) * st[i];
   int32_t cache = -1;
-  xbuf *b = m ? plX__find(m, addr, &cache) : NULL;
+  plX_buf *b = m ? plX__find(m, addr, &cache) : NULL;
   if (!b) { ERR("tensor map: the global address 0x%llx is not in a device array of this emulator", (unsigned long long)addr); return -1; }
   if (addr - b->addr + extent > b->size) {
     ERR("tensor map: the tensor (%llu bytes from 0x%llx) runs past the end of buffer '%s' (%llu bytes)", (unsigned long long)extent,
@@ -458,13 +458,13 @@ int plX_tensormap_im2col(plX_mem *m, uint8_t out[128], int dtype, int rank, uint
 }
 #undef ERR
 
-static int tm_checks(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, const xtmap *t, const uint8_t raw[128]);
+static int tm_checks(plX_emu *e, plX_ins *in, plX_warp *w, int l, uint64_t a, const xtmap *t, const uint8_t raw[128]);
 /* the tensor map at generic address a (a kernel parameter, or global memory) for lane l */
-static int tm_read(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, xtmap *t) {
+static int tm_read(plX_emu *e, plX_ins *in, plX_warp *w, int l, uint64_t a, xtmap *t) {
   uint8_t raw[128];
   uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
   if (a % 64) return plX__fail_lanef(e, in, w, l, "the tensor map address 0x%llx is not 64-byte aligned", (unsigned long long)a);
-  xins tmp = *in; tmp.space = XS_GENERIC; tmp.cache = -1;
+  plX_ins tmp = *in; tmp.space = XS_GENERIC; tmp.cache = -1;
   for (int h = 0; h < 2; h++) {
     uint8_t *p = plX__mem(e, &tmp, XS_GENERIC, a + 64 * (uint64_t)h, 64, tid, 0);
     if (!p) return e->status;
@@ -520,21 +520,21 @@ static int tm_read(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, xtmap *t) 
 ** write); the checksum is recomputed, and 128 zero bytes count as an empty map to fill field by field.
 ** Values the PTX ISA rules out are errors at the line; combinations (an inner box that is not a
 ** multiple of 16 bytes, a box wider than its swizzle, a tensor past its array) are legal in between
-** and checked when a TMA uses the map (tm_checks). Each result is remembered (xtmimg): a TMA through
+** and checked when a TMA uses the map (tm_checks). Each result is remembered (plX_tmimg): a TMA through
 ** a map in global memory holding those bytes needs a fence.proxy.tensormap::generic.release (or
 ** tensormap.cp_fenceproxy) after the change, by the writer or by a thread of its CTA after a
 ** barrier, and a fence.proxy.tensormap::generic.acquire of that map by the TMA's thread after that. */
 static const char *const TM_FIELD[] = { "global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride",
   "elemtype", "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode" };
 
-static const xtmimg *tm_image(plX_emu *e, const uint8_t raw[128]) {
+static const plX_tmimg *tm_image(plX_emu *e, const uint8_t raw[128]) {
   for (uint32_t i = e->H.tmi.n; i-- > 0;)
     if (!memcmp(e->H.tmi.p[i].b + 20, raw + 20, 4) && !memcmp(e->H.tmi.p[i].b, raw, 128)) return &e->H.tmi.p[i];
   return NULL;
 }
 
-static int tm_checks(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, const xtmap *t, const uint8_t raw[128]) {
-  const xtmimg *img = e->H.tmi.n ? tm_image(e, raw) : NULL;
+static int tm_checks(plX_emu *e, plX_ins *in, plX_warp *w, int l, uint64_t a, const xtmap *t, const uint8_t raw[128]) {
+  const plX_tmimg *img = e->H.tmi.n ? tm_image(e, raw) : NULL;
   char why[200]; why[0] = 0;
   if (t->mode == 0) {
     uint64_t inner = (uint64_t)t->box[0] * (uint64_t)t->esize;
@@ -556,7 +556,7 @@ static int tm_checks(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, const xt
       uint64_t extent = (uint64_t)t->esize;
       for (int i = 0; i < t->rank; i++) extent += (t->dims[i] - 1) * t->strides[i];
       int32_t cache = -1;
-      xbuf *b = plX__find(e->mem, t->addr, &cache);
+      plX_buf *b = plX__find(e->mem, t->addr, &cache);
       if (!b) snprintf(why, sizeof why, "its global address 0x%llx is in no device array", (unsigned long long)t->addr);
       else if (t->addr - b->addr + extent > b->size)
         snprintf(why, sizeof why, "the tensor (%llu bytes from 0x%llx) runs past the end of buffer '%s' (%llu bytes)", (unsigned long long)extent,
@@ -571,9 +571,9 @@ static int tm_checks(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, const xt
   if (!img || a < X_GL_BASE) return 0;                             /* unmodified, or a kernel parameter */
   plB_buf b; plB_buf_init(&b);
   uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
-  const xtmacq *q = NULL;
+  const plX_tmacq *q = NULL;
   for (uint32_t i = 0; i < e->H.tacq.n; i++) {
-    const xtmacq *x = &e->H.tacq.p[i];
+    const plX_tmacq *x = &e->H.tacq.p[i];
     if (x->addr == a && x->cta == e->C->cta_linear && x->tid == tid) q = x;
   }
   plB_buf_printf(&b, "a TMA through the tensor map at 0x%llx, which the tensormap.replace of line %s modified, ", (unsigned long long)a, line_of(e, img->pc));
@@ -589,32 +589,32 @@ static int tm_checks(plX_emu *e, xins *in, xwarp *w, int l, uint64_t a, const xt
 
 /* a tensormap-proxy release by thread tid of the current CTA: the maps it (or, after a barrier, its CTA) changed */
 static void tm_release(plX_emu *e, uint32_t tid, const uint8_t *only) {
-  xcta *c = e->C;
+  plX_cta *c = e->C;
   uint32_t seq = ++e->H.tmseq;
   for (uint32_t i = 0; i < e->H.tmi.n; i++) {
-    xtmimg *m = &e->H.tmi.p[i];
+    plX_tmimg *m = &e->H.tmi.p[i];
     if (m->rel || m->cta != c->cta_linear || (only && memcmp(only, m->b, 128))) continue;
     if (m->tid == tid || m->epoch != c->epoch || only) m->rel = seq;
   }
 }
 
-static int tm_acquire(plX_emu *e, const xins *in, uint64_t a, uint32_t tid) {
-  xhop *H = &e->H;
+static int tm_acquire(plX_emu *e, const plX_ins *in, uint64_t a, uint32_t tid) {
+  plX_hop *H = &e->H;
   uint32_t seq = ++H->tmseq;
   for (uint32_t i = 0; i < H->tacq.n; i++) {
-    xtmacq *x = &H->tacq.p[i];
+    plX_tmacq *x = &H->tacq.p[i];
     if (x->addr == a && x->cta == e->C->cta_linear && x->tid == tid) { x->seq = seq; return 0; }
   }
   if (H->tacq.n >= 65536) H->tacq.n = 0;                          /* bounded: forget the oldest */
-  xtmacq x = {a, e->C->cta_linear, tid, seq};
+  plX_tmacq x = {a, e->C->cta_linear, tid, seq};
   if (!plB_vec_push(H->tacq, x)) return plX__fail(e, in->stmt, "out of memory");
   return 0;
 }
 
 /* the 128 bytes at a (space) for lane l: two 64-byte halves, checked as memory accesses */
-static int tm_bytes(plX_emu *e, xins *in, xwarp *w, int l, int space, uint64_t a, int write, uint8_t *p[2]) {
+static int tm_bytes(plX_emu *e, plX_ins *in, plX_warp *w, int l, int space, uint64_t a, int write, uint8_t *p[2]) {
   uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
-  xins tmp = *in; tmp.cache = -1;
+  plX_ins tmp = *in; tmp.cache = -1;
   if (a % 64) return plX__fail_lanef(e, in, w, l, "the tensor map address 0x%llx is not 64-byte aligned", (unsigned long long)a);
   for (int h = 0; h < 2; h++) {
     p[h] = plX__mem(e, &tmp, space, a + 64 * (uint64_t)h, 64, tid, write);
@@ -623,7 +623,7 @@ static int tm_bytes(plX_emu *e, xins *in, xwarp *w, int l, int space, uint64_t a
   return 0;
 }
 
-static int exec_tmap(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
+static int exec_tmap(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (in->sub == XTM_CP) {                                         /* tensormap.cp_fenceproxy: copy, then release */
     if ((w->exists & ~w->exited) & ~em) return plX__fail_warp(e, in, w, "tensormap.cp_fenceproxy (.sync.aligned) executed by part of a warp", (w->exists & ~w->exited) & ~em);
     LANES(l, em, {
@@ -705,14 +705,14 @@ static int exec_tmap(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     memcpy(raw + 20, &h, 4);
     memcpy(p[0], raw, 64); memcpy(p[1], raw + 64, 64);
     /* remember the result: a TMA through a copy of it in global memory needs the tensormap-proxy fences */
-    xhop *H = &e->H;
+    plX_hop *H = &e->H;
     uint64_t loc = (uint64_t)space << 60 | a;
-    xtmimg *m = NULL;
+    plX_tmimg *m = NULL;
     for (uint32_t i = 0; i < H->tmi.n && !m; i++)
       if (H->tmi.p[i].loc == loc && (space != XS_SHARED || H->tmi.p[i].cta == e->C->cta_linear)) m = &H->tmi.p[i];
     if (!m) {
       if (H->tmi.n >= 65536) continue;                             /* bounded: later changes go unchecked */
-      xtmimg z; memset(&z, 0, sizeof z);
+      plX_tmimg z; memset(&z, 0, sizeof z);
       if (!plB_vec_push(H->tmi, z)) return plX__fail(e, in->stmt, "out of memory");
       m = &H->tmi.p[H->tmi.n - 1];
     }
@@ -724,22 +724,22 @@ static int exec_tmap(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
 }
 
 /* ---- the async proxy's view of shared memory ------------------------------------------------------ */
-static int bst_overwrite(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid);
+static int bst_overwrite(plX_emu *e, const plX_ins *in, plX_cta *c, uint32_t off, uint32_t n, uint32_t tid);
 /* pw names a writer by its CTA's rank and its thread, so that a store through shared::cluster is
 ** remembered in the CTA it lands in; the fence that clears it is the writer's (fence.proxy.async
 ** orders the executing thread's own accesses), and for another CTA's bytes one that covers
 ** shared::cluster: a .shared::cta fence does not reach memory outside the executing CTA */
-static uint32_t pw_of(plX_emu *e, const xcta *wc, uint32_t tid) { return wc->rank * e->nthreads + tid + 1; }
+static uint32_t pw_of(plX_emu *e, const plX_cta *wc, uint32_t tid) { return wc->rank * e->nthreads + tid + 1; }
 
-void plX__hop_generic_write(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid) {
-  xcta_hop *h = &e->C->h;
+void plX__hop_generic_write(plX_emu *e, const plX_ins *in, uint32_t off, uint32_t n, uint32_t tid) {
+  plX_cta_hop *h = &e->C->h;
   uint32_t f = h->fences[tid], who = pw_of(e, e->C, tid);
   for (uint32_t i = off; i < off + n; i++) { h->pw[i] = who; h->ps[i] = f; h->psw[i] = 0; }
   if (h->bs.n) bst_overwrite(e, in, e->C, off, n, tid);
 }
 
-void plX__hop_remote_write(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid) {
-  xcta_hop *h = &c->h;
+void plX__hop_remote_write(plX_emu *e, const plX_ins *in, plX_cta *c, uint32_t off, uint32_t n, uint32_t tid) {
+  plX_cta_hop *h = &c->h;
   uint32_t f = e->C->h.cfences[tid], who = pw_of(e, e->C, tid);
   for (uint32_t i = off; i < off + n; i++) { h->pw[i] = who; h->ps[i] = f; h->psw[i] = 0; }
   if (h->bs.n) bst_overwrite(e, in, c, off, n, tid);
@@ -751,7 +751,7 @@ void plX__hop_remote_write(plX_emu *e, const xins *in, xcta *c, uint32_t off, ui
 ** the two) */
 void plX__hop_fence_snap(plX_emu *e) {
   for (uint32_t r = 0; r < (e->H.ncl ? e->H.ncl : 1); r++) {
-    xcta *c = e->H.ncl ? &e->ctas[r] : e->C;
+    plX_cta *c = e->H.ncl ? &e->ctas[r] : e->C;
     if (!c->h.fsnap) continue;
     memcpy(c->h.fsnap, c->h.fences, e->nthreads * sizeof *c->h.fsnap);
     memcpy(c->h.cfsnap, c->h.cfences, e->nthreads * sizeof *c->h.cfsnap);
@@ -764,12 +764,12 @@ void plX__hop_fence_snap(plX_emu *e) {
 ** so what it checks is the program's side: an ld.global (by the issuing CTA) of bytes a bulk store
 ** still writes, an ordinary shared store over bytes one still reads. Groups are numbered per thread
 ** from 0; a store joins the open one (the count of commits so far). */
-static uint32_t *bg_of(xcta *c, uint32_t tid) { return c->h.bg + (size_t)tid * 3; }
+static uint32_t *bg_of(plX_cta *c, uint32_t tid) { return c->h.bg + (size_t)tid * 3; }
 
-static void bst_drop(plX_emu *e, xcta *c) {
+static void bst_drop(plX_emu *e, plX_cta *c) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < c->h.bs.n; i++) {
-    xbst *r = &c->h.bs.p[i];
+    plX_bst *r = &c->h.bs.p[i];
     const uint32_t *g = bg_of(c, r->tid);
     if (r->grp < g[1]) {                                           /* written: gone */
       e->H.gst--;
@@ -783,16 +783,16 @@ static void bst_drop(plX_emu *e, xcta *c) {
 }
 
 /* a bulk store by thread tid: shared [slo, shi) read, global [glo, ghi) written, until its group completes */
-static int bst_push(plX_emu *e, const xins *in, uint32_t tid, uint32_t slo, uint32_t shi, uint64_t glo, uint64_t ghi) {
-  xcta *c = e->C;
+static int bst_push(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t slo, uint32_t shi, uint64_t glo, uint64_t ghi) {
+  plX_cta *c = e->C;
   if (!c->h.bg) return 0;
   uint32_t grp = bg_of(c, tid)[0], pc = (uint32_t)(in - e->xf.code);
   if (c->h.bs.n) {                                                 /* the next row of the same TMA store */
-    xbst *l = &c->h.bs.p[c->h.bs.n - 1];
+    plX_bst *l = &c->h.bs.p[c->h.bs.n - 1];
     if (l->tid == tid && l->pc == pc && l->grp == grp && l->ghi == glo && l->slo == slo) { l->ghi = ghi; return 0; }
   }
   if (c->h.bs.n >= 65536) return 0;                                /* a program that never waits: stop tracking */
-  xbst r = {tid, grp, pc, slo, shi, glo, ghi};
+  plX_bst r = {tid, grp, pc, slo, shi, glo, ghi};
   if (!plB_vec_push(c->h.bs, r)) return plX__fail(e, in->stmt, "out of memory");
   e->H.gst++;
   return 0;
@@ -801,9 +801,9 @@ static int bst_push(plX_emu *e, const xins *in, uint32_t tid, uint32_t slo, uint
 /* a generic write by thread tid of the executing CTA into the shared memory of CTA c (its own, or
 ** another's of the cluster) over the source of a bulk store c's threads issued and no wait_group
 ** has covered */
-static int bst_overwrite(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid) {
+static int bst_overwrite(plX_emu *e, const plX_ins *in, plX_cta *c, uint32_t off, uint32_t n, uint32_t tid) {
   for (uint32_t i = 0; i < c->h.bs.n; i++) {
-    const xbst *r = &c->h.bs.p[i];
+    const plX_bst *r = &c->h.bs.p[i];
     if (off >= r->shi || off + n <= r->slo) continue;
     plB_buf b; plB_buf_init(&b);
     plB_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
@@ -820,11 +820,11 @@ static int bst_overwrite(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint
   return 0;
 }
 
-int plX__hop_gload(plX_emu *e, const xins *in, uint64_t a, uint32_t n, uint32_t tid) {
-  xcta *c = e->C;
+int plX__hop_gload(plX_emu *e, const plX_ins *in, uint64_t a, uint32_t n, uint32_t tid) {
+  plX_cta *c = e->C;
   if (in->op != X_LD || !c->h.bs.n) return 0;
   for (uint32_t i = 0; i < c->h.bs.n; i++) {
-    const xbst *r = &c->h.bs.p[i];
+    const plX_bst *r = &c->h.bs.p[i];
     if (a >= r->ghi || a + n <= r->glo) continue;
     int readonly = r->grp < bg_of(c, r->tid)[2];
     plB_buf b; plB_buf_init(&b);
@@ -844,8 +844,8 @@ int plX__hop_gload(plX_emu *e, const xins *in, uint64_t a, uint32_t n, uint32_t 
   return 0;
 }
 
-static int exec_bulkgrp(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
-  xcta *c = e->C;
+static int exec_bulkgrp(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
+  plX_cta *c = e->C;
   if (!c->h.bg) return 0;
   LANES(l, em, {
     uint32_t *g = bg_of(c, (uint32_t)w->idx * 32 + (uint32_t)l);
@@ -863,21 +863,21 @@ static int exec_bulkgrp(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
 ** write to those bytes in between (a TMA load landing in a stage released too early, an st.shared)
 ** races with the tensor cores. The emulator reads at issue, so it records what each wgmma read and
 ** reports such writes instead of silently computing with the old bytes. */
-static int wg_pending(const xcta *c, const xwgrd *r) {
+static int wg_pending(const plX_cta *c, const plX_wgrd *r) {
   return r->group - 1 >= c->warps[r->warp].wg_done;
 }
 
 /* a retired read still matters while a warp ordered after its early release may write there, or one
 ** may still complete a wait on the phase it was released into */
-static int wg_keep(plX_emu *e, xcta *c, const xwgrd *r) {
+static int wg_keep(plX_emu *e, plX_cta *c, const plX_wgrd *r) {
   if (wg_pending(c, r) || r->acq) return 1;
   if (!r->rel || r->rel_rank >= e->H.ncl) return 0;
-  xmbar *m = mb_find(&e->ctas[r->rel_rank], r->rel_mb);
+  plX_mbar *m = mb_find(&e->ctas[r->rel_rank], r->rel_mb);
   return m && m->valid && m->phase <= r->rel_phase + 1;
 }
 
 /* drop the records nothing can race with any more */
-static void wg_retire(plX_emu *e, xcta *c) {
+static void wg_retire(plX_emu *e, plX_cta *c) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < c->h.rd.n; i++)
     if (wg_keep(e, c, &c->h.rd.p[i])) c->h.rd.p[k++] = c->h.rd.p[i];
@@ -887,11 +887,11 @@ static void wg_retire(plX_emu *e, xcta *c) {
 /* r, released again into phase `phase` of the mbarrier at `mb` of CTA `rank`: a copy whose waiters are
 ** ordered after that arrive, unless one exists; rel: the early arrive the messages name (1 + pc; 0:
 ** r's, when the release runs through a chain) */
-static void wg_forward(xcta *o, uint32_t i, uint32_t mb, uint32_t phase, uint32_t rank, uint32_t rel) {
-  xwgrd f = o->h.rd.p[i];
+static void wg_forward(plX_cta *o, uint32_t i, uint32_t mb, uint32_t phase, uint32_t rank, uint32_t rel) {
+  plX_wgrd f = o->h.rd.p[i];
   if (rel) f.rel = rel;
   for (uint32_t j = 0; j < o->h.rd.n; j++) {
-    const xwgrd *q = &o->h.rd.p[j];
+    const plX_wgrd *q = &o->h.rd.p[j];
     if (q->pc == f.pc && q->warp == f.warp && q->group == f.group && q->lo == f.lo && q->rel_mb == mb &&
         q->rel_phase == phase && q->rel_rank == rank) return;
   }
@@ -904,17 +904,17 @@ static void wg_forward(xcta *o, uint32_t i, uint32_t mb, uint32_t phase, uint32_
 ** (the PTX memory model only guarantees a wgmma's shared reads complete at that wait_group). The
 ** same holds for every read w is ordered after through an earlier early release (a chain: what a
 ** waiter acquires is what the phase's arrivers released). Also note what w has retired. */
-static void wg_release(plX_emu *e, xwarp *w, xins *in, xcta *c, xmbar *m) {
+static void wg_release(plX_emu *e, plX_warp *w, plX_ins *in, plX_cta *c, plX_mbar *m) {
   uint32_t wi = (uint32_t)w->idx, me = e->C->rank;
   uint32_t *dv = mb_dn(c, m, 0), *dn = dv + me * e->nwarps + wi;  /* the slot of this CTA's warp wi */
   if (*dn < w->wg_done + 1) *dn = w->wg_done + 1;
   const uint32_t *kw = e->C->h.know + (size_t)wi * c->h.nslot;    /* and what wi is ordered after */
   for (uint32_t j = 0; j < c->h.nslot; j++) if (kw[j] > dv[j]) dv[j] = kw[j];
   for (uint32_t k = 0; k < e->H.ncl || (k == 0 && !e->H.ncl); k++) {
-    xcta *o = e->H.ncl ? &e->ctas[k] : e->C;
+    plX_cta *o = e->H.ncl ? &e->ctas[k] : e->C;
     uint32_t n = o->h.rd.n;
     for (uint32_t i = 0; i < n; i++) {
-      xwgrd *r = &o->h.rd.p[i];
+      plX_wgrd *r = &o->h.rd.p[i];
       if (o == e->C && r->warp == wi && wg_pending(o, r)) {      /* its own pending reads */
         if (!r->rel) { r->rel = (uint32_t)(in - e->xf.code) + 1; r->rel_mb = m->off; r->rel_phase = m->phase; r->rel_rank = c->rank; }
         else if (r->rel_mb != m->off || r->rel_phase != m->phase || r->rel_rank != c->rank)
@@ -928,16 +928,16 @@ static void wg_release(plX_emu *e, xwarp *w, xins *in, xcta *c, xmbar *m) {
 /* warp w of c completed a wait on m (of c): it is ordered after the early releases into m's completed
 ** phases, and after the wait_groups of the warps (of any CTA of the cluster: remote arrivals count
 ** in their own CTA's slots) that arrived on m's last completed phase */
-static void wg_acquire(plX_emu *e, xwarp *w, xcta *c, xmbar *m) {
+static void wg_acquire(plX_emu *e, plX_warp *w, plX_cta *c, plX_mbar *m) {
   uint32_t wi = (uint32_t)w->idx;
   if (wi >= 32) return;
   const uint32_t *ldn = mb_dn(c, m, 1);
   uint32_t *kw = c->h.know + (size_t)wi * c->h.nslot;             /* transitively: what the arrivers knew */
   for (uint32_t j = 0; j < c->h.nslot; j++) if (ldn[j] > kw[j]) kw[j] = ldn[j];
   for (uint32_t k = 0; k < e->H.ncl || (k == 0 && !e->H.ncl); k++) {
-    xcta *o = e->H.ncl ? &e->ctas[k] : c;
+    plX_cta *o = e->H.ncl ? &e->ctas[k] : c;
     for (uint32_t i = 0; i < o->h.rd.n; i++) {
-      xwgrd *r = &o->h.rd.p[i];
+      plX_wgrd *r = &o->h.rd.p[i];
       if (!r->rel || r->rel_rank != c->rank) continue;
       if (r->rel_mb == m->off && r->rel_phase < m->phase && (o != c || r->warp != wi)) r->acq |= 1u << wi;
       if ((r->acq >> wi & 1) && kw[o->rank * e->nwarps + r->warp] > r->group) r->acq &= ~(1u << wi);
@@ -945,16 +945,16 @@ static void wg_acquire(plX_emu *e, xwarp *w, xcta *c, xmbar *m) {
   }
 }
 
-void plX__hop_bar_sync(xcta *c) {
+void plX__hop_bar_sync(plX_cta *c) {
   for (uint32_t i = 0; i < c->h.rd.n; i++)
     if (!wg_pending(c, &c->h.rd.p[i]) && c->h.rd.p[i].rel_rank == c->rank) c->h.rd.p[i].acq = 0;
 }
 
 /* a write by warp `warp` of c (-1: unknown) to shared bytes [off, off + n) of c; only_acq: report
 ** only the writes ordered after an early release (a copy being issued: it lands later) */
-static int wg_check(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, int warp, int only_acq, const char *who) {
+static int wg_check(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uint32_t n, int warp, int only_acq, const char *who) {
   for (uint32_t i = 0; i < c->h.rd.n; i++) {
-    const xwgrd *r = &c->h.rd.p[i];
+    const plX_wgrd *r = &c->h.rd.p[i];
     if (off >= r->hi || off + n <= r->lo) continue;
     int acq = warp >= 0 && warp < 32 && r->rel_rank == e->C->rank && (r->acq >> warp & 1);  /* the writer: e->C's */
     if (!acq && (only_acq || !wg_pending(c, r))) continue;
@@ -973,19 +973,19 @@ static int wg_check(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n
   return 0;
 }
 
-int plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t n, int warp, const char *who) {
+int plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uint32_t n, int warp, const char *who) {
   return wg_check(e, stmt, c, off, n, warp, 0, who);
 }
 
 /* an async-proxy read of shared bytes [off, off + n) of CTA c: written by a generic store without a
 ** fence.proxy.async by its writer since is an error; want_sw >= 0 also checks the TMA swizzle */
-static int proxy_read(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint32_t off, uint32_t n, int want_sw, const char *what) {
-  xcta_hop *h = &c->h;
+static int proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t off, uint32_t n, int want_sw, const char *what) {
+  plX_cta_hop *h = &c->h;
   if (!h->pw) return 0;
   uint32_t me = (uint32_t)w->idx * 32 + (uint32_t)l;
   for (uint32_t i = off; i < off + n; i++) {
     uint32_t wr = h->pw[i], r = wr ? (wr - 1) / e->nthreads : 0, t = wr ? (wr - 1) % e->nthreads : 0;
-    const xcta *wc = r == c->rank ? c : &e->ctas[r];               /* the writer's CTA */
+    const plX_cta *wc = r == c->rank ? c : &e->ctas[r];               /* the writer's CTA */
     uint32_t now = wr ? (wc == c ? wc->h.fences : wc->h.cfences)[t] : 0;   /* the writer's fences so far */
     /* another thread is ordered after the store by a barrier: the fence must precede it */
     uint32_t before = !wr || (wc == e->C && t == me) ? now : (wc == c ? wc->h.fsnap : wc->h.cfsnap)[t];
@@ -1013,22 +1013,22 @@ static int proxy_read(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint
 }
 
 /* ---- copies in flight ------------------------------------------------------------------------------ */
-static int queue(plX_emu *e, const xins *in, uint32_t tid, uint32_t mask, uint32_t lo, uint32_t n, uint32_t mbar, uint32_t tx,
+static int queue(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t mask, uint32_t lo, uint32_t n, uint32_t mbar, uint32_t tx,
                  uint8_t *data, uint8_t *valid, int sw) {
   for (uint32_t r = 0; r < e->H.ncl; r++)                          /* a destination that exited: reported */
     if ((mask >> r & 1) && plX__exited(e, in->stmt, &e->ctas[r], lo, tid, "copies into")) { free(data); free(valid); return e->status; }
   for (uint32_t r = 0; r < (e->H.ncl ? e->H.ncl : 1); r++) {       /* each destination, this CTA or another */
-    xcta *c = e->H.ncl ? &e->ctas[r] : e->C;
+    plX_cta *c = e->H.ncl ? &e->ctas[r] : e->C;
     if (!(mask >> c->rank & 1) || !c->h.rd.n || !wg_check(e, in->stmt, c, lo, n, (int)(tid / 32), 1, plX__opname(e, in->stmt))) continue;
     free(data); free(valid);
     return e->status;
   }
-  xasync a;
+  plX_async a;
   a.pc = (uint32_t)(in - e->xf.code); a.tid = tid; a.rank = e->C->rank; a.mask = mask; a.lo = lo; a.n = n;
   a.mbar = mbar; a.tx = tx; a.data = data; a.valid = valid; a.sw = sw; a.red = -1; a.rdt = 0;
   memset(a.ph, 0, sizeof a.ph);
   for (uint32_t r = 0; mbar != X_NOSLOT && r < e->H.ncl && r < 16; r++) {   /* its phases */
-    const xmbar *m = (mask >> r & 1) ? mb_find(&e->ctas[r], mbar) : NULL;
+    const plX_mbar *m = (mask >> r & 1) ? mb_find(&e->ctas[r], mbar) : NULL;
     if (m) a.ph[r] = m->phase;
   }
   if (!plB_vec_push(e->H.q, a)) { free(data); free(valid); return plX__fail(e, in->stmt, "out of memory"); }
@@ -1042,7 +1042,7 @@ static int queue(plX_emu *e, const xins *in, uint32_t tid, uint32_t mask, uint32
 ** the phase would complete in the middle of the copy, the rest counting against the next phase
 ** (a box larger than its tile, an expect_tx short of the copies). At the copy's line; 1 if
 ** reported */
-static int tx_check(plX_emu *e, const xasync *a, xcta *c, xmbar *m) {
+static int tx_check(plX_emu *e, const plX_async *a, plX_cta *c, plX_mbar *m) {
   uint32_t stmt = e->xf.code[a->pc].stmt, ph = c->rank < 16 ? a->ph[c->rank] : m->phase;
   const char *op = plX__opname(e, stmt);
   char where[64];
@@ -1089,16 +1089,16 @@ static int tx_check(plX_emu *e, const xasync *a, xcta *c, xmbar *m) {
 
 static uint64_t red_apply(int op, int dt, uint64_t old, uint64_t v);
 int plX__hop_flush(plX_emu *e) {
-  xhop *H = &e->H;
+  plX_hop *H = &e->H;
   if (!H->q.n) return 0;
-  xcta *keep = e->C;
+  plX_cta *keep = e->C;
   int err = 0;
   for (uint32_t i = 0; i < H->q.n && !err; i++) {
-    xasync *a = &H->q.p[i];
+    plX_async *a = &H->q.p[i];
     e->C = &e->ctas[a->rank];
     for (uint32_t r = 0; r < H->ncl && !err; r++) {
       if (!(a->mask >> r & 1)) continue;
-      xcta *c = &e->ctas[r];
+      plX_cta *c = &e->ctas[r];
       if (plX__exited(e, e->xf.code[a->pc].stmt, c, a->lo, a->tid, "lands in")) { err = 1; break; }   /* (its issuer's CTA: e->C) */
       if (c->h.rd.n && plX__hop_wg_clobber(e, e->xf.code[a->pc].stmt, c, a->lo, a->n, (int)(a->tid / 32), plX__opname(e, e->xf.code[a->pc].stmt))) {
         err = 1;
@@ -1119,7 +1119,7 @@ int plX__hop_flush(plX_emu *e) {
         if (c->h.pw) { c->h.pw[o] = 0; c->h.psw[o] = (uint8_t)(a->sw >= 0 ? a->sw + 1 : 0); }
       }
       if (a->mbar == X_NOSLOT) continue;
-      xmbar *m = mb_find(c, a->mbar);
+      plX_mbar *m = mb_find(c, a->mbar);
       uint32_t stmt = e->xf.code[a->pc].stmt;
       if (!m || !m->valid) {
         plX__fail(e, stmt, "%s: the mbarrier at shared 0x%x of CTA (%u,%u,%u) that it completes on is not initialized", plX__opname(e, stmt),
@@ -1141,14 +1141,14 @@ int plX__hop_flush(plX_emu *e) {
 ** CTA while a copy (TMA, bulk, multicast, a reduction) still writes some of them: issued and not yet
 ** seen to land by any mbarrier wait, it writes them at a moment the reader does not know -- a
 ** missing wait, a wait on the wrong phase parity, a stage read before its refill lands */
-int plX__hop_inflight_read(plX_emu *e, const xins *in, xwarp *w, int l, const xcta *c, uint32_t lo, uint32_t hi, const char *what) {
+int plX__hop_inflight_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, const plX_cta *c, uint32_t lo, uint32_t hi, const char *what) {
   for (uint32_t i = 0; i < e->H.q.n; i++) {
-    const xasync *a = &e->H.q.p[i];
+    const plX_async *a = &e->H.q.p[i];
     if (!(a->mask >> c->rank & 1) || hi <= a->lo || lo >= a->lo + a->n) continue;
     uint32_t from = lo > a->lo ? lo : a->lo, to = hi < a->lo + a->n ? hi : a->lo + a->n, b = from;
     if (a->valid) while (b < to && !a->valid[b - a->lo]) b++;
     if (b >= to) continue;
-    const xcta *ic = &e->ctas[a->rank];
+    const plX_cta *ic = &e->ctas[a->rank];
     char at[48] = "";
     if (c != e->C) snprintf(at, sizeof at, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
     plB_buf m; plB_buf_init(&m);
@@ -1167,7 +1167,7 @@ int plX__hop_inflight_read(plX_emu *e, const xins *in, xwarp *w, int l, const xc
 
 /* the shared source [off, off + n) of a TMA or bulk copy out of CTA c's shared memory, read when issued:
 ** written for the async proxy (proxy_read), and by no copy still in flight */
-static int source_read(plX_emu *e, const xins *in, xwarp *w, int l, xcta *c, uint32_t off, uint32_t n) {
+static int source_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t off, uint32_t n) {
   const char *what = plX__opname(e, in->stmt);
   return proxy_read(e, in, w, l, c, off, n, -1, what) || (e->H.q.n && plX__hop_inflight_read(e, in, w, l, c, off, off + n, what));
 }
@@ -1227,7 +1227,7 @@ static void oob_nan(uint8_t *p, int es) {
 
 /* in->t2: 1 for the im2col forms (loads and prefetches take D-2 offsets after the coordinates in
 ** the vector slots; stores and reductions are .im2col_no_offs) */
-static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
+static int exec_tma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   const uint32_t *vs = e->xf.vslots + in->vs;
   int dims = in->vec, i2c = in->t2 == 1;
   LANES(l, em, {
@@ -1251,7 +1251,7 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     for (int i = 1; i < dims; i++) px[i - 1] = c0[i];
     uint32_t bytes = total * (uint32_t)t.esize;
     uint32_t span = t.sw ? (bytes + 127) / 128 * 128 : bytes;
-    xcta *c; uint32_t off;
+    plX_cta *c; uint32_t off;
     int ld = in->sub == 0;
     if (!smem_at(e, in, w, l, addr_of(in, w, l), XS_SHARED, ld, span, 128, &c, &off, ld ? "the destination" : "the source")) return e->status;
     uint8_t *data = NULL, *valid = NULL;
@@ -1286,7 +1286,7 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
         if (ld && t.oob) oob_nan(data + so, t.esize);
         continue;
       }
-      xbuf *gb = plX__find(e->mem, ga, &cache);
+      plX_buf *gb = plX__find(e->mem, ga, &cache);
       if (!gb || ga - gb->addr + (uint64_t)t.esize > gb->size) {
         if (data) { free(data); free(valid); }
         plB_buf b; plB_buf_init(&b);
@@ -1326,7 +1326,7 @@ static int exec_tma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       mask = (uint32_t)wslot(w, in->c)[l] & 0xffffu;
       if (!mask || (mask >> e->H.ncl)) { free(data); free(valid); return plX__fail_lanef(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u", mask, e->H.ncl); }
     }
-    xcta *mc; uint32_t moff;
+    plX_cta *mc; uint32_t moff;
     if (!smem_at(e, in, w, l, mbar_addr(in, w, l), XS_SHARED, 1, 8, 8, &mc, &moff, "the mbarrier")) { free(data); free(valid); return e->status; }
     if (mc != c) { free(data); free(valid); return plX__fail_lanef(e, in, w, l, "the mbarrier is in another CTA than the destination"); }
     if (mb_copy_visible(e, in, w, l, mask, moff)) { free(data); free(valid); return e->status; }
@@ -1360,21 +1360,21 @@ static int one_buffer(plX_emu *e, uint64_t a, uint32_t n) {
   return plX__find(e->mem, a, &c1) == plX__find(e->mem, a + n - 1, &c2);
 }
 
-static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
+static int exec_bulk(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   uint64_t *SZ = wslot(w, in->b);
   LANES(l, em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
     uint32_t n = (uint32_t)SZ[l];
     if (n == 0 || n % 16) return plX__fail_lanef(e, in, w, l, "the size %u is not a positive multiple of 16", n);
     uint64_t src = src_addr(in, w, l);
-    xins tmp = *in; tmp.space = XS_GLOBAL; tmp.cache = -1;
+    plX_ins tmp = *in; tmp.space = XS_GLOBAL; tmp.cache = -1;
     if (in->sub == 4) {                                            /* prefetch: bounds only (it reads nothing a thread sees) */
       if (src % 16) return plX__fail_lanef(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)src);
       if (!plX__mem(e, &tmp, XS_GLOBAL, src, 1, tid, 4) || !plX__mem(e, &tmp, XS_GLOBAL, src + n - 1, 1, tid, 4)) return e->status;
       continue;
     }
     if (in->sub >= 2 && in->sub != 5) {                            /* shared::cta -> global */
-      xcta *c; uint32_t off;
+      plX_cta *c; uint32_t off;
       if (!smem_at(e, in, w, l, src, XS_SHARED, 0, n, 16, &c, &off, "the source")) return e->status;
       if (source_read(e, in, w, l, c, off, n)) return e->status;
       uint64_t dst = addr_of(in, w, l);
@@ -1384,7 +1384,7 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (!one_buffer(e, dst, n)) return plX__fail_lanef(e, in, w, l, "the %u bytes at global 0x%llx run past the end of their buffer", n, (unsigned long long)dst);
       if (bst_push(e, in, tid, off, off + n, dst, dst + n)) return e->status;
       if (in->sub == 2) {
-        xbuf *gb = plX__find(e->mem, dst, &tmp.cache);
+        plX_buf *gb = plX__find(e->mem, dst, &tmp.cache);
         if (e->gsync && plX__global_access(e, in, gb, dst - gb->addr, n, tid, 3)) return e->status;
         memmove(gp, c->smem + off, n);
         continue;
@@ -1392,7 +1392,7 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       int es = tb(in->t) / 8;
       if (es < 1 || n % (uint32_t)es) return plX__fail_lanef(e, in, w, l, "the size is not a whole number of elements");
       if (e->gsync) {                                              /* a reduction: an atomic per element (races check) */
-        xbuf *gb = plX__find(e->mem, dst, &tmp.cache);
+        plX_buf *gb = plX__find(e->mem, dst, &tmp.cache);
         if (plX__global_access(e, in, gb, dst - gb->addr, n, tid, 2)) return e->status;
       }
       int dt = in->t == PLT_F32 ? PLB_TM_F32 : in->t == PLT_F16 ? PLB_TM_F16 : in->t == PLT_BF16 ? PLB_TM_BF16 : in->t == PLT_F64 ? PLB_TM_F64
@@ -1413,19 +1413,19 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (!gl) { free(data); return e->status; }
       if (!one_buffer(e, src, n)) { free(data); return plX__fail_lanef(e, in, w, l, "the %u bytes at global 0x%llx run past the end of their buffer", n, (unsigned long long)src); }
       if (e->gsync) {                                              /* its bytes: plain reads by the issuing thread */
-        xbuf *gb = plX__find(e->mem, src, &tmp.cache);
+        plX_buf *gb = plX__find(e->mem, src, &tmp.cache);
         if (plX__global_access(e, in, gb, src - gb->addr, n, tid, 5)) { free(data); return e->status; }
       }
       memcpy(data, gp, n);
     } else {                                                       /* shared::cta -> shared::cluster */
-      xcta *c; uint32_t off;
+      plX_cta *c; uint32_t off;
       if (!smem_at(e, in, w, l, src, XS_SHARED, 0, n, 16, &c, &off, "the source")) { free(data); return e->status; }
       if (source_read(e, in, w, l, c, off, n)) { free(data); return e->status; }
       memcpy(data, c->smem + off, n);
     }
-    xcta *dc; uint32_t doff;
+    plX_cta *dc; uint32_t doff;
     if (!smem_at(e, in, w, l, addr_of(in, w, l), XS_SHARED, 1, n, 16, &dc, &doff, "the destination")) { free(data); return e->status; }
-    xcta *mc; uint32_t moff;
+    plX_cta *mc; uint32_t moff;
     if (!smem_at(e, in, w, l, mbar_addr(in, w, l), XS_SHARED, 1, 8, 8, &mc, &moff, "the mbarrier")) { free(data); return e->status; }
     if (mc != dc) { free(data); return plX__fail_lanef(e, in, w, l, "the mbarrier is in another CTA than the destination"); }
     uint32_t mask = 1u << dc->rank;
@@ -1442,7 +1442,7 @@ static int exec_bulk(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
     if (queue(e, in, tid, mask, doff, n, moff, n, data, NULL, -1)) return e->status;
     if (in->sub == 5) {                                            /* cp.reduce.async.bulk: applied as it lands */
       int es = tb(in->t) / 8;
-      xasync *q = &e->H.q.p[e->H.q.n - 1];
+      plX_async *q = &e->H.q.p[e->H.q.n - 1];
       q->red = in->sub2;
       q->rdt = in->t == PLT_S32 ? PLB_TM_S32 : es == 8 ? PLB_TM_U64 : PLB_TM_U32;
     }
@@ -1484,13 +1484,13 @@ static inline uint32_t desc_at(const plB_sm_desc *d, uint32_t mask, int elt, int
 }
 
 /* rows [r0, r0 + rows) x K of a matrix in shared memory through a descriptor, into out[row][k] */
-static int desc_load(plX_emu *e, xins *in, xwarp *w, uint64_t desc, int t, int mn, uint32_t r0, uint32_t rows, uint32_t K,
-                     double *out, const char *which, xwgrd *span) {
+static int desc_load(plX_emu *e, plX_ins *in, plX_warp *w, uint64_t desc, int t, int mn, uint32_t r0, uint32_t rows, uint32_t K,
+                     double *out, const char *which, plX_wgrd *span) {
   plB_sm_desc d;
   plB_sm_desc_decode(desc, &d);
   int elt = tb(t) / 8;
   if (mn && elt != 2) return plX__fail_warp(e, in, w, "a transposed (MN-major) operand needs 16-bit elements", 0xffffffffu);
-  xcta *c = e->C;
+  plX_cta *c = e->C;
   char what[96];
   snprintf(what, sizeof what, "%s (%s)", plX__opname(e, in->stmt), which);
   span->lo = UINT32_MAX; span->hi = 0;
@@ -1538,7 +1538,7 @@ static int desc_load(plX_emu *e, xins *in, xwarp *w, uint64_t desc, int t, int m
 **   e4m3/e5m2/s8/u8 (2:4, K 64; sel 0): lane 4g + h + 2 c holds row g + 8 h, chunks 8c..8c+7.
 ** Chunk q's 4 bits are at 4 (q % 4) (4 (q % 8) for 8-bit) above the row's base: two 2-bit
 ** positions (low: the first stored value's) for 2:4, 0b0100 or 0b1110 (position 0 or 1) for tf32. */
-static int sp_place(plX_emu *e, xins *in, xwarp *w, int at, int K, uint8_t kx[16][32]) {
+static int sp_place(plX_emu *e, plX_ins *in, plX_warp *w, int at, int K, uint8_t kx[16][32]) {
   uint32_t sel = (uint32_t)(in->off2 - 1);
   int tf = at == PLT_TF32, b8 = !tf && at != PLT_F16 && at != PLT_BF16;
   const uint64_t *M = wslot(w, in->e);
@@ -1572,7 +1572,7 @@ static int sp_place(plX_emu *e, xins *in, xwarp *w, int at, int K, uint8_t kx[16
 }
 
 /* the registers instruction `in` (not a wgmma) reads or writes, stamped with the warp's clock */
-void plX__hop_wg_touch(plX_emu *e, xwarp *w, const xins *in) {
+void plX__hop_wg_touch(plX_emu *e, plX_warp *w, const plX_ins *in) {
   size_t base = (size_t)w->idx * e->xf.nslots;
   const uint32_t *c = e->xf.chk + in->chk;
   uint32_t pc = (uint32_t)(in - e->xf.code);
@@ -1586,7 +1586,7 @@ void plX__hop_wg_touch(plX_emu *e, xwarp *w, const xins *in) {
 ** between any other access to a register and a wgmma that uses it as an accumulator or as an A
 ** fragment (accumulator accesses by wgmmas of the same shape need none): else what the tensor
 ** cores read or write there is undefined */
-static int wg_fenced(plX_emu *e, xwarp *w, const xins *in, uint32_t slot, const char *as) {
+static int wg_fenced(plX_emu *e, plX_warp *w, const plX_ins *in, uint32_t slot, const char *as) {
   size_t k = (size_t)w->idx * e->xf.nslots + slot;
   if (e->C->h.wga[k] <= w->wgf) return 0;
   plB_buf b; plB_buf_init(&b);
@@ -1604,11 +1604,11 @@ static int wg_fenced(plX_emu *e, xwarp *w, const xins *in, uint32_t slot, const 
 ** wgmma loop) whose bytes it overlaps or touches, while neither has been released: the union of two
 ** such ranges is one range, and the messages name the same line. The records stay few (the
 ** early-release chains scan them at every arrive). */
-static int wg_merge(plX_emu *e, xcta *c, const xwgrd *r) {
+static int wg_merge(plX_emu *e, plX_cta *c, const plX_wgrd *r) {
   const plI_stmt *sr = plX__stmt(e, e->xf.code[r->pc].stmt);
   uint32_t n = c->h.rd.n, from = n > 8 ? n - 8 : 0;
   for (uint32_t i = n; i-- > from;) {
-    xwgrd *q = &c->h.rd.p[i];
+    plX_wgrd *q = &c->h.rd.p[i];
     if (q->warp != r->warp || q->group != r->group || q->rel || q->acq || r->lo > q->hi || q->lo > r->hi) continue;
     const plI_stmt *sq = plX__stmt(e, e->xf.code[q->pc].stmt);
     if (!sr || !sq || sr->line != sq->line || sr->file != sq->file) continue;
@@ -1619,7 +1619,7 @@ static int wg_merge(plX_emu *e, xcta *c, const xwgrd *r) {
   return 0;
 }
 
-static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
+static int exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   const uint32_t *vs = e->xf.vslots;
   int N = in->vec * 8, dt = in->t, at = in->t2, bt = in->t3, sparse = in->off2 != 0;
@@ -1637,7 +1637,7 @@ static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   uint32_t wi = (uint32_t)w->idx % 4;                              /* this warp's 16 rows of the 64 */
   double A[16 * 32], *B;
   uint8_t kx[16][32];
-  xwgrd sa_span, sb_span;
+  plX_wgrd sa_span, sb_span;
   memset(&sa_span, 0, sizeof sa_span); memset(&sb_span, 0, sizeof sb_span);
   if (sparse && sp_place(e, in, w, at, 2 * K, kx)) return e->status;
   B = malloc(sizeof(double) * (size_t)N * (size_t)K * (sparse ? 2u : 1u));
@@ -1696,10 +1696,10 @@ static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   }
   free(B);
   /* the operands stay in use until a wait_group covers the open group */
-  xcta *cc = e->C;
+  plX_cta *cc = e->C;
   if (cc->h.rd.n >= 4096) wg_retire(e, cc);
   for (int o = 0; o < 2; o++) {
-    xwgrd r = o ? sb_span : sa_span;
+    plX_wgrd r = o ? sb_span : sa_span;
     if (r.hi <= r.lo) continue;
     r.warp = (uint32_t)w->idx; r.group = w->wg_cur + 1; r.pc = (uint32_t)(in - e->xf.code);
     if (wg_merge(e, cc, &r)) continue;
@@ -1714,7 +1714,7 @@ static int exec_wgmma(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
   return 0;
 }
 
-int plX__hop_accum_check(plX_emu *e, xwarp *w, xins *in) {
+int plX__hop_accum_check(plX_emu *e, plX_warp *w, plX_ins *in) {
   const uint32_t *G = e->C->h.wgg + (size_t)w->idx * e->xf.nslots;
   const uint32_t *c = e->xf.chk + in->chk;
   for (int i = 0; i < in->nrd + in->nwr; i++) {
@@ -1737,7 +1737,7 @@ int plX__hop_accum_check(plX_emu *e, xwarp *w, xins *in) {
 
 /* ---- clusters --------------------------------------------------------------------------------------- */
 static void cl_complete(plX_emu *e) {
-  xhop *H = &e->H;
+  plX_hop *H = &e->H;
   H->clphase++;
   e->gbars++;
   H->clcount = 0;
@@ -1745,7 +1745,7 @@ static void cl_complete(plX_emu *e) {
   plX__hop_fence_snap(e);
   for (uint32_t r = 0; r < H->ncl; r++)
     for (uint32_t w = 0; w < e->nwarps; w++) {
-      xwarp *W = &e->ctas[r].warps[w];
+      plX_warp *W = &e->ctas[r].warps[w];
       uint32_t m = W->waiting;
       while (m) { int l = __builtin_ctz(m); m &= m - 1; if (W->bid[l] == XB_CLUSTER) W->waiting &= ~(1u << l); }
     }
@@ -1753,11 +1753,11 @@ static void cl_complete(plX_emu *e) {
 
 /* has every non-exited thread of the cluster arrived in this phase? */
 static int cl_all(plX_emu *e) {
-  xhop *H = &e->H;
+  plX_hop *H = &e->H;
   for (uint32_t r = 0; r < H->ncl; r++) {
-    xcta *c = &e->ctas[r];
+    plX_cta *c = &e->ctas[r];
     for (uint32_t w = 0; w < e->nwarps; w++) {
-      xwarp *W = &c->warps[w];
+      plX_warp *W = &c->warps[w];
       uint32_t live = W->exists & ~W->exited;
       while (live) {
         int l = __builtin_ctz(live); live &= live - 1;
@@ -1771,7 +1771,7 @@ static int cl_all(plX_emu *e) {
 int plX__hop_cluster_check(plX_emu *e) {
   if (e->ctas[0].h.nreg) {                                       /* exits may have freed registers */
     int any = 0;
-    xcta *keep = e->C;
+    plX_cta *keep = e->C;
     for (uint32_t r = 0; r < e->H.ncl; r++) { e->C = &e->ctas[r]; any |= regs_wake(e); }
     e->C = keep;
     if (any) return 1;
@@ -1781,8 +1781,8 @@ int plX__hop_cluster_check(plX_emu *e) {
   return 1;
 }
 
-static int exec_clbar(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em, uint32_t *blocked) {
-  xhop *H = &e->H;
+static int exec_clbar(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t pc, uint32_t em, uint32_t *blocked) {
+  plX_hop *H = &e->H;
   uint32_t *A = e->C->h.clarr;
   if ((in->fl & XF_ALIGNED) && em != (w->exists & ~w->exited))
     return plX__fail_warp(e, in, w, "an aligned barrier executed by part of a warp", (w->exists & ~w->exited) & ~em);
@@ -1805,7 +1805,7 @@ static int exec_clbar(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em, 
   return 0;
 }
 
-static int exec_mapa(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
+static int exec_mapa(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   uint64_t *D = wslot(w, in->d), *A = wslot(w, in->a), *B = wslot(w, in->b);
   int gen = in->space == XS_GENERIC;
   LANES(l, em, {
@@ -1815,7 +1815,7 @@ static int exec_mapa(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
       if (a - X_SH_BASE >= X_WIN) return plX__fail_lanef(e, in, w, l, "generic address 0x%llx is not in the shared window", (unsigned long long)a);
       a -= X_SH_BASE;
     }
-    xcta *c; uint32_t off;
+    plX_cta *c; uint32_t off;
     if (!plX__hop_smem(e, a, &c, &off)) return plX__fail_lanef(e, in, w, l, "shared address 0x%llx names no CTA of the cluster", (unsigned long long)a);
     if (in->op == X_GETRANK) { D[l] = c->rank; continue; }
     uint32_t r = (uint32_t)B[l];
@@ -1827,7 +1827,7 @@ static int exec_mapa(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
 }
 
 /* ---- the rest ------------------------------------------------------------------------------------- */
-static int exec_elect(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
+static int exec_elect(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (!em) return 0;
   uint64_t *M = wslot(w, in->e), *D = wslot(w, in->d);
   /* per lane, as the other .sync instructions (exec.c member_check): in its own mask, and the
@@ -1853,7 +1853,7 @@ static uint64_t regs_pool(plX_emu *e);
 static int regs_wake(plX_emu *e) {
   int any = 0;
   for (uint32_t i = 0; i < e->nwarps; i++) {
-    xwarp *W = &e->C->warps[i];
+    plX_warp *W = &e->C->warps[i];
     uint32_t m = W->waiting & ~W->exited;
     if (!m) continue;
     int l = __builtin_ctz(m);
@@ -1872,7 +1872,7 @@ static int regs_wake(plX_emu *e) {
 static uint64_t regs_used(plX_emu *e) {
   uint64_t used = 0;
   for (uint32_t i = 0; i < e->nwarps; i++) {
-    xwarp *W = &e->C->warps[i];
+    plX_warp *W = &e->C->warps[i];
     if (W->exists & ~W->exited) used += (uint64_t)(e->C->h.nreg[i] & 0x7fffffffu) * 32;
   }
   return used;
@@ -1889,7 +1889,7 @@ static uint64_t regs_pool(plX_emu *e) {
 ** (ptxas decides the real launch count). An inc that does not fit waits until decs (or exits) free
 ** registers, as on the hardware: one that never fits is a deadlock at its line. An inc below (a dec
 ** above) a count an earlier setmaxnreg gave the warp is an error. */
-static int exec_setmaxnreg(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em, uint32_t *blocked) {
+static int exec_setmaxnreg(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t pc, uint32_t em, uint32_t *blocked) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   uint32_t n = in->c, *R = e->C->h.nreg, cur = R[w->idx];
   int known = (cur & 0x80000000u) != 0;
@@ -1917,7 +1917,7 @@ static int exec_setmaxnreg(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t
   return 0;
 }
 
-int plX__hop_exec(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t am, uint32_t em) {
+int plX__hop_exec(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t pc, uint32_t am, uint32_t em) {
   (void)pc; (void)am;
   switch (in->op) {
   case X_MBAR: return exec_mbar(e, w, in, em);
@@ -1931,9 +1931,9 @@ int plX__hop_exec(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t am, uint
       uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
       plX__cp_complete(e, tid, UINT32_MAX);
       if (e->status) return e->status;
-      xcta *c; uint32_t off;
+      plX_cta *c; uint32_t off;
       if (!smem_at(e, in, w, l, addr_of(in, w, l), in->space, 0, 8, 8, &c, &off, "mbarrier")) return e->status;
-      xmbar *m = mb_get(e, in, w, l, c, off);
+      plX_mbar *m = mb_get(e, in, w, l, c, off);
       if (!m) return e->status;
       if (in->sub && mb_arrive(e, in, w, l, c, m, 1, 0, 0, NULL)) return e->status;
     });
@@ -1971,7 +1971,7 @@ int plX__hop_exec(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t am, uint
 }
 
 /* the blocking ones, from the warp loop: lanes that must wait are returned in *blocked */
-int plX__hop_wait(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em, uint32_t *blocked) {
+int plX__hop_wait(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t pc, uint32_t em, uint32_t *blocked) {
   *blocked = 0;
   if (in->op == X_MBWAIT) return exec_mbwait(e, w, in, pc, em, blocked);
   if (in->op == X_SETMAXNREG) return exec_setmaxnreg(e, w, in, pc, em, blocked);
@@ -1980,7 +1980,7 @@ int plX__hop_wait(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em, uint
 
 /* ---- CTAs ------------------------------------------------------------------------------------------- */
 void plX__hop_scan(plX_emu *e) {
-  xhop *H = &e->H;
+  plX_hop *H = &e->H;
   if (H->scanned) return;
   H->scanned = 1;
   for (uint32_t i = 0; i < e->xf.ncode; i++) {
@@ -1991,8 +1991,8 @@ void plX__hop_scan(plX_emu *e) {
   }
 }
 
-int plX__hop_setup(plX_emu *e, xcta *c) {
-  xhop *H = &e->H;
+int plX__hop_setup(plX_emu *e, plX_cta *c) {
+  plX_hop *H = &e->H;
   plX__hop_scan(e);
   if (c->rank == 0) {
     for (uint32_t i = 0; i < H->q.n; i++) { free(H->q.p[i].data); free(H->q.p[i].valid); }
@@ -2012,7 +2012,7 @@ int plX__hop_setup(plX_emu *e, xcta *c) {
   c->h.nslot = (H->ncl ? H->ncl : 1) * e->nwarps;
   c->h.rd.n = 0;
   for (uint32_t w = 0; w < e->nwarps; w++) {
-    xwarp *W = &c->warps[w];
+    plX_warp *W = &c->warps[w];
     W->wg_cur = W->wg_done = W->wg_last = 0;
   }
   if (!H->used) return 0;
@@ -2045,7 +2045,7 @@ int plX__hop_setup(plX_emu *e, xcta *c) {
   return 0;
 }
 
-void plX__hop_free(xcta *c) {
+void plX__hop_free(plX_cta *c) {
   free(c->h.psw); free(c->h.pw); free(c->h.ps); free(c->h.fences); free(c->h.cfences); free(c->h.wgg); free(c->h.nreg); free(c->h.clarr);
   free(c->h.fsnap); free(c->h.cfsnap); free(c->h.wga); free(c->h.wgapc); free(c->h.know);
   c->h.wga = NULL; c->h.wgapc = NULL; c->h.know = NULL;
@@ -2069,13 +2069,13 @@ void plX__hop_free(xcta *c) {
 int plX__hop_tx_stuck(plX_emu *e) {
   for (int pass = 0; pass < 2; pass++)                             /* one a warp waits on first */
     for (uint32_t r = 0; r < e->H.ncl; r++) {
-      xcta *c = &e->ctas[r];
+      plX_cta *c = &e->ctas[r];
       for (uint32_t i = 0; i < c->h.mb.n; i++) {
-        xmbar *m = &c->h.mb.p[i];
+        plX_mbar *m = &c->h.mb.p[i];
         if (!m->valid || m->pending || !m->tx) continue;
-        const xwarp *W = NULL; int wl = 0;
+        const plX_warp *W = NULL; int wl = 0;
         for (uint32_t w = 0; w < e->nwarps && !W; w++) {
-          const xwarp *X = &c->warps[w];
+          const plX_warp *X = &c->warps[w];
           for (uint32_t q = X->waiting & ~X->exited; q; q &= q - 1) {
             int l = __builtin_ctz(q);
             if (X->bid[l] == XB_MBAR && X->wmb[l] == m->off) { W = X; wl = l; break; }
@@ -2113,11 +2113,11 @@ int plX__hop_tx_stuck(plX_emu *e) {
   return 0;
 }
 
-int plX__hop_deadlock(plX_emu *e, plB_buf *m, xwarp *W, int lane) {
-  xcta *c = e->C;
+int plX__hop_deadlock(plX_emu *e, plB_buf *m, plX_warp *W, int lane) {
+  plX_cta *c = e->C;
   uint32_t stmt = e->xf.code[W->bpc[lane]].stmt;
   if (W->bid[lane] == XB_MBAR) {
-    xmbar *b = mb_find(c, W->wmb[lane]);
+    plX_mbar *b = mb_find(c, W->wmb[lane]);
     plB_buf_printf(m, "deadlock in CTA (%u,%u,%u): %s waits on the mbarrier at shared 0x%x", c->ctaid[0], c->ctaid[1], c->ctaid[2],
                    plX__opname(e, stmt), W->wmb[lane]);
     if (b && b->tx >= 0)
@@ -2134,7 +2134,7 @@ int plX__hop_deadlock(plX_emu *e, plB_buf *m, xwarp *W, int lane) {
     uint32_t arrived = 0, live = 0;
     for (uint32_t r = 0; r < e->H.ncl; r++)
       for (uint32_t w = 0; w < e->nwarps; w++) {
-        xwarp *X = &e->ctas[r].warps[w];
+        plX_warp *X = &e->ctas[r].warps[w];
         for (int l = 0; l < 32; l++)
           if ((X->exists & ~X->exited) >> l & 1) {
             live++;

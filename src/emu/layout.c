@@ -74,7 +74,7 @@ int plX__layout(plX_emu *e) {
     uint32_t n = pass == 0 ? m->globals.n : f->vars.n;
     for (uint32_t i = 0; i < n; i++) {
       const plI_var *v = pass == 0 ? &m->globals.p[i] : &f->vars.p[i];
-      xvar *x = &e->vars[e->nvars++];
+      plX_var *x = &e->vars[e->nvars++];
       x->name = v->name;
       uint32_t es = elem_size(v->type);
       uint64_t al = v->align ? v->align : es;
@@ -157,7 +157,7 @@ int plX__layout(plX_emu *e) {
 /* the state space and address of a symbol: variables, then parameters */
 int plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr) {
   if (e->dfn > 0) {                               /* in a .func: its parameters and results, then module scope */
-    const xfn *fn = &e->fns[e->dfn];
+    const plX_fn *fn = &e->fns[e->dfn];
     const plI_func *cf = &e->m->funcs.p[fn->func];
     for (uint32_t i = 0; i < cf->params.n + cf->rets.n; i++) {
       const plI_var *v = i < cf->params.n ? &cf->params.p[i] : &cf->rets.p[i - cf->params.n];
@@ -180,23 +180,23 @@ int plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr) {
 /* ---- where copies into shared memory may write --------------------------------------------------
 ** The regions: each static .shared variable (its declared bytes), and the allocations of the
 ** shared-memory plans the DSL passes (plX_add_region), which cover their plan's variable. */
-struct xregion {
+struct plX_region {
   uint32_t lo, stride, bytes, stages;   /* shared offsets: stage s is [lo + s * stride, + bytes) */
   uint32_t vlo;                         /* the variable's first byte (a plan's block) */
   int plan;                             /* a plan's allocation (1) or a variable (0) */
   int covered;                          /* a variable whose plan's allocations stand for it */
   char var[64], name[64];
 };
-typedef struct xregion xregion;
+typedef struct plX_region plX_region;
 
-static xregion *region_new(plX_emu *e) {
+static plX_region *region_new(plX_emu *e) {
   if (e->nregions == e->cregions) {
     uint32_t nc = e->cregions ? e->cregions * 2 : 8;
-    xregion *p = realloc(e->regions, nc * sizeof *p);
+    plX_region *p = realloc(e->regions, nc * sizeof *p);
     if (!p) return NULL;
     e->regions = p; e->cregions = nc;
   }
-  xregion *r = &e->regions[e->nregions++];
+  plX_region *r = &e->regions[e->nregions++];
   memset(r, 0, sizeof *r);
   return r;
 }
@@ -204,9 +204,9 @@ static xregion *region_new(plX_emu *e) {
 /* the variables', when the kernel is laid out */
 void plX__var_regions(plX_emu *e) {
   for (uint32_t i = 0; i < e->nvars; i++) {
-    const xvar *x = &e->vars[i];
+    const plX_var *x = &e->vars[i];
     if (x->space != XS_SHARED || x->size == 0) continue;          /* (dynamic: its plan's only) */
-    xregion *r = region_new(e);
+    plX_region *r = region_new(e);
     if (!r) return;                                                /* out of memory: fewer checks */
     r->lo = (uint32_t)x->addr; r->stride = r->bytes = (uint32_t)x->size; r->stages = 1;
     snprintf(r->var, sizeof r->var, "%s", plI_cstr(e->m, x->name));
@@ -217,9 +217,9 @@ void plX__var_regions(plX_emu *e) {
 int plX_add_region(plX_emu *e, const char *var, const char *name, uint32_t offset,
                    uint32_t stage_bytes, uint32_t bytes, uint32_t stages) {
   if (!e || !var || !name || !stages || !bytes || bytes > stage_bytes) return -1;
-  const xvar *x = NULL;
+  const plX_var *x = NULL;
   for (uint32_t i = e->nvars; i-- > 0 && !x;) {                    /* function scope first */
-    const xvar *c = &e->vars[i];
+    const plX_var *c = &e->vars[i];
     if (c->space == XS_SHARED && strcmp(plI_cstr(e->m, c->name), var) == 0) x = c;
   }
   if (!x) return -1;
@@ -228,7 +228,7 @@ int plX_add_region(plX_emu *e, const char *var, const char *name, uint32_t offse
   if (x->addr + end > 0xffffffffu) return -1;
   for (uint32_t i = 0; i < e->nregions; i++)
     if (!e->regions[i].plan && strcmp(e->regions[i].var, var) == 0) e->regions[i].covered = 1;
-  xregion *r = region_new(e);
+  plX_region *r = region_new(e);
   if (!r) return -1;
   r->lo = (uint32_t)x->addr + offset;
   r->stride = stage_bytes;
@@ -242,10 +242,10 @@ int plX_add_region(plX_emu *e, const char *var, const char *name, uint32_t offse
 }
 
 /* the region holding shared byte off, and its stage; a plan's allocation before a variable */
-static const xregion *region_at(const plX_emu *e, uint32_t off, uint32_t *stage) {
+static const plX_region *region_at(const plX_emu *e, uint32_t off, uint32_t *stage) {
   for (int pass = 1; pass >= 0; pass--)
     for (uint32_t i = 0; i < e->nregions; i++) {
-      const xregion *r = &e->regions[i];
+      const plX_region *r = &e->regions[i];
       if (r->plan != pass || r->covered || off < r->lo) continue;
       uint64_t d = off - r->lo;
       if (d >= (uint64_t)r->stride * r->stages) continue;
@@ -255,30 +255,30 @@ static const xregion *region_at(const plX_emu *e, uint32_t off, uint32_t *stage)
   return NULL;
 }
 
-static void region_name(plB_buf *b, const xregion *r, uint32_t stage) {
+static void region_name(plB_buf *b, const plX_region *r, uint32_t stage) {
   if (!r->plan) { plB_buf_printf(b, "shared variable '%s'", r->name); return; }
   if (r->stages > 1) plB_buf_printf(b, "stage %u of ", stage);
   plB_buf_printf(b, "allocation '%s' of plan '%s'", r->name, r->var);
 }
 
-int plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off, uint32_t n,
+int plX__region_check(plX_emu *e, const plX_ins *in, plX_warp *w, int l, uint32_t off, uint32_t n,
                       const char *what) {
   if (!e->nregions || !n) return 0;
   uint32_t s;
-  const xregion *r = region_at(e, off, &s);
+  const plX_region *r = region_at(e, off, &s);
   uint32_t slo = r ? r->lo + s * r->stride : 0, send = r ? slo + r->bytes : 0;
   if (r && off < send && (uint64_t)off + n <= send) return 0;      /* inside one stage: fine */
   plB_buf b; plB_buf_init(&b);
   plB_buf_printf(&b, "the copy (%s) writes shared bytes 0x%x..0x%llx", what, off,
                  (unsigned long long)off + n - 1);
   if (!r) {                                                      /* between a plan's allocations? */
-    const xregion *v = NULL;
+    const plX_region *v = NULL;
     for (uint32_t i = 0; i < e->nregions && !v; i++) {
-      const xregion *q = &e->regions[i];
+      const plX_region *q = &e->regions[i];
       if (!q->plan || off < q->vlo) continue;
       uint64_t end = 0;                                            /* the block: to its last one */
       for (uint32_t j = 0; j < e->nregions; j++) {
-        const xregion *t = &e->regions[j];
+        const plX_region *t = &e->regions[j];
         uint64_t te = (uint64_t)t->lo + (uint64_t)t->stride * (t->stages - 1) + t->bytes;
         if (t->plan && t->vlo == q->vlo && te > end) end = te;
       }
@@ -301,7 +301,7 @@ int plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off,
     if (r->stages > 1) plB_buf_printf(&b, " a stage, %u stages", r->stages);
     plB_buf_puts(&b, "), into ");
     uint32_t s2;
-    const xregion *o = region_at(e, send, &s2);
+    const plX_region *o = region_at(e, send, &s2);
     uint32_t olo = o ? o->lo + s2 * o->stride : 0;
     if (o && send < olo + o->bytes) region_name(&b, o, s2);
     else if (o) plB_buf_puts(&b, "the padding after it");

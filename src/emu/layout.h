@@ -14,7 +14,7 @@ int  plX__var_addr(plX_emu *e, uint32_t name, uint8_t *space, uint64_t *addr);
 ** destination CTA) must stay inside the allocation of a plan (one stage of a staged one) or the
 ** variable where it starts (plX_add_region); 0, or the error. what: the copy's size, as it came
 ** about ("a box of 64 x 128 2-byte elements"), for the message */
-int  plX__region_check(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t off, uint32_t n,
+int  plX__region_check(plX_emu *e, const plX_ins *in, plX_warp *w, int l, uint32_t off, uint32_t n,
                        const char *what);
 
 #endif

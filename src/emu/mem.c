@@ -29,11 +29,11 @@ void plX_mem_free(plX_mem *m) {
 static uint64_t mem_add(plX_mem *m, uint8_t *p, uint64_t bytes, const char *name, int ext) {
   if (m->n == m->cap) {
     uint32_t nc = m->cap ? m->cap * 2 : 16;
-    xbuf *nb = realloc(m->b, nc * sizeof *nb);
+    plX_buf *nb = realloc(m->b, nc * sizeof *nb);
     if (!nb) return 0;
     m->b = nb; m->cap = nc;
   }
-  xbuf b;
+  plX_buf b;
   b.p = p;
   b.name = NULL;
   if (name) {
@@ -78,13 +78,13 @@ int plX_mem_release(plX_mem *m, uint64_t addr) {
 
 uint8_t *plX_mem_host(plX_mem *m, uint64_t addr, uint64_t *size) {
   int32_t c = -1;
-  xbuf *b = m ? plX__find(m, addr, &c) : NULL;
+  plX_buf *b = m ? plX__find(m, addr, &c) : NULL;
   if (!b || b->addr != addr) return NULL;
   if (size) *size = b->size;
   return b->p;
 }
 
-xbuf *plX__find(plX_mem *m, uint64_t a, int32_t *cache) {
+plX_buf *plX__find(plX_mem *m, uint64_t a, int32_t *cache) {
   int32_t c = *cache;
   if (c >= 0 && (uint32_t)c < m->n && a - m->b[c].addr < m->b[c].size) return &m->b[c];
   uint32_t lo = 0, hi = m->n;
@@ -93,7 +93,7 @@ xbuf *plX__find(plX_mem *m, uint64_t a, int32_t *cache) {
     if (m->b[mid].addr <= a) lo = mid + 1; else hi = mid;
   }
   if (lo == 0) return NULL;
-  xbuf *b = &m->b[lo - 1];
+  plX_buf *b = &m->b[lo - 1];
   if (a - b->addr >= b->size) return NULL;
   *cache = (int32_t)(lo - 1);
   return b;
@@ -102,9 +102,9 @@ xbuf *plX__find(plX_mem *m, uint64_t a, int32_t *cache) {
 /* "address 0x... is just past the end of buffer 'out' (4000 bytes at 0x...)": the nearest buffer */
 void plX__describe_addr(plX_emu *e, plB_buf *o, uint64_t a, uint64_t n) {
   plX_mem *m = e->mem;
-  xbuf *below = NULL, *above = NULL, *in = NULL;
+  plX_buf *below = NULL, *above = NULL, *in = NULL;
   for (uint32_t i = 0; i < m->n; i++) {
-    xbuf *b = &m->b[i];
+    plX_buf *b = &m->b[i];
     if (a >= b->addr && a - b->addr < b->size) in = b;
     else if (a >= b->addr + b->size) below = b;          /* sorted: the last one is the nearest */
     else if (a < b->addr && !above) above = b;
@@ -140,7 +140,7 @@ static const char *space_name(int s) {
   }
 }
 
-static uint8_t *mem_fail(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n, uint32_t tid, const char *what) {
+static uint8_t *mem_fail(plX_emu *e, const plX_ins *in, int space, uint64_t a, uint32_t n, uint32_t tid, const char *what) {
   plB_buf b; plB_buf_init(&b);
   plB_buf_printf(&b, "%s %s by ", what, plX__opname(e, in->stmt));
   who(e, &b, tid);
@@ -171,7 +171,7 @@ static uint8_t *mem_fail(plX_emu *e, const xins *in, int space, uint64_t a, uint
 
 /* a store, red or atom by thread tid of e->C into shared bytes [off, off + n) of another CTA c of the
 ** cluster: checked against c's wgmma operand reads in flight like a local store; 1 after reporting */
-static int remote_clobber(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid) {
+static int remote_clobber(plX_emu *e, const plX_ins *in, plX_cta *c, uint32_t off, uint32_t n, uint32_t tid) {
   plB_buf b; plB_buf_init(&b);
   plB_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
   who(e, &b, tid);
@@ -183,13 +183,13 @@ static int remote_clobber(plX_emu *e, const xins *in, xcta *c, uint32_t off, uin
 /* another CTA's shared memory is gone once every thread of that CTA has exited (the CUDA programming
 ** guide: distributed shared memory must not be accessed after its CTA exits; the usual bug is a
 ** kernel without a final cluster barrier). Reported whether or not checks are on */
-static int cta_gone(plX_emu *e, xcta *c) {
+static int cta_gone(plX_emu *e, plX_cta *c) {
   if (c->done) return 1;
   for (uint32_t w = 0; w < e->nwarps; w++) if (c->warps[w].exists & ~c->warps[w].exited) return 0;
   return c->done = 1;
 }
 
-int plX__exited(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t tid, const char *what) {
+int plX__exited(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uint32_t tid, const char *what) {
   if (c == e->C) return 0;
   if (!cta_gone(e, c)) {                                           /* remembered: checked at c's exit */
     c->racc = 1; c->racc_stmt = stmt; c->racc_rank = e->C->rank; c->racc_tid = tid; c->racc_cl = e->H.clphase;
@@ -209,11 +209,11 @@ int plX__exited(plX_emu *e, uint32_t stmt, xcta *c, uint32_t off, uint32_t tid, 
 }
 
 int plX__exit_check(plX_emu *e) {
-  xcta *c = e->C;
+  plX_cta *c = e->C;
   if (!c->racc || !cta_gone(e, c)) return 0;
   c->racc = 0;
   if (c->racc_cl != e->H.clphase) return 0;                        /* a barrier.cluster completed since */
-  xcta *a = &e->ctas[c->racc_rank];
+  plX_cta *a = &e->ctas[c->racc_rank];
   plB_buf b; plB_buf_init(&b);
   plB_buf_printf(&b, "%s by ", plX__opname(e, c->racc_stmt));
   plX__who(e, &b, a->ctaid, c->racc_tid);
@@ -227,7 +227,7 @@ int plX__exit_check(plX_emu *e) {
   return e->status;
 }
 
-uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n, uint32_t tid, int write) {
+uint8_t *plX__mem(plX_emu *e, const plX_ins *in, int space, uint64_t a, uint32_t n, uint32_t tid, int write) {
   if (space == XS_GENERIC) {
     if (a - X_SH_BASE < X_WIN) { space = XS_SHARED; a -= X_SH_BASE; }
     else if (a - X_LOC_BASE < X_WIN) { space = XS_LOCAL; a -= X_LOC_BASE; }
@@ -245,7 +245,7 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
   }
   switch (space) {
   case XS_GLOBAL: case XS_CONST: {
-    xbuf *b = plX__find(e->mem, a, (int32_t *)&in->cache);
+    plX_buf *b = plX__find(e->mem, a, (int32_t *)&in->cache);
     if (!b || a - b->addr + n > b->size) return mem_fail(e, in, XS_GLOBAL, a, n, tid, "out-of-bounds");
     if (write && write != 4 && b->ro) return mem_fail(e, in, XS_CONST, a, n, tid, "write to constant memory by");
     if (!write && e->H.gst && plX__hop_gload(e, in, a, n, tid)) return NULL;   /* bulk stores in flight */
@@ -261,7 +261,7 @@ uint8_t *plX__mem(plX_emu *e, const xins *in, int space, uint64_t a, uint32_t n,
     return b->p + (a - b->addr);
   }
   case XS_SHARED: {
-    xcta *c = e->C;
+    plX_cta *c = e->C;
     if (a >= ((uint64_t)1 << X_DSM_SHIFT) && a < X_WIN) {   /* a shared::cluster address (mapa) */
       uint32_t off;
       if (!plX__hop_smem(e, a, &c, &off)) return mem_fail(e, in, space, a, n, tid, "out-of-bounds (no such CTA in the cluster)");

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 /* ---- matrices -------------------------------------------------------------------------------------- */
-int plX__ldmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
+int plX__ldmatrix(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   uint16_t rows[4][8][8];
   int num = in->vec;
@@ -35,7 +35,7 @@ int plX__ldmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
   return 0;
 }
 
-int plX__stmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
+int plX__stmatrix(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   uint16_t rows[4][8][8];
   int num = in->vec;
@@ -69,7 +69,7 @@ static inline double half_value(uint32_t h, int fmt) {
 /* mma.sync: the fragments of the PTX ISA (groupID g = lane / 4, t = lane % 4). Products are exact;
 ** they are summed with C in double and rounded once (to f32, f16) -- the hardware's order and
 ** intermediate precision are not specified, so results may differ from it in the last bit. */
-int plX__mma(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
+int plX__mma(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   const uint32_t *vs = e->xf.vslots;
   int sh = in->sub2, at = in->t2, bt = in->t3, dt = in->t;
@@ -224,7 +224,7 @@ static int wm_frag(int mat, int sh, int t, int l, uint8_t rc[16][2]) {
 ** starts of rows for .row, of columns for .col; the row or column length when left out); the
 ** matrix is read or written in 16-byte pieces (8 for a line of 8 bytes), each charged to the lane
 ** whose fragment holds its first element, through the checked memory path */
-static int wm_ldst(plX_emu *e, xins *in, xwarp *w) {
+static int wm_ldst(plX_emu *e, plX_ins *in, plX_warp *w) {
   int mat = in->sub < 2 ? in->sub : 2, t = in->t, sh = in->sub2, store = in->sub == 3, M, N, K;
   wm_dims(sh, &M, &N, &K);
   int R = mat == 1 ? K : M, C = mat == 0 ? K : N, col = (in->fl & XF_TRANS) != 0;
@@ -302,7 +302,7 @@ static double wm_val(uint32_t raw, int t) {
 
 /* wmma.mma: D = A B + C over M x N x K, as mma.sync: exact products summed with C in double, one
 ** rounding (f32 or f16); integers exact, .satfinite clamping to the s32 range, else wrapping */
-static int wm_mma(plX_emu *e, xins *in, xwarp *w) {
+static int wm_mma(plX_emu *e, plX_ins *in, plX_warp *w) {
   int sh = in->sub2, dt = in->t, at = in->t2, bt = in->t3, ct = in->vec, M, N, K;
   wm_dims(sh, &M, &N, &K);
   int integer = at == PLT_S8 || at == PLT_U8;
@@ -355,7 +355,7 @@ static int wm_mma(plX_emu *e, xins *in, xwarp *w) {
   return 0;
 }
 
-int plX__wmma(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
+int plX__wmma(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   return in->sub == 4 ? wm_mma(e, in, w) : wm_ldst(e, in, w);
 }

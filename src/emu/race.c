@@ -16,9 +16,9 @@ static void who(plX_emu *e, plB_buf *b, uint32_t tid) { plX__who(e, b, e->C->cta
 ** cause (a missing or too-early cp.async.wait_group), so name it and its line */
 static void pending_copy(plX_emu *e, plB_buf *b, uint32_t byte) {
   for (uint32_t t = 0; t < e->nthreads; t++) {
-    const xcpq *q = &e->C->cpq[t];
+    const plX_cpq *q = &e->C->cpq[t];
     for (uint32_t j = q->head; j < q->q.n; j++) {
-      const xcp *c = &q->q.p[j];
+      const plX_cp *c = &q->q.p[j];
       if (byte < c->dst || byte - c->dst >= c->n) continue;
       plB_buf_printf(b, " (a cp.async of line %s by ", X_AT(e, e->xf.code[c->pc].stmt));
       who(e, b, t);
@@ -36,8 +36,8 @@ static void pending_copy(plX_emu *e, plB_buf *b, uint32_t byte) {
 ** The thread's exit, its barrier (bar, barrier.cluster, mbarrier wait), the end of its cluster's run
 ** or a second held-back report makes it, at the load's line, as it would have been made at once.
 ** cta: 0 global memory (lo, hi: addresses), else shared memory of the CTA of rank cta - 1 (offsets) */
-struct xrpend { char *msg; uint32_t stmt, cta; uint64_t lo, hi; };
-typedef struct xrpend xrpend;
+struct plX_rpend { char *msg; uint32_t stmt, cta; uint64_t lo, hi; };
+typedef struct plX_rpend plX_rpend;
 
 void plX__race_reset(plX_emu *e) {
   for (uint32_t i = 0; i < e->crpend; i++) { free(e->rpend[i].msg); e->rpend[i].msg = NULL; }
@@ -45,7 +45,7 @@ void plX__race_reset(plX_emu *e) {
 }
 
 /* make the held-back report p */
-static int rp_report(plX_emu *e, xrpend *p) {
+static int rp_report(plX_emu *e, plX_rpend *p) {
   char *m = p->msg;
   p->msg = NULL;
   e->nrpend--;
@@ -63,7 +63,7 @@ static int rp_hold(plX_emu *e, uint32_t tid, uint32_t stmt, uint32_t cta, uint64
     plB_buf_free(m);
     return e->status;
   }
-  xrpend *p = &e->rpend[i];
+  plX_rpend *p = &e->rpend[i];
   if (p->msg) { plB_buf_free(m); return rp_report(e, p); }
   plB_buf_cstr(m);
   p->msg = m->p; p->stmt = stmt; p->cta = cta; p->lo = lo; p->hi = hi;
@@ -71,11 +71,11 @@ static int rp_hold(plX_emu *e, uint32_t tid, uint32_t stmt, uint32_t cta, uint64
   return 0;
 }
 
-/* an atom.cas by thread tid of e->C on [lo, hi) (cta as in xrpend): the report held for its seed load goes */
+/* an atom.cas by thread tid of e->C on [lo, hi) (cta as in plX_rpend): the report held for its seed load goes */
 static void rp_cas(plX_emu *e, uint32_t tid, uint32_t cta, uint64_t lo, uint64_t hi) {
   size_t i = (size_t)e->C->rank * e->nthreads + tid;
   if (!e->nrpend || i >= e->crpend) return;
-  xrpend *p = &e->rpend[i];
+  plX_rpend *p = &e->rpend[i];
   if (p->msg && p->cta == cta && lo < p->hi && p->lo < hi) { free(p->msg); p->msg = NULL; e->nrpend--; }
 }
 
@@ -94,7 +94,7 @@ int plX__race_held(plX_emu *e) {
   return 0;
 }
 
-int plX__race_flush(plX_emu *e, const xwarp *w, uint32_t lanes) {
+int plX__race_flush(plX_emu *e, const plX_warp *w, uint32_t lanes) {
   if (!e->nrpend) return 0;
   for (uint32_t m = lanes; m; m &= m - 1) {
     size_t i = (size_t)e->C->rank * e->nthreads + (uint32_t)w->idx * 32 + (uint32_t)__builtin_ctz(m);
@@ -103,7 +103,7 @@ int plX__race_flush(plX_emu *e, const xwarp *w, uint32_t lanes) {
   return 0;
 }
 
-static int is_cas(const xins *in) { return in->op == X_ATOM && in->sub == XA_CAS; }
+static int is_cas(const plX_ins *in) { return in->op == X_ATOM && in->sub == XA_CAS; }
 
 /* the races check names a thread by its CTA's rank in the cluster and its thread: rank * nthreads +
 ** tid + 1 (0: none), so that an access through shared::cluster is compared with the target CTA's own */
@@ -125,7 +125,7 @@ static void who_rank(plX_emu *e, plB_buf *b, uint32_t id) {
 #define X_RMANY 0x7fffu
 #define X_RSTRONG 0x8000u
 #define X_RREADERS 0x80000000u
-static void race_msg(plX_emu *e, plB_buf *b, const xins *in, xcta *c, uint32_t byte, uint32_t tid, int write, uint32_t other, int otherk) {
+static void race_msg(plX_emu *e, plB_buf *b, const plX_ins *in, plX_cta *c, uint32_t byte, uint32_t tid, int write, uint32_t other, int otherk) {
   static const char *const now[] = { "reads", "writes", "updates" }, *const then[] = { "read", "wrote", "updated" };
   plB_buf_printf(b, "shared-memory race on byte 0x%x", byte);
   if (c != e->C) plB_buf_printf(b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
@@ -143,14 +143,14 @@ static void race_msg(plX_emu *e, plB_buf *b, const xins *in, xcta *c, uint32_t b
   if (write == 2 || otherk == 2)
     plB_buf_puts(b, " (an atomic and a plain access race: only two atomics, or an atomic and a strong access such as ld.volatile, do not)");
 }
-static void race_report(plX_emu *e, const xins *in, xcta *c, uint32_t byte, uint32_t tid, int write, uint32_t other, int otherk) {
+static void race_report(plX_emu *e, const plX_ins *in, plX_cta *c, uint32_t byte, uint32_t tid, int write, uint32_t other, int otherk) {
   plB_buf b; plB_buf_init(&b);
   race_msg(e, &b, in, c, byte, tid, write, other, otherk);
   plX__optin(e, in->stmt, "%s", plB_buf_cstr(&b));
   plB_buf_free(&b);
 }
 
-void plX__race_check(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t n, uint32_t tid, int write) {
+void plX__race_check(plX_emu *e, const plX_ins *in, plX_cta *c, uint32_t off, uint32_t n, uint32_t tid, int write) {
   uint32_t me = e->C->rank * e->nthreads + tid + 1;
   uint32_t sc = write < 2 ? (uint32_t)(in->gsync >> 1 & 3) : 0;   /* a strong ld/st's scope */
 #define X_SAMEWARP(id) (((id) - 1) / e->nthreads == e->C->rank && ((id) - 1) % e->nthreads / 32 == tid / 32)
@@ -204,7 +204,7 @@ void plX__race_check(plX_emu *e, const xins *in, xcta *c, uint32_t off, uint32_t
 
 /* opt-in checks of shared memory: bytes never written; two threads of different warps touching
 ** the same byte, at least one writing, with no barrier between them (epochs count barriers) */
-void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, uint32_t tid, int write) {
+void plX__shared_access(plX_emu *e, const plX_ins *in, uint32_t off, uint32_t n, uint32_t tid, int write) {
   if (!write && e->H.q.n &&
       plX__hop_inflight_read(e, in, &e->C->warps[tid / 32], (int)(tid % 32), e->C, off, off + n, plX__opname(e, in->stmt))) return;
   if (write && e->C->h.pw) plX__hop_generic_write(e, in, off, n, tid);
@@ -238,8 +238,8 @@ void plX__shared_access(plX_emu *e, const xins *in, uint32_t off, uint32_t n, ui
 ** PTX memory model: both morally strong); with a plain (weak) access they race as two plain accesses
 ** do, an atomic ordering itself after it (it is its own release: only the second CTA's fence, atomic
 ** or strong access before its access is asked for; and an atomic second does not count itself).
-** Each byte remembers its last plain write (xgw), the plain reads since (xgr) and its latest atomics
-** (xga): a read is checked against the write and the atomics, a write against the write, the reads
+** Each byte remembers its last plain write (plX_gw), the plain reads since (plX_gr) and its latest atomics
+** (plX_ga): a read is checked against the write and the atomics, a write against the write, the reads
 ** and the atomics, an atomic against the write and the reads. TMA and bulk loads read as their
 ** issuing thread; TMA and bulk stores write as theirs. */
 static void who_cta(plX_emu *e, plB_buf *b, uint32_t cta, uint32_t tid) {
@@ -254,24 +254,24 @@ static uint32_t g_event(plX_emu *e, uint32_t tid, uint32_t stmt, int pending, ui
   uint32_t me = (uint32_t)e->C->cta_linear, gs = pending ? XGW_PENDING : e->gsync[me];
   uint32_t *c = &e->gevc[(size_t)e->C->rank * e->nthreads + tid];
   if (*c < e->ngev) {
-    const xgev *v = &e->gev[*c];
+    const plX_gev *v = &e->gev[*c];
     if (v->stmt == stmt && v->bars == e->gbars && v->gsync == gs && v->cta == me && v->clser == e->clser && v->tid == tid &&
         v->strong == strong) return *c;
   }
   if (e->ngev == e->cgev) {
     uint32_t nc = e->cgev ? e->cgev * 2 : 4096;
-    xgev *p = nc > e->cgev && nc < X_NOSLOT ? realloc(e->gev, (size_t)nc * sizeof *p) : NULL;
+    plX_gev *p = nc > e->cgev && nc < X_NOSLOT ? realloc(e->gev, (size_t)nc * sizeof *p) : NULL;
     if (!p) return X_NOSLOT;
     e->gev = p; e->cgev = nc;
   }
-  xgev *v = &e->gev[e->ngev];
+  plX_gev *v = &e->gev[e->ngev];
   v->cta = me; v->stmt = stmt; v->clser = e->clser; v->bars = e->gbars; v->gsync = gs; v->tid = (uint16_t)tid;
   v->strong = (uint16_t)strong;
   return *c = e->ngev++;
 }
 
 /* is an access by thread tid of the executing CTA (me) ordered after the access v? */
-static int g_ordered(const plX_emu *e, const xgev *v, uint32_t me, uint32_t tid) {
+static int g_ordered(const plX_emu *e, const plX_gev *v, uint32_t me, uint32_t tid) {
   int same_cta = v->cta == me && v->clser == e->clser;
   if (same_cta && v->tid / 32u == tid / 32) return 1;              /* (a load of a store in flight: plX__hop_gload) */
   if (v->gsync == XGW_PENDING) return 0;                           /* a bulk store no wait_group has completed */
@@ -287,7 +287,7 @@ static int g_covers(uint32_t s, uint32_t cta, uint32_t clser, uint32_t cta2, uin
 enum { GK_READ, GK_WRITE, GK_ATOMIC };                             /* the kinds of access a race names */
 
 /* why the earlier access v (of kind vk) is not ordered before the executing one (of kind k) */
-static const char *g_why(const plX_emu *e, const xgev *v, uint32_t me, int vk, int k) {
+static const char *g_why(const plX_emu *e, const plX_gev *v, uint32_t me, int vk, int k) {
   if (v->gsync == XGW_PENDING)
     return "a TMA or bulk store is ordered with other threads only once a cp.async.bulk.wait_group (not .read) "
            "has completed its bulk group, then a barrier, or a fence or atomic";
@@ -313,7 +313,7 @@ static const char *g_why(const plX_emu *e, const xgev *v, uint32_t me, int vk, i
 }
 
 /* the executing access (of kind k) of byte i of b races with the access v (of kind vk) */
-static void g_msg(plX_emu *e, plB_buf *m, const xins *in, const xbuf *b, uint64_t i, uint32_t tid, int k, const xgev *v, int vk) {
+static void g_msg(plX_emu *e, plB_buf *m, const plX_ins *in, const plX_buf *b, uint64_t i, uint32_t tid, int k, const plX_gev *v, int vk) {
   static const char *const now[] = { "reads", "writes", "updates" }, *const then[] = { "read", "wrote", "updated" };
   uint32_t me = (uint32_t)e->C->cta_linear;
   plB_buf_printf(m, "global-memory race on byte %llu of buffer '%s' (address 0x%llx): %s by ", (unsigned long long)i,
@@ -324,7 +324,7 @@ static void g_msg(plX_emu *e, plB_buf *m, const xins *in, const xbuf *b, uint64_
   plB_buf_printf(m, " %s it%s (line %s) with nothing ordering the two: %s", then[vk], vk == GK_ATOMIC ? " atomically" : "",
                  X_AT(e, v->stmt), g_why(e, v, me, vk, k));
 }
-static int g_race(plX_emu *e, const xins *in, const xbuf *b, uint64_t i, uint32_t tid, int k, const xgev *v, int vk) {
+static int g_race(plX_emu *e, const plX_ins *in, const plX_buf *b, uint64_t i, uint32_t tid, int k, const plX_gev *v, int vk) {
   plB_buf m; plB_buf_init(&m);
   g_msg(e, &m, in, b, i, tid, k, v, vk);
   plX__optin(e, in->stmt, "%s", plB_buf_cstr(&m));
@@ -335,7 +335,7 @@ static int g_race(plX_emu *e, const xins *in, const xbuf *b, uint64_t i, uint32_
 /* the async proxy's read (a TMA or bulk load) of byte i of b, which a generic store (v) wrote with no
 ** fence.proxy.async covering global memory after it: by the writer's CTA after the store, or (another
 ** CTA's store) by the reader's CTA before this load (lenient: any thread of the CTA, at any time) */
-static int g_proxy(plX_emu *e, const xins *in, const xbuf *b, uint64_t i, uint32_t tid, const xgev *v, int same_cta) {
+static int g_proxy(plX_emu *e, const plX_ins *in, const plX_buf *b, uint64_t i, uint32_t tid, const plX_gev *v, int same_cta) {
   plB_buf m; plB_buf_init(&m);
   plB_buf_printf(&m, "%s by ", plX__opname(e, in->stmt));
   who(e, &m, tid);
@@ -350,11 +350,11 @@ static int g_proxy(plX_emu *e, const xins *in, const xbuf *b, uint64_t i, uint32
 }
 
 /* record the read ev (by thread tid of the executing CTA, me) of the byte q describes */
-static void g_read(plX_emu *e, xgr *q, uint32_t gen, uint32_t me, uint32_t tid, uint32_t ev) {
+static void g_read(plX_emu *e, plX_gr *q, uint32_t gen, uint32_t me, uint32_t tid, uint32_t ev) {
   if (q->gen != gen) { q->gen = gen; q->fl = 0; }
   else if (q->r == ev) return;
   else if (q->clser != e->clser) {                                 /* its cluster run ended: its CTAs' counts are final */
-    const xgev *r = &e->gev[q->r], *r2 = (q->fl & XGR_R2) ? &e->gev[q->r2] : NULL;
+    const plX_gev *r = &e->gev[q->r], *r2 = (q->fl & XGR_R2) ? &e->gev[q->r2] : NULL;
     int rel1 = e->gsync[r->cta] > r->gsync, rel2 = !r2 || e->gsync[r2->cta] > r2->gsync;
     if (!(q->fl & XGR_O) || ((q->fl & XGR_OREL) && !(rel1 && rel2))) {   /* an unordered one stays */
       q->o = rel1 && !rel2 ? q->r2 : q->r;
@@ -362,7 +362,7 @@ static void g_read(plX_emu *e, xgr *q, uint32_t gen, uint32_t me, uint32_t tid, 
     }
     q->fl &= ~(uint32_t)XGR_R2;
   } else {
-    const xgev *r = &e->gev[q->r];
+    const plX_gev *r = &e->gev[q->r];
     if (r->cta == me && r->tid / 32u == tid / 32) { q->r = ev; return; }   /* the same warp again: the latest moves */
     q->r2 = q->r; q->fl |= XGR_R2;                                 /* another warp: the latest becomes the second */
   }
@@ -371,11 +371,11 @@ static void g_read(plX_emu *e, xgr *q, uint32_t gen, uint32_t me, uint32_t tid, 
 
 /* the atomics recorded for a byte (ga), checked against a plain access by thread tid of the executing
 ** CTA (me), of strong scope sc: the one it races with, or NULL */
-static const xgev *g_atomics(plX_emu *e, const xga *ga, uint32_t me, uint32_t tid, uint32_t sc) {
+static const plX_gev *g_atomics(plX_emu *e, const plX_ga *ga, uint32_t me, uint32_t tid, uint32_t sc) {
   for (int j = 0; j < 2; j++) {
     uint32_t a = j ? ga->a2 : ga->a;
     if (a == X_NOSLOT) continue;
-    const xgev *v = &e->gev[a];
+    const plX_gev *v = &e->gev[a];
     if (!g_ordered(e, v, me, tid) && !g_covers(sc, me, e->clser, v->cta, v->clser)) return v;
   }
   return NULL;
@@ -383,7 +383,7 @@ static const xgev *g_atomics(plX_emu *e, const xga *ga, uint32_t me, uint32_t ti
 
 /* an atom.cas by thread tid of the executing CTA (me) of the byte q describes: its own plain read of
 ** it is forgotten (the CAS re-reads it atomically; the CAS loop's seed load) */
-static void g_forget(plX_emu *e, xgr *q, uint32_t gen, uint32_t me, uint32_t tid) {
+static void g_forget(plX_emu *e, plX_gr *q, uint32_t gen, uint32_t me, uint32_t tid) {
 #define X_MINE(ev) (e->gev[ev].cta == me && e->gev[ev].clser == e->clser && e->gev[ev].tid == tid)
   if (!q || q->gen != gen) return;
   if ((q->fl & XGR_R2) && X_MINE(q->r2)) q->fl &= ~(uint32_t)XGR_R2;
@@ -395,18 +395,18 @@ static void g_forget(plX_emu *e, xgr *q, uint32_t gen, uint32_t me, uint32_t tid
 }
 
 /* record the atomic ev (by thread tid of the executing CTA, me) of the byte ga describes */
-static void g_atomic(plX_emu *e, xga *ga, uint32_t gen, uint32_t me, uint32_t tid, uint32_t ev) {
+static void g_atomic(plX_emu *e, plX_ga *ga, uint32_t gen, uint32_t me, uint32_t tid, uint32_t ev) {
   if (ga->gen != gen) { ga->gen = gen; ga->a = ev; ga->a2 = X_NOSLOT; return; }
   if (ga->a == ev) return;
-  const xgev *v = &e->gev[ga->a];
+  const plX_gev *v = &e->gev[ga->a];
   if (!(v->cta == me && v->clser == e->clser && v->tid / 32u == tid / 32)) ga->a2 = ga->a;   /* another warp's: the second */
   ga->a = ev;
 }
 
 /* is the recorded plain access v a strong one covering the executing atomic's thread? */
-static int g_strong(const plX_emu *e, const xgev *v, uint32_t me) { return g_covers(v->strong, v->cta, v->clser, me, e->clser); }
+static int g_strong(const plX_emu *e, const plX_gev *v, uint32_t me) { return g_covers(v->strong, v->cta, v->clser, me, e->clser); }
 
-int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t n, uint32_t tid, int write) {
+int plX__global_access(plX_emu *e, const plX_ins *in, plX_buf *b, uint64_t o, uint32_t n, uint32_t tid, int write) {
   if (b->ro) return 0;                                             /* constant memory: never written */
   int async = write == 3, aread = write == 5, atomic = write == 2;
   uint32_t sc = write < 2 ? (uint32_t)(in->gsync >> 1 & 3) : 0;   /* a strong ld/st's scope */
@@ -423,16 +423,16 @@ int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t
   int cas = atomic && is_cas(in), held = 0;
   if (cas) rp_cas(e, tid, 0, b->addr + o, b->addr + o + n);
   for (uint64_t i = o; i < o + n; i++) {
-    xgw *r = b->gw ? &b->gw[i] : NULL;
+    plX_gw *r = b->gw ? &b->gw[i] : NULL;
     if (r && r->gen == gen) {
-      const xgev *v = &e->gev[r->ev];
+      const plX_gev *v = &e->gev[r->ev];
       if (!g_ordered(e, v, me, tid) && !(atomic && g_strong(e, v, me))) return g_race(e, in, b, i, tid, k, v, GK_WRITE);
       int same_cta = v->cta == me && v->clser == e->clser;
       if (aread && r->pf != XGW_ASYNC && e->gpf[v->cta] == r->pf && (same_cta || !e->gpf[me]))
         return g_proxy(e, in, b, i, tid, v, same_cta);
     }
-    xga *ga = b->ga ? &b->ga[i] : NULL;
-    const xgev *va = !atomic && ga && ga->gen == gen ? g_atomics(e, ga, me, tid, sc) : NULL;
+    plX_ga *ga = b->ga ? &b->ga[i] : NULL;
+    const plX_gev *va = !atomic && ga && ga->gen == gen ? g_atomics(e, ga, me, tid, sc) : NULL;
     if (va && k == GK_READ && !aread) {                            /* a load after atomics only: held back (a CAS seed?) */
       if (!held) {
         plB_buf m; plB_buf_init(&m);
@@ -441,10 +441,10 @@ int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t
         held = 1;
       }
     } else if (va) return g_race(e, in, b, i, tid, k, va, GK_ATOMIC);
-    xgr *q = b->gr ? &b->gr[i] : NULL;
+    plX_gr *q = b->gr ? &b->gr[i] : NULL;
     if (!write) { g_read(e, q, gen, me, tid, ev); continue; }
     if (q && q->gen == gen) {                                      /* write (or atomic) after read */
-      const xgev *v = &e->gev[q->r];
+      const plX_gev *v = &e->gev[q->r];
       if (!g_ordered(e, v, me, tid) && !(atomic && g_strong(e, v, me))) return g_race(e, in, b, i, tid, k, v, GK_READ);
       if ((q->fl & XGR_R2) && !g_ordered(e, v = &e->gev[q->r2], me, tid) && !(atomic && g_strong(e, v, me)))
         return g_race(e, in, b, i, tid, k, v, GK_READ);
@@ -463,15 +463,15 @@ int plX__global_access(plX_emu *e, const xins *in, xbuf *b, uint64_t o, uint32_t
 ** bytes are ordered as a plain store made now would be */
 void plX__global_done(plX_emu *e, uint64_t lo, uint64_t hi) {
   int32_t cache = -1;
-  xbuf *b = lo < hi ? plX__find(e->mem, lo, &cache) : NULL;
+  plX_buf *b = lo < hi ? plX__find(e->mem, lo, &cache) : NULL;
   if (!b || !b->gw) return;
   uint32_t gen = e->mem->gwgen, me = (uint32_t)e->C->cta_linear, from = X_NOSLOT, to = X_NOSLOT;
   uint64_t end = hi - b->addr < b->size ? hi - b->addr : b->size;
   for (uint64_t i = lo - b->addr; i < end; i++) {
-    xgw *r = &b->gw[i];
+    plX_gw *r = &b->gw[i];
     if (r->gen != gen) continue;
     if (r->ev != from) {
-      const xgev *v = &e->gev[r->ev];
+      const plX_gev *v = &e->gev[r->ev];
       if (v->cta != me || v->clser != e->clser || v->gsync != XGW_PENDING) continue;
       uint32_t nv = g_event(e, v->tid, v->stmt, 0, 0);
       if (nv == X_NOSLOT) return;                                  /* out of memory: stays pending (a report, not a crash) */

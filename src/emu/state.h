@@ -25,7 +25,7 @@ enum { XS_GENERIC, XS_GLOBAL, XS_SHARED, XS_LOCAL, XS_PARAM, XS_CONST };
 /* the races check on global memory. An access event: a plain access of global memory by one thread,
 ** and what orders it with others; the launch's events sit in plX_emu.gev (a thread's accesses share
 ** one while its statement, barriers and fences do not change) and the per-byte records name them */
-typedef struct xgev {
+typedef struct plX_gev {
   uint32_t cta;                             /* its CTA (linear id, low 32 bits) */
   uint32_t stmt;
   uint32_t clser;                           /* the cluster run it was in (plX_emu.clser) */
@@ -33,59 +33,59 @@ typedef struct xgev {
   uint32_t gsync;                           /* its CTA's fences and atomics then (plX_emu.gsync);
                                             ** XGW_PENDING: a bulk store not yet completed */
   uint16_t tid;
-  uint16_t strong;                          /* a strong ld/st's scope (xins.gsync >> 1: 1 .cta, 2 .cluster,
+  uint16_t strong;                          /* a strong ld/st's scope (plX_ins.gsync >> 1: 1 .cta, 2 .cluster,
                                             ** 3 .gpu/.sys); 0 weak. With an atomic it covers: no race */
-} xgev;
+} plX_gev;
 
 /* the last plain write of one byte in the launch gen */
-typedef struct xgw {
+typedef struct plX_gw {
   uint32_t gen;                             /* plX_mem.gwgen of that launch (another: no write yet) */
   uint32_t ev;                              /* the write (plX_emu.gev) */
   uint32_t pf;                              /* a generic store: the writer CTA's plX_emu.gpf then, which a
                                             ** fence.proxy.async must pass before the async proxy reads it;
                                             ** XGW_ASYNC: written by the async proxy (a TMA or bulk store) */
-} xgw;
+} plX_gw;
 #define XGW_ASYNC 0xffffffffu
-#define XGW_PENDING 0xffffffffu                 /* xgev.gsync of a bulk store in flight */
+#define XGW_PENDING 0xffffffffu                 /* plX_gev.gsync of a bulk store in flight */
 
 /* the plain reads of one byte since its last plain write, in the launch gen. Kept exactly: the
 ** latest read, and the latest before it by another warp (of its cluster run); folded when a CTA of
 ** a later cluster run reads it: `o` keeps one read of an earlier cluster run, an unordered one (no
 ** fence or atomic by its CTA after it) if there was one. Reads beyond these are forgotten (missed
 ** reports, never false ones) */
-typedef struct xgr {
+typedef struct plX_gr {
   uint32_t gen;                             /* plX_mem.gwgen of that launch (another: no read since the last write) */
   uint32_t r, r2, o;                        /* events: the latest read, the latest by another warp (XGR_R2), o (XGR_O) */
   uint32_t clser;                           /* r's cluster run */
   uint32_t fl;                              /* XGR_* */
-} xgr;
+} plX_gr;
 enum { XGR_R2 = 1, XGR_O = 2, XGR_OREL = 4 };  /* XGR_OREL: o's CTA did a fence or atomic after it */
 
 /* the atomics (atom, red, cp.reduce.async.bulk) of one byte in the launch gen, which plain accesses
 ** are checked against: the latest, and the latest before it by another warp */
-typedef struct xga {
+typedef struct plX_ga {
   uint32_t gen;                             /* plX_mem.gwgen of that launch (another: no atomic yet) */
   uint32_t a, a2;                           /* events; a2: X_NOSLOT when none */
-} xga;
-_Static_assert(sizeof(xgw) == 12 && sizeof(xgr) == 24 && sizeof(xgev) == 24 && sizeof(xga) == 12,
+} plX_ga;
+_Static_assert(sizeof(plX_gw) == 12 && sizeof(plX_gr) == 24 && sizeof(plX_gev) == 24 && sizeof(plX_ga) == 12,
                "docs/emulator.md gives these sizes (the races check's memory)");
 
-typedef struct xbuf {
+typedef struct plX_buf {
   uint64_t addr, size;
   uint8_t *p;
   char *name;
   int ro;                                   /* a .const variable */
   int ext;                                  /* p is memory the caller owns (plX_mem_map): never freed */
-  xgw *gw;                                  /* races check: per byte, made at the first checked write */
-  xgr *gr;                                  /* races check: per byte, made at the first checked read */
-  xga *ga;                                  /* races check: per byte, made at the first atomic */
-} xbuf;
+  plX_gw *gw;                                  /* races check: per byte, made at the first checked write */
+  plX_gr *gr;                                  /* races check: per byte, made at the first checked read */
+  plX_ga *ga;                                  /* races check: per byte, made at the first atomic */
+} plX_buf;
 
 struct plX_mem {
-  xbuf *b;                                  /* sorted by address */
+  plX_buf *b;                                  /* sorted by address */
   uint32_t n, cap;
   uint64_t next;                            /* next free device address */
-  uint32_t gwgen;                           /* launches run with the races check (xgw.gen) */
+  uint32_t gwgen;                           /* launches run with the races check (plX_gw.gen) */
 };
 
 /* ---- decoded instructions ---------------------------------------------------------------- */
@@ -128,14 +128,14 @@ enum {
   XSR_CL_RANK, XSR_CL_NRANK, XSR_CL_CTAID_X, XSR_CL_CTAID_Y, XSR_CL_CTAID_Z, XSR_CL_NCTAID_X, XSR_CL_NCTAID_Y,
   XSR_CL_NCTAID_Z, XSR_CLID_X, XSR_CLID_Y, XSR_CLID_Z, XSR_NCLID_X, XSR_NCLID_Y, XSR_NCLID_Z, XSR_CL_EXPLICIT
 };
-/* where a waiting lane waits (xwarp.bid): a named barrier 0..15, or */
+/* where a waiting lane waits (plX_warp.bid): a named barrier 0..15, or */
 enum { XB_MBAR = 16, XB_CLUSTER = 17, XB_REGS = 18 };
 
 #define X_NOSLOT 0xffffffffu
 #define X_CHECK_TRACK 0x100u              /* internal check bit: proxy and swizzle tracking (Hopper) */
 #define X_DSM_SHIFT 24                    /* shared::cluster address = (rank + 1) << 24 | offset */
 
-typedef struct xins {
+typedef struct plX_ins {
   uint16_t op;
   uint8_t t, t2, t3;          /* instruction types (t: main, t2: source of cvt, ...) */
   uint8_t rnd, sub, sub2;     /* rounding; cmp / atomic op / mode; bool op / shape */
@@ -155,19 +155,19 @@ typedef struct xins {
   uint32_t chk;               /* opt-in register checks: first entry in xf->chk (reads, then writes) */
   uint16_t nrd, nwr;
   int32_t cache;              /* last global buffer hit */
-} xins;
+} plX_ins;
 
 /* an element function (isa_ops.h's last column): one lane's result from its sources' values (a, b, c:
 ** 64-bit slots, the unused ones junk); exec.c runs it for every active lane of an operation that has one */
-typedef uint64_t (*plX_elem_fn)(const xins *in, uint64_t a, uint64_t b, uint64_t c);
+typedef uint64_t (*plX_elem_fn)(const plX_ins *in, uint64_t a, uint64_t b, uint64_t c);
 
 #define X_MAXDEPTH 1024u                   /* calls a thread may nest when functions recurse */
 
 /* a register of the check lists: value slot, or predicate index | X_PREDBIT */
 #define X_PREDBIT 0x80000000u
 
-typedef struct xfunc {
-  xins *code; uint32_t ncode;
+typedef struct plX_func {
+  plX_ins *code; uint32_t ncode;
   uint32_t nslots, npreds;    /* value slots (registers, junk, constants); predicates (+ junk) */
   uint32_t nregslots;         /* slots that are registers (the rest are junk + constants) */
   uint64_t *consts; uint32_t nconsts;  /* values of slots nregslots+1 .. */
@@ -177,28 +177,28 @@ typedef struct xfunc {
   uint32_t nregs;
   uint32_t *slot_reg;         /* slot -> register id (for messages) */
   uint32_t *pred_reg;
-  char *msgs;                 /* X_UNSUP messages (at xins.off) */
-} xfunc;
+  char *msgs;                 /* X_UNSUP messages (at plX_ins.off) */
+} plX_func;
 
 /* a function the kernel reaches through calls (fns[0] is the kernel): its first pc, where its
-** statements are numbered (xins.stmt = sbase + index), and its parameters then its results in
+** statements are numbered (plX_ins.stmt = sbase + index), and its parameters then its results in
 ** ploc[ppar ...] (a .func's parameters live in each thread's local memory) */
-typedef struct xfn {
+typedef struct plX_fn {
   uint32_t func, sbase, nstmt, pc, ppar;
   /* a recursive function (rec): what a call saves for its outer activation and its return restores,
   ** per lane: its registers (regs: nv value slots, then np predicate indices) and its local bytes
   ** [llo, lhi) (parameters, results, variables) */
   uint32_t *regs, nv, np, llo, lhi;
   int rec;
-} xfn;
-typedef struct xfstk { uint8_t *p; size_t n, cap; } xfstk;   /* a thread's saved activations */
-typedef struct xploc { uint32_t off; uint8_t type, size; } xploc;
+} plX_fn;
+typedef struct plX_fstk { uint8_t *p; size_t n, cap; } plX_fstk;   /* a thread's saved activations */
+typedef struct plX_ploc { uint32_t off; uint8_t type, size; } plX_ploc;
 
 /* a variable's place: state space and offset (shared/local/param) or device address */
-typedef struct xvar { uint32_t name; uint8_t space; uint64_t addr; uint64_t size; } xvar;
+typedef struct plX_var { uint32_t name; uint8_t space; uint64_t addr; uint64_t size; } plX_var;
 
 /* ---- run state ---------------------------------------------------------------------------- */
-typedef struct xwarp {
+typedef struct plX_warp {
   uint64_t *R;                /* nslots x 32 */
   uint32_t *P;                /* npreds */
   uint32_t *rdef, *pdef;      /* opt-in: lanes that wrote each slot / predicate */
@@ -214,22 +214,22 @@ typedef struct xwarp {
   uint32_t exitpc;            /* last exit executed (for deadlock messages) */
   uint64_t clock;
   int idx;
-} xwarp;
+} plX_warp;
 
-typedef struct xwaiter { int warp; uint32_t mask; uint32_t d; int pred; } xwaiter;
+typedef struct plX_waiter { int warp; uint32_t mask; uint32_t d; int pred; } plX_waiter;
 
-typedef struct xbar {
+typedef struct plX_bar {
   uint32_t expected, arrived;  /* 0 expected: idle */
   uint32_t pc;                 /* first arrival (for messages) */
   uint32_t popc; int all, any;
-  PLB_VEC(xwaiter) red;        /* bar.red waiters: results written at completion */
-} xbar;
+  PLB_VEC(plX_waiter) red;        /* bar.red waiters: results written at completion */
+} plX_bar;
 
-typedef struct xcp { uint32_t grp, dst, n, pc; uint8_t data[16]; } xcp;  /* a pending cp.async */
-typedef struct xcpq { PLB_VEC(xcp) q; uint32_t head, gnext; } xcpq;
+typedef struct plX_cp { uint32_t grp, dst, n, pc; uint8_t data[16]; } plX_cp;  /* a pending cp.async */
+typedef struct plX_cpq { PLB_VEC(plX_cp) q; uint32_t head, gnext; } plX_cpq;
 
 /* ---- Hopper state (hopper.c) ---------------------------------------------------------- */
-typedef struct xmbar {
+typedef struct plX_mbar {
   uint32_t off;                /* shared offset of the 8-byte object */
   uint32_t expected, pending;  /* arrivals a phase needs (arrive_drop lowers it), still missing */
   int32_t tx;                  /* the transaction count of the current phase */
@@ -247,37 +247,37 @@ typedef struct xmbar {
   uint32_t dn, cur;            /* per (CTA rank, warp) of the cluster, 1 + its wgmma groups retired at its last arrive in this
                                   and in the last completed phase: two halves of h.nslot words at h.dnv.p + dn, cur: the
                                   half of this phase (arrivals from another CTA, through mapa, have slots of their own) */
-} xmbar;
+} plX_mbar;
 
 /* shared bytes [lo, hi) a wgmma.mma_async of warp `warp` reads through a descriptor, until a
 ** wgmma.wait_group covers its group (1-based, as wgg): writes there before are reported */
-typedef struct xwgrd {
+typedef struct plX_wgrd {
   uint32_t lo, hi, warp, group, pc;
   uint32_t rel;                /* 1 + the pc of an mbarrier arrive by that warp while the read was pending, 0 none */
   uint32_t rel_mb, rel_phase;  /* that arrive's mbarrier (shared offset) and phase */
   uint32_t rel_rank;           /* the cluster rank of that mbarrier's CTA (a remote arrive, a chain) */
   uint32_t acq;                /* warps of CTA rel_rank ordered after that arrive (a completed wait, directly or
                                   through a chain of mbarriers) but not after the wait_group */
-} xwgrd;
+} plX_wgrd;
 
 /* a bulk store (cp.async.bulk / .tensor / cp.reduce.async.bulk out of shared memory) in its bulk
 ** group: it reads shared [slo, shi) until a wait_group{.read} covers the group, writes global
 ** [glo, ghi) until a wait_group without .read does (the emulator copies at issue; these say when
 ** the program may touch those bytes) */
-typedef struct xbst {
+typedef struct plX_bst {
   uint32_t tid, grp, pc;       /* issuer (CTA-linear thread), its bulk group, the instruction */
   uint32_t slo, shi;           /* shared source bytes; slo == shi once checked as read */
   uint64_t glo, ghi;           /* global destination bytes */
-} xbst;
+} plX_bst;
 
-typedef struct xcta_hop {
-  PLB_VEC(xmbar) mb;
-  PLB_VEC(uint32_t) dnv;       /* the mbarriers' per-(CTA, warp) wait_group counts (xmbar.dn) */
+typedef struct plX_cta_hop {
+  PLB_VEC(plX_mbar) mb;
+  PLB_VEC(uint32_t) dnv;       /* the mbarriers' per-(CTA, warp) wait_group counts (plX_mbar.dn) */
   uint32_t nslot;              /* their slots: CTAs of the cluster x warps of a CTA */
   uint32_t mbdone;             /* mbarrier phases completed in this CTA (the mbarrier-init visibility check) */
-  PLB_VEC(xbst) bs;            /* bulk stores whose group no wait_group has covered */
+  PLB_VEC(plX_bst) bs;            /* bulk stores whose group no wait_group has covered */
   uint32_t *bg;                /* per thread, 3 words: bulk groups committed, completed (writes), source-read */
-  PLB_VEC(xwgrd) rd;           /* the wgmma operand reads not yet waited for */
+  PLB_VEC(plX_wgrd) rd;           /* the wgmma operand reads not yet waited for */
   uint8_t *psw;                /* per shared byte: 1 + the swizzle a TMA load wrote it with; 0 other writers */
   uint32_t *pw, *ps;           /* per shared byte: the generic writer (1 + its rank x threads + thread, rank: the
                                ** CTA it ran in, which may be another of the cluster) and its fence count then */
@@ -293,11 +293,11 @@ typedef struct xcta_hop {
                                ** it is ordered after (through mbarrier phases, transitively: what the arrivers knew) */
   uint32_t *nreg;              /* per warp: its setmaxnreg count */
   uint32_t *clarr;             /* per thread: 1 + the cluster-barrier phase it arrived in, 0 none */
-} xcta_hop;
+} plX_cta_hop;
 
 /* a copy into shared memory in flight (TMA load, bulk copy): it lands when every warp of the cluster
 ** waits (hopper.c), in each CTA of mask, with complete_tx on the mbarrier at the same offset */
-typedef struct xasync {
+typedef struct plX_async {
   uint32_t pc, tid, rank;      /* issued by: instruction, thread, CTA rank */
   uint32_t mask;               /* destination ranks */
   uint32_t lo, n;              /* shared bytes [lo, lo + n) of each destination */
@@ -306,32 +306,32 @@ typedef struct xasync {
   uint8_t *data, *valid;       /* n bytes, and which of them are written (NULL: all) */
   int sw;                      /* the swizzle of a TMA load (psw tracking), -1 none */
   int red, rdt;                /* cp.reduce.async.bulk into shared::cluster: the XA_* op (-1: a copy), PLB_TM_* type */
-} xasync;
+} plX_async;
 
 /* a tensor map a tensormap.replace produced (its 128 bytes after it), by thread tid of CTA cta, and
 ** when (seq); rel: the seq of the tensormap-proxy release that covers it, 0 none. A TMA through a map in
 ** global memory holding those bytes needs that release and an acquire of the map by its thread since. */
-typedef struct xtmimg { uint8_t b[128]; uint64_t cta, loc; uint32_t tid, pc, seq, epoch, rel; } xtmimg;  /* loc: where (space << 60 | address) */
-typedef struct xtmacq { uint64_t addr, cta; uint32_t tid, seq; } xtmacq;   /* fence.proxy.tensormap::generic.acquire */
+typedef struct plX_tmimg { uint8_t b[128]; uint64_t cta, loc; uint32_t tid, pc, seq, epoch, rel; } plX_tmimg;  /* loc: where (space << 60 | address) */
+typedef struct plX_tmacq { uint64_t addr, cta; uint32_t tid, seq; } plX_tmacq;   /* fence.proxy.tensormap::generic.acquire */
 
-typedef struct xhop {
+typedef struct plX_hop {
   int used;                    /* the kernel has Hopper instructions: tracking is on */
   int track;                   /* proxy and swizzle tracking arrays are kept */
   uint32_t cl[3], ncl;         /* cluster shape and size */
   int explicit_cl;
   uint32_t clphase, clcount;   /* barrier.cluster */
-  PLB_VEC(xasync) q;           /* copies in flight */
+  PLB_VEC(plX_async) q;           /* copies in flight */
   uint32_t budget;             /* setmaxnreg: registers per thread at launch */
   uint32_t gst;                /* bulk stores in flight writing global memory (the CTAs' bs): loads take the checked path */
-  PLB_VEC(xtmimg) tmi;         /* this launch's tensormap.replace results */
-  PLB_VEC(xtmacq) tacq;        /* and tensormap-proxy acquires */
+  PLB_VEC(plX_tmimg) tmi;         /* this launch's tensormap.replace results */
+  PLB_VEC(plX_tmacq) tacq;        /* and tensormap-proxy acquires */
   uint32_t tmseq;
   int scanned, has_wgmma;      /* the code was looked at once */
-} xhop;
+} plX_hop;
 
 /* the state of one CTA: its shared and local memory, warps, barriers and copies in flight. The CTAs
 ** of a cluster run together (emu.c), each with its own; e->C is the one executing. */
-typedef struct xcta {
+typedef struct plX_cta {
   uint32_t ctaid[3];
   uint64_t cta_linear;
   uint32_t rank;                            /* %cluster_ctarank */
@@ -340,20 +340,20 @@ typedef struct xcta {
   uint32_t *race_w, *race_r, *race_e;       /* race check: writer, reader, epoch per byte */
   uint32_t epoch;
   uint8_t *local;
-  xwarp *warps;
+  plX_warp *warps;
   uint64_t *Rall; uint32_t *Pall; uint32_t *rdefall, *pdefall;
-  xbar bars[16];
-  xcpq *cpq;                                /* per thread */
+  plX_bar bars[16];
+  plX_cpq *cpq;                                /* per thread */
   uint32_t *cstack, *cdepth;                /* per thread: maxdepth return pcs, and how many */
-  xfstk *fstk;                              /* per thread, when a function is recursive: saved activations */
+  plX_fstk *fstk;                              /* per thread, when a function is recursive: saved activations */
   uint32_t warp_cap;
   uint32_t cap_threads, cap_smem; unsigned cap_checks;   /* what the buffers were made for */
   int done;                                 /* every thread exited */
   int racc;                                 /* an access of another CTA to its shared memory not yet ordered before its exit */
   uint32_t racc_stmt, racc_rank, racc_tid, racc_cl, racc_off;   /* that access (emu.c: plX__exited) */
   const char *racc_what;
-  xcta_hop h;                               /* mbarriers, proxy and swizzle tracking (hopper.c) */
-} xcta;
+  plX_cta_hop h;                               /* mbarriers, proxy and swizzle tracking (hopper.c) */
+} plX_cta;
 
 struct plX_emu {
   const plI_module *m;
@@ -361,9 +361,9 @@ struct plX_emu {
   plX_mem *mem;
   int status;
   plB_buf err;
-  xfunc xf;
+  plX_func xf;
   /* layout */
-  xvar *vars; uint32_t nvars;
+  plX_var *vars; uint32_t nvars;
   uint32_t *gbufs; uint32_t ngbufs;        /* device addresses of module .global/.const vars */
   uint64_t *gaddr;
   uint32_t smem_static, smem_align, dyn_off; int has_dyn;
@@ -372,8 +372,8 @@ struct plX_emu {
   uint8_t *pblock; uint32_t psize;
   uint8_t *pset;                            /* which parameters were set */
   /* .func: the functions reached by calls, and each thread's call stack of return pcs */
-  xfn *fns; uint32_t nfns;
-  xploc *ploc; uint32_t nploc;
+  plX_fn *fns; uint32_t nfns;
+  plX_ploc *ploc; uint32_t nploc;
   uint32_t entry_pc;                        /* the kernel's first instruction (callees come first) */
   int dfn;                                  /* while decoding: the function (index in fns) */
   uint32_t maxdepth;                        /* the deepest call chain (X_MAXDEPTH with recursion) */
@@ -386,7 +386,7 @@ struct plX_emu {
   uint64_t sample;                          /* run only this many clusters (0: all) */
   plB_buf deferred;                         /* the first opt-in report: made if no always-on one */
   int ndeferred;                            /* opt-in reports this run (the first one is kept) */
-  struct xregion *regions;                  /* where copies into shared memory may write (emu.c) */
+  struct plX_region *regions;                  /* where copies into shared memory may write (emu.c) */
   uint32_t nregions, cregions;
   int64_t trace_cta, trace_thread;
   int trace_warp;                           /* trace the whole warp of trace_thread */
@@ -395,17 +395,17 @@ struct plX_emu {
   /* the CTAs of the cluster being run (one without clusters); C is the one executing */
   uint32_t nthreads, nwarps;
   uint32_t smem_size;
-  xcta *ctas; uint32_t nctas_cap;
-  xcta *C;
-  xhop H;                                   /* Hopper state shared by the cluster (hopper.c) */
-  /* the races check on global memory (xgw) */
+  plX_cta *ctas; uint32_t nctas_cap;
+  plX_cta *C;
+  plX_hop H;                                   /* Hopper state shared by the cluster (hopper.c) */
+  /* the races check on global memory (plX_gw) */
   uint32_t clser;                           /* clusters run in this launch */
   uint32_t gbars;                           /* barrier, mbarrier-phase and cluster-barrier completions */
   uint32_t *gsync; uint64_t ngsync;         /* per CTA (linear id): fences, atomics, strong ld/st executed */
   uint32_t *gpf;                            /* per CTA: fence.proxy.async covering global executed (in gsync's block) */
-  xgev *gev; uint32_t ngev, cgev;           /* this launch's access events */
+  plX_gev *gev; uint32_t ngev, cgev;           /* this launch's access events */
   uint32_t *gevc; uint32_t cgevc;           /* per thread of the cluster (rank * nthreads + tid): its last event */
-  struct xrpend *rpend; uint32_t crpend, nrpend;   /* races check: per thread of the cluster, a held-back report (emu.c) */
+  struct plX_rpend *rpend; uint32_t crpend, nrpend;   /* races check: per thread of the cluster, a held-back report (emu.c) */
 };
 
 /* ---- inline accessors ------------------------------------------------------------------------ */
@@ -416,7 +416,7 @@ struct plX_emu {
   else { while (_m) { int l = __builtin_ctz(_m); _m &= _m - 1; __VA_ARGS__; } } } while (0)
 
 /* the 32 lanes of value slot x in warp w */
-static inline uint64_t *wslot(const xwarp *w, uint32_t x) { return w->R + (size_t)x * 32; }
+static inline uint64_t *wslot(const plX_warp *w, uint32_t x) { return w->R + (size_t)x * 32; }
 
 static inline float f32(uint64_t v) { float f; uint32_t u = (uint32_t)v; memcpy(&f, &u, 4); return f; }
 static inline uint64_t b32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
@@ -430,7 +430,7 @@ static inline int tb(int t) { return plB_type_info[t].bits; }
 static inline int tsig(int t) { return plB_type_info[t].cls == PLT_CS; }
 static inline uint32_t pmerge(uint32_t old, uint32_t v, uint32_t em) { return (old & ~em) | (v & em); }
 
-static inline uint64_t addr_of(const xins *in, const xwarp *w, int l) {
+static inline uint64_t addr_of(const plX_ins *in, const plX_warp *w, int l) {
   uint64_t base = w->R[(size_t)in->abase * 32 + (size_t)l];
   if (in->abits == 32) base = (uint32_t)base;
   return base + (uint64_t)in->off;
