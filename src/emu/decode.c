@@ -4,7 +4,13 @@
 ** emulated" when executed. Each statement then binds its operands (dec_ops).
 ** Registers become value slots (64 bits per lane) or predicates (one bit per lane); immediates and
 ** symbol addresses become constant slots, so every operand is a slot and no lane loop branches. */
-#include "emu_impl.h"
+#include "state.h"
+#include "fail.h"
+#include "layout.h"
+#include "decode.h"
+#include "exec.h"
+#include "fp.h"
+#include "mma.h"
 #include "isa.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +27,7 @@ typedef struct toks {
 
 typedef struct D {
   plX_emu *e;
-  xfunc *x;
+  plX_func *x;
   const plI_module *m;
   const plI_func *f;
   uint32_t *labelpc;            /* string id -> pc + 1 */
@@ -29,7 +35,7 @@ typedef struct D {
   ** LAB_WAIT in every copy of a wait loop): (name, block) -> pc + 1, and each block's parent; a
   ** branch finds the innermost block around it that places the name */
   uint8_t *ldup; uint64_t *lkey; uint32_t *lval, lcap; uint32_t *bpar, nblk, bcur;
-  xins *tmpl; uint8_t *have; uint32_t ntmpl;       /* opcode id -> its modifiers, decoded once */
+  plX_ins *tmpl; uint8_t *have; uint32_t ntmpl;       /* opcode id -> its modifiers, decoded once */
   uint64_t *ckey; uint32_t *cval; uint32_t ccap;   /* constant value -> slot */
   uint32_t rd[320], wr[320]; int nrd, nwr;         /* registers this instruction reads, writes (a wgmma
                                                    ** m64n256 f32: 128 accumulators each way) */
@@ -191,7 +197,7 @@ static void bad(D *d, const char *fmt, const char *arg) {
 }
 
 static uint32_t cslot(D *d, uint64_t v) {
-  xfunc *x = d->x;
+  plX_func *x = d->x;
   if (x->nconsts * 2 >= d->ccap) {
     uint32_t nc = d->ccap ? d->ccap * 2 : 256;
     uint64_t *nk = calloc(nc, sizeof *nk); uint32_t *nv = calloc(nc, sizeof *nv);
@@ -274,8 +280,8 @@ static int fvar_addr(D *d, uint32_t name, uint8_t *sp, uint64_t *a) {
   if (pick < 0) pick = any;
   if (pick < 0) return plX__var_addr(d->e, name, sp, a);
   plX_emu *e = d->e;
-  if (e->dfn == 0) { const xvar *x = &e->vars[e->m->globals.n + (uint32_t)pick]; *sp = x->space; *a = x->addr; return 1; }
-  const xfn *fn = &e->fns[e->dfn];
+  if (e->dfn == 0) { const plX_var *x = &e->vars[e->m->globals.n + (uint32_t)pick]; *sp = x->space; *a = x->addr; return 1; }
+  const plX_fn *fn = &e->fns[e->dfn];
   *sp = XS_LOCAL; *a = e->ploc[fn->ppar + f->params.n + f->rets.n + (uint32_t)pick].off;
   return 1;
 }
@@ -334,7 +340,7 @@ static uint32_t pdst(D *d, const plI_opnd *o) {
 }
 
 static uint32_t vpush(D *d, uint32_t s) {
-  xfunc *x = d->x;
+  plX_func *x = d->x;
   if (x->nvslots == x->cvslots) {
     uint32_t nc = x->cvslots ? x->cvslots * 2 : 256;
     uint32_t *p = realloc(x->vslots, nc * sizeof *p);
@@ -362,7 +368,7 @@ static int vvec(D *d, const plI_opnd *o, int n, int dest, int t, uint32_t *first
 }
 
 /* [base + off]: the base register (or the zero constant) and the offset; symbols resolved */
-static void vaddr(D *d, const plI_opnd *o, xins *in, int space) {
+static void vaddr(D *d, const plI_opnd *o, plX_ins *in, int space) {
   if (o->kind != PLO_ADDR) { bad(d, "an address operand of this kind%s", ""); return; }
   int64_t off = (int64_t)o->v;
   in->abits = 64;
@@ -422,7 +428,7 @@ static int sreg_id(const char *s) {
 static int isfloat(int t) { return t > PLT_NONE && t < PLT__COUNT && plB_type_info[t].cls == PLT_CF; }
 static int tbits(int t) { return t > PLT_NONE && t < PLT__COUNT ? plB_type_info[t].bits : 0; }
 
-static int unsup(D *d, xins *in, const char *detail) {
+static int unsup(D *d, plX_ins *in, const char *detail) {
   in->op = X_UNSUP;
   in->off = (int64_t)d->msgs.n;
   plB_buf_printf(&d->msgs, "%s is not emulated", d->opc);
@@ -459,7 +465,7 @@ static int local_param(D *d, uint32_t name, uint64_t *bytes, const char **role) 
 /* an ld.param / st.param of a function's own .param variable past its bytes: each is a variable of
 ** its own (its neighbours in the emulator's local memory are no part of it), so the access is out
 ** of range: reported when it runs, as an unsupported instruction is */
-static int param_range(D *d, xins *in, const plI_opnd *o) {
+static int param_range(D *d, plX_ins *in, const plI_opnd *o) {
   uint64_t bytes;
   const char *role;
   if (!(o->flags & PLOF_BASE_SYM) || !local_param(d, o->id, &bytes, &role)) return 0;
@@ -489,8 +495,8 @@ static int param_range(D *d, xins *in, const plI_opnd *o) {
 ** the modifiers its operation takes and sets op (the form's own, or the one it refines to), types,
 ** rounding, flags, sub-operations, space and vector width; X_UNSUP (with its message) when a
 ** modifier is not understood. A decoder returns 0 after unsup(). */
-typedef int (*decfn)(D *d, toks *k, xins *in, int op);
-#define DEC(name) static int dec_##name(D *d, toks *k, xins *in, int op)
+typedef int (*decfn)(D *d, toks *k, plX_ins *in, int op);
+#define DEC(name) static int dec_##name(D *d, toks *k, plX_ins *in, int op)
 
 /* a form the emulator does not run, and the rows no form names */
 DEC(none) { (void)k; (void)op; return unsup(d, in, ""); }
@@ -1108,7 +1114,7 @@ static const uint8_t ARITY[X__COUNT] = {
 };
 _Static_assert((int)X__COUNT == (int)PLA_OP__COUNT, "the emulator's operations are the ISA's (isa_ops.h)");
 
-static int dec_mods(D *d, xins *in, const plA_res *r) {
+static int dec_mods(D *d, plX_ins *in, const plA_res *r) {
   toks K, *k = &K;
   if (!r || !fill_toks(r, k)) return unsup(d, in, "");
   int op = r->op;
@@ -1152,7 +1158,7 @@ static int fn_index(const plX_emu *e, int func);
 /* the operands of an operation with an arity (isa_ops.h): the first the destination, the others
 ** the sources a, b, c, e, each of the type its spec in the form gives (the instruction's type
 ** where the spec says any) */
-static int bind_spec(D *d, const plI_opnd *O, int n, xins *in, const plA_res *r) {
+static int bind_spec(D *d, const plI_opnd *O, int n, plX_ins *in, const plA_res *r) {
   uint8_t idx[PLA_MAXOPS];
   const plA_opspec *ops = NULL;
   for (int a = 0; r && a <= r->nalt && !ops; a++) {
@@ -1169,7 +1175,7 @@ static int bind_spec(D *d, const plI_opnd *O, int n, xins *in, const plA_res *r)
   return 1;
 }
 
-static int dec_ops(D *d, const plI_stmt *s, xins *in, const plA_res *r) {
+static int dec_ops(D *d, const plI_stmt *s, plX_ins *in, const plA_res *r) {
   const plI_opnd *O = d->m->opnds.p ? &d->m->opnds.p[s->ops] : NULL;   /* a module of operand-less statements has none */
   int n = s->nops, t = in->t, t2 = in->t2;
 #define DST(i) (in->d = vdst(d, &O[i]))
@@ -1416,7 +1422,7 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in, const plA_res *r) {
     NEED(O[2].kind == PLO_IMM && (O[2].v == 4 || O[2].v == 8 || O[2].v == 16), "copy size");
     in->vec = (uint8_t)O[2].v;
     vaddr(d, &O[0], in, XS_SHARED);
-    xins src; memset(&src, 0, sizeof src);
+    plX_ins src; memset(&src, 0, sizeof src);
     vaddr(d, &O[1], &src, XS_GLOBAL);
     in->a = src.abase; in->t3 = src.abits; in->off2 = src.off;   /* the source address */
     in->b = n == 4 ? vsrc(d, &O[3], PLT_U32) : cslot(d, O[2].v);
@@ -1464,7 +1470,7 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in, const plA_res *r) {
     }
     if (sm) vaddr(d, sm, in, XS_SHARED);
     if (mb) {
-      xins mt; memset(&mt, 0, sizeof mt);
+      plX_ins mt; memset(&mt, 0, sizeof mt);
       vaddr(d, mb, &mt, XS_SHARED);
       in->e = mt.abase; in->rnd = mt.abits; in->target = (uint32_t)mt.off;
     }
@@ -1477,13 +1483,13 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in, const plA_res *r) {
     int k = 0;
     if (in->sub == 4) { NEED(n == 2 || n == 3, "operand count"); }
     else { NEED(n >= 3, "operand count"); vaddr(d, &O[k++], in, in->sub <= 1 || in->sub == 5 ? XS_SHARED : XS_GLOBAL); }
-    xins src; memset(&src, 0, sizeof src);
+    plX_ins src; memset(&src, 0, sizeof src);
     vaddr(d, &O[k++], &src, in->sub == 0 || in->sub == 4 ? XS_GLOBAL : XS_SHARED);
     in->a = src.abase; in->t3 = src.abits; in->off2 = src.off;
     SRC(b, k, PLT_U32); k++;
     if (in->sub <= 1 || in->sub == 5) {
       NEED(n > k, "operand count");
-      xins mt; memset(&mt, 0, sizeof mt);
+      plX_ins mt; memset(&mt, 0, sizeof mt);
       vaddr(d, &O[k++], &mt, XS_SHARED);
       in->e = mt.abase; in->rnd = mt.abits; in->target = (uint32_t)mt.off;
     }
@@ -1558,7 +1564,7 @@ static int dec_ops(D *d, const plI_stmt *s, xins *in, const plA_res *r) {
   case X_TMAP:
     if (in->sub == XTM_CP) {                                       /* [dst], [src], 128 */
       NOPS(3); vaddr(d, &O[0], in, XS_GLOBAL);
-      xins src; memset(&src, 0, sizeof src);
+      plX_ins src; memset(&src, 0, sizeof src);
       vaddr(d, &O[1], &src, XS_SHARED);
       in->a = src.abase; in->t3 = src.abits; in->off2 = src.off;
       NEED(O[2].kind == PLO_IMM && O[2].v == 128, "a size other than 128");
@@ -1591,7 +1597,7 @@ static int is_directive(const char *s) {
 }
 
 static int chk_push(D *d, uint32_t v) {
-  xfunc *x = d->x;
+  plX_func *x = d->x;
   if (x->nchk == x->cchk) {
     uint32_t nc = x->cchk ? x->cchk * 2 : 1024;
     uint32_t *p = realloc(x->chk, nc * sizeof *p);
@@ -1699,7 +1705,7 @@ static int reach_fns(plX_emu *e, uint8_t **reachp) {
     e->fns[i].llo = (uint32_t)loc;
     for (uint32_t j = 0; j < f->params.n + f->rets.n; j++) {
       const plI_var *v = j < f->params.n ? &f->params.p[j] : &f->rets.p[j - f->params.n];
-      xploc *p = &e->ploc[e->fns[i].ppar + j];
+      plX_ploc *p = &e->ploc[e->fns[i].ppar + j];
       uint32_t b = plB_type_info[v->type].bits;
       uint32_t es = b < 8 ? 1 : b / 8;
       uint32_t al = v->align > es ? v->align : es;   /* .param .align 8 .b8 p[16]: a struct by value */
@@ -1710,7 +1716,7 @@ static int reach_fns(plX_emu *e, uint8_t **reachp) {
     /* then its variables: .local ones and the .param ones of its calls (x.ploc after the results) */
     for (uint32_t j = 0; j < f->vars.n; j++) {
       const plI_var *v = &f->vars.p[j];
-      xploc *p = &e->ploc[e->fns[i].ppar + f->params.n + f->rets.n + j];
+      plX_ploc *p = &e->ploc[e->fns[i].ppar + f->params.n + f->rets.n + j];
       uint32_t b = plB_type_info[v->type].bits;
       uint64_t es = b < 8 ? 1 : b / 8, al = v->align ? v->align : es;
       uint64_t cnt = v->count == UINT64_MAX ? 0 : (v->count ? v->count : 1);
@@ -1738,7 +1744,7 @@ static int fn_index(const plX_emu *e, int func) {
 
 int plX__decode(plX_emu *e) {
   const plI_module *m = e->m;
-  xfunc *x = &e->xf;
+  plX_func *x = &e->xf;
   D dd; memset(&dd, 0, sizeof dd);
   D *d = &dd;
   d->e = e; d->x = x; d->m = m;
@@ -1781,7 +1787,7 @@ int plX__decode(plX_emu *e) {
   }
   /* a recursive function's registers: its value slots, then its predicates (what a call saves) */
   for (uint32_t k = 1; k < e->nfns; k++) {
-    xfn *fn = &e->fns[k];
+    plX_fn *fn = &e->fns[k];
     if (!fn->rec) continue;
     uint32_t cnt = 0;
     for (uint32_t i = 0; i < m->regs.n; i++) if (m->regs.p[i].func == fn->func && x->slot_of[i] != X_NOSLOT) cnt++;
@@ -1836,7 +1842,7 @@ int plX__decode(plX_emu *e) {
     else if (d->ldup && is_brace(m, s, '}')) d->bcur = d->bpar[d->bcur];
     if (s->kind == PLS_LABEL) continue;
     if (s->kind == PLS_RAW && is_directive(plI_cstr(m, s->opc))) continue;
-    xins *in = &x->code[pc++];
+    plX_ins *in = &x->code[pc++];
     memset(in, 0, sizeof *in);
     in->stmt = sbase + i; in->guard = -1; in->cache = -1;
     in->a = in->b = in->c = in->e = in->d = in->d2 = X_NOSLOT;
@@ -1852,7 +1858,7 @@ int plX__decode(plX_emu *e) {
     if (s->opc >= d->ntmpl) {
       uint32_t nn = d->ntmpl ? d->ntmpl : 64;
       while (nn <= s->opc) nn *= 2;
-      xins *nt = realloc(d->tmpl, nn * sizeof *nt);
+      plX_ins *nt = realloc(d->tmpl, nn * sizeof *nt);
       uint8_t *nh = realloc(d->have, nn);
       if (nt) d->tmpl = nt;
       if (nh) d->have = nh;
@@ -1861,13 +1867,13 @@ int plX__decode(plX_emu *e) {
       d->tmpl = nt; d->have = nh; d->ntmpl = nn;
     }
     if (!d->have[s->opc]) {                       /* phase 1, once per opcode text */
-      xins t; memcpy(&t, in, sizeof t);
+      plX_ins t; memcpy(&t, in, sizeof t);
       dec_mods(d, &t, res);
       d->tmpl[s->opc] = t;
       d->have[s->opc] = 1;
     }
     {
-      const xins *t = &d->tmpl[s->opc];
+      const plX_ins *t = &d->tmpl[s->opc];
       in->op = t->op; in->t = t->t; in->t2 = t->t2; in->t3 = t->t3; in->rnd = t->rnd; in->sub = t->sub;
       in->sub2 = t->sub2; in->space = t->space; in->vec = t->vec; in->fl = t->fl; in->gsync = t->gsync;
       if (t->op == X_UNSUP) in->off = t->off;
@@ -1884,7 +1890,7 @@ int plX__decode(plX_emu *e) {
     for (int j = 0; j < d->nwr; j++) chk_push(d, d->wr[j]);
   }
   /* the end of the function: an implicit exit (the kernel) or ret (a .func) */
-  xins *end = &x->code[pc++];
+  plX_ins *end = &x->code[pc++];
   memset(end, 0, sizeof *end);
   end->op = fi ? X_RET : X_EXIT; end->guard = -1; end->cache = -1; end->sub = 1;   /* sub 1: the end of the body */
   end->stmt = f->stmts.n ? sbase + f->stmts.n - 1 : X_NOSLOT;
@@ -1895,7 +1901,7 @@ int plX__decode(plX_emu *e) {
   x->nslots = x->nregslots + 1 + x->nconsts;
   /* operand fields an instruction does not use name the junk slot: every field is a valid slot */
   for (uint32_t i = 0; i < x->ncode; i++) {
-    xins *in = &x->code[i];
+    plX_ins *in = &x->code[i];
     uint32_t js = x->nregslots, jp = x->npreds - 1;
     if (in->a == X_NOSLOT) in->a = js;
     if (in->b == X_NOSLOT && in->op != X_BAR) in->b = js;   /* a barrier without a thread count keeps it */

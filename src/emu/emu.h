@@ -92,6 +92,15 @@ int  plX_add_region(plX_emu *e, const char *var, const char *name, uint32_t offs
 int  plX_run(plX_emu *e);                                      /* 0 ok, else plX_error says why */
 void plX_get_stats(const plX_emu *e, plX_stats *s);
 
+/* Floating-point element values as the emulator computes them. The formats: */
+enum { PLX_FP_F16, PLX_FP_BF16, PLX_FP_TF32, PLX_FP_F32, PLX_FP_F64, PLX_FP_E4M3, PLX_FP_E5M2 };
+/* the format of elements of type `type` (PLT_*; a packed pair: its halves'), -1 for no float */
+int      plX_fp_format(int type);
+/* the bits of x in format fmt, rounded to nearest even once from the exact value */
+uint64_t plX_fp_round(int fmt, double x);
+/* the value of bits in format fmt */
+double   plX_fp_value(int fmt, uint64_t bits);
+
 /* A tensor map for TMA (cp.async.bulk.tensor), the emulator's own 128-byte encoding (the real
 ** CUtensorMap is opaque): dtype a PLB_TM_* code (driver.h), dims innermost first, strides in bytes of
 ** dims 1..rank-1, box and element strides per dim, swizzle PLSM_SW_*. Validated as

@@ -1,7 +1,15 @@
 /* exec.c -- one instruction for the active lanes of a warp: a switch on the decoded operation,
 ** each case a tight loop over the lanes (fast paths inline, the rest in ops.c). Also loads,
 ** stores, atomics, cp.async queues and the warp-synchronous instructions. */
-#include "emu_impl.h"
+#include "state.h"
+#include "fail.h"
+#include "mem.h"
+#include "race.h"
+#include "exec.h"
+#include "ops.h"
+#include "fp.h"
+#include "mma.h"
+#include "hooks.h"
 #include <stdlib.h>
 #include <math.h>
 #include <float.h>
@@ -20,7 +28,7 @@ static inline void store(uint8_t *p, uint64_t v, int bytes) { memcpy(p, &v, (siz
 
 /* ---- .func calls: a per-thread stack of return pcs; parameters and results in local memory ---- */
 /* the bytes of a .func's parameter or result k (of params then rets) */
-static uint64_t fn_pbytes(const plX_emu *e, const xfn *fn, uint32_t k) {
+static uint64_t fn_pbytes(const plX_emu *e, const plX_fn *fn, uint32_t k) {
   const plI_func *cf = &e->m->funcs.p[fn->func];
   const plI_var *v = k < cf->params.n ? &cf->params.p[k] : &cf->rets.p[k - cf->params.n];
   return (uint64_t)e->ploc[fn->ppar + k].size * (v->count ? v->count : 1);
@@ -29,8 +37,8 @@ static uint64_t fn_pbytes(const plX_emu *e, const xfn *fn, uint32_t k) {
 /* a recursive function's activation of lane l (thread tid): its registers and local bytes, pushed
 ** on the thread's stack by a call (the callee's outer activation, when it has one, lives on) and popped
 ** by the return; 0, or 1 out of memory */
-static int frame_push(plX_emu *e, xwarp *w, const xfn *fn, int l, uint32_t tid) {
-  xfstk *f = &e->C->fstk[tid];
+static int frame_push(plX_emu *e, plX_warp *w, const plX_fn *fn, int l, uint32_t tid) {
+  plX_fstk *f = &e->C->fstk[tid];
   size_t need = (size_t)fn->nv * 8 + fn->np + (fn->lhi - fn->llo);
   if (f->cap - f->n < need) {
     size_t nc = f->cap ? f->cap * 2 : 256;
@@ -40,18 +48,18 @@ static int frame_push(plX_emu *e, xwarp *w, const xfn *fn, int l, uint32_t tid) 
     f->p = p; f->cap = nc;
   }
   uint8_t *q = f->p + f->n;
-  for (uint32_t i = 0; i < fn->nv; i++) { uint64_t v = S(fn->regs[i])[l]; memcpy(q, &v, 8); q += 8; }
+  for (uint32_t i = 0; i < fn->nv; i++) { uint64_t v = wslot(w, fn->regs[i])[l]; memcpy(q, &v, 8); q += 8; }
   for (uint32_t i = 0; i < fn->np; i++) *q++ = (uint8_t)(w->P[fn->regs[fn->nv + i]] >> l & 1);
   memcpy(q, e->C->local + (size_t)tid * e->local_size + fn->llo, fn->lhi - fn->llo);
   f->n += need;
   return 0;
 }
-static void frame_pop(plX_emu *e, xwarp *w, const xfn *fn, int l, uint32_t tid) {
-  xfstk *f = &e->C->fstk[tid];
+static void frame_pop(plX_emu *e, plX_warp *w, const plX_fn *fn, int l, uint32_t tid) {
+  plX_fstk *f = &e->C->fstk[tid];
   size_t need = (size_t)fn->nv * 8 + fn->np + (fn->lhi - fn->llo);
   f->n -= need;
   const uint8_t *q = f->p + f->n;
-  for (uint32_t i = 0; i < fn->nv; i++) { memcpy(&S(fn->regs[i])[l], q, 8); q += 8; }
+  for (uint32_t i = 0; i < fn->nv; i++) { memcpy(&wslot(w, fn->regs[i])[l], q, 8); q += 8; }
   for (uint32_t i = 0; i < fn->np; i++) {
     uint32_t *P = &w->P[fn->regs[fn->nv + i]];
     *P = (*P & ~(1u << l)) | (uint32_t)*q++ << l;
@@ -59,10 +67,10 @@ static void frame_pop(plX_emu *e, xwarp *w, const xfn *fn, int l, uint32_t tid) 
   memcpy(e->C->local + (size_t)tid * e->local_size + fn->llo, q, fn->lhi - fn->llo);
 }
 
-int plX__call(plX_emu *e, xwarp *w, const xins *in, uint32_t pc, uint32_t em) {
-  const xfn *fn = &e->fns[in->c];
+int plX__call(plX_emu *e, plX_warp *w, const plX_ins *in, uint32_t pc, uint32_t em) {
+  const plX_fn *fn = &e->fns[in->c];
   const uint32_t *vs = e->xf.vslots + in->vs + in->sub;          /* the arguments follow the results */
-  LANES(em, {
+  LANES(l, em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
     if (e->C->cdepth[tid] >= e->maxdepth) {
       char msg[160];
@@ -74,22 +82,22 @@ int plX__call(plX_emu *e, xwarp *w, const xins *in, uint32_t pc, uint32_t em) {
     e->C->cstack[(size_t)tid * e->maxdepth + e->C->cdepth[tid]++] = pc + 1;
     uint8_t *loc = e->C->local + (size_t)tid * e->local_size;
     for (int k = 0; k < in->sub2; k++) {
-      const xploc *p = &e->ploc[fn->ppar + (uint32_t)k];
+      const plX_ploc *p = &e->ploc[fn->ppar + (uint32_t)k];
       if (vs[k] & X_PREDBIT) memmove(loc + p->off, loc + (vs[k] & ~X_PREDBIT), fn_pbytes(e, fn, (uint32_t)k));  /* a .param variable */
-      else store(loc + p->off, S(vs[k])[l], p->size);
+      else store(loc + p->off, wslot(w, vs[k])[l], p->size);
     }
   });
   return 0;
 }
 
-uint32_t plX__ret(plX_emu *e, xwarp *w, uint32_t em) {
+uint32_t plX__ret(plX_emu *e, plX_warp *w, uint32_t em) {
   uint32_t exited = 0;
-  LANES(em, {
+  LANES(l, em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
     if (!e->C->cdepth[tid]) { exited |= 1u << l; continue; }       /* no caller: the kernel's ret */
     uint32_t rp = e->C->cstack[(size_t)tid * e->maxdepth + --e->C->cdepth[tid]];
-    const xins *call = &e->xf.code[rp - 1];
-    const xfn *fn = &e->fns[call->c];
+    const plX_ins *call = &e->xf.code[rp - 1];
+    const plX_fn *fn = &e->fns[call->c];
     const uint32_t *vs = e->xf.vslots + call->vs;
     uint8_t *loc = e->C->local + (size_t)tid * e->local_size;
     if (fn->rec) {                                /* the results read, the outer activation restored, the results written */
@@ -104,10 +112,10 @@ uint32_t plX__ret(plX_emu *e, xwarp *w, uint32_t em) {
       frame_pop(e, w, fn, l, tid);
       q = t;
       for (int k = 0; k < call->sub; k++) {
-        const xploc *p = &e->ploc[fn->ppar + call->sub2 + (uint32_t)k];
+        const plX_ploc *p = &e->ploc[fn->ppar + call->sub2 + (uint32_t)k];
         uint64_t nb = fn_pbytes(e, fn, call->sub2 + (uint32_t)k);
         if (vs[k] & X_PREDBIT) memcpy(loc + (vs[k] & ~X_PREDBIT), q, nb);
-        else { S(vs[k])[l] = load_ext(q, p->type); if (w->rdef) w->rdef[vs[k]] |= 1u << l; }
+        else { wslot(w, vs[k])[l] = load_ext(q, p->type); if (w->rdef) w->rdef[vs[k]] |= 1u << l; }
         q += nb;
       }
       if (t != tmp) free(t);
@@ -115,9 +123,9 @@ uint32_t plX__ret(plX_emu *e, xwarp *w, uint32_t em) {
       continue;
     }
     for (int k = 0; k < call->sub; k++) {
-      const xploc *p = &e->ploc[fn->ppar + call->sub2 + (uint32_t)k];
+      const plX_ploc *p = &e->ploc[fn->ppar + call->sub2 + (uint32_t)k];
       if (vs[k] & X_PREDBIT) { memmove(loc + (vs[k] & ~X_PREDBIT), loc + p->off, fn_pbytes(e, fn, call->sub2 + (uint32_t)k)); continue; }
-      S(vs[k])[l] = load_ext(loc + p->off, p->type);
+      wslot(w, vs[k])[l] = load_ext(loc + p->off, p->type);
       if (w->rdef) w->rdef[vs[k]] |= 1u << l;
     }
     w->pc[l] = rp;
@@ -135,15 +143,15 @@ static const uint8_t *host_at(plX_emu *e, uint64_t a, uint32_t tid, uint64_t *av
   }
   if (a >= X_SH_BASE && a - X_SH_BASE < e->smem_size) { *avail = e->smem_size - (a - X_SH_BASE); return e->C->smem + (a - X_SH_BASE); }
   int32_t c = -1;
-  xbuf *b = plX__find(e->mem, a, &c);
+  plX_buf *b = plX__find(e->mem, a, &c);
   if (!b || a < b->addr || a - b->addr >= b->size) return NULL;
   *avail = b->size - (a - b->addr);
   return b->p + (a - b->addr);
 }
 
 /* a 64-bit argument of the call: a register, or a .param variable's bytes */
-static uint64_t call_arg(plX_emu *e, xwarp *w, uint32_t v, int l, uint32_t tid) {
-  if (!(v & X_PREDBIT)) return S(v)[l];
+static uint64_t call_arg(plX_emu *e, plX_warp *w, uint32_t v, int l, uint32_t tid) {
+  if (!(v & X_PREDBIT)) return wslot(w, v)[l];
   uint64_t x; memcpy(&x, e->C->local + (size_t)tid * e->local_size + (v & ~X_PREDBIT), 8);
   return x;
 }
@@ -152,7 +160,7 @@ static uint64_t call_arg(plX_emu *e, xwarp *w, uint32_t v, int l, uint32_t tid) 
 ** thread's local memory), each at a multiple of its size: int-sized conversions 4 bytes (8 with l, ll,
 ** j, z, t), floating point 8 (a double), %s and %p 8 (an address; %s reads a NUL-terminated string).
 ** Returns the arguments consumed, -1 for a null format; an argument past the buffer is an error */
-static int vprintf_one(plX_emu *e, const xins *in, xwarp *w, int l, uint32_t tid, uint64_t fa, uint64_t aa, plB_buf *out) {
+static int vprintf_one(plX_emu *e, const plX_ins *in, plX_warp *w, int l, uint32_t tid, uint64_t fa, uint64_t aa, plB_buf *out) {
   uint64_t fav, aav = 0;
   if (!fa) return -1;
   const uint8_t *f = host_at(e, fa, tid, &fav);
@@ -230,10 +238,10 @@ past: {
   }
 }
 
-int plX__vprintf(plX_emu *e, xwarp *w, const xins *in, uint32_t em) {
+int plX__vprintf(plX_emu *e, plX_warp *w, const plX_ins *in, uint32_t em) {
   const uint32_t *vs = e->xf.vslots + in->vs;    /* the result, then the format and the argument buffer */
   plB_buf out; plB_buf_init(&out);
-  LANES(em, {
+  LANES(l, em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
     out.n = 0;
     int r = vprintf_one(e, in, w, l, tid, call_arg(e, w, vs[in->sub], l, tid), call_arg(e, w, vs[in->sub + 1], l, tid), &out);
@@ -242,7 +250,7 @@ int plX__vprintf(plX_emu *e, xwarp *w, const xins *in, uint32_t em) {
     if (in->sub) {
       uint32_t v = vs[0];
       if (v & X_PREDBIT) { int32_t x = r; memcpy(e->C->local + (size_t)tid * e->local_size + (v & ~X_PREDBIT), &x, 4); }
-      else { S(v)[l] = (uint32_t)r; if (w->rdef) w->rdef[v] |= 1u << l; }
+      else { wslot(w, v)[l] = (uint32_t)r; if (w->rdef) w->rdef[v] |= 1u << l; }
     }
   });
   plB_buf_free(&out);
@@ -251,9 +259,9 @@ int plX__vprintf(plX_emu *e, xwarp *w, const xins *in, uint32_t em) {
 }
 
 void plX__cp_complete(plX_emu *e, uint32_t tid, uint32_t limit) {
-  xcpq *q = &e->C->cpq[tid];
+  plX_cpq *q = &e->C->cpq[tid];
   while (q->head < q->q.n && q->q.p[q->head].grp < limit) {
-    xcp *c = &q->q.p[q->head++];
+    plX_cp *c = &q->q.p[q->head++];
     if (e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES | X_CHECK_TRACK)) {
       plX__shared_access(e, &e->xf.code[c->pc], c->dst, c->n, tid, 1);
       if (e->status) return;
@@ -268,13 +276,13 @@ void plX__cp_complete(plX_emu *e, uint32_t tid, uint32_t limit) {
 ** non-exited threads of ITS membermask to execute it with the same mask): each executing lane is in its
 ** own mask, and every non-exited lane its mask names executes this instruction with it, with the same
 ** mask. Lanes whose masks are disjoint (cooperative-groups tiles) are separate groups. mk: each lane's mask */
-static int member_check(plX_emu *e, xins *in, xwarp *w, uint32_t em, uint32_t *mk) {
-  uint64_t *M = S(in->e);
+static int member_check(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em, uint32_t *mk) {
+  uint64_t *M = wslot(w, in->e);
   uint32_t out = 0;
-  LANES(em, { mk[l] = (uint32_t)M[l]; if (!(mk[l] >> l & 1)) out |= 1u << l; });
+  LANES(l, em, { mk[l] = (uint32_t)M[l]; if (!(mk[l] >> l & 1)) out |= 1u << l; });
   if (out) return plX__fail_warp(e, in, w, "executing lanes are missing from their membermask", out);
   uint32_t live = w->exists & ~w->exited;
-  LANES(em, {
+  LANES(l, em, {
     uint32_t absent = mk[l] & live & ~em;
     if (absent) return plX__fail_warp(e, in, w, "lanes named in membermask did not execute this instruction with the others", absent);
     uint32_t diff = 0;
@@ -288,14 +296,14 @@ static int member_check(plX_emu *e, xins *in, xwarp *w, uint32_t em, uint32_t *m
   return 0;
 }
 
-int plX__full_warp(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
+int plX__full_warp(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
   if (em != 0xffffffffu) return plX__fail_warp(e, in, w, "needs all 32 threads of the warp (.sync.aligned); these lanes are not here", ~em);
   return 0;
 }
 
 /* ---- one instruction, every active lane ------------------------------------------------------------ */
-int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
-  uint64_t *D = S(in->d), *A = S(in->a), *B = S(in->b), *C = S(in->c);
+int plX__exec(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t am, uint32_t em) {
+  uint64_t *D = wslot(w, in->d), *A = wslot(w, in->a), *B = wslot(w, in->b), *C = wslot(w, in->c);
   int t = in->t, bits = tb(t);
   uint32_t *P = w->P;
   switch (in->op) {
@@ -303,24 +311,24 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
   case X_UNSUP: return plX__fail(e, in->stmt, "%s", e->xf.msgs + in->off);
   /* ---- integer ---- */
   case X_ADD:
-    if (bits == 32) LANES(em, D[l] = (uint32_t)(A[l] + B[l]));
-    else if (bits == 64) LANES(em, D[l] = A[l] + B[l]);
-    else LANES(em, D[l] = zx(A[l] + B[l], bits));
+    if (bits == 32) LANES(l, em, D[l] = (uint32_t)(A[l] + B[l]));
+    else if (bits == 64) LANES(l, em, D[l] = A[l] + B[l]);
+    else LANES(l, em, D[l] = zx(A[l] + B[l], bits));
     break;
   case X_SUB:
-    if (bits == 32) LANES(em, D[l] = (uint32_t)(A[l] - B[l]));
-    else if (bits == 64) LANES(em, D[l] = A[l] - B[l]);
-    else LANES(em, D[l] = zx(A[l] - B[l], bits));
+    if (bits == 32) LANES(l, em, D[l] = (uint32_t)(A[l] - B[l]));
+    else if (bits == 64) LANES(l, em, D[l] = A[l] - B[l]);
+    else LANES(l, em, D[l] = zx(A[l] - B[l], bits));
     break;
   case X_ADDSAT: case X_SUBSAT:
-    LANES(em, {
+    LANES(l, em, {
       int64_t r = in->op == X_ADDSAT ? (int64_t)(int32_t)A[l] + (int32_t)B[l] : (int64_t)(int32_t)A[l] - (int32_t)B[l];
       if (r > INT32_MAX) r = INT32_MAX; if (r < INT32_MIN) r = INT32_MIN;
       D[l] = (uint32_t)r; });
     break;
   case X_ADDC: case X_SUBC: {
     uint32_t cc = w->cc, ncc = 0;
-    LANES(em, {
+    LANES(l, em, {
       uint64_t a = zx(A[l], bits), b = zx(B[l], bits), cin = (in->fl & XF_CCIN) ? (cc >> l & 1) : 0;
       unsigned __int128 r;
       int cout;
@@ -332,29 +340,29 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
     break;
   }
   case X_MULLO:
-    if (bits == 32) LANES(em, D[l] = (uint32_t)(A[l] * B[l]));
-    else LANES(em, D[l] = zx(A[l] * B[l], bits));
+    if (bits == 32) LANES(l, em, D[l] = (uint32_t)(A[l] * B[l]));
+    else LANES(l, em, D[l] = zx(A[l] * B[l], bits));
     break;
-  case X_MULHI: LANES(em, D[l] = plX__mulhi(A[l], B[l], t)); break;
+  case X_MULHI: LANES(l, em, D[l] = plX__mulhi(A[l], B[l], t)); break;
   case X_MULWIDE:
-    if (t == PLT_U32) LANES(em, D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l]);
-    else LANES(em, D[l] = plX__mulwide(A[l], B[l], t));
+    if (t == PLT_U32) LANES(l, em, D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l]);
+    else LANES(l, em, D[l] = plX__mulwide(A[l], B[l], t));
     break;
   case X_MADLO:
-    if (bits == 32) LANES(em, D[l] = (uint32_t)(A[l] * B[l] + C[l]));
-    else LANES(em, D[l] = zx(A[l] * B[l] + C[l], bits));
+    if (bits == 32) LANES(l, em, D[l] = (uint32_t)(A[l] * B[l] + C[l]));
+    else LANES(l, em, D[l] = zx(A[l] * B[l] + C[l], bits));
     break;
   case X_MADHI:
-    if (in->fl & XF_SAT) LANES(em, {
+    if (in->fl & XF_SAT) LANES(l, em, {
       int64_t r = (int64_t)(int32_t)plX__mulhi(A[l], B[l], PLT_S32) + (int32_t)C[l];
       if (r > INT32_MAX) r = INT32_MAX; if (r < INT32_MIN) r = INT32_MIN;
       D[l] = (uint32_t)r; });
-    else LANES(em, D[l] = zx(plX__mulhi(A[l], B[l], t) + C[l], bits));
+    else LANES(l, em, D[l] = zx(plX__mulhi(A[l], B[l], t) + C[l], bits));
     break;
-  case X_MADWIDE: LANES(em, D[l] = zx(plX__mulwide(A[l], B[l], t) + C[l], 2 * bits)); break;
+  case X_MADWIDE: LANES(l, em, D[l] = zx(plX__mulwide(A[l], B[l], t) + C[l], 2 * bits)); break;
   case X_MADC: {
     uint32_t cc = w->cc, ncc = 0;
-    LANES(em, {
+    LANES(l, em, {
       uint64_t p = in->sub ? plX__mulhi(A[l], B[l], t) : zx(A[l] * B[l], bits);
       uint64_t cin = (in->fl & XF_CCIN) ? (cc >> l & 1) : 0;
       unsigned __int128 r = (unsigned __int128)p + zx(C[l], bits) + cin;
@@ -364,7 +372,7 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
     break;
   }
   case X_MUL24: case X_MAD24:
-    LANES(em, {
+    LANES(l, em, {
       int64_t a = tsig(t) ? sx(A[l], 24) : (int64_t)zx(A[l], 24), b = tsig(t) ? sx(B[l], 24) : (int64_t)zx(B[l], 24);
       uint64_t p = (uint64_t)(a * b);
       uint64_t r = in->sub ? (p >> 16) : p;
@@ -372,13 +380,13 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
       D[l] = (uint32_t)r; });
     break;
   case X_SAD:
-    LANES(em, {
+    LANES(l, em, {
       uint64_t diff = tsig(t) ? (sx(A[l], bits) > sx(B[l], bits) ? A[l] - B[l] : B[l] - A[l])
                               : (zx(A[l], bits) > zx(B[l], bits) ? A[l] - B[l] : B[l] - A[l]);
       D[l] = zx(C[l] + diff, bits); });
     break;
   case X_DIV: case X_REM:
-    LANES(em, {
+    LANES(l, em, {
       if (zx(B[l], bits) == 0) return plX__fail_lane(e, in, w, l, "division by zero (the result is undefined in PTX)");
       uint64_t r;
       if (tsig(t)) {
@@ -391,12 +399,12 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
       }
       D[l] = zx(r, bits); });
     break;
-  case X_ABS: LANES(em, { int64_t a = sx(A[l], bits); D[l] = zx(a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, bits); }); break;
-  case X_NEG: LANES(em, D[l] = zx((uint64_t)0 - A[l], bits)); break;
+  case X_ABS: LANES(l, em, { int64_t a = sx(A[l], bits); D[l] = zx(a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, bits); }); break;
+  case X_NEG: LANES(l, em, D[l] = zx((uint64_t)0 - A[l], bits)); break;
   case X_MIN: case X_MAX: {
     int mx = in->op == X_MAX;
     if (in->sub2 == 1) {                          /* .s16x2: two signed halves (.relu: each at least 0) */
-      LANES(em, {
+      LANES(l, em, {
         uint32_t r = 0;
         for (int h = 0; h < 2; h++) {
           int32_t a = (int16_t)(A[l] >> (16 * h)), b = (int16_t)(B[l] >> (16 * h));
@@ -408,10 +416,10 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
       break;
     }
     if (tsig(t) && bits == 32 && !(in->fl & XF_RELU))
-      LANES(em, { int32_t a = (int32_t)A[l], b = (int32_t)B[l]; D[l] = (uint32_t)(mx ? (a > b ? a : b) : (a < b ? a : b)); });
+      LANES(l, em, { int32_t a = (int32_t)A[l], b = (int32_t)B[l]; D[l] = (uint32_t)(mx ? (a > b ? a : b) : (a < b ? a : b)); });
     else if (!tsig(t) && bits == 32)
-      LANES(em, { uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l]; D[l] = mx ? (a > b ? a : b) : (a < b ? a : b); });
-    else LANES(em, {
+      LANES(l, em, { uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l]; D[l] = mx ? (a > b ? a : b) : (a < b ? a : b); });
+    else LANES(l, em, {
       uint64_t r;
       if (tsig(t)) { int64_t a = sx(A[l], bits), b = sx(B[l], bits); int64_t v = mx ? (a > b ? a : b) : (a < b ? a : b);
                      if ((in->fl & XF_RELU) && v < 0) v = 0; r = (uint64_t)v; }
@@ -419,21 +427,21 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
       D[l] = zx(r, bits); });
     break;
   }
-  case X_POPC: LANES(em, D[l] = (uint64_t)__builtin_popcountll(zx(A[l], bits))); break;
-  case X_CLZ: LANES(em, { uint64_t v = zx(A[l], bits); D[l] = v ? (uint64_t)(__builtin_clzll(v) - (64 - bits)) : (uint64_t)bits; }); break;
-  case X_BREV: LANES(em, D[l] = plX__brev(A[l], bits)); break;
-  case X_BFIND: LANES(em, D[l] = plX__bfind(A[l], t, (in->fl & XF_SHIFTAMT) != 0)); break;
-  case X_BFE: LANES(em, D[l] = plX__bfe(A[l], (uint32_t)B[l], (uint32_t)C[l], t)); break;
-  case X_BFI: { uint64_t *E = S(in->e); LANES(em, D[l] = plX__bfi(A[l], B[l], (uint32_t)C[l], (uint32_t)E[l], t)); break; }
+  case X_POPC: LANES(l, em, D[l] = (uint64_t)__builtin_popcountll(zx(A[l], bits))); break;
+  case X_CLZ: LANES(l, em, { uint64_t v = zx(A[l], bits); D[l] = v ? (uint64_t)(__builtin_clzll(v) - (64 - bits)) : (uint64_t)bits; }); break;
+  case X_BREV: LANES(l, em, D[l] = plX__brev(A[l], bits)); break;
+  case X_BFIND: LANES(l, em, D[l] = plX__bfind(A[l], t, (in->fl & XF_SHIFTAMT) != 0)); break;
+  case X_BFE: LANES(l, em, D[l] = plX__bfe(A[l], (uint32_t)B[l], (uint32_t)C[l], t)); break;
+  case X_BFI: { uint64_t *E = wslot(w, in->e); LANES(l, em, D[l] = plX__bfi(A[l], B[l], (uint32_t)C[l], (uint32_t)E[l], t)); break; }
   case X_BMSK:
-    LANES(em, {
+    LANES(l, em, {
       uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l];
       if (in->sub) { if (a > 32) a = 32; if (b > 32) b = 32; } else { a &= 31; b &= 31; }
       uint64_t m = b >= 32 ? 0xffffffffull : ((1ull << b) - 1);
       D[l] = a >= 32 ? 0 : (uint32_t)(m << a); });
     break;
   case X_SZEXT:
-    LANES(em, {
+    LANES(l, em, {
       uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l];
       if (in->sub) { if (b > 32) b = 32; } else b &= 31;
       uint32_t r;
@@ -443,7 +451,7 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
       D[l] = r; });
     break;
   case X_DP4A:
-    LANES(em, {
+    LANES(l, em, {
       uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l], s = (uint32_t)C[l];
       for (int k = 0; k < 4; k++) {
         int32_t x = tsig(t) ? (int8_t)(a >> (8 * k)) : (int32_t)(uint8_t)(a >> (8 * k));
@@ -453,7 +461,7 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
       D[l] = s; });
     break;
   case X_DP2A:
-    LANES(em, {
+    LANES(l, em, {
       uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l], s = (uint32_t)C[l];
       for (int k = 0; k < 2; k++) {
         int32_t x = tsig(t) ? (int16_t)(a >> (16 * k)) : (int32_t)(uint16_t)(a >> (16 * k));
@@ -463,14 +471,14 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
       }
       D[l] = s; });
     break;
-  case X_AND: LANES(em, D[l] = A[l] & B[l]); break;
-  case X_OR: LANES(em, D[l] = A[l] | B[l]); break;
-  case X_XOR: LANES(em, D[l] = A[l] ^ B[l]); break;
-  case X_NOT: LANES(em, D[l] = zx(~A[l], bits)); break;
-  case X_CNOT: LANES(em, D[l] = zx(A[l], bits) == 0); break;
+  case X_AND: LANES(l, em, D[l] = A[l] & B[l]); break;
+  case X_OR: LANES(l, em, D[l] = A[l] | B[l]); break;
+  case X_XOR: LANES(l, em, D[l] = A[l] ^ B[l]); break;
+  case X_NOT: LANES(l, em, D[l] = zx(~A[l], bits)); break;
+  case X_CNOT: LANES(l, em, D[l] = zx(A[l], bits) == 0); break;
   case X_LOP3: {
     uint8_t lut = in->sub;
-    LANES(em, {
+    LANES(l, em, {
       uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l], c = (uint32_t)C[l], r = 0;
       for (int i = 0; i < 8; i++)
         if (lut >> i & 1) r |= ((i & 4) ? a : ~a) & ((i & 2) ? b : ~b) & ((i & 1) ? c : ~c);
@@ -478,23 +486,23 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
     break;
   }
   case X_SHL:
-    if (bits == 32) LANES(em, { uint32_t n = (uint32_t)B[l]; D[l] = n >= 32 ? 0 : (uint32_t)((uint32_t)A[l] << n); });
-    else LANES(em, { uint32_t n = (uint32_t)B[l]; D[l] = n >= (uint32_t)bits ? 0 : zx(A[l] << n, bits); });
+    if (bits == 32) LANES(l, em, { uint32_t n = (uint32_t)B[l]; D[l] = n >= 32 ? 0 : (uint32_t)((uint32_t)A[l] << n); });
+    else LANES(l, em, { uint32_t n = (uint32_t)B[l]; D[l] = n >= (uint32_t)bits ? 0 : zx(A[l] << n, bits); });
     break;
   case X_SHR:
-    if (tsig(t)) LANES(em, { uint32_t n = (uint32_t)B[l]; if (n > (uint32_t)bits - 1) n = (uint32_t)bits - 1;
+    if (tsig(t)) LANES(l, em, { uint32_t n = (uint32_t)B[l]; if (n > (uint32_t)bits - 1) n = (uint32_t)bits - 1;
                               D[l] = zx((uint64_t)(sx(A[l], bits) >> n), bits); });
-    else if (bits == 32) LANES(em, { uint32_t n = (uint32_t)B[l]; D[l] = n >= 32 ? 0 : (uint32_t)A[l] >> n; });
-    else LANES(em, { uint32_t n = (uint32_t)B[l]; D[l] = n >= (uint32_t)bits ? 0 : zx(A[l], bits) >> n; });
+    else if (bits == 32) LANES(l, em, { uint32_t n = (uint32_t)B[l]; D[l] = n >= 32 ? 0 : (uint32_t)A[l] >> n; });
+    else LANES(l, em, { uint32_t n = (uint32_t)B[l]; D[l] = n >= (uint32_t)bits ? 0 : zx(A[l], bits) >> n; });
     break;
   case X_SHF:
-    LANES(em, {
+    LANES(l, em, {
       uint32_t n = (uint32_t)C[l];
       if (in->sub2) { if (n > 32) n = 32; } else n &= 31;
       uint64_t x = (uint64_t)(uint32_t)B[l] << 32 | (uint32_t)A[l];
       D[l] = in->sub ? (uint32_t)(x >> n) : (uint32_t)((x << n) >> 32); });
     break;
-  case X_PRMT: LANES(em, D[l] = plX__prmt((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l], in->sub)); break;
+  case X_PRMT: LANES(l, em, D[l] = plX__prmt((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l], in->sub)); break;
   case X_PAND: case X_POR: case X_PXOR: {
     uint32_t a = P[in->a] ^ (in->sub ? ~0u : 0), b = P[in->b] ^ (in->sub2 ? ~0u : 0);
     uint32_t r = in->op == X_PAND ? a & b : in->op == X_POR ? a | b : a ^ b;
@@ -508,10 +516,10 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
     uint32_t p = 0, q = 0;
     int x2 = t == PLT_F16X2 || t == PLT_BF16X2;
     if (t == PLT_F32 && !(in->fl & XF_FTZ) && in->sub <= XC_GE)
-      LANES(em, { p |= (uint32_t)plX__fcmp(in->sub, f32(A[l]), f32(B[l])) << l; });
+      LANES(l, em, { p |= (uint32_t)plX__fcmp(in->sub, f32(A[l]), f32(B[l])) << l; });
     else if (bits == 32 && plB_type_info[t].cls != PLT_CF && !tsig(t))
-      LANES(em, { p |= (uint32_t)plX__icmp(in->sub, (uint32_t)A[l], (uint32_t)B[l], PLT_U32) << l; });
-    else LANES(em, {
+      LANES(l, em, { p |= (uint32_t)plX__icmp(in->sub, (uint32_t)A[l], (uint32_t)B[l], PLT_U32) << l; });
+    else LANES(l, em, {
       p |= (uint32_t)plX__cmp_lane(in, A[l], B[l], 0) << l;
       if (x2) q |= (uint32_t)plX__cmp_lane(in, A[l], B[l], 1) << l; });
     if (in->op == X_SET) {
@@ -519,7 +527,7 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
       uint32_t r = in->sub2 == XB_AND ? p & c : in->sub2 == XB_OR ? p | c : in->sub2 == XB_XOR ? p ^ c : p;
       int dt = in->t2;
       uint64_t one = dt == PLT_F32 ? 0x3f800000u : 0xffffffffu;
-      LANES(em, D[l] = (r >> l & 1) ? one : 0);
+      LANES(l, em, D[l] = (r >> l & 1) ? one : 0);
       break;
     }
     if (x2) { P[in->d] = pmerge(P[in->d], p, em); P[in->d2] = pmerge(P[in->d2], q, em); break; }
@@ -538,58 +546,58 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
   }
   case X_SELP: {
     uint32_t c = P[in->c] ^ ((in->fl & XF_NEGC) ? ~0u : 0);
-    LANES(em, D[l] = (c >> l & 1) ? A[l] : B[l]);
+    LANES(l, em, D[l] = (c >> l & 1) ? A[l] : B[l]);
     break;
   }
   case X_SLCT:
-    if (in->t2 == PLT_F32) LANES(em, { float c = f32(C[l]); if (in->fl & XF_FTZ && fabsf(c) < FLT_MIN) c = 0; D[l] = c >= 0 ? A[l] : B[l]; });
-    else LANES(em, D[l] = (int32_t)C[l] >= 0 ? A[l] : B[l]);
+    if (in->t2 == PLT_F32) LANES(l, em, { float c = f32(C[l]); if (in->fl & XF_FTZ && fabsf(c) < FLT_MIN) c = 0; D[l] = c >= 0 ? A[l] : B[l]; });
+    else LANES(l, em, D[l] = (int32_t)C[l] >= 0 ? A[l] : B[l]);
     break;
   /* ---- floating point ---- */
   case X_FADD: case X_FSUB: case X_FMUL: case X_FFMA: case X_FDIV: {
     int fast = t == PLT_F32 && in->rnd <= XR_RN && !(in->fl & (XF_FTZ | XF_SAT | XF_RELU | XF_APPROX | XF_FULL));
     if (fast) {
       switch (in->op) {
-      case X_FADD: LANES(em, D[l] = c32(f32(A[l]) + f32(B[l]))); break;
-      case X_FSUB: LANES(em, D[l] = c32(f32(A[l]) - f32(B[l]))); break;
-      case X_FMUL: LANES(em, D[l] = c32(f32(A[l]) * f32(B[l]))); break;
-      case X_FFMA: LANES(em, D[l] = c32(fmaf(f32(A[l]), f32(B[l]), f32(C[l])))); break;
-      default: LANES(em, D[l] = c32(f32(A[l]) / f32(B[l]))); break;
+      case X_FADD: LANES(l, em, D[l] = c32(f32(A[l]) + f32(B[l]))); break;
+      case X_FSUB: LANES(l, em, D[l] = c32(f32(A[l]) - f32(B[l]))); break;
+      case X_FMUL: LANES(l, em, D[l] = c32(f32(A[l]) * f32(B[l]))); break;
+      case X_FFMA: LANES(l, em, D[l] = c32(fmaf(f32(A[l]), f32(B[l]), f32(C[l])))); break;
+      default: LANES(l, em, D[l] = c32(f32(A[l]) / f32(B[l]))); break;
       }
     } else if (t == PLT_F64 && in->rnd <= XR_RN && !(in->fl & XF_APPROX)) {
       switch (in->op) {
-      case X_FADD: LANES(em, D[l] = c64(f64(A[l]) + f64(B[l]))); break;
-      case X_FSUB: LANES(em, D[l] = c64(f64(A[l]) - f64(B[l]))); break;
-      case X_FMUL: LANES(em, D[l] = c64(f64(A[l]) * f64(B[l]))); break;
-      case X_FFMA: LANES(em, D[l] = c64(fma(f64(A[l]), f64(B[l]), f64(C[l])))); break;
-      default: LANES(em, D[l] = c64(f64(A[l]) / f64(B[l]))); break;
+      case X_FADD: LANES(l, em, D[l] = c64(f64(A[l]) + f64(B[l]))); break;
+      case X_FSUB: LANES(l, em, D[l] = c64(f64(A[l]) - f64(B[l]))); break;
+      case X_FMUL: LANES(l, em, D[l] = c64(f64(A[l]) * f64(B[l]))); break;
+      case X_FFMA: LANES(l, em, D[l] = c64(fma(f64(A[l]), f64(B[l]), f64(C[l])))); break;
+      default: LANES(l, em, D[l] = c64(f64(A[l]) / f64(B[l]))); break;
       }
-    } else LANES(em, D[l] = plX__fop(in, in->op, A[l], B[l], C[l], t));
+    } else LANES(l, em, D[l] = plX__fop(in, in->op, A[l], B[l], C[l], t));
     break;
   }
   case X_FMIN: case X_FMAX:
     if (t == PLT_F32 && !(in->fl & (XF_FTZ | XF_NAN | XF_XORSIGN))) {
       int mx = in->op == X_FMAX;
-      LANES(em, {
+      LANES(l, em, {
         float a = f32(A[l]), b = f32(B[l]), r;
         if (a != a) r = b; else if (b != b) r = a;
         else if (mx) r = (a > b || (a == b && !signbit(a))) ? a : b;
         else r = (a < b || (a == b && signbit(a))) ? a : b;
         D[l] = c32(r); });
-    } else LANES(em, D[l] = plX__fop(in, in->op, A[l], B[l], 0, t));
+    } else LANES(l, em, D[l] = plX__fop(in, in->op, A[l], B[l], 0, t));
     break;
   case X_FABS: case X_FNEG: case X_RCP: case X_SQRT: case X_RSQRT: case X_SIN: case X_COS:
   case X_LG2: case X_EX2: case X_TANH:
-    LANES(em, D[l] = plX__fop(in, in->op, A[l], 0, 0, t));
+    LANES(l, em, D[l] = plX__fop(in, in->op, A[l], 0, 0, t));
     break;
   case X_COPYSIGN:
-    if (t == PLT_F32) LANES(em, D[l] = ((uint32_t)B[l] & 0x7fffffffu) | ((uint32_t)A[l] & 0x80000000u));
-    else LANES(em, D[l] = (B[l] & ~(1ull << 63)) | (A[l] & (1ull << 63)));
+    if (t == PLT_F32) LANES(l, em, D[l] = ((uint32_t)B[l] & 0x7fffffffu) | ((uint32_t)A[l] & 0x80000000u));
+    else LANES(l, em, D[l] = (B[l] & ~(1ull << 63)) | (A[l] & (1ull << 63)));
     break;
   case X_TESTP: {
     uint32_t p = 0;
     int fmt = plX__fmt_of(t);
-    LANES(em, {
+    LANES(l, em, {
       double v = plX__to_double(A[l], fmt);
       int r = 0;
       switch (in->sub) {
@@ -603,28 +611,28 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
   }
   /* ---- conversion and movement ---- */
   case X_CVT:                                     /* the common conversions inline; each is one exact rounding */
-    if (t == PLT_F32 && in->t2 == PLT_F16 && !in->fl) LANES(em, D[l] = b32((float)plX__to_double(A[l] & 0xffff, XFMT_F16)));
-    else if (t == PLT_F32 && in->t2 == PLT_BF16 && !in->fl) LANES(em, D[l] = (A[l] & 0xffff) << 16);
-    else if (t == PLT_F32 && in->t2 == PLT_U32 && in->rnd == XR_RN && !in->fl) LANES(em, D[l] = b32((float)(uint32_t)A[l]));
-    else if (t == PLT_F32 && in->t2 == PLT_S32 && in->rnd == XR_RN && !in->fl) LANES(em, D[l] = b32((float)(int32_t)A[l]));
+    if (t == PLT_F32 && in->t2 == PLT_F16 && !in->fl) LANES(l, em, D[l] = b32((float)plX__to_double(A[l] & 0xffff, XFMT_F16)));
+    else if (t == PLT_F32 && in->t2 == PLT_BF16 && !in->fl) LANES(l, em, D[l] = (A[l] & 0xffff) << 16);
+    else if (t == PLT_F32 && in->t2 == PLT_U32 && in->rnd == XR_RN && !in->fl) LANES(l, em, D[l] = b32((float)(uint32_t)A[l]));
+    else if (t == PLT_F32 && in->t2 == PLT_S32 && in->rnd == XR_RN && !in->fl) LANES(l, em, D[l] = b32((float)(int32_t)A[l]));
     else if (t == PLT_BF16 && in->t2 == PLT_F32 && in->rnd == XR_RN && !in->fl)
-      LANES(em, {
+      LANES(l, em, {
         uint32_t u = (uint32_t)A[l];
         D[l] = (u & 0x7fffffffu) > 0x7f800000u ? 0x7fff : (u + 0x7fffu + (u >> 16 & 1)) >> 16; });
-    else LANES(em, D[l] = plX__cvt(in, A[l]));
+    else LANES(l, em, D[l] = plX__cvt(in, A[l]));
     break;
-  case X_CVTPACK: LANES(em, D[l] = plX__cvtpack(in, A[l], B[l])); break;
+  case X_CVTPACK: LANES(l, em, D[l] = plX__cvtpack(in, A[l], B[l])); break;
   case X_CVTA:
     switch (in->space) {
-    case XS_SHARED: LANES(em, D[l] = X_SH_BASE + (uint32_t)A[l]); break;
-    case XS_LOCAL: LANES(em, D[l] = X_LOC_BASE + (uint32_t)A[l]); break;
-    case XS_PARAM: LANES(em, D[l] = X_PAR_BASE + (uint32_t)A[l]); break;
-    default: LANES(em, D[l] = A[l]); break;
+    case XS_SHARED: LANES(l, em, D[l] = X_SH_BASE + (uint32_t)A[l]); break;
+    case XS_LOCAL: LANES(l, em, D[l] = X_LOC_BASE + (uint32_t)A[l]); break;
+    case XS_PARAM: LANES(l, em, D[l] = X_PAR_BASE + (uint32_t)A[l]); break;
+    default: LANES(l, em, D[l] = A[l]); break;
     }
     break;
   case X_CVTATO: {
     uint64_t base = in->space == XS_SHARED ? X_SH_BASE : in->space == XS_LOCAL ? X_LOC_BASE : in->space == XS_PARAM ? X_PAR_BASE : 0;
-    LANES(em, {
+    LANES(l, em, {
       uint64_t a = A[l];
       int ins = a - X_SH_BASE < X_WIN ? XS_SHARED : a - X_LOC_BASE < X_WIN ? XS_LOCAL : a - X_PAR_BASE < X_WIN ? XS_PARAM : XS_GLOBAL;
       int want = in->space == XS_CONST ? XS_GLOBAL : in->space;
@@ -639,7 +647,7 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
   }
   case X_ISSPACEP: {
     uint32_t p = 0;
-    LANES(em, {
+    LANES(l, em, {
       uint64_t a = A[l];
       int ins = a - X_SH_BASE < X_WIN ? XS_SHARED : a - X_LOC_BASE < X_WIN ? XS_LOCAL : a - X_PAR_BASE < X_WIN ? XS_PARAM : XS_GLOBAL;
       int want = in->space == XS_CONST ? XS_GLOBAL : in->space;
@@ -647,18 +655,18 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
     P[in->d] = pmerge(P[in->d], p, em);
     break;
   }
-  case X_MOV: LANES(em, D[l] = A[l]); break;
-  case X_MOVSREG: LANES(em, D[l] = plX__sreg(e, w, in->sub, l)); break;
+  case X_MOV: LANES(l, em, D[l] = A[l]); break;
+  case X_MOVSREG: LANES(l, em, D[l] = plX__sreg(e, w, in->sub, l)); break;
   case X_PACK: {
     int n = in->vec, eb = bits / n;
     const uint32_t *vs = e->xf.vslots + in->vs;
-    LANES(em, { uint64_t r = 0; for (int i = 0; i < n; i++) r |= zx(S(vs[i])[l], eb) << (eb * i); D[l] = r; });
+    LANES(l, em, { uint64_t r = 0; for (int i = 0; i < n; i++) r |= zx(wslot(w, vs[i])[l], eb) << (eb * i); D[l] = r; });
     break;
   }
   case X_UNPACK: {
     int n = in->vec, eb = bits / n;
     const uint32_t *vs = e->xf.vslots + in->vs;
-    LANES(em, { uint64_t v = A[l]; for (int i = 0; i < n; i++) S(vs[i])[l] = zx(v >> (eb * i), eb); });
+    LANES(l, em, { uint64_t v = A[l]; for (int i = 0; i < n; i++) wslot(w, vs[i])[l] = zx(v >> (eb * i), eb); });
     break;
   }
   /* ---- memory ---- */
@@ -666,29 +674,29 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
     int es = bits / 8, n = in->vec;
     const uint32_t *vs = e->xf.vslots + in->vs;
     if (n == 1) {
-      uint64_t *D0 = S(vs[0]);
-      if (bits == 32 && !tsig(t)) LANES(em, {
+      uint64_t *D0 = wslot(w, vs[0]);
+      if (bits == 32 && !tsig(t)) LANES(l, em, {
         uint8_t *p = lane_mem(e, in, w, l, addr_of(in, w, l), 4, 0); if (!p) return e->status;
         uint32_t v; memcpy(&v, p, 4); D0[l] = v; });
-      else LANES(em, {
+      else LANES(l, em, {
         uint8_t *p = lane_mem(e, in, w, l, addr_of(in, w, l), (uint32_t)es, 0); if (!p) return e->status;
         D0[l] = load_ext(p, t); });
-    } else LANES(em, {
+    } else LANES(l, em, {
       uint8_t *p = lane_mem(e, in, w, l, addr_of(in, w, l), (uint32_t)(es * n), 0); if (!p) return e->status;
-      for (int i = 0; i < n; i++) S(vs[i])[l] = load_ext(p + i * es, t); });
+      for (int i = 0; i < n; i++) wslot(w, vs[i])[l] = load_ext(p + i * es, t); });
     break;
   }
   case X_ST: {
     int es = bits / 8, n = in->vec;
     const uint32_t *vs = e->xf.vslots + in->vs;
-    LANES(em, {
+    LANES(l, em, {
       uint8_t *p = lane_mem(e, in, w, l, addr_of(in, w, l), (uint32_t)(es * n), 1); if (!p) return e->status;
-      for (int i = 0; i < n; i++) store(p + i * es, S(vs[i])[l], es); });
+      for (int i = 0; i < n; i++) store(p + i * es, wslot(w, vs[i])[l], es); });
     break;
   }
   case X_ATOM: case X_RED: {
     int es = bits / 8;
-    LANES(em, {
+    LANES(l, em, {
       uint8_t *p = lane_mem(e, in, w, l, addr_of(in, w, l), (uint32_t)es, 2); if (!p) return e->status;
       uint64_t old = 0; memcpy(&old, p, (size_t)es);
       uint64_t nv = plX__atom_op(in, old, B[l], C[l]);
@@ -699,7 +707,7 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
   case X_CPASYNC: {
     uint32_t n = in->vec;
     uint64_t *SZ = B;
-    LANES(em, {
+    LANES(l, em, {
       uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
       uint64_t dst = addr_of(in, w, l);
       if (dst % n || dst + n > e->smem_size) {
@@ -712,24 +720,24 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
       src += (uint64_t)in->off2;
       uint32_t sz = (uint32_t)SZ[l];
       if (sz > n) return plX__fail_lane(e, in, w, l, "src-size is larger than the copy size");
-      xcp c; memset(&c, 0, sizeof c);
+      plX_cp c; memset(&c, 0, sizeof c);
       if (sz) {
-        if (src % n) { xins tmp = *in; tmp.space = XS_GLOBAL; plX__mem(e, &tmp, XS_GLOBAL, src, n, tid, 0); return e->status; }
-        xins tmp = *in; tmp.space = XS_GLOBAL;
+        if (src % n) { plX_ins tmp = *in; tmp.space = XS_GLOBAL; plX__mem(e, &tmp, XS_GLOBAL, src, n, tid, 0); return e->status; }
+        plX_ins tmp = *in; tmp.space = XS_GLOBAL;
         uint8_t *p = plX__mem(e, &tmp, XS_GLOBAL, src, sz, tid, 0);
         if (!p) return e->status;
         memcpy(c.data, p, sz);
       }
-      xcpq *q = &e->C->cpq[tid];
+      plX_cpq *q = &e->C->cpq[tid];
       c.grp = q->gnext; c.dst = (uint32_t)dst; c.n = n; c.pc = (uint32_t)(in - e->xf.code);
       if (!plB_vec_push(q->q, c)) return plX__fail(e, in->stmt, "out of memory"); });
     break;
   }
-  case X_CPCOMMIT: LANES(em, e->C->cpq[(uint32_t)w->idx * 32 + (uint32_t)l].gnext++); break;
+  case X_CPCOMMIT: LANES(l, em, e->C->cpq[(uint32_t)w->idx * 32 + (uint32_t)l].gnext++); break;
   case X_CPWAIT:
-    LANES(em, {
+    LANES(l, em, {
       uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
-      xcpq *q = &e->C->cpq[tid];
+      plX_cpq *q = &e->C->cpq[tid];
       if (in->sub2) q->gnext++;                  /* wait_all: commit, then wait for everything */
       uint32_t limit = in->sub2 ? UINT32_MAX : (q->gnext > in->c ? q->gnext - in->c : 0);
       plX__cp_complete(e, tid, limit);
@@ -746,8 +754,8 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
     if (member_check(e, in, w, em, mk)) return e->status;
     uint64_t src[32], out[32];
     uint32_t inr = 0;                             /* p: the computed source lane was in range */
-    LANES(em, src[l] = A[l]);
-    LANES(em, {
+    LANES(l, em, src[l] = A[l]);
+    LANES(l, em, {
       int lane = l, bval = (int)(B[l] & 31), cval = (int)(C[l] & 31), seg = (int)(C[l] >> 8 & 31);
       int maxl = (lane & seg) | (cval & ~seg), minl = lane & seg;
       int j, pv;
@@ -766,7 +774,7 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
         return plX__fail_lane(e, in, w, l, msg);
       }
       out[l] = src[j]; });
-    LANES(em, D[l] = out[l]);
+    LANES(l, em, D[l] = out[l]);
     P[in->d2] = pmerge(P[in->d2], inr, em);
     break;
   }
@@ -775,21 +783,21 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
     uint32_t mk[32];
     if (member_check(e, in, w, em, mk)) return e->status;
     uint32_t pv = (P[in->a] ^ ((in->fl & XF_NEGC) ? ~0u : 0)) & em;
-    if (in->sub == 4) { LANES(em, D[l] = pv & mk[l]); break; }
+    if (in->sub == 4) { LANES(l, em, D[l] = pv & mk[l]); break; }
     uint32_t r = 0;
-    LANES(em, {
+    LANES(l, em, {
       uint32_t g = mk[l] & em, v = pv & g;
       if (in->sub == 1 ? v == g : in->sub == 2 ? v != 0 : (v == g || v == 0)) r |= 1u << l; });
     P[in->d] = pmerge(P[in->d], r, em);
     break;
   }
-  case X_ACTIVEMASK: LANES(em, D[l] = am); break;
+  case X_ACTIVEMASK: LANES(l, em, D[l] = am); break;
   case X_REDUX: {
     if (!em) break;
     uint32_t mk[32];
     if (member_check(e, in, w, em, mk)) return e->status;
     uint64_t out[32];
-    LANES(em, {
+    LANES(l, em, {
       uint32_t g = mk[l] & em;
       int first = __builtin_ctz(g);
       uint32_t r = (uint32_t)A[first];
@@ -803,7 +811,7 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
         }
       }
       out[l] = r; });
-    LANES(em, D[l] = out[l]);
+    LANES(l, em, D[l] = out[l]);
     break;
   }
   case X_MATCH: {
@@ -812,13 +820,13 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
     if (member_check(e, in, w, em, mk)) return e->status;
     uint64_t v[32], out[32];
     uint32_t all = 0;
-    LANES(em, v[l] = zx(A[l], bits));
-    LANES(em, {
+    LANES(l, em, v[l] = zx(A[l], bits));
+    LANES(l, em, {
       uint32_t g = mk[l] & em, m = 0;
       for (uint32_t q = g; q; q &= q - 1) { int j = __builtin_ctz(q); if (v[j] == v[l]) m |= 1u << j; }
       if (in->sub) { out[l] = m == g ? g : 0; if (m == g) all |= 1u << l; }
       else out[l] = m; });
-    LANES(em, D[l] = out[l]);
+    LANES(l, em, D[l] = out[l]);
     if (in->sub) P[in->d2] = pmerge(P[in->d2], all, em);
     break;
   }
@@ -835,7 +843,7 @@ int plX__exec(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
   default: {
     plX_elem_fn f = plX__elem[in->op];            /* an operation of element functions (ops.c) */
     if (!f) return plX__fail(e, in->stmt, "%s is not emulated", plX__opname(e, in->stmt));
-    LANES(em, D[l] = f(in, A[l], B[l], C[l]));
+    LANES(l, em, D[l] = f(in, A[l], B[l], C[l]));
     break;
   }
   }

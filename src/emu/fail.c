@@ -3,11 +3,12 @@
 ** CTA where one is at fault (plX__fail_lane, plX__fail_warp), and the first report wins (the run
 ** stops: plX_emu.status). The opt-in checks' reports (plX__optin) are kept until the run ends.
 ** Also the names messages use: statements, opcodes, "LINE in FILE", threads. */
-#include "emu_impl.h"
+#include "state.h"
+#include "fail.h"
 #include <stdarg.h>
 #include <stdio.h>
 
-static void who(plX_emu *e, plB_buf *b, xwarp *w, int lane) {
+static void who(plX_emu *e, plB_buf *b, plX_warp *w, int lane) {
   plX__who(e, b, e->C->ctaid, (uint32_t)w->idx * 32 + (uint32_t)lane);
 }
 
@@ -106,7 +107,7 @@ void plX__who(const plX_emu *e, plB_buf *b, const uint32_t ctaid[3], uint32_t ti
   plB_buf_printf(b, " of CTA (%u,%u,%u)", ctaid[0], ctaid[1], ctaid[2]);
 }
 
-int plX__fail_lane(plX_emu *e, const xins *in, xwarp *w, int lane, const char *msg) {
+int plX__fail_lane(plX_emu *e, const plX_ins *in, plX_warp *w, int lane, const char *msg) {
   plB_buf b; plB_buf_init(&b);
   plB_buf_printf(&b, "%s: ", plX__opname(e, in->stmt));
   plB_buf_puts(&b, msg);
@@ -118,7 +119,7 @@ int plX__fail_lane(plX_emu *e, const xins *in, xwarp *w, int lane, const char *m
   return e->status;
 }
 
-int plX__fail_warp(plX_emu *e, const xins *in, xwarp *w, const char *msg, uint32_t lanes) {
+int plX__fail_warp(plX_emu *e, const plX_ins *in, plX_warp *w, const char *msg, uint32_t lanes) {
   plB_buf b; plB_buf_init(&b);
   plB_buf_printf(&b, "%s in warp %d of CTA (%u,%u,%u): %s", plX__opname(e, in->stmt), w->idx,
                  e->C->ctaid[0], e->C->ctaid[1], e->C->ctaid[2], msg);
@@ -128,7 +129,7 @@ int plX__fail_warp(plX_emu *e, const xins *in, xwarp *w, const char *msg, uint32
   return e->status;
 }
 
-int plX__fail_lanef(plX_emu *e, const xins *in, xwarp *w, int l, const char *fmt, ...) {
+int plX__fail_lanef(plX_emu *e, const plX_ins *in, plX_warp *w, int l, const char *fmt, ...) {
   char m[512];
   va_list ap;
   va_start(ap, fmt);

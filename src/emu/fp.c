@@ -1,6 +1,7 @@
 /* fp.c -- floating-point formats for the emulator, rounded exactly in every mode.
 ** Every narrow result is computed from an exact value (or an exact pair s + t), then rounded once. */
-#include "emu_impl.h"
+#include "state.h"
+#include "fp.h"
 #include "types.h"
 #include <math.h>
 #include <fenv.h>
@@ -264,3 +265,8 @@ uint64_t plX__sqrt(double a, int fmt, int mode) {
   double r = fma(-s, s, a);
   return round2(s, 0, r == 0 ? 0 : (r > 0 ? 1 : -1), fmt, mode, 0);
 }
+
+/* ---- the API's view (emu.h) ------------------------------------------------------------------ */
+int plX_fp_format(int type) { return plX__fmt_of(type); }
+uint64_t plX_fp_round(int fmt, double x) { return plX__round(x, 0, fmt, XR_RN, 0); }
+double plX_fp_value(int fmt, uint64_t bits) { return plX__to_double(bits, fmt); }

@@ -1,11 +1,16 @@
 /* mma.c -- warp-collective matrix instructions: ldmatrix, stmatrix and mma.sync, with the
 ** fragment layouts of the PTX ISA. Each needs the whole warp (.sync.aligned). */
-#include "emu_impl.h"
+#include "state.h"
+#include "fail.h"
+#include "mem.h"
+#include "exec.h"
+#include "fp.h"
+#include "mma.h"
 #include <math.h>
 #include <stdio.h>
 
 /* ---- matrices -------------------------------------------------------------------------------------- */
-int plX__ldmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
+int plX__ldmatrix(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   uint16_t rows[4][8][8];
   int num = in->vec;
@@ -18,7 +23,7 @@ int plX__ldmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
       memcpy(rows[i][r], p, 16);
     }
   for (int i = 0; i < num; i++) {
-    uint64_t *D = S(e->xf.vslots[in->vs + (uint32_t)i]);
+    uint64_t *D = wslot(w, e->xf.vslots[in->vs + (uint32_t)i]);
     for (int l = 0; l < 32; l++) {
       int g = l / 4, c = 2 * (l % 4);
       uint32_t lo, hi;
@@ -30,12 +35,12 @@ int plX__ldmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
   return 0;
 }
 
-int plX__stmatrix(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
+int plX__stmatrix(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   uint16_t rows[4][8][8];
   int num = in->vec;
   for (int i = 0; i < num; i++) {
-    uint64_t *A = S(e->xf.vslots[in->vs + (uint32_t)i]);
+    uint64_t *A = wslot(w, e->xf.vslots[in->vs + (uint32_t)i]);
     for (int l = 0; l < 32; l++) {
       int g = l / 4, c = 2 * (l % 4);
       uint16_t lo = (uint16_t)A[l], hi = (uint16_t)(A[l] >> 16);
@@ -64,7 +69,7 @@ static inline double half_value(uint32_t h, int fmt) {
 /* mma.sync: the fragments of the PTX ISA (groupID g = lane / 4, t = lane % 4). Products are exact;
 ** they are summed with C in double and rounded once (to f32, f16) -- the hardware's order and
 ** intermediate precision are not specified, so results may differ from it in the last bit. */
-int plX__mma(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
+int plX__mma(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   const uint32_t *vs = e->xf.vslots;
   int sh = in->sub2, at = in->t2, bt = in->t3, dt = in->t;
@@ -75,18 +80,18 @@ int plX__mma(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
   for (int l = 0; l < 32; l++) {
     int g = l / 4, t = l % 4;
     if (at == PLT_TF32) {
-      for (int j = 0; j < 4; j++) A[g + 8 * (j & 1)][t + 4 * (j >> 1)] = f32(S(vs[in->a + (uint32_t)j])[l] & 0xffffe000u);
-      for (int j = 0; j < 2; j++) B[t + 4 * j][g] = f32(S(vs[in->b + (uint32_t)j])[l] & 0xffffe000u);
+      for (int j = 0; j < 4; j++) A[g + 8 * (j & 1)][t + 4 * (j >> 1)] = f32(wslot(w, vs[in->a + (uint32_t)j])[l] & 0xffffe000u);
+      for (int j = 0; j < 2; j++) B[t + 4 * j][g] = f32(wslot(w, vs[in->b + (uint32_t)j])[l] & 0xffffe000u);
     } else if (integer) {
       for (int j = 0; j < 4; j++) {
-        uint32_t v = (uint32_t)S(vs[in->a + (uint32_t)j])[l];
+        uint32_t v = (uint32_t)wslot(w, vs[in->a + (uint32_t)j])[l];
         for (int k = 0; k < 4; k++) {
           uint8_t by = (uint8_t)(v >> (8 * k));
           Ai[g + 8 * (j & 1)][4 * t + 16 * (j >> 1) + k] = at == PLT_S8 ? (int8_t)by : by;
         }
       }
       for (int j = 0; j < 2; j++) {
-        uint32_t v = (uint32_t)S(vs[in->b + (uint32_t)j])[l];
+        uint32_t v = (uint32_t)wslot(w, vs[in->b + (uint32_t)j])[l];
         for (int k = 0; k < 4; k++) {
           uint8_t by = (uint8_t)(v >> (8 * k));
           Bi[4 * t + 16 * j + k][g] = bt == PLT_S8 ? (int8_t)by : by;
@@ -96,26 +101,26 @@ int plX__mma(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
       int fmt = at == PLT_F16 ? XFMT_F16 : XFMT_BF16;
       int na = K == 16 ? 4 : 2;
       for (int j = 0; j < na; j++) {
-        uint32_t v = (uint32_t)S(vs[in->a + (uint32_t)j])[l];
+        uint32_t v = (uint32_t)wslot(w, vs[in->a + (uint32_t)j])[l];
         int row = K == 16 ? g + 8 * (j & 1) : g + 8 * j, col = K == 16 ? 2 * t + 8 * (j >> 1) : 2 * t;
         A[row][col] = half_value(v & 0xffff, fmt);
         A[row][col + 1] = half_value(v >> 16, fmt);
       }
       for (int j = 0; j < (K == 16 ? 2 : 1); j++) {
-        uint32_t v = (uint32_t)S(vs[in->b + (uint32_t)j])[l];
+        uint32_t v = (uint32_t)wslot(w, vs[in->b + (uint32_t)j])[l];
         B[2 * t + 8 * j][g] = half_value(v & 0xffff, fmt);
         B[2 * t + 8 * j + 1][g] = half_value(v >> 16, fmt);
       }
     }
     if (dt == PLT_F16) {
       for (int j = 0; j < 2; j++) {
-        uint32_t v = (uint32_t)S(vs[in->c + (uint32_t)j])[l];
+        uint32_t v = (uint32_t)wslot(w, vs[in->c + (uint32_t)j])[l];
         C[g + 8 * j][2 * t] = plX__to_double(v & 0xffff, XFMT_F16);
         C[g + 8 * j][2 * t + 1] = plX__to_double(v >> 16, XFMT_F16);
       }
     } else {
       for (int j = 0; j < 4; j++) {
-        uint64_t v = S(vs[in->c + (uint32_t)j])[l];
+        uint64_t v = wslot(w, vs[in->c + (uint32_t)j])[l];
         if (dt == PLT_S32) Ci[g + 8 * (j >> 1)][2 * t + (j & 1)] = (int32_t)v;
         else C[g + 8 * (j >> 1)][2 * t + (j & 1)] = f32(v);
       }
@@ -138,9 +143,9 @@ int plX__mma(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
   for (int l = 0; l < 32; l++) {
     int g = l / 4, t = l % 4;
     if (dt == PLT_F16) {
-      for (int j = 0; j < 2; j++) S(vs[in->vs + (uint32_t)j])[l] = Dv[g + 8 * j][2 * t] | Dv[g + 8 * j][2 * t + 1] << 16;
+      for (int j = 0; j < 2; j++) wslot(w, vs[in->vs + (uint32_t)j])[l] = Dv[g + 8 * j][2 * t] | Dv[g + 8 * j][2 * t + 1] << 16;
     } else {
-      for (int j = 0; j < 4; j++) S(vs[in->vs + (uint32_t)j])[l] = Dv[g + 8 * (j >> 1)][2 * t + (j & 1)];
+      for (int j = 0; j < 4; j++) wslot(w, vs[in->vs + (uint32_t)j])[l] = Dv[g + 8 * (j >> 1)][2 * t + (j & 1)];
     }
   }
   return 0;
@@ -219,12 +224,12 @@ static int wm_frag(int mat, int sh, int t, int l, uint8_t rc[16][2]) {
 ** starts of rows for .row, of columns for .col; the row or column length when left out); the
 ** matrix is read or written in 16-byte pieces (8 for a line of 8 bytes), each charged to the lane
 ** whose fragment holds its first element, through the checked memory path */
-static int wm_ldst(plX_emu *e, xins *in, xwarp *w) {
+static int wm_ldst(plX_emu *e, plX_ins *in, plX_warp *w) {
   int mat = in->sub < 2 ? in->sub : 2, t = in->t, sh = in->sub2, store = in->sub == 3, M, N, K;
   wm_dims(sh, &M, &N, &K);
   int R = mat == 1 ? K : M, C = mat == 0 ? K : N, col = (in->fl & XF_TRANS) != 0;
   uint32_t es = (uint32_t)wm_bits(t) / 8, lines = (uint32_t)(col ? C : R), len = (uint32_t)(col ? R : C);
-  uint64_t a0 = addr_of(in, w, 0), st = in->vec ? (uint32_t)S(in->b)[0] : len;
+  uint64_t a0 = addr_of(in, w, 0), st = in->vec ? (uint32_t)wslot(w, in->b)[0] : len;
   char msg[200];
   for (int l = 1; l < 32; l++) {
     if (addr_of(in, w, l) != a0) {
@@ -232,8 +237,8 @@ static int wm_ldst(plX_emu *e, xins *in, xwarp *w) {
                (unsigned long long)addr_of(in, w, l), (unsigned long long)a0);
       return plX__fail_lane(e, in, w, l, msg);
     }
-    if (in->vec && (uint32_t)S(in->b)[l] != st) {
-      snprintf(msg, sizeof msg, "stride %u differs from lane 0's %llu (every lane gives the same stride)", (uint32_t)S(in->b)[l], (unsigned long long)st);
+    if (in->vec && (uint32_t)wslot(w, in->b)[l] != st) {
+      snprintf(msg, sizeof msg, "stride %u differs from lane 0's %llu (every lane gives the same stride)", (uint32_t)wslot(w, in->b)[l], (unsigned long long)st);
       return plX__fail_lane(e, in, w, l, msg);
     }
   }
@@ -253,7 +258,7 @@ static int wm_ldst(plX_emu *e, xins *in, xwarp *w) {
     for (int i = 0; i < n; i++) own[rc[i][0]][rc[i][1]] = (uint8_t)l;
     if (store)
       for (int i = 0; i < n; i++) {
-        uint64_t v = S(vs[i / per])[l] >> (i % per * bits);
+        uint64_t v = wslot(w, vs[i / per])[l] >> (i % per * bits);
         memcpy(m + ((size_t)rc[i][0] * (size_t)C + rc[i][1]) * es, &v, es);   /* little-endian: the low bytes */
       }
   }
@@ -281,7 +286,7 @@ static int wm_ldst(plX_emu *e, xins *in, xwarp *w) {
           memcpy(&x, m + ((size_t)rc[i][0] * (size_t)C + rc[i][1]) * es, es);
           v |= (uint64_t)x << (s * bits);
         }
-        S(vs[r])[l] = v;
+        wslot(w, vs[r])[l] = v;
       }
     }
   return 0;
@@ -297,7 +302,7 @@ static double wm_val(uint32_t raw, int t) {
 
 /* wmma.mma: D = A B + C over M x N x K, as mma.sync: exact products summed with C in double, one
 ** rounding (f32 or f16); integers exact, .satfinite clamping to the s32 range, else wrapping */
-static int wm_mma(plX_emu *e, xins *in, xwarp *w) {
+static int wm_mma(plX_emu *e, plX_ins *in, plX_warp *w) {
   int sh = in->sub2, dt = in->t, at = in->t2, bt = in->t3, ct = in->vec, M, N, K;
   wm_dims(sh, &M, &N, &K);
   int integer = at == PLT_S8 || at == PLT_U8;
@@ -312,7 +317,7 @@ static int wm_mma(plX_emu *e, xins *in, xwarp *w) {
       int mat = srcs[f][0], t = srcs[f][1], bits = wm_bits(t), per = 32 / bits;
       int n = wm_frag(mat, sh, t, l, rc);
       for (int i = 0; i < n; i++) {
-        uint32_t raw = (uint32_t)(S(vs[first[f] + (uint32_t)(i / per)])[l] >> (i % per * bits));
+        uint32_t raw = (uint32_t)(wslot(w, vs[first[f] + (uint32_t)(i / per)])[l] >> (i % per * bits));
         if (bits < 32) raw &= (1u << bits) - 1;
         int r = rc[i][0], c = rc[i][1];
         if (integer) {
@@ -344,13 +349,13 @@ static int wm_mma(plX_emu *e, xins *in, xwarp *w) {
     for (int r = 0; r < nregs; r++) {
       uint64_t v = 0;
       for (int s = 0; s < per; s++) v |= (uint64_t)D[rc[r * per + s][0]][rc[r * per + s][1]] << (s * bits);
-      S(vs[in->vs + (uint32_t)r])[l] = v;
+      wslot(w, vs[in->vs + (uint32_t)r])[l] = v;
     }
   }
   return 0;
 }
 
-int plX__wmma(plX_emu *e, xins *in, xwarp *w, uint32_t em) {
+int plX__wmma(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   return in->sub == 4 ? wm_mma(e, in, w) : wm_ldst(e, in, w);
 }

@@ -1,7 +1,9 @@
 /* ops.c -- the semantics of one element: floating point in every mode and format, conversions,
 ** comparisons, the integer and bit helpers, special registers and atomic operations.
 ** The instruction loop (exec.c) calls these per lane when no inline fast path applies. */
-#include "emu_impl.h"
+#include "state.h"
+#include "ops.h"
+#include "fp.h"
 #include <math.h>
 #include <float.h>
 
@@ -14,7 +16,7 @@ uint64_t plX__flush_bits(uint64_t r, int fmt) {
   return f != v ? plX__round(f, 0, fmt, XR_RN, 0) : r;
 }
 
-static uint64_t post(const xins *in, uint64_t r, int fmt) {
+static uint64_t post(const plX_ins *in, uint64_t r, int fmt) {
   if (in->fl & XF_FTZ) r = plX__flush_bits(r, fmt);
   if (in->fl & XF_SAT) {
     double v = plX__to_double(r, fmt);
@@ -29,12 +31,12 @@ static uint64_t post(const xins *in, uint64_t r, int fmt) {
   return r;
 }
 
-static double arg(const xins *in, uint64_t v, int fmt) {
+static double arg(const plX_ins *in, uint64_t v, int fmt) {
   double x = plX__to_double(v, fmt);
   return (in->fl & XF_FTZ) ? plX__flush(x, fmt) : x;
 }
 
-static uint64_t minmax(const xins *in, int mx, uint64_t A, uint64_t B, int fmt) {
+static uint64_t minmax(const plX_ins *in, int mx, uint64_t A, uint64_t B, int fmt) {
   double a = arg(in, A, fmt), b = arg(in, B, fmt);
   int na = a != a, nb = b != b, sign = 0;
   if (in->fl & XF_XORSIGN) { sign = (signbit(a) != 0) ^ (signbit(b) != 0); a = fabs(a); b = fabs(b); }
@@ -51,7 +53,7 @@ static uint64_t minmax(const xins *in, int mx, uint64_t A, uint64_t B, int fmt) 
 }
 
 /* the approximate functions: computed in double and rounded once, well inside the PTX bounds */
-static uint64_t approx1(const xins *in, int op, uint64_t A, int fmt) {
+static uint64_t approx1(const plX_ins *in, int op, uint64_t A, int fmt) {
   double a = arg(in, A, fmt), r;
   int mode = plX__mode(in->rnd);
   switch (op) {
@@ -71,7 +73,7 @@ static uint64_t approx1(const xins *in, int op, uint64_t A, int fmt) {
   return post(in, plX__round(r, 0, fmt, XR_RN, 0), fmt);
 }
 
-static uint64_t farith(const xins *in, int op, uint64_t A, uint64_t B, uint64_t C, int fmt) {
+static uint64_t farith(const plX_ins *in, int op, uint64_t A, uint64_t B, uint64_t C, int fmt) {
   double a = arg(in, A, fmt), b = arg(in, B, fmt), c;
   int mode = plX__mode(in->rnd);
   uint64_t r;
@@ -98,7 +100,7 @@ static uint64_t farith(const xins *in, int op, uint64_t A, uint64_t B, uint64_t 
 }
 
 /* a float op on a register: scalar, or the two halves of an x2 register */
-uint64_t plX__fop(const xins *in, int op, uint64_t A, uint64_t B, uint64_t C, int t) {
+uint64_t plX__fop(const plX_ins *in, int op, uint64_t A, uint64_t B, uint64_t C, int t) {
   if (t == PLT_F16X2 || t == PLT_BF16X2) {
     int fmt = t == PLT_F16X2 ? XFMT_F16 : XFMT_BF16;
     uint64_t lo = farith(in, op, A & 0xffff, B & 0xffff, C & 0xffff, fmt);
@@ -140,7 +142,7 @@ int plX__icmp(int c, uint64_t a, uint64_t b, int t) {
   return 0;
 }
 
-int plX__cmp_lane(const xins *in, uint64_t A, uint64_t B, int half) {
+int plX__cmp_lane(const plX_ins *in, uint64_t A, uint64_t B, int half) {
   int t = in->t;
   if (plB_type_info[t].cls != PLT_CF) return plX__icmp(in->sub, A, B, t);
   int fmt = plX__fmt_of(t);
@@ -151,7 +153,7 @@ int plX__cmp_lane(const xins *in, uint64_t A, uint64_t B, int half) {
 /* ---- conversions ------------------------------------------------------------------------------- */
 typedef __int128 i128;
 
-static uint64_t int_to_int(const xins *in, uint64_t A) {
+static uint64_t int_to_int(const plX_ins *in, uint64_t A) {
   int dt = in->t, st = in->t2, db = tb(dt), sb = tb(st);
   i128 v = tsig(st) ? (i128)sx(A, sb) : (i128)zx(A, sb);
   if (in->fl & XF_SAT) {
@@ -164,7 +166,7 @@ static uint64_t int_to_int(const xins *in, uint64_t A) {
   return tsig(dt) ? (uint64_t)sx(r, db) : r;      /* extended to a wider register */
 }
 
-static uint64_t float_to_int(const xins *in, uint64_t A) {
+static uint64_t float_to_int(const plX_ins *in, uint64_t A) {
   int dt = in->t, db = tb(dt), fmt = plX__fmt_of(in->t2);
   double x = arg(in, A, fmt);
   if (x != x) return 0;
@@ -183,7 +185,7 @@ static uint64_t float_to_int(const xins *in, uint64_t A) {
   return tsig(dt) ? (uint64_t)sx(r, db) : r;
 }
 
-static uint64_t int_to_float(const xins *in, uint64_t A) {
+static uint64_t int_to_float(const plX_ins *in, uint64_t A) {
   int st = in->t2, sb = tb(st), fmt = plX__fmt_of(in->t);
   int sign = 0;
   uint64_t mag;
@@ -193,7 +195,7 @@ static uint64_t int_to_float(const xins *in, uint64_t A) {
   return post(in, r, fmt);
 }
 
-static uint64_t float_to_float(const xins *in, uint64_t A, int dt, int st) {
+static uint64_t float_to_float(const plX_ins *in, uint64_t A, int dt, int st) {
   int dfmt = plX__fmt_of(dt), sfmt = plX__fmt_of(st);
   double x = plX__to_double(A, sfmt);
   if ((in->fl & XF_FTZ) && (sfmt == XFMT_F32)) x = plX__flush(x, sfmt);
@@ -220,7 +222,7 @@ static uint64_t float_to_float(const xins *in, uint64_t A, int dt, int st) {
   return r;
 }
 
-uint64_t plX__cvt(const xins *in, uint64_t A) {
+uint64_t plX__cvt(const plX_ins *in, uint64_t A) {
   int dt = in->t, st = in->t2;
   int df = plB_type_info[dt].cls == PLT_CF, sf = plB_type_info[st].cls == PLT_CF;
   if (dt == PLT_F16X2 && (st == PLT_E4M3X2 || st == PLT_E5M2X2)) {
@@ -236,7 +238,7 @@ uint64_t plX__cvt(const xins *in, uint64_t A) {
   return r;
 }
 
-uint64_t plX__cvtpack(const xins *in, uint64_t A, uint64_t B) {
+uint64_t plX__cvtpack(const plX_ins *in, uint64_t A, uint64_t B) {
   int dt = in->t;
   int et = dt == PLT_F16X2 ? PLT_F16 : dt == PLT_BF16X2 ? PLT_BF16 : dt == PLT_E4M3X2 ? PLT_E4M3 : PLT_E5M2;
   int sh = (dt == PLT_E4M3X2 || dt == PLT_E5M2X2) ? 8 : 16;
@@ -324,7 +326,7 @@ uint32_t plX__prmt(uint32_t a, uint32_t b, uint32_t c, int mode) {
 }
 
 /* ---- special registers --------------------------------------------------------------------------- */
-uint64_t plX__sreg(plX_emu *e, xwarp *w, int id, int l) {
+uint64_t plX__sreg(plX_emu *e, plX_warp *w, int id, int l) {
   uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
   switch (id) {
   case XSR_TID_X: return tid % e->block[0];
@@ -369,7 +371,7 @@ uint64_t plX__sreg(plX_emu *e, xwarp *w, int id, int l) {
 }
 
 /* ---- atomics ------------------------------------------------------------------------------------ */
-uint64_t plX__atom_op(const xins *in, uint64_t old, uint64_t b, uint64_t c) {
+uint64_t plX__atom_op(const plX_ins *in, uint64_t old, uint64_t b, uint64_t c) {
   int t = in->t, bits = tb(t);
   switch (in->sub) {
   case XA_ADD:
@@ -410,7 +412,7 @@ uint64_t plX__atom_op(const xins *in, uint64_t old, uint64_t b, uint64_t c) {
 ** Adding one is a row of isa_ops.h, the op in the forms' rows of the ISA table, and the function */
 
 /* add.u16x2, add.s16x2: two 16-bit halves, each wrapping (signed or not, the bits are the same) */
-static uint64_t E_add16x2(const xins *in, uint64_t a, uint64_t b, uint64_t c) {
+static uint64_t E_add16x2(const plX_ins *in, uint64_t a, uint64_t b, uint64_t c) {
   (void)in; (void)c;
   uint32_t lo = (uint32_t)(a + b) & 0xffffu;
   uint32_t hi = (uint32_t)((a >> 16) + (b >> 16)) & 0xffffu;

@@ -6,13 +6,21 @@
 ** the first instruction after an if/else or a loop, as on the hardware; the order in which the
 ** two sides of a divergent branch run is that policy (the lower PC first), and is documented.
 ** Also here: barriers (arrival, completion, bar.red), the opt-in register check and the trace. */
-#include "emu_impl.h"
+#include "state.h"
+#include "fail.h"
+#include "mem.h"
+#include "race.h"
+#include "budget.h"
+#include "warp.h"
+#include "exec.h"
+#include "fp.h"
+#include "hooks.h"
 #include <stdio.h>
 
-static void who(plX_emu *e, plB_buf *b, xwarp *w, int lane) { plX__who(e, b, e->C->ctaid, (uint32_t)w->idx * 32 + (uint32_t)lane); }
+static void who(plX_emu *e, plB_buf *b, plX_warp *w, int lane) { plX__who(e, b, e->C->ctaid, (uint32_t)w->idx * 32 + (uint32_t)lane); }
 
 /* ---- the opt-in register check and the trace ---------------------------------------------------- */
-static int check_reads(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em) {
+static int check_reads(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t am, uint32_t em) {
   const uint32_t *c = e->xf.chk + in->chk;
   if (e->ndeferred) return 0;                     /* an opt-in report is kept already */
   for (int i = 0; i < in->nrd; i++) {
@@ -36,7 +44,7 @@ static int check_reads(plX_emu *e, xwarp *w, xins *in, uint32_t am, uint32_t em)
   return 0;
 }
 
-static void mark_writes(plX_emu *e, xwarp *w, xins *in, uint32_t em) {
+static void mark_writes(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   const uint32_t *c = e->xf.chk + in->chk + in->nrd;
   for (int i = 0; i < in->nwr; i++) {
     uint32_t r = c[i];
@@ -61,7 +69,7 @@ static void value(plB_buf *b, int t, uint64_t v, int hex) {
 
 /* one line per instruction: its anchor and opcode, then the registers it wrote -- for one lane
 ** (lane >= 0), or for the whole warp (lane < 0: masks, then each register's value in every lane) */
-static void trace(plX_emu *e, xwarp *w, xins *in, int lane, uint32_t am, uint32_t em) {
+static void trace(plX_emu *e, plX_warp *w, plX_ins *in, int lane, uint32_t am, uint32_t em) {
   plB_buf *b = &e->trace;
   const plI_stmt *s = plX__stmt(e, in->stmt);
   if (lane < 0) plB_buf_printf(b, "[warp %d, lanes 0x%08x] ", w->idx, am);
@@ -99,11 +107,11 @@ static void trace(plX_emu *e, xwarp *w, xins *in, int lane, uint32_t am, uint32_
 }
 
 /* ---- barriers --------------------------------------------------------------------------------------- */
-static int uniform_u32(plX_emu *e, xins *in, xwarp *w, uint32_t slot, uint32_t em, uint32_t *out, const char *what) {
-  uint64_t *V = S(slot);
+static int uniform_u32(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t slot, uint32_t em, uint32_t *out, const char *what) {
+  uint64_t *V = wslot(w, slot);
   int first = __builtin_ctz(em);
   uint32_t v = (uint32_t)V[first];
-  LANES(em, if ((uint32_t)V[l] != v) {
+  LANES(l, em, if ((uint32_t)V[l] != v) {
     char m[96]; snprintf(m, sizeof m, "the %s differs between the threads of the warp", what);
     return plX__fail_warp(e, in, w, m, em); });
   *out = v;
@@ -111,15 +119,15 @@ static int uniform_u32(plX_emu *e, xins *in, xwarp *w, uint32_t slot, uint32_t e
 }
 
 static void bar_complete(plX_emu *e, int id) {
-  xbar *b = &e->C->bars[id];
+  plX_bar *b = &e->C->bars[id];
   for (uint32_t i = 0; i < b->red.n; i++) {
-    xwaiter *wt = &b->red.p[i];
-    xwarp *W = &e->C->warps[wt->warp];
+    plX_waiter *wt = &b->red.p[i];
+    plX_warp *W = &e->C->warps[wt->warp];
     if (wt->pred) W->P[wt->d] = pmerge(W->P[wt->d], (wt->pred == XBAR_RED_AND ? b->all : b->any) ? ~0u : 0, wt->mask);
-    else { uint64_t *D = W->R + (size_t)wt->d * 32; LANES(wt->mask, D[l] = b->popc); }
+    else { uint64_t *D = W->R + (size_t)wt->d * 32; LANES(l, wt->mask, D[l] = b->popc); }
   }
   for (uint32_t w = 0; w < e->nwarps; w++) {
-    xwarp *W = &e->C->warps[w];
+    plX_warp *W = &e->C->warps[w];
     uint32_t m = W->waiting;
     while (m) { int l = __builtin_ctz(m); m &= m - 1; if (W->bid[l] == id) W->waiting &= ~(1u << l); }
   }
@@ -131,7 +139,7 @@ static void bar_complete(plX_emu *e, int id) {
 }
 
 /* arrive (and for sync/red, wait); returns 0 ok */
-static int barrier(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em) {
+static int barrier(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t pc, uint32_t em) {
   uint32_t id, count = 0;
   if (uniform_u32(e, in, w, in->a, em, &id, "barrier number")) return e->status;
   if (id > 15) return plX__fail_warp(e, in, w, "barrier number above 15", em);
@@ -144,7 +152,7 @@ static int barrier(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em) {
     return plX__fail_warp(e, in, w, "an aligned barrier executed by part of a warp: these non-exited threads of the warp are elsewhere",
                      (w->exists & ~w->exited) & ~em);
   uint32_t expected = count ? count : aligned ? e->nwarps * 32 : e->nthreads;
-  xbar *b = &e->C->bars[id];
+  plX_bar *b = &e->C->bars[id];
   if (b->expected == 0) { b->expected = expected; b->pc = pc; b->all = 1; b->any = 0; b->popc = 0; }
   else if (b->expected != expected) {
     char m[1300];
@@ -157,13 +165,13 @@ static int barrier(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em) {
     b->popc += (uint32_t)__builtin_popcount(pv);
     if (pv != em) b->all = 0;
     if (pv) b->any = 1;
-    xwaiter wt = { w->idx, em, in->d, in->sub == XBAR_RED_POPC ? 0 : in->sub };
+    plX_waiter wt = { w->idx, em, in->d, in->sub == XBAR_RED_POPC ? 0 : in->sub };
     if (!plB_vec_push(b->red, wt)) return plX__fail(e, in->stmt, "out of memory");
   }
   b->arrived += aligned ? 32 : (uint32_t)__builtin_popcount(em);
   if (in->sub != XBAR_ARRIVE) {
     w->waiting |= em;
-    LANES(em, { w->bid[l] = (uint8_t)id; w->bpc[l] = pc; });
+    LANES(l, em, { w->bid[l] = (uint8_t)id; w->bpc[l] = pc; });
   }
   if (b->arrived > b->expected)
     return plX__fail_warp(e, in, w, "more threads arrived at the barrier than its thread count", em);
@@ -172,8 +180,8 @@ static int barrier(plX_emu *e, xwarp *w, xins *in, uint32_t pc, uint32_t em) {
 }
 
 /* ---- the warp loop ---------------------------------------------------------------------------------- */
-int plX__run_warp(plX_emu *e, xwarp *w) {
-  xins *code = e->xf.code;
+int plX__run_warp(plX_emu *e, plX_warp *w) {
+  plX_ins *code = e->xf.code;
   int checks = (e->checks & PLX_CHECK_UNINIT_REGS) != 0;
   int tracing = e->trace_cta >= 0 && (uint64_t)e->trace_cta == e->C->cta_linear && e->trace_thread >= 0 &&
                 (uint64_t)e->trace_thread / 32 == (uint64_t)w->idx;
@@ -189,11 +197,11 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
     }
     for (;;) {
       if (pc == next) break;                      /* others wait here: join them */
-      xins *in = &code[pc];
+      plX_ins *in = &code[pc];
       uint32_t em = am;
       if (in->guard >= 0) em &= in->gneg ? ~w->P[in->guard] : w->P[in->guard];
       if (e->st.warp_insns >= e->limit || plX__sigint) {          /* the budget spent, or SIGINT */
-        LANES(am, w->pc[l] = pc);
+        LANES(l, am, w->pc[l] = pc);
         return plX__stopped(e, in->stmt, plX__sigint != 0);
       }
       e->st.thread_insns += (uint64_t)__builtin_popcount(am);
@@ -212,7 +220,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
           continue;
         }
         if (em == 0) { pc++; if (tr) trace(e, w, in, tlane, am, em); continue; }
-        LANES(am, w->pc[l] = (em >> l & 1) ? in->target : pc + 1);
+        LANES(l, am, w->pc[l] = (em >> l & 1) ? in->target : pc + 1);
         if (tr) trace(e, w, in, tlane, am, em);
         am = 0;
         goto regroup;
@@ -238,7 +246,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
           continue;
         }
         if (em == 0) { pc++; continue; }
-        LANES(am, w->pc[l] = (em >> l & 1) ? in->target : pc + 1);
+        LANES(l, am, w->pc[l] = (em >> l & 1) ? in->target : pc + 1);
         am = 0;
         goto regroup;
       case X_RET: {                               /* each lane to its caller; with none, it exits */
@@ -248,7 +256,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
         if (ex) { w->exited |= ex; w->exitpc = pc; }
         if (ex && e->C->racc && !(w->exists & ~w->exited) && plX__exit_check(e)) return e->status;
         if (em & ~ex) {                           /* the returning lanes' pcs are set */
-          LANES(am & ~em, w->pc[l] = pc + 1);
+          LANES(l, am & ~em, w->pc[l] = pc + 1);
           am = 0;
           goto regroup;
         }
@@ -266,7 +274,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
         if (tr) trace(e, w, in, tlane, am, em);
         if (e->nrpend && plX__race_flush(e, w, em)) return e->status;
         if (barrier(e, w, in, pc, em)) return e->status;
-        LANES(am, w->pc[l] = pc + 1);
+        LANES(l, am, w->pc[l] = pc + 1);
         am = 0;
         goto regroup;
       case X_MBWAIT: case X_CLBAR: case X_SETMAXNREG: {   /* lanes that must wait stay at this pc */
@@ -277,7 +285,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
         if (plX__hop_wait(e, w, in, pc, em, &blocked)) return e->status;
         if (checks) mark_writes(e, w, in, em & ~blocked);
         if (!blocked) { pc++; continue; }
-        LANES(am, w->pc[l] = (blocked >> l & 1) ? pc : pc + 1);
+        LANES(l, am, w->pc[l] = (blocked >> l & 1) ? pc : pc + 1);
         am = 0;
         goto regroup;
       }
@@ -290,7 +298,7 @@ int plX__run_warp(plX_emu *e, xwarp *w) {
       }
     }
   regroup:
-    LANES(am, w->pc[l] = pc);
+    LANES(l, am, w->pc[l] = pc);
   }
 }
 

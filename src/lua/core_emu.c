@@ -6,7 +6,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <stdio.h>
-#include "emu_impl.h"
+#include "emu.h"
 #include "open.h"
 #include "driver.h"
 #include "smem.h"
@@ -44,8 +44,8 @@ static int typearg(lua_State *L, int i) {
 /* a Lua number as the bits of type t (floats rounded to nearest, integers wrapped) */
 static uint64_t tobits(lua_State *L, int idx, int t) {
   lua_Number v = lua_tonumber(L, idx);
-  int fmt = plX__fmt_of(t);
-  if (fmt >= 0) return plX__round(v, 0, fmt, XR_RN, 0);
+  int fmt = plX_fp_format(t);
+  if (fmt >= 0) return plX_fp_round(fmt, v);
   if (v != floor(v) || !isfinite(v)) luaL_error(L, "%f is not an integer (element type %s)", v, plB_type_info[t].name);
   if (v < -9223372036854775808.0) luaL_error(L, "%f does not fit element type %s", v, plB_type_info[t].name);
   if (v < 0) return (uint64_t)(int64_t)v;
@@ -53,10 +53,10 @@ static uint64_t tobits(lua_State *L, int idx, int t) {
 }
 
 static void pushval(lua_State *L, uint64_t bits, int t) {
-  int fmt = plX__fmt_of(t);
+  int fmt = plX_fp_format(t);
   int nb = plB_type_info[t].bits;
   uint64_t v = nb >= 64 ? bits : bits & ((1ull << nb) - 1);
-  if (fmt >= 0) { lua_pushnumber(L, plX__to_double(v, fmt)); return; }
+  if (fmt >= 0) { lua_pushnumber(L, plX_fp_value(fmt, v)); return; }
   if (plB_type_info[t].cls == PLT_CS) {
     int64_t s = nb >= 64 ? (int64_t)v : (int64_t)(v << (64 - nb)) >> (64 - nb);
     lua_pushnumber(L, (lua_Number)s);
@@ -187,11 +187,11 @@ static int l_mem_random(lua_State *L) {
   uint64_t st = (uint64_t)luaL_optnumber(L, 4, 12345) % 2147483647u;
   if (st == 0) st = 1;
   uint32_t es = plB_type_info[t].bits / 8;
-  int fmt = plX__fmt_of(t);
+  int fmt = plX_fp_format(t);
   for (uint64_t i = 0; i + es <= size; i += es) {
     st = st * 48271u % 2147483647u;
     double u = (double)st / 2147483647.0;
-    uint64_t b = fmt >= 0 ? plX__round(u * 2 - 1, 0, fmt, XR_RN, 0) : (uint64_t)floor(u * 100);
+    uint64_t b = fmt >= 0 ? plX_fp_round(fmt, u * 2 - 1) : (uint64_t)floor(u * 100);
     memcpy(p + i, &b, es);
   }
   return 0;
@@ -204,14 +204,14 @@ static int l_mem_stats(lua_State *L) {
   uint8_t *p = buffer(L, M, 2, &size);
   int t = typearg(L, 3);
   uint32_t es = plB_type_info[t].bits / 8;
-  int fmt = plX__fmt_of(t), cls = plB_type_info[t].cls, nb = plB_type_info[t].bits;
+  int fmt = plX_fp_format(t), cls = plB_type_info[t].cls, nb = plB_type_info[t].bits;
   double mn = INFINITY, mx = -INFINITY, sum = 0;
   uint64_t nan = 0, inf = 0, n = size / es;
   for (uint64_t i = 0; i < n; i++) {
     uint64_t b = 0;
     memcpy(&b, p + i * es, es);
     double v;
-    if (fmt >= 0) v = plX__to_double(b, fmt);
+    if (fmt >= 0) v = plX_fp_value(fmt, b);
     else if (cls == PLT_CS) v = (double)(nb >= 64 ? (int64_t)b : (int64_t)(b << (64 - nb)) >> (64 - nb));
     else v = (double)b;
     if (v != v) { nan++; continue; }
@@ -249,13 +249,13 @@ static int l_mem_hash(lua_State *L) {
 static int l_fp_bits(lua_State *L) {
   double x = luaL_checknumber(L, 1);
   int t = typearg(L, 2);
-  int f = plX__fmt_of(t);
-  if (f < 0 || f == XFMT_F64) return luaL_argerror(L, 2, "a floating-point type of at most 32 bits expected");
+  int f = plX_fp_format(t);
+  if (f < 0 || f == PLX_FP_F64) return luaL_argerror(L, 2, "a floating-point type of at most 32 bits expected");
   uint64_t b;
   if (x != x) {
     static const uint64_t QNAN[] = {0x7e00, 0x7fc0, 0x7fc00000, 0x7fc00000, 0, 0x7f, 0x7e};
     b = QNAN[f];
-  } else b = plX__round(x, 0, f, XR_RN, 0);
+  } else b = plX_fp_round(f, x);
   lua_pushnumber(L, (lua_Number)b);
   return 1;
 }
