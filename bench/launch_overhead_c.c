@@ -33,26 +33,35 @@ int main(int argc, char **argv) {
   enum { N = 1 << 20 };
   ptxlua_kernel *k = NULL;
   ptxlua_buffer *x = NULL, *y = NULL, *out = NULL;
-  if (ptxlua_load_file(e, script) || ptxlua_define(e, "N", "1048576") || ptxlua_kernel_prepare(d, "vector_add", &k) ||
-      ptxlua_buffer_alloc(d, N * 4, &x) || ptxlua_buffer_alloc(d, N * 4, &y) || ptxlua_buffer_alloc(d, N * 4, &out)) {
+  if (ptxlua_load_file(e, script) || ptxlua_define(e, "N", "1048576") ||
+      ptxlua_kernel_prepare(d, "vector_add", &k) || ptxlua_buffer_alloc(d, N * 4, &x) ||
+      ptxlua_buffer_alloc(d, N * 4, &y) || ptxlua_buffer_alloc(d, N * 4, &out)) {
     fprintf(stderr, "%s\n", ptxlua_errmsg(e));
     ptxlua_close(e);
     return 1;
   }
-  ptxlua_arg args[4] = {ptxlua_arg_buffer(x), ptxlua_arg_buffer(y), ptxlua_arg_buffer(out), ptxlua_arg_u32(N)};
-  for (int i = 0; i < 1000; i++)                               /* warm up */
-    if (ptxlua_launch(k, NULL, NULL, 0, NULL, args, 4)) { fprintf(stderr, "%s\n", ptxlua_errmsg(e)); return 1; }
+  ptxlua_arg args[4] = { ptxlua_arg_buffer(x), ptxlua_arg_buffer(y), ptxlua_arg_buffer(out),
+                         ptxlua_arg_u32(N) };
+  for (int i = 0; i < 1000; i++) /* warm up */
+    if (ptxlua_launch(k, NULL, NULL, 0, NULL, args, 4)) {
+      fprintf(stderr, "%s\n", ptxlua_errmsg(e));
+      return 1;
+    }
   ptxlua_device_sync(d);
   double best = 1e9;
-  for (int rep = 0; rep < 5; rep++) {                          /* the best of 5 rounds */
+  for (int rep = 0; rep < 5; rep++) { /* the best of 5 rounds */
     double t0 = now();
     for (long i = 0; i < iters; i++) ptxlua_launch(k, NULL, NULL, 0, NULL, args, 4);
     double t = (now() - t0) / (double)iters;
-    if (ptxlua_device_sync(d)) { fprintf(stderr, "%s\n", ptxlua_errmsg(e)); return 1; }
+    if (ptxlua_device_sync(d)) {
+      fprintf(stderr, "%s\n", ptxlua_errmsg(e));
+      return 1;
+    }
     if (t < best) best = t;
   }
-  printf("%s: %ld launches of vector_add x 5, best %.3f us host time per launch (C API)%s\n", ptxlua_device_describe(d),
-         iters, best * 1e6, strstr(ptxlua_device_describe(d), "mock") ? " [mock driver: ptxlua's side only]" : "");
+  printf("%s: %ld launches of vector_add x 5, best %.3f us host time per launch (C API)%s\n",
+         ptxlua_device_describe(d), iters, best * 1e6,
+         strstr(ptxlua_device_describe(d), "mock") ? " [mock driver: ptxlua's side only]" : "");
   ptxlua_close(e);
   return 0;
 }

@@ -6,7 +6,8 @@
 #include <string.h>
 #include "dlpack.h"
 
-/* ---- element types ------------------------------------------------------------------------------ */
+/* ---- element types
+** ------------------------------------------------------------------------------ */
 void plE_dtype_name(DLDataType dt, char *out, size_t n) {
   const char *base = NULL;
   switch (dt.code) {
@@ -15,13 +16,19 @@ void plE_dtype_name(DLDataType dt, char *out, size_t n) {
   case kDLFloat: base = "f"; break;
   case kDLBfloat: base = "bf"; break;
   case kDLComplex: base = "c"; break;
-  case 6: base = "bool"; break;            /* kDLBool (DLPack 0.8): one byte a value */
+  case 6: base = "bool"; break; /* kDLBool (DLPack 0.8): one byte a value */
   default: break;
   }
-  if (!base) { snprintf(out, n, "?(code %u, %u bits)", dt.code, dt.bits); return; }
-  if (dt.code == 6) snprintf(out, n, "bool");
-  else if (dt.lanes > 1) snprintf(out, n, "%s%ux%u", base, dt.bits, dt.lanes);
-  else snprintf(out, n, "%s%u", base, dt.bits);
+  if (!base) {
+    snprintf(out, n, "?(code %u, %u bits)", dt.code, dt.bits);
+    return;
+  }
+  if (dt.code == 6)
+    snprintf(out, n, "bool");
+  else if (dt.lanes > 1)
+    snprintf(out, n, "%s%ux%u", base, dt.bits, dt.lanes);
+  else
+    snprintf(out, n, "%s%u", base, dt.bits);
 }
 
 /* bits of one element of a declared type ("f32" 32, "f16x2" 32, "bf16" 16); 0 if unknown */
@@ -43,11 +50,16 @@ void plE_decl_parse(plE_tensor_decl *d) {
   d->bits = d->dtype[0] ? decl_bits(d->dtype, base, sizeof base) : 0;
   d->code = -1;
   if (!d->bits) return;
-  if (strcmp(base, "s") == 0) d->code = kDLInt;
-  else if (strcmp(base, "u") == 0) d->code = kDLUInt;
-  else if (strcmp(base, "f") == 0) d->code = kDLFloat;
-  else if (strcmp(base, "bf") == 0) d->code = kDLBfloat;
-  else if (strcmp(base, "b") != 0) d->bits = 0;     /* pred, ...: no tensor has it */
+  if (strcmp(base, "s") == 0)
+    d->code = kDLInt;
+  else if (strcmp(base, "u") == 0)
+    d->code = kDLUInt;
+  else if (strcmp(base, "f") == 0)
+    d->code = kDLFloat;
+  else if (strcmp(base, "bf") == 0)
+    d->code = kDLBfloat;
+  else if (strcmp(base, "b") != 0)
+    d->bits = 0; /* pred, ...: no tensor has it */
 }
 
 /* the declared element type takes the tensor's: the same kind and width; .bN any N-bit type;
@@ -60,87 +72,135 @@ static int dtype_ok(const plE_tensor_decl *d, DLDataType dt) {
   return dt.code == d->code;
 }
 
-static unsigned elem_bits(DLDataType dt) { return (unsigned)dt.bits * (dt.lanes ? dt.lanes : 1); }
+static unsigned elem_bits(DLDataType dt) {
+  return (unsigned)dt.bits * (dt.lanes ? dt.lanes : 1);
+}
 
-/* ---- shapes -------------------------------------------------------------------------------------- */
+/* ---- shapes
+** -------------------------------------------------------------------------------------- */
 static void put_shape(char *out, size_t n, const int64_t *s, int nd) {
   size_t o = (size_t)snprintf(out, n, "[");
-  for (int i = 0; i < nd && o < n; i++) o += (size_t)snprintf(out + o, n - o, "%s%lld", i ? ", " : "", (long long)s[i]);
+  for (int i = 0; i < nd && o < n; i++)
+    o += (size_t)snprintf(out + o, n - o, "%s%lld", i ? ", " : "", (long long)s[i]);
   if (o < n) snprintf(out + o, n - o, "]");
 }
 
 /* "{M, K} = [64, 32]": the declaration as written and the values it has for this launch */
-static void put_decl(char *out, size_t n, const plE_tensor_decl *d, const int64_t *pv, const unsigned char *have) {
+static void put_decl(char *out, size_t n, const plE_tensor_decl *d, const int64_t *pv,
+                     const unsigned char *have) {
   size_t o = (size_t)snprintf(out, n, "{");
-  for (int i = 0; i < d->ndim && o < n; i++) o += (size_t)snprintf(out + o, n - o, "%s%s", i ? ", " : "", d->dims[i].text);
-  int any_name = 0;                       /* an entry that is not a plain number: show the values */
-  for (int i = 0; i < d->ndim; i++) any_name |= d->dims[i].text[strspn(d->dims[i].text, "0123456789")] != 0;
-  if (!any_name) { if (o < n) snprintf(out + o, n - o, "}"); return; }
+  for (int i = 0; i < d->ndim && o < n; i++)
+    o += (size_t)snprintf(out + o, n - o, "%s%s", i ? ", " : "", d->dims[i].text);
+  int any_name = 0; /* an entry that is not a plain number: show the values */
+  for (int i = 0; i < d->ndim; i++)
+    any_name |= d->dims[i].text[strspn(d->dims[i].text, "0123456789")] != 0;
+  if (!any_name) {
+    if (o < n) snprintf(out + o, n - o, "}");
+    return;
+  }
   if (o < n) o += (size_t)snprintf(out + o, n - o, "} = [");
   for (int i = 0; i < d->ndim && o < n; i++) {
     const plE_dim *x = &d->dims[i];
     const char *sep = i ? ", " : "";
-    if (x->kind == PLE_DIM_FIXED) o += (size_t)snprintf(out + o, n - o, "%s%lld", sep, (long long)x->value);
+    if (x->kind == PLE_DIM_FIXED)
+      o += (size_t)snprintf(out + o, n - o, "%s%lld", sep, (long long)x->value);
     else if (x->kind == PLE_DIM_PARAM && pv && have[x->param])
       o += (size_t)snprintf(out + o, n - o, "%s%lld", sep, (long long)pv[x->param]);
-    else o += (size_t)snprintf(out + o, n - o, "%s?", sep);
+    else
+      o += (size_t)snprintf(out + o, n - o, "%s?", sep);
   }
   if (o < n) snprintf(out + o, n - o, "]");
 }
 
 int plE_tensor_span(const DLTensor *t, uint64_t *bytes, char *why, size_t n) {
   unsigned eb = elem_bits(t->dtype);
-  if (t->ndim < 0 || t->ndim > 64) { snprintf(why, n, "a tensor of %d dimensions", t->ndim); return -1; }
-  if (t->ndim && !t->shape) { snprintf(why, n, "a tensor of %d dimensions without a shape", t->ndim); return -1; }
-  if (!eb) { snprintf(why, n, "a tensor of 0-bit elements"); return -1; }
-  uint64_t last = 0, count = 1;          /* the offset (elements) of the last element, the count */
+  if (t->ndim < 0 || t->ndim > 64) {
+    snprintf(why, n, "a tensor of %d dimensions", t->ndim);
+    return -1;
+  }
+  if (t->ndim && !t->shape) {
+    snprintf(why, n, "a tensor of %d dimensions without a shape", t->ndim);
+    return -1;
+  }
+  if (!eb) {
+    snprintf(why, n, "a tensor of 0-bit elements");
+    return -1;
+  }
+  uint64_t last = 0, count = 1; /* the offset (elements) of the last element, the count */
   int64_t packed = 1;
   for (int i = t->ndim - 1; i >= 0; i--) {
     int64_t s = t->shape[i];
-    if (s < 0) { snprintf(why, n, "a tensor with extent %lld in dimension %d", (long long)s, i); return -1; }
-    if (s == 0) { *bytes = 0; return 0; }
+    if (s < 0) {
+      snprintf(why, n, "a tensor with extent %lld in dimension %d", (long long)s, i);
+      return -1;
+    }
+    if (s == 0) {
+      *bytes = 0;
+      return 0;
+    }
     int64_t st = t->strides ? t->strides[i] : packed;
-    if (st < 0 && s > 1) { snprintf(why, n, "a tensor with a negative stride (%lld in dimension %d)", (long long)st, i); return -1; }
+    if (st < 0 && s > 1) {
+      snprintf(why, n, "a tensor with a negative stride (%lld in dimension %d)", (long long)st, i);
+      return -1;
+    }
     if (s > 1) {
-      if ((uint64_t)st > ((uint64_t)1 << 48) || (uint64_t)s > ((uint64_t)1 << 48)) { snprintf(why, n, "a tensor over 2^48 elements"); return -1; }
+      if ((uint64_t)st > ((uint64_t)1 << 48) || (uint64_t)s > ((uint64_t)1 << 48)) {
+        snprintf(why, n, "a tensor over 2^48 elements");
+        return -1;
+      }
       last += (uint64_t)(s - 1) * (uint64_t)st;
     }
     count *= (uint64_t)s;
-    if (count > ((uint64_t)1 << 48) || last > ((uint64_t)1 << 48)) { snprintf(why, n, "a tensor over 2^48 elements"); return -1; }
+    if (count > ((uint64_t)1 << 48) || last > ((uint64_t)1 << 48)) {
+      snprintf(why, n, "a tensor over 2^48 elements");
+      return -1;
+    }
     packed *= s;
   }
   *bytes = ((last + 1) * eb + 7) / 8;
   return 0;
 }
 
-/* ---- the check ----------------------------------------------------------------------------------- */
+/* ---- the check
+** ----------------------------------------------------------------------------------- */
 static const char *devname(const DLDevice *d, char *buf, size_t n) {
   switch ((int)d->device_type) {
   case kDLCPU: return "CPU memory";
   case kDLCUDAHost: return "pinned CPU memory (kDLCUDAHost)";
   case kDLCUDA: snprintf(buf, n, "CUDA memory of device %d", d->device_id); return buf;
-  case kDLCUDAManaged: snprintf(buf, n, "CUDA managed memory (device %d)", d->device_id); return buf;
-  default: snprintf(buf, n, "memory of DLPack device type %d (device %d)", (int)d->device_type, d->device_id); return buf;
+  case kDLCUDAManaged:
+    snprintf(buf, n, "CUDA managed memory (device %d)", d->device_id);
+    return buf;
+  default:
+    snprintf(buf, n, "memory of DLPack device type %d (device %d)", (int)d->device_type,
+             d->device_id);
+    return buf;
   }
 }
 
 int plE_tensor_check(const plE_tensor_decl *decl, const DLTensor *t, plE_tensor_dev dev,
-                     const int64_t *pv, const unsigned char *have, uint64_t *bytes, char *why, size_t n) {
+                     const int64_t *pv, const unsigned char *have, uint64_t *bytes, char *why,
+                     size_t n) {
   char a[256], b[256], dn[96];
   /* the device: the emulator reads CPU memory in place, a GPU its own */
   int type = (int)t->device.device_type;
   if (!dev.cuda && type != kDLCPU && type != kDLCUDAHost) {
-    snprintf(why, n, "a tensor in %s, where \"emu\" runs on CPU memory (copy it to the CPU, or launch on a CUDA device)",
+    snprintf(why, n,
+             "a tensor in %s, where \"emu\" runs on CPU memory (copy it to the CPU, or launch on a "
+             "CUDA device)",
              devname(&t->device, dn, sizeof dn));
     return -1;
   }
-  if (dev.cuda && !((type == kDLCUDA || type == kDLCUDAManaged) && t->device.device_id == dev.ordinal)) {
-    snprintf(why, n, "a tensor in %s, where the kernel runs on cuda:%d", devname(&t->device, dn, sizeof dn), dev.ordinal);
+  if (dev.cuda &&
+      !((type == kDLCUDA || type == kDLCUDAManaged) && t->device.device_id == dev.ordinal)) {
+    snprintf(why, n, "a tensor in %s, where the kernel runs on cuda:%d",
+             devname(&t->device, dn, sizeof dn), dev.ordinal);
     return -1;
   }
-  if (decl->dtype[0] && !dtype_ok(decl, t->dtype)) {    /* "": any element type */
+  if (decl->dtype[0] && !dtype_ok(decl, t->dtype)) { /* "": any element type */
     plE_dtype_name(t->dtype, a, sizeof a);
-    snprintf(why, n, "a tensor of %s, where the kernel declares %s* (a tensor of %s)", a, decl->dtype, decl->dtype);
+    snprintf(why, n, "a tensor of %s, where the kernel declares %s* (a tensor of %s)", a,
+             decl->dtype, decl->dtype);
     return -1;
   }
   if (plE_tensor_span(t, bytes, why, n)) return -1;
@@ -149,8 +209,10 @@ int plE_tensor_check(const plE_tensor_decl *decl, const DLTensor *t, plE_tensor_
     int bad = t->ndim != decl->ndim;
     for (int i = 0; !bad && i < decl->ndim; i++) {
       const plE_dim *x = &decl->dims[i];
-      if (x->kind == PLE_DIM_FIXED) bad = t->shape[i] != x->value;
-      else if (x->kind == PLE_DIM_PARAM && pv && have[x->param]) bad = t->shape[i] != pv[x->param];
+      if (x->kind == PLE_DIM_FIXED)
+        bad = t->shape[i] != x->value;
+      else if (x->kind == PLE_DIM_PARAM && pv && have[x->param])
+        bad = t->shape[i] != pv[x->param];
     }
     if (bad) {
       put_shape(a, sizeof a, t->shape, t->ndim);
@@ -170,11 +232,17 @@ int plE_tensor_check(const plE_tensor_decl *decl, const DLTensor *t, plE_tensor_
     if (!ok) {
       int64_t ps[64];
       packed = 1;
-      for (int i = t->ndim - 1; i >= 0; i--) { ps[i] = packed; packed *= t->shape[i]; }
+      for (int i = t->ndim - 1; i >= 0; i--) {
+        ps[i] = packed;
+        packed *= t->shape[i];
+      }
       put_shape(a, sizeof a, t->strides, t->ndim);
       put_shape(b, sizeof b, ps, t->ndim);
-      snprintf(why, n, "a tensor with strides %s (elements), where a pointer parameter reads it packed in row-major "
-               "order (strides %s): make it contiguous first", a, b);
+      snprintf(why, n,
+               "a tensor with strides %s (elements), where a pointer parameter reads it packed in "
+               "row-major "
+               "order (strides %s): make it contiguous first",
+               a, b);
       return -1;
     }
   }
@@ -182,7 +250,8 @@ int plE_tensor_check(const plE_tensor_decl *decl, const DLTensor *t, plE_tensor_
   unsigned eb = elem_bits(t->dtype) / 8;
   if (eb > 16) eb = 16;
   if (eb > 1 && *bytes && addr % eb) {
-    snprintf(why, n, "a tensor at 0x%llx, not a multiple of its %u-byte elements", (unsigned long long)addr, eb);
+    snprintf(why, n, "a tensor at 0x%llx, not a multiple of its %u-byte elements",
+             (unsigned long long)addr, eb);
     return -1;
   }
   return 0;

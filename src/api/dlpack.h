@@ -15,21 +15,23 @@
 enum { PLE_DIM_FIXED = 1, PLE_DIM_PARAM, PLE_DIM_OPEN };
 typedef struct plE_dim {
   int kind;
-  int64_t value;        /* FIXED */
-  int param;            /* PARAM: the parameter's index */
-  char text[48];        /* as the script wrote it */
+  int64_t value; /* FIXED */
+  int param;     /* PARAM: the parameter's index */
+  char text[48]; /* as the script wrote it */
 } plE_dim;
 
 typedef struct plE_tensor_decl {
-  char dtype[16];       /* the element type: "f32", "bf16", "b32", ...; "" any */
-  int code;             /* the DLPack type code dtype means (-1: any of `bits`, a .bN type) */
-  unsigned bits;        /* its width, lanes included (0: the dtype is not a tensor's type) */
-  int ndim;             /* -1: no shape declared */
+  char dtype[16]; /* the element type: "f32", "bf16", "b32", ...; "" any */
+  int code;       /* the DLPack type code dtype means (-1: any of `bits`, a .bN type) */
+  unsigned bits;  /* its width, lanes included (0: the dtype is not a tensor's type) */
+  int ndim;       /* -1: no shape declared */
   plE_dim dims[PLE_MAXDIM];
 } plE_tensor_decl;
 
 /* the device a launch runs on: emu (CPU memory) or CUDA device `ordinal` */
-typedef struct plE_tensor_dev { int cuda, ordinal; } plE_tensor_dev;
+typedef struct plE_tensor_dev {
+  int cuda, ordinal;
+} plE_tensor_dev;
 
 /* code and bits from dtype: once, when the declaration is read (the check formats nothing) */
 void plE_decl_parse(plE_tensor_decl *decl);

@@ -224,7 +224,8 @@ static int by_pointer(const eparam *p) {
          (p->kind == PTXLUA_PARAM_SCALAR && !scalar_ctype(p->dtype));
 }
 
-/* ---- what the DSL says of a kernel --------------------------------------------------------------- */
+/* ---- what the DSL says of a kernel
+** --------------------------------------------------------------- */
 static const char *INFO_LUA =
     "local name, defines = ...\n"
     "local k\n"
@@ -376,7 +377,8 @@ static int name_check(ptxlua_engine *e, const char *prefix, ekernel *k) {
   return PTXLUA_OK;
 }
 
-/* ---- the generated text ------------------------------------------------------------------------- */
+/* ---- the generated text
+** ------------------------------------------------------------------------- */
 /* NAME for each "@@" of t */
 static void put_t(plB_buf *b, const char *t, const char *name) {
   for (const char *q; (q = strstr(t, "@@")); t = q + 2) {
@@ -819,7 +821,8 @@ static void wrap(plB_buf *out, const plB_buf *in) {
   }
 }
 
-/* ---- writing ------------------------------------------------------------------------------------ */
+/* ---- writing
+** ------------------------------------------------------------------------------------ */
 static int write_tmp(const char *path, const plB_buf *b, char *tmp, size_t tn, char *err,
                      size_t en) {
   snprintf(tmp, tn, "%s.tmp.XXXXXX", path);

@@ -1,8 +1,8 @@
-/* launch.c -- the C launch API of include/ptxlua.h: devices ("emu", "cuda:N"), buffers, tensor maps,
-** prepared kernels and launches with typed arguments checked against the kernel's parameters.
-** Preparing a kernel enters Lua (trace, then assemble through the cache and load on CUDA); the
-** CUDA launch of a prepared kernel does not: it checks the arguments, packs them into the kernel's
-** preallocated parameter block and calls cuLaunchKernelEx -- no allocation, no Lua. */
+/* launch.c -- the C launch API of include/ptxlua.h: devices ("emu", "cuda:N"), buffers, tensor
+** maps, prepared kernels and launches with typed arguments checked against the kernel's
+** parameters. Preparing a kernel enters Lua (trace, then assemble through the cache and load on
+** CUDA); the CUDA launch of a prepared kernel does not: it checks the arguments, packs them into
+** the kernel's preallocated parameter block and calls cuLaunchKernelEx -- no allocation, no Lua. */
 #include <lua.h>
 #include <lauxlib.h>
 #include <stdarg.h>
@@ -23,30 +23,31 @@ enum { DEV_EMU, DEV_CUDA };
 struct ptxlua_device {
   ptxlua_engine *e;
   int kind;
-  plX_mem *mem;               /* emu: the device memory */
-  plC_device cu;              /* cuda: the device and its primary context */
+  plX_mem *mem;  /* emu: the device memory */
+  plC_device cu; /* cuda: the device and its primary context */
   char desc[320];
   ptxlua_buffer *buffers;
   ptxlua_kernel *kernels;
-  ptxlua_device *next;        /* the engine's list */
+  ptxlua_device *next; /* the engine's list */
 };
 
 struct ptxlua_buffer {
   ptxlua_device *d;
   uint64_t addr;
   size_t bytes;
-  int borrowed;               /* ptxlua_buffer_wrap: memory the caller owns, never freed */
+  int borrowed; /* ptxlua_buffer_wrap: memory the caller owns, never freed */
   ptxlua_buffer *next, **prev;
 };
 
 typedef struct kparam {
   char name[64];
   char dtype[16];
-  int kind, type;             /* PTXLUA_PARAM_*, PLT_* of the declaration */
-  int addr_int;               /* a .u64/.b64 parameter read from PTX (a pointer or an integer): takes a
-                              ** buffer, an address, or a 64-bit integer argument */
+  int kind, type; /* PTXLUA_PARAM_*, PLT_* of the declaration */
+  /* a .u64/.b64 parameter read from PTX (a pointer or an integer): takes a buffer, an address,
+  ** or a 64-bit integer argument */
+  int addr_int;
   unsigned offset, size, align;
-  plE_tensor_decl decl;       /* a pointer: what a tensor passed to it must be (dlpack.c) */
+  plE_tensor_decl decl; /* a pointer: what a tensor passed to it must be (dlpack.c) */
 } kparam;
 
 struct ptxlua_kernel {
@@ -57,24 +58,29 @@ struct ptxlua_kernel {
   int np;
   kparam *p;
   unsigned grid[3], block[3], cluster[3], smem;
-  unsigned ct_cluster[3];     /* cuda: the cluster the cubin was compiled for (0s: none): no launch attribute */
+  /* cuda: the cluster the cubin was compiled for (0s: none): no launch attribute */
+  unsigned ct_cluster[3];
   int has_grid, has_block;
   /* cuda */
   void *module, *fn;
-  unsigned smem_set;          /* the dynamic shared memory the function was allowed (cuFuncSetAttribute) */
+  /* the dynamic shared memory the function was allowed (cuFuncSetAttribute) */
+  unsigned smem_set;
   unsigned char *block_store; /* the parameter bytes, 64-byte aligned slots */
   void **params;              /* params[i] -> its slot */
   int64_t *pv;                /* a launch's integer arguments, for the extents that name them */
   unsigned char *have;        /* pv[i] holds one */
-  uint64_t *dladdr;           /* a launch's tensor arguments: the device address each is passed as */
+  /* a launch's tensor arguments: the device address each is passed as */
+  uint64_t *dladdr;
   /* emu */
-  int modref;                 /* registry ref of the traced module */
+  int modref; /* registry ref of the traced module */
   plX_emu *emu;
   ptxlua_kernel *next, **prev;
 };
 
-/* ---- errors ------------------------------------------------------------------------------------ */
-static int fail(ptxlua_engine *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* ---- errors
+** ------------------------------------------------------------------------------------ */
+static int fail(ptxlua_engine *e, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int fail(ptxlua_engine *e, int code, const char *fmt, ...) {
   char buf[4096];
   va_list ap;
@@ -84,7 +90,8 @@ static int fail(ptxlua_engine *e, int code, const char *fmt, ...) {
   return plE_set_error(e, code, buf);
 }
 
-/* ---- devices ----------------------------------------------------------------------------------- */
+/* ---- devices
+** ----------------------------------------------------------------------------------- */
 PTXLUA_API int ptxlua_device_open(ptxlua_engine *e, const char *name, ptxlua_device **out) {
   if (!e || !name || !out) return PTXLUA_MISUSE;
   *out = NULL;
@@ -95,7 +102,10 @@ PTXLUA_API int ptxlua_device_open(ptxlua_engine *e, const char *name, ptxlua_dev
   if (strcmp(name, "emu") == 0) {
     d->kind = DEV_EMU;
     d->mem = plX_mem_new();
-    if (!d->mem) { free(d); return fail(e, PTXLUA_NOMEM, "out of memory"); }
+    if (!d->mem) {
+      free(d);
+      return fail(e, PTXLUA_NOMEM, "out of memory");
+    }
     snprintf(d->desc, sizeof d->desc, "emu");
   } else if (strncmp(name, "cuda", 4) == 0 && (name[4] == 0 || name[4] == ':')) {
     char *end = NULL;
@@ -110,7 +120,8 @@ PTXLUA_API int ptxlua_device_open(ptxlua_engine *e, const char *name, ptxlua_dev
       free(d);
       return fail(e, PTXLUA_ERROR, "CUDA device %ld is not available: %s", ord, err);
     }
-    snprintf(d->desc, sizeof d->desc, "cuda:%ld (%s, sm_%d%d)", ord, d->cu.name, d->cu.cc_major, d->cu.cc_minor);
+    snprintf(d->desc, sizeof d->desc, "cuda:%ld (%s, sm_%d%d)", ord, d->cu.name, d->cu.cc_major,
+             d->cu.cc_minor);
   } else {
     free(d);
     return fail(e, PTXLUA_MISUSE, "device '%.100s': expected \"emu\" or \"cuda:N\"", name);
@@ -122,7 +133,9 @@ PTXLUA_API int ptxlua_device_open(ptxlua_engine *e, const char *name, ptxlua_dev
   return PTXLUA_OK;
 }
 
-PTXLUA_API const char *ptxlua_device_describe(ptxlua_device *d) { return d ? d->desc : ""; }
+PTXLUA_API const char *ptxlua_device_describe(ptxlua_device *d) {
+  return d ? d->desc : "";
+}
 
 static int make_current(ptxlua_device *d) {
   if (d->kind != DEV_CUDA) return PTXLUA_OK;
@@ -148,9 +161,14 @@ PTXLUA_API void ptxlua_device_close(ptxlua_device *d) {
   while (d->buffers) ptxlua_buffer_free(d->buffers);
   ptxlua_device **list = plE_devices(d->e);
   for (ptxlua_device **p = list; *p; p = &(*p)->next)
-    if (*p == d) { *p = d->next; break; }
-  if (d->kind == DEV_EMU) plX_mem_free(d->mem);
-  else plC_device_close(&d->cu);
+    if (*p == d) {
+      *p = d->next;
+      break;
+    }
+  if (d->kind == DEV_EMU)
+    plX_mem_free(d->mem);
+  else
+    plC_device_close(&d->cu);
   free(d);
 }
 
@@ -160,7 +178,8 @@ void plE_close_devices(ptxlua_engine *e) {
   while (*list) ptxlua_device_close(*list);
 }
 
-/* ---- buffers ----------------------------------------------------------------------------------- */
+/* ---- buffers
+** ----------------------------------------------------------------------------------- */
 PTXLUA_API int ptxlua_buffer_alloc(ptxlua_device *d, size_t bytes, ptxlua_buffer **out) {
   if (!d || !out) return PTXLUA_MISUSE;
   *out = NULL;
@@ -170,12 +189,21 @@ PTXLUA_API int ptxlua_buffer_alloc(ptxlua_device *d, size_t bytes, ptxlua_buffer
   if (!b) return fail(d->e, PTXLUA_NOMEM, "out of memory");
   if (d->kind == DEV_EMU) {
     b->addr = plX_mem_alloc(d->mem, bytes, NULL);
-    if (!b->addr) { free(b); return fail(d->e, PTXLUA_NOMEM, "out of memory (a buffer of %zu bytes)", bytes); }
+    if (!b->addr) {
+      free(b);
+      return fail(d->e, PTXLUA_NOMEM, "out of memory (a buffer of %zu bytes)", bytes);
+    }
   } else {
     char err[1024];
     int rc = make_current(d);
-    if (rc) { free(b); return rc; }
-    if (plC_alloc(&b->addr, bytes, err, sizeof err)) { free(b); return fail(d->e, PTXLUA_ERROR, "%s", err); }
+    if (rc) {
+      free(b);
+      return rc;
+    }
+    if (plC_alloc(&b->addr, bytes, err, sizeof err)) {
+      free(b);
+      return fail(d->e, PTXLUA_ERROR, "%s", err);
+    }
   }
   b->d = d;
   b->bytes = bytes;
@@ -187,12 +215,17 @@ PTXLUA_API int ptxlua_buffer_alloc(ptxlua_device *d, size_t bytes, ptxlua_buffer
   return PTXLUA_OK;
 }
 
-PTXLUA_API uint64_t ptxlua_buffer_address(const ptxlua_buffer *b) { return b ? b->addr : 0; }
-PTXLUA_API size_t ptxlua_buffer_size(const ptxlua_buffer *b) { return b ? b->bytes : 0; }
+PTXLUA_API uint64_t ptxlua_buffer_address(const ptxlua_buffer *b) {
+  return b ? b->addr : 0;
+}
+PTXLUA_API size_t ptxlua_buffer_size(const ptxlua_buffer *b) {
+  return b ? b->bytes : 0;
+}
 
 static int range_ok(ptxlua_buffer *b, size_t off, size_t n, const char *what) {
   if (off > b->bytes || n > b->bytes - off)
-    return fail(b->d->e, PTXLUA_MISUSE, "%s of %zu bytes at offset %zu: the buffer has %zu", what, n, off, b->bytes);
+    return fail(b->d->e, PTXLUA_MISUSE, "%s of %zu bytes at offset %zu: the buffer has %zu", what,
+                n, off, b->bytes);
   return PTXLUA_OK;
 }
 
@@ -207,7 +240,8 @@ PTXLUA_API int ptxlua_buffer_upload(ptxlua_buffer *b, size_t off, const void *sr
   }
   if ((rc = make_current(b->d))) return rc;
   char err[1024];
-  if (plC_htod(b->addr + off, src, n, err, sizeof err)) return fail(b->d->e, PTXLUA_ERROR, "%s", err);
+  if (plC_htod(b->addr + off, src, n, err, sizeof err))
+    return fail(b->d->e, PTXLUA_ERROR, "%s", err);
   return PTXLUA_OK;
 }
 
@@ -222,14 +256,18 @@ PTXLUA_API int ptxlua_buffer_download(ptxlua_buffer *b, size_t off, void *dst, s
   }
   if ((rc = make_current(b->d))) return rc;
   char err[1024];
-  if (plC_dtoh(dst, b->addr + off, n, err, sizeof err)) return fail(b->d->e, PTXLUA_ERROR, "%s", err);
+  if (plC_dtoh(dst, b->addr + off, n, err, sizeof err))
+    return fail(b->d->e, PTXLUA_ERROR, "%s", err);
   return PTXLUA_OK;
 }
 
 PTXLUA_API void ptxlua_buffer_free(ptxlua_buffer *b) {
   if (!b) return;
-  if (b->d->kind == DEV_EMU) plX_mem_release(b->d->mem, b->addr);   /* a wrapped one: forgotten only */
-  else if (!b->borrowed && make_current(b->d) == PTXLUA_OK) plC_free(b->addr);
+  /* a wrapped one: forgotten only */
+  if (b->d->kind == DEV_EMU)
+    plX_mem_release(b->d->mem, b->addr);
+  else if (!b->borrowed && make_current(b->d) == PTXLUA_OK)
+    plC_free(b->addr);
   *b->prev = b->next;
   if (b->next) b->next->prev = b->prev;
   free(b);
@@ -240,11 +278,13 @@ static int cuda_owns(ptxlua_device *d, uint64_t addr, char *why, size_t n) {
   int ord = -1;
   char err[512];
   if (plC_pointer_device(addr, &ord, err, sizeof err)) {
-    snprintf(why, n, "the driver knows 0x%llx as no device memory (%s)", (unsigned long long)addr, err);
+    snprintf(why, n, "the driver knows 0x%llx as no device memory (%s)", (unsigned long long)addr,
+             err);
     return -1;
   }
   if (ord != d->cu.ordinal) {
-    snprintf(why, n, "0x%llx is memory of CUDA device %d, not of cuda:%d", (unsigned long long)addr, ord, d->cu.ordinal);
+    snprintf(why, n, "0x%llx is memory of CUDA device %d, not of cuda:%d", (unsigned long long)addr,
+             ord, d->cu.ordinal);
     return -1;
   }
   return 0;
@@ -262,18 +302,29 @@ PTXLUA_API int ptxlua_buffer_wrap(ptxlua_device *d, void *ptr, size_t bytes, ptx
   if (!d || !out) return PTXLUA_MISUSE;
   *out = NULL;
   plE_clear_error(d->e);
-  if (!ptr || !bytes) return fail(d->e, PTXLUA_MISUSE, "a wrapped buffer needs memory: %s", ptr ? "0 bytes" : "a NULL pointer");
+  if (!ptr || !bytes)
+    return fail(d->e, PTXLUA_MISUSE, "a wrapped buffer needs memory: %s",
+                ptr ? "0 bytes" : "a NULL pointer");
   ptxlua_buffer *b = calloc(1, sizeof *b);
   if (!b) return fail(d->e, PTXLUA_NOMEM, "out of memory");
   if (d->kind == DEV_EMU) {
     b->addr = plX_mem_map(d->mem, ptr, bytes, "wrapped");
-    if (!b->addr) { free(b); return fail(d->e, PTXLUA_NOMEM, "out of memory (wrapping %zu bytes)", bytes); }
+    if (!b->addr) {
+      free(b);
+      return fail(d->e, PTXLUA_NOMEM, "out of memory (wrapping %zu bytes)", bytes);
+    }
   } else {
     char why[768];
     int rc = make_current(d);
-    if (rc) { free(b); return rc; }
+    if (rc) {
+      free(b);
+      return rc;
+    }
     b->addr = (uint64_t)(uintptr_t)ptr;
-    if (cuda_owns(d, b->addr, why, sizeof why)) { free(b); return fail(d->e, PTXLUA_MISUSE, "ptxlua_buffer_wrap: %s", why); }
+    if (cuda_owns(d, b->addr, why, sizeof why)) {
+      free(b);
+      return fail(d->e, PTXLUA_MISUSE, "ptxlua_buffer_wrap: %s", why);
+    }
   }
   b->bytes = bytes;
   b->borrowed = 1;
@@ -282,7 +333,8 @@ PTXLUA_API int ptxlua_buffer_wrap(ptxlua_device *d, void *ptr, size_t bytes, ptx
   return PTXLUA_OK;
 }
 
-PTXLUA_API int ptxlua_buffer_wrap_dlpack(ptxlua_device *d, const struct DLManagedTensor *mt, ptxlua_buffer **out) {
+PTXLUA_API int ptxlua_buffer_wrap_dlpack(ptxlua_device *d, const struct DLManagedTensor *mt,
+                                         ptxlua_buffer **out) {
   if (!d || !mt || !out) return PTXLUA_MISUSE;
   *out = NULL;
   plE_clear_error(d->e);
@@ -291,176 +343,212 @@ PTXLUA_API int ptxlua_buffer_wrap_dlpack(ptxlua_device *d, const struct DLManage
   plE_tensor_decl any;
   memset(&any, 0, sizeof any);
   any.ndim = -1;
-  plE_tensor_dev dev = {d->kind == DEV_CUDA, d->kind == DEV_CUDA ? d->cu.ordinal : 0};
+  plE_tensor_dev dev = { d->kind == DEV_CUDA, d->kind == DEV_CUDA ? d->cu.ordinal : 0 };
   uint64_t bytes = 0;
   char why[768];
-  if (plE_tensor_span(t, &bytes, why, sizeof why)) return fail(d->e, PTXLUA_MISUSE, "ptxlua_buffer_wrap_dlpack: %s", why);
-  DLTensor flat = *t;                       /* strides need not be packed for a buffer */
+  if (plE_tensor_span(t, &bytes, why, sizeof why))
+    return fail(d->e, PTXLUA_MISUSE, "ptxlua_buffer_wrap_dlpack: %s", why);
+  DLTensor flat = *t; /* strides need not be packed for a buffer */
   flat.strides = NULL;
   flat.ndim = 0;
-  if (plE_tensor_check(&any, &flat, dev, NULL, NULL, &(uint64_t){0}, why, sizeof why))
+  if (plE_tensor_check(&any, &flat, dev, NULL, NULL, &(uint64_t){ 0 }, why, sizeof why))
     return fail(d->e, PTXLUA_MISUSE, "ptxlua_buffer_wrap_dlpack: %s", why);
-  if (!bytes) return fail(d->e, PTXLUA_MISUSE, "ptxlua_buffer_wrap_dlpack: the tensor has no elements");
+  if (!bytes)
+    return fail(d->e, PTXLUA_MISUSE, "ptxlua_buffer_wrap_dlpack: the tensor has no elements");
   return ptxlua_buffer_wrap(d, (char *)t->data + t->byte_offset, (size_t)bytes, out);
 }
 
 /* the byte strides of dims 1.. (given, or packed), and the tensor inside the `limit` bytes a buffer
 ** has (UINT64_MAX: an address, where the device checks); 0 ok */
-static int tm_strides(ptxlua_engine *e, uint64_t limit, int dt, int rank, const uint64_t *dims, const uint64_t *strides,
-                      uint64_t st[5]) {
-  static const int esize[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+static int tm_strides(ptxlua_engine *e, uint64_t limit, int dt, int rank, const uint64_t *dims,
+                      const uint64_t *strides, uint64_t st[5]) {
+  static const int esize[] = { 1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4 };
   uint64_t extent = dims[0] * (uint64_t)esize[dt];
   for (int i = 0; i < rank - 1; i++) {
     st[i] = strides ? strides[i] : extent;
     extent = st[i] * dims[i + 1];
   }
   if (limit != UINT64_MAX && extent > limit)
-    return fail(e, PTXLUA_MISUSE, "the tensor map covers %llu bytes: the buffer has %llu", (unsigned long long)extent,
-                (unsigned long long)limit);
+    return fail(e, PTXLUA_MISUSE, "the tensor map covers %llu bytes: the buffer has %llu",
+                (unsigned long long)extent, (unsigned long long)limit);
   return 0;
 }
 
 /* a tiled map over addr of device d; limit as tm_strides */
-static int tm_encode(ptxlua_device *d, uint64_t addr, uint64_t limit, const char *dtype, int rank, const uint64_t *dims,
-                     const uint64_t *strides, const uint32_t *box, const char *swizzle, ptxlua_tensormap *out) {
+static int tm_encode(ptxlua_device *d, uint64_t addr, uint64_t limit, const char *dtype, int rank,
+                     const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
+                     const char *swizzle, ptxlua_tensormap *out) {
   ptxlua_engine *e = d->e;
   int dt = plB_tmap_dtype(dtype);
-  if (dt < 0) return fail(e, PTXLUA_MISUSE, "tensor map element type '%.40s' (u8 .. f64, bf16, tf32)", dtype);
+  if (dt < 0)
+    return fail(e, PTXLUA_MISUSE, "tensor map element type '%.40s' (u8 .. f64, bf16, tf32)", dtype);
   int sw = plB_tmap_swizzle(swizzle);
   if (sw < 0) return fail(e, PTXLUA_MISUSE, "swizzle '%.40s' (none, 32B, 64B or 128B)", swizzle);
-  if (rank < 1 || rank > 5) return fail(e, PTXLUA_MISUSE, "a tensor map has 1 to 5 dimensions (got %d)", rank);
+  if (rank < 1 || rank > 5)
+    return fail(e, PTXLUA_MISUSE, "a tensor map has 1 to 5 dimensions (got %d)", rank);
   uint64_t st[5];
   if (tm_strides(e, limit, dt, rank, dims, strides, st)) return PTXLUA_MISUSE;
-  uint32_t es[5] = {1, 1, 1, 1, 1};
+  uint32_t es[5] = { 1, 1, 1, 1, 1 };
   char err[1024];
-  if (d->kind != DEV_CUDA) {         /* the emulator's own encoding, decoded by its TMA copies */
+  if (d->kind != DEV_CUDA) { /* the emulator's own encoding, decoded by its TMA copies */
     if (plX_tensormap(d->mem, out->bytes, dt, rank, addr, dims, st, box, es, sw, err, sizeof err))
       return fail(e, PTXLUA_ERROR, "%s", err);
     return PTXLUA_OK;
   }
   int rc = make_current(d);
   if (rc) return rc;
-  if (limit == UINT64_MAX && cuda_owns(d, addr, err, sizeof err)) return fail(e, PTXLUA_MISUSE, "tensor map: %s", err);
-  if (plC_tensormap(out->bytes, dt, rank, addr, dims, st, box, es, sw, err, sizeof err)) return fail(e, PTXLUA_ERROR, "%s", err);
+  if (limit == UINT64_MAX && cuda_owns(d, addr, err, sizeof err))
+    return fail(e, PTXLUA_MISUSE, "tensor map: %s", err);
+  if (plC_tensormap(out->bytes, dt, rank, addr, dims, st, box, es, sw, err, sizeof err))
+    return fail(e, PTXLUA_ERROR, "%s", err);
   return PTXLUA_OK;
 }
 
-PTXLUA_API int ptxlua_tensormap_encode(ptxlua_buffer *b, const char *dtype, int rank, const uint64_t *dims,
-                                       const uint64_t *strides, const uint32_t *box, const char *swizzle,
+PTXLUA_API int ptxlua_tensormap_encode(ptxlua_buffer *b, const char *dtype, int rank,
+                                       const uint64_t *dims, const uint64_t *strides,
+                                       const uint32_t *box, const char *swizzle,
                                        ptxlua_tensormap *out) {
   if (!b || !dtype || !dims || !box || !out) return PTXLUA_MISUSE;
   plE_clear_error(b->d->e);
   return tm_encode(b->d, b->addr, b->bytes, dtype, rank, dims, strides, box, swizzle, out);
 }
 
-PTXLUA_API int ptxlua_tensormap_encode_address(ptxlua_device *d, uint64_t addr, const char *dtype, int rank,
-                                               const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
+PTXLUA_API int ptxlua_tensormap_encode_address(ptxlua_device *d, uint64_t addr, const char *dtype,
+                                               int rank, const uint64_t *dims,
+                                               const uint64_t *strides, const uint32_t *box,
                                                const char *swizzle, ptxlua_tensormap *out) {
   if (!d || !dtype || !dims || !box || !out) return PTXLUA_MISUSE;
   plE_clear_error(d->e);
   return tm_encode(d, addr, UINT64_MAX, dtype, rank, dims, strides, box, swizzle, out);
 }
 
-static int im2col_encode(ptxlua_device *d, uint64_t addr, uint64_t limit, const char *dtype, int rank, const uint64_t *dims,
-                         const uint64_t *strides, const ptxlua_im2col *spec, ptxlua_tensormap *out) {
+static int im2col_encode(ptxlua_device *d, uint64_t addr, uint64_t limit, const char *dtype,
+                         int rank, const uint64_t *dims, const uint64_t *strides,
+                         const ptxlua_im2col *spec, ptxlua_tensormap *out) {
   ptxlua_engine *e = d->e;
   int dt = plB_tmap_dtype(dtype);
-  if (dt < 0) return fail(e, PTXLUA_MISUSE, "tensor map element type '%.40s' (u8 .. f64, bf16, tf32)", dtype);
-  if (rank < 3 || rank > 5) return fail(e, PTXLUA_MISUSE, "an im2col tensor map has 3 to 5 dimensions (got %d)", rank);
-  if (!spec->lower_corner || !spec->upper_corner) return fail(e, PTXLUA_MISUSE, "an im2col tensor map needs lower_corner and upper_corner (%d entries each)", rank - 2);
-  int sw = plB_tmap_swizzle(spec->swizzle), il = plB_tmap_interleave(spec->interleave), l2 = plB_tmap_l2promotion(spec->l2_promotion), oob = plB_tmap_oobfill(spec->oob_fill);
-  if (sw < 0) return fail(e, PTXLUA_MISUSE, "swizzle '%.40s' (none, 32B, 64B or 128B)", spec->swizzle);
-  if (il < 0) return fail(e, PTXLUA_MISUSE, "interleave '%.40s' (none, 16B or 32B)", spec->interleave);
-  if (l2 < 0) return fail(e, PTXLUA_MISUSE, "l2_promotion '%.40s' (none, 64B, 128B or 256B)", spec->l2_promotion);
+  if (dt < 0)
+    return fail(e, PTXLUA_MISUSE, "tensor map element type '%.40s' (u8 .. f64, bf16, tf32)", dtype);
+  if (rank < 3 || rank > 5)
+    return fail(e, PTXLUA_MISUSE, "an im2col tensor map has 3 to 5 dimensions (got %d)", rank);
+  if (!spec->lower_corner || !spec->upper_corner)
+    return fail(e, PTXLUA_MISUSE,
+                "an im2col tensor map needs lower_corner and upper_corner (%d entries each)",
+                rank - 2);
+  int sw = plB_tmap_swizzle(spec->swizzle), il = plB_tmap_interleave(spec->interleave),
+      l2 = plB_tmap_l2promotion(spec->l2_promotion), oob = plB_tmap_oobfill(spec->oob_fill);
+  if (sw < 0)
+    return fail(e, PTXLUA_MISUSE, "swizzle '%.40s' (none, 32B, 64B or 128B)", spec->swizzle);
+  if (il < 0)
+    return fail(e, PTXLUA_MISUSE, "interleave '%.40s' (none, 16B or 32B)", spec->interleave);
+  if (l2 < 0)
+    return fail(e, PTXLUA_MISUSE, "l2_promotion '%.40s' (none, 64B, 128B or 256B)",
+                spec->l2_promotion);
   if (oob < 0) return fail(e, PTXLUA_MISUSE, "oob_fill '%.40s' (zero or nan)", spec->oob_fill);
   uint64_t st[5];
   if (tm_strides(e, limit, dt, rank, dims, strides, st)) return PTXLUA_MISUSE;
-  uint32_t es[5] = {1, 1, 1, 1, 1};
+  uint32_t es[5] = { 1, 1, 1, 1, 1 };
   if (spec->element_strides) memcpy(es, spec->element_strides, (size_t)rank * sizeof es[0]);
-  int32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  for (int i = 0; i < rank - 2; i++) { lo[i] = spec->lower_corner[i]; hi[i] = spec->upper_corner[i]; }
+  int32_t lo[3] = { 0, 0, 0 }, hi[3] = { 0, 0, 0 };
+  for (int i = 0; i < rank - 2; i++) {
+    lo[i] = spec->lower_corner[i];
+    hi[i] = spec->upper_corner[i];
+  }
   char err[1024];
   if (d->kind != DEV_CUDA) {
-    if (plX_tensormap_im2col(d->mem, out->bytes, dt, rank, addr, dims, st, lo, hi, spec->channels_per_pixel, spec->pixels_per_column, es,
-                             il, sw, l2, oob, err, sizeof err))
+    if (plX_tensormap_im2col(d->mem, out->bytes, dt, rank, addr, dims, st, lo, hi,
+                             spec->channels_per_pixel, spec->pixels_per_column, es, il, sw, l2, oob,
+                             err, sizeof err))
       return fail(e, PTXLUA_ERROR, "%s", err);
     return PTXLUA_OK;
   }
   int rc = make_current(d);
   if (rc) return rc;
-  if (limit == UINT64_MAX && cuda_owns(d, addr, err, sizeof err)) return fail(e, PTXLUA_MISUSE, "tensor map: %s", err);
-  if (plC_tensormap_im2col(out->bytes, dt, rank, addr, dims, st, lo, hi, spec->channels_per_pixel, spec->pixels_per_column, es, il, sw, l2,
-                           oob, err, sizeof err))
+  if (limit == UINT64_MAX && cuda_owns(d, addr, err, sizeof err))
+    return fail(e, PTXLUA_MISUSE, "tensor map: %s", err);
+  if (plC_tensormap_im2col(out->bytes, dt, rank, addr, dims, st, lo, hi, spec->channels_per_pixel,
+                           spec->pixels_per_column, es, il, sw, l2, oob, err, sizeof err))
     return fail(e, PTXLUA_ERROR, "%s", err);
   return PTXLUA_OK;
 }
 
-PTXLUA_API int ptxlua_tensormap_encode_im2col(ptxlua_buffer *b, const char *dtype, int rank, const uint64_t *dims,
-                                              const uint64_t *strides, const ptxlua_im2col *spec, ptxlua_tensormap *out) {
+PTXLUA_API int ptxlua_tensormap_encode_im2col(ptxlua_buffer *b, const char *dtype, int rank,
+                                              const uint64_t *dims, const uint64_t *strides,
+                                              const ptxlua_im2col *spec, ptxlua_tensormap *out) {
   if (!b || !dtype || !dims || !spec || !out) return PTXLUA_MISUSE;
   plE_clear_error(b->d->e);
   return im2col_encode(b->d, b->addr, b->bytes, dtype, rank, dims, strides, spec, out);
 }
 
-PTXLUA_API int ptxlua_tensormap_encode_im2col_address(ptxlua_device *d, uint64_t addr, const char *dtype, int rank,
+PTXLUA_API int ptxlua_tensormap_encode_im2col_address(ptxlua_device *d, uint64_t addr,
+                                                      const char *dtype, int rank,
                                                       const uint64_t *dims, const uint64_t *strides,
-                                                      const ptxlua_im2col *spec, ptxlua_tensormap *out) {
+                                                      const ptxlua_im2col *spec,
+                                                      ptxlua_tensormap *out) {
   if (!d || !dtype || !dims || !spec || !out) return PTXLUA_MISUSE;
   plE_clear_error(d->e);
   return im2col_encode(d, addr, UINT64_MAX, dtype, rank, dims, strides, spec, out);
 }
 
-/* ---- kernels ----------------------------------------------------------------------------------- */
+/* ---- kernels
+** ----------------------------------------------------------------------------------- */
 /* what the DSL knows of kernel `name` for the engine's defines: file, line, dims, smem, params */
 static const char *INFO_LUA =
-  "local name, defines = ...\n"
-  "local ptx = require 'ptxlua'\n"
-  "local k\n"
-  "for _, kk in ipairs(ptx.kernels()) do if kk.name == name then k = kk end end\n"
-  "if not k then\n"
-  "  local names = {}\n"
-  "  for _, kk in ipairs(ptx.kernels()) do names[#names + 1] = kk.name end\n"
-  "  error(string.format('error: no kernel named \\'%s\\' (loaded: %s)', name, #names > 0 and table.concat(names, ', ') or 'none'), 0)\n"
-  "end\n"
-  "local g, b, c = k:launch_dims(defines)\n"
-  "local t = k:resolve(defines)\n"
-  "local scalars = {}\n"
-  "for j, p in ipairs(k.params) do if not (p.pointer or p.tensormap or p.count) then scalars[p[1]] = j - 1 end end\n"
-  /* a pointer's shape, entry by entry: {text, value} for a number (or an expression of the
+    "local name, defines = ...\n"
+    "local ptx = require 'ptxlua'\n"
+    "local k\n"
+    "for _, kk in ipairs(ptx.kernels()) do if kk.name == name then k = kk end end\n"
+    "if not k then\n"
+    "  local names = {}\n"
+    "  for _, kk in ipairs(ptx.kernels()) do names[#names + 1] = kk.name end\n"
+    "  error(string.format('error: no kernel named \\'%s\\' (loaded: %s)', name, #names > 0 and "
+    "table.concat(names, ', ') or 'none'), 0)\n"
+    "end\n"
+    "local g, b, c = k:launch_dims(defines)\n"
+    "local t = k:resolve(defines)\n"
+    "local scalars = {}\n"
+    "for j, p in ipairs(k.params) do if not (p.pointer or p.tensormap or p.count) then "
+    "scalars[p[1]] = j - 1 end end\n"
+    /* a pointer's shape, entry by entry: {text, value} for a number (or an expression of the
   ** templates), {text, nil, j} for scalar parameter j, {text} for what only a trace could say */
-  "local function shape(p)\n"
-  "  if not (p.pointer and type(p.shape) == 'table') then return nil end\n"
-  "  local sh = {}\n"
-  "  for d, dim in ipairs(p.shape) do\n"
-  "    local e = { tostring(dim) }\n"
-  "    if type(dim) == 'number' then e[2] = dim\n"
-  "    elseif type(dim) == 'string' and scalars[dim] then e[3] = scalars[dim]\n"
-  "    elseif type(dim) == 'string' then\n"
-  "      local f = loadstring('return ' .. dim)\n"
-  "      if f then\n"
-  "        setfenv(f, setmetatable({}, { __index = function(_, n)\n"
-  "          if type(t[n]) ~= 'number' or n == 'kernel' then error('open', 0) end\n"
-  "          return t[n] end }))\n"
-  "        local ok, v = pcall(f)\n"
-  "        if ok and type(v) == 'number' then e[2] = v end\n"
-  "      end\n"
-  "    end\n"
-  "    sh[d] = e\n"
-  "  end\n"
-  "  return sh\n"
-  "end\n"
-  "local ps = {}\n"
-  "for i, p in ipairs(k.params) do\n"
-  "  ps[i] = { p[1], p.pointer and 1 or p.tensormap and 3 or (p.count and p.count > 0) and 4 or 2, p.pointer and p.elem or p.ptype,\n"
-  "            p.ptx and p.pointer and 1 or 0, shape(p) }\n"
-  "end\n"
-  "return k.file, k.line, g, b, c, ps\n";
+    "local function shape(p)\n"
+    "  if not (p.pointer and type(p.shape) == 'table') then return nil end\n"
+    "  local sh = {}\n"
+    "  for d, dim in ipairs(p.shape) do\n"
+    "    local e = { tostring(dim) }\n"
+    "    if type(dim) == 'number' then e[2] = dim\n"
+    "    elseif type(dim) == 'string' and scalars[dim] then e[3] = scalars[dim]\n"
+    "    elseif type(dim) == 'string' then\n"
+    "      local f = loadstring('return ' .. dim)\n"
+    "      if f then\n"
+    "        setfenv(f, setmetatable({}, { __index = function(_, n)\n"
+    "          if type(t[n]) ~= 'number' or n == 'kernel' then error('open', 0) end\n"
+    "          return t[n] end }))\n"
+    "        local ok, v = pcall(f)\n"
+    "        if ok and type(v) == 'number' then e[2] = v end\n"
+    "      end\n"
+    "    end\n"
+    "    sh[d] = e\n"
+    "  end\n"
+    "  return sh\n"
+    "end\n"
+    "local ps = {}\n"
+    "for i, p in ipairs(k.params) do\n"
+    "  ps[i] = { p[1], p.pointer and 1 or p.tensormap and 3 or (p.count and p.count > 0) and 4 or "
+    "2, p.pointer and p.elem or p.ptype,\n"
+    "            p.ptx and p.pointer and 1 or 0, shape(p) }\n"
+    "end\n"
+    "return k.file, k.line, g, b, c, ps\n";
 
 static void get_dims(lua_State *L, int idx, unsigned d[3], int *has) {
   d[0] = d[1] = d[2] = 1;
   *has = lua_istable(L, idx);
   if (!*has) return;
-  for (int i = 0; i < 3; i++) { lua_rawgeti(L, idx, i + 1); d[i] = (unsigned)lua_tointeger(L, -1); lua_pop(L, 1); }
+  for (int i = 0; i < 3; i++) {
+    lua_rawgeti(L, idx, i + 1);
+    d[i] = (unsigned)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+  }
 }
 
 /* the shape table INFO_LUA gives a pointer (at the top of the stack) into its declaration */
@@ -480,21 +568,30 @@ static void read_decl(lua_State *L, kparam *p) {
     lua_rawgeti(L, -2, 2);
     lua_rawgeti(L, -3, 3);
     x->kind = PLE_DIM_OPEN;
-    if (lua_isnumber(L, -2)) { x->kind = PLE_DIM_FIXED; x->value = (int64_t)lua_tonumber(L, -2); }
-    else if (lua_isnumber(L, -1)) { x->kind = PLE_DIM_PARAM; x->param = (int)lua_tointeger(L, -1); }
+    if (lua_isnumber(L, -2)) {
+      x->kind = PLE_DIM_FIXED;
+      x->value = (int64_t)lua_tonumber(L, -2);
+    } else if (lua_isnumber(L, -1)) {
+      x->kind = PLE_DIM_PARAM;
+      x->param = (int)lua_tointeger(L, -1);
+    }
     lua_pop(L, 4);
   }
-  if (nd > PLE_MAXDIM) d->ndim = -1;   /* more than the check holds: not checked */
+  if (nd > PLE_MAXDIM) d->ndim = -1; /* more than the check holds: not checked */
 }
 
-static unsigned type_bytes(int t) { unsigned b = plB_type_info[t].bits / 8; return b ? b : 1; }
+static unsigned type_bytes(int t) {
+  unsigned b = plB_type_info[t].bits / 8;
+  return b ? b : 1;
+}
 
 /* the .param layout of function fi of m, as ptxas and the emulator lay it out: each parameter at
 ** the next multiple of its alignment (declared, else its element size) */
 static int layout(ptxlua_kernel *k, const plI_module *m, int fi) {
   const plI_func *f = &m->funcs.p[fi];
   if ((int)f->params.n != k->np)
-    return fail(k->d->e, PTXLUA_ERROR, "kernel %s: %d parameters in the module, %d declared", k->name, (int)f->params.n, k->np);
+    return fail(k->d->e, PTXLUA_ERROR, "kernel %s: %d parameters in the module, %d declared",
+                k->name, (int)f->params.n, k->np);
   unsigned off = 0;
   for (int i = 0; i < k->np; i++) {
     const plI_var *v = &f->params.p[i];
@@ -512,7 +609,8 @@ static int layout(ptxlua_kernel *k, const plI_module *m, int fi) {
 
 static int find_func(const plI_module *m, const char *name) {
   for (uint32_t i = 0; i < m->funcs.n; i++)
-    if (!m->funcs.p[i].declared_only && strcmp(plI_cstr(m, m->funcs.p[i].name), name) == 0) return (int)i;
+    if (!m->funcs.p[i].declared_only && strcmp(plI_cstr(m, m->funcs.p[i].name), name) == 0)
+      return (int)i;
   return -1;
 }
 
@@ -522,7 +620,8 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
   ptxlua_engine *e = d->e;
   lua_State *L = plE_lua(e);
   plE_clear_error(e);
-  if (ptxlua_kernel_count(e) == 0) return fail(e, PTXLUA_MISUSE, "no script is loaded (or it defines no kernel)");
+  if (ptxlua_kernel_count(e) == 0)
+    return fail(e, PTXLUA_MISUSE, "no script is loaded (or it defines no kernel)");
   ptxlua_kernel *k = calloc(1, sizeof *k);
   if (!k) return fail(e, PTXLUA_NOMEM, "out of memory");
   k->d = d;
@@ -547,16 +646,32 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
   k->dladdr = calloc((size_t)(k->np ? k->np : 1), sizeof *k->dladdr);
   if (!k->p || !k->pv || !k->have || !k->dladdr) {
     lua_settop(L, top);
-    free(k->p); free(k->pv); free(k->have); free(k->dladdr); free(k);
+    free(k->p);
+    free(k->pv);
+    free(k->have);
+    free(k->dladdr);
+    free(k);
     return fail(e, PTXLUA_NOMEM, "out of memory");
   }
   for (int i = 0; i < k->np; i++) {
     lua_rawgeti(L, top + 6, i + 1);
-    lua_rawgeti(L, -1, 1); snprintf(k->p[i].name, sizeof k->p[i].name, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?"); lua_pop(L, 1);
-    lua_rawgeti(L, -1, 2); k->p[i].kind = (int)lua_tointeger(L, -1); lua_pop(L, 1);
-    lua_rawgeti(L, -1, 3); snprintf(k->p[i].dtype, sizeof k->p[i].dtype, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "b8"); lua_pop(L, 1);
-    lua_rawgeti(L, -1, 4); k->p[i].addr_int = (int)lua_tointeger(L, -1); lua_pop(L, 1);
-    lua_rawgeti(L, -1, 5); read_decl(L, &k->p[i]); lua_pop(L, 1);
+    lua_rawgeti(L, -1, 1);
+    snprintf(k->p[i].name, sizeof k->p[i].name, "%s",
+             lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+    lua_pop(L, 1);
+    lua_rawgeti(L, -1, 2);
+    k->p[i].kind = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    lua_rawgeti(L, -1, 3);
+    snprintf(k->p[i].dtype, sizeof k->p[i].dtype, "%s",
+             lua_tostring(L, -1) ? lua_tostring(L, -1) : "b8");
+    lua_pop(L, 1);
+    lua_rawgeti(L, -1, 4);
+    k->p[i].addr_int = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    lua_rawgeti(L, -1, 5);
+    read_decl(L, &k->p[i]);
+    lua_pop(L, 1);
     lua_pop(L, 1);
   }
   lua_settop(L, top);
@@ -564,10 +679,11 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
   int rc;
   plI_module *m = plE_build(e, name, &rc);
   if (!m) goto fail_k;
-  {           /* dynamic shared memory for these defines, right after the trace (KERNEL.dynamic_smem_for) */
+  { /* dynamic shared memory for these defines, right after the trace (KERNEL.dynamic_smem_for) */
     static const char *DYN_LUA = "local name, defines = ...\n"
-      "for _, k in ipairs(require('ptxlua').kernels()) do if k.name == name then return k:dynamic_smem_for(defines) end end\n"
-      "return 0\n";
+                                 "for _, k in ipairs(require('ptxlua').kernels()) do if k.name == "
+                                 "name then return k:dynamic_smem_for(defines) end end\n"
+                                 "return 0\n";
     int t2 = lua_gettop(L);
     if (luaL_loadbuffer(L, DYN_LUA, strlen(DYN_LUA), "=ptxlua_kernel_prepare")) goto lua_fail;
     lua_pushstring(L, name);
@@ -577,26 +693,43 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
     lua_settop(L, t2);
   }
   int fi = find_func(m, name);
-  if (fi < 0) { lua_settop(L, top); rc = fail(e, PTXLUA_ERROR, "the module has no kernel '%s'", name); goto fail_k; }
-  if ((rc = layout(k, m, fi))) { lua_settop(L, top); goto fail_k; }
+  if (fi < 0) {
+    lua_settop(L, top);
+    rc = fail(e, PTXLUA_ERROR, "the module has no kernel '%s'", name);
+    goto fail_k;
+  }
+  if ((rc = layout(k, m, fi))) {
+    lua_settop(L, top);
+    goto fail_k;
+  }
   if (d->kind == DEV_EMU) {
     k->emu = plX_new(m, fi, d->mem);
-    if (!k->emu) { lua_settop(L, top); rc = fail(e, PTXLUA_NOMEM, "out of memory"); goto fail_k; }
-    if (plX_status(k->emu)) { rc = plE_set_error(e, PTXLUA_ERROR, plX_error(k->emu)); lua_settop(L, top); goto fail_k; }
-    k->modref = luaL_ref(L, LUA_REGISTRYINDEX);       /* the emulator points into the module */
-    {         /* the trace's shared-memory plans: copies must stay in the allocation they land in */
+    if (!k->emu) {
+      lua_settop(L, top);
+      rc = fail(e, PTXLUA_NOMEM, "out of memory");
+      goto fail_k;
+    }
+    if (plX_status(k->emu)) {
+      rc = plE_set_error(e, PTXLUA_ERROR, plX_error(k->emu));
+      lua_settop(L, top);
+      goto fail_k;
+    }
+    k->modref = luaL_ref(L, LUA_REGISTRYINDEX); /* the emulator points into the module */
+    { /* the trace's shared-memory plans: copies must stay in the allocation they land in */
       static const char *REG_LUA = "local name = ...\n"
-        "for _, k in ipairs(require('ptxlua').kernels()) do\n"
-        "  if k.name == name then return k.smem_regions end\n"
-        "end\n";
-      int t3 = lua_gettop(L), ok = 0;                /* (none on a failure: fewer checks) */
+                                   "for _, k in ipairs(require('ptxlua').kernels()) do\n"
+                                   "  if k.name == name then return k.smem_regions end\n"
+                                   "end\n";
+      int t3 = lua_gettop(L), ok = 0; /* (none on a failure: fewer checks) */
       if (!luaL_loadbuffer(L, REG_LUA, strlen(REG_LUA), "=ptxlua_kernel_prepare")) {
         lua_pushstring(L, name);
         ok = !plE_pcall(L, 1, 1);
       }
       for (int i = 1; ok && lua_istable(L, -1) && i <= (int)lua_objlen(L, -1); i++) {
         lua_rawgeti(L, -1, i);
-        static const char *const F[] = {"var", "name", "offset", "stage_bytes", "bytes", "stages"};
+        static const char *const F[] = {
+          "var", "name", "offset", "stage_bytes", "bytes", "stages"
+        };
         for (int f = 0; f < 6; f++) lua_getfield(L, -1 - f, F[f]);
         const char *var = lua_tostring(L, -6), *rn = lua_tostring(L, -5);
         if (var && rn)
@@ -615,9 +748,11 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
     const char *target = plI_cstr(m, m->target);
     void *cubin = NULL;
     size_t len = 0;
-    if (plC_cubin_arch(target, d->cu.cc_major, d->cu.cc_minor, arch, sizeof arch, err, sizeof err)) {
+    if (plC_cubin_arch(target, d->cu.cc_major, d->cu.cc_minor, arch, sizeof arch, err,
+                       sizeof err)) {
       lua_settop(L, top);
-      rc = k->file[0] ? fail(e, PTXLUA_ERROR, "%s:%d: error: %s: %s", k->file, k->line, name, err) : fail(e, PTXLUA_ERROR, "%s: %s", name, err);
+      rc = k->file[0] ? fail(e, PTXLUA_ERROR, "%s:%d: error: %s: %s", k->file, k->line, name, err)
+                      : fail(e, PTXLUA_ERROR, "%s: %s", name, err);
       goto fail_k;
     }
     if (strcmp(arch, target) == 0) {
@@ -626,47 +761,65 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
     } else {
       plB_buf ptx;
       plB_buf_init(&ptx);
-      plI_print_opts po = {PLI_ANCHOR_COMMENT, NULL, -1};
+      plI_print_opts po = { PLI_ANCHOR_COMMENT, NULL, -1 };
       int bad = plI_print(m, &po, &ptx);
-      lua_settop(L, top);                                  /* m is not used past here */
-      plC_opts co = {arch, 0, getenv("PTXLUA_PTXAS_OPTIONS"), NULL};
+      lua_settop(L, top); /* m is not used past here */
+      plC_opts co = { arch, 0, getenv("PTXLUA_PTXAS_OPTIONS"), NULL };
       plC_result r;
       if (bad || plC_compile(plB_buf_cstr(&ptx), ptx.n, &co, &r, err, sizeof err)) {
         plB_buf_free(&ptx);
-        rc = bad ? fail(e, PTXLUA_NOMEM, "out of memory while printing") : fail(e, PTXLUA_ERROR, "%s", err);
+        rc = bad ? fail(e, PTXLUA_NOMEM, "out of memory while printing")
+                 : fail(e, PTXLUA_ERROR, "%s", err);
         goto fail_k;
       }
       plB_buf_free(&ptx);
-      if (!r.ok) {                    /* the errors at the script's lines, as ptxlua_compile maps them */
+      /* the errors at the script's lines, as ptxlua_compile maps them */
+      if (!r.ok) {
         plC_result_free(&r);
         rc = ptxlua_compile(e, name, 0, &cubin, &len);
         free(cubin);
-        if (!rc) rc = fail(e, PTXLUA_ERROR, "the assembler rejected the PTX of %s for %s", name, arch);
+        if (!rc)
+          rc = fail(e, PTXLUA_ERROR, "the assembler rejected the PTX of %s for %s", name, arch);
         goto fail_k;
       }
-      cubin = r.cubin; len = r.cubin_len; r.cubin = NULL;
+      cubin = r.cubin;
+      len = r.cubin_len;
+      r.cubin = NULL;
       plC_result_free(&r);
     }
-    if ((rc = make_current(d))) { free(cubin); goto fail_k; }
+    if ((rc = make_current(d))) {
+      free(cubin);
+      goto fail_k;
+    }
     if (plC_module_load(cubin, len, 0, &k->module, err, sizeof err)) {
       free(cubin);
       rc = fail(e, PTXLUA_ERROR, "loading %s: %s", name, err);
       goto fail_k;
     }
     free(cubin);
-    if (plC_function(k->module, name, &k->fn, err, sizeof err)) { rc = fail(e, PTXLUA_ERROR, "%s", err); goto fail_k; }
-    if (plC_function_cluster(k->fn, k->ct_cluster, err, sizeof err)) { rc = fail(e, PTXLUA_ERROR, "%s", err); goto fail_k; }
+    if (plC_function(k->module, name, &k->fn, err, sizeof err)) {
+      rc = fail(e, PTXLUA_ERROR, "%s", err);
+      goto fail_k;
+    }
+    if (plC_function_cluster(k->fn, k->ct_cluster, err, sizeof err)) {
+      rc = fail(e, PTXLUA_ERROR, "%s", err);
+      goto fail_k;
+    }
     /* the driver's default is 48 KB less the kernel's static shared memory, not 48 KB: any dynamic
     ** size is set once (a kernel with 40 KB of static arrays cannot take 16 KB without it) */
     k->smem_set = 0;
     size_t total = 0;
     for (int i = 0; i < k->np; i++) total += (k->p[i].size + 63) / 64 * 64;
-    if (posix_memalign((void **)&k->block_store, 64, total ? total : 64) || !(k->params = calloc((size_t)(k->np ? k->np : 1), sizeof(void *)))) {
+    if (posix_memalign((void **)&k->block_store, 64, total ? total : 64) ||
+        !(k->params = calloc((size_t)(k->np ? k->np : 1), sizeof(void *)))) {
       rc = fail(e, PTXLUA_NOMEM, "out of memory");
       goto fail_k;
     }
     size_t off = 0;
-    for (int i = 0; i < k->np; i++) { k->params[i] = k->block_store + off; off += (k->p[i].size + 63) / 64 * 64; }
+    for (int i = 0; i < k->np; i++) {
+      k->params[i] = k->block_store + off;
+      off += (k->p[i].size + 63) / 64 * 64;
+    }
   }
   k->next = d->kernels;
   if (d->kernels) d->kernels->prev = &k->next;
@@ -675,15 +828,20 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
   *out = k;
   return PTXLUA_OK;
 
-lua_fail: {
-    const char *msg = lua_tostring(L, -1);
-    rc = plE_set_error(e, PTXLUA_ERROR, msg ? msg : "error object is not a string");
-    lua_settop(L, top);
-  }
+lua_fail : {
+  const char *msg = lua_tostring(L, -1);
+  rc = plE_set_error(e, PTXLUA_ERROR, msg ? msg : "error object is not a string");
+  lua_settop(L, top);
+}
 fail_k:
   if (k->module) plC_module_unload(k->module);
   plX_free(k->emu);
-  free(k->block_store); free(k->params); free(k->p); free(k->pv); free(k->have); free(k->dladdr);
+  free(k->block_store);
+  free(k->params);
+  free(k->p);
+  free(k->pv);
+  free(k->have);
+  free(k->dladdr);
   free(k);
   return rc;
 }
@@ -695,19 +853,31 @@ PTXLUA_API void ptxlua_kernel_free(ptxlua_kernel *k) {
   if (k->modref != LUA_NOREF) luaL_unref(plE_lua(k->d->e), LUA_REGISTRYINDEX, k->modref);
   *k->prev = k->next;
   if (k->next) k->next->prev = k->prev;
-  free(k->block_store); free(k->params); free(k->p); free(k->pv); free(k->have); free(k->dladdr);
+  free(k->block_store);
+  free(k->params);
+  free(k->p);
+  free(k->pv);
+  free(k->have);
+  free(k->dladdr);
   free(k);
 }
 
-PTXLUA_API int ptxlua_kernel_param_count(const ptxlua_kernel *k) { return k ? k->np : 0; }
+PTXLUA_API int ptxlua_kernel_param_count(const ptxlua_kernel *k) {
+  return k ? k->np : 0;
+}
 PTXLUA_API int ptxlua_kernel_param(const ptxlua_kernel *k, int i, ptxlua_param *p) {
   if (!k || !p || i < 0 || i >= k->np) return PTXLUA_MISUSE;
   const kparam *q = &k->p[i];
-  p->name = q->name; p->kind = q->kind; p->dtype = q->dtype;
-  p->offset = q->offset; p->size = q->size; p->align = q->align;
+  p->name = q->name;
+  p->kind = q->kind;
+  p->dtype = q->dtype;
+  p->offset = q->offset;
+  p->size = q->size;
+  p->align = q->align;
   return PTXLUA_OK;
 }
-PTXLUA_API int ptxlua_kernel_param_shape(const ptxlua_kernel *k, int i, int64_t *dims, int *params, int max) {
+PTXLUA_API int ptxlua_kernel_param_shape(const ptxlua_kernel *k, int i, int64_t *dims, int *params,
+                                         int max) {
   if (!k || i < 0 || i >= k->np || (max > 0 && (!dims || !params))) return PTXLUA_MISUSE;
   const kparam *q = &k->p[i];
   if (q->kind != PTXLUA_PARAM_POINTER) return PTXLUA_MISUSE;
@@ -718,7 +888,8 @@ PTXLUA_API int ptxlua_kernel_param_shape(const ptxlua_kernel *k, int i, int64_t 
   }
   return q->decl.ndim;
 }
-PTXLUA_API int ptxlua_kernel_dims(const ptxlua_kernel *k, unsigned grid[3], unsigned block[3], unsigned cluster[3], unsigned *smem) {
+PTXLUA_API int ptxlua_kernel_dims(const ptxlua_kernel *k, unsigned grid[3], unsigned block[3],
+                                  unsigned cluster[3], unsigned *smem) {
   if (!k) return PTXLUA_MISUSE;
   if (grid) memcpy(grid, k->grid, sizeof k->grid);
   if (block) memcpy(block, k->block, sizeof k->block);
@@ -727,17 +898,21 @@ PTXLUA_API int ptxlua_kernel_dims(const ptxlua_kernel *k, unsigned grid[3], unsi
   return PTXLUA_OK;
 }
 
-/* ---- launches ---------------------------------------------------------------------------------- */
-static const char *const ARG_NAMES[] = {"?", "buffer", "address", "tensor map", "bytes", "u8", "u16", "u32", "u64",
-                                        "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64", "a DLPack tensor"};
-static const unsigned char ARG_SIZE[] = {0, 8, 8, 128, 0, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8};
+/* ---- launches
+** ---------------------------------------------------------------------------------- */
+static const char *const ARG_NAMES[] = {
+  "?",  "buffer", "address", "tensor map", "bytes", "u8",   "u16", "u32", "u64",
+  "s8", "s16",    "s32",     "s64",        "f16",   "bf16", "f32", "f64", "a DLPack tensor"
+};
+static const unsigned char ARG_SIZE[] = { 0, 8, 8, 128, 0, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8 };
 
 /* an error of a launch of k: "launch of NAME: msg", at the kernel's definition when the script
 ** gave it one (a C caller has no line of its own); a message that has its place already (the
 ** emulator's, at an instruction) is kept as it is */
 static int launch_fail(ptxlua_kernel *k, int code, const char *msg) {
   const char *colon = strstr(msg, ": error: ");
-  if (colon && colon != msg && !memchr(msg, '\n', (size_t)(colon - msg))) return plE_set_error(k->d->e, code, msg);
+  if (colon && colon != msg && !memchr(msg, '\n', (size_t)(colon - msg)))
+    return plE_set_error(k->d->e, code, msg);
   if (strncmp(msg, "error: ", 7) == 0) msg += 7;
   if (k->file[0])
     return fail(k->d->e, code, "%s:%d: error: launch of %s: %s", k->file, k->line, k->name, msg);
@@ -756,7 +931,8 @@ static int arg_error(ptxlua_kernel *k, int i, const char *fmt, const char *what)
 static int pack(ptxlua_kernel *k, int i, const ptxlua_arg *a, unsigned char *dst) {
   const kparam *p = &k->p[i];
   int t = a->type;
-  if (t < PTXLUA_ARG_BUFFER || t > PTXLUA_ARG_DLPACK) return arg_error(k, i, "unknown argument type %s", "");
+  if (t < PTXLUA_ARG_BUFFER || t > PTXLUA_ARG_DLPACK)
+    return arg_error(k, i, "unknown argument type %s", "");
   switch (p->kind) {
   case PTXLUA_PARAM_POINTER:
     if (t == PTXLUA_ARG_BUFFER) {
@@ -766,19 +942,48 @@ static int pack(ptxlua_kernel *k, int i, const ptxlua_arg *a, unsigned char *dst
       memcpy(dst, &b->addr, 8);
       return 0;
     }
-    if (t == PTXLUA_ARG_ADDRESS) { memcpy(dst, &a->v.u, 8); return 0; }
-    if (t == PTXLUA_ARG_DLPACK) { memcpy(dst, &k->dladdr[i], 8); return 0; }   /* tensors_in checked it */
-    if (p->addr_int && (t == PTXLUA_ARG_U64 || t == PTXLUA_ARG_S64)) { memcpy(dst, &a->v.u, 8); return 0; }
-    if (p->addr_int) return arg_error(k, i, "a .u64 parameter read from PTX takes a buffer, an address or a 64-bit integer, got %s", ARG_NAMES[t]);
-    return arg_error(k, i, "a pointer parameter takes a buffer, an address or a DLPack tensor, got %s", ARG_NAMES[t]);
+    if (t == PTXLUA_ARG_ADDRESS) {
+      memcpy(dst, &a->v.u, 8);
+      return 0;
+    }
+    if (t == PTXLUA_ARG_DLPACK) {
+      memcpy(dst, &k->dladdr[i], 8);
+      return 0;
+    } /* tensors_in checked it */
+    if (p->addr_int && (t == PTXLUA_ARG_U64 || t == PTXLUA_ARG_S64)) {
+      memcpy(dst, &a->v.u, 8);
+      return 0;
+    }
+    if (p->addr_int)
+      return arg_error(
+          k, i,
+          "a .u64 parameter read from PTX takes a buffer, an address or a 64-bit integer, got %s",
+          ARG_NAMES[t]);
+    return arg_error(k, i,
+                     "a pointer parameter takes a buffer, an address or a DLPack tensor, got %s",
+                     ARG_NAMES[t]);
   case PTXLUA_PARAM_TENSORMAP:
-    if (t == PTXLUA_ARG_TENSORMAP && a->v.tensormap) { memcpy(dst, a->v.tensormap->bytes, 128); return 0; }
-    if (t == PTXLUA_ARG_BYTES && a->size == 128 && a->v.bytes) { memcpy(dst, a->v.bytes, 128); return 0; }
-    return arg_error(k, i, "a tensormap parameter takes a tensor map (ptxlua_tensormap_encode), got %s", ARG_NAMES[t]);
+    if (t == PTXLUA_ARG_TENSORMAP && a->v.tensormap) {
+      memcpy(dst, a->v.tensormap->bytes, 128);
+      return 0;
+    }
+    if (t == PTXLUA_ARG_BYTES && a->size == 128 && a->v.bytes) {
+      memcpy(dst, a->v.bytes, 128);
+      return 0;
+    }
+    return arg_error(k, i,
+                     "a tensormap parameter takes a tensor map (ptxlua_tensormap_encode), got %s",
+                     ARG_NAMES[t]);
   case PTXLUA_PARAM_BYTES:
-    if (t == PTXLUA_ARG_BYTES && a->v.bytes && a->size == p->size) { memcpy(dst, a->v.bytes, p->size); return 0; }
+    if (t == PTXLUA_ARG_BYTES && a->v.bytes && a->size == p->size) {
+      memcpy(dst, a->v.bytes, p->size);
+      return 0;
+    }
     /* nvcc declares a CUtensorMap parameter as .align 64 .b8 name[128]: a tensor map fills it */
-    if (t == PTXLUA_ARG_TENSORMAP && a->v.tensormap && p->size == 128) { memcpy(dst, a->v.tensormap->bytes, 128); return 0; }
+    if (t == PTXLUA_ARG_TENSORMAP && a->v.tensormap && p->size == 128) {
+      memcpy(dst, a->v.tensormap->bytes, 128);
+      return 0;
+    }
     if (t == PTXLUA_ARG_BYTES) {
       char what[64];
       snprintf(what, sizeof what, "%zu bytes for a %u-byte array", a->size, p->size);
@@ -789,7 +994,10 @@ static int pack(ptxlua_kernel *k, int i, const ptxlua_arg *a, unsigned char *dst
   }
   /* a scalar */
   if (t == PTXLUA_ARG_BYTES) {
-    if (a->v.bytes && a->size == p->size) { memcpy(dst, a->v.bytes, p->size); return 0; }
+    if (a->v.bytes && a->size == p->size) {
+      memcpy(dst, a->v.bytes, p->size);
+      return 0;
+    }
     char what[64];
     snprintf(what, sizeof what, "%zu bytes for a %u-byte .%s", a->size, p->size, p->dtype);
     return arg_error(k, i, "%s", what);
@@ -797,22 +1005,30 @@ static int pack(ptxlua_kernel *k, int i, const ptxlua_arg *a, unsigned char *dst
   int cls = plB_type_info[p->type].cls;
   int ok = ARG_SIZE[t] == p->size;
   if (ok) {
-    if (cls == PLT_CF) {          /* a float parameter takes that float type */
-      ok = (p->type == PLT_F32 && t == PTXLUA_ARG_F32) || (p->type == PLT_F64 && t == PTXLUA_ARG_F64) ||
-           (p->type == PLT_F16 && t == PTXLUA_ARG_F16) || (p->type == PLT_BF16 && t == PTXLUA_ARG_BF16);
+    if (cls == PLT_CF) { /* a float parameter takes that float type */
+      ok = (p->type == PLT_F32 && t == PTXLUA_ARG_F32) ||
+           (p->type == PLT_F64 && t == PTXLUA_ARG_F64) ||
+           (p->type == PLT_F16 && t == PTXLUA_ARG_F16) ||
+           (p->type == PLT_BF16 && t == PTXLUA_ARG_BF16);
     } else if (cls == PLT_CU || cls == PLT_CS) {
       ok = t >= PTXLUA_ARG_U8 && t <= PTXLUA_ARG_S64;
-    } else ok = t >= PTXLUA_ARG_U8;   /* .bN: any scalar of N bits */
+    } else
+      ok = t >= PTXLUA_ARG_U8; /* .bN: any scalar of N bits */
   }
   if (!ok || t < PTXLUA_ARG_U8) {
     char what[96];
-    snprintf(what, sizeof what, "a .%s parameter (%u bytes), got %s", p->dtype, p->size, ARG_NAMES[t]);
+    snprintf(what, sizeof what, "a .%s parameter (%u bytes), got %s", p->dtype, p->size,
+             ARG_NAMES[t]);
     return arg_error(k, i, "%s", what);
   }
   switch (t) {
-  case PTXLUA_ARG_F32: { float f = (float)a->v.f; memcpy(dst, &f, 4); return 0; }
+  case PTXLUA_ARG_F32: {
+    float f = (float)a->v.f;
+    memcpy(dst, &f, 4);
+    return 0;
+  }
   case PTXLUA_ARG_F64: memcpy(dst, &a->v.f, 8); return 0;
-  default: {   /* little-endian: the low bytes of the 64-bit value */
+  default: { /* little-endian: the low bytes of the 64-bit value */
     uint64_t u = a->v.u;
     memcpy(dst, &u, p->size);
     return 0;
@@ -820,8 +1036,9 @@ static int pack(ptxlua_kernel *k, int i, const ptxlua_arg *a, unsigned char *dst
   }
 }
 
-static int emu_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned smem, const ptxlua_arg *args,
-                      int nargs, unsigned char *tmp, size_t tmpsize);
+static int emu_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned block[3],
+                      unsigned smem, const ptxlua_arg *args, int nargs, unsigned char *tmp,
+                      size_t tmpsize);
 
 /* the launch's DLPack tensors: each checked against its parameter's declaration (dlpack.c) and
 ** given the device address pack() passes; on "emu" its memory is mapped in place (released by
@@ -832,12 +1049,12 @@ static int tensors_in(ptxlua_kernel *k, const ptxlua_arg *args, int nargs, int *
   int any = 0;
   for (int i = 0; i < nargs; i++) any |= args[i].type == PTXLUA_ARG_DLPACK;
   if (!any) return 0;
-  for (int i = 0; i < nargs; i++) {              /* the integers extents may name */
+  for (int i = 0; i < nargs; i++) { /* the integers extents may name */
     int t = args[i].type;
     k->have[i] = k->p[i].kind == PTXLUA_PARAM_SCALAR && t >= PTXLUA_ARG_U8 && t <= PTXLUA_ARG_S64;
     if (k->have[i]) k->pv[i] = t >= PTXLUA_ARG_S8 ? args[i].v.s : (int64_t)args[i].v.u;
   }
-  plE_tensor_dev dev = {d->kind == DEV_CUDA, d->kind == DEV_CUDA ? d->cu.ordinal : 0};
+  plE_tensor_dev dev = { d->kind == DEV_CUDA, d->kind == DEV_CUDA ? d->cu.ordinal : 0 };
   char why[1024];
   for (int i = 0; i < nargs; i++) {
     if (args[i].type != PTXLUA_ARG_DLPACK) continue;
@@ -845,10 +1062,13 @@ static int tensors_in(ptxlua_kernel *k, const ptxlua_arg *args, int nargs, int *
     if (!mt) return arg_error(k, i, "a NULL DLPack tensor%s", "");
     if (k->p[i].kind != PTXLUA_PARAM_POINTER)
       return arg_error(k, i, "a DLPack tensor goes to a pointer parameter; this one is %s",
-                       k->p[i].kind == PTXLUA_PARAM_TENSORMAP ? "a tensormap (encode a map over the tensor)" : "not a pointer");
+                       k->p[i].kind == PTXLUA_PARAM_TENSORMAP
+                           ? "a tensormap (encode a map over the tensor)"
+                           : "not a pointer");
     const DLTensor *t = &mt->dl_tensor;
     uint64_t bytes = 0;
-    if (plE_tensor_check(&k->p[i].decl, t, dev, k->pv, k->have, &bytes, why, sizeof why)) return arg_error(k, i, "%s", why);
+    if (plE_tensor_check(&k->p[i].decl, t, dev, k->pv, k->have, &bytes, why, sizeof why))
+      return arg_error(k, i, "%s", why);
     void *host = (char *)t->data + t->byte_offset;
     if (d->kind == DEV_CUDA) {
       k->dladdr[i] = (uint64_t)(uintptr_t)host;
@@ -856,7 +1076,7 @@ static int tensors_in(ptxlua_kernel *k, const ptxlua_arg *args, int nargs, int *
       continue;
     }
     k->dladdr[i] = 0;
-    if (!bytes) continue;                      /* no elements: nothing to read or write */
+    if (!bytes) continue; /* no elements: nothing to read or write */
     k->dladdr[i] = plX_mem_map(d->mem, host, bytes, k->p[i].name);
     if (!k->dladdr[i]) return launch_fail(k, PTXLUA_NOMEM, "out of memory");
     (*mapped)++;
@@ -866,11 +1086,14 @@ static int tensors_in(ptxlua_kernel *k, const ptxlua_arg *args, int nargs, int *
 
 static void tensors_out(ptxlua_kernel *k, const ptxlua_arg *args, int nargs) {
   for (int i = 0; i < nargs; i++)
-    if (args[i].type == PTXLUA_ARG_DLPACK && k->dladdr[i]) { plX_mem_release(k->d->mem, k->dladdr[i]); k->dladdr[i] = 0; }
+    if (args[i].type == PTXLUA_ARG_DLPACK && k->dladdr[i]) {
+      plX_mem_release(k->d->mem, k->dladdr[i]);
+      k->dladdr[i] = 0;
+    }
 }
 
-PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned smem,
-                             void *stream, const ptxlua_arg *args, int nargs) {
+PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned block[3],
+                             unsigned smem, void *stream, const ptxlua_arg *args, int nargs) {
   if (!k || (nargs && !args)) return PTXLUA_MISUSE;
   ptxlua_device *d = k->d;
   ptxlua_engine *e = d->e;
@@ -881,42 +1104,49 @@ PTXLUA_API int ptxlua_launch(ptxlua_kernel *k, const unsigned grid[3], const uns
     return launch_fail(k, PTXLUA_MISUSE, msg);
   }
   if (!grid) {
-    if (!k->has_grid) return launch_fail(k, PTXLUA_MISUSE, "no grid given, and the kernel declares none");
+    if (!k->has_grid)
+      return launch_fail(k, PTXLUA_MISUSE, "no grid given, and the kernel declares none");
     grid = k->grid;
   }
   if (!block) {
-    if (!k->has_block) return launch_fail(k, PTXLUA_MISUSE, "no block given, and the kernel declares none");
+    if (!k->has_block)
+      return launch_fail(k, PTXLUA_MISUSE, "no block given, and the kernel declares none");
     block = k->block;
   }
   if (smem == PTXLUA_SMEM_KERNEL) smem = k->smem;
-  {                                   /* the device limits, the same on both devices */
-    uint32_t g[3] = {grid[0], grid[1], grid[2]}, b[3] = {block[0], block[1], block[2]};
-    uint32_t c[3] = {k->cluster[0], k->cluster[1], k->cluster[2]};
-    if (plX_geometry_check(g, b, c[0] ? c : NULL, msg, sizeof msg)) return launch_fail(k, PTXLUA_MISUSE, msg);
+  { /* the device limits, the same on both devices */
+    uint32_t g[3] = { grid[0], grid[1], grid[2] }, b[3] = { block[0], block[1], block[2] };
+    uint32_t c[3] = { k->cluster[0], k->cluster[1], k->cluster[2] };
+    if (plX_geometry_check(g, b, c[0] ? c : NULL, msg, sizeof msg))
+      return launch_fail(k, PTXLUA_MISUSE, msg);
   }
   int mapped = 0;
   if (d->kind == DEV_CUDA) {
     if (tensors_in(k, args, nargs, &mapped)) return PTXLUA_MISUSE;
-    for (int i = 0; i < nargs; i++) if (pack(k, i, &args[i], k->params[i])) return PTXLUA_MISUSE;
+    for (int i = 0; i < nargs; i++)
+      if (pack(k, i, &args[i], k->params[i])) return PTXLUA_MISUSE;
     char err[512];
     if (smem > k->smem_set) {
-      if (plC_set_dynamic_smem(k->fn, (int)smem, err, sizeof err)) return launch_fail(k, PTXLUA_ERROR, err);
+      if (plC_set_dynamic_smem(k->fn, (int)smem, err, sizeof err))
+        return launch_fail(k, PTXLUA_ERROR, err);
       k->smem_set = smem;
     }
     /* a kernel compiled for its cluster (.reqnctapercluster) takes no cluster launch attribute */
-    if (plC_launch(k->fn, grid, block, k->ct_cluster[0] ? NULL : k->cluster, smem, stream, k->params, err, sizeof err))
+    if (plC_launch(k->fn, grid, block, k->ct_cluster[0] ? NULL : k->cluster, smem, stream,
+                   k->params, err, sizeof err))
       return launch_fail(k, PTXLUA_ERROR, err);
     return PTXLUA_OK;
   }
   /* the emulator: each argument into the parameter block, then the grid, to completion */
   unsigned char tmp[4096] __attribute__((aligned(64)));
   int rc = emu_launch(k, grid, block, smem, args, nargs, tmp, sizeof tmp);
-  tensors_out(k, args, nargs);           /* the tensors' memory is the caller's again */
+  tensors_out(k, args, nargs); /* the tensors' memory is the caller's again */
   return rc;
 }
 
-static int emu_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned smem, const ptxlua_arg *args,
-                      int nargs, unsigned char *tmp, size_t tmpsize) {
+static int emu_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned block[3],
+                      unsigned smem, const ptxlua_arg *args, int nargs, unsigned char *tmp,
+                      size_t tmpsize) {
   ptxlua_engine *e = k->d->e;
   char msg[512];
   int mapped = 0;
@@ -928,10 +1158,11 @@ static int emu_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned b
       return launch_fail(k, PTXLUA_MISUSE, msg);
     }
     if (pack(k, i, &args[i], tmp)) return PTXLUA_MISUSE;
-    if (plX_set_param(k->emu, i, tmp, k->p[i].size)) return launch_fail(k, PTXLUA_ERROR, plX_error(k->emu));
+    if (plX_set_param(k->emu, i, tmp, k->p[i].size))
+      return launch_fail(k, PTXLUA_ERROR, plX_error(k->emu));
   }
-  uint32_t cl[3] = {k->cluster[0], k->cluster[1], k->cluster[2]};
-  uint64_t lim = plE_emu_limit(e);                /* the engine's budget (0: the default) */
+  uint32_t cl[3] = { k->cluster[0], k->cluster[1], k->cluster[2] };
+  uint64_t lim = plE_emu_limit(e); /* the engine's budget (0: the default) */
   plX_set_limit(k->emu, lim == PTXLUA_LIMIT_NONE ? 0 : lim ? lim : PLX_LIMIT_DEFAULT);
   if (plX_set_launch(k->emu, grid, block, smem) || (cl[0] && plX_set_cluster(k->emu, cl)))
     return launch_fail(k, PTXLUA_ERROR, plX_error(k->emu));

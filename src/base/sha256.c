@@ -1,5 +1,5 @@
-/* sha256.c -- SHA-256 (FIPS 180-4): the compile cache's key and checksum.
-** A plain, portable implementation; speed is not a concern at cache-key sizes (a few MB/s is plenty). */
+/* sha256.c -- SHA-256 (FIPS 180-4): the compile cache's key and checksum. A plain, portable
+** implementation; speed is not a concern at cache-key sizes (a few MB/s is plenty). */
 #include <string.h>
 #include "sha256.h"
 
@@ -11,32 +11,48 @@ static const uint32_t K[64] = {
   0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
   0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
   0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2
+};
 
 #define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
 static void block(plB_sha_ctx *c, const uint8_t *p) {
   uint32_t w[64];
   for (int i = 0; i < 16; i++)
-    w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
+           p[4 * i + 3];
   for (int i = 16; i < 64; i++) {
     uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
     uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
     w[i] = w[i - 16] + s0 + w[i - 7] + s1;
   }
-  uint32_t a = c->h[0], b = c->h[1], cc = c->h[2], d = c->h[3], e = c->h[4], f = c->h[5], g = c->h[6], h = c->h[7];
+  uint32_t a = c->h[0], b = c->h[1], cc = c->h[2], d = c->h[3], e = c->h[4], f = c->h[5],
+           g = c->h[6], h = c->h[7];
   for (int i = 0; i < 64; i++) {
     uint32_t t1 = h + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
     uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & cc) ^ (b & cc));
-    h = g; g = f; f = e; e = d + t1; d = cc; cc = b; b = a; a = t1 + t2;
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = cc;
+    cc = b;
+    b = a;
+    a = t1 + t2;
   }
-  c->h[0] += a; c->h[1] += b; c->h[2] += cc; c->h[3] += d;
-  c->h[4] += e; c->h[5] += f; c->h[6] += g; c->h[7] += h;
+  c->h[0] += a;
+  c->h[1] += b;
+  c->h[2] += cc;
+  c->h[3] += d;
+  c->h[4] += e;
+  c->h[5] += f;
+  c->h[6] += g;
+  c->h[7] += h;
 }
 
 void plB_sha_init(plB_sha_ctx *c) {
-  static const uint32_t H0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  static const uint32_t H0[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
   memcpy(c->h, H0, sizeof H0);
   c->len = 0;
   c->nbuf = 0;
@@ -48,7 +64,9 @@ void plB_sha_update(plB_sha_ctx *c, const void *data, size_t n) {
   if (c->nbuf) {
     size_t k = 64 - c->nbuf < n ? 64 - c->nbuf : n;
     memcpy(c->buf + c->nbuf, p, k);
-    c->nbuf += k; p += k; n -= k;
+    c->nbuf += k;
+    p += k;
+    n -= k;
     if (c->nbuf < 64) return;
     block(c, c->buf);
     c->nbuf = 0;
@@ -68,8 +86,10 @@ void plB_sha_final(plB_sha_ctx *c, uint8_t out[32]) {
   for (int i = 0; i < 8; i++) l[i] = (uint8_t)(bits >> (56 - 8 * i));
   plB_sha_update(c, l, 8);
   for (int i = 0; i < 8; i++) {
-    out[4 * i] = (uint8_t)(c->h[i] >> 24); out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
-    out[4 * i + 2] = (uint8_t)(c->h[i] >> 8); out[4 * i + 3] = (uint8_t)c->h[i];
+    out[4 * i] = (uint8_t)(c->h[i] >> 24);
+    out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
+    out[4 * i + 2] = (uint8_t)(c->h[i] >> 8);
+    out[4 * i + 3] = (uint8_t)c->h[i];
   }
 }
 
@@ -82,6 +102,9 @@ void plB_sha256(const void *data, size_t n, uint8_t out[32]) {
 
 void plB_sha_hex(const uint8_t d[32], char out[65]) {
   static const char X[] = "0123456789abcdef";
-  for (int i = 0; i < 32; i++) { out[2 * i] = X[d[i] >> 4]; out[2 * i + 1] = X[d[i] & 15]; }
+  for (int i = 0; i < 32; i++) {
+    out[2 * i] = X[d[i] >> 4];
+    out[2 * i + 1] = X[d[i] & 15];
+  }
   out[64] = 0;
 }

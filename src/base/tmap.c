@@ -4,8 +4,10 @@
 #include "tmap.h"
 
 int plB_tmap_dtype(const char *t) {
-  static const char *names[] = {"u8", "u16", "u32", "s32", "u64", "s64", "f16", "f32", "f64", "bf16", "f32_ftz", "tf32", "tf32_ftz"};
-  for (int i = 0; i < 13; i++) if (strcmp(t, names[i]) == 0) return i;
+  static const char *names[] = { "u8",  "u16", "u32",  "s32",     "u64",  "s64",     "f16",
+                                 "f32", "f64", "bf16", "f32_ftz", "tf32", "tf32_ftz" };
+  for (int i = 0; i < 13; i++)
+    if (strcmp(t, names[i]) == 0) return i;
   if (strcmp(t, "b8") == 0 || strcmp(t, "s8") == 0) return PLB_TM_U8;
   if (strcmp(t, "b16") == 0 || strcmp(t, "s16") == 0) return PLB_TM_U16;
   if (strcmp(t, "b32") == 0) return PLB_TM_U32;
@@ -27,7 +29,7 @@ int plB_tmap_interleave(const char *s) {
   return -1;
 }
 int plB_tmap_l2promotion(const char *s) {
-  if (!s) return 2;                                   /* the default of ptxlua's tile maps: 128B */
+  if (!s) return 2; /* the default of ptxlua's tile maps: 128B */
   if (strcmp(s, "none") == 0) return 0;
   if (strcmp(s, "64B") == 0) return 1;
   if (strcmp(s, "128B") == 0) return 2;

@@ -32,7 +32,12 @@ static void reader_open(reader *r) {
     if (!h) continue;
     readline_fn rl = (readline_fn)(size_t)dlsym(h, "readline");
     add_history_fn ah = (add_history_fn)(size_t)dlsym(h, "add_history");
-    if (rl && ah) { r->lib = h; r->readline = rl; r->add_history = ah; return; }
+    if (rl && ah) {
+      r->lib = h;
+      r->readline = rl;
+      r->add_history = ah;
+      return;
+    }
     dlclose(h);
   }
 }
@@ -40,7 +45,10 @@ static void reader_open(reader *r) {
 /* one line without its newline, malloc'ed; NULL at end of input */
 static char *reader_line(reader *r, const char *prompt) {
   if (r->readline) return r->readline(prompt);
-  if (r->tty) { fputs(prompt, stdout); fflush(stdout); }
+  if (r->tty) {
+    fputs(prompt, stdout);
+    fflush(stdout);
+  }
   size_t cap = 256, n = 0;
   char *s = malloc(cap);
   if (!s) return NULL;
@@ -48,12 +56,18 @@ static char *reader_line(reader *r, const char *prompt) {
   while ((c = getchar()) != EOF && c != '\n') {
     if (n + 1 >= cap) {
       char *t = realloc(s, cap *= 2);
-      if (!t) { free(s); return NULL; }
+      if (!t) {
+        free(s);
+        return NULL;
+      }
       s = t;
     }
     s[n++] = (char)c;
   }
-  if (c == EOF && n == 0) { free(s); return NULL; }
+  if (c == EOF && n == 0) {
+    free(s);
+    return NULL;
+  }
   if (n && s[n - 1] == '\r') n--;
   s[n] = 0;
   return s;
@@ -73,27 +87,46 @@ static int l_check(lua_State *L) {
   ptxlua_engine *e = (ptxlua_engine *)lua_touserdata(L, lua_upvalueindex(1));
   const char *kernels = luaL_optstring(L, 1, NULL);
   const char *arch = luaL_optstring(L, 2, NULL);
-  if (ptxlua_set_arch(e, arch)) { lua_pushnil(L); lua_pushstring(L, ptxlua_errmsg(e)); return 2; }
+  if (ptxlua_set_arch(e, arch)) {
+    lua_pushnil(L);
+    lua_pushstring(L, ptxlua_errmsg(e));
+    return 2;
+  }
   char *rep = NULL;
   int rc = ptxlua_check(e, kernels && *kernels ? kernels : NULL, 0, &rep);
   ptxlua_set_arch(e, NULL);
-  if (rep) lua_pushstring(L, rep); else lua_pushnil(L);
+  if (rep)
+    lua_pushstring(L, rep);
+  else
+    lua_pushnil(L);
   ptxlua_free(rep);
-  if (rc) { lua_pushstring(L, ptxlua_errmsg(e)); return 2; }
+  if (rc) {
+    lua_pushstring(L, ptxlua_errmsg(e));
+    return 2;
+  }
   return 1;
 }
 
 /* require "ptxlua.repl", hand it the context, keep it as the global `repl`; `ptx` = the DSL */
 static int setup(ptxlua_engine *e, lua_State *L) {
-  int rc = ptxlua_load_string(e, "repl", "", 0);  /* loads the DSL (package.path, require) */
-  if (rc) { fprintf(stderr, "%s\n", ptxlua_errmsg(e)); return rc; }
+  int rc = ptxlua_load_string(e, "repl", "", 0); /* loads the DSL (package.path, require) */
+  if (rc) {
+    fprintf(stderr, "%s\n", ptxlua_errmsg(e));
+    return rc;
+  }
   lua_getglobal(L, "require");
   lua_pushliteral(L, "ptxlua");
-  if (lua_pcall(L, 1, 1, 0)) { report(e, L); return PTXLUA_ERROR; }
+  if (lua_pcall(L, 1, 1, 0)) {
+    report(e, L);
+    return PTXLUA_ERROR;
+  }
   lua_setglobal(L, "ptx");
   lua_getglobal(L, "require");
   lua_pushliteral(L, "ptxlua.repl");
-  if (lua_pcall(L, 1, 1, 0)) { report(e, L); return PTXLUA_ERROR; }
+  if (lua_pcall(L, 1, 1, 0)) {
+    report(e, L);
+    return PTXLUA_ERROR;
+  }
   lua_getfield(L, -1, "init");
   lua_createtable(L, 0, 2);
   lua_rawgeti(L, LUA_REGISTRYINDEX, plE_defines_ref(e));
@@ -101,7 +134,11 @@ static int setup(ptxlua_engine *e, lua_State *L) {
   lua_pushlightuserdata(L, e);
   lua_pushcclosure(L, l_check, 1);
   lua_setfield(L, -2, "check");
-  if (lua_pcall(L, 1, 0, 0)) { report(e, L); lua_pop(L, 1); return PTXLUA_ERROR; }
+  if (lua_pcall(L, 1, 0, 0)) {
+    report(e, L);
+    lua_pop(L, 1);
+    return PTXLUA_ERROR;
+  }
   lua_setglobal(L, "repl");
   return PTXLUA_OK;
 }
@@ -119,7 +156,8 @@ static void call_repl(ptxlua_engine *e, lua_State *L, const char *fn, int n) {
 static int incomplete(lua_State *L) {
   size_t n;
   const char *m = lua_tolstring(L, -1, &n);
-  if (m && ((n >= 7 && strcmp(m + n - 7, "'<eof>'") == 0) || (n >= 5 && strcmp(m + n - 5, "<eof>") == 0))) {
+  if (m && ((n >= 7 && strcmp(m + n - 7, "'<eof>'") == 0) ||
+            (n >= 5 && strcmp(m + n - 5, "<eof>") == 0))) {
     lua_pop(L, 1);
     return 1;
   }
@@ -130,7 +168,10 @@ static int incomplete(lua_State *L) {
 ** Returns 1 when more lines are needed. */
 static int eval(ptxlua_engine *e, lua_State *L, const char *text, size_t len) {
   char *ret = malloc(len + 8);
-  if (!ret) { fprintf(stderr, "ptxlua: out of memory\n"); return 0; }
+  if (!ret) {
+    fprintf(stderr, "ptxlua: out of memory\n");
+    return 0;
+  }
   memcpy(ret, "return ", 7);
   memcpy(ret + 7, text, len);
   int st = luaL_loadbuffer(L, ret, len + 7, "=stdin");
@@ -139,10 +180,16 @@ static int eval(ptxlua_engine *e, lua_State *L, const char *text, size_t len) {
     lua_pop(L, 1);
     st = luaL_loadbuffer(L, text, len, "=stdin");
     if (st == LUA_ERRSYNTAX && incomplete(L)) return 1;
-    if (st) { report(e, L); return 0; }
+    if (st) {
+      report(e, L);
+      return 0;
+    }
   }
   int base = lua_gettop(L) - 1;
-  if (plE_pcall(L, 0, LUA_MULTRET)) { report(e, L); return 0; }
+  if (plE_pcall(L, 0, LUA_MULTRET)) {
+    report(e, L);
+    return 0;
+  }
   int n = lua_gettop(L) - base;
   if (n > 0) call_repl(e, L, "print_values", n);
   return 0;
@@ -154,13 +201,15 @@ int plM_repl(ptxlua_engine *e) {
   if (setup(e, L)) return 1;
   reader r;
   reader_open(&r);
-  if (r.tty) printf("ptxlua %s -- Lua with the DSL loaded as `ptx`; :help for commands, Ctrl-D to quit\n", ptxlua_version());
+  if (r.tty)
+    printf("ptxlua %s -- Lua with the DSL loaded as `ptx`; :help for commands, Ctrl-D to quit\n",
+           ptxlua_version());
   char *buf = NULL;
   size_t blen = 0;
   for (;;) {
     char *line = reader_line(&r, blen ? "...> " : "ptx> ");
     if (!line) break;
-    if (!blen && line[0] == ':') {  /* a command */
+    if (!blen && line[0] == ':') { /* a command */
       if (r.add_history) r.add_history(line);
       lua_pushstring(L, line);
       call_repl(e, L, "command", 1);
@@ -169,22 +218,28 @@ int plM_repl(ptxlua_engine *e) {
       continue;
     }
     size_t ln = strlen(line);
-    if (!blen && ln == 0) { free(line); continue; }
+    if (!blen && ln == 0) {
+      free(line);
+      continue;
+    }
     char *nb = realloc(buf, blen + ln + 2);
-    if (!nb) { free(line); break; }
+    if (!nb) {
+      free(line);
+      break;
+    }
     buf = nb;
     if (blen) buf[blen++] = '\n';
     memcpy(buf + blen, line, ln);
     blen += ln;
     buf[blen] = 0;
     free(line);
-    if (eval(e, L, buf, blen)) continue;  /* unfinished: read on */
+    if (eval(e, L, buf, blen)) continue; /* unfinished: read on */
     if (r.add_history) r.add_history(buf);
     blen = 0;
     lua_settop(L, 0);
     fflush(stdout);
   }
-  if (blen) {  /* input ended inside a chunk: say why it did not run */
+  if (blen) { /* input ended inside a chunk: say why it did not run */
     if (luaL_loadbuffer(L, buf, blen, "=stdin")) report(e, L);
   }
   free(buf);

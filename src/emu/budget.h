@@ -9,6 +9,6 @@
 extern volatile sig_atomic_t plX__sigint;
 /* the budget is spent or SIGINT came (interrupted): the report naming, for each warp still running,
 ** where it is, its threads, its CTA and the instructions it ran; at stmt (the executing one) */
-int  plX__stopped(plX_emu *e, uint32_t stmt, int interrupted);
+int plX__stopped(plX_emu *e, uint32_t stmt, int interrupted);
 
 #endif

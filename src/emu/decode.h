@@ -5,6 +5,6 @@
 #include "state.h"
 
 /* e->xf from e's kernel and the functions it calls; 0, or the error */
-int  plX__decode(plX_emu *e);
+int plX__decode(plX_emu *e);
 
 #endif

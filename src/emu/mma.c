@@ -9,7 +9,8 @@
 #include <math.h>
 #include <stdio.h>
 
-/* ---- matrices -------------------------------------------------------------------------------------- */
+/* ---- matrices
+** -------------------------------------------------------------------------------------- */
 int plX__ldmatrix(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   uint16_t rows[4][8][8];
@@ -27,8 +28,13 @@ int plX__ldmatrix(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
     for (int l = 0; l < 32; l++) {
       int g = l / 4, c = 2 * (l % 4);
       uint32_t lo, hi;
-      if (in->fl & XF_TRANS) { lo = rows[i][c][g]; hi = rows[i][c + 1][g]; }
-      else { lo = rows[i][g][c]; hi = rows[i][g][c + 1]; }
+      if (in->fl & XF_TRANS) {
+        lo = rows[i][c][g];
+        hi = rows[i][c + 1][g];
+      } else {
+        lo = rows[i][g][c];
+        hi = rows[i][g][c + 1];
+      }
       D[l] = lo | hi << 16;
     }
   }
@@ -44,8 +50,13 @@ int plX__stmatrix(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
     for (int l = 0; l < 32; l++) {
       int g = l / 4, c = 2 * (l % 4);
       uint16_t lo = (uint16_t)A[l], hi = (uint16_t)(A[l] >> 16);
-      if (in->fl & XF_TRANS) { rows[i][c][g] = lo; rows[i][c + 1][g] = hi; }
-      else { rows[i][g][c] = lo; rows[i][g][c + 1] = hi; }
+      if (in->fl & XF_TRANS) {
+        rows[i][c][g] = lo;
+        rows[i][c + 1][g] = hi;
+      } else {
+        rows[i][g][c] = lo;
+        rows[i][g][c + 1] = hi;
+      }
     }
   }
   for (int i = 0; i < num; i++)
@@ -80,8 +91,11 @@ int plX__mma(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
   for (int l = 0; l < 32; l++) {
     int g = l / 4, t = l % 4;
     if (at == PLT_TF32) {
-      for (int j = 0; j < 4; j++) A[g + 8 * (j & 1)][t + 4 * (j >> 1)] = f32(wslot(w, vs[in->a + (uint32_t)j])[l] & 0xffffe000u);
-      for (int j = 0; j < 2; j++) B[t + 4 * j][g] = f32(wslot(w, vs[in->b + (uint32_t)j])[l] & 0xffffe000u);
+      for (int j = 0; j < 4; j++)
+        A[g + 8 * (j & 1)][t + 4 * (j >> 1)] =
+            f32(wslot(w, vs[in->a + (uint32_t)j])[l] & 0xffffe000u);
+      for (int j = 0; j < 2; j++)
+        B[t + 4 * j][g] = f32(wslot(w, vs[in->b + (uint32_t)j])[l] & 0xffffe000u);
     } else if (integer) {
       for (int j = 0; j < 4; j++) {
         uint32_t v = (uint32_t)wslot(w, vs[in->a + (uint32_t)j])[l];
@@ -102,7 +116,8 @@ int plX__mma(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
       int na = K == 16 ? 4 : 2;
       for (int j = 0; j < na; j++) {
         uint32_t v = (uint32_t)wslot(w, vs[in->a + (uint32_t)j])[l];
-        int row = K == 16 ? g + 8 * (j & 1) : g + 8 * j, col = K == 16 ? 2 * t + 8 * (j >> 1) : 2 * t;
+        int row = K == 16 ? g + 8 * (j & 1) : g + 8 * j,
+            col = K == 16 ? 2 * t + 8 * (j >> 1) : 2 * t;
         A[row][col] = half_value(v & 0xffff, fmt);
         A[row][col + 1] = half_value(v >> 16, fmt);
       }
@@ -121,8 +136,10 @@ int plX__mma(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
     } else {
       for (int j = 0; j < 4; j++) {
         uint64_t v = wslot(w, vs[in->c + (uint32_t)j])[l];
-        if (dt == PLT_S32) Ci[g + 8 * (j >> 1)][2 * t + (j & 1)] = (int32_t)v;
-        else C[g + 8 * (j >> 1)][2 * t + (j & 1)] = f32(v);
+        if (dt == PLT_S32)
+          Ci[g + 8 * (j >> 1)][2 * t + (j & 1)] = (int32_t)v;
+        else
+          C[g + 8 * (j >> 1)][2 * t + (j & 1)] = f32(v);
       }
     }
   }
@@ -132,41 +149,51 @@ int plX__mma(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
       if (integer) {
         int64_t s = Ci[i][j];
         for (int k = 0; k < K; k++) s += Ai[i][k] * Bi[k][j];
-        if (in->fl & XF_SATF) { if (s > INT32_MAX) s = INT32_MAX; if (s < INT32_MIN) s = INT32_MIN; }
+        if (in->fl & XF_SATF) {
+          if (s > INT32_MAX) s = INT32_MAX;
+          if (s < INT32_MIN) s = INT32_MIN;
+        }
         Dv[i][j] = (uint32_t)s;
       } else {
         double s = C[i][j];
         for (int k = 0; k < K; k++) s += A[i][k] * B[k][j];
-        Dv[i][j] = dt == PLT_F16 ? plX__round(s, 0, XFMT_F16, XR_RN, 0) : c32((float)s);  /* one rounding */
+        /* one rounding */
+        Dv[i][j] = dt == PLT_F16 ? plX__round(s, 0, XFMT_F16, XR_RN, 0) : c32((float)s);
       }
     }
   for (int l = 0; l < 32; l++) {
     int g = l / 4, t = l % 4;
     if (dt == PLT_F16) {
-      for (int j = 0; j < 2; j++) wslot(w, vs[in->vs + (uint32_t)j])[l] = Dv[g + 8 * j][2 * t] | Dv[g + 8 * j][2 * t + 1] << 16;
+      for (int j = 0; j < 2; j++)
+        wslot(w, vs[in->vs + (uint32_t)j])[l] = Dv[g + 8 * j][2 * t] | Dv[g + 8 * j][2 * t + 1]
+                                                                           << 16;
     } else {
-      for (int j = 0; j < 4; j++) wslot(w, vs[in->vs + (uint32_t)j])[l] = Dv[g + 8 * (j >> 1)][2 * t + (j & 1)];
+      for (int j = 0; j < 4; j++)
+        wslot(w, vs[in->vs + (uint32_t)j])[l] = Dv[g + 8 * (j >> 1)][2 * t + (j & 1)];
     }
   }
   return 0;
 }
 
-
-/* ---- wmma ------------------------------------------------------------------------------------------ */
-/* The PTX ISA leaves the distribution of a wmma fragment's elements over the warp unspecified. The
-** emulator uses the mma.sync fragments of the same element type, the shape cut into m16n8 (m8n8 for
-** m8n32k16) tiles (docs/emulator.md, "wmma"): A is the mma.sync A fragment of each 16 rows (of the 8
-** rows of m8n32k16: its rows g only), B the B fragment of each 8 columns, C/D the accumulator of
-** each tile, tiles in row-major order. .f16 A/B fragments are eight registers whatever the shape:
-** the elements repeat (cyclically) to fill them, and wmma.mma reads the first copy. Fragments do
-** not depend on the memory layout: wmma.load/store transpose a .col matrix. */
+/* ---- wmma
+** ------------------------------------------------------------------------------------------ */
+/* The PTX ISA leaves the distribution of a wmma fragment's elements over the warp unspecified.
+** The emulator uses the mma.sync fragments of the same element type, the shape cut into m16n8
+** (m8n8 for m8n32k16) tiles (docs/emulator.md, "wmma"): A is the mma.sync A fragment of each 16
+** rows (of the 8 rows of m8n32k16: its rows g only), B the B fragment of each 8 columns, C/D the
+** accumulator of each tile, tiles in row-major order. .f16 A/B fragments are eight registers
+** whatever the shape: the elements repeat (cyclically) to fill them, and wmma.mma reads the
+** first copy. Fragments do not depend on the memory layout: wmma.load/store transpose a .col
+** matrix. */
 static void wm_dims(int sh, int *M, int *N, int *K) {
   *M = sh == XWM_M32N8K16 ? 32 : sh == XWM_M8N32K16 ? 8 : 16;
   *N = sh == XWM_M32N8K16 ? 8 : sh == XWM_M8N32K16 ? 32 : 16;
   *K = sh == XWM_M16N16K8 ? 8 : 16;
 }
 
-static int wm_bits(int t) { return t == PLT_F16 || t == PLT_BF16 ? 16 : t == PLT_S8 || t == PLT_U8 ? 8 : 32; }
+static int wm_bits(int t) {
+  return t == PLT_F16 || t == PLT_BF16 ? 16 : t == PLT_S8 || t == PLT_U8 ? 8 : 32;
+}
 
 int plX__wmma_regs(int mat, int sh, int t) {
   int M, N, K;
@@ -185,7 +212,8 @@ int plX__wmma_regs(int mat, int sh, int t) {
   return 0;
 }
 
-/* the (row, column) of each distinct element lane l holds, in register order (low bits first); how many */
+/* the (row, column) of each distinct element lane l holds, in register order (low bits first);
+** how many */
 static int wm_frag(int mat, int sh, int t, int l, uint8_t rc[16][2]) {
   int M, N, K, g = l / 4, q = l % 4, bits = wm_bits(t), n = 0;
   wm_dims(sh, &M, &N, &K);
@@ -193,27 +221,45 @@ static int wm_frag(int mat, int sh, int t, int l, uint8_t rc[16][2]) {
   if (mat == 0) {
     int mb = M < 16 ? 8 : 16;
     for (int b0 = 0; b0 < M; b0 += mb) {
-      if (bits == 32) { PUT(b0 + g, q); PUT(b0 + g + 8, q); PUT(b0 + g, q + 4); PUT(b0 + g + 8, q + 4); }
-      else if (bits == 16)
+      if (bits == 32) {
+        PUT(b0 + g, q);
+        PUT(b0 + g + 8, q);
+        PUT(b0 + g, q + 4);
+        PUT(b0 + g + 8, q + 4);
+      } else if (bits == 16)
         for (int j = 0; j < (mb == 16 ? 4 : 2); j++) {
-          int row = b0 + g + (mb == 16 ? 8 * (j & 1) : 0), col = 2 * q + 8 * (mb == 16 ? j >> 1 : j);
-          PUT(row, col); PUT(row, col + 1);
+          int row = b0 + g + (mb == 16 ? 8 * (j & 1) : 0),
+              col = 2 * q + 8 * (mb == 16 ? j >> 1 : j);
+          PUT(row, col);
+          PUT(row, col + 1);
         }
       else
-        for (int j = 0; j < mb / 8; j++) for (int s = 0; s < 4; s++) PUT(b0 + g + 8 * j, 4 * q + s);
+        for (int j = 0; j < mb / 8; j++)
+          for (int s = 0; s < 4; s++) PUT(b0 + g + 8 * j, 4 * q + s);
     }
   } else if (mat == 1) {
     for (int c0 = 0; c0 < N; c0 += 8) {
-      if (bits == 32) { PUT(q, c0 + g); PUT(q + 4, c0 + g); }
-      else if (bits == 16) for (int j = 0; j < 2; j++) { PUT(2 * q + 8 * j, c0 + g); PUT(2 * q + 8 * j + 1, c0 + g); }
-      else for (int s = 0; s < 4; s++) PUT(4 * q + s, c0 + g);
+      if (bits == 32) {
+        PUT(q, c0 + g);
+        PUT(q + 4, c0 + g);
+      } else if (bits == 16)
+        for (int j = 0; j < 2; j++) {
+          PUT(2 * q + 8 * j, c0 + g);
+          PUT(2 * q + 8 * j + 1, c0 + g);
+        }
+      else
+        for (int s = 0; s < 4; s++) PUT(4 * q + s, c0 + g);
     }
   } else {
     int mb = M < 16 ? 8 : 16;
     for (int r0 = 0; r0 < M; r0 += mb)
       for (int c0 = 0; c0 < N; c0 += 8) {
-        PUT(r0 + g, c0 + 2 * q); PUT(r0 + g, c0 + 2 * q + 1);
-        if (mb == 16) { PUT(r0 + g + 8, c0 + 2 * q); PUT(r0 + g + 8, c0 + 2 * q + 1); }
+        PUT(r0 + g, c0 + 2 * q);
+        PUT(r0 + g, c0 + 2 * q + 1);
+        if (mb == 16) {
+          PUT(r0 + g + 8, c0 + 2 * q);
+          PUT(r0 + g + 8, c0 + 2 * q + 1);
+        }
       }
   }
 #undef PUT
@@ -228,26 +274,36 @@ static int wm_ldst(plX_emu *e, plX_ins *in, plX_warp *w) {
   int mat = in->sub < 2 ? in->sub : 2, t = in->t, sh = in->sub2, store = in->sub == 3, M, N, K;
   wm_dims(sh, &M, &N, &K);
   int R = mat == 1 ? K : M, C = mat == 0 ? K : N, col = (in->fl & XF_TRANS) != 0;
-  uint32_t es = (uint32_t)wm_bits(t) / 8, lines = (uint32_t)(col ? C : R), len = (uint32_t)(col ? R : C);
+  uint32_t es = (uint32_t)wm_bits(t) / 8, lines = (uint32_t)(col ? C : R),
+           len = (uint32_t)(col ? R : C);
   uint64_t a0 = addr_of(in, w, 0), st = in->vec ? (uint32_t)wslot(w, in->b)[0] : len;
   char msg[200];
   for (int l = 1; l < 32; l++) {
     if (addr_of(in, w, l) != a0) {
-      snprintf(msg, sizeof msg, "address 0x%llx differs from lane 0's 0x%llx (the warp loads or stores one matrix: every lane gives the same address)",
+      snprintf(msg, sizeof msg,
+               "address 0x%llx differs from lane 0's 0x%llx (the warp loads or stores one matrix: "
+               "every lane gives the same address)",
                (unsigned long long)addr_of(in, w, l), (unsigned long long)a0);
       return plX__fail_lane(e, in, w, l, msg);
     }
     if (in->vec && (uint32_t)wslot(w, in->b)[l] != st) {
-      snprintf(msg, sizeof msg, "stride %u differs from lane 0's %llu (every lane gives the same stride)", (uint32_t)wslot(w, in->b)[l], (unsigned long long)st);
+      snprintf(msg, sizeof msg,
+               "stride %u differs from lane 0's %llu (every lane gives the same stride)",
+               (uint32_t)wslot(w, in->b)[l], (unsigned long long)st);
       return plX__fail_lane(e, in, w, l, msg);
     }
   }
   if (a0 & 31) {
-    snprintf(msg, sizeof msg, "misaligned matrix: address 0x%llx is not a multiple of 32 (a wmma matrix starts 256-bit aligned)", (unsigned long long)a0);
+    snprintf(msg, sizeof msg,
+             "misaligned matrix: address 0x%llx is not a multiple of 32 (a wmma matrix starts "
+             "256-bit aligned)",
+             (unsigned long long)a0);
     return plX__fail_lane(e, in, w, 0, msg);
   }
-  if (in->vec && st * es % 16) {                   /* a stride given (the default is the line's length) */
-    snprintf(msg, sizeof msg, "stride %llu (%llu bytes) is not a multiple of 16 bytes", (unsigned long long)st, (unsigned long long)(st * es));
+  /* a stride given (the default is the line's length) */
+  if (in->vec && st * es % 16) {
+    snprintf(msg, sizeof msg, "stride %llu (%llu bytes) is not a multiple of 16 bytes",
+             (unsigned long long)st, (unsigned long long)(st * es));
     return plX__fail_lane(e, in, w, 0, msg);
   }
   uint8_t m[32 * 32 * 4], own[32][32], rc[16][2];
@@ -259,7 +315,8 @@ static int wm_ldst(plX_emu *e, plX_ins *in, plX_warp *w) {
     if (store)
       for (int i = 0; i < n; i++) {
         uint64_t v = wslot(w, vs[i / per])[l] >> (i % per * bits);
-        memcpy(m + ((size_t)rc[i][0] * (size_t)C + rc[i][1]) * es, &v, es);   /* little-endian: the low bytes */
+        /* little-endian: the low bytes */
+        memcpy(m + ((size_t)rc[i][0] * (size_t)C + rc[i][1]) * es, &v, es);
       }
   }
   uint32_t lb = len * es, ch = lb < 16 ? lb : 16;
@@ -272,7 +329,10 @@ static int wm_ldst(plX_emu *e, plX_ins *in, plX_warp *w) {
       for (uint32_t k = 0; k < ch / es; k++) {
         uint32_t r = col ? p0 + k : i, c = col ? i : p0 + k;
         uint8_t *q = m + ((size_t)r * (size_t)C + c) * es;
-        if (store) memcpy(p + k * es, q, es); else memcpy(q, p + k * es, es);
+        if (store)
+          memcpy(p + k * es, q, es);
+        else
+          memcpy(q, p + k * es, es);
       }
     }
   if (!store)
@@ -317,15 +377,26 @@ static int wm_mma(plX_emu *e, plX_ins *in, plX_warp *w) {
       int mat = srcs[f][0], t = srcs[f][1], bits = wm_bits(t), per = 32 / bits;
       int n = wm_frag(mat, sh, t, l, rc);
       for (int i = 0; i < n; i++) {
-        uint32_t raw = (uint32_t)(wslot(w, vs[first[f] + (uint32_t)(i / per)])[l] >> (i % per * bits));
+        uint32_t raw =
+            (uint32_t)(wslot(w, vs[first[f] + (uint32_t)(i / per)])[l] >> (i % per * bits));
         if (bits < 32) raw &= (1u << bits) - 1;
         int r = rc[i][0], c = rc[i][1];
         if (integer) {
           int64_t v = t == PLT_S8 ? (int8_t)raw : t == PLT_S32 ? (int32_t)raw : (int64_t)raw;
-          if (mat == 0) Ai[r][c] = v; else if (mat == 1) Bi[r][c] = v; else Ci[r][c] = v;
+          if (mat == 0)
+            Ai[r][c] = v;
+          else if (mat == 1)
+            Bi[r][c] = v;
+          else
+            Ci[r][c] = v;
         } else {
           double v = wm_val(raw, t);
-          if (mat == 0) A[r][c] = v; else if (mat == 1) B[r][c] = v; else Cm[r][c] = v;
+          if (mat == 0)
+            A[r][c] = v;
+          else if (mat == 1)
+            B[r][c] = v;
+          else
+            Cm[r][c] = v;
         }
       }
     }
@@ -335,7 +406,10 @@ static int wm_mma(plX_emu *e, plX_ins *in, plX_warp *w) {
       if (integer) {
         int64_t s = Ci[i][j];
         for (int k = 0; k < K; k++) s += Ai[i][k] * Bi[k][j];
-        if (in->fl & XF_SATF) { if (s > INT32_MAX) s = INT32_MAX; if (s < INT32_MIN) s = INT32_MIN; }
+        if (in->fl & XF_SATF) {
+          if (s > INT32_MAX) s = INT32_MAX;
+          if (s < INT32_MIN) s = INT32_MIN;
+        }
         D[i][j] = (uint32_t)s;
       } else {
         double s = Cm[i][j];
@@ -348,7 +422,8 @@ static int wm_mma(plX_emu *e, plX_ins *in, plX_warp *w) {
     wm_frag(2, sh, dt, l, rc);
     for (int r = 0; r < nregs; r++) {
       uint64_t v = 0;
-      for (int s = 0; s < per; s++) v |= (uint64_t)D[rc[r * per + s][0]][rc[r * per + s][1]] << (s * bits);
+      for (int s = 0; s < per; s++)
+        v |= (uint64_t)D[rc[r * per + s][0]][rc[r * per + s][1]] << (s * bits);
       wslot(w, vs[in->vs + (uint32_t)r])[l] = v;
     }
   }

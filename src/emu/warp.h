@@ -5,6 +5,6 @@
 #include "state.h"
 
 /* run warp w until it blocks or exits; 0 ok, else an error was reported */
-int  plX__run_warp(plX_emu *e, plX_warp *w);
+int plX__run_warp(plX_emu *e, plX_warp *w);
 
 #endif

@@ -20,21 +20,30 @@ plI_module *plI_new(struct plA_ctx *isa) {
 }
 
 static void free_func(plI_func *f) {
-  plB_vec_free(f->params); plB_vec_free(f->rets); plB_vec_free(f->regdecls);
-  plB_vec_free(f->vars); plB_vec_free(f->stmts); plB_vec_free(f->vtext);
+  plB_vec_free(f->params);
+  plB_vec_free(f->rets);
+  plB_vec_free(f->regdecls);
+  plB_vec_free(f->vars);
+  plB_vec_free(f->stmts);
+  plB_vec_free(f->vtext);
 }
 
 static void sym_free(plI_module *m);
 void plI_free(plI_module *m) {
   if (!m) return;
   for (uint32_t i = 0; i < m->funcs.n; i++) free_func(&m->funcs.p[i]);
-  plB_vec_free(m->funcs); plB_vec_free(m->globals); plB_vec_free(m->regs);
-  plB_vec_free(m->opnds); plB_vec_free(m->vregs);
+  plB_vec_free(m->funcs);
+  plB_vec_free(m->globals);
+  plB_vec_free(m->regs);
+  plB_vec_free(m->opnds);
+  plB_vec_free(m->vregs);
   free(m->declmap);
   plB_strtab_free(&m->strs);
   plB_buf_free(&m->err);
-  plB_buf_free(&m->vsrc); plB_vec_free(m->vpieces);
-  plB_vec_free(m->frames); plB_vec_free(m->undo);
+  plB_buf_free(&m->vsrc);
+  plB_vec_free(m->vpieces);
+  plB_vec_free(m->frames);
+  plB_vec_free(m->undo);
   sym_free(m);
   if (m->isa) plA_unref(m->isa);
   free(m);
@@ -53,14 +62,17 @@ int plI_fail(plI_module *m, int code, const char *fmt, ...) {
 
 uint32_t plI_str(plI_module *m, const char *s) {
   if (!m) return 0;
-  if (!s) { plI_fail(m, 1, "a name is missing (NULL)"); return 0; }
+  if (!s) {
+    plI_fail(m, 1, "a name is missing (NULL)");
+    return 0;
+  }
   uint32_t id = plB_intern(&m->strs, s, strlen(s));
   if (!id) plI_fail(m, 2, "out of memory");
   return id;
 }
 
 int plI_func_new(plI_module *m, const char *name, int kind, int linkage) {
-  if (!m || m->status) return -1;  /* sticky: after an error, building is a no-op */
+  if (!m || m->status) return -1; /* sticky: after an error, building is a no-op */
   plI_func f;
   memset(&f, 0, sizeof f);
   f.name = plI_str(m, name);
@@ -72,23 +84,32 @@ int plI_func_new(plI_module *m, const char *name, int kind, int linkage) {
       plI_fail(m, 1, "function '%s' is defined twice", name);
       return -1;
     }
-  if (!plB_vec_push(m->funcs, f)) { plI_fail(m, 2, "out of memory"); return -1; }
+  if (!plB_vec_push(m->funcs, f)) {
+    plI_fail(m, 2, "out of memory");
+    return -1;
+  }
   m->cur = m->funcs.n - 1;
   return (int)m->cur;
 }
 
-int plI_param(plI_module *m, int func, const char *name, int type, uint32_t align, uint64_t count, int ret) {
+int plI_param(plI_module *m, int func, const char *name, int type, uint32_t align, uint64_t count,
+              int ret) {
   if (!m || m->status) return -1;
   if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no such function"), -1;
   plI_func *f = &m->funcs.p[func];
   plI_var v;
   memset(&v, 0, sizeof v);
   v.name = plI_str(m, name);
-  v.space = PLV_PARAM; v.type = (uint8_t)type; v.align = align; v.count = count;
+  v.space = PLV_PARAM;
+  v.type = (uint8_t)type;
+  v.align = align;
+  v.count = count;
   if (!v.name) return -1;
   for (uint32_t i = 0; i < f->params.n; i++)
-    if (f->params.p[i].name == v.name) return plI_fail(m, 1, "parameter '%s' declared twice", name), -1;
-  if (ret ? !plB_vec_push(f->rets, v) : !plB_vec_push(f->params, v)) return plI_fail(m, 2, "out of memory"), -1;
+    if (f->params.p[i].name == v.name)
+      return plI_fail(m, 1, "parameter '%s' declared twice", name), -1;
+  if (ret ? !plB_vec_push(f->rets, v) : !plB_vec_push(f->params, v))
+    return plI_fail(m, 2, "out of memory"), -1;
   m->nvars++;
   return 0;
 }
@@ -99,13 +120,14 @@ int plI_param(plI_module *m, int func, const char *name, int type, uint32_t alig
 ** (the innermost: a nested block's declaration hides an enclosing one until the block closes) */
 static int visible(const plI_module *m, uint32_t scope) {
   if (!scope) return 1;
-  for (uint32_t i = m->frames.n; i-- > 0;) if (m->frames.p[i].stmt + 1 == scope) return 1;
+  for (uint32_t i = m->frames.n; i-- > 0;)
+    if (m->frames.p[i].stmt + 1 == scope) return 1;
   return 0;
 }
 static int declmap_get(plI_module *m, uint32_t func, uint32_t name) {
   if (name >= m->declmap_n) return -1;
   uint64_t e = m->declmap[name];
-  if (!e) return -1;                                     /* never declared anywhere */
+  if (!e) return -1; /* never declared anywhere */
   if ((uint32_t)((e - 1) >> 32) == func) return (int)((e - 1) & 0xffffffffu);
   /* the entry is another function's (it declared the name later): look in this one's list, for
   ** the innermost declaration still in scope */
@@ -124,10 +146,11 @@ static int declmap_set(plI_module *m, uint32_t func, uint32_t name, uint32_t dec
     uint64_t *p = realloc(m->declmap, n * sizeof *p);
     if (!p) return 0;
     memset(p + m->declmap_n, 0, (n - m->declmap_n) * sizeof *p);
-    m->declmap = p; m->declmap_n = n;
+    m->declmap = p;
+    m->declmap_n = n;
   }
-  if (m->frames.n) {   /* inside a nested block: what the name meant before, for its close */
-    plI_undo u = {name, m->declmap[name]};
+  if (m->frames.n) { /* inside a nested block: what the name meant before, for its close */
+    plI_undo u = { name, m->declmap[name] };
     if (!plB_vec_push(m->undo, u)) return 0;
   }
   m->declmap[name] = (((uint64_t)func << 32) | decl) + 1;
@@ -151,16 +174,17 @@ static int collides(plI_module *m, uint32_t func, const char *name) {
   if (!base) return 0;
   int d = declmap_get(m, func, base);
   const plI_regdecl *rd = d >= 0 ? &m->funcs.p[func].regdecls.p[d] : NULL;
-  return rd && rd->count > 0 && rd->scope == plI_scope_cur(m);   /* in another block it hides */
+  return rd && rd->count > 0 && rd->scope == plI_scope_cur(m); /* in another block it hides */
 }
 
 /* lazy: a range whose registers are made one by one on first use (plI_reg_elem); returns its
 ** declaration's index + 1 instead of a register id */
-static uint32_t new_decl(plI_module *m, int func, const char *name, int type, uint32_t count, int pool, int bare,
-                         int lazy) {
+static uint32_t new_decl(plI_module *m, int func, const char *name, int type, uint32_t count,
+                         int pool, int bare, int lazy) {
   if (!m || m->status) return 0;
   if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), 0;
-  if (!name || !valid_regname(name)) return plI_fail(m, 1, "bad register name '%s'", name ? name : "(null)"), 0;
+  if (!name || !valid_regname(name))
+    return plI_fail(m, 1, "bad register name '%s'", name ? name : "(null)"), 0;
   if (type <= PLT_NONE || type >= PLT__COUNT || (plB_type_info[type].bits < 8 && type != PLT_PRED))
     return plI_fail(m, 1, "bad register type"), 0;
   uint32_t sid = plI_str(m, name);
@@ -176,9 +200,12 @@ static uint32_t new_decl(plI_module *m, int func, const char *name, int type, ui
   size_t nl = strlen(name);
   if (count && !pool && isdigit((unsigned char)name[nl - 1]))
     /* ptxas takes the digits before <N> for part of the numbering: %v1<2> makes no %v10, %v11 */
-    return plI_fail(m, 1, "register range name '%s' ends in a digit: ptxas declares no usable "
+    return plI_fail(m, 1,
+                    "register range name '%s' ends in a digit: ptxas declares no usable "
                     "register by %s%s<%u> (%s%s0 is not '%s%s' followed by 0 for it); end the name "
-                    "with a letter or '_' ('%s_')", name, pc, name, count, pc, name, pc, name, name), 0;
+                    "with a letter or '_' ('%s_')",
+                    name, pc, name, count, pc, name, pc, name, name),
+           0;
   if (collides(m, (uint32_t)func, name))
     return plI_fail(m, 1, "register name '%s%s' collides with a register range", pc, name), 0;
   if (count || pool) { /* a range %name<N>: no scalar of this block may be called name<digits> */
@@ -191,17 +218,23 @@ static uint32_t new_decl(plI_module *m, int func, const char *name, int type, ui
       if (d->count == 0 && strncmp(dn, name, k) == 0 && dn[k]) {
         const char *q = dn + k;
         while (isdigit((unsigned char)*q)) q++;
-        if (!*q) return plI_fail(m, 1, "register range '%s%s' collides with register '%s%s'", pc, name, pc, dn), 0;
+        if (!*q)
+          return plI_fail(m, 1, "register range '%s%s' collides with register '%s%s'", pc, name, pc,
+                          dn),
+                 0;
       }
     }
   }
-  plI_regdecl d = {sid, plB_type_info[type].decl, count, (uint8_t)(pool != 0), (uint8_t)(bare != 0), 0, scope};
+  plI_regdecl d = {
+    sid, plB_type_info[type].decl, count, (uint8_t)(pool != 0), (uint8_t)(bare != 0), 0, scope
+  };
   if (!plB_vec_push(f->regdecls, d) || !declmap_set(m, (uint32_t)func, sid, f->regdecls.n - 1))
     return plI_fail(m, 2, "out of memory"), 0;
   if (lazy) return f->regdecls.n;
   uint32_t first = m->regs.n;
   for (uint32_t i = 0; i < (count ? count : 1); i++) {
-    plI_reg r = {sid, count ? (int32_t)i : -1, (uint8_t)type, (uint8_t)(bare != 0), (uint32_t)func};
+    plI_reg r = { sid, count ? (int32_t)i : -1, (uint8_t)type, (uint8_t)(bare != 0),
+                  (uint32_t)func };
     if (!plB_vec_push(m->regs, r)) return plI_fail(m, 2, "out of memory"), 0;
   }
   return first + 1; /* register ids are 1-based */
@@ -217,12 +250,15 @@ uint32_t plI_reg_bare(plI_module *m, int func, const char *name, int type, uint3
 }
 uint32_t plI_reg_range(plI_module *m, int func, const char *name, int type, uint32_t count) {
   if (!m || m->status) return 0;
-  if (count == 0 || count > (1u << 24)) return plI_fail(m, 1, "bad register range size %u", count), 0;
+  if (count == 0 || count > (1u << 24))
+    return plI_fail(m, 1, "bad register range size %u", count), 0;
   return new_decl(m, func, name, type, count, 0, 0, 0);
 }
-uint32_t plI_reg_range_lazy(plI_module *m, int func, const char *name, int type, uint32_t count, int bare) {
+uint32_t plI_reg_range_lazy(plI_module *m, int func, const char *name, int type, uint32_t count,
+                            int bare) {
   if (!m || m->status) return 0;
-  if (count == 0 || count > (1u << 24)) return plI_fail(m, 1, "bad register range size %u", count), 0;
+  if (count == 0 || count > (1u << 24))
+    return plI_fail(m, 1, "bad register range size %u", count), 0;
   return new_decl(m, func, name, type, count, 0, bare, 1);
 }
 uint32_t plI_reg_elem(plI_module *m, int func, uint32_t decl, int type, uint32_t index) {
@@ -233,7 +269,7 @@ uint32_t plI_reg_elem(plI_module *m, int func, uint32_t decl, int type, uint32_t
     return plI_fail(m, 1, "no register %u in that range", index), 0;
   if (type <= PLT_NONE || type >= PLT__COUNT) return plI_fail(m, 1, "bad register type"), 0;
   const plI_regdecl *d = &f->regdecls.p[decl - 1];
-  plI_reg r = {d->name, (int32_t)index, (uint8_t)type, d->bare, (uint32_t)func};
+  plI_reg r = { d->name, (int32_t)index, (uint8_t)type, d->bare, (uint32_t)func };
   if (!plB_vec_push(m->regs, r)) return plI_fail(m, 2, "out of memory"), 0;
   return m->regs.n;
 }
@@ -241,7 +277,8 @@ uint32_t plI_reg_elem(plI_module *m, int func, uint32_t decl, int type, uint32_t
 uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type) {
   if (!m || m->status) return 0;
   if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), 0;
-  if (!prefix || !valid_regname(prefix)) return plI_fail(m, 1, "bad register name '%s'", prefix ? prefix : "(null)"), 0;
+  if (!prefix || !valid_regname(prefix))
+    return plI_fail(m, 1, "bad register name '%s'", prefix ? prefix : "(null)"), 0;
   /* a nested block has pools of its own, declared at its top: the prefix with one '_' per level
   ** of nesting (%r_1 in a block, %r__1 in a block inside it), so that they never hide the
   ** enclosing code's %r1 and sibling blocks reuse the same names, as inline asm does */
@@ -256,7 +293,8 @@ uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type) {
   }
   uint32_t sid = plB_find(&m->strs, prefix, strlen(prefix));
   int d = sid ? declmap_get(m, (uint32_t)func, sid) : -1;
-  if (d >= 0 && m->funcs.p[func].regdecls.p[d].scope != plI_scope_cur(m)) d = -1;   /* an enclosing block's */
+  /* an enclosing block's */
+  if (d >= 0 && m->funcs.p[func].regdecls.p[d].scope != plI_scope_cur(m)) d = -1;
   if (d < 0) {
     /* pools are numbered from 1, as nvcc does: %f<N> declares %f0..%f(N-1) and %f0 stays unused */
     uint32_t id = new_decl(m, func, prefix, type, 2, 1, 0, 0);
@@ -267,12 +305,15 @@ uint32_t plI_reg_pool(plI_module *m, int func, const char *prefix, int type) {
   plI_regdecl *dc = &m->funcs.p[func].regdecls.p[d];
   uint32_t idx = dc->count;
   if (!dc->pool)
-    return plI_fail(m, 1, "register name '%%%s' is taken by a named register; unnamed .%s registers are named %%%sN",
-                    prefix, plB_type_info[type].name, prefix), 0;
+    return plI_fail(m, 1,
+                    "register name '%%%s' is taken by a named register; unnamed .%s registers are "
+                    "named %%%sN",
+                    prefix, plB_type_info[type].name, prefix),
+           0;
   if (dc->type != plB_type_info[type].decl)
     return plI_fail(m, 1, "register pool '%%%s' holds another type", prefix), 0;
   dc->count++;
-  plI_reg r = {dc->name, (int32_t)idx, (uint8_t)type, 0, (uint32_t)func};
+  plI_reg r = { dc->name, (int32_t)idx, (uint8_t)type, 0, (uint32_t)func };
   if (!plB_vec_push(m->regs, r)) return plI_fail(m, 2, "out of memory"), 0;
   return m->regs.n;
 }
@@ -286,7 +327,9 @@ static uint64_t lay_var(uint64_t off, const plI_var *v) {
   off = (off + a - 1) / a * a;
   return off + n * elt;
 }
-uint64_t plI_var_end(uint64_t off, const plI_var *v) { return v ? lay_var(off, v) : off; }
+uint64_t plI_var_end(uint64_t off, const plI_var *v) {
+  return v ? lay_var(off, v) : off;
+}
 uint64_t plI_space_bytes(const plI_module *m, uint32_t func, int space, const plI_var *extra) {
   if (!m || func >= m->funcs.n) return 0;
   const plI_func *f = &m->funcs.p[func];
@@ -303,7 +346,10 @@ uint64_t plI_space_bytes(const plI_module *m, uint32_t func, int space, const pl
 
 void plI_regname(const plI_module *m, uint32_t id, plB_buf *b) {
   if (!b) return;
-  if (!m || id == 0 || id > m->regs.n) { plB_buf_puts(b, "%<bad>"); return; }
+  if (!m || id == 0 || id > m->regs.n) {
+    plB_buf_puts(b, "%<bad>");
+    return;
+  }
   const plI_reg *r = &m->regs.p[id - 1];
   if (!r->bare) plB_buf_putc(b, '%');
   plB_buf_puts(b, plI_cstr(m, r->name));
@@ -315,13 +361,16 @@ void plI_regname(const plI_module *m, uint32_t id, plB_buf *b) {
 static void var_text(const plI_module *m, const plI_var *v, char *buf, size_t n) {
   static const char *const SPACE[] = { ".global", ".shared", ".const", ".local", ".param" };
   char cnt[32] = "";
-  if (v->count == UINT64_MAX) snprintf(cnt, sizeof cnt, "[]");
-  else if (v->count) snprintf(cnt, sizeof cnt, "[%llu]", (unsigned long long)v->count);
+  if (v->count == UINT64_MAX)
+    snprintf(cnt, sizeof cnt, "[]");
+  else if (v->count)
+    snprintf(cnt, sizeof cnt, "[%llu]", (unsigned long long)v->count);
   char al[24] = "";
   if (v->align) snprintf(al, sizeof al, ".align %u ", v->align);
   static const char *const LINK[] = { "", ".visible ", ".extern ", ".weak ", ".common " };
-  snprintf(buf, n, "%s%s %s.%s %.100s%s", v->linkage < 5 ? LINK[v->linkage] : "", v->space < 5 ? SPACE[v->space] : ".?",
-           al, v->type < PLT__COUNT ? plB_type_info[v->type].name : "?", plI_cstr(m, v->name), cnt);
+  snprintf(buf, n, "%s%s %s.%s %.100s%s", v->linkage < 5 ? LINK[v->linkage] : "",
+           v->space < 5 ? SPACE[v->space] : ".?", al,
+           v->type < PLT__COUNT ? plB_type_info[v->type].name : "?", plI_cstr(m, v->name), cnt);
 }
 
 /* name declared twice: what the first declaration was, and the second, for plI_fail */
@@ -329,29 +378,36 @@ static int dup_fail(plI_module *m, const plI_var *first, const plI_var *now, con
   char a[200], b[200];
   var_text(m, first, a, sizeof a);
   var_text(m, now, b, sizeof b);
-  return plI_fail(m, 1, "'%s' is declared twice %s: first %s, then %s", plI_cstr(m, now->name), where, a, b);
+  return plI_fail(m, 1, "'%s' is declared twice %s: first %s, then %s", plI_cstr(m, now->name),
+                  where, a, b);
 }
 
 int plI_var_new(plI_module *m, int func, const char *name, int space, int linkage, int type,
-            uint32_t align, uint64_t count, const char *init) {
+                uint32_t align, uint64_t count, const char *init) {
   if (!m || m->status) return -1;
   plI_var v;
   memset(&v, 0, sizeof v);
   v.name = plI_str(m, name);
-  v.space = (uint8_t)space; v.linkage = (uint8_t)linkage; v.type = (uint8_t)type;
-  v.align = align; v.count = count;
+  v.space = (uint8_t)space;
+  v.linkage = (uint8_t)linkage;
+  v.type = (uint8_t)type;
+  v.align = align;
+  v.count = count;
   v.init = init ? plI_str(m, init) : 0;
   if (!v.name) return -1;
-  if (align & (align - 1)) return plI_fail(m, 1, "alignment %u of '%s' is not a power of two", align, name), -1;
+  if (align & (align - 1))
+    return plI_fail(m, 1, "alignment %u of '%s' is not a power of two", align, name), -1;
   char where[200];
   if (func < 0) {
     for (uint32_t i = 0; i < m->globals.n; i++)
-      if (m->globals.p[i].name == v.name) return dup_fail(m, &m->globals.p[i], &v, "at module scope"), -1;
+      if (m->globals.p[i].name == v.name)
+        return dup_fail(m, &m->globals.p[i], &v, "at module scope"), -1;
     /* a variable of the function being traced would hide it there: its instructions naming the
     ** symbol would reach the function's own (ptxas accepts the shadowing, silently) */
     if (m->cur < m->funcs.n) {
       const plI_func *f = &m->funcs.p[m->cur];
-      snprintf(where, sizeof where, "in %.100s (at module scope, hidden by the kernel's own)", plI_cstr(m, f->name));
+      snprintf(where, sizeof where, "in %.100s (at module scope, hidden by the kernel's own)",
+               plI_cstr(m, f->name));
       for (uint32_t i = 0; i < f->vars.n; i++)
         if (f->vars.p[i].name == v.name) return dup_fail(m, &f->vars.p[i], &v, where), -1;
     }
@@ -370,8 +426,11 @@ int plI_var_new(plI_module *m, int func, const char *name, int space, int linkag
     if (p->name == v.name) {
       char b[200];
       var_text(m, &v, b, sizeof b);
-      return plI_fail(m, 1, "'%s' is already a parameter of %s: the variable %s needs another name (ptxas: duplicate definition)",
-                      name, plI_cstr(m, f->name), b), -1;
+      return plI_fail(m, 1,
+                      "'%s' is already a parameter of %s: the variable %s needs another name "
+                      "(ptxas: duplicate definition)",
+                      name, plI_cstr(m, f->name), b),
+             -1;
     }
   }
   if (!plB_vec_push(f->vars, v)) return plI_fail(m, 2, "out of memory"), -1;
@@ -381,9 +440,9 @@ int plI_var_new(plI_module *m, int func, const char *name, int space, int linkag
 
 /* --- the symbol index ------------------------------------------------------------------- */
 struct plI_symidx {
-  uint32_t nvars, nfuncs;   /* what it was made for */
-  uint32_t cap;             /* slots: a power of two, at most half full */
-  uint32_t *slots;          /* index into info + 1, 0 empty */
+  uint32_t nvars, nfuncs; /* what it was made for */
+  uint32_t cap;           /* slots: a power of two, at most half full */
+  uint32_t *slots;        /* index into info + 1, 0 empty */
   plI_syminfo *info;
   uint32_t n;
 };
@@ -409,10 +468,13 @@ static int sym_build(plI_module *m) {
   if (!x && !(x = m->symidx = calloc(1, sizeof *x))) return 0;
   uint32_t want = m->nvars + m->funcs.n, cap = 16;
   while (cap < 2 * want + 2) cap *= 2;
-  free(x->slots); free(x->info);
+  free(x->slots);
+  free(x->info);
   x->slots = calloc(cap, sizeof *x->slots);
   x->info = malloc((want + 1) * sizeof *x->info);
-  x->cap = cap; x->n = 0; x->nvars = x->nfuncs = UINT32_MAX;
+  x->cap = cap;
+  x->n = 0;
+  x->nvars = x->nfuncs = UINT32_MAX;
   if (!x->slots || !x->info) return 0;
   for (uint32_t i = 0; i < m->globals.n; i++) {
     plI_syminfo *e = sym_slot(x, m->globals.p[i].name, 1);
@@ -438,18 +500,21 @@ static int sym_build(plI_module *m) {
       if (fn->vars.p[i].space < 8) e->vspaces |= (uint8_t)(1u << fn->vars.p[i].space);
     }
   }
-  x->nvars = m->nvars; x->nfuncs = m->funcs.n;
+  x->nvars = m->nvars;
+  x->nfuncs = m->funcs.n;
   return 1;
 }
 
 static void sym_free(plI_module *m) {
   if (!m->symidx) return;
-  free(m->symidx->slots); free(m->symidx->info); free(m->symidx);
+  free(m->symidx->slots);
+  free(m->symidx->info);
+  free(m->symidx);
   m->symidx = NULL;
 }
 
 const plI_syminfo *plI_sym(const plI_module *cm, uint32_t name) {
-  plI_module *m = (plI_module *)cm;   /* the index is a cache: lookups do not change the module */
+  plI_module *m = (plI_module *)cm; /* the index is a cache: lookups do not change the module */
   struct plI_symidx *x = m->symidx;
   if ((!x || x->nvars != m->nvars || x->nfuncs != m->funcs.n) && !sym_build(m)) return NULL;
   return sym_slot(m->symidx, name, 0);
@@ -457,7 +522,10 @@ const plI_syminfo *plI_sym(const plI_module *cm, uint32_t name) {
 
 uint32_t plI_opnd_push(plI_module *m, const plI_opnd *o) {
   if (!m || !o || m->status) return UINT32_MAX;
-  if (!plB_vec_push(m->opnds, *o)) { plI_fail(m, 2, "out of memory"); return UINT32_MAX; }
+  if (!plB_vec_push(m->opnds, *o)) {
+    plI_fail(m, 2, "out of memory");
+    return UINT32_MAX;
+  }
   return m->opnds.n - 1;
 }
 
@@ -469,15 +537,18 @@ static int push_stmt(plI_module *m, int func, plI_stmt *s) {
   return (int)f->stmts.n - 1;
 }
 
-int plI_insn(plI_module *m, int func, uint32_t opc, const plI_opnd *ops, int nops,
-             uint32_t guard, int negguard, uint32_t file, uint32_t line) {
+int plI_insn(plI_module *m, int func, uint32_t opc, const plI_opnd *ops, int nops, uint32_t guard,
+             int negguard, uint32_t file, uint32_t line) {
   if (!m || m->status) return -1;
   if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), -1;
   if (nops < 0 || nops > 0xffff) return plI_fail(m, 1, "too many operands"), -1;
   if (nops && !ops) return plI_fail(m, 1, "operands missing (NULL)"), -1;
-  plI_stmt s = {PLS_INSN, (uint8_t)(negguard ? PLOF_NEG : 0), (uint16_t)nops, opc, m->opnds.n, guard, file, line};
+  plI_stmt s = {
+    PLS_INSN, (uint8_t)(negguard ? PLOF_NEG : 0), (uint16_t)nops, opc, m->opnds.n, guard, file, line
+  };
   if (nops && m->opnds.n + (uint32_t)nops > m->opnds.cap &&
-      !plB_vec_grow((void **)&m->opnds.p, &m->opnds.cap, m->opnds.n + (uint32_t)nops, sizeof *m->opnds.p))
+      !plB_vec_grow((void **)&m->opnds.p, &m->opnds.cap, m->opnds.n + (uint32_t)nops,
+                    sizeof *m->opnds.p))
     return plI_fail(m, 2, "out of memory"), -1;
   if (nops) memcpy(m->opnds.p + m->opnds.n, ops, (size_t)nops * sizeof *ops);
   m->opnds.n += (uint32_t)nops;
@@ -485,7 +556,7 @@ int plI_insn(plI_module *m, int func, uint32_t opc, const plI_opnd *ops, int nop
 }
 
 int plI_label(plI_module *m, int func, uint32_t name, uint32_t file, uint32_t line) {
-  plI_stmt s = {PLS_LABEL, 0, 0, name, 0, 0, file, line};
+  plI_stmt s = { PLS_LABEL, 0, 0, name, 0, 0, file, line };
   return push_stmt(m, func, &s);
 }
 
@@ -493,7 +564,7 @@ int plI_raw(plI_module *m, int func, const char *text, uint32_t file, uint32_t l
   if (!m || m->status) return -1;
   uint32_t id = plI_str(m, text);
   if (!id) return -1;
-  plI_stmt s = {PLS_RAW, 0, 0, id, 0, 0, file, line};
+  plI_stmt s = { PLS_RAW, 0, 0, id, 0, 0, file, line };
   return push_stmt(m, func, &s);
 }
 
@@ -502,10 +573,11 @@ int plI_raw(plI_module *m, int func, const char *text, uint32_t file, uint32_t l
 int plI_scope_open(plI_module *m, int func, uint32_t file, uint32_t line) {
   if (!m || m->status) return -1;
   if (func < 0 || (uint32_t)func >= m->funcs.n) return plI_fail(m, 1, "no current function"), -1;
-  if (m->frames.n >= 64) return plI_fail(m, 1, "blocks nested deeper than 64"), -1;   /* as the parser */
+  /* as the parser */
+  if (m->frames.n >= 64) return plI_fail(m, 1, "blocks nested deeper than 64"), -1;
   int s = plI_raw(m, func, "{", file, line);
   if (s < 0) return -1;
-  plI_frame fr = {(uint32_t)s, m->undo.n, m->funcs.p[func].regdecls.n, m->regs.n};
+  plI_frame fr = { (uint32_t)s, m->undo.n, m->funcs.p[func].regdecls.n, m->regs.n };
   if (!plB_vec_push(m->frames, fr)) return plI_fail(m, 2, "out of memory"), -1;
   return s;
 }
@@ -514,7 +586,7 @@ int plI_scope_close(plI_module *m, int func, uint32_t file, uint32_t line) {
   if (!m || m->status) return -1;
   if (!m->frames.n) return plI_fail(m, 1, "no block is open"), -1;
   plI_frame fr = m->frames.p[m->frames.n - 1];
-  while (m->undo.n > fr.undo) {   /* the block's names go: what they meant before comes back */
+  while (m->undo.n > fr.undo) { /* the block's names go: what they meant before comes back */
     plI_undo u = m->undo.p[--m->undo.n];
     m->declmap[u.name] = u.old;
   }

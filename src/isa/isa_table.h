@@ -101,10 +101,11 @@ PL_SET(i32_64, ".u32|.s32|.u64|.s64")
 PL_SET(i8_64, ".u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64")
 PL_SET(i8_64r, ".s64|.s32|.s16|.s8|.u64|.u32|.u16|.u8")
 /* integer conversions that can overflow: the ones .sat may saturate (destination, source) */
-PL_SET(cvtsat, ".u8.u16|.u8.u32|.u8.u64|.u8.s8|.u8.s16|.u8.s32|.u8.s64|.u16.u32|.u16.u64|.u16.s8|.u16.s16|"
-               ".u16.s32|.u16.s64|.u32.u64|.u32.s8|.u32.s16|.u32.s32|.u32.s64|.u64.s8|.u64.s16|.u64.s32|"
-               ".u64.s64|.s8.u8|.s8.u16|.s8.u32|.s8.u64|.s8.s16|.s8.s32|.s8.s64|.s16.u16|.s16.u32|.s16.u64|"
-               ".s16.s32|.s16.s64|.s32.u32|.s32.u64|.s32.s64|.s64.u64")
+PL_SET(cvtsat,
+       ".u8.u16|.u8.u32|.u8.u64|.u8.s8|.u8.s16|.u8.s32|.u8.s64|.u16.u32|.u16.u64|.u16.s8|.u16.s16|"
+       ".u16.s32|.u16.s64|.u32.u64|.u32.s8|.u32.s16|.u32.s32|.u32.s64|.u64.s8|.u64.s16|.u64.s32|"
+       ".u64.s64|.s8.u8|.s8.u16|.s8.u32|.s8.u64|.s8.s16|.s8.s32|.s8.s64|.s16.u16|.s16.u32|.s16"
+       ".u64|.s16.s32|.s16.s64|.s32.u32|.s32.u64|.s32.s64|.s64.u64")
 PL_SET(b32_64, ".b32|.b64")
 PL_SET(b16_64, ".b16|.b32|.b64")
 PL_SET(lbits, ".pred|.b16|.b32|.b64")
@@ -126,13 +127,16 @@ PL_SET(ld64, ".b64|.u64|.s64|.f64")
 PL_SET(ldvt, "$ld32|.v2$ld32|.v4$ld32|$ld64|.v2$ld64")
 PL_SET(ldvtq, "$ldvt|.b128")
 PL_SET(ldvt256, ".v8.b32|.v8.u32|.v8.s32|.v8.f32|.v4$ld64")
-PL_SET(ldss, ".global|.shared|.local|.param|.const|.shared::cta|.shared::cluster|.param::entry|.param::func")
+PL_SET(ldss,
+       ".global|.shared|.local|.param|.const|.shared::cta|.shared::cluster|.param::entry|"
+       ".param::func")
 PL_SET(stss, ".global|.shared|.local|.param|.shared::cta|.shared::cluster|.param::func")
 PL_SET(gsss, ".global|.shared|.shared::cta|.shared::cluster")
 PL_SET(ldcop, ".ca|.cg|.cs|.lu|.cv")
 PL_SET(stcop, ".wb|.cg|.cs|.wt")
 PL_SET(scope78, ".cta|.cluster|.gpu|.sys")
-PL_SET(l1evict, ".L1::evict_normal|.L1::evict_unchanged|.L1::evict_first|.L1::evict_last|.L1::no_allocate")
+PL_SET(l1evict,
+       ".L1::evict_normal|.L1::evict_unchanged|.L1::evict_first|.L1::evict_last|.L1::no_allocate")
 PL_SET(l2evict, ".L2::evict_normal|.L2::evict_first|.L2::evict_last")
 PL_SET(prefsz, ".L2::64B|.L2::128B|.L2::256B")
 PL_SET(atomsem, ".relaxed|.acquire|.release|.acq_rel")
@@ -141,7 +145,8 @@ PL_SET(cvtspace, ".global|.shared|.local|.const|.param|.shared::cta|.shared::clu
 /* ---- instruction names and modifier order (ptxas 13.0, probed by tests/isa/orders.lua) ---- */
 PL_ORDER(type, "b1|u2|s2|u4|s4")
 PL_ORDER(layout, "row|col")
-PL_ORDER(space, "global|shared|shared::cta|shared::cluster|local|const|param|param::entry|param::func")
+PL_ORDER(space,
+         "global|shared|shared::cta|shared::cluster|local|const|param|param::entry|param::func")
 PL_ORDER(evict, "L2::evict_normal|L2::evict_first|L2::evict_last|L2::evict_unchanged")
 PL_ORDER(bitop, "and|or|xor|popc")
 PL_NAME("mul.lo", "mul.lo")
@@ -261,11 +266,13 @@ PL_ROLES("cp.async.ca", "", "dst, src, cp-size, src-size, cache-policy")
 PL_ROLES("cp.async.cg", "", "dst, src, cp-size, src-size, cache-policy")
 PL_ROLES("cp.async.wait_group", "", "N")
 PL_ROLES("cp.async.bulk.wait_group", "", "N")
-PL_ROLES("cp.async.bulk.shared::cluster.global", "", "dstMem, srcMem, size, mbar, ctaMask, cache-policy")
+PL_ROLES("cp.async.bulk.shared::cluster.global", "",
+         "dstMem, srcMem, size, mbar, ctaMask, cache-policy")
 PL_ROLES("cp.async.bulk.global", "", "dstMem, srcMem, size, cache-policy")
 PL_ROLES("cp.async.bulk.shared::cluster.shared::cta", "", "dstMem, srcMem, size, mbar")
 PL_ROLES("cp.async.bulk.tensor", "", "dstMem, tensorCoords, mbar, ctaMask, cache-policy")
-PL_ROLES("cp.async.bulk.tensor", "", "dstMem, tensorCoords, mbar, im2colOffsets, ctaMask, cache-policy")
+PL_ROLES("cp.async.bulk.tensor", "",
+         "dstMem, tensorCoords, mbar, im2colOffsets, ctaMask, cache-policy")
 PL_ROLES("cp.async.bulk.tensor", "", "tensorCoords, srcMem, cache-policy")
 PL_ROLES("cp.reduce.async.bulk.tensor", "", "tensorCoords, srcMem, cache-policy")
 PL_ROLES("cp.async.bulk.prefetch.tensor", "", "tensorCoords, cache-policy")
@@ -279,11 +286,14 @@ PL_ROLES("wgmma.wait_group", "", "N")
 PL_ROLES("wgmma.mma_async", "", "d, a, b, scale-d")
 PL_ROLES("wgmma.mma_async", "", "d, a, b, scale-d, imm-scale-a, imm-scale-b")
 PL_ROLES("wgmma.mma_async", "", "d, a, b, scale-d, imm-scale-a, imm-scale-b, imm-trans-b")
-PL_ROLES("wgmma.mma_async", "", "d, a, b, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b")
+PL_ROLES("wgmma.mma_async", "",
+         "d, a, b, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b")
 PL_ROLES("wgmma.mma_async.sp", "", "d, a, b, sp-meta, sp-sel, scale-d")
 PL_ROLES("wgmma.mma_async.sp", "", "d, a, b, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b")
-PL_ROLES("wgmma.mma_async.sp", "", "d, a, b, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b")
-PL_ROLES("wgmma.mma_async.sp", "", "d, a, b, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b")
+PL_ROLES("wgmma.mma_async.sp", "",
+         "d, a, b, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b")
+PL_ROLES("wgmma.mma_async.sp", "",
+         "d, a, b, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b")
 PL_ROLES("tensormap.replace", "", "addr, new_val")
 PL_ROLES("tensormap.replace", "", "addr, ord, new_val")
 PL_ROLES("tensormap.cp_fenceproxy", "", "dst, src, size")
@@ -490,20 +500,25 @@ PL_FORM("setp$fcmp{$boolop}.bf16", "p, r, r, p!<$boolop>", 78, 90, 0, SETP)
 PL_FORM("setp$fcmp{$boolop}.bf16x2", "P, r, r, p!<$boolop>", 78, 90, 0, SETP)
 PL_FORM("set$icmp{$boolop}.(.u32|.s32|.f32)$i16_64", "d, a:2, a:2, p!<$boolop>", 10, 10, 0, SET)
 PL_FORM("set$ucmp{$boolop}.(.u32|.s32|.f32)$u16_64", "d, a:2, a:2, p!<$boolop>", 10, 10, 0, SET)
-PL_FORM("set.(.eq|.ne){$boolop}.(.u32|.s32|.f32)$b16_64", "d, a:2, a:2, p!<$boolop>", 10, 10, 0, SET)
+PL_FORM("set.(.eq|.ne){$boolop}.(.u32|.s32|.f32)$b16_64", "d, a:2, a:2, p!<$boolop>", 10, 10, 0,
+        SET)
 PL_FORM("set$fcmp{$boolop}{.ftz}.(.u32|.s32|.f32).f32", "d, a:2, a:2, p!<$boolop>", 10, 10, 0, SET)
 PL_FORM("set$fcmp{$boolop}.(.u32|.s32|.f32).f64", "d, a:2, a:2, p!<$boolop>", 10, 13, 0, SET)
 PL_FORM("set$icmp{$boolop}.(.f16|.bf16)$i16_64", "d:b16=h, a:2, a:2, p!<$boolop>", 42, 53, 0, SET)
 PL_FORM("set$ucmp{$boolop}.(.f16|.bf16)$u16_64", "d:b16=h, a:2, a:2, p!<$boolop>", 42, 53, 0, SET)
-PL_FORM("set.(.eq|.ne){$boolop}.(.f16|.bf16)$b16_64", "d:b16=h, a:2, a:2, p!<$boolop>", 42, 53, 0, SET)
+PL_FORM("set.(.eq|.ne){$boolop}.(.f16|.bf16)$b16_64", "d:b16=h, a:2, a:2, p!<$boolop>", 42, 53, 0,
+        SET)
 PL_FORM("set$fcmp{$boolop}{.ftz}.f16.(.f16|.f32)", "d:b16=h, r:2, r:2, p!<$boolop>", 42, 53, 0, SET)
 PL_FORM("set$fcmp{$boolop}.f16.f64", "d:b16=h, r:2, r:2, p!<$boolop>", 42, 53, 0, SET)
-PL_FORM("set$fcmp{$boolop}{.ftz}.(.u16|.s16|.u32|.s32).f16", "d, r:2, r:2, p!<$boolop>", 65, 53, 0, SET)
+PL_FORM("set$fcmp{$boolop}{.ftz}.(.u16|.s16|.u32|.s32).f16", "d, r:2, r:2, p!<$boolop>", 65, 53, 0,
+        SET)
 PL_FORM("set$fcmp{$boolop}{.ftz}.f16x2.f16x2", "d:b32=h, r:2, r:2, p!<$boolop>", 42, 53, 0, SET)
 PL_FORM("set$fcmp{$boolop}{.ftz}.(.u32|.s32).f16x2", "d, r:2, r:2, p!<$boolop>", 65, 53, 0, SET)
-PL_FORM("set$fcmp{$boolop}.bf16.(.f16|.bf16|.f32|.f64)", "d:b16=i, r:2, r:2, p!<$boolop>", 78, 90, 0, SET)
+PL_FORM("set$fcmp{$boolop}.bf16.(.f16|.bf16|.f32|.f64)", "d:b16=i, r:2, r:2, p!<$boolop>", 78, 90,
+        0, SET)
 PL_FORM("set$fcmp{$boolop}.(.u16|.s16|.u32|.s32).bf16", "d, r:2, r:2, p!<$boolop>", 78, 90, 0, SET)
-PL_FORM("set$fcmp{$boolop}.(.bf16x2|.u32|.s32).bf16x2", "d:b32, r:2, r:2, p!<$boolop>", 78, 90, 0, SET)
+PL_FORM("set$fcmp{$boolop}.(.bf16x2|.u32|.s32).bf16x2", "d:b32, r:2, r:2, p!<$boolop>", 78, 90, 0,
+        SET)
 PL_FORM("selp$seltyp", "d, a, a, p!", 10, 10, 0, SELP)
 PL_FORM("slct$seltyp.s32", "d, a, a, a:2", 10, 10, 0, SLCT)
 PL_FORM("slct{.ftz}$seltyp.f32", "d, a, a, a:2", 10, 10, 0, SLCT)
@@ -554,7 +569,8 @@ PL_FORM("lg2.approx{.ftz}.f32", "d, a", 10, 10, 0, LG2)
 PL_FORM("ex2.approx{.ftz}.f32", "d, a", 10, 10, 0, EX2)
 PL_FORM("tanh.approx.f32", "d, a", 70, 75, 0, TANH)
 PL_FORM("copysign$fnf", "d, a, a", 20, 20, 0, COPYSIGN)
-PL_FORM("testp.(.finite|.infinite|.number|.notanumber|.normal|.subnormal)$fnf", "p, a", 20, 20, 0, TESTP)
+PL_FORM("testp.(.finite|.infinite|.number|.notanumber|.normal|.subnormal)$fnf", "p, a", 20, 20, 0,
+        TESTP)
 
 /* ---- floating point: f16, bf16 and their x2 forms ---- */
 PL_FORM("add{.rn}{.ftz}{.sat}$f16t", "d, r, r", 42, 53, 0, FADD)
@@ -613,25 +629,29 @@ PL_FORM("cvt$rnd.bf16.(.f16|.f64)", "d, r:2", 78, 90, 0, CVT)
 PL_FORM("cvt.(.f32|.f64).bf16", "d, r:2", 78, 90, 0, CVT)
 PL_FORM("cvt{$rnd}.f16.bf16", "d, r:2", 78, 90, 0, CVT)
 PL_FORM("cvt.(.rn|.rz){.relu}{.satfinite}.(.f16x2|.bf16x2).f32", "d, a:2, a:2", 70, 80, 0, CVT)
-PL_FORM("cvt.rs{.relu}{.satfinite}.(.f16x2|.bf16x2).f32", "d, a:2, a:2, r:b32=", 87, 100, PLA_ARCH_A, CVT)
+PL_FORM("cvt.rs{.relu}{.satfinite}.(.f16x2|.bf16x2).f32", "d, a:2, a:2, r:b32=", 87, 100,
+        PLA_ARCH_A, CVT)
 PL_FORM("cvt.rna{.satfinite}.tf32.f32", "d, a:2", 70, 80, 0, CVT)
 PL_FORM("cvt.(.rn|.rz){.relu}.tf32.f32", "d, a:2", 78, 90, 0, CVT)
 PL_FORM("cvt.(.rn|.rz).satfinite{.relu}.tf32.f32", "d, a:2", 86, 100, 0, CVT)
 PL_FORM("cvt.rn.satfinite{.relu}.(.e4m3x2|.e5m2x2).f32", "d, a:2, a:2", 81, 89, 0, CVT)
 PL_FORM("cvt.rn.satfinite{.relu}.(.e4m3x2|.e5m2x2).f16x2", "d, r:2", 81, 89, 0, CVT)
 PL_FORM("cvt.rn{.relu}.f16x2.(.e4m3x2|.e5m2x2)", "d, r:2", 81, 89, 0, CVT)
-PL_FORM("cvt.rs{.relu}.satfinite.(.e4m3x4|.e5m2x4).f32", "d, r[4]:2, r:b32=", 87, 100, PLA_ARCH_A, CVT)
+PL_FORM("cvt.rs{.relu}.satfinite.(.e4m3x4|.e5m2x4).f32", "d, r[4]:2, r:b32=", 87, 100, PLA_ARCH_A,
+        CVT)
 PL_FORM("cvt.rn.satfinite{.relu}.e2m1x2.f32", "d, a:2, a:2", 86, 100, PLA_SPECIFIC, CVT)
 PL_FORM("cvt.rn{.relu}.f16x2.e2m1x2", "d, r:2", 86, 100, PLA_SPECIFIC, CVT)
 PL_FORM("cvt.rs{.relu}.satfinite.e2m1x4.f32", "d, r[4]:2, r:b32=", 87, 100, PLA_ARCH_A, CVT)
 PL_FORM("cvt.rn.satfinite{.relu}.(.e2m3x2|.e3m2x2).f32", "d, a:2, a:2", 86, 100, PLA_SPECIFIC, CVT)
 PL_FORM("cvt.rn{.relu}.f16x2.(.e2m3x2|.e3m2x2)", "d, r:2", 86, 100, PLA_SPECIFIC, CVT)
-PL_FORM("cvt.rs{.relu}.satfinite.(.e2m3x4|.e3m2x4).f32", "d, r[4]:2, r:b32=", 87, 100, PLA_ARCH_A, CVT)
+PL_FORM("cvt.rs{.relu}.satfinite.(.e2m3x4|.e3m2x4).f32", "d, r[4]:2, r:b32=", 87, 100, PLA_ARCH_A,
+        CVT)
 PL_FORM("cvt.(.rz|.rp){.satfinite}.ue8m0x2.f32", "d, a:2, a:2", 86, 100, PLA_SPECIFIC, CVT)
 PL_FORM("cvt.(.rz|.rp){.satfinite}.ue8m0x2.bf16x2", "d, r:2", 86, 100, PLA_SPECIFIC, CVT)
 PL_FORM("cvt.rn.bf16x2.ue8m0x2", "d, r:2", 86, 100, PLA_SPECIFIC, CVT)
 PL_FORM("cvt.pack.sat.(.u16|.s16).s32", "dw:b32, a:s32, a:s32", 65, 72, 0, CVT)
-PL_FORM("cvt.pack.sat.(.u2|.s2|.u4|.s4|.u8|.s8).s32.b32", "dw:b32, a:s32, a:s32, a:b32", 65, 72, 0, CVT)
+PL_FORM("cvt.pack.sat.(.u2|.s2|.u4|.s4|.u8|.s8).s32.b32", "dw:b32, a:s32, a:s32, a:b32", 65, 72, 0,
+        CVT)
 
 /* ---- data movement ---- */
 /* mov: a value, address or special register; then {a, b} packing and unpacking */
@@ -656,42 +676,58 @@ PL_FORM("mov.b128", "d[4]:b32_, r", 83, 70, 0, MOV)
 PL_FORM("ld{.weak}{$ldss}{$ldcop}$ldvtq", "dvw, mg", 10, 10, 0, LD)
 PL_FORM("ld{.weak}{.global}{$ldcop}.L2::cache_hint{$prefsz}$ldvtq", "dvw, mg, a:u64", 10, 10, 0, LD)
 PL_FORM("ld{.weak}{.global}{$ldcop}$prefsz$ldvtq", "dvw, mg", 10, 10, 0, LD)
-PL_FORM("ld{.weak}{.global}$l1evict{.L2::cache_hint}{$prefsz}$ldvtq", "dvw, mg, a<.L2::cache_hint>:u64", 10, 10, 0, LD)
-PL_FORM("ld{.weak}{.global}{$l1evict}{$l2evict}{.L2::cache_hint}$ldvt256", "dv_w, mg, a<.L2::cache_hint>:u64", 88, 100, 0, LD)
+PL_FORM("ld{.weak}{.global}$l1evict{.L2::cache_hint}{$prefsz}$ldvtq",
+        "dvw, mg, a<.L2::cache_hint>:u64", 10, 10, 0, LD)
+PL_FORM("ld{.weak}{.global}{$l1evict}{$l2evict}{.L2::cache_hint}$ldvt256",
+        "dv_w, mg, a<.L2::cache_hint>:u64", 88, 100, 0, LD)
 PL_FORM("ld.volatile{$gsss}$ldvtq", "dvw, mg", 11, 10, 0, LD)
 PL_FORM("ld.volatile{.global}$prefsz$ldvtq", "dvw, mg", 11, 10, 0, LD)
 PL_FORM("ld.(.relaxed|.acquire)$scope78{$gsss}$ldvt", "dvw, mg", 60, 70, 0, LD)
 PL_FORM("ld.(.relaxed|.acquire).(.cta|.cluster|.gpu){$gsss}.b128", "d, mg", 83, 70, 0, LD)
 PL_FORM("ld.(.relaxed|.acquire).sys{$gsss}.b128", "d, mg", 84, 70, 0, LD)
-PL_FORM("ld.(.relaxed|.acquire)$scope78{.global}{$l1evict}{.L2::cache_hint}{$prefsz}$ldvt", "dvw, mg, a<.L2::cache_hint>:u64", 60, 70, 0, LD)
-PL_FORM("ld.(.relaxed|.acquire)$scope78{.global}{$l1evict}{$l2evict}{.L2::cache_hint}$ldvt256", "dv_w, mg, a<.L2::cache_hint>:u64", 88, 100, 0, LD)
+PL_FORM("ld.(.relaxed|.acquire)$scope78{.global}{$l1evict}{.L2::cache_hint}{$prefsz}$ldvt",
+        "dvw, mg, a<.L2::cache_hint>:u64", 60, 70, 0, LD)
+PL_FORM("ld.(.relaxed|.acquire)$scope78{.global}{$l1evict}{$l2evict}{.L2::cache_hint}$ldvt256",
+        "dv_w, mg, a<.L2::cache_hint>:u64", 88, 100, 0, LD)
 PL_FORM("ld.mmio.relaxed.sys{.global}$ld32", "dw, mg", 82, 70, 0, LD)
-PL_FORM("ld.global{.ca|.cg|.cs}.nc{.L2::cache_hint}{$prefsz}$ldvtq", "dvw, mg, a<.L2::cache_hint>:u64", 31, 32, 0, LD)
-PL_FORM("ld.global.nc$l1evict{.L2::cache_hint}{$prefsz}$ldvtq", "dvw, mg, a<.L2::cache_hint>:u64", 31, 32, 0, LD)
-PL_FORM("ld.global.nc{$l1evict}{$l2evict}{.L2::cache_hint}$ldvt256", "dv_w, mg, a<.L2::cache_hint>:u64", 88, 100, 0, LD)
+PL_FORM("ld.global{.ca|.cg|.cs}.nc{.L2::cache_hint}{$prefsz}$ldvtq",
+        "dvw, mg, a<.L2::cache_hint>:u64", 31, 32, 0, LD)
+PL_FORM("ld.global.nc$l1evict{.L2::cache_hint}{$prefsz}$ldvtq", "dvw, mg, a<.L2::cache_hint>:u64",
+        31, 32, 0, LD)
+PL_FORM("ld.global.nc{$l1evict}{$l2evict}{.L2::cache_hint}$ldvt256",
+        "dv_w, mg, a<.L2::cache_hint>:u64", 88, 100, 0, LD)
 PL_FORM("ldu{.global}$ldvtq", "dvw, mg", 20, 20, 0, LD)
 /* st: as ld (st.param writes a function's .param variables, not a kernel's parameters) */
 PL_FORM("st{.weak}{$stss}{$stcop}$ldvtq", "mg>, avw", 10, 10, 0, ST)
 PL_FORM("st{.weak}{.global}{$stcop}.L2::cache_hint$ldvtq", "mg, avw, a:u64", 10, 10, 0, ST)
-PL_FORM("st{.weak}{.global}$l1evict{.L2::cache_hint}$ldvtq", "mg, avw, a<.L2::cache_hint>:u64", 10, 10, 0, ST)
-PL_FORM("st{.weak}{.global}{$l1evict}{$l2evict}{.L2::cache_hint}$ldvt256", "mg, avw, a<.L2::cache_hint>:u64", 88, 100, 0, ST)
+PL_FORM("st{.weak}{.global}$l1evict{.L2::cache_hint}$ldvtq", "mg, avw, a<.L2::cache_hint>:u64", 10,
+        10, 0, ST)
+PL_FORM("st{.weak}{.global}{$l1evict}{$l2evict}{.L2::cache_hint}$ldvt256",
+        "mg, avw, a<.L2::cache_hint>:u64", 88, 100, 0, ST)
 PL_FORM("st.volatile{$gsss}$ldvtq", "mg, avw", 11, 10, 0, ST)
-/* the older order, state space before .volatile, which ptxas still takes (nvcc and clang emit it) */
+/* the older order, state space before .volatile, which ptxas still takes (nvcc and clang emit
+** it) */
 PL_FORM("ld$gsss.volatile$ldvtq", "dvw, mg", 11, 10, 0, LD)
 PL_FORM("st$gsss.volatile$ldvtq", "mg, avw", 11, 10, 0, ST)
 PL_FORM("st.(.relaxed|.release)$scope78{$gsss}$ldvt", "mg, avw", 60, 70, 0, ST)
 PL_FORM("st.(.relaxed|.release).(.cta|.cluster|.gpu){$gsss}.b128", "mg, a", 83, 70, 0, ST)
 PL_FORM("st.(.relaxed|.release).sys{$gsss}.b128", "mg, a", 84, 70, 0, ST)
-PL_FORM("st.(.relaxed|.release)$scope78{.global}{$l1evict}{.L2::cache_hint}$ldvt", "mg, avw, a<.L2::cache_hint>:u64", 60, 70, 0, ST)
-PL_FORM("st.(.relaxed|.release)$scope78{.global}{$l1evict}{$l2evict}{.L2::cache_hint}$ldvt256", "mg, avw, a<.L2::cache_hint>:u64", 88, 100, 0, ST)
+PL_FORM("st.(.relaxed|.release)$scope78{.global}{$l1evict}{.L2::cache_hint}$ldvt",
+        "mg, avw, a<.L2::cache_hint>:u64", 60, 70, 0, ST)
+PL_FORM("st.(.relaxed|.release)$scope78{.global}{$l1evict}{$l2evict}{.L2::cache_hint}$ldvt256",
+        "mg, avw, a<.L2::cache_hint>:u64", 88, 100, 0, ST)
 PL_FORM("st.mmio.relaxed.sys{.global}$ld32", "mg, aw", 82, 70, 0, ST)
 /* prefetch, cache policies, generic addresses */
 PL_FORM("prefetch{.global|.local}.(.L1|.L2)", "mg", 20, 20, 0, PREFETCH)
 PL_FORM("prefetch.global.(.L2::evict_last|.L2::evict_normal)", "mg", 74, 80, 0, PREFETCH)
 PL_FORM("prefetch{.const|.param}.tensormap", "mg", 80, 90, 0, PREFETCH)
 PL_FORM("prefetchu.L1", "mgG", 20, 20, 0, PREFETCH)
-PL_FORM("createpolicy.fractional.(.L2::evict_last|.L2::evict_normal|.L2::evict_first|.L2::evict_unchanged){.L2::evict_unchanged|.L2::evict_first}.b64", "d:b64=i, i?:f32", 74, 80, 0, _)
-PL_FORM("createpolicy.range{.global}.(.L2::evict_last|.L2::evict_normal|.L2::evict_first|.L2::evict_unchanged){.L2::evict_unchanged|.L2::evict_first}.b64", "d:b64=i, mg, a:u32, a:u32", 74, 80, 0, _)
+PL_FORM("createpolicy.fractional.(.L2::evict_last|.L2::evict_normal|.L2::evict_first|"
+        ".L2::evict_unchanged){.L2::evict_unchanged|.L2::evict_first}.b64", "d:b64=i, i?:f32", 74,
+        80, 0, _)
+PL_FORM("createpolicy.range{.global}.(.L2::evict_last|.L2::evict_normal|.L2::evict_first|"
+        ".L2::evict_unchanged){.L2::evict_unchanged|.L2::evict_first}.b64",
+        "d:b64=i, mg, a:u32, a:u32", 74, 80, 0, _)
 PL_FORM("createpolicy.cvt.L2.b64", "d:b64=i, a:b64=i", 74, 80, 0, _)
 PL_FORM("discard{.global}.L2", "mg, i:u32@128", 74, 80, 0, _)
 PL_FORM("applypriority{.global}.L2::evict_normal", "mg, i:u32@128", 74, 80, 0, _)
@@ -703,54 +739,78 @@ PL_FORM("isspacep$cvtspace", "p, a:*", 20, 20, 0, ISSPACEP)
 /* atom: each operation with and without .L2::cache_hint (.global only); then 128-bit, half
 ** precision and vector (.global) forms. .sem, .scope and spaces raise the minimums (PL_MOD). */
 PL_FORM("atom{$atomsem}{$scope78}{$gsss}.(.and|.or|.xor|.exch)$b32_64", "d, mg, a", 20, 20, 0, ATOM)
-PL_FORM("atom{$atomsem}{$scope78}{.global}.(.and|.or|.xor|.exch).L2::cache_hint$b32_64", "d, mg, a, a:u64", 20, 20, 0, ATOM)
+PL_FORM("atom{$atomsem}{$scope78}{.global}.(.and|.or|.xor|.exch).L2::cache_hint$b32_64",
+        "d, mg, a, a:u64", 20, 20, 0, ATOM)
 PL_FORM("atom{$atomsem}{$scope78}{$gsss}.add.(.u32|.s32|.u64|.f32)", "d, mg, a", 20, 20, 0, ATOM)
-PL_FORM("atom{$atomsem}{$scope78}{.global}.add.L2::cache_hint.(.u32|.s32|.u64|.f32)", "d, mg, a, a:u64", 20, 20, 0, ATOM)
+PL_FORM("atom{$atomsem}{$scope78}{.global}.add.L2::cache_hint.(.u32|.s32|.u64|.f32)",
+        "d, mg, a, a:u64", 20, 20, 0, ATOM)
 PL_FORM("atom{$atomsem}{$scope78}{$gsss}.add.f64", "d, mg, a", 50, 60, 0, ATOM)
-PL_FORM("atom{$atomsem}{$scope78}{.global}.add.L2::cache_hint.f64", "d, mg, a, a:u64", 50, 60, 0, ATOM)
+PL_FORM("atom{$atomsem}{$scope78}{.global}.add.L2::cache_hint.f64", "d, mg, a, a:u64", 50, 60, 0,
+        ATOM)
 PL_FORM("atom{$atomsem}{$scope78}{$gsss}.(.inc|.dec).u32", "d, mg, a", 20, 20, 0, ATOM)
-PL_FORM("atom{$atomsem}{$scope78}{.global}.(.inc|.dec).L2::cache_hint.u32", "d, mg, a, a:u64", 20, 20, 0, ATOM)
+PL_FORM("atom{$atomsem}{$scope78}{.global}.(.inc|.dec).L2::cache_hint.u32", "d, mg, a, a:u64", 20,
+        20, 0, ATOM)
 PL_FORM("atom{$atomsem}{$scope78}{$gsss}.(.min|.max).(.u32|.s32)", "d, mg, a", 20, 20, 0, ATOM)
-PL_FORM("atom{$atomsem}{$scope78}{.global}.(.min|.max).L2::cache_hint.(.u32|.s32)", "d, mg, a, a:u64", 20, 20, 0, ATOM)
+PL_FORM("atom{$atomsem}{$scope78}{.global}.(.min|.max).L2::cache_hint.(.u32|.s32)",
+        "d, mg, a, a:u64", 20, 20, 0, ATOM)
 PL_FORM("atom{$atomsem}{$scope78}{$gsss}.(.min|.max).(.u64|.s64)", "d, mg, a", 31, 32, 0, ATOM)
-PL_FORM("atom{$atomsem}{$scope78}{.global}.(.min|.max).L2::cache_hint.(.u64|.s64)", "d, mg, a, a:u64", 31, 32, 0, ATOM)
+PL_FORM("atom{$atomsem}{$scope78}{.global}.(.min|.max).L2::cache_hint.(.u64|.s64)",
+        "d, mg, a, a:u64", 31, 32, 0, ATOM)
 PL_FORM("atom{$atomsem}{$scope78}{$gsss}.cas$b32_64", "d, mg, a, a", 20, 20, 0, ATOM)
 PL_FORM("atom{$atomsem}{$scope78}{$gsss}.cas.b16", "d, mg, a, a", 63, 70, 0, ATOM)
 PL_FORM("atom{$atomsem}{.cta|.cluster|.gpu}{$gsss}.cas.b128", "d, mg, r, r", 83, 90, 0, ATOM)
 PL_FORM("atom{$atomsem}.sys{$gsss}.cas.b128", "d, mg, r, r", 84, 90, 0, ATOM)
 PL_FORM("atom{$atomsem}{.cta|.cluster|.gpu}{$gsss}.exch.b128", "d, mg, r", 83, 90, 0, ATOM)
-PL_FORM("atom{$atomsem}{.cta|.cluster|.gpu}{.global}.exch.L2::cache_hint.b128", "d, mg, r, a:u64", 83, 90, 0, ATOM)
+PL_FORM("atom{$atomsem}{.cta|.cluster|.gpu}{.global}.exch.L2::cache_hint.b128", "d, mg, r, a:u64",
+        83, 90, 0, ATOM)
 PL_FORM("atom{$atomsem}.sys{$gsss}.exch.b128", "d, mg, r", 84, 90, 0, ATOM)
 PL_FORM("atom{$atomsem}.sys{.global}.exch.L2::cache_hint.b128", "d, mg, r, a:u64", 84, 90, 0, ATOM)
 PL_FORM("atom{$atomsem}{$scope78}{$gsss}.add.noftz.f16x2", "d, mg, r", 62, 60, 0, ATOM)
 PL_FORM("atom{$atomsem}{$scope78}{$gsss}.add.noftz.f16", "d, mg, r", 63, 70, 0, ATOM)
 PL_FORM("atom{$atomsem}{$scope78}{$gsss}.add.noftz$bf16t", "d, mg, r", 78, 90, 0, ATOM)
-PL_FORM("atom{$atomsem}{$scope78}{.global}.add.noftz.L2::cache_hint$f16t", "d, mg, r, a:u64", 74, 80, 0, ATOM)
-PL_FORM("atom{$atomsem}{$scope78}{.global}.add.noftz.L2::cache_hint$bf16t", "d, mg, r, a:u64", 78, 90, 0, ATOM)
-PL_FORM("atom{$atomsem}{$scope78}{.global}.add{.L2::cache_hint}.(.v2|.v4).f32", "dv, mg, rv, a<.L2::cache_hint>:u64", 81, 90, 0, ATOM)
-PL_FORM("atom{$atomsem}{$scope78}{.global}.(.add|.min|.max).noftz{.L2::cache_hint}.(.v2|.v4|.v8).(.f16|.bf16)", "dv, mg, rv, a<.L2::cache_hint>:u64", 81, 90, 0, ATOM)
-PL_FORM("atom{$atomsem}{$scope78}{.global}.(.add|.min|.max).noftz{.L2::cache_hint}.(.v2|.v4).(.f16x2|.bf16x2)", "dv, mg, rv, a<.L2::cache_hint>:u64", 81, 90, 0, ATOM)
+PL_FORM("atom{$atomsem}{$scope78}{.global}.add.noftz.L2::cache_hint$f16t", "d, mg, r, a:u64", 74,
+        80, 0, ATOM)
+PL_FORM("atom{$atomsem}{$scope78}{.global}.add.noftz.L2::cache_hint$bf16t", "d, mg, r, a:u64", 78,
+        90, 0, ATOM)
+PL_FORM("atom{$atomsem}{$scope78}{.global}.add{.L2::cache_hint}.(.v2|.v4).f32",
+        "dv, mg, rv, a<.L2::cache_hint>:u64", 81, 90, 0, ATOM)
+PL_FORM("atom{$atomsem}{$scope78}{.global}.(.add|.min|.max).noftz{.L2::cache_hint}.(.v2|.v4|.v8).("
+        ".f16|.bf16)", "dv, mg, rv, a<.L2::cache_hint>:u64", 81, 90, 0, ATOM)
+PL_FORM("atom{$atomsem}{$scope78}{.global}.(.add|.min|.max).noftz{.L2::cache_hint}.(.v2|.v4).("
+        ".f16x2|.bf16x2)", "dv, mg, rv, a<.L2::cache_hint>:u64", 81, 90, 0, ATOM)
 /* red: as atom, without a result */
 PL_FORM("red{.relaxed|.release}{$scope78}{$gsss}.(.and|.or|.xor)$b32_64", "mg, a", 20, 20, 0, RED)
-PL_FORM("red{.relaxed|.release}{$scope78}{.global}.(.and|.or|.xor).L2::cache_hint$b32_64", "mg, a, a:u64", 20, 20, 0, RED)
-PL_FORM("red{.relaxed|.release}{$scope78}{$gsss}.add.(.u32|.s32|.u64|.f32)", "mg, a", 20, 20, 0, RED)
-PL_FORM("red{.relaxed|.release}{$scope78}{.global}.add.L2::cache_hint.(.u32|.s32|.u64|.f32)", "mg, a, a:u64", 20, 20, 0, RED)
+PL_FORM("red{.relaxed|.release}{$scope78}{.global}.(.and|.or|.xor).L2::cache_hint$b32_64",
+        "mg, a, a:u64", 20, 20, 0, RED)
+PL_FORM("red{.relaxed|.release}{$scope78}{$gsss}.add.(.u32|.s32|.u64|.f32)", "mg, a", 20, 20, 0,
+        RED)
+PL_FORM("red{.relaxed|.release}{$scope78}{.global}.add.L2::cache_hint.(.u32|.s32|.u64|.f32)",
+        "mg, a, a:u64", 20, 20, 0, RED)
 PL_FORM("red{.relaxed|.release}{$scope78}{$gsss}.add.f64", "mg, a", 50, 60, 0, RED)
-PL_FORM("red{.relaxed|.release}{$scope78}{.global}.add.L2::cache_hint.f64", "mg, a, a:u64", 50, 60, 0, RED)
+PL_FORM("red{.relaxed|.release}{$scope78}{.global}.add.L2::cache_hint.f64", "mg, a, a:u64", 50, 60,
+        0, RED)
 PL_FORM("red{.relaxed|.release}{$scope78}{$gsss}.(.inc|.dec).u32", "mg, a", 20, 20, 0, RED)
-PL_FORM("red{.relaxed|.release}{$scope78}{.global}.(.inc|.dec).L2::cache_hint.u32", "mg, a, a:u64", 20, 20, 0, RED)
+PL_FORM("red{.relaxed|.release}{$scope78}{.global}.(.inc|.dec).L2::cache_hint.u32", "mg, a, a:u64",
+        20, 20, 0, RED)
 PL_FORM("red{.relaxed|.release}{$scope78}{$gsss}.(.min|.max).(.u32|.s32)", "mg, a", 20, 20, 0, RED)
-PL_FORM("red{.relaxed|.release}{$scope78}{.global}.(.min|.max).L2::cache_hint.(.u32|.s32)", "mg, a, a:u64", 20, 20, 0, RED)
+PL_FORM("red{.relaxed|.release}{$scope78}{.global}.(.min|.max).L2::cache_hint.(.u32|.s32)",
+        "mg, a, a:u64", 20, 20, 0, RED)
 PL_FORM("red{.relaxed|.release}{$scope78}{$gsss}.(.min|.max).(.u64|.s64)", "mg, a", 31, 32, 0, RED)
-PL_FORM("red{.relaxed|.release}{$scope78}{.global}.(.min|.max).L2::cache_hint.(.u64|.s64)", "mg, a, a:u64", 31, 32, 0, RED)
+PL_FORM("red{.relaxed|.release}{$scope78}{.global}.(.min|.max).L2::cache_hint.(.u64|.s64)",
+        "mg, a, a:u64", 31, 32, 0, RED)
 PL_FORM("red{.relaxed|.release}{$scope78}{$gsss}.add.noftz.f16x2", "mg, r", 62, 60, 0, RED)
 PL_FORM("red{.relaxed|.release}{$scope78}{$gsss}.add.noftz.f16", "mg, r", 63, 70, 0, RED)
 PL_FORM("red{.relaxed|.release}{$scope78}{$gsss}.add.noftz$bf16t", "mg, r", 78, 90, 0, RED)
-PL_FORM("red{.relaxed|.release}{$scope78}{.global}.add.noftz.L2::cache_hint$f16t", "mg, r, a:u64", 74, 80, 0, RED)
-PL_FORM("red{.relaxed|.release}{$scope78}{.global}.add.noftz.L2::cache_hint$bf16t", "mg, r, a:u64", 78, 90, 0, RED)
-PL_FORM("red{.relaxed|.release}{$scope78}{.global}.add{.L2::cache_hint}.(.v2|.v4).f32", "mg, rv, a<.L2::cache_hint>:u64", 81, 90, 0, RED)
-PL_FORM("red{.relaxed|.release}{$scope78}{.global}.(.add|.min|.max).noftz{.L2::cache_hint}.(.v2|.v4|.v8).(.f16|.bf16)", "mg, rv, a<.L2::cache_hint>:u64", 81, 90, 0, RED)
-PL_FORM("red{.relaxed|.release}{$scope78}{.global}.(.add|.min|.max).noftz{.L2::cache_hint}.(.v2|.v4).(.f16x2|.bf16x2)", "mg, rv, a<.L2::cache_hint>:u64", 81, 90, 0, RED)
+PL_FORM("red{.relaxed|.release}{$scope78}{.global}.add.noftz.L2::cache_hint$f16t", "mg, r, a:u64",
+        74, 80, 0, RED)
+PL_FORM("red{.relaxed|.release}{$scope78}{.global}.add.noftz.L2::cache_hint$bf16t", "mg, r, a:u64",
+        78, 90, 0, RED)
+PL_FORM("red{.relaxed|.release}{$scope78}{.global}.add{.L2::cache_hint}.(.v2|.v4).f32",
+        "mg, rv, a<.L2::cache_hint>:u64", 81, 90, 0, RED)
+PL_FORM("red{.relaxed|.release}{$scope78}{.global}.(.add|.min|.max).noftz{.L2::cache_hint}.(.v2|"
+        ".v4|.v8).(.f16|.bf16)", "mg, rv, a<.L2::cache_hint>:u64", 81, 90, 0, RED)
+PL_FORM("red{.relaxed|.release}{$scope78}{.global}.(.add|.min|.max).noftz{.L2::cache_hint}.(.v2|"
+        ".v4).(.f16x2|.bf16x2)", "mg, rv, a<.L2::cache_hint>:u64", 81, 90, 0, RED)
 
 /* ---- warp level ---- */
 PL_FORM("shfl.sync.(.up|.down|.bfly|.idx).b32", "d|, a, a:u32, a:u32, a:u32", 60, 30, 0, SHFL)
@@ -773,7 +833,8 @@ PL_FORM("bar{.cta}.red.(.and|.or).pred", "p, a:u32^15, a?:u32%32, p!", 20, 20, 0
 PL_FORM("barrier{.cta}.sync{.aligned}", "a:u32^15, a?:u32%32", 60, 30, 0, BARRIER)
 PL_FORM("barrier{.cta}.arrive{.aligned}", "a:u32^15, a:u32%32^1..4294967295", 60, 30, 0, BARRIER)
 PL_FORM("barrier{.cta}.red.popc{.aligned}.u32", "d, a:u32^15, a?:u32%32, p!", 60, 30, 0, BARRIER)
-PL_FORM("barrier{.cta}.red.(.and|.or){.aligned}.pred", "p, a:u32^15, a?:u32%32, p!", 60, 30, 0, BARRIER)
+PL_FORM("barrier{.cta}.red.(.and|.or){.aligned}.pred", "p, a:u32^15, a?:u32%32, p!", 60, 30, 0,
+        BARRIER)
 PL_FORM("barrier.cluster.arrive{.release|.relaxed}{.aligned}", "", 78, 90, 0, CLBAR)
 PL_FORM("barrier.cluster.wait{.acquire}{.aligned}", "", 78, 90, 0, CLBAR)
 /* membar and fence: thread fences, restricted fences, proxy fences */
@@ -789,8 +850,10 @@ PL_FORM("fence.proxy.alias", "", 75, 70, 0, FENCEPROXY)
 PL_FORM("fence.proxy.async{.global|.shared::cta|.shared::cluster}", "", 80, 90, 0, FENCEPROXY)
 PL_FORM("fence.proxy.tensormap::generic.release$scope78", "", 83, 90, 0, FENCEPROXY)
 PL_FORM("fence.proxy.tensormap::generic.acquire$scope78", "m, i:u32@128", 83, 90, 0, FENCEPROXY)
-PL_FORM("fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster", "", 86, 90, 0, FENCEPROXY)
-PL_FORM("fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster", "", 86, 90, 0, FENCEPROXY)
+PL_FORM("fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster", "", 86, 90, 0,
+        FENCEPROXY)
+PL_FORM("fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster", "", 86, 90, 0,
+        FENCEPROXY)
 
 /* ---- control flow ---- */
 PL_FORM("bra{.uni}", "l", 10, 10, PLA_BRANCH, BRA)
@@ -799,7 +862,8 @@ PL_FORM("brx.idx{.uni}", "a:u32, x", 60, 30, 0, _)
 PL_FORM("call{.uni}", "R, F, L?", 20, 20, 0, CALL)
 PL_FORM("call{.uni}", "F, L?", 20, 20, 0, CALL)
 /* an indirect call through a function pointer (a .b64 register): then a .callprototype label, or
-** a .calltargets list, says what it may call (nvcc writes function pointers and virtual calls so) */
+** a .calltargets list, says what it may call (nvcc writes function pointers and virtual calls
+** so) */
 PL_FORM("call{.uni}", "R, r:b64=i, L, x", 21, 20, 0, CALL)
 PL_FORM("call{.uni}", "r:b64=i, L, x", 21, 20, 0, CALL)
 PL_FORM("call{.uni}", "r:b64=i, x", 21, 20, 0, CALL)
@@ -812,28 +876,45 @@ PL_FORM("pmevent", "i^15", 10, 10, 0, BRKPT)
 PL_FORM("pmevent.mask", "i^65535", 30, 20, 0, BRKPT)
 
 /* ---- tensor cores (Ampere forms) and their data movement ---- */
-PL_FORM("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "d[4]:f32, r[4]:b32=, r[2]:b32=, r[4]:f32", 70, 80, 0, MMA)
-PL_FORM("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32", "d[4]:f32, r[2]:b32=, r[1]:b32=, r[4]:f32", 70, 80, 0, MMA)
-PL_FORM("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "d[4]:f32, r[4]:b32=h, r[2]:b32=h, r[4]:f32", 70, 80, 0, MMA)
-PL_FORM("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", "d[4]:f32, r[2]:b32=h, r[1]:b32=h, r[4]:f32", 65, 75, 0, MMA)
-PL_FORM("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", "d[2]:b32=h, r[4]:b32=h, r[2]:b32=h, r[2]:b32=h", 70, 80, 0, MMA)
-PL_FORM("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16", "d[2]:b32=h, r[2]:b32=h, r[1]:b32=h, r[2]:b32=h", 65, 75, 0, MMA)
-PL_FORM("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "d[4]:f32, r[4]:b32=, r[2]:b32=, r[4]:f32", 70, 80, 0, MMA)
-PL_FORM("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", "d[2]:b64, r[1]:b64, r[1]:b64, r[2]:b64", 70, 80, 0, MMA)
-PL_FORM("mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.(.s8|.u8).(.s8|.u8).s32", "d[4]:s32, r[4]:b32, r[2]:b32, r[4]:s32", 70, 80, 0, MMA)
+PL_FORM("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+        "d[4]:f32, r[4]:b32=, r[2]:b32=, r[4]:f32", 70, 80, 0, MMA)
+PL_FORM("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32",
+        "d[4]:f32, r[2]:b32=, r[1]:b32=, r[4]:f32", 70, 80, 0, MMA)
+PL_FORM("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+        "d[4]:f32, r[4]:b32=h, r[2]:b32=h, r[4]:f32", 70, 80, 0, MMA)
+PL_FORM("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32",
+        "d[4]:f32, r[2]:b32=h, r[1]:b32=h, r[4]:f32", 65, 75, 0, MMA)
+PL_FORM("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16",
+        "d[2]:b32=h, r[4]:b32=h, r[2]:b32=h, r[2]:b32=h", 70, 80, 0, MMA)
+PL_FORM("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",
+        "d[2]:b32=h, r[2]:b32=h, r[1]:b32=h, r[2]:b32=h", 65, 75, 0, MMA)
+PL_FORM("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+        "d[4]:f32, r[4]:b32=, r[2]:b32=, r[4]:f32", 70, 80, 0, MMA)
+PL_FORM("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", "d[2]:b64, r[1]:b64, r[1]:b64, r[2]:b64",
+        70, 80, 0, MMA)
+PL_FORM("mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.(.s8|.u8).(.s8|.u8).s32",
+        "d[4]:s32, r[4]:b32, r[2]:b32, r[4]:s32", 70, 80, 0, MMA)
 /* fp8 operands (sm_89; PTX 8.4 for m16n8k32 with .f32 accumulators, 8.7 for the rest), and the
 ** .kind::f8f6f4 forms of PTX 8.7: fp8 operands on any arch- or family-specific target from sm_100
 ** on, fp6 and fp4 ones (.e3m2, .e2m3, .e2m1) on the sm_120 family's (ptxas 13.0 probed) */
 PL_SET(mmaf8, ".e4m3|.e5m2")
 PL_SET(mmaf6f4, ".e4m3|.e5m2|.e3m2|.e2m3|.e2m1")
-PL_FORM("mma.sync.aligned.m16n8k32.row.col.f32$mmaf8$mmaf8.f32", "d[4]:f32, r[4]:b32, r[2]:b32, r[4]:f32", 84, 89, 0, MMA)
-PL_FORM("mma.sync.aligned.m16n8k32.row.col.f16$mmaf8$mmaf8.f16", "d[2]:b32=h, r[4]:b32, r[2]:b32, r[2]:b32=h", 87, 89, 0, MMA)
-PL_FORM("mma.sync.aligned.m16n8k16.row.col.f32$mmaf8$mmaf8.f32", "d[4]:f32, r[2]:b32, r[1]:b32, r[4]:f32", 87, 89, 0, MMA)
-PL_FORM("mma.sync.aligned.m16n8k16.row.col.f16$mmaf8$mmaf8.f16", "d[2]:b32=h, r[2]:b32, r[1]:b32, r[2]:b32=h", 87, 89, 0, MMA)
-PL_FORM("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32$mmaf8$mmaf8.f32", "d[4]:f32, r[4]:b32, r[2]:b32, r[4]:f32", 87, 100, PLA_SPECIFIC, MMA)
-PL_FORM("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f16$mmaf8$mmaf8.f16", "d[2]:b32=h, r[4]:b32, r[2]:b32, r[2]:b32=h", 87, 100, PLA_SPECIFIC, MMA)
-PL_FORM("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32$mmaf6f4$mmaf6f4.f32", "d[4]:f32, r[4]:b32, r[2]:b32, r[4]:f32", 87, 120, PLA_FAMILY_A, MMA)
-PL_FORM("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f16$mmaf6f4$mmaf6f4.f16", "d[2]:b32=h, r[4]:b32, r[2]:b32, r[2]:b32=h", 87, 120, PLA_FAMILY_A, MMA)
+PL_FORM("mma.sync.aligned.m16n8k32.row.col.f32$mmaf8$mmaf8.f32",
+        "d[4]:f32, r[4]:b32, r[2]:b32, r[4]:f32", 84, 89, 0, MMA)
+PL_FORM("mma.sync.aligned.m16n8k32.row.col.f16$mmaf8$mmaf8.f16",
+        "d[2]:b32=h, r[4]:b32, r[2]:b32, r[2]:b32=h", 87, 89, 0, MMA)
+PL_FORM("mma.sync.aligned.m16n8k16.row.col.f32$mmaf8$mmaf8.f32",
+        "d[4]:f32, r[2]:b32, r[1]:b32, r[4]:f32", 87, 89, 0, MMA)
+PL_FORM("mma.sync.aligned.m16n8k16.row.col.f16$mmaf8$mmaf8.f16",
+        "d[2]:b32=h, r[2]:b32, r[1]:b32, r[2]:b32=h", 87, 89, 0, MMA)
+PL_FORM("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32$mmaf8$mmaf8.f32",
+        "d[4]:f32, r[4]:b32, r[2]:b32, r[4]:f32", 87, 100, PLA_SPECIFIC, MMA)
+PL_FORM("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f16$mmaf8$mmaf8.f16",
+        "d[2]:b32=h, r[4]:b32, r[2]:b32, r[2]:b32=h", 87, 100, PLA_SPECIFIC, MMA)
+PL_FORM("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32$mmaf6f4$mmaf6f4.f32",
+        "d[4]:f32, r[4]:b32, r[2]:b32, r[4]:f32", 87, 120, PLA_FAMILY_A, MMA)
+PL_FORM("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f16$mmaf6f4$mmaf6f4.f16",
+        "d[2]:b32=h, r[4]:b32, r[2]:b32, r[2]:b32=h", 87, 120, PLA_FAMILY_A, MMA)
 /* wmma (sm_70 f16, sm_80 tf32): fragments of a warp-wide matrix; the a/b fragments of .f16 are 8
 ** .b32 registers (f16 pairs), of .tf32 4; c/d are 8 .f32 or 4 .b32 (f16 pairs). An optional
 ** stride (.u32) follows the address. ptxas also takes the shape before the layout and the state
@@ -841,79 +922,138 @@ PL_FORM("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f16$mmaf6f4$mmaf6f4.f16"
 ** orders the corpus shows. */
 PL_SET(wmss, ".global|.shared|.shared::cta")
 PL_SET(wmlay, ".row|.col")
-PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.m16n16k16{$wmss}.f16", "d[8]:b32=h, mg, a?:u32", 60, 70, 0, WMMA)
-PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.(.m32n8k16|.m8n32k16){$wmss}.f16", "d[8]:b32=h, mg, a?:u32", 61, 70, 0, WMMA)
-PL_FORM("wmma.load.c.sync.aligned$wmlay.m16n16k16{$wmss}.f16", "d[4]:b32=h, mg, a?:u32", 60, 70, 0, WMMA)
-PL_FORM("wmma.load.c.sync.aligned$wmlay.m16n16k16{$wmss}.f32", "d[8]:f32, mg, a?:u32", 60, 70, 0, WMMA)
-PL_FORM("wmma.store.d.sync.aligned$wmlay.m16n16k16{$wmss}.f16", "mg, r[4]:b32=h, a?:u32", 60, 70, 0, WMMA)
-PL_FORM("wmma.store.d.sync.aligned$wmlay.m16n16k16{$wmss}.f32", "mg, r[8]:f32, a?:u32", 60, 70, 0, WMMA)
-PL_FORM("wmma.store.d.sync.aligned.m16n16k16{$wmss}$wmlay.f32", "mg, r[8]:f32, a?:u32", 60, 70, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f16.f16", "d[4]:b32=h, r[8]:b32=h, r[8]:b32=h, r[4]:b32=h", 60, 70, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f32.f16", "d[8]:f32, r[8]:b32=h, r[8]:b32=h, r[4]:b32=h", 60, 70, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f16.f32", "d[4]:b32=h, r[8]:b32=h, r[8]:b32=h, r[8]:f32", 60, 70, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f32.f32", "d[8]:f32, r[8]:b32=h, r[8]:b32=h, r[8]:f32", 60, 70, 0, WMMA)
-PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.m16n16k8{$wmss}.tf32", "d[4]:b32=, mg, a?:u32", 70, 80, 0, WMMA)
-PL_FORM("wmma.load.c.sync.aligned$wmlay.m16n16k8{$wmss}.f32", "d[8]:f32, mg, a?:u32", 70, 80, 0, WMMA)
-PL_FORM("wmma.store.d.sync.aligned$wmlay.m16n16k8{$wmss}.f32", "mg, r[8]:f32, a?:u32", 70, 80, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k8.f32.tf32.tf32.f32", "d[8]:f32, r[4]:b32=h, r[4]:b32=h, r[8]:f32", 70, 80, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned.m16n16k8$wmlay$wmlay.f32.tf32.tf32.f32", "d[8]:f32, r[4]:b32=h, r[4]:b32=h, r[8]:f32", 70, 80, 0, WMMA)
+PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.m16n16k16{$wmss}.f16", "d[8]:b32=h, mg, a?:u32", 60,
+        70, 0, WMMA)
+PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.(.m32n8k16|.m8n32k16){$wmss}.f16",
+        "d[8]:b32=h, mg, a?:u32", 61, 70, 0, WMMA)
+PL_FORM("wmma.load.c.sync.aligned$wmlay.m16n16k16{$wmss}.f16", "d[4]:b32=h, mg, a?:u32", 60, 70, 0,
+        WMMA)
+PL_FORM("wmma.load.c.sync.aligned$wmlay.m16n16k16{$wmss}.f32", "d[8]:f32, mg, a?:u32", 60, 70, 0,
+        WMMA)
+PL_FORM("wmma.store.d.sync.aligned$wmlay.m16n16k16{$wmss}.f16", "mg, r[4]:b32=h, a?:u32", 60, 70, 0,
+        WMMA)
+PL_FORM("wmma.store.d.sync.aligned$wmlay.m16n16k16{$wmss}.f32", "mg, r[8]:f32, a?:u32", 60, 70, 0,
+        WMMA)
+PL_FORM("wmma.store.d.sync.aligned.m16n16k16{$wmss}$wmlay.f32", "mg, r[8]:f32, a?:u32", 60, 70, 0,
+        WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f16.f16",
+        "d[4]:b32=h, r[8]:b32=h, r[8]:b32=h, r[4]:b32=h", 60, 70, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f32.f16",
+        "d[8]:f32, r[8]:b32=h, r[8]:b32=h, r[4]:b32=h", 60, 70, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f16.f32",
+        "d[4]:b32=h, r[8]:b32=h, r[8]:b32=h, r[8]:f32", 60, 70, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f32.f32",
+        "d[8]:f32, r[8]:b32=h, r[8]:b32=h, r[8]:f32", 60, 70, 0, WMMA)
+PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.m16n16k8{$wmss}.tf32", "d[4]:b32=, mg, a?:u32", 70,
+        80, 0, WMMA)
+PL_FORM("wmma.load.c.sync.aligned$wmlay.m16n16k8{$wmss}.f32", "d[8]:f32, mg, a?:u32", 70, 80, 0,
+        WMMA)
+PL_FORM("wmma.store.d.sync.aligned$wmlay.m16n16k8{$wmss}.f32", "mg, r[8]:f32, a?:u32", 70, 80, 0,
+        WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k8.f32.tf32.tf32.f32",
+        "d[8]:f32, r[4]:b32=h, r[4]:b32=h, r[8]:f32", 70, 80, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned.m16n16k8$wmlay$wmlay.f32.tf32.tf32.f32",
+        "d[8]:f32, r[4]:b32=h, r[4]:b32=h, r[8]:f32", 70, 80, 0, WMMA)
 /* the f16 accumulators of m32n8k16 and m8n32k16 (PTX 6.1), .bf16 (7.0, sm_80: A and B fragments of
 ** M*K/64 and K*N/64 .b32 registers, .f32 accumulators) and .s8/.u8 (6.3, sm_72: M*K/128 and K*N/128
 ** .b32 registers, .s32 accumulators; A and B of the same type) */
 PL_SET(wmsh, ".m16n16k16|.m32n8k16|.m8n32k16")
 PL_SET(wmi8, ".s8|.u8")
-PL_FORM("wmma.load.c.sync.aligned$wmlay.(.m32n8k16|.m8n32k16){$wmss}.f16", "d[4]:b32=h, mg, a?:u32", 61, 70, 0, WMMA)
-PL_FORM("wmma.load.c.sync.aligned$wmlay.(.m32n8k16|.m8n32k16){$wmss}.f32", "d[8]:f32, mg, a?:u32", 61, 70, 0, WMMA)
-PL_FORM("wmma.store.d.sync.aligned$wmlay.(.m32n8k16|.m8n32k16){$wmss}.f16", "mg, r[4]:b32=h, a?:u32", 61, 70, 0, WMMA)
-PL_FORM("wmma.store.d.sync.aligned$wmlay.(.m32n8k16|.m8n32k16){$wmss}.f32", "mg, r[8]:f32, a?:u32", 61, 70, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.(.m32n8k16|.m8n32k16).f16.f16", "d[4]:b32=h, r[8]:b32=h, r[8]:b32=h, r[4]:b32=h", 61, 70, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.(.m32n8k16|.m8n32k16).f32.f16", "d[8]:f32, r[8]:b32=h, r[8]:b32=h, r[4]:b32=h", 61, 70, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.(.m32n8k16|.m8n32k16).f16.f32", "d[4]:b32=h, r[8]:b32=h, r[8]:b32=h, r[8]:f32", 61, 70, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.(.m32n8k16|.m8n32k16).f32.f32", "d[8]:f32, r[8]:b32=h, r[8]:b32=h, r[8]:f32", 61, 70, 0, WMMA)
-PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.m16n16k16{$wmss}.bf16", "d[4]:b32=, mg, a?:u32", 70, 80, 0, WMMA)
-PL_FORM("wmma.load.a.sync.aligned$wmlay.m32n8k16{$wmss}.bf16", "d[8]:b32=, mg, a?:u32", 70, 80, 0, WMMA)
-PL_FORM("wmma.load.b.sync.aligned$wmlay.m32n8k16{$wmss}.bf16", "d[2]:b32=, mg, a?:u32", 70, 80, 0, WMMA)
-PL_FORM("wmma.load.a.sync.aligned$wmlay.m8n32k16{$wmss}.bf16", "d[2]:b32=, mg, a?:u32", 70, 80, 0, WMMA)
-PL_FORM("wmma.load.b.sync.aligned$wmlay.m8n32k16{$wmss}.bf16", "d[8]:b32=, mg, a?:u32", 70, 80, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f32.bf16.bf16.f32", "d[8]:f32, r[4]:b32=, r[4]:b32=, r[8]:f32", 70, 80, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m32n8k16.f32.bf16.bf16.f32", "d[8]:f32, r[8]:b32=, r[2]:b32=, r[8]:f32", 70, 80, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m8n32k16.f32.bf16.bf16.f32", "d[8]:f32, r[2]:b32=, r[8]:b32=, r[8]:f32", 70, 80, 0, WMMA)
-PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.m16n16k16{$wmss}$wmi8", "d[2]:b32=i, mg, a?:u32", 63, 72, 0, WMMA)
-PL_FORM("wmma.load.a.sync.aligned$wmlay.m32n8k16{$wmss}$wmi8", "d[4]:b32=i, mg, a?:u32", 63, 72, 0, WMMA)
-PL_FORM("wmma.load.b.sync.aligned$wmlay.m32n8k16{$wmss}$wmi8", "d[1]:b32=i, mg, a?:u32", 63, 72, 0, WMMA)
-PL_FORM("wmma.load.a.sync.aligned$wmlay.m8n32k16{$wmss}$wmi8", "d[1]:b32=i, mg, a?:u32", 63, 72, 0, WMMA)
-PL_FORM("wmma.load.b.sync.aligned$wmlay.m8n32k16{$wmss}$wmi8", "d[4]:b32=i, mg, a?:u32", 63, 72, 0, WMMA)
+PL_FORM("wmma.load.c.sync.aligned$wmlay.(.m32n8k16|.m8n32k16){$wmss}.f16", "d[4]:b32=h, mg, a?:u32",
+        61, 70, 0, WMMA)
+PL_FORM("wmma.load.c.sync.aligned$wmlay.(.m32n8k16|.m8n32k16){$wmss}.f32", "d[8]:f32, mg, a?:u32",
+        61, 70, 0, WMMA)
+PL_FORM("wmma.store.d.sync.aligned$wmlay.(.m32n8k16|.m8n32k16){$wmss}.f16",
+        "mg, r[4]:b32=h, a?:u32", 61, 70, 0, WMMA)
+PL_FORM("wmma.store.d.sync.aligned$wmlay.(.m32n8k16|.m8n32k16){$wmss}.f32", "mg, r[8]:f32, a?:u32",
+        61, 70, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.(.m32n8k16|.m8n32k16).f16.f16",
+        "d[4]:b32=h, r[8]:b32=h, r[8]:b32=h, r[4]:b32=h", 61, 70, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.(.m32n8k16|.m8n32k16).f32.f16",
+        "d[8]:f32, r[8]:b32=h, r[8]:b32=h, r[4]:b32=h", 61, 70, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.(.m32n8k16|.m8n32k16).f16.f32",
+        "d[4]:b32=h, r[8]:b32=h, r[8]:b32=h, r[8]:f32", 61, 70, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.(.m32n8k16|.m8n32k16).f32.f32",
+        "d[8]:f32, r[8]:b32=h, r[8]:b32=h, r[8]:f32", 61, 70, 0, WMMA)
+PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.m16n16k16{$wmss}.bf16", "d[4]:b32=, mg, a?:u32", 70,
+        80, 0, WMMA)
+PL_FORM("wmma.load.a.sync.aligned$wmlay.m32n8k16{$wmss}.bf16", "d[8]:b32=, mg, a?:u32", 70, 80, 0,
+        WMMA)
+PL_FORM("wmma.load.b.sync.aligned$wmlay.m32n8k16{$wmss}.bf16", "d[2]:b32=, mg, a?:u32", 70, 80, 0,
+        WMMA)
+PL_FORM("wmma.load.a.sync.aligned$wmlay.m8n32k16{$wmss}.bf16", "d[2]:b32=, mg, a?:u32", 70, 80, 0,
+        WMMA)
+PL_FORM("wmma.load.b.sync.aligned$wmlay.m8n32k16{$wmss}.bf16", "d[8]:b32=, mg, a?:u32", 70, 80, 0,
+        WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.f32.bf16.bf16.f32",
+        "d[8]:f32, r[4]:b32=, r[4]:b32=, r[8]:f32", 70, 80, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m32n8k16.f32.bf16.bf16.f32",
+        "d[8]:f32, r[8]:b32=, r[2]:b32=, r[8]:f32", 70, 80, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m8n32k16.f32.bf16.bf16.f32",
+        "d[8]:f32, r[2]:b32=, r[8]:b32=, r[8]:f32", 70, 80, 0, WMMA)
+PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.m16n16k16{$wmss}$wmi8", "d[2]:b32=i, mg, a?:u32", 63,
+        72, 0, WMMA)
+PL_FORM("wmma.load.a.sync.aligned$wmlay.m32n8k16{$wmss}$wmi8", "d[4]:b32=i, mg, a?:u32", 63, 72, 0,
+        WMMA)
+PL_FORM("wmma.load.b.sync.aligned$wmlay.m32n8k16{$wmss}$wmi8", "d[1]:b32=i, mg, a?:u32", 63, 72, 0,
+        WMMA)
+PL_FORM("wmma.load.a.sync.aligned$wmlay.m8n32k16{$wmss}$wmi8", "d[1]:b32=i, mg, a?:u32", 63, 72, 0,
+        WMMA)
+PL_FORM("wmma.load.b.sync.aligned$wmlay.m8n32k16{$wmss}$wmi8", "d[4]:b32=i, mg, a?:u32", 63, 72, 0,
+        WMMA)
 PL_FORM("wmma.load.c.sync.aligned$wmlay$wmsh{$wmss}.s32", "d[8]:s32, mg, a?:u32", 63, 72, 0, WMMA)
 PL_FORM("wmma.store.d.sync.aligned$wmlay$wmsh{$wmss}.s32", "mg, r[8]:s32, a?:u32", 63, 72, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.s32(.s8.s8|.u8.u8).s32{.satfinite}", "d[8]:s32, r[2]:b32=i, r[2]:b32=i, r[8]:s32", 63, 72, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m32n8k16.s32(.s8.s8|.u8.u8).s32{.satfinite}", "d[8]:s32, r[4]:b32=i, r[1]:b32=i, r[8]:s32", 63, 72, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m8n32k16.s32(.s8.s8|.u8.u8).s32{.satfinite}", "d[8]:s32, r[1]:b32=i, r[4]:b32=i, r[8]:s32", 63, 72, 0, WMMA)
-/* f64 (PTX 7.0, sm_80): a and b one .f64 each, c and d two (ptxas takes any 64-bit register); an optional rounding on the mma (nvcc
-** writes it last: wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64.rn) */
-PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.m8n8k4{$wmss}.f64", "d[1]:b64, mg, a?:u32", 70, 80, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m16n16k16.s32(.s8.s8|.u8.u8).s32{.satfinite}",
+        "d[8]:s32, r[2]:b32=i, r[2]:b32=i, r[8]:s32", 63, 72, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m32n8k16.s32(.s8.s8|.u8.u8).s32{.satfinite}",
+        "d[8]:s32, r[4]:b32=i, r[1]:b32=i, r[8]:s32", 63, 72, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m8n32k16.s32(.s8.s8|.u8.u8).s32{.satfinite}",
+        "d[8]:s32, r[1]:b32=i, r[4]:b32=i, r[8]:s32", 63, 72, 0, WMMA)
+/* f64 (PTX 7.0, sm_80): a and b one .f64 each, c and d two (ptxas takes any 64-bit register); an
+** optional rounding on the mma (nvcc writes it last:
+** wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64.rn) */
+PL_FORM("wmma.load.(.a|.b).sync.aligned$wmlay.m8n8k4{$wmss}.f64", "d[1]:b64, mg, a?:u32", 70, 80, 0,
+        WMMA)
 PL_FORM("wmma.load.c.sync.aligned$wmlay.m8n8k4{$wmss}.f64", "d[2]:b64, mg, a?:u32", 70, 80, 0, WMMA)
-PL_FORM("wmma.store.d.sync.aligned$wmlay.m8n8k4{$wmss}.f64", "mg, r[2]:b64, a?:u32", 70, 80, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m8n8k4{$rnd}.f64.f64.f64.f64", "d[2]:b64, r[1]:b64, r[1]:b64, r[2]:b64", 70, 80, 0, WMMA)
+PL_FORM("wmma.store.d.sync.aligned$wmlay.m8n8k4{$wmss}.f64", "mg, r[2]:b64, a?:u32", 70, 80, 0,
+        WMMA)
+PL_FORM("wmma.mma.sync.aligned$wmlay$wmlay.m8n8k4{$rnd}.f64.f64.f64.f64",
+        "d[2]:b64, r[1]:b64, r[1]:b64, r[2]:b64", 70, 80, 0, WMMA)
 /* sub-byte (PTX 6.3, sm_75; CUDA's wmma::experimental): A row-major, B column-major, one .b32
 ** each; .s32 accumulators in pairs; .b1 multiplies by a bit operation (.xor; .and from PTX 7.1,
 ** sm_80) and counts with .popc */
-PL_FORM("wmma.load.a.sync.aligned.row.m8n8k32{$wmss}(.s4|.u4)", "d[1]:b32=i, mg, a?:u32", 63, 75, 0, WMMA)
-PL_FORM("wmma.load.b.sync.aligned.col.m8n8k32{$wmss}(.s4|.u4)", "d[1]:b32=i, mg, a?:u32", 63, 75, 0, WMMA)
-PL_FORM("wmma.load.a.sync.aligned.row.m8n8k128{$wmss}.b1", "d[1]:b32=i, mg, a?:u32", 63, 75, 0, WMMA)
-PL_FORM("wmma.load.b.sync.aligned.col.m8n8k128{$wmss}.b1", "d[1]:b32=i, mg, a?:u32", 63, 75, 0, WMMA)
-PL_FORM("wmma.load.c.sync.aligned$wmlay.(.m8n8k32|.m8n8k128){$wmss}.s32", "d[2]:s32, mg, a?:u32", 63, 75, 0, WMMA)
-PL_FORM("wmma.store.d.sync.aligned$wmlay.(.m8n8k32|.m8n8k128){$wmss}.s32", "mg, r[2]:s32, a?:u32", 63, 75, 0, WMMA)
-PL_FORM("wmma.mma.sync.aligned.row.col.m8n8k32.s32(.s4.s4|.u4.u4).s32{.satfinite}", "d[2]:s32, r[1]:b32=i, r[1]:b32=i, r[2]:s32", 63, 75, 0, WMMA)
-PL_FORM("wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32", "d[2]:s32, r[1]:b32=i, r[1]:b32=i, r[2]:s32", 63, 75, 0, WMMA)
-PL_FORM("wmma.mma.and.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32", "d[2]:s32, r[1]:b32=i, r[1]:b32=i, r[2]:s32", 71, 80, 0, WMMA)
-PL_FORM("ldmatrix.sync.aligned.m8n8.(.x1|.x2|.x4){.trans}{.shared|.shared::cta}.b16", "d[x]:b32, mg", 65, 75, 0, LDMATRIX)
-PL_FORM("stmatrix.sync.aligned.m8n8.(.x1|.x2|.x4){.trans}{.shared|.shared::cta}.b16", "mg, r[x]:b32", 78, 90, 0, STMATRIX)
+PL_FORM("wmma.load.a.sync.aligned.row.m8n8k32{$wmss}(.s4|.u4)", "d[1]:b32=i, mg, a?:u32", 63, 75, 0,
+        WMMA)
+PL_FORM("wmma.load.b.sync.aligned.col.m8n8k32{$wmss}(.s4|.u4)", "d[1]:b32=i, mg, a?:u32", 63, 75, 0,
+        WMMA)
+PL_FORM("wmma.load.a.sync.aligned.row.m8n8k128{$wmss}.b1", "d[1]:b32=i, mg, a?:u32", 63, 75, 0,
+        WMMA)
+PL_FORM("wmma.load.b.sync.aligned.col.m8n8k128{$wmss}.b1", "d[1]:b32=i, mg, a?:u32", 63, 75, 0,
+        WMMA)
+PL_FORM("wmma.load.c.sync.aligned$wmlay.(.m8n8k32|.m8n8k128){$wmss}.s32", "d[2]:s32, mg, a?:u32",
+        63, 75, 0, WMMA)
+PL_FORM("wmma.store.d.sync.aligned$wmlay.(.m8n8k32|.m8n8k128){$wmss}.s32", "mg, r[2]:s32, a?:u32",
+        63, 75, 0, WMMA)
+PL_FORM("wmma.mma.sync.aligned.row.col.m8n8k32.s32(.s4.s4|.u4.u4).s32{.satfinite}",
+        "d[2]:s32, r[1]:b32=i, r[1]:b32=i, r[2]:s32", 63, 75, 0, WMMA)
+PL_FORM("wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32",
+        "d[2]:s32, r[1]:b32=i, r[1]:b32=i, r[2]:s32", 63, 75, 0, WMMA)
+PL_FORM("wmma.mma.and.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32",
+        "d[2]:s32, r[1]:b32=i, r[1]:b32=i, r[2]:s32", 71, 80, 0, WMMA)
+PL_FORM("ldmatrix.sync.aligned.m8n8.(.x1|.x2|.x4){.trans}{.shared|.shared::cta}.b16",
+        "d[x]:b32, mg", 65, 75, 0, LDMATRIX)
+PL_FORM("stmatrix.sync.aligned.m8n8.(.x1|.x2|.x4){.trans}{.shared|.shared::cta}.b16",
+        "mg, r[x]:b32", 78, 90, 0, STMATRIX)
 PL_FORM("movmatrix.sync.aligned.m8n8.trans.b16", "d:b32, r:b32", 78, 75, 0, _)
 /* cp.async: .ca copies 4, 8 or 16 bytes, .cg 16; an immediate src-size is at most the copy size */
-PL_FORM("cp.async.ca.(.shared|.shared::cta).global{.L2::cache_hint}{$prefsz}", "mg, mg2, i:u32@4/8/16, a?:u32^<, a<.L2::cache_hint>:u64", 70, 80, 0, CPASYNC)
-PL_FORM("cp.async.ca.(.shared|.shared::cta).global{.L2::cache_hint}{$prefsz}", "mg, mg2, i:u32@4/8/16, p, a<.L2::cache_hint>:u64", 75, 80, 0, CPASYNC)
-PL_FORM("cp.async.cg.(.shared|.shared::cta).global{.L2::cache_hint}{$prefsz}", "mg, mg2, i:u32@16, a?:u32^<, a<.L2::cache_hint>:u64", 70, 80, 0, CPASYNC)
-PL_FORM("cp.async.cg.(.shared|.shared::cta).global{.L2::cache_hint}{$prefsz}", "mg, mg2, i:u32@16, p, a<.L2::cache_hint>:u64", 75, 80, 0, CPASYNC)
+PL_FORM("cp.async.ca.(.shared|.shared::cta).global{.L2::cache_hint}{$prefsz}",
+        "mg, mg2, i:u32@4/8/16, a?:u32^<, a<.L2::cache_hint>:u64", 70, 80, 0, CPASYNC)
+PL_FORM("cp.async.ca.(.shared|.shared::cta).global{.L2::cache_hint}{$prefsz}",
+        "mg, mg2, i:u32@4/8/16, p, a<.L2::cache_hint>:u64", 75, 80, 0, CPASYNC)
+PL_FORM("cp.async.cg.(.shared|.shared::cta).global{.L2::cache_hint}{$prefsz}",
+        "mg, mg2, i:u32@16, a?:u32^<, a<.L2::cache_hint>:u64", 70, 80, 0, CPASYNC)
+PL_FORM("cp.async.cg.(.shared|.shared::cta).global{.L2::cache_hint}{$prefsz}",
+        "mg, mg2, i:u32@16, p, a<.L2::cache_hint>:u64", 75, 80, 0, CPASYNC)
 PL_FORM("cp.async.commit_group", "", 70, 80, 0, CPCOMMIT)
 PL_FORM("cp.async.wait_group", "i:u32", 70, 80, 0, CPWAIT)
 PL_FORM("cp.async.wait_all", "", 70, 80, 0, CPWAIT)
@@ -924,48 +1064,120 @@ PL_FORM("cp.async.wait_all", "", 70, 80, 0, CPWAIT)
 ** four .b32 registers (then the form has no imm-trans-a). Operands after the matrices: scale-d
 ** (a predicate), imm-scale-a/b (1 or -1), imm-trans-a/b (0 or 1); sparse forms add sp-meta and
 ** sp-sel after b-desc. Shapes by K: */
-PL_SET(wgk8, ".m64n8k8|.m64n16k8|.m64n24k8|.m64n32k8|.m64n40k8|.m64n48k8|.m64n56k8|.m64n64k8|.m64n72k8|.m64n80k8|.m64n88k8|.m64n96k8|.m64n104k8|.m64n112k8|.m64n120k8|.m64n128k8|.m64n136k8|.m64n144k8|.m64n152k8|.m64n160k8|.m64n168k8|.m64n176k8|.m64n184k8|.m64n192k8|.m64n200k8|.m64n208k8|.m64n216k8|.m64n224k8|.m64n232k8|.m64n240k8|.m64n248k8|.m64n256k8")
-PL_SET(wgk16, ".m64n8k16|.m64n16k16|.m64n24k16|.m64n32k16|.m64n40k16|.m64n48k16|.m64n56k16|.m64n64k16|.m64n72k16|.m64n80k16|.m64n88k16|.m64n96k16|.m64n104k16|.m64n112k16|.m64n120k16|.m64n128k16|.m64n136k16|.m64n144k16|.m64n152k16|.m64n160k16|.m64n168k16|.m64n176k16|.m64n184k16|.m64n192k16|.m64n200k16|.m64n208k16|.m64n216k16|.m64n224k16|.m64n232k16|.m64n240k16|.m64n248k16|.m64n256k16")
-PL_SET(wgk32, ".m64n8k32|.m64n16k32|.m64n24k32|.m64n32k32|.m64n40k32|.m64n48k32|.m64n56k32|.m64n64k32|.m64n72k32|.m64n80k32|.m64n88k32|.m64n96k32|.m64n104k32|.m64n112k32|.m64n120k32|.m64n128k32|.m64n136k32|.m64n144k32|.m64n152k32|.m64n160k32|.m64n168k32|.m64n176k32|.m64n184k32|.m64n192k32|.m64n200k32|.m64n208k32|.m64n216k32|.m64n224k32|.m64n232k32|.m64n240k32|.m64n248k32|.m64n256k32")
-PL_SET(wgk64, ".m64n8k64|.m64n16k64|.m64n24k64|.m64n32k64|.m64n40k64|.m64n48k64|.m64n56k64|.m64n64k64|.m64n72k64|.m64n80k64|.m64n88k64|.m64n96k64|.m64n104k64|.m64n112k64|.m64n120k64|.m64n128k64|.m64n136k64|.m64n144k64|.m64n152k64|.m64n160k64|.m64n168k64|.m64n176k64|.m64n184k64|.m64n192k64|.m64n200k64|.m64n208k64|.m64n216k64|.m64n224k64|.m64n232k64|.m64n240k64|.m64n248k64|.m64n256k64")
-PL_SET(wgi32, ".m64n8k32|.m64n16k32|.m64n24k32|.m64n32k32|.m64n48k32|.m64n64k32|.m64n80k32|.m64n96k32|.m64n112k32|.m64n128k32|.m64n144k32|.m64n160k32|.m64n176k32|.m64n192k32|.m64n208k32|.m64n224k32|.m64n240k32|.m64n256k32")
-PL_SET(wgi64, ".m64n8k64|.m64n16k64|.m64n24k64|.m64n32k64|.m64n48k64|.m64n64k64|.m64n80k64|.m64n96k64|.m64n112k64|.m64n128k64|.m64n144k64|.m64n160k64|.m64n176k64|.m64n192k64|.m64n208k64|.m64n224k64|.m64n240k64|.m64n256k64")
+PL_SET(wgk8,
+       ".m64n8k8|.m64n16k8|.m64n24k8|.m64n32k8|.m64n40k8|.m64n48k8|.m64n56k8|.m64n64k8|.m64n72k8|"
+       ".m64n80k8|.m64n88k8|.m64n96k8|.m64n104k8|.m64n112k8|.m64n120k8|.m64n128k8|.m64n136k8|"
+       ".m64n144k8|.m64n152k8|.m64n160k8|.m64n168k8|.m64n176k8|.m64n184k8|.m64n192k8|.m64n200k8|"
+       ".m64n208k8|.m64n216k8|.m64n224k8|.m64n232k8|.m64n240k8|.m64n248k8|.m64n256k8")
+PL_SET(wgk16,
+       ".m64n8k16|.m64n16k16|.m64n24k16|.m64n32k16|.m64n40k16|.m64n48k16|.m64n56k16|.m64n64k16|"
+       ".m64n72k16|.m64n80k16|.m64n88k16|.m64n96k16|.m64n104k16|.m64n112k16|.m64n120k16|"
+       ".m64n128k16|.m64n136k16|.m64n144k16|.m64n152k16|.m64n160k16|.m64n168k16|.m64n176k16|"
+       ".m64n184k16|.m64n192k16|.m64n200k16|.m64n208k16|.m64n216k16|.m64n224k16|.m64n232k16|"
+       ".m64n240k16|.m64n248k16|.m64n256k16")
+PL_SET(wgk32,
+       ".m64n8k32|.m64n16k32|.m64n24k32|.m64n32k32|.m64n40k32|.m64n48k32|.m64n56k32|.m64n64k32|"
+       ".m64n72k32|.m64n80k32|.m64n88k32|.m64n96k32|.m64n104k32|.m64n112k32|.m64n120k32|"
+       ".m64n128k32|.m64n136k32|.m64n144k32|.m64n152k32|.m64n160k32|.m64n168k32|.m64n176k32|"
+       ".m64n184k32|.m64n192k32|.m64n200k32|.m64n208k32|.m64n216k32|.m64n224k32|.m64n232k32|"
+       ".m64n240k32|.m64n248k32|.m64n256k32")
+PL_SET(wgk64,
+       ".m64n8k64|.m64n16k64|.m64n24k64|.m64n32k64|.m64n40k64|.m64n48k64|.m64n56k64|.m64n64k64|"
+       ".m64n72k64|.m64n80k64|.m64n88k64|.m64n96k64|.m64n104k64|.m64n112k64|.m64n120k64|"
+       ".m64n128k64|.m64n136k64|.m64n144k64|.m64n152k64|.m64n160k64|.m64n168k64|.m64n176k64|"
+       ".m64n184k64|.m64n192k64|.m64n200k64|.m64n208k64|.m64n216k64|.m64n224k64|.m64n232k64|"
+       ".m64n240k64|.m64n248k64|.m64n256k64")
+PL_SET(wgi32,
+       ".m64n8k32|.m64n16k32|.m64n24k32|.m64n32k32|.m64n48k32|.m64n64k32|.m64n80k32|.m64n96k32|"
+       ".m64n112k32|.m64n128k32|.m64n144k32|.m64n160k32|.m64n176k32|.m64n192k32|.m64n208k32|"
+       ".m64n224k32|.m64n240k32|.m64n256k32")
+PL_SET(wgi64,
+       ".m64n8k64|.m64n16k64|.m64n24k64|.m64n32k64|.m64n48k64|.m64n64k64|.m64n80k64|.m64n96k64|"
+       ".m64n112k64|.m64n128k64|.m64n144k64|.m64n160k64|.m64n176k64|.m64n192k64|.m64n208k64|"
+       ".m64n224k64|.m64n240k64|.m64n256k64")
 PL_SET(wgf16, ".f16.f16|.bf16.bf16")
 PL_SET(wgf8, ".e4m3.e4m3|.e4m3.e5m2|.e5m2.e4m3|.e5m2.e5m2")
 PL_FORM("wgmma.fence.sync.aligned", "", 80, 90, PLA_ARCH_A, WGFENCE)
 PL_FORM("wgmma.commit_group.sync.aligned", "", 80, 90, PLA_ARCH_A, WGCOMMIT)
 PL_FORM("wgmma.wait_group.sync.aligned", "i:u32^4294967295", 80, 90, PLA_ARCH_A, WGWAIT)
-PL_FORM("wgmma.mma_async.sync.aligned$wgk16.f32$wgf16", "d[n/2]:f32, a:b64=i, a:b64=i, p, i:s32~-1/1, i:s32~-1/1, i:s32^1, i:s32^1", 80, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgk16.f32$wgf16", "d[n/2]:f32, r[4]:b32=h, a:b64=i, p, i:s32~-1/1, i:s32~-1/1, i:s32^1", 80, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgk16.f16.f16.f16", "d[n/4]:b32=h, a:b64=i, a:b64=i, p, i:s32~-1/1, i:s32~-1/1, i:s32^1, i:s32^1", 80, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgk16.f16.f16.f16", "d[n/4]:b32=h, r[4]:b32=h, a:b64=i, p, i:s32~-1/1, i:s32~-1/1, i:s32^1", 80, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgk8.f32.tf32.tf32", "d[n/2]:f32, a:b64=i, a:b64=i, p, i:s32~-1/1, i:s32~-1/1", 80, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgk8.f32.tf32.tf32", "d[n/2]:f32, r[4]:b32=h, a:b64=i, p, i:s32~-1/1, i:s32~-1/1", 80, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgk32.f32$wgf8", "d[n/2]:f32, a:b64=i, a:b64=i, p, i:s32~-1/1, i:s32~-1/1", 80, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgk32.f32$wgf8", "d[n/2]:f32, r[4]:b32=h, a:b64=i, p, i:s32~-1/1, i:s32~-1/1", 80, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgk32.f16$wgf8", "d[n/4]:b32=h, a:b64=i, a:b64=i, p, i:s32~-1/1, i:s32~-1/1", 80, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgk32.f16$wgf8", "d[n/4]:b32=h, r[4]:b32=h, a:b64=i, p, i:s32~-1/1, i:s32~-1/1", 80, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgi32{.satfinite}.s32(.s8.s8|.u8.u8)", "d[n/2]:s32, a:b64=i, a:b64=i, p", 80, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgi32{.satfinite}.s32(.s8.s8|.u8.u8)", "d[n/2]:s32, r[4]:b32, a:b64=i, p", 80, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgi32{.satfinite}.s32(.s8.u8|.u8.s8)", "d[n/2]:s32, a:b64=i, a:b64=i, p", 84, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgi32{.satfinite}.s32(.s8.u8|.u8.s8)", "d[n/2]:s32, r[4]:b32, a:b64=i, p", 84, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk32.f32$wgf16", "d[n/2]:f32, a:b64=i, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1, i:s32^1, i:s32^1", 82, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk32.f32$wgf16", "d[n/2]:f32, r[4]:b32=h, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1, i:s32^1", 82, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk32.f16.f16.f16", "d[n/4]:b32=h, a:b64=i, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1, i:s32^1, i:s32^1", 82, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk32.f16.f16.f16", "d[n/4]:b32=h, r[4]:b32=h, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1, i:s32^1", 82, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk16.f32.tf32.tf32", "d[n/2]:f32, a:b64=i, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk16.f32.tf32.tf32", "d[n/2]:f32, r[4]:b32=h, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f32$wgf8", "d[n/2]:f32, a:b64=i, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f32$wgf8", "d[n/2]:f32, r[4]:b32=h, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f16$wgf8", "d[n/4]:b32=h, a:b64=i, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f16$wgf8", "d[n/4]:b32=h, r[4]:b32=h, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.s8|.u8.u8)", "d[n/2]:s32, a:b64=i, a:b64=i, r:b32, i:s32^1, p", 82, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.s8|.u8.u8)", "d[n/2]:s32, r[4]:b32, a:b64=i, r:b32, i:s32^1, p", 82, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.u8|.u8.s8)", "d[n/2]:s32, a:b64=i, a:b64=i, r:b32, i:s32^1, p", 84, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.u8|.u8.s8)", "d[n/2]:s32, r[4]:b32, a:b64=i, r:b32, i:s32^1, p", 84, 90, PLA_ARCH_A, WGMMA)
-PL_SET(wgb1, ".m64n8k256|.m64n16k256|.m64n24k256|.m64n32k256|.m64n48k256|.m64n64k256|.m64n80k256|.m64n96k256|.m64n112k256|.m64n128k256|.m64n144k256|.m64n160k256|.m64n176k256|.m64n192k256|.m64n208k256|.m64n224k256|.m64n240k256|.m64n256k256")
-PL_FORM("wgmma.mma_async.sync.aligned$wgb1.s32.b1.b1.and.popc", "d[n/2]:s32, a:b64=i, a:b64=i, p", 80, 90, PLA_ARCH_A, WGMMA)
-PL_FORM("wgmma.mma_async.sync.aligned$wgb1.s32.b1.b1.and.popc", "d[n/2]:s32, r[4]:b32, a:b64=i, p", 80, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk16.f32$wgf16",
+        "d[n/2]:f32, a:b64=i, a:b64=i, p, i:s32~-1/1, i:s32~-1/1, i:s32^1, i:s32^1", 80, 90,
+        PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk16.f32$wgf16",
+        "d[n/2]:f32, r[4]:b32=h, a:b64=i, p, i:s32~-1/1, i:s32~-1/1, i:s32^1", 80, 90, PLA_ARCH_A,
+        WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk16.f16.f16.f16",
+        "d[n/4]:b32=h, a:b64=i, a:b64=i, p, i:s32~-1/1, i:s32~-1/1, i:s32^1, i:s32^1", 80, 90,
+        PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk16.f16.f16.f16",
+        "d[n/4]:b32=h, r[4]:b32=h, a:b64=i, p, i:s32~-1/1, i:s32~-1/1, i:s32^1", 80, 90, PLA_ARCH_A,
+        WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk8.f32.tf32.tf32",
+        "d[n/2]:f32, a:b64=i, a:b64=i, p, i:s32~-1/1, i:s32~-1/1", 80, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk8.f32.tf32.tf32",
+        "d[n/2]:f32, r[4]:b32=h, a:b64=i, p, i:s32~-1/1, i:s32~-1/1", 80, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk32.f32$wgf8",
+        "d[n/2]:f32, a:b64=i, a:b64=i, p, i:s32~-1/1, i:s32~-1/1", 80, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk32.f32$wgf8",
+        "d[n/2]:f32, r[4]:b32=h, a:b64=i, p, i:s32~-1/1, i:s32~-1/1", 80, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk32.f16$wgf8",
+        "d[n/4]:b32=h, a:b64=i, a:b64=i, p, i:s32~-1/1, i:s32~-1/1", 80, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgk32.f16$wgf8",
+        "d[n/4]:b32=h, r[4]:b32=h, a:b64=i, p, i:s32~-1/1, i:s32~-1/1", 80, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgi32{.satfinite}.s32(.s8.s8|.u8.u8)",
+        "d[n/2]:s32, a:b64=i, a:b64=i, p", 80, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgi32{.satfinite}.s32(.s8.s8|.u8.u8)",
+        "d[n/2]:s32, r[4]:b32, a:b64=i, p", 80, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgi32{.satfinite}.s32(.s8.u8|.u8.s8)",
+        "d[n/2]:s32, a:b64=i, a:b64=i, p", 84, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgi32{.satfinite}.s32(.s8.u8|.u8.s8)",
+        "d[n/2]:s32, r[4]:b32, a:b64=i, p", 84, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk32.f32$wgf16",
+        "d[n/2]:f32, a:b64=i, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1, i:s32^1, i:s32^1",
+        82, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk32.f32$wgf16",
+        "d[n/2]:f32, r[4]:b32=h, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1, i:s32^1", 82,
+        90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk32.f16.f16.f16",
+        "d[n/4]:b32=h, a:b64=i, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1, i:s32^1, "
+        "i:s32^1", 82, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk32.f16.f16.f16",
+        "d[n/4]:b32=h, r[4]:b32=h, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1, i:s32^1", 82,
+        90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk16.f32.tf32.tf32",
+        "d[n/2]:f32, a:b64=i, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
+        PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk16.f32.tf32.tf32",
+        "d[n/2]:f32, r[4]:b32=h, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
+        PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f32$wgf8",
+        "d[n/2]:f32, a:b64=i, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
+        PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f32$wgf8",
+        "d[n/2]:f32, r[4]:b32=h, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
+        PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f16$wgf8",
+        "d[n/4]:b32=h, a:b64=i, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
+        PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f16$wgf8",
+        "d[n/4]:b32=h, r[4]:b32=h, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
+        PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.s8|.u8.u8)",
+        "d[n/2]:s32, a:b64=i, a:b64=i, r:b32, i:s32^1, p", 82, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.s8|.u8.u8)",
+        "d[n/2]:s32, r[4]:b32, a:b64=i, r:b32, i:s32^1, p", 82, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.u8|.u8.s8)",
+        "d[n/2]:s32, a:b64=i, a:b64=i, r:b32, i:s32^1, p", 84, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.u8|.u8.s8)",
+        "d[n/2]:s32, r[4]:b32, a:b64=i, r:b32, i:s32^1, p", 84, 90, PLA_ARCH_A, WGMMA)
+PL_SET(wgb1,
+       ".m64n8k256|.m64n16k256|.m64n24k256|.m64n32k256|.m64n48k256|.m64n64k256|.m64n80k256|"
+       ".m64n96k256|.m64n112k256|.m64n128k256|.m64n144k256|.m64n160k256|.m64n176k256|.m64n192k256|"
+       ".m64n208k256|.m64n224k256|.m64n240k256|.m64n256k256")
+PL_FORM("wgmma.mma_async.sync.aligned$wgb1.s32.b1.b1.and.popc", "d[n/2]:s32, a:b64=i, a:b64=i, p",
+        80, 90, PLA_ARCH_A, WGMMA)
+PL_FORM("wgmma.mma_async.sync.aligned$wgb1.s32.b1.b1.and.popc", "d[n/2]:s32, r[4]:b32, a:b64=i, p",
+        80, 90, PLA_ARCH_A, WGMMA)
 /* mbarrier: a .b64 object in shared memory; state .b64, parity .u32, counts .u32. .release /
 ** .acquire with a scope from PTX 8.0 (sm_90), .relaxed from 8.6; a remote (.shared::cluster)
 ** arrive returns no state: its destination is the sink '_' */
@@ -974,34 +1186,53 @@ PL_FORM("mbarrier.init{$mbsp}.b64", "mgS, a:u32", 70, 80, 0, MBAR)
 PL_FORM("mbarrier.inval{$mbsp}.b64", "mgS", 70, 80, 0, MBAR)
 PL_FORM("mbarrier.arrive{$mbsp}.b64", "d:b64=i_, mgS", 70, 80, 0, MBAR)
 PL_FORM("mbarrier.arrive{$mbsp}.b64", "d:b64=i_, mgS, a:u32^1..4294967295", 78, 90, 0, MBAR)
-PL_FORM("mbarrier.arrive.noComplete{$mbsp}.b64", "d:b64=i_, mgS, a:u32^1..4294967295", 70, 80, 0, MBAR)
-PL_FORM("mbarrier.arrive.release.(.cta|.cluster){$mbsp}.b64", "d:b64=i_, mgS, a?:u32^1..4294967295", 80, 90, 0, MBAR)
-PL_FORM("mbarrier.arrive{.release.cta|.release.cluster}.shared::cluster.b64", "_, mgS, a?:u32^1..4294967295", 80, 90, 0, MBAR)
-PL_FORM("mbarrier.arrive.expect_tx{.release.cta|.release.cluster}{$mbsp}.b64", "d:b64=i_, mgS, a:u32", 80, 90, 0, MBAR)
-PL_FORM("mbarrier.arrive.expect_tx{.release.cta|.release.cluster}.shared::cluster.b64", "_, mgS, a:u32", 80, 90, 0, MBAR)
+PL_FORM("mbarrier.arrive.noComplete{$mbsp}.b64", "d:b64=i_, mgS, a:u32^1..4294967295", 70, 80, 0,
+        MBAR)
+PL_FORM("mbarrier.arrive.release.(.cta|.cluster){$mbsp}.b64", "d:b64=i_, mgS, a?:u32^1..4294967295",
+        80, 90, 0, MBAR)
+PL_FORM("mbarrier.arrive{.release.cta|.release.cluster}.shared::cluster.b64",
+        "_, mgS, a?:u32^1..4294967295", 80, 90, 0, MBAR)
+PL_FORM("mbarrier.arrive.expect_tx{.release.cta|.release.cluster}{$mbsp}.b64",
+        "d:b64=i_, mgS, a:u32", 80, 90, 0, MBAR)
+PL_FORM("mbarrier.arrive.expect_tx{.release.cta|.release.cluster}.shared::cluster.b64",
+        "_, mgS, a:u32", 80, 90, 0, MBAR)
 PL_FORM("mbarrier.arrive_drop{$mbsp}.b64", "d:b64=i_, mgS", 70, 80, 0, MBAR)
 PL_FORM("mbarrier.arrive_drop{$mbsp}.b64", "d:b64=i_, mgS, a:u32^1..4294967295", 78, 90, 0, MBAR)
-PL_FORM("mbarrier.arrive_drop.noComplete{$mbsp}.b64", "d:b64=i_, mgS, a:u32^1..4294967295", 70, 80, 0, MBAR)
-PL_FORM("mbarrier.arrive_drop.release.(.cta|.cluster){$mbsp}.b64", "d:b64=i_, mgS, a?:u32^1..4294967295", 80, 90, 0, MBAR)
-PL_FORM("mbarrier.arrive_drop{.release.cta|.release.cluster}.shared::cluster.b64", "_, mgS, a?:u32^1..4294967295", 80, 90, 0, MBAR)
-PL_FORM("mbarrier.arrive_drop.expect_tx{.release.cta|.release.cluster}{$mbsp}.b64", "d:b64=i_, mgS, a:u32", 80, 90, 0, MBAR)
-PL_FORM("mbarrier.expect_tx{.relaxed.cta|.relaxed.cluster}{$mbsp|.shared::cluster}.b64", "mgS, a:u32", 80, 90, 0, MBAR)
-PL_FORM("mbarrier.complete_tx{.relaxed.cta|.relaxed.cluster}{$mbsp|.shared::cluster}.b64", "mgS, a:u32", 80, 90, 0, MBAR)
+PL_FORM("mbarrier.arrive_drop.noComplete{$mbsp}.b64", "d:b64=i_, mgS, a:u32^1..4294967295", 70, 80,
+        0, MBAR)
+PL_FORM("mbarrier.arrive_drop.release.(.cta|.cluster){$mbsp}.b64",
+        "d:b64=i_, mgS, a?:u32^1..4294967295", 80, 90, 0, MBAR)
+PL_FORM("mbarrier.arrive_drop{.release.cta|.release.cluster}.shared::cluster.b64",
+        "_, mgS, a?:u32^1..4294967295", 80, 90, 0, MBAR)
+PL_FORM("mbarrier.arrive_drop.expect_tx{.release.cta|.release.cluster}{$mbsp}.b64",
+        "d:b64=i_, mgS, a:u32", 80, 90, 0, MBAR)
+PL_FORM("mbarrier.expect_tx{.relaxed.cta|.relaxed.cluster}{$mbsp|.shared::cluster}.b64",
+        "mgS, a:u32", 80, 90, 0, MBAR)
+PL_FORM("mbarrier.complete_tx{.relaxed.cta|.relaxed.cluster}{$mbsp|.shared::cluster}.b64",
+        "mgS, a:u32", 80, 90, 0, MBAR)
 PL_FORM("mbarrier.test_wait{$mbsp}.b64", "p, mgS, a:b64=i", 70, 80, 0, MBWAIT)
 PL_FORM("mbarrier.test_wait.parity{$mbsp}.b64", "p, mgS, a:u32^1", 71, 80, 0, MBWAIT)
-PL_FORM("mbarrier.test_wait.acquire.(.cta|.cluster){$mbsp}.b64", "p, mgS, a:b64=i", 80, 90, 0, MBWAIT)
-PL_FORM("mbarrier.test_wait.parity.acquire.(.cta|.cluster){$mbsp}.b64", "p, mgS, a:u32^1", 80, 90, 0, MBWAIT)
+PL_FORM("mbarrier.test_wait.acquire.(.cta|.cluster){$mbsp}.b64", "p, mgS, a:b64=i", 80, 90, 0,
+        MBWAIT)
+PL_FORM("mbarrier.test_wait.parity.acquire.(.cta|.cluster){$mbsp}.b64", "p, mgS, a:u32^1", 80, 90,
+        0, MBWAIT)
 PL_FORM("mbarrier.try_wait{$mbsp}.b64", "p, mgS, a:b64=i, a?:u32", 78, 90, 0, MBWAIT)
 PL_FORM("mbarrier.try_wait.parity{$mbsp}.b64", "p, mgS, a:u32^1, a?:u32", 78, 90, 0, MBWAIT)
-PL_FORM("mbarrier.try_wait.acquire.(.cta|.cluster){$mbsp}.b64", "p, mgS, a:b64=i, a?:u32", 80, 90, 0, MBWAIT)
-PL_FORM("mbarrier.try_wait.parity.acquire.(.cta|.cluster){$mbsp}.b64", "p, mgS, a:u32^1, a?:u32", 80, 90, 0, MBWAIT)
+PL_FORM("mbarrier.try_wait.acquire.(.cta|.cluster){$mbsp}.b64", "p, mgS, a:b64=i, a?:u32", 80, 90,
+        0, MBWAIT)
+PL_FORM("mbarrier.try_wait.parity.acquire.(.cta|.cluster){$mbsp}.b64", "p, mgS, a:u32^1, a?:u32",
+        80, 90, 0, MBWAIT)
 PL_FORM("mbarrier.pending_count.b64", "d:u32, a:b64=i", 70, 80, 0, MBPENDING)
 PL_FORM("cp.async.mbarrier.arrive{.noinc}{$mbsp}.b64", "mg", 70, 80, 0, CPMBARRIVE)
 /* bulk copies (sm_90): g2s completes on an mbarrier, s2g on a bulk group; sizes in bytes (.u32) */
-PL_FORM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint}",
-        "mg, mg2, a:u32%16^1048560, mgS, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
-PL_FORM("cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}", "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
-PL_FORM("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes", "mg, mg2, a:u32%16^1048560, mgS", 80, 90, 0, BULK)
+PL_FORM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}{"
+        ".L2::cache_hint}",
+        "mg, mg2, a:u32%16^1048560, mgS, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 80,
+        90, 0, BULK)
+PL_FORM("cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}",
+        "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
+PL_FORM("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
+        "mg, mg2, a:u32%16^1048560, mgS", 80, 90, 0, BULK)
 /* TMA (sm_90, PTX 8.0): tensor copies addressed by a tensor map [tmap, {c0, ...}] with one .s32
 ** coordinate per dimension; im2col (3d-5d) loads and prefetches add D-2 .b16 offsets; a
 ** multicast load its .b16 ctaMask; .L2::cache_hint its .u64 cache-policy. Stores and reductions
@@ -1009,236 +1240,463 @@ PL_FORM("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
 PL_SET(tmadim, ".1d|.2d|.3d|.4d|.5d")
 PL_SET(tmadim3, ".3d|.4d|.5d")
 PL_SET(tmared, ".add|.min|.max|.inc|.dec|.and|.or|.xor")
-PL_FORM("cp.async.bulk.tensor$tmadim.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint}",
+PL_FORM("cp.async.bulk.tensor$tmadim.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes{"
+        ".multicast::cluster}{.L2::cache_hint}",
         "mg, T[d]:b32, mgS, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
-PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cluster.global.im2col.mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint}",
-        "mg, T[d]:b32, mgS, r[d-2]:b16=i, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cluster.global.im2col.mbarrier::complete_tx::bytes{"
+        ".multicast::cluster}{.L2::cache_hint}",
+        "mg, T[d]:b32, mgS, r[d-2]:b16=i, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 80,
+        90, 0, TMA)
 /* sm_100: .cta_group::1/::2 (the mbarrier may be the peer CTA's), and (PTX 8.6, sm_90 on) a
 ** .shared::cta destination, which takes no multicast */
-PL_FORM("cp.async.bulk.tensor$tmadim.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes{.multicast::cluster}$tccg{.L2::cache_hint}",
-        "mg, T[d]:b32, mgS, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 86, 100, PLA_FAMILY_A | PLA_SM110, TMA)
-PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cluster.global.im2col.mbarrier::complete_tx::bytes{.multicast::cluster}$tccg{.L2::cache_hint}",
-        "mg, T[d]:b32, mgS, r[d-2]:b16=i, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 86, 100, PLA_FAMILY_A | PLA_SM110, TMA)
-PL_FORM("cp.async.bulk.tensor$tmadim.shared::cta.global{.tile}.mbarrier::complete_tx::bytes{.L2::cache_hint}",
-        "mg, T[d]:b32, mgS, a<.L2::cache_hint>:u64", 86, 90, 0, TMA)
-PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col.mbarrier::complete_tx::bytes{.L2::cache_hint}",
-        "mg, T[d]:b32, mgS, r[d-2]:b16=i, a<.L2::cache_hint>:u64", 86, 90, 0, TMA)
-PL_FORM("cp.async.bulk.tensor$tmadim.shared::cta.global{.tile}.mbarrier::complete_tx::bytes$tccg{.L2::cache_hint}",
-        "mg, T[d]:b32, mgS, a<.L2::cache_hint>:u64", 86, 100, PLA_FAMILY_A | PLA_SM110, TMA)
-PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col.mbarrier::complete_tx::bytes$tccg{.L2::cache_hint}",
-        "mg, T[d]:b32, mgS, r[d-2]:b16=i, a<.L2::cache_hint>:u64", 86, 100, PLA_FAMILY_A | PLA_SM110, TMA)
-PL_FORM("cp.async.bulk.tensor$tmadim.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}", "T[d]:b32, mg2, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
-PL_FORM("cp.async.bulk.tensor$tmadim3.global.shared::cta.im2col_no_offs.bulk_group{.L2::cache_hint}", "T[d]:b32, mg2, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
-PL_FORM("cp.reduce.async.bulk.tensor$tmadim.global.shared::cta$tmared{.tile}.bulk_group{.L2::cache_hint}", "T[d]:b32, mg2, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
-PL_FORM("cp.reduce.async.bulk.tensor$tmadim3.global.shared::cta$tmared.im2col_no_offs.bulk_group{.L2::cache_hint}",
+PL_FORM("cp.async.bulk.tensor$tmadim.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes{"
+        ".multicast::cluster}$tccg{.L2::cache_hint}",
+        "mg, T[d]:b32, mgS, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, TMA)
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cluster.global.im2col.mbarrier::complete_tx::bytes{"
+        ".multicast::cluster}$tccg{.L2::cache_hint}",
+        "mg, T[d]:b32, mgS, r[d-2]:b16=i, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 86,
+        100, PLA_FAMILY_A | PLA_SM110, TMA)
+PL_FORM("cp.async.bulk.tensor$tmadim.shared::cta.global{.tile}.mbarrier::complete_tx::bytes{"
+        ".L2::cache_hint}", "mg, T[d]:b32, mgS, a<.L2::cache_hint>:u64", 86, 90, 0, TMA)
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col.mbarrier::complete_tx::bytes{"
+        ".L2::cache_hint}", "mg, T[d]:b32, mgS, r[d-2]:b16=i, a<.L2::cache_hint>:u64", 86, 90, 0,
+        TMA)
+PL_FORM("cp.async.bulk.tensor$tmadim.shared::cta.global{.tile}.mbarrier::complete_tx::bytes$tccg{"
+        ".L2::cache_hint}", "mg, T[d]:b32, mgS, a<.L2::cache_hint>:u64", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, TMA)
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col.mbarrier::complete_tx::bytes$tccg{"
+        ".L2::cache_hint}", "mg, T[d]:b32, mgS, r[d-2]:b16=i, a<.L2::cache_hint>:u64", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, TMA)
+PL_FORM("cp.async.bulk.tensor$tmadim.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}",
         "T[d]:b32, mg2, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
-PL_FORM("cp.async.bulk.prefetch.tensor$tmadim.L2.global{.tile}{.L2::cache_hint}", "T[d]:b32, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
-PL_FORM("cp.async.bulk.prefetch.tensor$tmadim3.L2.global.im2col{.L2::cache_hint}", "T[d]:b32, r[d-2]:b16=i, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
-PL_FORM("cp.async.bulk.prefetch.L2.global{.L2::cache_hint}", "mg, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
+PL_FORM("cp.async.bulk.tensor$tmadim3.global.shared::cta.im2col_no_offs.bulk_group{"
+        ".L2::cache_hint}", "T[d]:b32, mg2, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
+PL_FORM("cp.reduce.async.bulk.tensor$tmadim.global.shared::cta$tmared{.tile}.bulk_group{"
+        ".L2::cache_hint}", "T[d]:b32, mg2, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
+PL_FORM("cp.reduce.async.bulk.tensor$tmadim3.global.shared::cta$tmared.im2col_no_offs.bulk_group{"
+        ".L2::cache_hint}", "T[d]:b32, mg2, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
+PL_FORM("cp.async.bulk.prefetch.tensor$tmadim.L2.global{.tile}{.L2::cache_hint}",
+        "T[d]:b32, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
+PL_FORM("cp.async.bulk.prefetch.tensor$tmadim3.L2.global.im2col{.L2::cache_hint}",
+        "T[d]:b32, r[d-2]:b16=i, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
+PL_FORM("cp.async.bulk.prefetch.L2.global{.L2::cache_hint}",
+        "mg, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
 PL_FORM("cp.async.bulk.commit_group", "", 80, 90, 0, BULKCOMMIT)
 PL_FORM("cp.async.bulk.wait_group{.read}", "i:u32", 80, 90, 0, BULKWAIT)
-PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.(.and|.or|.xor)$b32_64", "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
-PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.add.(.u32|.s32|.u64|.f32|.f64)", "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
-PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.(.min|.max).(.u32|.s32|.u64|.s64)", "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
-PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.(.inc|.dec).u32", "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
-PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.add.noftz.(.f16|.bf16)", "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
-PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.(.min|.max).(.f16|.bf16)", "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
-PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(.and|.or|.xor).b32", "mg, mg2, a:u32%16^1048560, mgS", 80, 90, 0, BULK)
-PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(.add|.min|.max|.inc|.dec).u32", "mg, mg2, a:u32%16^1048560, mgS", 80, 90, 0, BULK)
-PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(.add|.min|.max).s32", "mg, mg2, a:u32%16^1048560, mgS", 80, 90, 0, BULK)
-PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u64", "mg, mg2, a:u32%16^1048560, mgS", 80, 90, 0, BULK)
+PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.(.and|.or|"
+        ".xor)$b32_64", "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
+PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.add.(.u32|.s32|.u64|"
+        ".f32|.f64)", "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
+PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.(.min|.max).(.u32|"
+        ".s32|.u64|.s64)", "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
+PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.(.inc|.dec).u32",
+        "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
+PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.add.noftz.(.f16|"
+        ".bf16)", "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
+PL_FORM("cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.(.min|.max).(.f16|"
+        ".bf16)", "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
+PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(.and|.or|"
+        ".xor).b32", "mg, mg2, a:u32%16^1048560, mgS", 80, 90, 0, BULK)
+PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(.add|.min|"
+        ".max|.inc|.dec).u32", "mg, mg2, a:u32%16^1048560, mgS", 80, 90, 0, BULK)
+PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.(.add|.min|"
+        ".max).s32", "mg, mg2, a:u32%16^1048560, mgS", 80, 90, 0, BULK)
+PL_FORM("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u64",
+        "mg, mg2, a:u32%16^1048560, mgS", 80, 90, 0, BULK)
 /* tensor maps: fields of a 128-byte CUtensorMap in global or shared memory (sm_90a, and every
 ** arch- or family-specific target after it: ptxas 13.0 takes them on sm_100a/f and sm_120a/f) */
 PL_SET(tmsp, ".global|.shared::cta")
-PL_FORM("tensormap.replace.tile.global_address$tmsp.b1024.b64", "mg, a:b64", 83, 90, PLA_SPECIFIC, TMAP)
+PL_FORM("tensormap.replace.tile.global_address$tmsp.b1024.b64", "mg, a:b64", 83, 90, PLA_SPECIFIC,
+        TMAP)
 PL_FORM("tensormap.replace.tile.rank$tmsp.b1024.b32", "mg, a:b32", 83, 90, PLA_SPECIFIC, TMAP)
-PL_FORM("tensormap.replace.tile.(.box_dim|.global_dim|.element_stride)$tmsp.b1024.b32", "mg, i:b32^4, a:b32=i", 83, 90, PLA_SPECIFIC, TMAP)
-PL_FORM("tensormap.replace.tile.global_stride$tmsp.b1024.b64", "mg, i:b32^4, a:b64", 83, 90, PLA_SPECIFIC, TMAP)
-PL_FORM("tensormap.replace.tile.elemtype$tmsp.b1024.b32", "mg, i:b32^12", 83, 90, PLA_SPECIFIC, TMAP)
-PL_FORM("tensormap.replace.tile.interleave_layout$tmsp.b1024.b32", "mg, i:b32^2", 83, 90, PLA_SPECIFIC, TMAP)
-PL_FORM("tensormap.replace.tile.swizzle_mode$tmsp.b1024.b32", "mg, i:b32^3", 83, 90, PLA_SPECIFIC, TMAP)
-PL_FORM("tensormap.replace.tile.fill_mode$tmsp.b1024.b32", "mg, i:b32^1", 83, 90, PLA_SPECIFIC, TMAP)
-/* copy a tensor map from shared to global memory with the fence that makes the tensormap proxy see it */
-PL_FORM("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release(.cta|.cluster|.gpu|.sys).sync.aligned", "m, m, i:u32", 83, 90, 0, TMAP)
-/* tcgen05 (PTX 8.6): tensor memory and the 5th-generation tensor core, on sm_100a/f, sm_103a/f and
-** sm_110a/f (PTX 9.0; PLA_SM110). Tensor-memory addresses are 32-bit registers in brackets ([%r1]):
-** .b32 only for tcgen05.mma's [d-tmem], [a-tmem], scale vectors and sparse metadata (ptxas 13:
-** "Arguments mismatch" for a .u32), any 32-bit integer for ld/st/cp/shift; tcgen05.alloc writes the
-** allocated address to shared memory; descriptors are .b64, the instruction descriptor .b32. A
-** kernel uses one .cta_group throughout (PTX 9.0; ptxas checks it per function, and so do --lint and
-** the DSL). .kind::i8 exists on sm_100a and sm_110a only (not sm_103a: PLA_NO103), tcgen05.shift on
-** the arch-specific targets. tcgen05.mma: disable-output-lane is 4 .b32 under ::1, 8 under ::2;
-** .kind::f16/.tf32 take an immediate scale-input-d (0..15) on the sm_100 family only; .kind::i8 an
-** optional sixth predicate that ptxas takes though the ISA lists none; .ashift needs A in tensor
-** memory and takes only the lastuse/discard collector usages. tcgen05.ld/st: .32x32b, .16x64b and
-** .16x32bx2 move N registers for .xN, .16x128b 2N, .16x256b 4N; .16x32bx2 adds an immediate offset. */
+PL_FORM("tensormap.replace.tile.(.box_dim|.global_dim|.element_stride)$tmsp.b1024.b32",
+        "mg, i:b32^4, a:b32=i", 83, 90, PLA_SPECIFIC, TMAP)
+PL_FORM("tensormap.replace.tile.global_stride$tmsp.b1024.b64", "mg, i:b32^4, a:b64", 83, 90,
+        PLA_SPECIFIC, TMAP)
+PL_FORM("tensormap.replace.tile.elemtype$tmsp.b1024.b32", "mg, i:b32^12", 83, 90, PLA_SPECIFIC,
+        TMAP)
+PL_FORM("tensormap.replace.tile.interleave_layout$tmsp.b1024.b32", "mg, i:b32^2", 83, 90,
+        PLA_SPECIFIC, TMAP)
+PL_FORM("tensormap.replace.tile.swizzle_mode$tmsp.b1024.b32", "mg, i:b32^3", 83, 90, PLA_SPECIFIC,
+        TMAP)
+PL_FORM("tensormap.replace.tile.fill_mode$tmsp.b1024.b32", "mg, i:b32^1", 83, 90, PLA_SPECIFIC,
+        TMAP)
+/* copy a tensor map from shared to global memory with the fence that makes the tensormap proxy
+** see it */
+PL_FORM("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release(.cta|.cluster|.gpu|"
+        ".sys).sync.aligned", "m, m, i:u32", 83, 90, 0, TMAP)
+/* tcgen05 (PTX 8.6): tensor memory and the 5th-generation tensor core, on sm_100a/f, sm_103a/f
+** and sm_110a/f (PTX 9.0; PLA_SM110). Tensor-memory addresses are 32-bit registers in brackets
+** ([%r1]): .b32 only for tcgen05.mma's [d-tmem], [a-tmem], scale vectors and sparse metadata
+** (ptxas 13: "Arguments mismatch" for a .u32), any 32-bit integer for ld/st/cp/shift;
+** tcgen05.alloc writes the allocated address to shared memory; descriptors are .b64, the
+** instruction descriptor .b32. A kernel uses one .cta_group throughout (PTX 9.0; ptxas checks it
+** per function, and so do --lint and the DSL). .kind::i8 exists on sm_100a and sm_110a only (not
+** sm_103a: PLA_NO103), tcgen05.shift on the arch-specific targets. tcgen05.mma:
+** disable-output-lane is 4 .b32 under ::1, 8 under ::2; .kind::f16/.tf32 take an immediate
+** scale-input-d (0..15) on the sm_100 family only; .kind::i8 an optional sixth predicate that
+** ptxas takes though the ISA lists none; .ashift needs A in tensor memory and takes only the
+** lastuse/discard collector usages. tcgen05.ld/st: .32x32b, .16x64b and .16x32bx2 move N
+** registers for .xN, .16x128b 2N, .16x256b 4N; .16x32bx2 adds an immediate offset. */
 PL_SET(tccg, ".cta_group::1|.cta_group::2")
 PL_SET(tckind, ".kind::f16|.kind::tf32|.kind::f8f6f4")
 PL_SET(tcka, ".collector::a::fill|.collector::a::use|.collector::a::lastuse|.collector::a::discard")
 PL_SET(tcksh, ".collector::a::lastuse|.collector::a::discard")
-PL_SET(tckb, ".collector::b0::fill|.collector::b0::use|.collector::b0::lastuse|.collector::b0::discard|"
-             ".collector::b1::fill|.collector::b1::use|.collector::b1::lastuse|.collector::b1::discard|"
-             ".collector::b2::fill|.collector::b2::use|.collector::b2::lastuse|.collector::b2::discard|"
-             ".collector::b3::fill|.collector::b3::use|.collector::b3::lastuse|.collector::b3::discard")
+PL_SET(tckb,
+       ".collector::b0::fill|.collector::b0::use|.collector::b0::lastuse|.collector::b0::discard|"
+       ".collector::b1::fill|.collector::b1::use|.collector::b1::lastuse|.collector::b1::discard|"
+       ".collector::b2::fill|.collector::b2::use|.collector::b2::lastuse|.collector::b2::discard|"
+       ".collector::b3::fill|.collector::b3::use|.collector::b3::lastuse|.collector::b3::discard")
 PL_SET(tcx128, ".x1|.x2|.x4|.x8|.x16|.x32|.x64|.x128")
 PL_SET(tcx64, ".x1|.x2|.x4|.x8|.x16|.x32|.x64")
 PL_SET(tcx32, ".x1|.x2|.x4|.x8|.x16|.x32")
-PL_FORM("tcgen05.alloc$tccg.sync.aligned{.shared::cta}.b32", "m, a:u32@32/64/128/256/512", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.dealloc$tccg.sync.aligned.b32", "a:b32=i, a:u32%32", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.relinquish_alloc_permit$tccg.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.alloc$tccg.sync.aligned{.shared::cta}.b32", "m, a:u32@32/64/128/256/512", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.dealloc$tccg.sync.aligned.b32", "a:b32=i, a:u32%32", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.relinquish_alloc_permit$tccg.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
 /* tcgen05.mma, dense and sparse (.sp: [sp-meta-tmem] after b-desc), A from a descriptor or tensor
 ** memory, with and without disable-output-lane: the kinds without block scaling */
-PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.cta_group::1.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.cta_group::1.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.cta_group::2.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.cta_group::2.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8.ashift{$tcksh}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86,
+        100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86,
+        100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86,
+        100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86,
+        100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, p?", 86,
+        100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86,
+        100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p",
+        86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::i8.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::1.kind::i8.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, p?", 86,
+        100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86,
+        100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p",
+        86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::i8.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.cta_group::2.kind::i8.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::f8f6f4.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::f8f6f4.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::1.kind::i8.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[4]:b32, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103,
+        _)
+PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8.ashift{$tcksh}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, r[8]:b32, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
 /* the block-scaled kinds, scale vectors [scale-A-tmem], [scale-B-tmem] in tensor memory: .block16,
 ** .block32 and the default (.block32) PTX 8.8 on the family targets; .scale_vec::NX 8.6 (mxf4nvf4
 ** 8.7) arch-specific; mxf8f6f4 scales by 32 (1X), mxf4 by 32 (2X), mxf4nvf4 by 32 or 16 (2X, 4X);
 ** sparse mxf4 and mxf4nvf4 only on the arch-specific targets */
-PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale{.block32}{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale{.block32}{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4.block_scale{.block32}{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4.block_scale{.block32}{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale{.block32}{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale{.block32}{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4.block_scale{.block32}{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100,
+        PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4.block_scale{.block32}{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100,
+        PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 86, 100,
+        PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100,
+        PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100,
+        PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 87, 100,
+        PLA_ARCH_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.sp$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 87, 100,
+        PLA_ARCH_A | PLA_SM110, _)
 /* .ws: ::1 only, collector buffers b0-b3, an optional .b64 zero-column mask */
-PL_FORM("tcgen05.mma.ws.cta_group::1$tckind{$tckb}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, a?:b64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.ws.cta_group::1$tckind{$tckb}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, a?:b64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.ws.cta_group::1.kind::i8{$tckb}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, a?:b64", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.ws.cta_group::1.kind::i8{$tckb}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, a?:b64", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.ws.sp.cta_group::1$tckind{$tckb}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p, a?:b64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.ws.sp.cta_group::1$tckind{$tckb}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p, a?:b64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.mma.ws.sp.cta_group::1.kind::i8{$tckb}", "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p, a?:b64", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.mma.ws.sp.cta_group::1.kind::i8{$tckb}", "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p, a?:b64", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
-PL_FORM("tcgen05.commit$tccg.mbarrier::arrive::one{.shared::cluster}.b64", "m", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.commit$tccg.mbarrier::arrive::one{.shared::cluster}.multicast::cluster.b64", "m, r:b16=i", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.ld.sync.aligned.(.32x32b|.16x64b)$tcx128{.pack::16b}.b32", "d[x]:b32, m:b32=i", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.ld.sync.aligned.16x128b$tcx64{.pack::16b}.b32", "d[x*2]:b32, m:b32=i", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.ld.sync.aligned.16x256b$tcx32{.pack::16b}.b32", "d[x*4]:b32, m:b32=i", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.ld.sync.aligned.16x32bx2$tcx128{.pack::16b}.b32", "d[x]:b32, m:b32=i, i:u32", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.st.sync.aligned.(.32x32b|.16x64b)$tcx128{.unpack::16b}.b32", "m:b32=i, r[x]:b32", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.st.sync.aligned.16x128b$tcx64{.unpack::16b}.b32", "m:b32=i, r[x*2]:b32", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.st.sync.aligned.16x256b$tcx32{.unpack::16b}.b32", "m:b32=i, r[x*4]:b32", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.st.sync.aligned.16x32bx2$tcx128{.unpack::16b}.b32", "m:b32=i, i:u32, r[x]:b32", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.ws.cta_group::1$tckind{$tckb}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, a?:b64",
+        86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.ws.cta_group::1$tckind{$tckb}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, a?:b64",
+        86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.ws.cta_group::1.kind::i8{$tckb}",
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, a?:b64", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103,
+        _)
+PL_FORM("tcgen05.mma.ws.cta_group::1.kind::i8{$tckb}",
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, p, a?:b64", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103,
+        _)
+PL_FORM("tcgen05.mma.ws.sp.cta_group::1$tckind{$tckb}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p, a?:b64", 86, 100, PLA_FAMILY_A | PLA_SM110,
+        _)
+PL_FORM("tcgen05.mma.ws.sp.cta_group::1$tckind{$tckb}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p, a?:b64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.mma.ws.sp.cta_group::1.kind::i8{$tckb}",
+        "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, p, a?:b64", 86, 100,
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.mma.ws.sp.cta_group::1.kind::i8{$tckb}",
+        "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p, a?:b64", 86, 100,
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+PL_FORM("tcgen05.commit$tccg.mbarrier::arrive::one{.shared::cluster}.b64", "m", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.commit$tccg.mbarrier::arrive::one{.shared::cluster}.multicast::cluster.b64",
+        "m, r:b16=i", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.ld.sync.aligned.(.32x32b|.16x64b)$tcx128{.pack::16b}.b32", "d[x]:b32, m:b32=i", 86,
+        100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.ld.sync.aligned.16x128b$tcx64{.pack::16b}.b32", "d[x*2]:b32, m:b32=i", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.ld.sync.aligned.16x256b$tcx32{.pack::16b}.b32", "d[x*4]:b32, m:b32=i", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.ld.sync.aligned.16x32bx2$tcx128{.pack::16b}.b32", "d[x]:b32, m:b32=i, i:u32", 86,
+        100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.st.sync.aligned.(.32x32b|.16x64b)$tcx128{.unpack::16b}.b32", "m:b32=i, r[x]:b32",
+        86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.st.sync.aligned.16x128b$tcx64{.unpack::16b}.b32", "m:b32=i, r[x*2]:b32", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.st.sync.aligned.16x256b$tcx32{.unpack::16b}.b32", "m:b32=i, r[x*4]:b32", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.st.sync.aligned.16x32bx2$tcx128{.unpack::16b}.b32", "m:b32=i, i:u32, r[x]:b32", 86,
+        100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.wait::ld.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.wait::st.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.fence::before_thread_sync", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.fence::after_thread_sync", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 /* tcgen05.cp: shared memory (a matrix descriptor) to tensor memory, optionally decompressing 6- or
 ** 4-bit elements (.b6x16_p32, .b4x16_p64) into bytes */
-PL_FORM("tcgen05.cp$tccg.(.128x256b|.4x256b|.128x128b|.64x128b.warpx2::02_13|.64x128b.warpx2::01_23|.32x128b.warpx4){.b8x16.b6x16_p32|.b8x16.b4x16_p64}",
-        "m:b32=i, a:b64=i", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.cp$tccg.(.128x256b|.4x256b|.128x128b|.64x128b.warpx2::02_13|.64x128b"
+        ".warpx2::01_23|.32x128b.warpx4){.b8x16.b6x16_p32|.b8x16.b4x16_p64}", "m:b32=i, a:b64=i",
+        86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.shift$tccg.down", "m:b32=i", 86, 100, PLA_ARCH_A | PLA_SM110, _)
 /* cluster launch control (sm_100, PTX 8.6): try_cancel writes a 16-byte response to shared memory
 ** and completes 16 bytes of tx on an mbarrier (at any address ptxas takes without .shared::cta;
 ** .shared::cta variables with it); .multicast::cluster::all writes it in every CTA of the cluster,
 ** on the arch- and family-specific targets; query_cancel decodes the response (a .b128 register) */
-PL_FORM("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128", "mg>, mg", 86, 100, 0, _)
-PL_FORM("clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.b128", "m, m", 86, 100, 0, _)
-PL_FORM("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128", "mg>, mg", 86, 100, PLA_SPECIFIC, _)
-PL_FORM("clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.multicast::cluster::all.b128", "m, m", 86, 100, PLA_SPECIFIC, _)
+PL_FORM("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128",
+        "mg>, mg", 86, 100, 0, _)
+PL_FORM("clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.b128", "m, m", 86, 100,
+        0, _)
+PL_FORM("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes"
+        ".multicast::cluster::all.b128", "mg>, mg", 86, 100, PLA_SPECIFIC, _)
+PL_FORM("clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes"
+        ".multicast::cluster::all.b128", "m, m", 86, 100, PLA_SPECIFIC, _)
 PL_FORM("clusterlaunchcontrol.query_cancel.is_canceled.pred.b128", "p, r:b128", 86, 100, 0, _)
-PL_FORM("clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128", "d[4]:b32, r:b128", 86, 100, 0, _)
-PL_FORM("clusterlaunchcontrol.query_cancel.(.get_first_ctaid::x|.get_first_ctaid::y|.get_first_ctaid::z).b32.b128", "d:b32, r:b128", 86, 100, 0, _)
+PL_FORM("clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128", "d[4]:b32, r:b128", 86,
+        100, 0, _)
+PL_FORM("clusterlaunchcontrol.query_cancel.(.get_first_ctaid::x|.get_first_ctaid::y|"
+        ".get_first_ctaid::z).b32.b128", "d:b32, r:b128", 86, 100, 0, _)
 /* clusters, elections, dependent grids, register budgets */
 PL_FORM("mapa{.shared::cluster}.(.u32|.u64)", "d, A, a:u32", 78, 90, 0, MAPA)
 PL_FORM("getctarank{.shared::cluster}.(.u32|.u64)", "d:u32, A", 78, 90, 0, GETRANK)

@@ -11,7 +11,7 @@
 ** the chunk loaded from path: no frame of it yet); path may be NULL. Pushes the result. */
 void plL_expand_chunk(lua_State *L, int idx, const char *path);
 int luaopen_ptxlua_core(lua_State *L);
-plI_module *plL_tomodule(lua_State *L, int idx);  /* the IR of a core module userdata, or NULL */
+plI_module *plL_tomodule(lua_State *L, int idx); /* the IR of a core module userdata, or NULL */
 /* the doors opened into the core table at index `core` (core_emu.c, core_smem.c, core_cuda.c) */
 int plL_open_emu(lua_State *L, int core);
 int plL_open_smem(lua_State *L, int core);

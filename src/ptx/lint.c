@@ -10,29 +10,159 @@
 #include <string.h>
 
 /* PTX instructions the ISA table has no forms for: never reported as unknown */
-static const char *const OTHER[] = {
-  "call", "tcgen05", "clusterlaunchcontrol", "multimem", "stacksave", "stackrestore", "alloca", "tex",
-  "tld4", "suld", "sust", "sured", "suq", "txq", "istypep", "wmma", "vadd", "vsub", "vabsdiff", "vmin",
-  "vmax", "vshl", "vshr", "vmad", "vset", "vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2",
-  "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4", "st", "ld", "cp", "red",
-  "ex2", "fma", "cvt", "mov", "getctarank", "mapa", "elect", "mbarrier", "barrier", "bar", "fence",
-  "membar", "cvta", "prefetch", "applypriority", "discard", "createpolicy", "isspacep", "ldu", "setmaxnreg",
-  "griddepcontrol", "tensormap", "wgmma", "mma", "ldmatrix", "stmatrix", "movmatrix", "shfl", "vote",
-  "match", "redux", "activemask", "nanosleep", "pmevent", "trap", "brkpt", "exit", "ret", "bra", "brx",
-  "cp.async", "atom", "testp", "copysign", "tanh", "cos", "sin", "lg2", "rcp", "rsqrt", "sqrt", "div",
-  "rem", "abs", "neg", "min", "max", "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "popc", "clz",
-  "bfind", "fns", "brev", "bfe", "bfi", "bmsk", "szext", "dp4a", "dp2a", "and", "or", "xor", "not",
-  "cnot", "lop3", "shf", "shl", "shr", "prmt", "selp", "slct", "set", "setp", "addc", "subc", "madc",
-  "mad.wide", "st.async", "red.async", "cp.reduce", "fence.proxy", "bar.warp", NULL
-};
+static const char *const OTHER[] = { "call",
+                                     "tcgen05",
+                                     "clusterlaunchcontrol",
+                                     "multimem",
+                                     "stacksave",
+                                     "stackrestore",
+                                     "alloca",
+                                     "tex",
+                                     "tld4",
+                                     "suld",
+                                     "sust",
+                                     "sured",
+                                     "suq",
+                                     "txq",
+                                     "istypep",
+                                     "wmma",
+                                     "vadd",
+                                     "vsub",
+                                     "vabsdiff",
+                                     "vmin",
+                                     "vmax",
+                                     "vshl",
+                                     "vshr",
+                                     "vmad",
+                                     "vset",
+                                     "vadd2",
+                                     "vsub2",
+                                     "vavrg2",
+                                     "vabsdiff2",
+                                     "vmin2",
+                                     "vmax2",
+                                     "vset2",
+                                     "vadd4",
+                                     "vsub4",
+                                     "vavrg4",
+                                     "vabsdiff4",
+                                     "vmin4",
+                                     "vmax4",
+                                     "vset4",
+                                     "st",
+                                     "ld",
+                                     "cp",
+                                     "red",
+                                     "ex2",
+                                     "fma",
+                                     "cvt",
+                                     "mov",
+                                     "getctarank",
+                                     "mapa",
+                                     "elect",
+                                     "mbarrier",
+                                     "barrier",
+                                     "bar",
+                                     "fence",
+                                     "membar",
+                                     "cvta",
+                                     "prefetch",
+                                     "applypriority",
+                                     "discard",
+                                     "createpolicy",
+                                     "isspacep",
+                                     "ldu",
+                                     "setmaxnreg",
+                                     "griddepcontrol",
+                                     "tensormap",
+                                     "wgmma",
+                                     "mma",
+                                     "ldmatrix",
+                                     "stmatrix",
+                                     "movmatrix",
+                                     "shfl",
+                                     "vote",
+                                     "match",
+                                     "redux",
+                                     "activemask",
+                                     "nanosleep",
+                                     "pmevent",
+                                     "trap",
+                                     "brkpt",
+                                     "exit",
+                                     "ret",
+                                     "bra",
+                                     "brx",
+                                     "cp.async",
+                                     "atom",
+                                     "testp",
+                                     "copysign",
+                                     "tanh",
+                                     "cos",
+                                     "sin",
+                                     "lg2",
+                                     "rcp",
+                                     "rsqrt",
+                                     "sqrt",
+                                     "div",
+                                     "rem",
+                                     "abs",
+                                     "neg",
+                                     "min",
+                                     "max",
+                                     "add",
+                                     "sub",
+                                     "mul",
+                                     "mad",
+                                     "mul24",
+                                     "mad24",
+                                     "sad",
+                                     "popc",
+                                     "clz",
+                                     "bfind",
+                                     "fns",
+                                     "brev",
+                                     "bfe",
+                                     "bfi",
+                                     "bmsk",
+                                     "szext",
+                                     "dp4a",
+                                     "dp2a",
+                                     "and",
+                                     "or",
+                                     "xor",
+                                     "not",
+                                     "cnot",
+                                     "lop3",
+                                     "shf",
+                                     "shl",
+                                     "shr",
+                                     "prmt",
+                                     "selp",
+                                     "slct",
+                                     "set",
+                                     "setp",
+                                     "addc",
+                                     "subc",
+                                     "madc",
+                                     "mad.wide",
+                                     "st.async",
+                                     "red.async",
+                                     "cp.reduce",
+                                     "fence.proxy",
+                                     "bar.warp",
+                                     NULL };
 
 typedef struct LT {
-  plI_module *m; const char *file; int n;
-  plA_target t; int have_t;
+  plI_module *m;
+  const char *file;
+  int n;
+  plA_target t;
+  int have_t;
   plB_buf msg, one;
   void (*each)(void *ud, int line, int col, const char *msg);
   void *ud;
-  uint32_t lc_off, lc_ls;   /* the last offset placed (lines count on from it), its line's start */
+  uint32_t lc_off, lc_ls; /* the last offset placed (lines count on from it), its line's start */
   int lc_line;
 } LT;
 
@@ -41,8 +171,16 @@ typedef struct LT {
 static void linecol(LT *l, uint32_t off, int *line, int *col) {
   const char *s = l->m->vsrc.p ? l->m->vsrc.p : "";
   if (off > l->m->vsrc.n) off = (uint32_t)l->m->vsrc.n;
-  if (off < l->lc_off) { l->lc_off = 0; l->lc_ls = 0; l->lc_line = 1; }
-  for (uint32_t i = l->lc_off; i < off; i++) if (s[i] == '\n') { l->lc_line++; l->lc_ls = i + 1; }
+  if (off < l->lc_off) {
+    l->lc_off = 0;
+    l->lc_ls = 0;
+    l->lc_line = 1;
+  }
+  for (uint32_t i = l->lc_off; i < off; i++)
+    if (s[i] == '\n') {
+      l->lc_line++;
+      l->lc_ls = i + 1;
+    }
   l->lc_off = off;
   *line = l->lc_line;
   *col = (int)(off - l->lc_ls) + 1;
@@ -60,16 +198,20 @@ static void report(LT *l, uint32_t off, const char *fmt, const char *a, const ch
 static int base_known(const char *opc, size_t *blen) {
   size_t n = strcspn(opc, ".");
   *blen = n;
-  for (int i = 0; OTHER[i]; i++) if (strlen(OTHER[i]) == n && memcmp(OTHER[i], opc, n) == 0) return 1;
+  for (int i = 0; OTHER[i]; i++)
+    if (strlen(OTHER[i]) == n && memcmp(OTHER[i], opc, n) == 0) return 1;
   return 0;
 }
 
 /* the table's bases: what plA_resolve models (a failure there is a real error) */
 static int base_in_table(const char *opc, size_t n) {
   for (int i = 0; i < plA_form_count(); i++) {
-    const char *p, *o; int a, b, c;
+    const char *p, *o;
+    int a, b, c;
     plA_form_info(i, &p, &o, &a, &b, &c);
-    if (p && strncmp(p, opc, n) == 0 && (p[n] == '.' || p[n] == '{' || p[n] == '(' || p[n] == '$' || p[n] == 0 || p[n] == ' ')) return 1;
+    if (p && strncmp(p, opc, n) == 0 &&
+        (p[n] == '.' || p[n] == '{' || p[n] == '(' || p[n] == '$' || p[n] == 0 || p[n] == ' '))
+      return 1;
   }
   return 0;
 }
@@ -78,10 +220,16 @@ static int base_in_table(const char *opc, size_t n) {
 enum { SP_FUNC = 5 };
 static int sym_space(const plI_module *m, const plI_func *f, uint32_t id, int *input_param) {
   *input_param = 0;
-  for (uint32_t i = 0; i < f->params.n; i++) if (f->params.p[i].name == id) { *input_param = 1; return PLV_PARAM; }
-  for (uint32_t i = 0; i < f->rets.n; i++) if (f->rets.p[i].name == id) return PLV_PARAM;
-  for (uint32_t i = f->vars.n; i-- > 0;) if (f->vars.p[i].name == id) return f->vars.p[i].space;
-  const plI_syminfo *e = plI_sym(m, id);         /* module scope: the index, not a scan per use */
+  for (uint32_t i = 0; i < f->params.n; i++)
+    if (f->params.p[i].name == id) {
+      *input_param = 1;
+      return PLV_PARAM;
+    }
+  for (uint32_t i = 0; i < f->rets.n; i++)
+    if (f->rets.p[i].name == id) return PLV_PARAM;
+  for (uint32_t i = f->vars.n; i-- > 0;)
+    if (f->vars.p[i].name == id) return f->vars.p[i].space;
+  const plI_syminfo *e = plI_sym(m, id); /* module scope: the index, not a scan per use */
   if (e && e->global) return e->gspace;
   if (e && e->func) return SP_FUNC;
   return -1;
@@ -93,7 +241,10 @@ static int reg_declared(const plI_module *m, const plI_func *f, const char *nm) 
     const plI_regdecl *d = &f->regdecls.p[i];
     const char *dn = plI_cstr(m, d->name);
     size_t k = strlen(dn);
-    if (!d->count) { if (k == n && memcmp(dn, nm, n) == 0) return 1; continue; }
+    if (!d->count) {
+      if (k == n && memcmp(dn, nm, n) == 0) return 1;
+      continue;
+    }
     if (k >= n || memcmp(dn, nm, k) != 0 || strspn(nm + k, "0123456789") != n - k) continue;
     if (strtoul(nm + k, NULL, 10) < d->count) return 1;
   }
@@ -102,26 +253,36 @@ static int reg_declared(const plI_module *m, const plI_func *f, const char *nm) 
 
 /* .reg parameters of a .func, used by name: operands the table's kinds do not cover */
 static int reg_param(const plI_func *f, uint32_t id) {
-  for (uint32_t i = 0; i < f->params.n; i++) if (f->params.p[i].name == id) return 1;
-  for (uint32_t i = 0; i < f->rets.n; i++) if (f->rets.p[i].name == id) return 1;
+  for (uint32_t i = 0; i < f->params.n; i++)
+    if (f->params.p[i].name == id) return 1;
+  for (uint32_t i = 0; i < f->rets.n; i++)
+    if (f->rets.p[i].name == id) return 1;
   return 0;
 }
 
-static const char *const SPNAME[] = { ".global", ".shared", ".const", ".local", ".param", "a function" };
+static const char *const SPNAME[] = { ".global", ".shared", ".const",
+                                      ".local",  ".param",  "a function" };
 
-/* the state-space modifiers of an opcode, in order (".shared::cta" counts as .shared, ".param::func"
-** as .param); at most 4. Returns how many. */
+/* the state-space modifiers of an opcode, in order (".shared::cta" counts as .shared,
+** ".param::func" as .param); at most 4. Returns how many. */
 static int opcode_spaces(const char *opc, int *sp) {
   int n = 0;
   for (const char *p = strchr(opc, '.'); p && n < 4; p = strchr(p + 1, '.')) {
     size_t k = strcspn(p + 1, ".");
     const char *t = p + 1;
     int s = -1;
-    if ((k == 6 && !memcmp(t, "global", 6))) s = PLV_GLOBAL;
-    else if ((k == 6 && !memcmp(t, "shared", 6)) || (k == 11 && !memcmp(t, "shared::cta", 11)) || (k == 15 && !memcmp(t, "shared::cluster", 15))) s = PLV_SHARED;
-    else if (k == 5 && !memcmp(t, "local", 5)) s = PLV_LOCAL;
-    else if (k == 5 && !memcmp(t, "const", 5)) s = PLV_CONST;
-    else if ((k == 5 && !memcmp(t, "param", 5)) || (k == 12 && !memcmp(t, "param::entry", 12)) || (k == 11 && !memcmp(t, "param::func", 11))) s = PLV_PARAM;
+    if ((k == 6 && !memcmp(t, "global", 6)))
+      s = PLV_GLOBAL;
+    else if ((k == 6 && !memcmp(t, "shared", 6)) || (k == 11 && !memcmp(t, "shared::cta", 11)) ||
+             (k == 15 && !memcmp(t, "shared::cluster", 15)))
+      s = PLV_SHARED;
+    else if (k == 5 && !memcmp(t, "local", 5))
+      s = PLV_LOCAL;
+    else if (k == 5 && !memcmp(t, "const", 5))
+      s = PLV_CONST;
+    else if ((k == 5 && !memcmp(t, "param", 5)) || (k == 12 && !memcmp(t, "param::entry", 12)) ||
+             (k == 11 && !memcmp(t, "param::func", 11)))
+      s = PLV_PARAM;
     if (s >= 0) sp[n++] = s;
   }
   return n;
@@ -137,20 +298,27 @@ static int base_is(const char *opc, const char *b) {
 ** and .local variables (not .const or .param); an mbarrier is always in .shared. */
 static int addr_space(const char *opc, int k) {
   int sp[4], n = opcode_spaces(opc, sp);
-  if (base_is(opc, "cp")) return k < n ? sp[k] : PLV_SHARED;         /* cp.*.dst.src: then an mbarrier */
+  /* cp.*.dst.src: then an mbarrier */
+  if (base_is(opc, "cp")) return k < n ? sp[k] : PLV_SHARED;
   if (base_is(opc, "mbarrier")) return PLV_SHARED;
-  if (base_is(opc, "ld") || base_is(opc, "st") || base_is(opc, "ldu") || base_is(opc, "atom") || base_is(opc, "red")
-      || (base_is(opc, "prefetch") && !strstr(opc, ".tensormap")) || base_is(opc, "prefetchu"))
+  if (base_is(opc, "ld") || base_is(opc, "st") || base_is(opc, "ldu") || base_is(opc, "atom") ||
+      base_is(opc, "red") || (base_is(opc, "prefetch") && !strstr(opc, ".tensormap")) ||
+      base_is(opc, "prefetchu"))
     return n ? sp[0] : -1;
-  return n == 1 ? sp[0] : -2;   /* wmma.load.a...shared, tensormap.replace...shared::cta, ldmatrix... */
+  /* wmma.load.a...shared, tensormap.replace...shared::cta, ldmatrix... */
+  return n == 1 ? sp[0] : -2;
 }
 
 /* special registers: the base names the table knows (%tid of %tid.x), for messages */
 static int sreg_base_known(const char *nm, size_t n, const char **parts) {
   for (int i = 0; i < plA_sreg_count(); i++) {
-    const char *name, *pp; int t, a, b;
+    const char *name, *pp;
+    int t, a, b;
     plA_sreg_info(i, &name, &t, &a, &b, &pp);
-    if (strlen(name) == n && memcmp(name, nm, n) == 0) { *parts = pp; return 1; }
+    if (strlen(name) == n && memcmp(name, nm, n) == 0) {
+      *parts = pp;
+      return 1;
+    }
   }
   return 0;
 }
@@ -162,9 +330,14 @@ static int is_decimal_float(const char *t) {
   if (!d) return 0;
   p += d;
   int frac = 0, ex = 0;
-  if (*p == '.') { frac = 1; p++; p += strspn(p, "0123456789"); }
+  if (*p == '.') {
+    frac = 1;
+    p++;
+    p += strspn(p, "0123456789");
+  }
   if (*p == 'e' || *p == 'E') {
-    ex = 1; p++;
+    ex = 1;
+    p++;
     if (*p == '+' || *p == '-') p++;
     if (!strspn(p, "0123456789")) return 0;
     p += strspn(p, "0123456789");
@@ -180,23 +353,31 @@ static void imm_check(LT *l, const plI_opnd *x, int want, const char *opc, int o
   const plB_typeinfo *ti = &plB_type_info[want];
   char a[160];
   if (x->kind == PLO_IMM && ti->cls == PLT_CF) {
-    snprintf(a, sizeof a, "operand %d of '%s' is .%s: an integer immediate does not stand for a float (write 1.0 or 0f3F800000)", opi, opc, ti->name);
+    snprintf(a, sizeof a,
+             "operand %d of '%s' is .%s: an integer immediate does not stand for a float (write "
+             "1.0 or 0f3F800000)",
+             opi, opc, ti->name);
     report(l, off, "%s%s", a, "");
-  } else if ((x->kind == PLO_F32 || x->kind == PLO_F64) && ti->cls != PLT_CF
-             && !(ti->cls == PLT_CB && ti->bits == (x->kind == PLO_F32 ? 32 : 64))) {
-    snprintf(a, sizeof a, "operand %d of '%s' is .%s: a float immediate stands only for a float or for .b%d bits", opi, opc, ti->name,
-             x->kind == PLO_F32 ? 32 : 64);
+  } else if ((x->kind == PLO_F32 || x->kind == PLO_F64) && ti->cls != PLT_CF &&
+             !(ti->cls == PLT_CB && ti->bits == (x->kind == PLO_F32 ? 32 : 64))) {
+    snprintf(
+        a, sizeof a,
+        "operand %d of '%s' is .%s: a float immediate stands only for a float or for .b%d bits",
+        opi, opc, ti->name, x->kind == PLO_F32 ? 32 : 64);
     report(l, off, "%s%s", a, "");
   }
 }
-static void imm_types(LT *l, const plI_module *m, const plA_res *r, const char *opc, const plI_opnd *ops, int n, uint32_t off) {
-  for (int i = 0; r->nalt && i < n; i++)    /* mov.b32 d, {a, b}: an alternative took them */
+static void imm_types(LT *l, const plI_module *m, const plA_res *r, const char *opc,
+                      const plI_opnd *ops, int n, uint32_t off) {
+  for (int i = 0; r->nalt && i < n; i++) /* mov.b32 d, {a, b}: an alternative took them */
     if (ops[i].kind == PLO_VEC) return;
   for (int i = 0; i < n; i++) {
     int want = plA_optype_n(r, i, n);
     if (ops[i].kind == PLO_VEC && !(ops[i].flags & PLOF_PAREN)) {
-      for (uint16_t e = 0; e < ops[i].n; e++) imm_check(l, &m->opnds.p[ops[i].id + e], want, opc, i + 1, off);
-    } else imm_check(l, &ops[i], want, opc, i + 1, off);
+      for (uint16_t e = 0; e < ops[i].n; e++)
+        imm_check(l, &m->opnds.p[ops[i].id + e], want, opc, i + 1, off);
+    } else
+      imm_check(l, &ops[i], want, opc, i + 1, off);
   }
 }
 
@@ -205,17 +386,19 @@ static void call_arity(LT *l, const plI_module *m, const plI_opnd *ops, int n, u
   int fi = -1, nr = -1, na = -1, k = 0;
   if (k < n && ops[k].kind == PLO_VEC && (ops[k].flags & PLOF_PAREN)) nr = ops[k++].n;
   if (k < n && ops[k].kind == PLO_SYM) {
-    const plI_syminfo *e = plI_sym(m, ops[k].id);   /* the index: no scan of every function per call */
+    /* the index: no scan of every function per call */
+    const plI_syminfo *e = plI_sym(m, ops[k].id);
     if (e && e->func) fi = e->flast;
     k++;
   }
-  if (fi < 0) return;                       /* an indirect call, or through a prototype */
+  if (fi < 0) return; /* an indirect call, or through a prototype */
   if (k < n && ops[k].kind == PLO_VEC && (ops[k].flags & PLOF_PAREN)) na = ops[k++].n;
   const plI_func *f = &m->funcs.p[fi];
   char a[200];
   if ((nr < 0 ? 0 : nr) != (int)f->rets.n || (na < 0 ? 0 : na) != (int)f->params.n) {
-    snprintf(a, sizeof a, "call of '%s' with %d result%s and %d argument%s: it declares %u and %u", plI_cstr(m, f->name),
-             nr < 0 ? 0 : nr, nr == 1 ? "" : "s", na < 0 ? 0 : na, na == 1 ? "" : "s", f->rets.n, f->params.n);
+    snprintf(a, sizeof a, "call of '%s' with %d result%s and %d argument%s: it declares %u and %u",
+             plI_cstr(m, f->name), nr < 0 ? 0 : nr, nr == 1 ? "" : "s", na < 0 ? 0 : na,
+             na == 1 ? "" : "s", f->rets.n, f->params.n);
     report(l, off, "%s%s", a, "");
   }
 }
@@ -235,19 +418,22 @@ static void lint_reserved(LT *l, const plI_module *m, uint32_t name, uint32_t of
 static void lint_names(LT *l, const plI_module *m, uint32_t fi) {
   const plI_func *f = &m->funcs.p[fi];
   uint32_t off = f->vhead.off;
-  PLB_VEC(uint32_t) names = {0};
-  const PLB_VEC(plI_var) *lists[3] = { (const void *)&f->params, (const void *)&f->rets, (const void *)&f->vars };
+  PLB_VEC(uint32_t) names = { 0 };
+  const PLB_VEC(plI_var) *
+      lists[3] = { (const void *)&f->params, (const void *)&f->rets, (const void *)&f->vars };
   for (int k = 0; k < 3; k++)
-    for (uint32_t i = 0; i < lists[k]->n; i++) if (!plB_vec_push(names, lists[k]->p[i].name)) goto done;
+    for (uint32_t i = 0; i < lists[k]->n; i++)
+      if (!plB_vec_push(names, lists[k]->p[i].name)) goto done;
   for (uint32_t i = 0; i < names.n; i++) lint_reserved(l, m, names.p[i], off);
   for (uint32_t i = 0; i < f->params.n + f->rets.n; i++)
     for (uint32_t j = 0; j < i; j++)
       if (names.p[i] == names.p[j]) {
-        report(l, off, "parameter '%s' of '%s' is declared twice (ptxas: duplicate definition)", plI_cstr(m, names.p[i]),
-               plI_cstr(m, f->name));
+        report(l, off, "parameter '%s' of '%s' is declared twice (ptxas: duplicate definition)",
+               plI_cstr(m, names.p[i]), plI_cstr(m, f->name));
         break;
       }
-  for (uint32_t i = 0; i < names.n; i++) {    /* a local name that hides a function this one calls */
+  /* a local name that hides a function this one calls */
+  for (uint32_t i = 0; i < names.n; i++) {
     const plI_syminfo *e = plI_sym(m, names.p[i]);
     if (!e || !e->func) continue;
     for (uint32_t si = 0; si < f->stmts.n; si++) {
@@ -255,8 +441,10 @@ static void lint_names(LT *l, const plI_module *m, uint32_t fi) {
       if (s->kind != PLS_INSN || strncmp(plA_opcode_text(m->isa, s->opc), "call", 4) != 0) continue;
       for (uint16_t k = 0; k < s->nops; k++)
         if (m->opnds.p[s->ops + k].kind == PLO_SYM && m->opnds.p[s->ops + k].id == names.p[i]) {
-          report(l, si < f->vtext.n ? f->vtext.p[si].tok : off, "'%s' names a variable of '%s' here, which hides the "
-                 "function of that name from the call (ptxas: arguments mismatch)", plI_cstr(m, names.p[i]), plI_cstr(m, f->name));
+          report(l, si < f->vtext.n ? f->vtext.p[si].tok : off,
+                 "'%s' names a variable of '%s' here, which hides the "
+                 "function of that name from the call (ptxas: arguments mismatch)",
+                 plI_cstr(m, names.p[i]), plI_cstr(m, f->name));
           goto next_name;
         }
     }
@@ -272,12 +460,16 @@ static void lint_module_names(LT *l, const plI_module *m) {
   for (uint32_t i = 0; i < m->funcs.n; i++) {
     const plI_func *f = &m->funcs.p[i];
     lint_reserved(l, m, f->name, f->vhead.off);
-    const plI_syminfo *e = plI_sym(m, f->name);   /* the index: no scan of the module per function */
+    /* the index: no scan of the module per function */
+    const plI_syminfo *e = plI_sym(m, f->name);
     if (!e) continue;
     if (!f->declared_only && e->fdef0 >= 0 && (uint32_t)e->fdef0 != i)
-      report(l, f->vhead.off, "function '%s' is defined twice (ptxas: duplicate definition)%s", plI_cstr(m, f->name), "");
+      report(l, f->vhead.off, "function '%s' is defined twice (ptxas: duplicate definition)%s",
+             plI_cstr(m, f->name), "");
     if (e->global)
-      report(l, f->vhead.off, "'%s' is both a function and a module-scope variable (ptxas: inconsistent redefinition)%s",
+      report(l, f->vhead.off,
+             "'%s' is both a function and a module-scope variable (ptxas: inconsistent "
+             "redefinition)%s",
              plI_cstr(m, f->name), "");
   }
 }
@@ -286,17 +478,32 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
                   void *ud) {
   LT l;
   memset(&l, 0, sizeof l);
-  l.m = m; l.each = each; l.ud = ud; l.lc_line = 1;
+  l.m = m;
+  l.each = each;
+  l.ud = ud;
+  l.lc_line = 1;
   plB_buf_init(&l.msg);
   plB_buf_init(&l.one);
   const char *tg = plI_cstr(m, m->target);
   uint32_t toff = 0;
-  { const char *p = m->vsrc.p ? strstr(m->vsrc.p, ".target") : NULL; if (p) toff = (uint32_t)(p - m->vsrc.p); }
-  if (!*tg) report(&l, 0, "the module has no .target%s%s", "", "");
-  else if (!plA_target_parse(tg, &l.t)) report(&l, toff, "unknown target '%s' (sm_75 ... sm_121, with a or f for arch- or family-specific forms)%s", tg, "");
+  {
+    const char *p = m->vsrc.p ? strstr(m->vsrc.p, ".target") : NULL;
+    if (p) toff = (uint32_t)(p - m->vsrc.p);
+  }
+  if (!*tg)
+    report(&l, 0, "the module has no .target%s%s", "", "");
+  else if (!plA_target_parse(tg, &l.t))
+    report(
+        &l, toff,
+        "unknown target '%s' (sm_75 ... sm_121, with a or f for arch- or family-specific forms)%s",
+        tg, "");
   else {
     l.have_t = 1;
-    if (l.t.sm < 75) report(&l, toff, "target %s is not supported by ptxas 13 (CUDA 13 dropped Maxwell, Pascal and Volta; use sm_75 or later)%s", tg, "");
+    if (l.t.sm < 75)
+      report(&l, toff,
+             "target %s is not supported by ptxas 13 (CUDA 13 dropped Maxwell, Pascal and Volta; "
+             "use sm_75 or later)%s",
+             tg, "");
     int minv = plA_target_min_version(&l.t);
     if (m->version && m->version < minv) {
       char a[32], b[96];
@@ -325,12 +532,13 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
       uint32_t plim = m->version >= 81 ? PLSM_PARAM_MAX : PLSM_PARAM_MAX_OLD;
       if (pb > plim) {
         snprintf(a, sizeof a, "%.40s", plI_cstr(m, f->name));
-        snprintf(b, sizeof b, "%llu bytes of parameters, over the %u bytes ptxas allows%s", (unsigned long long)pb,
-                 plim, m->version >= 81 ? "" : " below PTX ISA 8.1");
+        snprintf(b, sizeof b, "%llu bytes of parameters, over the %u bytes ptxas allows%s",
+                 (unsigned long long)pb, plim, m->version >= 81 ? "" : " below PTX ISA 8.1");
         report(&l, f->vhead.off, "kernel '%s' takes %s", a, b);
       }
     }
-    int cg = 0, cg_line = 0;   /* the function's tcgen05 .cta_group, and the line of its first use */
+    /* the function's tcgen05 .cta_group, and the line of its first use */
+    int cg = 0, cg_line = 0;
     for (uint32_t si = 0; si < f->stmts.n; si++) {
       const plI_stmt *s = &f->stmts.p[si];
       if (s->kind != PLS_INSN) continue;
@@ -348,125 +556,197 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
         } else if (g != cg) {
           char a[160], b[160];
           snprintf(a, sizeof a, "%.100s' uses .cta_group::%d", opc, g);
-          snprintf(b, sizeof b, "use .cta_group::%d (the first at line %d); a function's tcgen05 instructions all "
-                   "use one .cta_group", cg, cg_line);
+          snprintf(
+              b, sizeof b,
+              "use .cta_group::%d (the first at line %d); a function's tcgen05 instructions all "
+              "use one .cta_group",
+              cg, cg_line);
           report(&l, off, "'%s, but this function's tcgen05 instructions %s", a, b);
         }
       }
       /* the state spaces in the form's order (ptxas reads a one-way copy's spaces in any order) */
       const char *copc = plA_canonical(m->isa, s->opc);
-      if (s->flags & 0x80) report(&l, off, "the guard of '%s' is not a declared predicate register%s", opc, "");
+      if (s->flags & 0x80)
+        report(&l, off, "the guard of '%s' is not a declared predicate register%s", opc, "");
       int raw = 0, bad = 0, naddr = 0, has_sreg = 0, fl = 0;
-      int video = opc[0] == 'v' && base_known(opc, &(size_t){0});   /* vadd ... %r1.b0: byte and half selectors */
+      /* vadd ... %r1.b0: byte and half selectors */
+      int video = opc[0] == 'v' && base_known(opc, &(size_t){ 0 });
       for (uint16_t k = 0; k < s->nops; k++) {
         const plI_opnd *o = &m->opnds.p[s->ops + k];
         const plI_opnd *el = o;
         uint16_t ne = 1;
-        if (o->kind == PLO_VEC || o->kind == PLO_PAIR) { el = &m->opnds.p[o->id]; ne = o->kind == PLO_PAIR ? 2 : o->n; }
-        if (o->kind == PLO_ADDR || o->kind == PLO_TADDR || (o->kind == PLO_RAW && plI_cstr(m, o->id)[0] == '[')) naddr++;
+        if (o->kind == PLO_VEC || o->kind == PLO_PAIR) {
+          el = &m->opnds.p[o->id];
+          ne = o->kind == PLO_PAIR ? 2 : o->n;
+        }
+        if (o->kind == PLO_ADDR || o->kind == PLO_TADDR ||
+            (o->kind == PLO_RAW && plI_cstr(m, o->id)[0] == '['))
+          naddr++;
         for (uint16_t e = 0; e < ne; e++) {
           const plI_opnd *x = &el[e];
           if (x->kind == PLO_RAW) {
             const char *t = plI_cstr(m, x->id);
             if (is_decimal_float(t)) {
-              if (x == o) { fl = 1; continue; }   /* checked below as a 64-bit float immediate */
-              raw = 1; continue;
+              if (x == o) {
+                fl = 1;
+                continue;
+              } /* checked below as a 64-bit float immediate */
+              raw = 1;
+              continue;
             }
             raw = 1;
             const char *t1 = t + 1 + (t[0] == '[' ? strspn(t + 1, " \t") : 0);
-            if (t[0] == '[' && ((*t1 >= '0' && *t1 <= '9') || *t1 == '-')) {   /* [1+32] */
+            if (t[0] == '[' && ((*t1 >= '0' && *t1 <= '9') || *t1 == '-')) { /* [1+32] */
               int sp[4], n = opcode_spaces(copc, sp);
-              int want = base_is(opc, "cp") ? (naddr - 1 < n ? sp[naddr - 1] : PLV_SHARED) : n ? sp[0] : -1;
+              int want = base_is(opc, "cp") ? (naddr - 1 < n ? sp[naddr - 1] : PLV_SHARED)
+                         : n                ? sp[0]
+                                            : -1;
               if (want != PLV_LOCAL) {
-                report(&l, off, "an immediate address (%s) is legal only in the .local state space; address through a register or a variable in '%s'", t, opc);
+                report(&l, off,
+                       "an immediate address (%s) is legal only in the .local state space; address "
+                       "through a register or a variable in '%s'",
+                       t, opc);
                 bad = 1;
               }
               continue;
             }
-            if (o->kind != PLO_PAIR && strchr(t, '|') && t[0] != '[' && (strchr("0123456789-", t[0]) || strchr("0123456789-", strchr(t, '|')[1 + strspn(strchr(t, '|') + 1, " \t")]))) {
-              report(&l, off, "'%s': a pair p|q is two predicate registers or '_' (in '%s'), not an immediate", t, opc);
+            if (o->kind != PLO_PAIR && strchr(t, '|') && t[0] != '[' &&
+                (strchr("0123456789-", t[0]) ||
+                 strchr("0123456789-", strchr(t, '|')[1 + strspn(strchr(t, '|') + 1, " \t")]))) {
+              report(
+                  &l, off,
+                  "'%s': a pair p|q is two predicate registers or '_' (in '%s'), not an immediate",
+                  t, opc);
               bad = 1;
               continue;
             }
-            /* %name or [%name...] whose name is a plain identifier (not %clusterid.w, not [%rd1, {...}]) */
+            /* %name or [%name...] whose name is a plain identifier (not %clusterid.w, not [%rd1,
+            ** {...}]) */
             const char *c = t + (t[0] == '[');
-            char nm[96]; size_t q = 0;
+            char nm[96];
+            size_t q = 0;
             if (*c == '%') nm[q++] = *c++;
-            while (*c && q < sizeof nm - 1 && ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '$')) nm[q++] = *c++;
+            while (*c && q < sizeof nm - 1 &&
+                   ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                    (*c >= '0' && *c <= '9') || *c == '_' || *c == '$'))
+              nm[q++] = *c++;
             nm[q] = 0;
-            int plain = q > 1 && (t[0] == '[' ? (*c == ']' || *c == '+' || *c == '-' || *c == ' ') : *c == 0);
+            int plain = q > 1 && (t[0] == '[' ? (*c == ']' || *c == '+' || *c == '-' || *c == ' ')
+                                              : *c == 0);
             const char *parts = NULL;
             int sb = t[0] == '%' && q > 1 && sreg_base_known(nm + 1, q - 1, &parts);
             if (sb && (plain || *c == '.')) {
               /* a special register with a component it lacks, or without the one it needs */
               char want[64];
-              if (!parts[0]) snprintf(want, sizeof want, "%s (no component)", nm);
-              else if (parts[0] == 'x') snprintf(want, sizeof want, "%s.x, %s.y, %s.z (or %s.w)", nm, nm, nm, nm);
-              else snprintf(want, sizeof want, "%s%s", nm, parts);
+              if (!parts[0])
+                snprintf(want, sizeof want, "%s (no component)", nm);
+              else if (parts[0] == 'x')
+                snprintf(want, sizeof want, "%s.x, %s.y, %s.z (or %s.w)", nm, nm, nm, nm);
+              else
+                snprintf(want, sizeof want, "%s%s", nm, parts);
               report(&l, off, "'%s' is not a special register; PTX has %s", t, want);
               bad = 1;
-            } else if (t[0] == '%' ? plain : (t[0] == '[' && t[1] == '%' && plain && (*c == ']' || !reg_declared(m, f, nm + 1)))) {
+            } else if (t[0] == '%' ? plain
+                                   : (t[0] == '[' && t[1] == '%' && plain &&
+                                      (*c == ']' || !reg_declared(m, f, nm + 1)))) {
               report(&l, off, "'%s' is not a declared register (in '%s')", nm, opc);
               bad = 1;
             } else if (t[0] == '%' && q > 1 && *c == '.' && !video) {
               /* %r1.x: only the video instructions select parts (.b0 ... .h1) of a register */
-              report(&l, off, "'%s': a component of a register is legal only in the video instructions (vadd, vmad, ...)%s", t, "");
+              report(&l, off,
+                     "'%s': a component of a register is legal only in the video instructions "
+                     "(vadd, vmad, ...)%s",
+                     t, "");
               bad = 1;
-            } else if (t[0] >= '0' && t[0] <= '9' && t[strspn(t, "0123456789")] == '.'
-                       && strchr("abcdfghijklmnopqrstuvwxyzABCDFGHIJKLMNOPQRSTUVWXYZ_", t[strspn(t, "0123456789") + 1])
-                       && t[strspn(t, "0123456789") + 1]) {
-              /* 1.x: a number with a component (a special register replaced by a number); 1.5 is a float */
-              report(&l, off, "'%s' is not an operand (an immediate is a plain number: 42, 0x2a, 0f3F800000)%s", t, "");
+            } else if (t[0] >= '0' && t[0] <= '9' && t[strspn(t, "0123456789")] == '.' &&
+                       strchr("abcdfghijklmnopqrstuvwxyzABCDFGHIJKLMNOPQRSTUVWXYZ_",
+                              t[strspn(t, "0123456789") + 1]) &&
+                       t[strspn(t, "0123456789") + 1]) {
+              /* 1.x: a number with a component (a special register replaced by a number); 1.5 is
+              ** a float */
+              report(
+                  &l, off,
+                  "'%s' is not an operand (an immediate is a plain number: 42, 0x2a, 0f3F800000)%s",
+                  t, "");
               bad = 1;
             }
           } else if (x->kind == PLO_SREG) {
             const char *sr = plI_cstr(m, x->id);
             has_sreg = 1;
             if (!base_is(opc, "mov") && !base_is(opc, "cvt")) {
-              report(&l, off, "a special register (%%%s) is read only by mov or cvt, not by '%s'; move it into a register first", sr, opc);
+              report(&l, off,
+                     "a special register (%%%s) is read only by mov or cvt, not by '%s'; move it "
+                     "into a register first",
+                     sr, opc);
               bad = 1;
             }
-          } else if (x->kind == PLO_ADDR && (x->flags & PLOF_BASE_REG) && m->address_size == 64 && x->id && x->id <= m->regs.n
-                     && plB_type_info[m->regs.p[x->id - 1].type < PLT__COUNT ? m->regs.p[x->id - 1].type : 0].bits == 32
-                     && !strstr(opc, ".shared") && !strstr(opc, ".local") && !strstr(opc, ".param") && !strstr(opc, ".const")
-                     && !strstr(opc, ".global") && !base_is(opc, "tcgen05")) {   /* [%r1]: a tensor-memory address */
-            report(&l, off, "a 32-bit address register in a generic address of '%s' under .address_size 64%s", opc, " (ptxas: conflicting with .address_size)");
+          } else if (x->kind == PLO_ADDR && (x->flags & PLOF_BASE_REG) && m->address_size == 64 &&
+                     x->id && x->id <= m->regs.n &&
+                     plB_type_info[m->regs.p[x->id - 1].type < PLT__COUNT
+                                       ? m->regs.p[x->id - 1].type
+                                       : 0]
+                             .bits == 32 &&
+                     !strstr(opc, ".shared") && !strstr(opc, ".local") && !strstr(opc, ".param") &&
+                     !strstr(opc, ".const")
+                     /* [%r1]: a tensor-memory address */
+                     && !strstr(opc, ".global") && !base_is(opc, "tcgen05")) {
+            report(
+                &l, off,
+                "a 32-bit address register in a generic address of '%s' under .address_size 64%s",
+                opc, " (ptxas: conflicting with .address_size)");
             bad = 1;
           } else if (x->kind == PLO_ADDR && (x->flags & PLOF_BASE_SYM)) {
             int input, sp = sym_space(m, f, x->id, &input);
             const char *nm = plI_cstr(m, x->id);
             int want = addr_space(copc, naddr - 1);
             if (sp < 0) {
-              report(&l, off, "'%s' is not declared (in '%s'): a parameter, variable or function name goes here", nm, opc);
+              report(&l, off,
+                     "'%s' is not declared (in '%s'): a parameter, variable or function name goes "
+                     "here",
+                     nm, opc);
               bad = 1;
             } else if (sp == SP_FUNC && want != -2) {
-              report(&l, off, "'%s' is a function: '%s' takes the address of a variable or parameter", nm, opc);
+              report(&l, off,
+                     "'%s' is a function: '%s' takes the address of a variable or parameter", nm,
+                     opc);
               bad = 1;
             } else if (want >= 0 && sp != want) {
               char why[160];
-              snprintf(why, sizeof why, "'%s' is in %s, but this address of '%s' is in %s", nm, SPNAME[sp], opc, SPNAME[want]);
-              report(&l, off, "state space mismatch: %s%s", why, base_is(opc, "mbarrier") ? " (an mbarrier object lives in .shared)" : "");
+              snprintf(why, sizeof why, "'%s' is in %s, but this address of '%s' is in %s", nm,
+                       SPNAME[sp], opc, SPNAME[want]);
+              report(&l, off, "state space mismatch: %s%s", why,
+                     base_is(opc, "mbarrier") ? " (an mbarrier object lives in .shared)" : "");
               bad = 1;
             } else if (want == -1 && (sp == PLV_CONST || sp == PLV_PARAM)) {
               char why[200];
-              snprintf(why, sizeof why, "'%s' is in %s, which a generic address does not reach; write '%s' with the state space",
+              snprintf(why, sizeof why,
+                       "'%s' is in %s, which a generic address does not reach; write '%s' with the "
+                       "state space",
                        nm, sp == PLV_CONST ? ".const" : ".param", opc);
               report(&l, off, "state space mismatch: %s%s", why, "");
               bad = 1;
             } else if (want == PLV_PARAM && input && base_is(opc, "st")) {
-              report(&l, off, "'%s' is an input parameter: st.param writes only a function's return values and the .param variables of a call%s", nm, "");
+              report(&l, off,
+                     "'%s' is an input parameter: st.param writes only a function's return values "
+                     "and the .param variables of a call%s",
+                     nm, "");
               bad = 1;
             }
           } else if (x->kind == PLO_ADDR && !(x->flags & (PLOF_BASE_REG | PLOF_BASE_SYM))) {
             int sp[4], n = opcode_spaces(copc, sp);
-            int want = base_is(opc, "cp") ? (naddr - 1 < n ? sp[naddr - 1] : PLV_SHARED) : n ? sp[0] : -1;
+            int want = base_is(opc, "cp") ? (naddr - 1 < n ? sp[naddr - 1] : PLV_SHARED)
+                       : n                ? sp[0]
+                                          : -1;
             if (want != PLV_LOCAL) {
-              report(&l, off, "an immediate address ([%s]) is legal only in the .local state space; address through a register or a variable in '%s'",
+              report(&l, off,
+                     "an immediate address ([%s]) is legal only in the .local state space; address "
+                     "through a register or a variable in '%s'",
                      "N", opc);
               bad = 1;
             }
           } else if (x->kind == PLO_SYM && reg_param(f, x->id)) {
-            raw = 1;     /* a .reg parameter used by name: the table's operand kinds do not cover it */
+            /* a .reg parameter used by name: the table's operand kinds do not cover it */
+            raw = 1;
           }
         }
       }
@@ -475,7 +755,8 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
       l.msg.n = 0;
       const plA_res *r = plA_resolve(m->isa, s->opc, &l.msg);
       if (!r) {
-        if (base_in_table(opc, strcspn(opc, ".")) && strncmp(opc, "st.async", 8) != 0 && strncmp(opc, "red.async", 9) != 0)
+        if (base_in_table(opc, strcspn(opc, ".")) && strncmp(opc, "st.async", 8) != 0 &&
+            strncmp(opc, "red.async", 9) != 0)
           report(&l, off, "%s%s", plB_buf_cstr(&l.msg), "");
         else if (!base_known(opc, &blen) && !base_in_table(opc, strcspn(opc, ".")))
           report(&l, off, "unknown instruction '%s'%s", opc, "");
@@ -492,7 +773,8 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
       if (s->nops && r->nops && (r->ops[0].flags & PLA_DEST)) {
         const plI_opnd *d0 = &m->opnds.p[s->ops];
         if (d0->kind == PLO_IMM || d0->kind == PLO_F32 || d0->kind == PLO_F64) {
-          report(&l, off, "operand 1 of '%s' is its destination: a register, not an immediate%s", opc, "");
+          report(&l, off, "operand 1 of '%s' is its destination: a register, not an immediate%s",
+                 opc, "");
           continue;
         }
         /* nor is an element of a destination vector ({%r1, 1, ...}), whatever the other operands */
@@ -504,7 +786,8 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
         }
         if (imm_el) {
           report(&l, off,
-                 "operand 1 of '%s' is its destination: a vector of registers, not of immediates%s", opc, "");
+                 "operand 1 of '%s' is its destination: a vector of registers, not of immediates%s",
+                 opc, "");
           continue;
         }
       }
@@ -518,12 +801,19 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
         }
         for (uint16_t k = 0; ok && k < s->nops && base_is(opc, "mov"); k++) {
           const plI_opnd *o = &m->opnds.p[s->ops + k];
-          int st; int pm, sm;
+          int st;
+          int pm, sm;
           if (o->kind != PLO_SREG || !plA_sreg(plI_cstr(m, o->id), &st, &pm, &sm)) continue;
-          if (!r->ntypes || plB_type_info[st].bits != plB_type_info[r->types[0] < PLT__COUNT ? r->types[0] : 0].bits) ok = 0;
+          if (!r->ntypes || plB_type_info[st].bits !=
+                                plB_type_info[r->types[0] < PLT__COUNT ? r->types[0] : 0].bits)
+            ok = 0;
         }
         if (!ok) {
-          report(&l, off, "'%s' cannot read this special register: mov takes one of the register's size (.u32/.s32/.b32 for %%tid.x, .u64 for %%clock64), cvt converts it between integer types%s", opc, "");
+          report(&l, off,
+                 "'%s' cannot read this special register: mov takes one of the register's size "
+                 "(.u32/.s32/.b32 for %%tid.x, .u64 for %%clock64), cvt converts it between "
+                 "integer types%s",
+                 opc, "");
           continue;
         }
         if (base_is(opc, "cvt")) continue;
@@ -534,9 +824,12 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
         if (!r->nalt && (s->nops < lo || s->nops > r->nops)) {
           plB_buf a;
           plB_buf_init(&a);
-          if (lo == r->nops) plB_buf_printf(&a, "%d", lo); else plB_buf_printf(&a, "%d to %d", lo, r->nops);
+          if (lo == r->nops)
+            plB_buf_printf(&a, "%d", lo);
+          else
+            plB_buf_printf(&a, "%d to %d", lo, r->nops);
           plB_buf_puts(&a, " operands (");
-          plA_put_roles(&a, r->ops, r->nops, r->nopt);       /* by role, as everywhere */
+          plA_put_roles(&a, r->ops, r->nops, r->nopt); /* by role, as everywhere */
           plB_buf_printf(&a, "), got %d", s->nops);
           report(&l, off, "'%s' takes %s", opc, plB_buf_cstr(&a));
           plB_buf_free(&a);
@@ -553,7 +846,10 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
       int nops = s->nops < PLA_MAXOPS ? s->nops : PLA_MAXOPS;
       for (int k = 0; k < nops; k++) {
         ops[k] = m->opnds.p[s->ops + k];
-        if (fl && ops[k].kind == PLO_RAW && is_decimal_float(plI_cstr(m, ops[k].id))) { ops[k].kind = PLO_F64; ops[k].v = 0; }
+        if (fl && ops[k].kind == PLO_RAW && is_decimal_float(plI_cstr(m, ops[k].id))) {
+          ops[k].kind = PLO_F64;
+          ops[k].v = 0;
+        }
       }
       l.msg.n = 0;
       if (s->nops > PLA_MAXOPS) {
@@ -578,12 +874,16 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
 ** A file with thousands of errors repeats a few of them: each distinct message is printed once, at
 ** its first line, with how many times it occurs and the first lines of the others. Messages are
 ** told apart in a hash table, so the report costs time linear in the number of errors. */
-enum { LINT_LINES = 8 };   /* the lines of a repeated error listed after its first */
-typedef struct { uint32_t msg, len; int line, col, count; int lines[LINT_LINES]; } lgroup;
+enum { LINT_LINES = 8 }; /* the lines of a repeated error listed after its first */
+typedef struct {
+  uint32_t msg, len;
+  int line, col, count;
+  int lines[LINT_LINES];
+} lgroup;
 typedef struct {
   PLB_VEC(lgroup) g;
-  plB_buf text;            /* the messages, one after another */
-  uint32_t *hash, hcap;    /* open addressing: group index + 1 */
+  plB_buf text;         /* the messages, one after another */
+  uint32_t *hash, hcap; /* open addressing: group index + 1 */
   int oom;
 } lgroups;
 
@@ -598,7 +898,8 @@ static int lg_rehash(lgroups *G) {
     h[k] = i + 1;
   }
   free(G->hash);
-  G->hash = h; G->hcap = cap;
+  G->hash = h;
+  G->hcap = cap;
   return 1;
 }
 
@@ -606,7 +907,10 @@ static void lg_add(void *ud, int line, int col, const char *msg) {
   lgroups *G = ud;
   if (G->oom) return;
   size_t n = strlen(msg);
-  if ((G->g.n + 1) * 2 > G->hcap && !lg_rehash(G)) { G->oom = 1; return; }
+  if ((G->g.n + 1) * 2 > G->hcap && !lg_rehash(G)) {
+    G->oom = 1;
+    return;
+  }
   uint32_t k = plB_hash(msg, n) & (G->hcap - 1);
   for (; G->hash[k]; k = (k + 1) & (G->hcap - 1)) {
     lgroup *x = &G->g.p[G->hash[k] - 1];
@@ -616,9 +920,12 @@ static void lg_add(void *ud, int line, int col, const char *msg) {
       return;
     }
   }
-  lgroup x = {(uint32_t)G->text.n, (uint32_t)n, line, col, 1, {0}};
+  lgroup x = { (uint32_t)G->text.n, (uint32_t)n, line, col, 1, { 0 } };
   plB_buf_add(&G->text, msg, n);
-  if (G->text.oom || !plB_vec_push(G->g, x)) { G->oom = 1; return; }
+  if (G->text.oom || !plB_vec_push(G->g, x)) {
+    G->oom = 1;
+    return;
+  }
   G->hash[k] = G->g.n;
 }
 
@@ -634,8 +941,7 @@ int plP_lint(plI_module *m, const char *file, plB_buf *out) {
     if (x->count > 1) {
       int listed = x->count - 1 < LINT_LINES ? x->count - 1 : LINT_LINES;
       plB_buf_printf(out, "\n%s:%d: note: the same error %d more time%s, at line%s", file, x->line,
-                     x->count - 1,
-                     x->count == 2 ? "" : "s", x->count == 2 ? "" : "s");
+                     x->count - 1, x->count == 2 ? "" : "s", x->count == 2 ? "" : "s");
       for (int k = 0; k < listed; k++) plB_buf_printf(out, "%s %d", k ? "," : "", x->lines[k]);
       if (x->count - 1 > listed) plB_buf_printf(out, " and %d more", x->count - 1 - listed);
     }

@@ -7,7 +7,7 @@
 ** the sugared writer (sugar.c) writes its strings with it too */
 void plP_lua_str(plB_buf *b, const char *s, uint32_t n) {
   plB_buf_putc(b, '"');
-  uint32_t from = 0;   /* the characters kept as they are go in spans, not one by one */
+  uint32_t from = 0; /* the characters kept as they are go in spans, not one by one */
   for (uint32_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
     if (c >= 32 && c < 127 && c != '"' && c != '\\') continue;
@@ -20,7 +20,7 @@ void plP_lua_str(plB_buf *b, const char *s, uint32_t n) {
     case '\t': plB_buf_add(b, "\\t", 2); break;
     case '\r': plB_buf_add(b, "\\r", 2); break;
     default: {
-      char e[4] = {'\\', (char)('0' + c / 100), (char)('0' + c / 10 % 10), (char)('0' + c % 10)};
+      char e[4] = { '\\', (char)('0' + c / 100), (char)('0' + c / 10 % 10), (char)('0' + c % 10) };
       plB_buf_add(b, e, 4);
     }
     }
@@ -29,11 +29,18 @@ void plP_lua_str(plB_buf *b, const char *s, uint32_t n) {
   plB_buf_putc(b, '"');
 }
 
-typedef struct LW { plB_buf *b; const plI_module *m; uint32_t inblock; } LW;
+typedef struct LW {
+  plB_buf *b;
+  const plI_module *m;
+  uint32_t inblock;
+} LW;
 
 static void stmt(LW *w, plI_span sp) {
   if (!sp.len) return;
-  if (w->inblock >= 2000) { plB_buf_puts(w->b, "end)\nm:block(function(m)\n"); w->inblock = 0; }
+  if (w->inblock >= 2000) {
+    plB_buf_puts(w->b, "end)\nm:block(function(m)\n");
+    w->inblock = 0;
+  }
   const char *p = w->m->vsrc.p + sp.off;
   uint32_t n = sp.len;
   /* most statements end in their newline: m "text\n" */
@@ -44,16 +51,23 @@ static void stmt(LW *w, plI_span sp) {
 }
 
 int plP_to_lua(const plI_module *m, const char *srcname, const char *name, plB_buf *out) {
-  LW w = {out, m, 0};
-  plB_buf_printf(out, "-- %s as a ptxlua script (ptxlua --from-ptx): `ptxlua THIS.lua --print-ptx` prints it back\n"
-                      "-- byte for byte. Each m \"...\" is one PTX statement kept as written, with the comments and\n"
-                      "-- blank lines before it; edit them freely (ptxlua --lint checks the result).\n", srcname);
+  LW w = { out, m, 0 };
+  plB_buf_printf(
+      out,
+      "-- %s as a ptxlua script (ptxlua --from-ptx): `ptxlua THIS.lua --print-ptx` prints it back\n"
+      "-- byte for byte. Each m \"...\" is one PTX statement kept as written, with the comments "
+      "and\n"
+      "-- blank lines before it; edit them freely (ptxlua --lint checks the result).\n",
+      srcname);
   plB_buf_puts(out, "local ptx = require \"ptxlua.verbatim\"\nlocal m = ptx.module ");
   plP_lua_str(out, name, (uint32_t)strlen(name));
   plB_buf_puts(out, "\nm:block(function(m)\n");
   for (uint32_t i = 0; i < m->vpieces.n; i++) {
     const plI_piece *pc = &m->vpieces.p[i];
-    if (pc->kind == PLI_PIECE_TEXT) { stmt(&w, pc->text); continue; }
+    if (pc->kind == PLI_PIECE_TEXT) {
+      stmt(&w, pc->text);
+      continue;
+    }
     if (pc->func >= m->funcs.n) continue;
     const plI_func *f = &m->funcs.p[pc->func];
     const char *fn = plI_cstr(m, f->name);

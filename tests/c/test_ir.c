@@ -1,6 +1,7 @@
-/* test_ir.c -- unit tests of the trace IR (src/ir/ir.c): functions, parameters, registers, pools and
-** ranges, name collisions, variables, statements with every operand kind, the sticky error status,
-** and bad ids / NULLs that must fail cleanly instead of crashing. Plain C; exit 1 on a failure. */
+/* test_ir.c -- unit tests of the trace IR (src/ir/ir.c): functions, parameters, registers, pools
+** and ranges, name collisions, variables, statements with every operand kind, the sticky error
+** status, and bad ids / NULLs that must fail cleanly instead of crashing. Plain C; exit 1 on a
+** failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +12,15 @@
 /* the module's error message, then clear the status (as the Lua binding does after reporting) */
 static const char *take_error(plI_module *m, char *buf, size_t n) {
   snprintf(buf, n, "%s", m->status ? plB_buf_cstr(&m->err) : "");
-  m->status = 0; m->err.n = 0;
+  m->status = 0;
+  m->err.n = 0;
   return buf;
 }
 
 static const char *regname(plI_module *m, uint32_t id) {
   static char out[64];
-  plB_buf b; plB_buf_init(&b);
+  plB_buf b;
+  plB_buf_init(&b);
   plI_regname(m, id, &b);
   snprintf(out, sizeof out, "%s", plB_buf_cstr(&b));
   plB_buf_free(&b);
@@ -64,7 +67,8 @@ static void test_registers(void) {
   uint32_t acc = plI_reg_scalar(m, f, "acc", PLT_F32);
   CHECK(acc == 1);
   CHECK_STR(regname(m, acc), "%acc");
-  CHECK(m->regs.p[acc - 1].type == PLT_F32 && m->regs.p[acc - 1].index == -1 && m->regs.p[acc - 1].func == (uint32_t)f);
+  CHECK(m->regs.p[acc - 1].type == PLT_F32 && m->regs.p[acc - 1].index == -1 &&
+        m->regs.p[acc - 1].func == (uint32_t)f);
   /* a pool: %f1, %f2, ... declared %f<N> (%f0 never handed out) */
   uint32_t p1 = plI_reg_pool(m, f, "f", PLT_F32);
   uint32_t p2 = plI_reg_pool(m, f, "f", PLT_F32);
@@ -110,7 +114,8 @@ static void test_registers(void) {
   CHECK_STR(take_error(m, e, sizeof e), "register range '%x' collides with register '%x2'");
   CHECK(plI_reg_pool(m, f, "x", PLT_U32) == 0);
   CHECK_STR(take_error(m, e, sizeof e), "register range '%x' collides with register '%x2'");
-  nregs++; ndecl++;  /* %x2 */
+  nregs++;
+  ndecl++; /* %x2 */
   CHECK(plI_reg_pool(m, f, "f", PLT_U32) == 0);
   CHECK_STR(take_error(m, e, sizeof e), "register pool '%f' holds another type");
   CHECK(plI_reg_scalar(m, f, "1x", PLT_U32) == 0);
@@ -123,7 +128,7 @@ static void test_registers(void) {
   CHECK_STR(take_error(m, e, sizeof e), "bad register type");
   CHECK(plI_reg_scalar(m, f, "y", PLT__COUNT + 3) == 0);
   CHECK_STR(take_error(m, e, sizeof e), "bad register type");
-  CHECK(plI_reg_scalar(m, f, "y", PLT_E2M1) == 0);  /* 4 bits: not a register type */
+  CHECK(plI_reg_scalar(m, f, "y", PLT_E2M1) == 0); /* 4 bits: not a register type */
   CHECK_STR(take_error(m, e, sizeof e), "bad register type");
   CHECK(plI_reg_range(m, f, "z", PLT_U32, 0) == 0);
   CHECK_STR(take_error(m, e, sizeof e), "bad register range size 0");
@@ -148,16 +153,23 @@ static void test_variables_labels_raw(void) {
   CHECK(m->funcs.p[f].vars.n == 2 && m->globals.n == 1);
   CHECK_STR(plI_cstr(m, m->globals.p[0].init), "5");
   CHECK(plI_var_new(m, f, "tile", PLV_SHARED, PLK_NONE, PLT_F32, 4, 1, NULL) == -1);
-  CHECK_STR(take_error(m, e, sizeof e), "'tile' is declared twice in k: first .shared .align 16 .f32 tile[256], then .shared .align 4 .f32 tile[1]");
+  CHECK_STR(take_error(m, e, sizeof e), "'tile' is declared twice in k: first .shared .align 16 "
+                                        ".f32 tile[256], then .shared .align 4 .f32 tile[1]");
   CHECK(plI_var_new(m, -1, "counter", PLV_GLOBAL, PLK_NONE, PLT_U32, 4, 0, NULL) == -1);
-  CHECK_STR(take_error(m, e, sizeof e), "'counter' is declared twice at module scope: first .visible .global .align 4 .u32 counter, then .global .align 4 .u32 counter");
+  CHECK_STR(take_error(m, e, sizeof e),
+            "'counter' is declared twice at module scope: first .visible .global .align 4 .u32 "
+            "counter, then .global .align 4 .u32 counter");
   /* a module-scope variable named like one of the current function's would be hidden there */
   CHECK(plI_var_new(m, -1, "tile", PLV_SHARED, PLK_EXTERN, PLT_B8, 16, UINT64_MAX, NULL) == -1);
-  CHECK_STR(take_error(m, e, sizeof e), "'tile' is declared twice in k (at module scope, hidden by the kernel's own): first .shared .align 16 .f32 tile[256], then .extern .shared .align 16 .b8 tile[]");
+  CHECK_STR(take_error(m, e, sizeof e),
+            "'tile' is declared twice in k (at module scope, hidden by the kernel's own): first "
+            ".shared .align 16 .f32 tile[256], then .extern .shared .align 16 .b8 tile[]");
   /* a parameter's name (ptxas: duplicate definition) */
   CHECK(plI_param(m, f, "x", PLT_U64, 0, 0, 0) == 0);
   CHECK(plI_var_new(m, f, "x", PLV_SHARED, PLK_NONE, PLT_F32, 4, 8, NULL) == -1);
-  CHECK_STR(take_error(m, e, sizeof e), "'x' is already a parameter of k: the variable .shared .align 4 .f32 x[8] needs another name (ptxas: duplicate definition)");
+  CHECK_STR(take_error(m, e, sizeof e),
+            "'x' is already a parameter of k: the variable .shared .align 4 .f32 x[8] needs "
+            "another name (ptxas: duplicate definition)");
   CHECK(m->funcs.p[f].vars.n == 2 && m->globals.n == 1);
   CHECK(plI_var_new(m, f, "odd", PLV_SHARED, PLK_NONE, PLT_F32, 12, 4, NULL) == -1);
   CHECK_STR(take_error(m, e, sizeof e), "alignment 12 of 'odd' is not a power of two");
@@ -182,7 +194,7 @@ static void test_instructions(void) {
   plA_ctx *isa = plA_new();
   CHECK(isa != NULL);
   plI_module *m = plI_new(isa);
-  plA_unref(isa);  /* the module holds its own reference */
+  plA_unref(isa); /* the module holds its own reference */
   int f = plI_func_new(m, "k", PLF_ENTRY, PLK_VISIBLE);
   uint32_t r1 = plI_reg_pool(m, f, "r", PLT_U32), r2 = plI_reg_pool(m, f, "r", PLT_U32);
   uint32_t p1 = plI_reg_pool(m, f, "p", PLT_PRED), p2 = plI_reg_pool(m, f, "p", PLT_PRED);
@@ -190,31 +202,31 @@ static void test_instructions(void) {
   CHECK(opc != 0);
   CHECK_STR(plA_opcode_text(m->isa, opc), "add.u32");
   /* the operand kinds, as the binding builds them */
-  plI_opnd el[2] = {{PLO_REG, 0, 0, r1, 0}, {PLO_REG, 0, 0, r2, 0}};
+  plI_opnd el[2] = { { PLO_REG, 0, 0, r1, 0 }, { PLO_REG, 0, 0, r2, 0 } };
   uint32_t v0 = plI_opnd_push(m, &el[0]);
   plI_opnd_push(m, &el[1]);
-  plI_opnd pq[2] = {{PLO_REG, 0, 0, p1, 0}, {PLO_REG, 0, 0, p2, 0}};
+  plI_opnd pq[2] = { { PLO_REG, 0, 0, p1, 0 }, { PLO_REG, 0, 0, p2, 0 } };
   uint32_t q0 = plI_opnd_push(m, &pq[0]);
   plI_opnd_push(m, &pq[1]);
   CHECK(v0 == 0 && q0 == 2 && m->opnds.n == 4);
   plI_opnd ops[] = {
-    {PLO_REG, 0, 0, r1, 0},
-    {PLO_IMM, 0, 0, 0, (uint64_t)-5},
-    {PLO_IMM, PLOF_HEX, 0, 0, 0xff},
-    {PLO_IMM, PLOF_UNSIGNED, 0, 0, UINT64_MAX},
-    {PLO_F32, 0, 0, 0, 0x3F800000u},
-    {PLO_F64, 0, 0, 0, 0x3FF0000000000000ull},
-    {PLO_SYM, 0, 0, plI_str(m, "tile"), 0},
-    {PLO_ADDR, PLOF_BASE_REG, 0, r2, (uint64_t)-4},
-    {PLO_ADDR, PLOF_BASE_SYM, 0, plI_str(m, "x"), 8},
-    {PLO_ADDR, 0, 0, 0, 256},
-    {PLO_VEC, 0, 2, v0, 0},
-    {PLO_SINK, 0, 0, 0, 0},
-    {PLO_RAW, 0, 0, plI_str(m, "{%r1, %r2}"), 0},
-    {PLO_PAIR, 0, 2, q0, 0},
-    {PLO_LABEL, 0, 0, plI_str(m, "$done"), 0},
-    {PLO_SREG, 0, PLT_U32, plI_str(m, "tid.x"), 0},
-    {PLO_REG, PLOF_NEG, 0, p1, 0},
+    { PLO_REG, 0, 0, r1, 0 },
+    { PLO_IMM, 0, 0, 0, (uint64_t)-5 },
+    { PLO_IMM, PLOF_HEX, 0, 0, 0xff },
+    { PLO_IMM, PLOF_UNSIGNED, 0, 0, UINT64_MAX },
+    { PLO_F32, 0, 0, 0, 0x3F800000u },
+    { PLO_F64, 0, 0, 0, 0x3FF0000000000000ull },
+    { PLO_SYM, 0, 0, plI_str(m, "tile"), 0 },
+    { PLO_ADDR, PLOF_BASE_REG, 0, r2, (uint64_t)-4 },
+    { PLO_ADDR, PLOF_BASE_SYM, 0, plI_str(m, "x"), 8 },
+    { PLO_ADDR, 0, 0, 0, 256 },
+    { PLO_VEC, 0, 2, v0, 0 },
+    { PLO_SINK, 0, 0, 0, 0 },
+    { PLO_RAW, 0, 0, plI_str(m, "{%r1, %r2}"), 0 },
+    { PLO_PAIR, 0, 2, q0, 0 },
+    { PLO_LABEL, 0, 0, plI_str(m, "$done"), 0 },
+    { PLO_SREG, 0, PLT_U32, plI_str(m, "tid.x"), 0 },
+    { PLO_REG, PLOF_NEG, 0, p1, 0 },
   };
   int nops = (int)(sizeof ops / sizeof ops[0]);
   uint32_t file = plI_str(m, "k.lua");
@@ -224,7 +236,7 @@ static void test_instructions(void) {
   CHECK(s->kind == PLS_INSN && s->opc == opc && s->nops == nops && s->ops == 4);
   CHECK(s->guard == p1 + 1 && (s->flags & PLOF_NEG) && s->file == file && s->line == 42);
   CHECK(m->opnds.n == 4 + (uint32_t)nops);
-  CHECK(memcmp(&m->opnds.p[4], ops, sizeof ops) == 0);  /* copied as given */
+  CHECK(memcmp(&m->opnds.p[4], ops, sizeof ops) == 0); /* copied as given */
   /* no operands, no guard */
   CHECK(plI_insn(m, f, plA_opcode(m->isa, "ret", 3), NULL, 0, 0, 0, 0, 0) == 1);
   CHECK(m->funcs.p[f].stmts.p[1].nops == 0 && m->funcs.p[f].stmts.p[1].guard == 0);
@@ -250,7 +262,7 @@ static void test_sticky_status(void) {
   CHECK(plI_reg_scalar(m, f, "r", PLT_U32) == 0);
   CHECK(m->status == 1);
   uint32_t nregs = m->regs.n, nfun = m->funcs.n, nop = m->opnds.n;
-  plI_opnd o = {PLO_REG, 0, 0, r, 0};
+  plI_opnd o = { PLO_REG, 0, 0, r, 0 };
   CHECK(plI_reg_scalar(m, f, "fresh", PLT_U32) == 0);
   CHECK(plI_reg_pool(m, f, "q", PLT_U32) == 0);
   CHECK(plI_reg_range(m, f, "w", PLT_U32, 2) == 0);
@@ -262,7 +274,8 @@ static void test_sticky_status(void) {
   CHECK(plI_raw(m, f, "// x", 0, 0) == -1);
   CHECK(plI_opnd_push(m, &o) == UINT32_MAX);
   CHECK(plI_fail(m, 7, "a later error") == 1);
-  CHECK(m->regs.n == nregs && m->funcs.n == nfun && m->opnds.n == nop && m->funcs.p[f].stmts.n == 0);
+  CHECK(m->regs.n == nregs && m->funcs.n == nfun && m->opnds.n == nop &&
+        m->funcs.p[f].stmts.n == 0);
   CHECK_STR(take_error(m, e, sizeof e), "register name '%r' is already declared");
   /* once cleared, the module is usable again */
   CHECK(plI_reg_scalar(m, f, "fresh", PLT_U32) != 0);
@@ -287,7 +300,8 @@ static void test_nulls_and_bad_ids(void) {
   CHECK(plI_opnd_push(NULL, NULL) == UINT32_MAX);
   CHECK(plI_str(NULL, "x") == 0);
   CHECK(plI_fail(NULL, 2, "x") == 2);
-  plB_buf b; plB_buf_init(&b);
+  plB_buf b;
+  plB_buf_init(&b);
   plI_regname(NULL, 1, &b);
   CHECK_STR(plB_buf_cstr(&b), "%<bad>");
   plB_buf_free(&b);

@@ -12,12 +12,16 @@ struct ptxmock_launch {
   void *stream;
   uint32_t param_size;
   unsigned char params[4096];
-  int cluster_attr;           /* the launch passed CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
+  int cluster_attr; /* the launch passed CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
 };
 
 /* the last cuTensorMapEncodeIm2col's arguments */
 struct ptxmock_im2col {
-  int dtype; unsigned rank; uint64_t addr, dims[5], strides[4];
-  int lower[3], upper[3]; unsigned channels, pixels, estr[5]; int interleave, swizzle, l2, oob;
+  int dtype;
+  unsigned rank;
+  uint64_t addr, dims[5], strides[4];
+  int lower[3], upper[3];
+  unsigned channels, pixels, estr[5];
+  int interleave, swizzle, l2, oob;
 };
 #endif

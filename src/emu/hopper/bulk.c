@@ -1,4 +1,5 @@
-/* hopper/bulk.c -- bulk groups (commit, wait_group, the bytes their stores read and write) and bulk copies. */
+/* hopper/bulk.c -- bulk groups (commit, wait_group, the bytes their stores read and write) and
+** bulk copies. */
 #include "state.h"
 #include "fail.h"
 #include "mem.h"
@@ -11,41 +12,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- bulk groups -----------------------------------------------------------------------------------
-** cp.async.bulk.commit_group closes a thread's open bulk group; wait_group N completes all but its N
-** most recent groups, wait_group.read N only their reads of the source. The emulator copies at issue,
-** so what it checks is the program's side: an ld.global (by the issuing CTA) of bytes a bulk store
-** still writes, an ordinary shared store over bytes one still reads. Groups are numbered per thread
-** from 0; a store joins the open one (the count of commits so far). */
-static uint32_t *bg_of(plX_cta *c, uint32_t tid) { return c->h.bg + (size_t)tid * 3; }
+/* ---- bulk groups
+** -----------------------------------------------------------------------------------
+** cp.async.bulk.commit_group closes a thread's open bulk group; wait_group N completes all but
+** its N most recent groups, wait_group.read N only their reads of the source. The emulator
+** copies at issue, so what it checks is the program's side: an ld.global (by the issuing CTA) of
+** bytes a bulk store still writes, an ordinary shared store over bytes one still reads. Groups
+** are numbered per thread from 0; a store joins the open one (the count of commits so far). */
+static uint32_t *bg_of(plX_cta *c, uint32_t tid) {
+  return c->h.bg + (size_t)tid * 3;
+}
 
 static void bst_drop(plX_emu *e, plX_cta *c) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < c->h.bs.n; i++) {
     plX_bst *r = &c->h.bs.p[i];
     const uint32_t *g = bg_of(c, r->tid);
-    if (r->grp < g[1]) {                                           /* written: gone */
+    if (r->grp < g[1]) { /* written: gone */
       e->H.gst--;
       if (e->gsync) plX__global_done(e, r->glo, r->ghi);
       continue;
     }
-    if (r->grp < g[2]) r->shi = r->slo;                            /* its source was read */
+    if (r->grp < g[2]) r->shi = r->slo; /* its source was read */
     c->h.bs.p[k++] = *r;
   }
   c->h.bs.n = k;
 }
 
-/* a bulk store by thread tid: shared [slo, shi) read, global [glo, ghi) written, until its group completes */
-int plX__h_bst_push(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t slo, uint32_t shi, uint64_t glo, uint64_t ghi) {
+/* a bulk store by thread tid: shared [slo, shi) read, global [glo, ghi) written, until its group
+** completes */
+int plX__h_bst_push(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t slo, uint32_t shi,
+                    uint64_t glo, uint64_t ghi) {
   plX_cta *c = e->C;
   if (!c->h.bg) return 0;
   uint32_t grp = bg_of(c, tid)[0], pc = (uint32_t)(in - e->xf.code);
-  if (c->h.bs.n) {                                                 /* the next row of the same TMA store */
+  /* the next row of the same TMA store */
+  if (c->h.bs.n) {
     plX_bst *l = &c->h.bs.p[c->h.bs.n - 1];
-    if (l->tid == tid && l->pc == pc && l->grp == grp && l->ghi == glo && l->slo == slo) { l->ghi = ghi; return 0; }
+    if (l->tid == tid && l->pc == pc && l->grp == grp && l->ghi == glo && l->slo == slo) {
+      l->ghi = ghi;
+      return 0;
+    }
   }
-  if (c->h.bs.n >= 65536) return 0;                                /* a program that never waits: stop tracking */
-  plX_bst r = {tid, grp, pc, slo, shi, glo, ghi};
+  /* a program that never waits: stop tracking */
+  if (c->h.bs.n >= 65536) return 0;
+  plX_bst r = { tid, grp, pc, slo, shi, glo, ghi };
   if (!plB_vec_push(c->h.bs, r)) return plX__fail(e, in->stmt, "out of memory");
   e->H.gst++;
   return 0;
@@ -54,18 +65,22 @@ int plX__h_bst_push(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t slo, u
 /* a generic write by thread tid of the executing CTA into the shared memory of CTA c (its own, or
 ** another's of the cluster) over the source of a bulk store c's threads issued and no wait_group
 ** has covered */
-int plX__h_bst_overwrite(plX_emu *e, const plX_ins *in, plX_cta *c, uint32_t off, uint32_t n, uint32_t tid) {
+int plX__h_bst_overwrite(plX_emu *e, const plX_ins *in, plX_cta *c, uint32_t off, uint32_t n,
+                         uint32_t tid) {
   for (uint32_t i = 0; i < c->h.bs.n; i++) {
     const plX_bst *r = &c->h.bs.p[i];
     if (off >= r->shi || off + n <= r->slo) continue;
-    plB_buf b; plB_buf_init(&b);
+    plB_buf b;
+    plB_buf_init(&b);
     plB_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
     whot(e, &b, e->C, tid);
     plB_buf_printf(&b, " writes shared byte 0x%x", off > r->slo ? off : r->slo);
     if (c != e->C) plB_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
-    plB_buf_printf(&b, ", which the %s of line %s (by ", plX__opname(e, e->xf.code[r->pc].stmt), line_of(e, r->pc));
+    plB_buf_printf(&b, ", which the %s of line %s (by ", plX__opname(e, e->xf.code[r->pc].stmt),
+                   line_of(e, r->pc));
     whot(e, &b, c, r->tid);
-    plB_buf_puts(&b, ") may still be reading: no cp.async.bulk.wait_group (.read or not) has covered its bulk group");
+    plB_buf_puts(&b, ") may still be reading: no cp.async.bulk.wait_group (.read or not) has "
+                     "covered its bulk group");
     plX__fail(e, in->stmt, "%s", plB_buf_cstr(&b));
     plB_buf_free(&b);
     return 1;
@@ -80,16 +95,22 @@ int plX__hop_gload(plX_emu *e, const plX_ins *in, uint64_t a, uint32_t n, uint32
     const plX_bst *r = &c->h.bs.p[i];
     if (a >= r->ghi || a + n <= r->glo) continue;
     int readonly = r->grp < bg_of(c, r->tid)[2];
-    plB_buf b; plB_buf_init(&b);
+    plB_buf b;
+    plB_buf_init(&b);
     plB_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
     whot(e, &b, c, tid);
-    plB_buf_printf(&b, " reads global address 0x%llx, which the %s of line %s (by ", (unsigned long long)(a > r->glo ? a : r->glo),
+    plB_buf_printf(&b, " reads global address 0x%llx, which the %s of line %s (by ",
+                   (unsigned long long)(a > r->glo ? a : r->glo),
                    plX__opname(e, e->xf.code[r->pc].stmt), line_of(e, r->pc));
     whot(e, &b, c, r->tid);
     if (readonly)
-      plB_buf_puts(&b, ") may still be writing: its bulk group was waited for with cp.async.bulk.wait_group.read only, which waits "
+      plB_buf_puts(&b,
+                   ") may still be writing: its bulk group was waited for with "
+                   "cp.async.bulk.wait_group.read only, which waits "
                    "until the source is read, not until the writes are done (wait without .read)");
-    else plB_buf_puts(&b, ") may still be writing: no cp.async.bulk.wait_group has covered its bulk group");
+    else
+      plB_buf_puts(
+          &b, ") may still be writing: no cp.async.bulk.wait_group has covered its bulk group");
     plX__fail(e, in->stmt, "%s", plB_buf_cstr(&b));
     plB_buf_free(&b);
     return 1;
@@ -102,7 +123,10 @@ int plX__h_exec_bulkgrp(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (!c->h.bg) return 0;
   LANES(l, em, {
     uint32_t *g = bg_of(c, (uint32_t)w->idx * 32 + (uint32_t)l);
-    if (in->op == X_BULKCOMMIT) { g[0]++; continue; }
+    if (in->op == X_BULKCOMMIT) {
+      g[0]++;
+      continue;
+    }
     uint32_t done = g[0] >= in->c ? g[0] - in->c : 0;
     if (!in->sub2 && done > g[1]) g[1] = done;
     if (done > g[2]) g[2] = done;
@@ -111,7 +135,8 @@ int plX__h_exec_bulkgrp(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   return 0;
 }
 
-/* ---- bulk copies ------------------------------------------------------------------------------------ */
+/* ---- bulk copies
+** ------------------------------------------------------------------------------------ */
 /* do the n global bytes at a (both ends in bounds) lie in one buffer? */
 static int one_buffer(plX_emu *e, uint64_t a, uint32_t n) {
   int32_t c1 = -1, c2 = -1;
@@ -123,23 +148,39 @@ int plX__h_exec_bulk(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   LANES(l, em, {
     uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
     uint32_t n = (uint32_t)SZ[l];
-    if (n == 0 || n % 16) return plX__fail_lanef(e, in, w, l, "the size %u is not a positive multiple of 16", n);
+    if (n == 0 || n % 16)
+      return plX__fail_lanef(e, in, w, l, "the size %u is not a positive multiple of 16", n);
     uint64_t src = plX__h_src_addr(in, w, l);
-    plX_ins tmp = *in; tmp.space = XS_GLOBAL; tmp.cache = -1;
-    if (in->sub == 4) {                                            /* prefetch: bounds only (it reads nothing a thread sees) */
-      if (src % 16) return plX__fail_lanef(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)src);
-      if (!plX__mem(e, &tmp, XS_GLOBAL, src, 1, tid, 4) || !plX__mem(e, &tmp, XS_GLOBAL, src + n - 1, 1, tid, 4)) return e->status;
+    plX_ins tmp = *in;
+    tmp.space = XS_GLOBAL;
+    tmp.cache = -1;
+    /* prefetch: bounds only (it reads nothing a thread sees) */
+    if (in->sub == 4) {
+      if (src % 16)
+        return plX__fail_lanef(e, in, w, l, "the global address 0x%llx is not a multiple of 16",
+                               (unsigned long long)src);
+      if (!plX__mem(e, &tmp, XS_GLOBAL, src, 1, tid, 4) ||
+          !plX__mem(e, &tmp, XS_GLOBAL, src + n - 1, 1, tid, 4))
+        return e->status;
       continue;
     }
-    if (in->sub >= 2 && in->sub != 5) {                            /* shared::cta -> global */
-      plX_cta *c; uint32_t off;
-      if (!plX__h_smem_at(e, in, w, l, src, XS_SHARED, 0, n, 16, &c, &off, "the source")) return e->status;
+    if (in->sub >= 2 && in->sub != 5) { /* shared::cta -> global */
+      plX_cta *c;
+      uint32_t off;
+      if (!plX__h_smem_at(e, in, w, l, src, XS_SHARED, 0, n, 16, &c, &off, "the source"))
+        return e->status;
       if (plX__h_source_read(e, in, w, l, c, off, n)) return e->status;
       uint64_t dst = addr_of(in, w, l);
-      if (dst % 16) return plX__fail_lanef(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)dst);
-      uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, dst, 1, tid, 3), *gl = gp ? plX__mem(e, &tmp, XS_GLOBAL, dst + n - 1, 1, tid, 3) : NULL;
+      if (dst % 16)
+        return plX__fail_lanef(e, in, w, l, "the global address 0x%llx is not a multiple of 16",
+                               (unsigned long long)dst);
+      uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, dst, 1, tid, 3),
+              *gl = gp ? plX__mem(e, &tmp, XS_GLOBAL, dst + n - 1, 1, tid, 3) : NULL;
       if (!gl) return e->status;
-      if (!one_buffer(e, dst, n)) return plX__fail_lanef(e, in, w, l, "the %u bytes at global 0x%llx run past the end of their buffer", n, (unsigned long long)dst);
+      if (!one_buffer(e, dst, n))
+        return plX__fail_lanef(e, in, w, l,
+                               "the %u bytes at global 0x%llx run past the end of their buffer", n,
+                               (unsigned long long)dst);
       if (plX__h_bst_push(e, in, tid, off, off + n, dst, dst + n)) return e->status;
       if (in->sub == 2) {
         plX_buf *gb = plX__find(e->mem, dst, &tmp.cache);
@@ -148,16 +189,25 @@ int plX__h_exec_bulk(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
         continue;
       }
       int es = tb(in->t) / 8;
-      if (es < 1 || n % (uint32_t)es) return plX__fail_lanef(e, in, w, l, "the size is not a whole number of elements");
-      if (e->gsync) {                                              /* a reduction: an atomic per element (races check) */
+      if (es < 1 || n % (uint32_t)es)
+        return plX__fail_lanef(e, in, w, l, "the size is not a whole number of elements");
+      /* a reduction: an atomic per element (races check) */
+      if (e->gsync) {
         plX_buf *gb = plX__find(e->mem, dst, &tmp.cache);
         if (plX__global_access(e, in, gb, dst - gb->addr, n, tid, 2)) return e->status;
       }
-      int dt = in->t == PLT_F32 ? PLB_TM_F32 : in->t == PLT_F16 ? PLB_TM_F16 : in->t == PLT_BF16 ? PLB_TM_BF16 : in->t == PLT_F64 ? PLB_TM_F64
-             : in->t == PLT_S32 ? PLB_TM_S32 : in->t == PLT_S64 ? PLB_TM_S64 : es == 8 ? PLB_TM_U64 : PLB_TM_U32;
+      int dt = in->t == PLT_F32    ? PLB_TM_F32
+               : in->t == PLT_F16  ? PLB_TM_F16
+               : in->t == PLT_BF16 ? PLB_TM_BF16
+               : in->t == PLT_F64  ? PLB_TM_F64
+               : in->t == PLT_S32  ? PLB_TM_S32
+               : in->t == PLT_S64  ? PLB_TM_S64
+               : es == 8           ? PLB_TM_U64
+                                   : PLB_TM_U32;
       for (uint32_t j = 0; j < n; j += (uint32_t)es) {
         uint64_t old = 0, v = 0;
-        memcpy(&old, gp + j, (size_t)es); memcpy(&v, c->smem + off + j, (size_t)es);
+        memcpy(&old, gp + j, (size_t)es);
+        memcpy(&v, c->smem + off + j, (size_t)es);
         uint64_t r = plX__h_red_apply(in->sub2, dt, old, v);
         memcpy(gp + j, &r, (size_t)es);
       }
@@ -165,40 +215,89 @@ int plX__h_exec_bulk(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     }
     uint8_t *data = malloc(n);
     if (!data) return plX__fail(e, in->stmt, "out of memory");
-    if (in->sub == 0) {                                            /* global -> shared::cluster */
-      if (src % 16) { free(data); return plX__fail_lanef(e, in, w, l, "the global address 0x%llx is not a multiple of 16", (unsigned long long)src); }
-      uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, src, 1, tid, 4), *gl = gp ? plX__mem(e, &tmp, XS_GLOBAL, src + n - 1, 1, tid, 4) : NULL;
-      if (!gl) { free(data); return e->status; }
-      if (!one_buffer(e, src, n)) { free(data); return plX__fail_lanef(e, in, w, l, "the %u bytes at global 0x%llx run past the end of their buffer", n, (unsigned long long)src); }
-      if (e->gsync) {                                              /* its bytes: plain reads by the issuing thread */
+    if (in->sub == 0) { /* global -> shared::cluster */
+      if (src % 16) {
+        free(data);
+        return plX__fail_lanef(e, in, w, l, "the global address 0x%llx is not a multiple of 16",
+                               (unsigned long long)src);
+      }
+      uint8_t *gp = plX__mem(e, &tmp, XS_GLOBAL, src, 1, tid, 4),
+              *gl = gp ? plX__mem(e, &tmp, XS_GLOBAL, src + n - 1, 1, tid, 4) : NULL;
+      if (!gl) {
+        free(data);
+        return e->status;
+      }
+      if (!one_buffer(e, src, n)) {
+        free(data);
+        return plX__fail_lanef(e, in, w, l,
+                               "the %u bytes at global 0x%llx run past the end of their buffer", n,
+                               (unsigned long long)src);
+      }
+      /* its bytes: plain reads by the issuing thread */
+      if (e->gsync) {
         plX_buf *gb = plX__find(e->mem, src, &tmp.cache);
-        if (plX__global_access(e, in, gb, src - gb->addr, n, tid, 5)) { free(data); return e->status; }
+        if (plX__global_access(e, in, gb, src - gb->addr, n, tid, 5)) {
+          free(data);
+          return e->status;
+        }
       }
       memcpy(data, gp, n);
-    } else {                                                       /* shared::cta -> shared::cluster */
-      plX_cta *c; uint32_t off;
-      if (!plX__h_smem_at(e, in, w, l, src, XS_SHARED, 0, n, 16, &c, &off, "the source")) { free(data); return e->status; }
-      if (plX__h_source_read(e, in, w, l, c, off, n)) { free(data); return e->status; }
+      /* shared::cta -> shared::cluster */
+    } else {
+      plX_cta *c;
+      uint32_t off;
+      if (!plX__h_smem_at(e, in, w, l, src, XS_SHARED, 0, n, 16, &c, &off, "the source")) {
+        free(data);
+        return e->status;
+      }
+      if (plX__h_source_read(e, in, w, l, c, off, n)) {
+        free(data);
+        return e->status;
+      }
       memcpy(data, c->smem + off, n);
     }
-    plX_cta *dc; uint32_t doff;
-    if (!plX__h_smem_at(e, in, w, l, addr_of(in, w, l), XS_SHARED, 1, n, 16, &dc, &doff, "the destination")) { free(data); return e->status; }
-    plX_cta *mc; uint32_t moff;
-    if (!plX__h_smem_at(e, in, w, l, plX__h_mbar_addr(in, w, l), XS_SHARED, 1, 8, 8, &mc, &moff, "the mbarrier")) { free(data); return e->status; }
-    if (mc != dc) { free(data); return plX__fail_lanef(e, in, w, l, "the mbarrier is in another CTA than the destination"); }
+    plX_cta *dc;
+    uint32_t doff;
+    if (!plX__h_smem_at(e, in, w, l, addr_of(in, w, l), XS_SHARED, 1, n, 16, &dc, &doff,
+                        "the destination")) {
+      free(data);
+      return e->status;
+    }
+    plX_cta *mc;
+    uint32_t moff;
+    if (!plX__h_smem_at(e, in, w, l, plX__h_mbar_addr(in, w, l), XS_SHARED, 1, 8, 8, &mc, &moff,
+                        "the mbarrier")) {
+      free(data);
+      return e->status;
+    }
+    if (mc != dc) {
+      free(data);
+      return plX__fail_lanef(e, in, w, l, "the mbarrier is in another CTA than the destination");
+    }
     uint32_t mask = 1u << dc->rank;
     if (in->fl & XF_CLUSTER) {
       mask = (uint32_t)wslot(w, in->c)[l] & 0xffffu;
-      if (!mask || (mask >> e->H.ncl)) { free(data); return plX__fail_lanef(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u", mask, e->H.ncl); }
+      if (!mask || (mask >> e->H.ncl)) {
+        free(data);
+        return plX__fail_lanef(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u",
+                               mask, e->H.ncl);
+      }
     }
-    if (plX__h_mb_copy_visible(e, in, w, l, mask, moff)) { free(data); return e->status; }
-    if (e->nregions) {                                             /* inside the allocation */
+    if (plX__h_mb_copy_visible(e, in, w, l, mask, moff)) {
+      free(data);
+      return e->status;
+    }
+    if (e->nregions) { /* inside the allocation */
       char what[48];
       snprintf(what, sizeof what, "%u bytes", n);
-      if (plX__region_check(e, in, w, l, doff, n, what)) { free(data); return e->status; }
+      if (plX__region_check(e, in, w, l, doff, n, what)) {
+        free(data);
+        return e->status;
+      }
     }
     if (plX__h_queue(e, in, tid, mask, doff, n, moff, n, data, NULL, -1)) return e->status;
-    if (in->sub == 5) {                                            /* cp.reduce.async.bulk: applied as it lands */
+    /* cp.reduce.async.bulk: applied as it lands */
+    if (in->sub == 5) {
       int es = tb(in->t) / 8;
       plX_async *q = &e->H.q.p[e->H.q.n - 1];
       q->red = in->sub2;

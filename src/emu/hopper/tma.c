@@ -1,4 +1,5 @@
-/* hopper/tma.c -- TMA: cp.async.bulk.tensor loads, stores, reductions and prefetches through a tensor map. */
+/* hopper/tma.c -- TMA: cp.async.bulk.tensor loads, stores, reductions and prefetches through a
+** tensor map. */
 #include "state.h"
 #include "fail.h"
 #include "mem.h"
@@ -12,10 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- TMA ------------------------------------------------------------------------------------------- */
+/* ---- TMA
+** ------------------------------------------------------------------------------------------- */
 uint64_t plX__h_red_apply(int op, int dt, uint64_t old, uint64_t v) {
-  int fmt = dt == PLB_TM_F16 ? XFMT_F16 : dt == PLB_TM_BF16 ? XFMT_BF16 : (dt == PLB_TM_F32 || dt == PLB_TM_F32_FTZ) ? XFMT_F32 :
-            dt == PLB_TM_F64 ? XFMT_F64 : -1;
+  int fmt = dt == PLB_TM_F16                             ? XFMT_F16
+            : dt == PLB_TM_BF16                          ? XFMT_BF16
+            : (dt == PLB_TM_F32 || dt == PLB_TM_F32_FTZ) ? XFMT_F32
+            : dt == PLB_TM_F64                           ? XFMT_F64
+                                                         : -1;
   int sgn = dt == PLB_TM_S32 || dt == PLB_TM_S64;
   int bits = plX__h_tm_esize(dt) * 8;
   if (fmt >= 0) {
@@ -29,8 +34,10 @@ uint64_t plX__h_red_apply(int op, int dt, uint64_t old, uint64_t v) {
   }
   switch (op) {
   case XA_ADD: return zx(old + v, bits);
-  case XA_MIN: return sgn ? (sx(v, bits) < sx(old, bits) ? v : old) : (zx(v, bits) < zx(old, bits) ? v : old);
-  case XA_MAX: return sgn ? (sx(v, bits) > sx(old, bits) ? v : old) : (zx(v, bits) > zx(old, bits) ? v : old);
+  case XA_MIN:
+    return sgn ? (sx(v, bits) < sx(old, bits) ? v : old) : (zx(v, bits) < zx(old, bits) ? v : old);
+  case XA_MAX:
+    return sgn ? (sx(v, bits) > sx(old, bits) ? v : old) : (zx(v, bits) > zx(old, bits) ? v : old);
   case XA_INC: return zx(old >= v ? 0 : old + 1, bits);
   case XA_DEC: return zx((old == 0 || old > v) ? v : old - 1, bits);
   case XA_AND: return old & v;
@@ -41,15 +48,16 @@ uint64_t plX__h_red_apply(int op, int dt, uint64_t old, uint64_t v) {
 }
 
 static int red_ok(int op, int dt) {
-  int fl = dt == PLB_TM_F16 || dt == PLB_TM_BF16 || dt == PLB_TM_F32 || dt == PLB_TM_F32_FTZ || dt == PLB_TM_F64;
+  int fl = dt == PLB_TM_F16 || dt == PLB_TM_BF16 || dt == PLB_TM_F32 || dt == PLB_TM_F32_FTZ ||
+           dt == PLB_TM_F64;
   if (dt == PLB_TM_TF32 || dt == PLB_TM_TF32_FTZ) return 0;
   if (fl) return op == XA_ADD || op == XA_MIN || op == XA_MAX;
   return 1;
 }
 
-/* im2col: the next pixel of the walk px (W, H, D, then N; dims - 1 entries): each spatial coordinate
-** steps by its element stride and, past the pixel box's upper corner, wraps to its lower corner
-** carrying into the next dimension; N has no box */
+/* im2col: the next pixel of the walk px (W, H, D, then N; dims - 1 entries): each spatial
+** coordinate steps by its element stride and, past the pixel box's upper corner, wraps to its
+** lower corner carrying into the next dimension; N has no box */
 static void pix_step(const plX_tmap *t, int dims, int64_t *px) {
   for (int i = 0; i < dims - 1; i++) {
     px[i] += t->es[i + 1];
@@ -75,36 +83,61 @@ int plX__h_exec_tma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     plX_tmap t;
     if (plX__h_tm_read(e, in, w, l, wslot(w, vs[0])[l], &t)) return e->status;
     if (t.mode != i2c)
-      return plX__fail_lanef(e, in, w, l, i2c ? "an im2col copy through a tile-mode tensor map (make one with dev:tensormap(array, { mode = \"im2col\", ... }))"
-                                        : "a tile-mode copy through an im2col tensor map (it takes the .im2col forms)");
-    if (t.rank != dims) return plX__fail_lanef(e, in, w, l, "a %dd copy through a tensor map of rank %d", dims, t.rank);
-    int64_t c0[5], ioff[3] = {0, 0, 0};
+      return plX__fail_lanef(
+          e, in, w, l,
+          i2c ? "an im2col copy through a tile-mode tensor map (make one with dev:tensormap(array, "
+                "{ mode = \"im2col\", ... }))"
+              : "a tile-mode copy through an im2col tensor map (it takes the .im2col forms)");
+    if (t.rank != dims)
+      return plX__fail_lanef(e, in, w, l, "a %dd copy through a tensor map of rank %d", dims,
+                             t.rank);
+    int64_t c0[5], ioff[3] = { 0, 0, 0 };
     for (int i = 0; i < dims; i++) c0[i] = (int32_t)wslot(w, vs[1 + i])[l];
-    if (i2c && (in->sub == 0 || in->sub == 3))                     /* the im2col offsets: signed 16-bit */
+    if (i2c && (in->sub == 0 || in->sub == 3)) /* the im2col offsets: signed 16-bit */
       for (int i = 0; i < dims - 2; i++) ioff[i] = (int16_t)wslot(w, vs[1 + dims + i])[l];
-    if (in->sub == 3) continue;                                    /* prefetch: checked, no effect */
-    if (in->sub == 2 && !red_ok(in->sub2, t.dtype)) return plX__fail_lanef(e, in, w, l, "this reduction is not defined for the tensor map's element type");
-    uint32_t cnt[5] = {1, 1, 1, 1, 1}, total = 1;
-    if (i2c) total = t.cpp * t.ppc;                                /* ppc pixels of cpp channels each */
-    else for (int i = 0; i < dims; i++) { cnt[i] = (t.box[i] + t.es[i] - 1) / t.es[i]; total *= cnt[i]; }
-    int64_t px[4] = {0, 0, 0, 0};
+    /* prefetch: checked, no effect */
+    if (in->sub == 3) continue;
+    if (in->sub == 2 && !red_ok(in->sub2, t.dtype))
+      return plX__fail_lanef(e, in, w, l,
+                             "this reduction is not defined for the tensor map's element type");
+    uint32_t cnt[5] = { 1, 1, 1, 1, 1 }, total = 1;
+    /* ppc pixels of cpp channels each */
+    if (i2c)
+      total = t.cpp * t.ppc;
+    else
+      for (int i = 0; i < dims; i++) {
+        cnt[i] = (t.box[i] + t.es[i] - 1) / t.es[i];
+        total *= cnt[i];
+      }
+    int64_t px[4] = { 0, 0, 0, 0 };
     for (int i = 1; i < dims; i++) px[i - 1] = c0[i];
     uint32_t bytes = total * (uint32_t)t.esize;
     uint32_t span = t.sw ? (bytes + 127) / 128 * 128 : bytes;
-    plX_cta *c; uint32_t off;
+    plX_cta *c;
+    uint32_t off;
     int ld = in->sub == 0;
-    if (!plX__h_smem_at(e, in, w, l, addr_of(in, w, l), XS_SHARED, ld, span, 128, &c, &off, ld ? "the destination" : "the source")) return e->status;
+    if (!plX__h_smem_at(e, in, w, l, addr_of(in, w, l), XS_SHARED, ld, span, 128, &c, &off,
+                        ld ? "the destination" : "the source"))
+      return e->status;
     uint8_t *data = NULL, *valid = NULL;
     if (ld) {
-      data = calloc(span, 1); valid = calloc(span, 1);
-      if (!data || !valid) { free(data); free(valid); return plX__fail(e, in->stmt, "out of memory"); }
-    } else if (plX__h_source_read(e, in, w, l, c, off, span)) return e->status;
+      data = calloc(span, 1);
+      valid = calloc(span, 1);
+      if (!data || !valid) {
+        free(data);
+        free(valid);
+        return plX__fail(e, in->stmt, "out of memory");
+      }
+    } else if (plX__h_source_read(e, in, w, l, c, off, span))
+      return e->status;
     int32_t cache = -1;
-    uint32_t stored = 0;                                           /* elements in bounds (a store) */
+    /* elements in bounds (a store) */
+    uint32_t stored = 0;
     for (uint32_t k = 0; k < total; k++) {
       uint32_t lin = k * (uint32_t)t.esize;
       int64_t g[5];
-      if (i2c) {                                                   /* pixel k / cpp, channel k % cpp */
+      /* pixel k / cpp, channel k % cpp */
+      if (i2c) {
         uint32_t ch = k % t.cpp;
         if (ch == 0 && k) pix_step(&t, dims, px);
         g[0] = c0[0] + ch;
@@ -112,24 +145,38 @@ int plX__h_exec_tma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
         g[dims - 1] = px[dims - 2];
       } else {
         uint32_t rem = k;
-        for (int i = 0; i < dims; i++) { uint32_t ki = rem % cnt[i]; rem /= cnt[i]; g[i] = c0[i] + (int64_t)ki * t.es[i]; }
+        for (int i = 0; i < dims; i++) {
+          uint32_t ki = rem % cnt[i];
+          rem /= cnt[i];
+          g[i] = c0[i] + (int64_t)ki * t.es[i];
+        }
       }
       int inb = 1;
       uint64_t ga = t.addr;
       for (int i = 0; i < dims; i++) {
-        if (g[i] < 0 || (uint64_t)g[i] >= t.dims[i]) inb = 0;
-        else ga += (uint64_t)g[i] * t.strides[i];
+        if (g[i] < 0 || (uint64_t)g[i] >= t.dims[i])
+          inb = 0;
+        else
+          ga += (uint64_t)g[i] * t.strides[i];
       }
-      uint32_t so = plB_sm_swizzle(t.sw, off + lin) - off;        /* the swizzle of the absolute address */
-      if (ld) { for (int b = 0; b < t.esize; b++) valid[so + (uint32_t)b] = 1; }
-      if (!inb) {                                                  /* zeros (or NaN) on a load, skipped on a store */
+      /* the swizzle of the absolute address */
+      uint32_t so = plB_sm_swizzle(t.sw, off + lin) - off;
+      if (ld) {
+        for (int b = 0; b < t.esize; b++) valid[so + (uint32_t)b] = 1;
+      }
+      /* zeros (or NaN) on a load, skipped on a store */
+      if (!inb) {
         if (ld && t.oob) oob_nan(data + so, t.esize);
         continue;
       }
       plX_buf *gb = plX__find(e->mem, ga, &cache);
       if (!gb || ga - gb->addr + (uint64_t)t.esize > gb->size) {
-        if (data) { free(data); free(valid); }
-        plB_buf b; plB_buf_init(&b);
+        if (data) {
+          free(data);
+          free(valid);
+        }
+        plB_buf b;
+        plB_buf_init(&b);
         plB_buf_printf(&b, "the tensor map's element at ");
         plX__describe_addr(e, &b, ga, (uint64_t)t.esize);
         plB_buf_puts(&b, " (was its array freed?)");
@@ -138,43 +185,76 @@ int plX__h_exec_tma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
         return e->status;
       }
       uint8_t *gp = gb->p + (ga - gb->addr);
-      if (!ld && plX__h_bst_push(e, in, tid, off, off + span, ga, ga + (uint64_t)t.esize)) return e->status;   /* bulk group tracking */
+      /* bulk group tracking */
+      if (!ld && plX__h_bst_push(e, in, tid, off, off + span, ga, ga + (uint64_t)t.esize))
+        return e->status;
       stored++;
-      if (ld) {                                                    /* a plain read by the issuing thread (races check) */
-        if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 5)) { free(data); free(valid); return e->status; }
+      /* a plain read by the issuing thread (races check) */
+      if (ld) {
+        if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 5)) {
+          free(data);
+          free(valid);
+          return e->status;
+        }
         memcpy(data + so, gp, (size_t)t.esize);
-      }
-      else if (gb->ro) return plX__fail_lanef(e, in, w, l, "a TMA store into constant memory");
+      } else if (gb->ro)
+        return plX__fail_lanef(e, in, w, l, "a TMA store into constant memory");
       else if (in->sub == 1) {
-        if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 3)) return e->status;
+        if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 3))
+          return e->status;
         memcpy(gp, c->smem + off + so, (size_t)t.esize);
       }
-      else {                                                       /* a reduction: an atomic per element (races check) */
-        if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 2)) return e->status;
+      /* a reduction: an atomic per element (races check) */
+      else {
+        if (e->gsync && plX__global_access(e, in, gb, ga - gb->addr, (uint32_t)t.esize, tid, 2))
+          return e->status;
         uint64_t old = 0, v = 0;
-        memcpy(&old, gp, (size_t)t.esize); memcpy(&v, c->smem + off + so, (size_t)t.esize);
+        memcpy(&old, gp, (size_t)t.esize);
+        memcpy(&v, c->smem + off + so, (size_t)t.esize);
         uint64_t r = plX__h_red_apply(in->sub2, t.dtype, old, v);
         memcpy(gp, &r, (size_t)t.esize);
       }
     }
     /* a box wholly outside the tensor writes nothing, and still reads its source until its group
     ** completes (.read): the source-overwrite check needs its record */
-    if (!ld && !stored && in->sub != 3 && plX__h_bst_push(e, in, tid, off, off + span, 0, 0)) return e->status;
+    if (!ld && !stored && in->sub != 3 && plX__h_bst_push(e, in, tid, off, off + span, 0, 0))
+      return e->status;
     if (!ld) continue;
     uint32_t mask = 1u << c->rank;
     if (in->fl & XF_CLUSTER) {
       mask = (uint32_t)wslot(w, in->c)[l] & 0xffffu;
-      if (!mask || (mask >> e->H.ncl)) { free(data); free(valid); return plX__fail_lanef(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u", mask, e->H.ncl); }
+      if (!mask || (mask >> e->H.ncl)) {
+        free(data);
+        free(valid);
+        return plX__fail_lanef(e, in, w, l, "ctaMask 0x%x names CTAs outside the cluster of %u",
+                               mask, e->H.ncl);
+      }
     }
-    plX_cta *mc; uint32_t moff;
-    if (!plX__h_smem_at(e, in, w, l, plX__h_mbar_addr(in, w, l), XS_SHARED, 1, 8, 8, &mc, &moff, "the mbarrier")) { free(data); free(valid); return e->status; }
-    if (mc != c) { free(data); free(valid); return plX__fail_lanef(e, in, w, l, "the mbarrier is in another CTA than the destination"); }
-    if (plX__h_mb_copy_visible(e, in, w, l, mask, moff)) { free(data); free(valid); return e->status; }
-    if (e->nregions) {                                             /* inside the tile it lands in */
+    plX_cta *mc;
+    uint32_t moff;
+    if (!plX__h_smem_at(e, in, w, l, plX__h_mbar_addr(in, w, l), XS_SHARED, 1, 8, 8, &mc, &moff,
+                        "the mbarrier")) {
+      free(data);
+      free(valid);
+      return e->status;
+    }
+    if (mc != c) {
+      free(data);
+      free(valid);
+      return plX__fail_lanef(e, in, w, l, "the mbarrier is in another CTA than the destination");
+    }
+    if (plX__h_mb_copy_visible(e, in, w, l, mask, moff)) {
+      free(data);
+      free(valid);
+      return e->status;
+    }
+    if (e->nregions) { /* inside the tile it lands in */
       uint32_t wn = span;
       while (wn && !valid[wn - 1]) wn--;
-      plB_buf wb; plB_buf_init(&wb);                              /* what the copy is */
-      if (i2c) plB_buf_printf(&wb, "%u pixels of %u channels of %d bytes", t.ppc, t.cpp, t.esize);
+      plB_buf wb;
+      plB_buf_init(&wb); /* what the copy is */
+      if (i2c)
+        plB_buf_printf(&wb, "%u pixels of %u channels of %d bytes", t.ppc, t.cpp, t.esize);
       else {
         plB_buf_puts(&wb, "a box of ");
         for (int i = 0; i < dims; i++) plB_buf_printf(&wb, i ? " x %u" : "%u", cnt[i]);

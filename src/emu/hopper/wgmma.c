@@ -1,4 +1,5 @@
-/* hopper/wgmma.c -- wgmma: operands from registers and matrix descriptors, groups, the operand reads in flight. */
+/* hopper/wgmma.c -- wgmma: operands from registers and matrix descriptors, groups, the operand
+** reads in flight. */
 #include "state.h"
 #include "fail.h"
 #include "exec.h"
@@ -10,11 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- wgmma operands in flight ------------------------------------------------------------------------
-** A wgmma reads its shared operands at some point before the wait_group that covers its group: a
-** write to those bytes in between (a TMA load landing in a stage released too early, an st.shared)
-** races with the tensor cores. The emulator reads at issue, so it records what each wgmma read and
-** reports such writes instead of silently computing with the old bytes. */
+/* ---- wgmma operands in flight
+** ------------------------------------------------------------------------ A wgmma reads its
+** shared operands at some point before the wait_group that covers its group: a write to those
+** bytes in between (a TMA load landing in a stage released too early, an st.shared) races with
+** the tensor cores. The emulator reads at issue, so it records what each wgmma read and reports
+** such writes instead of silently computing with the old bytes. */
 static int wg_pending(const plX_cta *c, const plX_wgrd *r) {
   return r->group - 1 >= c->warps[r->warp].wg_done;
 }
@@ -36,62 +38,78 @@ void plX__h_wg_retire(plX_emu *e, plX_cta *c) {
   c->h.rd.n = k;
 }
 
-/* r, released again into phase `phase` of the mbarrier at `mb` of CTA `rank`: a copy whose waiters are
-** ordered after that arrive, unless one exists; rel: the early arrive the messages name (1 + pc; 0:
-** r's, when the release runs through a chain) */
-static void wg_forward(plX_cta *o, uint32_t i, uint32_t mb, uint32_t phase, uint32_t rank, uint32_t rel) {
+/* r, released again into phase `phase` of the mbarrier at `mb` of CTA `rank`: a copy whose
+** waiters are ordered after that arrive, unless one exists; rel: the early arrive the messages
+** name (1 + pc; 0: r's, when the release runs through a chain) */
+static void wg_forward(plX_cta *o, uint32_t i, uint32_t mb, uint32_t phase, uint32_t rank,
+                       uint32_t rel) {
   plX_wgrd f = o->h.rd.p[i];
   if (rel) f.rel = rel;
   for (uint32_t j = 0; j < o->h.rd.n; j++) {
     const plX_wgrd *q = &o->h.rd.p[j];
-    if (q->pc == f.pc && q->warp == f.warp && q->group == f.group && q->lo == f.lo && q->rel_mb == mb &&
-        q->rel_phase == phase && q->rel_rank == rank) return;
+    if (q->pc == f.pc && q->warp == f.warp && q->group == f.group && q->lo == f.lo &&
+        q->rel_mb == mb && q->rel_phase == phase && q->rel_rank == rank)
+      return;
   }
-  f.rel_mb = mb; f.rel_phase = phase; f.rel_rank = rank; f.acq = 0;
-  plB_vec_push(o->h.rd, f);                                        /* out of memory: the chain is not followed */
+  f.rel_mb = mb;
+  f.rel_phase = phase;
+  f.rel_rank = rank;
+  f.acq = 0;
+  /* out of memory: the chain is not followed */
+  plB_vec_push(o->h.rd, f);
 }
 
-/* warp w (of e->C) arrives on m (of CTA c, local or remote) while wgmma reads of its own are pending:
-** a waiter on that phase is ordered after the arrive, not after the wait_group that retires the reads
-** (the PTX memory model only guarantees a wgmma's shared reads complete at that wait_group). The
-** same holds for every read w is ordered after through an earlier early release (a chain: what a
-** waiter acquires is what the phase's arrivers released). Also note what w has retired. */
+/* warp w (of e->C) arrives on m (of CTA c, local or remote) while wgmma reads of its own are
+** pending: a waiter on that phase is ordered after the arrive, not after the wait_group that
+** retires the reads (the PTX memory model only guarantees a wgmma's shared reads complete at
+** that wait_group). The same holds for every read w is ordered after through an earlier early
+** release (a chain: what a waiter acquires is what the phase's arrivers released). Also note
+** what w has retired. */
 void plX__h_wg_release(plX_emu *e, plX_warp *w, plX_ins *in, plX_cta *c, plX_mbar *m) {
   uint32_t wi = (uint32_t)w->idx, me = e->C->rank;
-  uint32_t *dv = plX__h_mb_dn(c, m, 0), *dn = dv + me * e->nwarps + wi;  /* the slot of this CTA's warp wi */
+  /* the slot of this CTA's warp wi */
+  uint32_t *dv = plX__h_mb_dn(c, m, 0), *dn = dv + me * e->nwarps + wi;
   if (*dn < w->wg_done + 1) *dn = w->wg_done + 1;
-  const uint32_t *kw = e->C->h.know + (size_t)wi * c->h.nslot;    /* and what wi is ordered after */
-  for (uint32_t j = 0; j < c->h.nslot; j++) if (kw[j] > dv[j]) dv[j] = kw[j];
+  const uint32_t *kw = e->C->h.know + (size_t)wi * c->h.nslot; /* and what wi is ordered after */
+  for (uint32_t j = 0; j < c->h.nslot; j++)
+    if (kw[j] > dv[j]) dv[j] = kw[j];
   for (uint32_t k = 0; k < e->H.ncl || (k == 0 && !e->H.ncl); k++) {
     plX_cta *o = e->H.ncl ? &e->ctas[k] : e->C;
     uint32_t n = o->h.rd.n;
     for (uint32_t i = 0; i < n; i++) {
       plX_wgrd *r = &o->h.rd.p[i];
-      if (o == e->C && r->warp == wi && wg_pending(o, r)) {      /* its own pending reads */
-        if (!r->rel) { r->rel = (uint32_t)(in - e->xf.code) + 1; r->rel_mb = m->off; r->rel_phase = m->phase; r->rel_rank = c->rank; }
-        else if (r->rel_mb != m->off || r->rel_phase != m->phase || r->rel_rank != c->rank)
+      if (o == e->C && r->warp == wi && wg_pending(o, r)) { /* its own pending reads */
+        if (!r->rel) {
+          r->rel = (uint32_t)(in - e->xf.code) + 1;
+          r->rel_mb = m->off;
+          r->rel_phase = m->phase;
+          r->rel_rank = c->rank;
+        } else if (r->rel_mb != m->off || r->rel_phase != m->phase || r->rel_rank != c->rank)
           wg_forward(o, i, m->off, m->phase, c->rank, (uint32_t)(in - e->xf.code) + 1);
-      } else if (r->rel_rank == me && wi < 32 && (r->acq >> wi & 1))  /* reads w acquired early */
+      } else if (r->rel_rank == me && wi < 32 && (r->acq >> wi & 1)) /* reads w acquired early */
         wg_forward(o, i, m->off, m->phase, c->rank, 0);
     }
   }
 }
 
-/* warp w of c completed a wait on m (of c): it is ordered after the early releases into m's completed
-** phases, and after the wait_groups of the warps (of any CTA of the cluster: remote arrivals count
-** in their own CTA's slots) that arrived on m's last completed phase */
+/* warp w of c completed a wait on m (of c): it is ordered after the early releases into m's
+** completed phases, and after the wait_groups of the warps (of any CTA of the cluster: remote
+** arrivals count in their own CTA's slots) that arrived on m's last completed phase */
 void plX__h_wg_acquire(plX_emu *e, plX_warp *w, plX_cta *c, plX_mbar *m) {
   uint32_t wi = (uint32_t)w->idx;
   if (wi >= 32) return;
   const uint32_t *ldn = plX__h_mb_dn(c, m, 1);
-  uint32_t *kw = c->h.know + (size_t)wi * c->h.nslot;             /* transitively: what the arrivers knew */
-  for (uint32_t j = 0; j < c->h.nslot; j++) if (ldn[j] > kw[j]) kw[j] = ldn[j];
+  /* transitively: what the arrivers knew */
+  uint32_t *kw = c->h.know + (size_t)wi * c->h.nslot;
+  for (uint32_t j = 0; j < c->h.nslot; j++)
+    if (ldn[j] > kw[j]) kw[j] = ldn[j];
   for (uint32_t k = 0; k < e->H.ncl || (k == 0 && !e->H.ncl); k++) {
     plX_cta *o = e->H.ncl ? &e->ctas[k] : c;
     for (uint32_t i = 0; i < o->h.rd.n; i++) {
       plX_wgrd *r = &o->h.rd.p[i];
       if (!r->rel || r->rel_rank != c->rank) continue;
-      if (r->rel_mb == m->off && r->rel_phase < m->phase && (o != c || r->warp != wi)) r->acq |= 1u << wi;
+      if (r->rel_mb == m->off && r->rel_phase < m->phase && (o != c || r->warp != wi))
+        r->acq |= 1u << wi;
       if ((r->acq >> wi & 1) && kw[o->rank * e->nwarps + r->warp] > r->group) r->acq &= ~(1u << wi);
     }
   }
@@ -104,67 +122,94 @@ void plX__hop_bar_sync(plX_cta *c) {
 
 /* a write by warp `warp` of c (-1: unknown) to shared bytes [off, off + n) of c; only_acq: report
 ** only the writes ordered after an early release (a copy being issued: it lands later) */
-int plX__h_wg_check(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uint32_t n, int warp, int only_acq, const char *who) {
+int plX__h_wg_check(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uint32_t n, int warp,
+                    int only_acq, const char *who) {
   for (uint32_t i = 0; i < c->h.rd.n; i++) {
     const plX_wgrd *r = &c->h.rd.p[i];
     if (off >= r->hi || off + n <= r->lo) continue;
-    int acq = warp >= 0 && warp < 32 && r->rel_rank == e->C->rank && (r->acq >> warp & 1);  /* the writer: e->C's */
+    /* the writer: e->C's */
+    int acq = warp >= 0 && warp < 32 && r->rel_rank == e->C->rank && (r->acq >> warp & 1);
     if (!acq && (only_acq || !wg_pending(c, r))) continue;
     uint32_t at = off > r->lo ? off : r->lo;
     if (acq)
-      plX__fail(e, stmt, "%s writes shared byte 0x%x of CTA (%u,%u,%u), which the wgmma.mma_async of line %s (warp %u) reads: "
-                "stage released at line %s before wgmma.wait_group covers the wgmma at line %s (this write is ordered after that "
-                "mbarrier arrive, not after the wait_group; arrive only after the wait_group that retires the stage's readers)",
-                who, at, c->ctaid[0], c->ctaid[1], c->ctaid[2], line_of(e, r->pc), r->warp, line_of(e, r->rel - 1), line_of(e, r->pc));
+      plX__fail(e, stmt,
+                "%s writes shared byte 0x%x of CTA (%u,%u,%u), which the wgmma.mma_async of line "
+                "%s (warp %u) reads: "
+                "stage released at line %s before wgmma.wait_group covers the wgmma at line %s "
+                "(this write is ordered after that "
+                "mbarrier arrive, not after the wait_group; arrive only after the wait_group that "
+                "retires the stage's readers)",
+                who, at, c->ctaid[0], c->ctaid[1], c->ctaid[2], line_of(e, r->pc), r->warp,
+                line_of(e, r->rel - 1), line_of(e, r->pc));
     else
-      plX__fail(e, stmt, "%s writes shared byte 0x%x of CTA (%u,%u,%u), which the wgmma.mma_async of line %s (warp %u) reads: no "
-                "wgmma.wait_group has covered that wgmma yet (release a buffer only after the wait_group that retires its readers)",
+      plX__fail(e, stmt,
+                "%s writes shared byte 0x%x of CTA (%u,%u,%u), which the wgmma.mma_async of line "
+                "%s (warp %u) reads: no "
+                "wgmma.wait_group has covered that wgmma yet (release a buffer only after the "
+                "wait_group that retires its readers)",
                 who, at, c->ctaid[0], c->ctaid[1], c->ctaid[2], line_of(e, r->pc), r->warp);
     return 1;
   }
   return 0;
 }
 
-int plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uint32_t n, int warp, const char *who) {
+int plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uint32_t n, int warp,
+                        const char *who) {
   return plX__h_wg_check(e, stmt, c, off, n, warp, 0, who);
 }
 
 /* an async-proxy read of shared bytes [off, off + n) of CTA c: written by a generic store without a
 ** fence.proxy.async by its writer since is an error; want_sw >= 0 also checks the TMA swizzle */
-int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t off, uint32_t n, int want_sw, const char *what) {
+int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t off,
+                      uint32_t n, int want_sw, const char *what) {
   plX_cta_hop *h = &c->h;
   if (!h->pw) return 0;
   uint32_t me = (uint32_t)w->idx * 32 + (uint32_t)l;
   for (uint32_t i = off; i < off + n; i++) {
-    uint32_t wr = h->pw[i], r = wr ? (wr - 1) / e->nthreads : 0, t = wr ? (wr - 1) % e->nthreads : 0;
-    const plX_cta *wc = r == c->rank ? c : &e->ctas[r];               /* the writer's CTA */
-    uint32_t now = wr ? (wc == c ? wc->h.fences : wc->h.cfences)[t] : 0;   /* the writer's fences so far */
+    uint32_t wr = h->pw[i], r = wr ? (wr - 1) / e->nthreads : 0,
+             t = wr ? (wr - 1) % e->nthreads : 0;
+    const plX_cta *wc = r == c->rank ? c : &e->ctas[r]; /* the writer's CTA */
+    /* the writer's fences so far */
+    uint32_t now = wr ? (wc == c ? wc->h.fences : wc->h.cfences)[t] : 0;
     /* another thread is ordered after the store by a barrier: the fence must precede it */
-    uint32_t before = !wr || (wc == e->C && t == me) ? now : (wc == c ? wc->h.fsnap : wc->h.cfsnap)[t];
+    uint32_t before =
+        !wr || (wc == e->C && t == me) ? now : (wc == c ? wc->h.fsnap : wc->h.cfsnap)[t];
     if (wr && before == h->ps[i]) {
-      plB_buf b; plB_buf_init(&b);
+      plB_buf b;
+      plB_buf_init(&b);
       plB_buf_printf(&b, "%s reads shared byte 0x%x", what, i);
       if (wc != c) plB_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
       plB_buf_puts(&b, ", written by ");
       whot(e, &b, wc, t);
       if (now != h->ps[i])
-        plB_buf_puts(&b, " with an ordinary store, whose fence.proxy.async by that thread comes after the barrier that orders it before"
-                         " this read: the fence must come between the store and the barrier (the async proxy may not see it)");
-      else if (wc == c) plB_buf_puts(&b, " with an ordinary store and no fence.proxy.async by that thread since: the async proxy may not see it");
-      else plB_buf_puts(&b, " with an ordinary store through shared::cluster and no fence.proxy.async (or .shared::cluster; .shared::cta does"
-                            " not cover another CTA's memory) by that thread since: the async proxy may not see it");
+        plB_buf_puts(&b, " with an ordinary store, whose fence.proxy.async by that thread comes "
+                         "after the barrier that orders it before"
+                         " this read: the fence must come between the store and the barrier (the "
+                         "async proxy may not see it)");
+      else if (wc == c)
+        plB_buf_puts(&b, " with an ordinary store and no fence.proxy.async by that thread since: "
+                         "the async proxy may not see it");
+      else
+        plB_buf_puts(&b, " with an ordinary store through shared::cluster and no fence.proxy.async "
+                         "(or .shared::cluster; .shared::cta does"
+                         " not cover another CTA's memory) by that thread since: the async proxy "
+                         "may not see it");
       plX__fail_lane(e, in, w, l, plB_buf_cstr(&b));
       plB_buf_free(&b);
       return e->status;
     }
     if (want_sw >= 0 && h->psw[i] && h->psw[i] - 1 != want_sw)
-      return plX__fail_lanef(e, in, w, l, "%s reads shared byte 0x%x through a descriptor declaring swizzle %s, but a TMA load wrote it with swizzle %s",
-                       what, i, plB_sm_swizzle_name(want_sw), plB_sm_swizzle_name(h->psw[i] - 1));
+      return plX__fail_lanef(e, in, w, l,
+                             "%s reads shared byte 0x%x through a descriptor declaring swizzle %s, "
+                             "but a TMA load wrote it with swizzle %s",
+                             what, i, plB_sm_swizzle_name(want_sw),
+                             plB_sm_swizzle_name(h->psw[i] - 1));
   }
   return 0;
 }
 
-/* ---- wgmma ------------------------------------------------------------------------------------------- */
+/* ---- wgmma
+** ------------------------------------------------------------------------------------------- */
 static inline double elem(uint32_t bits, int t) {
   switch (t) {
   case PLT_BF16: return f32((uint64_t)(bits & 0xffff) << 16);
@@ -182,45 +227,61 @@ static inline double elem(uint32_t bits, int t) {
 ** bits 7-9, which select the 16-byte chunk's XOR) counts from the start address's row plus the
 ** base offset: with base offset (start >> 7) & 7, the ISA's value for a tile that does not start on
 ** the pattern's repeat, that is the absolute address's row, the pattern a TMA load writes. */
-static inline uint32_t desc_at(const plB_sm_desc *d, uint32_t mask, int elt, int mn, uint32_t i, uint32_t j) {
+static inline uint32_t desc_at(const plB_sm_desc *d, uint32_t mask, int elt, int mn, uint32_t i,
+                               uint32_t j) {
   uint32_t W = (uint32_t)plB_sm_swizzle_bytes(d->swizzle), per = 16 / (uint32_t)elt, lin;
   if (!mn) {
     uint32_t jb = j * (uint32_t)elt;
-    if (W) lin = (i / 8) * d->sbo + (i % 8) * W + jb;
-    else lin = (i / 8) * d->sbo + (j / per) * d->lbo + (i % 8) * 16 + (j % per) * (uint32_t)elt;
+    if (W)
+      lin = (i / 8) * d->sbo + (i % 8) * W + jb;
+    else
+      lin = (i / 8) * d->sbo + (j / per) * d->lbo + (i % 8) * 16 + (j % per) * (uint32_t)elt;
   } else {
     uint32_t ib = i * (uint32_t)elt;
-    if (W) lin = (ib / W) * d->lbo + (j / 8) * d->sbo + (j % 8) * W + ib % W;
-    else lin = (i / per) * d->sbo + (j / 8) * d->lbo + (j % 8) * 16 + (i % per) * (uint32_t)elt;
+    if (W)
+      lin = (ib / W) * d->lbo + (j / 8) * d->sbo + (j % 8) * W + ib % W;
+    else
+      lin = (i / per) * d->sbo + (j / 8) * d->lbo + (j % 8) * 16 + (i % per) * (uint32_t)elt;
   }
   uint32_t a = d->start + lin, row = (a >> 7) - (d->start >> 7) + (uint32_t)d->base_offset;
   return a ^ (((row << 7) & mask) >> 3);
 }
 
 /* rows [r0, r0 + rows) x K of a matrix in shared memory through a descriptor, into out[row][k] */
-static int desc_load(plX_emu *e, plX_ins *in, plX_warp *w, uint64_t desc, int t, int mn, uint32_t r0, uint32_t rows, uint32_t K,
-                     double *out, const char *which, plX_wgrd *span) {
+static int desc_load(plX_emu *e, plX_ins *in, plX_warp *w, uint64_t desc, int t, int mn,
+                     uint32_t r0, uint32_t rows, uint32_t K, double *out, const char *which,
+                     plX_wgrd *span) {
   plB_sm_desc d;
   plB_sm_desc_decode(desc, &d);
   int elt = tb(t) / 8;
-  if (mn && elt != 2) return plX__fail_warp(e, in, w, "a transposed (MN-major) operand needs 16-bit elements", 0xffffffffu);
+  if (mn && elt != 2)
+    return plX__fail_warp(e, in, w, "a transposed (MN-major) operand needs 16-bit elements",
+                          0xffffffffu);
   plX_cta *c = e->C;
   char what[96];
   snprintf(what, sizeof what, "%s (%s)", plX__opname(e, in->stmt), which);
-  span->lo = UINT32_MAX; span->hi = 0;
+  span->lo = UINT32_MAX;
+  span->hi = 0;
   uint32_t mask = plB_sm_swizzle_mask(d.swizzle);
-  int skew = ((((d.start >> 7) - (uint32_t)d.base_offset) << 7) & mask) != 0;  /* not the absolute pattern */
+  /* not the absolute pattern */
+  int skew = ((((d.start >> 7) - (uint32_t)d.base_offset) << 7) & mask) != 0;
   for (uint32_t r = 0; r < rows; r++)
     for (uint32_t k = 0; k < K; k++) {
       uint32_t a = desc_at(&d, mask, elt, mn, r0 + r, k);
       if ((uint64_t)a + (uint32_t)elt > e->smem_size)
-        return plX__fail_warp(e, in, w, "a matrix descriptor reads outside shared memory", 0xffffffffu);
-      if (c->h.pw && plX__h_proxy_read(e, in, w, 0, c, a, (uint32_t)elt, d.swizzle, what)) return e->status;
+        return plX__fail_warp(e, in, w, "a matrix descriptor reads outside shared memory",
+                              0xffffffffu);
+      if (c->h.pw && plX__h_proxy_read(e, in, w, 0, c, a, (uint32_t)elt, d.swizzle, what))
+        return e->status;
       if (skew && c->h.psw && c->h.psw[a] > 1 + PLSM_SW_NONE) {
         char m[320];
-        snprintf(m, sizeof m, "%s reads shared byte 0x%x through a descriptor with base offset %d, but a TMA load wrote it "
-                 "with the %s pattern of the absolute address: for the tile at 0x%x the base offset is %u",
-                 what, a, d.base_offset, plB_sm_swizzle_name(d.swizzle), d.start, (d.start >> 7) & 7);
+        snprintf(m, sizeof m,
+                 "%s reads shared byte 0x%x through a descriptor with base offset %d, but a TMA "
+                 "load wrote it "
+                 "with the %s pattern of the absolute address: for the tile at 0x%x the base "
+                 "offset is %u",
+                 what, a, d.base_offset, plB_sm_swizzle_name(d.swizzle), d.start,
+                 (d.start >> 7) & 7);
         return plX__fail_warp(e, in, w, m, 0xffffffffu);
       }
       /* opt-in: kept, the run goes on (a copy in flight there: the always-on check names it) */
@@ -228,9 +289,10 @@ static int desc_load(plX_emu *e, plX_ins *in, plX_warp *w, uint64_t desc, int t,
         for (int b = 0; b < elt; b++) {
           if (c->smem_def[a + (uint32_t)b]) continue;
           const uint32_t *id = e->C->ctaid;
-          plX__optin(e, in->stmt, "%s in warp %d of CTA (%u,%u,%u): %s reads shared byte 0x%x, "
-                     "which nothing has written", plX__opname(e, in->stmt), w->idx, id[0], id[1],
-                     id[2], which, a + (uint32_t)b);
+          plX__optin(e, in->stmt,
+                     "%s in warp %d of CTA (%u,%u,%u): %s reads shared byte 0x%x, "
+                     "which nothing has written",
+                     plX__opname(e, in->stmt), w->idx, id[0], id[1], id[2], which, a + (uint32_t)b);
           break;
         }
       }
@@ -240,46 +302,61 @@ static int desc_load(plX_emu *e, plX_ins *in, plX_warp *w, uint64_t desc, int t,
       if (a < span->lo) span->lo = a;
       if (a + (uint32_t)elt > span->hi) span->hi = a + (uint32_t)elt;
     }
-  if (e->H.q.n && span->hi > span->lo && plX__hop_inflight_read(e, in, w, -1, c, span->lo, span->hi, what)) return e->status;
+  if (e->H.q.n && span->hi > span->lo &&
+      plX__hop_inflight_read(e, in, w, -1, c, span->lo, span->hi, what))
+    return e->status;
   return 0;
 }
 
-/* sparse A (wgmma.mma_async.sp): the stored M x K/2 values Ac of this warp's 16 rows, placed by the
-** metadata into the columns kx of a K-wide row (Ac[r][j] is A[r][kx[r][j]], the other columns are
-** zero). Each warp holds the metadata of its own rows (docs/emulator.md, "Sparse wgmma"):
-**   f16/bf16 (2:4, K 32) and tf32 (1:2, K 16): lanes 4g + 2 sel and 4g + 2 sel + 1 (sel 0 or 1)
-**     hold rows g (bits 0-15) and g + 8 (bits 16-31), the first lane chunks 0-3, the second 4-7;
-**   e4m3/e5m2/s8/u8 (2:4, K 64; sel 0): lane 4g + h + 2 c holds row g + 8 h, chunks 8c..8c+7.
+/* sparse A (wgmma.mma_async.sp): the stored M x K/2 values Ac of this warp's 16 rows, placed by
+** the metadata into the columns kx of a K-wide row (Ac[r][j] is A[r][kx[r][j]], the other
+** columns are zero). Each warp holds the metadata of its own rows (docs/emulator.md, "Sparse
+** wgmma"): f16/bf16 (2:4, K 32) and tf32 (1:2, K 16): lanes 4g + 2 sel and 4g + 2 sel + 1 (sel 0
+** or 1) hold rows g (bits 0-15) and g + 8 (bits 16-31), the first lane chunks 0-3, the second
+** 4-7; e4m3/e5m2/s8/u8 (2:4, K 64; sel 0): lane 4g + h + 2 c holds row g + 8 h, chunks 8c..8c+7.
 ** Chunk q's 4 bits are at 4 (q % 4) (4 (q % 8) for 8-bit) above the row's base: two 2-bit
-** positions (low: the first stored value's) for 2:4, 0b0100 or 0b1110 (position 0 or 1) for tf32. */
+** positions (low: the first stored value's) for 2:4, 0b0100 or 0b1110 (position 0 or 1) for
+** tf32. */
 static int sp_place(plX_emu *e, plX_ins *in, plX_warp *w, int at, int K, uint8_t kx[16][32]) {
   uint32_t sel = (uint32_t)(in->off2 - 1);
   int tf = at == PLT_TF32, b8 = !tf && at != PLT_F16 && at != PLT_BF16;
   const uint64_t *M = wslot(w, in->e);
   if (b8 ? sel != 0 : sel > 1) {
     char m[128];
-    snprintf(m, sizeof m, "sparsity selector %u: must be %s (other values are undefined)", sel, b8 ? "0 for 8-bit types" : "0 or 1");
+    snprintf(m, sizeof m, "sparsity selector %u: must be %s (other values are undefined)", sel,
+             b8 ? "0 for 8-bit types" : "0 or 1");
     return plX__fail_warp(e, in, w, m, 0xffffffffu);
   }
   int chunks = tf ? K / 2 : K / 4;
   for (int r = 0; r < 16; r++)
     for (int q = 0; q < chunks; q++) {
       int g = r % 8, h = r / 8, lane, bit;
-      if (b8) { lane = 4 * g + h + 2 * (q / 8); bit = 4 * (q % 8); }
-      else { lane = 4 * g + 2 * (int)sel + q / 4; bit = 16 * h + 4 * (q % 4); }
+      if (b8) {
+        lane = 4 * g + h + 2 * (q / 8);
+        bit = 4 * (q % 8);
+      } else {
+        lane = 4 * g + 2 * (int)sel + q / 4;
+        bit = 16 * h + 4 * (q % 4);
+      }
       uint32_t nib = (uint32_t)(M[lane] >> bit) & 15;
       if (tf) {
         if (nib != 4 && nib != 14)
-          return plX__fail_lanef(e, in, w, lane, "sparsity metadata 0x%x (bits %d-%d) for row %d, columns %d-%d of A: a tf32 chunk's "
-                           "index is 0b0100 or 0b1110 (other values are undefined)", nib, bit + 3, bit, 16 * (w->idx % 4) + r, 2 * q, 2 * q + 1);
+          return plX__fail_lanef(
+              e, in, w, lane,
+              "sparsity metadata 0x%x (bits %d-%d) for row %d, columns %d-%d of A: a tf32 chunk's "
+              "index is 0b0100 or 0b1110 (other values are undefined)",
+              nib, bit + 3, bit, 16 * (w->idx % 4) + r, 2 * q, 2 * q + 1);
         kx[r][q] = (uint8_t)(2 * q + (nib == 14));
       } else {
         uint32_t i0 = nib & 3, i1 = nib >> 2;
         if (i0 == i1)
-          return plX__fail_lanef(e, in, w, lane, "sparsity metadata 0x%x (bits %d-%d) for row %d, columns %d-%d of A: both stored values "
-                           "at position %u (0b0000, 0b0101, 0b1010, 0b1111 are undefined)", nib, bit + 3, bit, 16 * (w->idx % 4) + r,
-                           4 * q, 4 * q + 3, i0);
-        kx[r][2 * q] = (uint8_t)(4 * q + (int)i0); kx[r][2 * q + 1] = (uint8_t)(4 * q + (int)i1);
+          return plX__fail_lanef(e, in, w, lane,
+                                 "sparsity metadata 0x%x (bits %d-%d) for row %d, columns %d-%d of "
+                                 "A: both stored values "
+                                 "at position %u (0b0000, 0b0101, 0b1010, 0b1111 are undefined)",
+                                 nib, bit + 3, bit, 16 * (w->idx % 4) + r, 4 * q, 4 * q + 3, i0);
+        kx[r][2 * q] = (uint8_t)(4 * q + (int)i0);
+        kx[r][2 * q + 1] = (uint8_t)(4 * q + (int)i1);
       }
     }
   return 0;
@@ -292,23 +369,28 @@ void plX__hop_wg_touch(plX_emu *e, plX_warp *w, const plX_ins *in) {
   uint32_t pc = (uint32_t)(in - e->xf.code);
   for (int i = 0; i < in->nrd + in->nwr; i++) {
     if (c[i] & X_PREDBIT) continue;
-    e->C->h.wga[base + c[i]] = w->clock; e->C->h.wgapc[base + c[i]] = pc;
+    e->C->h.wga[base + c[i]] = w->clock;
+    e->C->h.wgapc[base + c[i]] = pc;
   }
 }
 
-/* the PTX ISA wants a wgmma.fence by every warp of the warpgroup before its first wgmma.mma_async, and
-** between any other access to a register and a wgmma that uses it as an accumulator or as an A
-** fragment (accumulator accesses by wgmmas of the same shape need none): else what the tensor
-** cores read or write there is undefined */
+/* the PTX ISA wants a wgmma.fence by every warp of the warpgroup before its first
+** wgmma.mma_async, and between any other access to a register and a wgmma that uses it as an
+** accumulator or as an A fragment (accumulator accesses by wgmmas of the same shape need none):
+** else what the tensor cores read or write there is undefined */
 static int wg_fenced(plX_emu *e, plX_warp *w, const plX_ins *in, uint32_t slot, const char *as) {
   size_t k = (size_t)w->idx * e->xf.nslots + slot;
   if (e->C->h.wga[k] <= w->wgf) return 0;
-  plB_buf b; plB_buf_init(&b);
+  plB_buf b;
+  plB_buf_init(&b);
   plB_buf_puts(&b, "it uses ");
   plI_regname(e->m, e->xf.slot_reg[slot], &b);
-  plB_buf_printf(&b, " as %s, which the %s of line %s accessed after the warp's last wgmma.fence (line %s): "
-                 "a wgmma.fence must come between them", as, plX__opname(e, e->xf.code[e->C->h.wgapc[k]].stmt),
-                 line_of(e, e->C->h.wgapc[k]), line_of(e, w->wgf_pc));
+  plB_buf_printf(
+      &b,
+      " as %s, which the %s of line %s accessed after the warp's last wgmma.fence (line %s): "
+      "a wgmma.fence must come between them",
+      as, plX__opname(e, e->xf.code[e->C->h.wgapc[k]].stmt), line_of(e, e->C->h.wgapc[k]),
+      line_of(e, w->wgf_pc));
   plX__fail_warp(e, in, w, plB_buf_cstr(&b), 0);
   plB_buf_free(&b);
   return e->status;
@@ -323,7 +405,9 @@ static int wg_merge(plX_emu *e, plX_cta *c, const plX_wgrd *r) {
   uint32_t n = c->h.rd.n, from = n > 8 ? n - 8 : 0;
   for (uint32_t i = n; i-- > from;) {
     plX_wgrd *q = &c->h.rd.p[i];
-    if (q->warp != r->warp || q->group != r->group || q->rel || q->acq || r->lo > q->hi || q->lo > r->hi) continue;
+    if (q->warp != r->warp || q->group != r->group || q->rel || q->acq || r->lo > q->hi ||
+        q->lo > r->hi)
+      continue;
     const plI_stmt *sq = plX__stmt(e, e->xf.code[q->pc].stmt);
     if (!sr || !sq || sr->line != sq->line || sr->file != sq->file) continue;
     if (r->lo < q->lo) q->lo = r->lo;
@@ -337,43 +421,68 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   const uint32_t *vs = e->xf.vslots;
   int N = in->vec * 8, dt = in->t, at = in->t2, bt = in->t3, sparse = in->off2 != 0;
-  if (e->C->h.wga) {                                               /* the wgmma.fence check */
+  if (e->C->h.wga) { /* the wgmma.fence check */
     if (!w->wgf)
-      return plX__fail_warp(e, in, w, "a wgmma.mma_async with no wgmma.fence before it in this warp: the first wgmma of a "
-                            "warpgroup needs one (and one after any other access to its accumulator or A registers)", 0);
+      return plX__fail_warp(
+          e, in, w,
+          "a wgmma.mma_async with no wgmma.fence before it in this warp: the first wgmma of a "
+          "warpgroup needs one (and one after any other access to its accumulator or A registers)",
+          0);
     int nacc = dt == PLT_F16 ? N / 4 : N / 2;
-    for (int i = 0; i < nacc; i++) if (wg_fenced(e, w, in, vs[in->vs + (uint32_t)i], "an accumulator")) return e->status;
+    for (int i = 0; i < nacc; i++)
+      if (wg_fenced(e, w, in, vs[in->vs + (uint32_t)i], "an accumulator")) return e->status;
     if (in->sub & 16)
-      for (uint32_t j = 0; j < 4; j++) if (wg_fenced(e, w, in, vs[in->a + j], "an A fragment")) return e->status;
+      for (uint32_t j = 0; j < 4; j++)
+        if (wg_fenced(e, w, in, vs[in->a + j], "an A fragment")) return e->status;
   }
   int K = at == PLT_TF32 ? 8 : (at == PLT_F16 || at == PLT_BF16) ? 16 : 32;
   int integer = at == PLT_S8 || at == PLT_U8;
-  uint32_t wi = (uint32_t)w->idx % 4;                              /* this warp's 16 rows of the 64 */
+  /* this warp's 16 rows of the 64 */
+  uint32_t wi = (uint32_t)w->idx % 4;
   double A[16 * 32], *B;
   uint8_t kx[16][32];
   plX_wgrd sa_span, sb_span;
-  memset(&sa_span, 0, sizeof sa_span); memset(&sb_span, 0, sizeof sb_span);
+  memset(&sa_span, 0, sizeof sa_span);
+  memset(&sb_span, 0, sizeof sb_span);
   if (sparse && sp_place(e, in, w, at, 2 * K, kx)) return e->status;
   B = malloc(sizeof(double) * (size_t)N * (size_t)K * (sparse ? 2u : 1u));
   if (!B) return plX__fail(e, in->stmt, "out of memory");
-  if (in->sub & 16) {                                              /* A in registers: the mma.sync A fragments */
-    for (int l = 0; l < 32; l++) {                                 /* (sparse: of the stored K/2 columns) */
+  /* A in registers: the mma.sync A fragments */
+  if (in->sub & 16) {
+    /* (sparse: of the stored K/2 columns) */
+    for (int l = 0; l < 32; l++) {
       int g = l / 4, tq = l % 4;
       for (int j = 0; j < 4; j++) {
         uint32_t v = (uint32_t)wslot(w, vs[in->a + (uint32_t)j])[l];
         int row = g + 8 * (j & 1);
-        if (K == 16) { int col = 2 * tq + 8 * (j >> 1); A[row * K + col] = elem(v, at); A[row * K + col + 1] = elem(v >> 16, at); }
-        else if (K == 8) A[row * K + tq + 4 * (j >> 1)] = elem(v, at);
-        else for (int b = 0; b < 4; b++) A[row * K + 4 * tq + 16 * (j >> 1) + b] = elem(v >> (8 * b), at);
+        if (K == 16) {
+          int col = 2 * tq + 8 * (j >> 1);
+          A[row * K + col] = elem(v, at);
+          A[row * K + col + 1] = elem(v >> 16, at);
+        } else if (K == 8)
+          A[row * K + tq + 4 * (j >> 1)] = elem(v, at);
+        else
+          for (int b = 0; b < 4; b++)
+            A[row * K + 4 * tq + 16 * (j >> 1) + b] = elem(v >> (8 * b), at);
       }
     }
-  } else if (desc_load(e, in, w, wslot(w, in->a)[0], at, (in->sub & 1) != 0, 16 * wi, 16, (uint32_t)K, A, "operand A", &sa_span)) { free(B); return e->status; }
-  int KB = sparse ? 2 * K : K;                                     /* B's K */
-  if (desc_load(e, in, w, wslot(w, in->b)[0], bt, (in->sub & 2) != 0, 0, (uint32_t)N, (uint32_t)KB, B, "operand B", &sb_span)) { free(B); return e->status; }
+  } else if (desc_load(e, in, w, wslot(w, in->a)[0], at, (in->sub & 1) != 0, 16 * wi, 16,
+                       (uint32_t)K, A, "operand A", &sa_span)) {
+    free(B);
+    return e->status;
+  }
+  int KB = sparse ? 2 * K : K; /* B's K */
+  if (desc_load(e, in, w, wslot(w, in->b)[0], bt, (in->sub & 2) != 0, 0, (uint32_t)N, (uint32_t)KB,
+                B, "operand B", &sb_span)) {
+    free(B);
+    return e->status;
+  }
   for (int l = 1; l < 32; l++)
-    if (wslot(w, in->b)[l] != wslot(w, in->b)[0] || (!(in->sub & 16) && wslot(w, in->a)[l] != wslot(w, in->a)[0])) {
+    if (wslot(w, in->b)[l] != wslot(w, in->b)[0] ||
+        (!(in->sub & 16) && wslot(w, in->a)[l] != wslot(w, in->a)[0])) {
       free(B);
-      return plX__fail_warp(e, in, w, "the matrix descriptors differ between the lanes of the warp", 0xffffffffu);
+      return plX__fail_warp(e, in, w, "the matrix descriptors differ between the lanes of the warp",
+                            0xffffffffu);
     }
   double sa = (in->sub & 4) ? -1 : 1, sb = (in->sub & 8) ? -1 : 1;
   uint32_t scd = (in->sub & 32) ? ((in->sub & 64) ? ~0u : 0) : w->P[in->c];
@@ -386,23 +495,38 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
       uint64_t out = 0;
       for (int h = 0; h < halves; h++) {
         int row, col;
-        if (dt == PLT_F16) { row = g + 8 * (i & 1); col = 8 * (i >> 1) + 2 * tq + h; }
-        else { row = g + 8 * ((i >> 1) & 1); col = 8 * (i >> 2) + 2 * tq + (i & 1); }
+        if (dt == PLT_F16) {
+          row = g + 8 * (i & 1);
+          col = 8 * (i >> 1) + 2 * tq + h;
+        } else {
+          row = g + 8 * ((i >> 1) & 1);
+          col = 8 * (i >> 2) + 2 * tq + (i & 1);
+        }
         const double *ar = A + row * K, *bc = B + (size_t)col * (size_t)KB;
         const uint8_t *kr = kx[row];
         if (integer) {
           int64_t s = keep ? (int64_t)(int32_t)R[l] : 0;
-          if (sparse) for (int k = 0; k < K; k++) s += (int64_t)ar[k] * (int64_t)bc[kr[k]];
-          else for (int k = 0; k < K; k++) s += (int64_t)ar[k] * (int64_t)bc[k];
-          if (in->fl & XF_SATF) { if (s > INT32_MAX) s = INT32_MAX; if (s < INT32_MIN) s = INT32_MIN; }
+          if (sparse)
+            for (int k = 0; k < K; k++) s += (int64_t)ar[k] * (int64_t)bc[kr[k]];
+          else
+            for (int k = 0; k < K; k++) s += (int64_t)ar[k] * (int64_t)bc[k];
+          if (in->fl & XF_SATF) {
+            if (s > INT32_MAX) s = INT32_MAX;
+            if (s < INT32_MIN) s = INT32_MIN;
+          }
           out = (uint32_t)s;
         } else {
           double s = 0;
-          if (keep) s = dt == PLT_F16 ? plX__to_double((R[l] >> (16 * h)) & 0xffff, XFMT_F16) : f32(R[l]);
-          if (sparse) for (int k = 0; k < K; k++) s += (sa * ar[k]) * (sb * bc[kr[k]]);
-          else for (int k = 0; k < K; k++) s += (sa * ar[k]) * (sb * bc[k]);
-          if (dt == PLT_F16) out |= plX__round(s, 0, XFMT_F16, XR_RN, 0) << (16 * h);
-          else out = c32((float)s);
+          if (keep)
+            s = dt == PLT_F16 ? plX__to_double((R[l] >> (16 * h)) & 0xffff, XFMT_F16) : f32(R[l]);
+          if (sparse)
+            for (int k = 0; k < K; k++) s += (sa * ar[k]) * (sb * bc[kr[k]]);
+          else
+            for (int k = 0; k < K; k++) s += (sa * ar[k]) * (sb * bc[k]);
+          if (dt == PLT_F16)
+            out |= plX__round(s, 0, XFMT_F16, XR_RN, 0) << (16 * h);
+          else
+            out = c32((float)s);
         }
       }
       R[l] = out;
@@ -415,7 +539,9 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   for (int o = 0; o < 2; o++) {
     plX_wgrd r = o ? sb_span : sa_span;
     if (r.hi <= r.lo) continue;
-    r.warp = (uint32_t)w->idx; r.group = w->wg_cur + 1; r.pc = (uint32_t)(in - e->xf.code);
+    r.warp = (uint32_t)w->idx;
+    r.group = w->wg_cur + 1;
+    r.pc = (uint32_t)(in - e->xf.code);
     if (wg_merge(e, cc, &r)) continue;
     if (!plB_vec_push(cc->h.rd, r)) return plX__fail(e, in->stmt, "out of memory");
   }
@@ -423,7 +549,10 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (e->C->h.wgg) {
     uint32_t *G = e->C->h.wgg + (size_t)w->idx * e->xf.nslots;
     for (int i = 0; i < nd; i++) G[vs[in->vs + (uint32_t)i]] = w->wg_cur + 1;
-    if (w->wg_last != w->wg_cur + 1) { w->wg_gpc[w->wg_cur % 16] = (uint32_t)(in - e->xf.code); w->wg_last = w->wg_cur + 1; }
+    if (w->wg_last != w->wg_cur + 1) {
+      w->wg_gpc[w->wg_cur % 16] = (uint32_t)(in - e->xf.code);
+      w->wg_last = w->wg_cur + 1;
+    }
   }
   return 0;
 }
@@ -436,10 +565,14 @@ int plX__hop_accum_check(plX_emu *e, plX_warp *w, plX_ins *in) {
     if (r & X_PREDBIT) continue;
     uint32_t g = G[r];
     if (!g || g - 1 < w->wg_done) continue;
-    plB_buf b; plB_buf_init(&b);
-    plB_buf_printf(&b, "accumulator read before wgmma.wait_group: %s ", i < in->nrd ? "reads" : "writes");
+    plB_buf b;
+    plB_buf_init(&b);
+    plB_buf_printf(&b, "accumulator read before wgmma.wait_group: %s ",
+                   i < in->nrd ? "reads" : "writes");
     plI_regname(e->m, e->xf.slot_reg[r], &b);
-    plB_buf_printf(&b, ", an accumulator of the wgmma.mma_async of line %s, which no wgmma.wait_group has waited for",
+    plB_buf_printf(&b,
+                   ", an accumulator of the wgmma.mma_async of line %s, which no wgmma.wait_group "
+                   "has waited for",
                    line_of(e, w->wg_gpc[(g - 1) % 16]));
     int lane = __builtin_ctz(w->exists & ~w->exited);
     plX__fail_lane(e, in, w, lane, plB_buf_cstr(&b));
