@@ -8,7 +8,8 @@
 extern const plX_elem_fn plX__elem[X__COUNT];
 int      plX__mode(int rnd);
 uint64_t plX__flush_bits(uint64_t r, int fmt);
-uint64_t plX__fop(const plX_ins *in, int op, uint64_t A, uint64_t B, uint64_t C, int t);  /* x2: both halves */
+/* x2: both halves */
+uint64_t plX__fop(const plX_ins *in, int op, uint64_t A, uint64_t B, uint64_t C, int t);
 int      plX__fcmp(int c, double a, double b);
 int      plX__icmp(int c, uint64_t a, uint64_t b, int t);
 int      plX__cmp_lane(const plX_ins *in, uint64_t A, uint64_t B, int half);

@@ -6,20 +6,20 @@
 #include "state.h"
 #include "fail.h"
 
-/* The Hopper families: mbarrier objects (phases, arrival and transaction counts),
-** TMA tensor copies and bulk copies (with the emulator's tensor maps), wgmma from registers and
-** matrix descriptors, clusters (barrier.cluster, mapa, distributed shared memory, multicast),
-** elect.sync, setmaxnreg budgets, and the async-proxy checks (fence.proxy.async, the swizzle a tile
-** was written with, writes into a wgmma's operands before its wait_group).
+/* The Hopper families: mbarrier objects (phases, arrival and transaction counts), TMA tensor
+** copies and bulk copies (with the emulator's tensor maps), wgmma from registers and matrix
+** descriptors, clusters (barrier.cluster, mapa, distributed shared memory, multicast),
+** elect.sync, setmaxnreg budgets, and the async-proxy checks (fence.proxy.async, the swizzle a
+** tile was written with, writes into a wgmma's operands before its wait_group).
 **
-** Copies into shared memory (TMA loads, bulk copies) are read from their source when issued and land
-** when every warp of the cluster waits (emu.c's scheduler calls plX__hop_flush): the latest moment
-** the hardware could deliver them, so code that reads a destination before its mbarrier says so
-** sees stale bytes (and the uninit_shared check names the copy). Copies out of shared memory (TMA
-** stores and reductions, bulk stores) happen when issued; bulk groups are counted per thread so that
-** touching their bytes before the wait_group that covers them is reported. tensormap.replace edits
-** the emulator's tensor maps in memory, with the tensormap-proxy fences checked at the TMA.
-** try_wait and test_wait suspend the thread until the phase completes. */
+** Copies into shared memory (TMA loads, bulk copies) are read from their source when issued and
+** land when every warp of the cluster waits (emu.c's scheduler calls plX__hop_flush): the latest
+** moment the hardware could deliver them, so code that reads a destination before its mbarrier
+** says so sees stale bytes (and the uninit_shared check names the copy). Copies out of shared
+** memory (TMA stores and reductions, bulk stores) happen when issued; bulk groups are counted
+** per thread so that touching their bytes before the wait_group that covers them is reported.
+** tensormap.replace edits the emulator's tensor maps in memory, with the tensormap-proxy fences
+** checked at the TMA. try_wait and test_wait suspend the thread until the phase completes. */
 
 #define DSM_MASK ((1u << X_DSM_SHIFT) - 1)
 /* "LINE" (or "LINE in FILE") of the instruction at pc, for a message naming a second place */
@@ -39,23 +39,30 @@ typedef struct plX_tmap {
 } plX_tmap;
 
 /* cluster.c */
-int plX__h_smem_at(plX_emu *e, const plX_ins *in, plX_warp *w, int l, uint64_t a, int space, int cluster, uint32_t n,
+int plX__h_smem_at(plX_emu *e, const plX_ins *in, plX_warp *w, int l, uint64_t a, int space,
+                   int cluster, uint32_t n,
                    uint32_t al, plX_cta **c, uint32_t *off, const char *what);
 uint64_t plX__h_mbar_addr(const plX_ins *in, const plX_warp *w, int l);
 uint64_t plX__h_src_addr(const plX_ins *in, const plX_warp *w, int l);
-int plX__h_exec_clbar(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t pc, uint32_t em, uint32_t *blocked);
+int plX__h_exec_clbar(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t pc, uint32_t em,
+                      uint32_t *blocked);
 int plX__h_exec_mapa(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
 
 /* mbarrier.c */
 plX_mbar *plX__h_mb_find(plX_cta *c, uint32_t off);
 uint32_t *plX__h_mb_dn(plX_cta *c, const plX_mbar *m, int last);
-plX_mbar *plX__h_mb_get(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t off);
-int plX__h_mb_copy_visible(plX_emu *e, const plX_ins *in, plX_warp *w, int l, uint32_t mask, uint32_t moff);
-int plX__h_mb_arrive(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, plX_mbar *m, uint32_t count, int drop, int nocomplete,
+plX_mbar *plX__h_mb_get(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c,
+                        uint32_t off);
+int plX__h_mb_copy_visible(plX_emu *e, const plX_ins *in, plX_warp *w, int l, uint32_t mask,
+                           uint32_t moff);
+int plX__h_mb_arrive(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, plX_mbar *m,
+                     uint32_t count, int drop, int nocomplete,
                      uint64_t *state);
-int plX__h_mb_tx(plX_emu *e, uint32_t stmt, plX_cta *c, plX_mbar *m, int64_t delta, const char *who);
+int plX__h_mb_tx(plX_emu *e, uint32_t stmt, plX_cta *c, plX_mbar *m, int64_t delta,
+                 const char *who);
 int plX__h_exec_mbar(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
-int plX__h_exec_mbwait(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t pc, uint32_t em, uint32_t *blocked);
+int plX__h_exec_mbwait(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t pc, uint32_t em,
+                       uint32_t *blocked);
 
 /* tensormap.c */
 int plX__h_tm_esize(int dt);
@@ -65,8 +72,10 @@ int plX__h_tm_acquire(plX_emu *e, const plX_ins *in, uint64_t a, uint32_t tid);
 int plX__h_exec_tmap(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
 
 /* bulk.c */
-int plX__h_bst_push(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t slo, uint32_t shi, uint64_t glo, uint64_t ghi);
-int plX__h_bst_overwrite(plX_emu *e, const plX_ins *in, plX_cta *c, uint32_t off, uint32_t n, uint32_t tid);
+int plX__h_bst_push(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t slo, uint32_t shi,
+                    uint64_t glo, uint64_t ghi);
+int plX__h_bst_overwrite(plX_emu *e, const plX_ins *in, plX_cta *c, uint32_t off, uint32_t n,
+                         uint32_t tid);
 int plX__h_exec_bulkgrp(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
 int plX__h_exec_bulk(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
 
@@ -74,14 +83,18 @@ int plX__h_exec_bulk(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
 void plX__h_wg_retire(plX_emu *e, plX_cta *c);
 void plX__h_wg_release(plX_emu *e, plX_warp *w, plX_ins *in, plX_cta *c, plX_mbar *m);
 void plX__h_wg_acquire(plX_emu *e, plX_warp *w, plX_cta *c, plX_mbar *m);
-int plX__h_wg_check(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uint32_t n, int warp, int only_acq, const char *who);
-int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t off, uint32_t n, int want_sw, const char *what);
+int plX__h_wg_check(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uint32_t n, int warp,
+                    int only_acq, const char *who);
+int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t off,
+                      uint32_t n, int want_sw, const char *what);
 int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
 
 /* inflight.c */
-int plX__h_queue(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t mask, uint32_t lo, uint32_t n, uint32_t mbar, uint32_t tx,
+int plX__h_queue(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t mask, uint32_t lo,
+                 uint32_t n, uint32_t mbar, uint32_t tx,
                  uint8_t *data, uint8_t *valid, int sw);
-int plX__h_source_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t off, uint32_t n);
+int plX__h_source_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t off,
+                       uint32_t n);
 
 /* tma.c */
 uint64_t plX__h_red_apply(int op, int dt, uint64_t old, uint64_t v);
