@@ -7,14 +7,14 @@
 plX_buf *plX__find(plX_mem *m, uint64_t addr, int32_t *cache);
 void plX__describe_addr(plX_emu *e, plB_buf *b, uint64_t addr, uint64_t n);
 /* a pointer to n bytes at addr in `space` for thread `tid` (CTA-linear), NULL after reporting */
-/* write: 0 a read, 1 a write, 2 an atomic, 3 a bulk copy's bounds (the caller checks its bytes),
-** 4 the bounds of a bulk copy's global source or of a prefetch (read-only; the caller checks the
+/* write: 0 a read, 1 a write, 2 an atomic, 3 a bulk copy's bounds (the caller checks its bytes), 4
+** the bounds of a bulk copy's global source or of a prefetch (read-only; the caller checks the
 ** bytes a load reads) */
 uint8_t *plX__mem(plX_emu *e, const plX_ins *in, int space, uint64_t addr, uint32_t n, uint32_t tid,
                   int write);
-/* an access by thread tid of e->C (at stmt) to shared byte off of CTA c of its cluster: 0 while
-** c runs; after c exited (every thread of it), reported (what: the access, e.g. "writes"), the
-** error */
+/* an access by thread tid of e->C (at stmt) to shared byte off of CTA c of its cluster: 0
+** while c runs; after c exited (every thread of it), reported (what: the access, e.g.
+** "writes"), the error */
 int plX__exited(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uint32_t tid,
                 const char *what);
 /* the last threads of e->C exited: an access of another CTA to its shared memory that nothing

@@ -4,12 +4,12 @@
 
 #include "state.h"
 
-/* the races check on global memory: a plain access (write 0/1) of n bytes at offset o of buffer
-** b by thread tid of the executing CTA, or (write 2) an atomic's (compared with plain accesses
+/* the races check on global memory: a plain access (write 0/1) of n bytes at offset o of buffer b
+** by thread tid of the executing CTA, or (write 2) an atomic's (compared with plain accesses
 ** only), or (write 3) a TMA or bulk store's, which nothing orders until its bulk group completes
-** (plX__global_done), or (write 5) a TMA or bulk load's, read as plain reads by the issuing
-** thread and through the async proxy (a generic store needs a fence.proxy.async before it); 0,
-** or the error */
+** (plX__global_done), or (write 5) a TMA or bulk load's, read as plain reads by the issuing thread
+** and through the async proxy (a generic store needs a fence.proxy.async before it); 0, or the
+** error */
 int plX__global_access(plX_emu *e, const plX_ins *in, plX_buf *b, uint64_t o, uint32_t n,
                        uint32_t tid, int write);
 /* a bulk store of e->C's to [lo, hi) completed */

@@ -40,8 +40,8 @@ void plX__hop_bar_sync(plX_cta *c);
 void plX__hop_wg_touch(plX_emu *e, plX_warp *w, const plX_ins *in);
 /* a barrier of the cluster completed: the fences before it (proxy check) */
 void plX__hop_fence_snap(plX_emu *e);
-/* a read of CTA c's shared bytes [lo, hi) while a copy still writes some of them: the error
-** (lane l of w, -1 the warp) */
+/* a read of CTA c's shared bytes [lo, hi) while a copy still writes some of them: the error (lane
+** l of w, -1 the warp) */
 int plX__hop_inflight_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, const plX_cta *c,
                            uint32_t lo, uint32_t hi, const char *what);
 /* shared::cluster address -> CTA, offset */

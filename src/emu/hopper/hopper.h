@@ -10,13 +10,14 @@
 ** copies and bulk copies (with the emulator's tensor maps), wgmma from registers and matrix
 ** descriptors, clusters (barrier.cluster, mapa, distributed shared memory, multicast),
 ** elect.sync, setmaxnreg budgets, and the async-proxy checks (fence.proxy.async, the swizzle a
-** tile was written with, writes into a wgmma's operands before its wait_group). Copies into
-** shared memory (TMA loads, bulk copies) are read from their source when issued and land when
-** every warp of the cluster waits (emu.c's scheduler calls plX__hop_flush): the latest moment
-** the hardware could deliver them, so code that reads a destination before its mbarrier says so
-** sees stale bytes (and the uninit_shared check names the copy). Copies out of shared memory
-** (TMA stores and reductions, bulk stores) happen when issued; bulk groups are counted per
-** thread so that touching their bytes before the wait_group that covers them is reported.
+** tile was written with, writes into a wgmma's operands before its wait_group).
+**
+** Copies into shared memory (TMA loads, bulk copies) are read from their source when issued and
+** land when every warp of the cluster waits (emu.c's scheduler calls plX__hop_flush): the latest
+** moment the hardware could deliver them, so code that reads a destination before its mbarrier
+** says so sees stale bytes (and the uninit_shared check names the copy). Copies out of shared
+** memory (TMA stores and reductions, bulk stores) happen when issued; bulk groups are counted
+** per thread so that touching their bytes before the wait_group that covers them is reported.
 ** tensormap.replace edits the emulator's tensor maps in memory, with the tensormap-proxy fences
 ** checked at the TMA. try_wait and test_wait suspend the thread until the phase completes. */
 
