@@ -415,8 +415,9 @@ struct plX_emu {
   if (_m == 0xffffffffu) { for (int l = 0; l < 32; l++) { __VA_ARGS__; } } \
   else { while (_m) { int l = __builtin_ctz(_m); _m &= _m - 1; __VA_ARGS__; } } } while (0)
 
-/* the 32 lanes of value slot x in warp w */
-static inline uint64_t *wslot(const plX_warp *w, uint32_t x) { return w->R + (size_t)x * 32; }
+/* the 32 lanes of value slot x in warp w (a macro: as an inline function, gcc 12 -O2 made the
+** mma.sync GEMM of bench/emu_throughput.lua a quarter slower) */
+#define wslot(w, x) ((w)->R + (size_t)(x) * 32)
 
 static inline float f32(uint64_t v) { float f; uint32_t u = (uint32_t)v; memcpy(&f, &u, 4); return f; }
 static inline uint64_t b32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
