@@ -598,10 +598,9 @@ struct plX_emu {
     }                                \
   } while (0)
 
-/* the 32 lanes of value slot x in warp w */
-static inline uint64_t *wslot(const plX_warp *w, uint32_t x) {
-  return w->R + (size_t)x * 32;
-}
+/* the 32 lanes of value slot x in warp w (a macro: as an inline function, gcc 12 -O2 made the
+** mma.sync GEMM of bench/emu_throughput.lua a quarter slower) */
+#define wslot(w, x) ((w)->R + (size_t)(x)*32)
 
 static inline float f32(uint64_t v) {
   float f;
