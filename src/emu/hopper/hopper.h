@@ -39,6 +39,14 @@ typedef struct plX_tmap {
   uint32_t cpp, ppc;    /* im2col: channels per pixel, pixels per column */
 } plX_tmap;
 
+/* desc.c: one element of type t (PLT_*) from its bits; rows [r0, r0 + rows) x K of a matrix
+** in shared memory through descriptor desc in the layout of target sm (90: wgmma, 100: tcgen05,
+** decoded and checked), into out[row * K + k]; MN-major if mn. span: the bytes read. 0 ok. */
+double plX__h_elem(uint32_t bits, int t);
+int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t, int mn,
+                     uint32_t r0, uint32_t rows, uint32_t K, double *out, const char *which,
+                     plX_wgrd *span);
+
 /* cluster.c */
 int plX__h_smem_at(plX_emu *e, const plX_ins *in, plX_warp *w, int l, uint64_t a, int space,
                    int cluster, uint32_t n, uint32_t al, plX_cta **c, uint32_t *off,
