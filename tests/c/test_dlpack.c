@@ -181,7 +181,8 @@ int main(void) {
   /* a tensor for a scalar parameter, and NULL */
   args[4] = ptxlua_arg_dlpack(&td);
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e, "argument 5 (n): a DLPack tensor goes to a pointer parameter; this one is not a pointer");
+  HAS(e, "argument 5 (n): a DLPack tensor goes to a pointer parameter (or a tensormap that "
+         "declares the tensor it views); this one is not a pointer");
   args[4] = ptxlua_arg_u32(5);
   args[3] = ptxlua_arg_dlpack(NULL);
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
