@@ -823,6 +823,10 @@ static CUresult cuEventDestroy(void *e) {
 /* ---- tensor maps: the driver documentation's requirements, then 128 deterministic bytes
 ** -------- */
 static const int TM_SIZE[] = { 1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4 };
+static struct ptxmock_tiled LAST_TILED; /* ptxmock_last_tiled: the last valid call's arguments */
+API const struct ptxmock_tiled *ptxmock_last_tiled(void) {
+  return &LAST_TILED;
+}
 static CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *addr,
                                        const uint64_t *dims, const uint64_t *strides,
                                        const uint32_t *box, const uint32_t *estr, int interleave,
@@ -859,6 +863,21 @@ static CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void
   }
   /* NaN fill: float types */
   if (oob == 1 && (dtype < 6 || dtype == 8)) return E_INVALID_VALUE;
+  struct ptxmock_tiled *r = &LAST_TILED;
+  memset(r, 0, sizeof *r);
+  r->dtype = dtype;
+  r->rank = rank;
+  r->addr = (uintptr_t)addr;
+  r->interleave = interleave;
+  r->swizzle = swizzle;
+  r->l2 = l2;
+  r->oob = oob;
+  for (unsigned i = 0; i < rank; i++) {
+    r->dims[i] = dims[i];
+    r->box[i] = box[i];
+    r->estr[i] = estr[i];
+    if (i + 1 < rank) r->strides[i] = strides[i];
+  }
   /* deterministic contents: FNV-1a of every argument, spread over the 128 bytes */
   uint64_t h = 1469598103934665603ull;
 #define MIX(v)                       \
