@@ -89,4 +89,11 @@ int plE_tensor_span(const DLTensor *t, uint64_t *bytes, char *why, size_t n);
 /* a DLPack element type by ptxlua's name ("f32", "bf16", "s8", ...); "?" when it has none */
 void plE_dtype_name(DLDataType dt, char *out, size_t n);
 
+/* decl.c: c_info's tables (lua/ptxlua/tensors.lua) at the top of L's stack: an extent, a tensor
+** (dtype: the pointer's when the table has none), a map's view (the parameter's whole entry) */
+struct lua_State;
+void plE_read_ext(struct lua_State *L, plE_dim *x);
+void plE_read_tensor(struct lua_State *L, plE_tensor_decl *d, const char *dtype);
+void plE_read_view(struct lua_State *L, plE_view *v);
+
 #endif
