@@ -130,7 +130,7 @@ function M.check_checks(def, kline)
 end
 
 -- the fields of a map declaration: the view (of), and what dev:tensormap takes
-local MAP_FIELDS = { of = 1, box = 1, swizzle = 1, element_strides = 1, mode = 1, lower_corner = 1, upper_corner = 1,
+local MAP_FIELDS = { of = 1, dtype = 1, box = 1, swizzle = 1, element_strides = 1, mode = 1, lower_corner = 1, upper_corner = 1,
                      channels_per_pixel = 1, pixels_per_column = 1, interleave = 1, l2_promotion = 1, oob_fill = 1 }
 local SWIZZLE = { none = "none", ["32B"] = "32B", ["64B"] = "64B", ["128B"] = "128B", [0] = "none", [32] = "32B", [64] = "64B", [128] = "128B" }
 
@@ -152,6 +152,9 @@ function M.tensormap(spec, d)
   end
   local mode = spec.mode or "tile"
   if mode ~= "tile" and mode ~= "im2col" then derr(d, "ptx.tensormap: mode '%s' (tile, im2col)", tostring(mode)) end
+  if spec.dtype ~= nil and type(spec.dtype) ~= "string" then
+    derr(d, "ptx.tensormap: dtype must name the map's element type (\"16u4_align16b\", ...; default: the tensor's)")
+  end
   if mode == "tile" and spec.box ~= nil then check_list(d, "ptx.tensormap: box", spec.box, true) end
   if spec.element_strides ~= nil then check_list(d, "ptx.tensormap: element_strides", spec.element_strides, true) end
   local sw = spec.swizzle
@@ -282,7 +285,7 @@ end
 
 -- the dev:tensormap spec of map declaration v over the concrete tensor T
 function M.map_spec(v, T, env, t)
-  local spec = { dtype = T.dtype, mode = v.mode }
+  local spec = { dtype = v.dtype or T.dtype, mode = v.mode }
   local r = #T.shape
   spec.dims, spec.strides = {}, {}
   local bytes = DT.array[T.dtype]
@@ -441,7 +444,7 @@ function M.c_info(k, defines)
         local T = c_tensor(v.of, d, t, scalars)
         local of_param = -1
         for j, q in ipairs(k.params) do if q[1] == v.of and q.pointer then of_param = j - 1 end end
-        local tm = DT.storage[T.dtype] or T.dtype
+        local tm = v.dtype or DT.packed[T.dtype] or DT.storage[T.dtype] or T.dtype
         local V = { of_param = of_param, mode = v.mode, tmdtype = tm, file = v.file, line = v.line }
         if v.box ~= nil then V.box = sym_list(v.box, t, scalars) end
         if v.element_strides ~= nil then V.element_strides = sym_list(v.element_strides, t, scalars) end

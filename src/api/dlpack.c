@@ -55,6 +55,13 @@ void plE_decl_parse(plE_tensor_decl *d) {
       d->code = -1;
       return;
     }
+  /* packed: e2m1 two a byte, e2m3 and e3m2 four in three bytes (a 4- or 6-bit DLPack tensor) */
+  if (strcmp(d->dtype, "e2m1") == 0 || strcmp(d->dtype, "e2m3") == 0 ||
+      strcmp(d->dtype, "e3m2") == 0) {
+    d->bits = d->dtype[1] == '2' && d->dtype[3] == '1' ? 4 : 6;
+    d->code = -1;
+    return;
+  }
   d->bits = d->dtype[0] ? decl_bits(d->dtype, base, sizeof base) : 0;
   d->code = -1;
   if (!d->bits) return;

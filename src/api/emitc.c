@@ -984,12 +984,11 @@ static void put_whole(plB_buf *b, const plE_dim *x, const ekernel *k, const char
 
 /* the map of parameter i built into m_i from the tensor at the launcher's argument `src` */
 static void put_build(plB_buf *b, const ekernel *k, int i) {
-  static const unsigned char SIZE[] = { 1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4 };
   const eparam *p = &k->p[i];
   const plE_view *v = p->view;
   const char *src = lname(&k->p[p->src]);
   int rank = v->t.ndim, dt = plB_tmap_dtype(v->tmdtype);
-  unsigned eb = SIZE[dt];
+  unsigned bits = (unsigned)plB_tmap_bits(dt); /* 4 and 6 for the packed types */
   plB_buf_printf(b, "  { /* %s: the map over %s */\n", p->cname, src);
   plB_buf_printf(b, "    uint64_t sh_[%d], st_[%d], d_[%d], g_[%d];\n", rank, rank, rank,
                  rank > 1 ? rank - 1 : 1);
@@ -1012,8 +1011,12 @@ static void put_build(plB_buf *b, const ekernel *k, int i) {
                    rank - 2);
   }
   plB_buf_printf(b, "    for (i_ = 0; i_ < %d; i_++) d_[i_] = sh_[%d - i_];\n", rank, rank - 1);
-  plB_buf_printf(b, "    for (i_ = 1; i_ < %d; i_++) g_[i_ - 1] = st_[%d - i_] * %uu;\n", rank,
-                 rank - 1, eb);
+  if (bits % 8)
+    plB_buf_printf(b, "    for (i_ = 1; i_ < %d; i_++) g_[i_ - 1] = st_[%d - i_] * %uu / 8u;\n",
+                   rank, rank - 1, bits);
+  else
+    plB_buf_printf(b, "    for (i_ = 1; i_ < %d; i_++) g_[i_ - 1] = st_[%d - i_] * %uu;\n", rank,
+                   rank - 1, bits / 8);
   for (int j = 0; j < v->nes; j++) {
     put_whole(b, &v->es[j], k, "8.0", "x_");
     plB_buf_printf(b, "    es_[%d] = (uint32_t)x_;\n", j);

@@ -366,8 +366,7 @@ PTXLUA_API int ptxlua_buffer_wrap_dlpack(ptxlua_device *d, const struct DLManage
 ** has (UINT64_MAX: an address, where the device checks); 0 ok */
 static int tm_strides(ptxlua_engine *e, uint64_t limit, int dt, int rank, const uint64_t *dims,
                       const uint64_t *strides, uint64_t st[5]) {
-  static const int esize[] = { 1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4 };
-  uint64_t extent = dims[0] * (uint64_t)esize[dt];
+  uint64_t extent = (dims[0] * (uint64_t)plB_tmap_bits(dt) + 7) / 8; /* packed 4- and 6-bit too */
   for (int i = 0; i < rank - 1; i++) {
     st[i] = strides ? strides[i] : extent;
     extent = st[i] * dims[i + 1];
@@ -385,7 +384,10 @@ static int tm_encode(ptxlua_device *d, uint64_t addr, uint64_t limit, const char
   ptxlua_engine *e = d->e;
   int dt = plB_tmap_dtype(dtype);
   if (dt < 0)
-    return fail(e, PTXLUA_MISUSE, "tensor map element type '%.40s' (u8 .. f64, bf16, tf32)", dtype);
+    return fail(e, PTXLUA_MISUSE,
+                "tensor map element type '%.40s' (u8 .. f64, bf16, tf32, 16u4_align8b, "
+                "16u4_align16b, 16u6_align16b)",
+                dtype);
   int sw = plB_tmap_swizzle(swizzle);
   if (sw < 0) return fail(e, PTXLUA_MISUSE, "swizzle '%.40s' (none, 32B, 64B or 128B)", swizzle);
   if (rank < 1 || rank > 5)
@@ -433,7 +435,10 @@ static int im2col_encode(ptxlua_device *d, uint64_t addr, uint64_t limit, const 
   ptxlua_engine *e = d->e;
   int dt = plB_tmap_dtype(dtype);
   if (dt < 0)
-    return fail(e, PTXLUA_MISUSE, "tensor map element type '%.40s' (u8 .. f64, bf16, tf32)", dtype);
+    return fail(e, PTXLUA_MISUSE,
+                "tensor map element type '%.40s' (u8 .. f64, bf16, tf32, 16u4_align8b, "
+                "16u4_align16b, 16u6_align16b)",
+                dtype);
   if (rank < 3 || rank > 5)
     return fail(e, PTXLUA_MISUSE, "an im2col tensor map has 3 to 5 dimensions (got %d)", rank);
   if (!spec->lower_corner || !spec->upper_corner)
@@ -1111,7 +1116,7 @@ static int map_in(ptxlua_kernel *k, int i, const ptxlua_arg *args, plE_tensor_de
   snprintf(ofs, sizeof ofs, "tensor %s", of);
   uint64_t dims[5], st[4], addr = 0, limit = UINT64_MAX, bytes = 0;
   int rank;
-  unsigned eb = T->bits / 8;
+  unsigned eb = T->bits; /* bits: 4 and 6 for the packed types */
   if (t == PTXLUA_ARG_DLPACK) {
     if (!a->v.dlpack) return arg_error(k, i, "a NULL DLPack tensor%s", "");
     const DLTensor *x = &a->v.dlpack->dl_tensor;
@@ -1125,13 +1130,18 @@ static int map_in(ptxlua_kernel *k, int i, const ptxlua_arg *args, plE_tensor_de
       snprintf(why, sizeof why, "%s: a tensor map has 1 to 5 dimensions, the tensor %d", ofs, rank);
       return arg_error(k, i, "%s", why);
     }
-    eb = (unsigned)x->dtype.bits * (x->dtype.lanes ? x->dtype.lanes : 1) / 8;
+    eb = (unsigned)x->dtype.bits * (x->dtype.lanes ? x->dtype.lanes : 1);
     int64_t packed = 1;
     for (int r = 0; r < rank; r++) { /* innermost first */
       int j = rank - 1 - r;
       dims[r] = (uint64_t)x->shape[j];
       int64_t sj = x->strides ? x->strides[j] : packed;
-      if (r > 0) st[r - 1] = (uint64_t)sj * eb;
+      if (r > 0) st[r - 1] = (uint64_t)sj * eb / 8;
+      if (r > 0 && (uint64_t)sj * eb % 8) {
+        snprintf(why, sizeof why, "%s: a stride of %lld elements of %u bits is no whole byte", ofs,
+                 (long long)sj, eb);
+        return arg_error(k, i, "%s", why);
+      }
       packed *= x->shape[j];
     }
     void *host = (char *)x->data + x->byte_offset;
@@ -1171,10 +1181,15 @@ static int map_in(ptxlua_kernel *k, int i, const ptxlua_arg *args, plE_tensor_de
       for (int j = 0; j < rank; j++)
         if (extent_of(k, i, ofs, "strides", &T->strides[j], &strides[j])) return PTXLUA_MISUSE;
     for (int j = 0; j < rank; j++) span += (shape[j] - 1) * strides[j];
-    bytes = span * eb;
+    bytes = (span * eb + 7) / 8;
     for (int r = 0; r < rank; r++) {
       dims[r] = shape[rank - 1 - r];
-      if (r > 0) st[r - 1] = strides[rank - 1 - r] * eb;
+      if (r > 0) st[r - 1] = strides[rank - 1 - r] * eb / 8;
+      if (r > 0 && strides[rank - 1 - r] * eb % 8) {
+        snprintf(why, sizeof why, "%s: a stride of %llu elements of %u bits is no whole byte", ofs,
+                 (unsigned long long)strides[rank - 1 - r], eb);
+        return arg_error(k, i, "%s", why);
+      }
     }
     if (t == PTXLUA_ARG_BUFFER) {
       const ptxlua_buffer *b = a->v.buffer;

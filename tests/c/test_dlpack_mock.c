@@ -36,31 +36,40 @@ static int failures;
     }                                                                             \
   } while (0)
 
-static const char *SCRIPT = "local ptx = require 'ptxlua'\n"
-                            "ptx.kernel { name = 'fill', target = 'sm_90a', params = { {'out', "
-                            "'f32*', shape = {'n'}}, {'n', 'u32'} },\n"
-                            "  grid = { 1 }, block = { 32 },\n"
-                            "  body = function(t, out, n)\n"
-                            "    local p = ptx.global_ptrs(out)\n"
-                            "    ptx.st.global.f32(ptx.addr(p), 1.0)\n"
-                            "    ptx.ret()\n"
-                            "  end }\n"
-                            /* maps declared over a pointer parameter, a tensors entry whose shape
+static const char *SCRIPT =
+    "local ptx = require 'ptxlua'\n"
+    "ptx.kernel { name = 'fill', target = 'sm_90a', params = { {'out', "
+    "'f32*', shape = {'n'}}, {'n', 'u32'} },\n"
+    "  grid = { 1 }, block = { 32 },\n"
+    "  body = function(t, out, n)\n"
+    "    local p = ptx.global_ptrs(out)\n"
+    "    ptx.st.global.f32(ptx.addr(p), 1.0)\n"
+    "    ptx.ret()\n"
+    "  end }\n"
+    /* maps declared over a pointer parameter, a tensors entry whose shape
                             ** is arithmetic over scalars, and an im2col one */
-                            "ptx.kernel { name = 'maps', target = 'sm_90a',\n"
-                            "  tensors = { Y = ptx.tensor('bf16', { 'rows * 2', 'cols' }),\n"
-                            "              Z = ptx.tensor('f16', { 2, 9, 9, 64 }) },\n"
-                            "  params = { { 'x', ptx.tensor('f32', { 'rows', 'cols' }) },\n"
-                            "    { 'xm', ptx.tensormap { of = 'x', box = { 32, 8 }, swizzle = "
-                            "'128B' } },\n"
-                            "    { 'ym', ptx.tensormap { of = 'Y', box = { 64, 'rows' } } },\n"
-                            "    { 'zm', ptx.tensormap { of = 'Z', mode = 'im2col', lower_corner = "
-                            "{ -1, -1 },\n"
-                            "      upper_corner = { 1, 1 }, channels_per_pixel = 64, "
-                            "pixels_per_column = 128, swizzle = '128B' } },\n"
-                            "    { 'rows', 'u32' }, { 'cols', 'u32' } },\n"
-                            "  grid = { 1 }, block = { 32 },\n"
-                            "  body = function(t) ptx.ret() end }\n";
+    "ptx.kernel { name = 'maps', target = 'sm_90a',\n"
+    "  tensors = { Y = ptx.tensor('bf16', { 'rows * 2', 'cols' }),\n"
+    "              Z = ptx.tensor('f16', { 2, 9, 9, 64 }) },\n"
+    "  params = { { 'x', ptx.tensor('f32', { 'rows', 'cols' }) },\n"
+    "    { 'xm', ptx.tensormap { of = 'x', box = { 32, 8 }, swizzle = "
+    "'128B' } },\n"
+    "    { 'ym', ptx.tensormap { of = 'Y', box = { 64, 'rows' } } },\n"
+    "    { 'zm', ptx.tensormap { of = 'Z', mode = 'im2col', lower_corner = "
+    "{ -1, -1 },\n"
+    "      upper_corner = { 1, 1 }, channels_per_pixel = 64, "
+    "pixels_per_column = 128, swizzle = '128B' } },\n"
+    "    { 'rows', 'u32' }, { 'cols', 'u32' } },\n"
+    "  grid = { 1 }, block = { 32 },\n"
+    "  body = function(t) ptx.ret() end }\n"
+    /* a map over packed e2m1 values (two a byte), in 16-byte slots */
+    "ptx.kernel { name = 'packed', target = 'sm_90a',\n"
+    "  tensors = { Q = ptx.tensor('e2m1', { 'rows', 256 }) },\n"
+    "  params = { { 'qm', ptx.tensormap { of = 'Q', box = { 128, 4 }, dtype = "
+    "'16u4_align16b', swizzle = '128B' } },\n"
+    "    { 'rows', 'u32' } },\n"
+    "  grid = { 1 }, block = { 32 },\n"
+    "  body = function(t) ptx.ret() end }\n";
 
 int main(void) {
   const char *mock = getenv("PTXLUA_MOCK_LIBCUDA");
@@ -231,6 +240,44 @@ int main(void) {
     ma[4] = ptxlua_arg_f32(8.0f);
     CHECK(ptxlua_launch(km, NULL, NULL, 0, stream, ma, 6) == PTXLUA_MISUSE);
     CHECK(launch_count() == n0 + 2);
+  }
+  /* packed e2m1: from a buffer (the declaration's rows x 256 values, 128 bytes a row) and from a
+  ** 4-bit DLPack tensor; the driver's 16U4_ALIGN16B type, the dims in values */
+  ptxlua_kernel *kp = NULL;
+  CHECKMSG(ptxlua_kernel_prepare(d, "packed", &kp) == PTXLUA_OK, e);
+  if (kp && big && tiled) {
+    ptxlua_arg pa[2] = { ptxlua_arg_buffer(big), ptxlua_arg_u32(8) };
+    CHECKMSG(ptxlua_launch(kp, NULL, NULL, 0, stream, pa, 2) == PTXLUA_OK, e);
+    CHECK(tiled()->dtype == 14 && tiled()->dims[0] == 256 && tiled()->dims[1] == 8 &&
+          tiled()->strides[0] == 128 && tiled()->box[0] == 128 && tiled()->swizzle == 3);
+    int64_t qs[2] = { 6, 256 };
+    DLManagedTensor tq = t;
+    tq.dl_tensor.data = (void *)(uintptr_t)ptxlua_buffer_address(big);
+    tq.dl_tensor.byte_offset = 0;
+    tq.dl_tensor.ndim = 2;
+    tq.dl_tensor.shape = qs;
+    tq.dl_tensor.dtype.code = kDLUInt;
+    tq.dl_tensor.dtype.bits = 4;
+    pa[0] = ptxlua_arg_dlpack(&tq);
+    pa[1] = ptxlua_arg_u32(6);
+    CHECKMSG(ptxlua_launch(kp, NULL, NULL, 0, stream, pa, 2) == PTXLUA_OK, e);
+    CHECK(tiled()->dtype == 14 && tiled()->dims[1] == 6 && tiled()->strides[0] == 128);
+    tq.dl_tensor.dtype.bits = 8; /* bytes are not e2m1 values: a buffer carries packed bytes */
+    CHECK(ptxlua_launch(kp, NULL, NULL, 0, stream, pa, 2) == PTXLUA_MISUSE);
+    HAS(e, "argument 1 (qm): tensor Q: a tensor of u8, where the kernel declares e2m1*");
+    /* on the emulator: not emulated, said at the launch */
+    ptxlua_device *emu = NULL;
+    ptxlua_kernel *ke = NULL;
+    ptxlua_buffer *eb = NULL;
+    CHECKMSG(ptxlua_device_open(e, "emu", &emu) == PTXLUA_OK, e);
+    CHECKMSG(emu && ptxlua_kernel_prepare(emu, "packed", &ke) == PTXLUA_OK, e);
+    CHECKMSG(emu && ptxlua_buffer_alloc(emu, 4096, &eb) == PTXLUA_OK, e);
+    if (ke && eb) {
+      ptxlua_arg ea[2] = { ptxlua_arg_buffer(eb), ptxlua_arg_u32(8) };
+      CHECK(ptxlua_launch(ke, NULL, NULL, 0, NULL, ea, 2) != PTXLUA_OK);
+      HAS(e, "argument 1 (qm): the tensor map of Q: tensor map: packed 4-bit elements "
+             "(16u4_align16b) are not emulated");
+    }
   }
   /* frees b; forgets the wrapped one (the mock would refuse a second cuMemFree) */
   ptxlua_close(e);
