@@ -9,7 +9,9 @@
 A kernel runs where its tensors are: CPU tensors (NumPy, PyTorch) on the emulator ("emu"), CUDA
 arrays (PyTorch, CuPy, JAX) on their GPU ("cuda:N"), on the array's current stream. Tensors are
 passed by address (DLPack, no copy) and checked against the kernel's declarations before anything
-runs. Every error is a ptxlua.Error carrying the script's file and line.
+runs. A tensormap parameter that declares the tensor it views takes that tensor (at the map's
+position, or by the tensor's name), and the launch builds the map. Every error is a ptxlua.Error
+carrying the script's file and line.
 """
 import ctypes
 import ctypes.util

@@ -1072,6 +1072,8 @@ static int map_error(ptxlua_kernel *k, int i, const char *of) {
 /* extent x of tensor `of` as a positive whole number for this launch, else the argument's error */
 static int extent_of(ptxlua_kernel *k, int i, const char *of, const char *what, const plE_dim *x,
                      uint64_t *out) {
+  /* a stride (elements) may pass 2^32 where an extent may not: the driver bounds both */
+  double max = strcmp(what, "strides") == 0 ? 281474976710656.0 : 4294967296.0;
   double v;
   char msg[400];
   if (plE_dim_value(x, k->pv, k->have, &v)) {
@@ -1084,7 +1086,7 @@ static int extent_of(ptxlua_kernel *k, int i, const char *of, const char *what, 
                                      : "a scalar it names is not passed as an integer");
     return arg_error(k, i, "%s", msg);
   }
-  if (!(v >= 1 && v <= 4294967296.0 && v == (double)(uint64_t)v)) {
+  if (!(v >= 1 && v <= max && v == (double)(uint64_t)v)) {
     snprintf(msg, sizeof msg, "%s %s: '%s' is %g at this launch, not a positive whole number", of,
              what, x->text, v);
     return arg_error(k, i, "%s", msg);
