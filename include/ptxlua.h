@@ -341,12 +341,27 @@ PTXLUA_API int ptxlua_launch_block(const ptxlua_launch_args *l);
 ** against the parameter's declaration ({"x", "f32*", shape = {"n", 4}}): the device, the element
 ** type, the rank and each extent (a number, a template, or a scalar parameter's value in this
 ** launch), packed row-major strides and an element-aligned address. A mismatch is PTXLUA_MISUSE
-** naming the argument, the parameter and both shapes; nothing is launched. */
-/* the shape pointer parameter i declares: its rank (-1: none declared; PTXLUA_MISUSE: not a
-** pointer); per extent (up to max) its value (-1 if not a number for these templates) and the
-** index of the scalar parameter it names (-1 if none) */
+** naming the argument, the parameter and both shapes; nothing is launched.
+**
+** A tensormap parameter that declares the tensor it views (ptx.tensormap { of = "A", box = ...,
+** swizzle = ... }) takes that tensor instead of a map, and the launch builds the map (on "emu" the
+** emulator's encoding, on CUDA cuTensorMapEncodeTiled / Im2col): a DLPack tensor (checked as
+** above, against the viewed tensor's declaration; its strides are the map's, any with the
+** innermost one 1, unless the declaration fixes them; dims and strides from its shape), or a
+** buffer or an address (the declaration gives the shape and strides: each extent must be known at
+** the launch). Box, element strides, swizzle and im2col's fields come from the declaration. A
+** prebuilt map (ptxlua_arg_tensormap) is still taken as it is. */
+/* the shape pointer parameter i declares (for a tensormap parameter: of the tensor it views):
+** its rank (-1: none declared; PTXLUA_MISUSE: neither a pointer nor a map); per extent (up to
+** max) its value (-1 if not a number for these templates) and the index of the scalar parameter
+** it names (-1 if none: a number, or arithmetic over scalars, which the launch checks) */
 PTXLUA_API int ptxlua_kernel_param_shape(const ptxlua_kernel *k, int i, int64_t *dims, int *params,
                                          int max);
+/* the tensor tensormap parameter i views (ptx.tensormap { of = "A", ... }): *tensor its name (NULL:
+** the map declares none, and takes only a prebuilt map), *param the index of the pointer parameter
+** of that name (-1: a `tensors` entry of the kernel). PTXLUA_MISUSE: not a tensormap parameter. */
+PTXLUA_API int ptxlua_kernel_param_view(const ptxlua_kernel *k, int i, const char **tensor,
+                                        int *param);
 /* a buffer over memory ptxlua does not own: on "emu" `bytes` of host memory at ptr, on CUDA a
 ** device address (as a pointer) of this device. Kernels, copies and tensor maps take it like any
 ** buffer; ptxlua_buffer_free forgets it and frees nothing. */

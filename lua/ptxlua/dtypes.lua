@@ -222,5 +222,10 @@ function D.write_codes(mem, addr, dtype, first, codes) put_codes(mem, addr, MINI
 function D.nbytes(dtype, n) return math.ceil(n * D.array[dtype] - 1e-9) end
 -- the storage a TMA map reads an 8-bit narrow type as
 D.storage = { e4m3 = "u8", e5m2 = "u8", ue8m0 = "u8", ue4m3 = "u8" }
+-- the map element type of a packed narrow float: the driver's 16 x U4 (CUDA 12.8; dense in shared
+-- memory, or "16u4_align16b": each 8 bytes in a 16-byte slot) and 16 x U6 (each 12 bytes in a
+-- 16-byte slot) types, whose dims count the values; and the bits of each
+D.packed = { e2m1 = "16u4_align8b", e2m3 = "16u6_align16b", e3m2 = "16u6_align16b" }
+D.packed_bits = { ["16u4_align8b"] = 4, ["16u4_align16b"] = 4, ["16u6_align16b"] = 6 }
 
 return D

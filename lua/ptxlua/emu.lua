@@ -169,14 +169,23 @@ function M._tmspec(a, spec, fail)
   end
   local dims = spec.dims or { a.n }
   local dtype = spec.dtype or a.dtype
-  if DT.mini[dtype] and not DT.storage[dtype] then fail("tensormap: %s packs elements below a byte; a map over it is not supported yet", dtype) end
-  dtype = DT.storage[dtype] or dtype             -- an 8-bit narrow float: the map reads bytes
-  if not SIZES[dtype] and dtype ~= "tf32" then fail("tensormap: unknown element type '%s'", tostring(dtype)) end
+  -- the packed sub-byte types: the driver's 16 x U4 (e2m1, dense or in 16-byte slots) and 16 x U6
+  -- (e2m3, e3m2, in 16-byte slots) element types; the dims count the values
+  dtype = DT.packed[dtype] or DT.storage[dtype] or dtype   -- an 8-bit narrow float: the map reads bytes
+  local pbits = DT.packed_bits[dtype]
+  if pbits and DT.mini[a.dtype] and DT.array[a.dtype] * 8 ~= pbits then
+    fail("tensormap: a map of %d-bit elements (%s) over an array of %s", pbits, dtype, a.dtype)
+  end
+  if not SIZES[dtype] and dtype ~= "tf32" and not pbits then fail("tensormap: unknown element type '%s'", tostring(dtype)) end
   local strides = spec.strides
   if not strides then
     strides = {}
-    local s = SIZES[dtype] or 4
-    for i = 1, #dims - 1 do s = s * dims[i]; strides[i] = s end
+    local s = pbits and pbits / 8 or SIZES[dtype] or 4
+    for i = 1, #dims - 1 do
+      s = s * dims[i]
+      if s ~= math.floor(s) then fail("tensormap: %d %d-bit elements are no whole number of bytes: give strides", dims[i], pbits) end
+      strides[i] = s
+    end
   end
   local t = { mode = mode, dtype = dtype, dims = dims, strides = strides, element_strides = spec.element_strides,
               swizzle = spec.swizzle or "none" }

@@ -130,7 +130,7 @@ function M.check_checks(def, kline)
 end
 
 -- the fields of a map declaration: the view (of), and what dev:tensormap takes
-local MAP_FIELDS = { of = 1, box = 1, swizzle = 1, element_strides = 1, mode = 1, lower_corner = 1, upper_corner = 1,
+local MAP_FIELDS = { of = 1, dtype = 1, box = 1, swizzle = 1, element_strides = 1, mode = 1, lower_corner = 1, upper_corner = 1,
                      channels_per_pixel = 1, pixels_per_column = 1, interleave = 1, l2_promotion = 1, oob_fill = 1 }
 local SWIZZLE = { none = "none", ["32B"] = "32B", ["64B"] = "64B", ["128B"] = "128B", [0] = "none", [32] = "32B", [64] = "64B", [128] = "128B" }
 
@@ -152,6 +152,9 @@ function M.tensormap(spec, d)
   end
   local mode = spec.mode or "tile"
   if mode ~= "tile" and mode ~= "im2col" then derr(d, "ptx.tensormap: mode '%s' (tile, im2col)", tostring(mode)) end
+  if spec.dtype ~= nil and type(spec.dtype) ~= "string" then
+    derr(d, "ptx.tensormap: dtype must name the map's element type (\"16u4_align16b\", ...; default: the tensor's)")
+  end
   if mode == "tile" and spec.box ~= nil then check_list(d, "ptx.tensormap: box", spec.box, true) end
   if spec.element_strides ~= nil then check_list(d, "ptx.tensormap: element_strides", spec.element_strides, true) end
   local sw = spec.swizzle
@@ -282,7 +285,7 @@ end
 
 -- the dev:tensormap spec of map declaration v over the concrete tensor T
 function M.map_spec(v, T, env, t)
-  local spec = { dtype = T.dtype, mode = v.mode }
+  local spec = { dtype = v.dtype or T.dtype, mode = v.mode }
   local r = #T.shape
   spec.dims, spec.strides = {}, {}
   local bytes = DT.array[T.dtype]
@@ -352,6 +355,118 @@ function M.map_specs(k, defines, args)
     if p.view then out[#out + 1] = M.map_spec(p.view, all[p.view.of], env, t) end
   end
   return unpack(out)
+end
+
+---------------------------------------------------------------------------------------------------
+-- the declarations for the C launchers (src/api/launch.c, src/api/emitc.c): what a launch that is
+-- not in Lua (ptxlua_launch, an --emit-c launcher) needs to check a tensor and build a map, with the
+-- templates resolved and the scalar parameters left as names. An extent is { text, value } (a
+-- number for these templates), { text, nil, j } (scalar parameter j, 0-based), { text, nil, nil,
+-- ops } (arithmetic over scalar parameters: ops a flat list of code, operand pairs in postfix
+-- order: 1 a number, 2 parameter j, 3 + 4 - 5 * 6 / 7 % 8 ^ (as Lua computes them) 9 unary -),
+-- or { text } (what only a trace could say: not checked).
+---------------------------------------------------------------------------------------------------
+local SYM = {}
+local function sym_node(op, a, b) return setmetatable({ op = op, a = a, b = b }, SYM) end
+for mm, code in pairs { __add = 3, __sub = 4, __mul = 5, __div = 6, __mod = 7, __pow = 8 } do
+  SYM[mm] = function(a, b) return sym_node(code, a, b) end
+end
+SYM.__unm = function(a) return sym_node(9, a) end
+local function sym_ops(x, out)
+  if type(x) == "number" then out[#out + 1] = 1; out[#out + 1] = x
+  elseif x.op == 2 then out[#out + 1] = 2; out[#out + 1] = x.j
+  else
+    sym_ops(x.a, out)
+    if x.op ~= 9 then sym_ops(x.b, out) end
+    out[#out + 1] = x.op; out[#out + 1] = 0
+  end
+  return out
+end
+
+-- one extent: templates t (numbers), scalars: name -> 0-based parameter index
+local function sym_extent(e, t, scalars)
+  if type(e) == "number" then return { tostring(e), e } end
+  if type(e) ~= "string" then return { tostring(e) } end
+  if scalars[e] then return { e, nil, scalars[e] } end
+  local f = loadstring("return " .. e)
+  if not f then return { e } end
+  setfenv(f, setmetatable({}, { __index = function(_, n)
+    if scalars[n] then return setmetatable({ op = 2, j = scalars[n] }, SYM) end
+    if type(t[n]) == "number" and n ~= "kernel" then return t[n] end
+    error("open", 0)
+  end }))
+  local ok, v = pcall(f)
+  if ok and type(v) == "number" then return { e, v } end
+  if ok and getmetatable(v) == SYM then return { e, nil, nil, sym_ops(v, {}) } end
+  return { e }
+end
+
+local function sym_list(v, t, scalars)
+  if type(v) == "function" then
+    local ok, r = pcall(v, t)
+    if not ok then error(r, 0) end
+    v = r
+  end
+  if type(v) ~= "table" then return nil end
+  local out = {}
+  for i, e in ipairs(v) do out[i] = sym_extent(e, t, scalars) end
+  return out
+end
+
+local function c_tensor(name, d, t, scalars)
+  local dtype = d.dtype
+  if type(dtype) == "function" then dtype = dtype(t) end
+  if type(dtype) == "string" and not known_dtype(dtype) and type(t[dtype]) == "string" then dtype = t[dtype] end
+  local shape = d.shape
+  if type(shape) ~= "table" then shape = { shape } end
+  return { name = name, dtype = tostring(dtype), shape = sym_list(shape, t, scalars),
+           strides = d.strides and sym_list(d.strides, t, scalars) or nil }
+end
+
+-- per parameter (in order): nil, or { tensor = ... } for a pointer that declares its tensor, or
+-- { tensor = ..., view = ... } for a map that declares the tensor it views (view.err: why it could
+-- not be read for these templates, said when a launch has to build it)
+function M.c_info(k, defines)
+  local t = k:resolve(defines)
+  local scalars = {}
+  for j, p in ipairs(k.params) do
+    if not p.pointer and not p.tensormap and not p.count then scalars[p[1]] = j - 1 end
+  end
+  local out = {}
+  for i, p in ipairs(k.params) do
+    if p.tensor then
+      local ok, T = pcall(c_tensor, p[1], p.tensor, t, scalars)
+      out[i] = ok and { tensor = T } or nil
+    elseif p.view then
+      local v = p.view
+      local ok, r = pcall(function()
+        local d = M.decl_of(k, v.of)
+        local T = c_tensor(v.of, d, t, scalars)
+        local of_param = -1
+        for j, q in ipairs(k.params) do if q[1] == v.of and q.pointer then of_param = j - 1 end end
+        local tm = v.dtype or DT.packed[T.dtype] or DT.storage[T.dtype] or T.dtype
+        local V = { of_param = of_param, mode = v.mode, tmdtype = tm, file = v.file, line = v.line }
+        if v.box ~= nil then V.box = sym_list(v.box, t, scalars) end
+        if v.element_strides ~= nil then V.element_strides = sym_list(v.element_strides, t, scalars) end
+        local sw = v.swizzle
+        if type(sw) == "function" then sw = SWIZZLE[sw(t)] or derr(v, "ptx.tensormap of %s: the swizzle function returned %s", v.of, tostring(sw(t))) end
+        V.swizzle = sw or "none"
+        for _, key in ipairs { "lower_corner", "upper_corner", "interleave", "l2_promotion", "oob_fill" } do
+          local x = v[key]
+          if type(x) == "function" then x = x(t) end
+          V[key] = x
+        end
+        for _, key in ipairs { "channels_per_pixel", "pixels_per_column" } do
+          local x = v[key]
+          if type(x) == "function" then x = x(t) end
+          if x ~= nil then V[key] = sym_extent(x, t, scalars) end
+        end
+        return { tensor = T, view = V }
+      end)
+      out[i] = ok and r or { view = { err = tostring(r) } }
+    end
+  end
+  return out
 end
 
 local function coords(T, i)

@@ -9,7 +9,9 @@
 A kernel runs where its tensors are: CPU tensors (NumPy, PyTorch) on the emulator ("emu"), CUDA
 arrays (PyTorch, CuPy, JAX) on their GPU ("cuda:N"), on the array's current stream. Tensors are
 passed by address (DLPack, no copy) and checked against the kernel's declarations before anything
-runs. Every error is a ptxlua.Error carrying the script's file and line.
+runs. A tensormap parameter that declares the tensor it views takes that tensor (at the map's
+position, or by the tensor's name), and the launch builds the map. Every error is a ptxlua.Error
+carrying the script's file and line.
 """
 import ctypes
 import ctypes.util
@@ -101,6 +103,7 @@ def _lib():
         "ptxlua_kernel_prepare": (ci, [vp, cp, ctypes.POINTER(vp)]), "ptxlua_kernel_free": (None, [vp]),
         "ptxlua_kernel_param_count": (ci, [vp]), "ptxlua_kernel_param": (ci, [vp, ci, ctypes.POINTER(_Param)]),
         "ptxlua_kernel_param_shape": (ci, [vp, ci, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ci), ci]),
+        "ptxlua_kernel_param_view": (ci, [vp, ci, ctypes.POINTER(cp), ctypes.POINTER(ci)]),
         "ptxlua_kernel_dims": (ci, [vp] + [ctypes.POINTER(ctypes.c_uint)] * 4),
         "ptxlua_launch": (ci, [vp, vp, vp, ctypes.c_uint, vp, vp, ci]),
         "ptxlua_launch_block": (ci, [vp]),
@@ -286,23 +289,45 @@ class Kernel:
         self.params = []
         p = _Param()
         dims, names = (ctypes.c_int64 * 8)(), (ctypes.c_int * 8)()
+        tname, tparam = ctypes.c_char_p(), ctypes.c_int()
         for i in range(n):
             L.ptxlua_kernel_param(h, i, ctypes.byref(p))
-            info = {"name": p.name.decode(), "kind": p.kind, "dtype": p.dtype.decode(), "shape": None}
-            if p.kind == P_POINTER:
+            info = {"name": p.name.decode(), "kind": p.kind, "dtype": p.dtype.decode(), "shape": None,
+                    "views": None, "views_param": -1}
+            if p.kind in (P_POINTER, P_TENSORMAP):
                 r = L.ptxlua_kernel_param_shape(h, i, dims, names, 8)
                 if r >= 0:
                     info["shape"] = [(dims[j], names[j]) for j in range(min(r, 8))]
+            if p.kind == P_TENSORMAP and L.ptxlua_kernel_param_view(h, i, ctypes.byref(tname), ctypes.byref(tparam)) == OK:
+                if tname.value:         # the tensor the map is built from, by the launch
+                    info["views"], info["views_param"] = tname.value.decode(), tparam.value
             self.params.append(info)
         self._np = n
         self._index = {q["name"]: i for i, q in enumerate(self.params)}
+        # a map's tensor by its name (A for A_map), and maps that take the tensor another argument is:
+        # a map over a pointer parameter takes that parameter's tensor, a second map over one tensor
+        # the first one's
+        self._fill = {}
+        first = {}
+        for i, q in enumerate(self.params):
+            t = q["views"]
+            if t is None:
+                continue
+            if q["views_param"] >= 0:
+                self._fill[i] = q["views_param"]
+            elif t in first:
+                self._fill[i] = first[t]
+            else:
+                first[t] = i
+                self._index.setdefault(t, i)
         self._args = (_Arg * max(n, 1))()
         # wrappers made once: indexing a ctypes array (A[i], A[i].v) makes a new object each time
         self._a = [self._args[i] for i in range(n)]
         self._av = [a.v for a in self._a]
         self._launch = L.ptxlua_launch
         self._setters = [_scalar_setter(q["dtype"]) if q["kind"] == P_SCALAR else None for q in self.params]
-        # scalars a tensor's extent names: filled from the tensor when the call leaves them out
+        # scalars a tensor's extent names: filled from the tensor when the call leaves them out (a
+        # map's: from the tensor given for it)
         self._implied = {}
         for i, q in enumerate(self.params):
             for d, (_, j) in enumerate(q["shape"] or []):
@@ -377,12 +402,24 @@ class Kernel:
         return vals
 
     def _implied_value(self, i, vals):
-        """A scalar left out: the extent of the tensor that names it."""
+        """A scalar left out: the extent of the tensor that names it; a map left out: the tensor it
+        views, given for another parameter."""
+        if i in self._fill:
+            v = vals[self._fill[i]]
+            if v is not None:
+                return v
+            raise ArgumentError("%s: no value for parameter %d (%s): pass tensor %s"
+                                % (self.name, i + 1, self.params[i]["name"], self.params[i]["views"]))
         if i in self._implied:
             ti, d = self._implied[i]
             t = vals[ti]
+            if t is None and ti in self._fill:
+                t = vals[self._fill[ti]]
             if t is not None and hasattr(t, "shape"):
                 return int(t.shape[d])
+        if self.params[i]["views"]:
+            raise ArgumentError("%s: no value for parameter %d (%s): pass tensor %s"
+                                % (self.name, i + 1, self.params[i]["name"], self.params[i]["views"]))
         raise ArgumentError("%s: no value for parameter %d (%s)" % (self.name, i + 1, self.params[i]["name"]))
 
     def __call__(self, *args, stream=None, grid=None, block=None, smem=SMEM_KERNEL, **kw):
@@ -396,11 +433,16 @@ class Kernel:
         dls = (stream if stream else 1) if cuda else None   # DLPack's numbering: 1 = legacy default
         # the arguments go straight into the ptxlua_arg array's words (W: type at 3i, value at 3i+2);
         # a kind with more to it (a float, bytes, a map) through its ctypes fields
-        W, keep, ints, fast = self._w, [], self._ints, _FAST
+        W, keep, ints, fast, fill = self._w, [], self._ints, _FAST, self._fill
         for i in range(n):
             v = vals[i]
             if v is None:
                 v = self._implied_value(i, vals)
+            if fill and i in fill:            # the tensor of an earlier argument: its one export
+                j = fill[i]
+                if j < i and (vals[j] is v or vals[j] is None) and W[3 * j] == A_DLPACK:
+                    W[3 * i], W[3 * i + 2] = A_DLPACK, W[3 * j + 2]
+                    continue
             tp = type(v)
             how = _HOW.get(tp)
             if how is None:

@@ -2,6 +2,7 @@
 ** its memory is on, its element type, its shape, its strides and alignment. The launch API
 ** (launch.c) calls plE_tensor_check for every tensor argument before anything runs; the message
 ** names what the tensor is and what the kernel declares, both shapes in full. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "dlpack.h"
@@ -47,6 +48,20 @@ static unsigned decl_bits(const char *t, char *base, size_t bn) {
 
 void plE_decl_parse(plE_tensor_decl *d) {
   char base[8];
+  static const char *const NARROW8[] = { "e4m3", "e5m2", "ue8m0", "ue4m3" };
+  for (size_t i = 0; i < sizeof NARROW8 / sizeof *NARROW8; i++)
+    if (strcmp(d->dtype, NARROW8[i]) == 0) { /* codes of a byte: DLPack 0.6 has no such type */
+      d->bits = 8;
+      d->code = -1;
+      return;
+    }
+  /* packed: e2m1 two a byte, e2m3 and e3m2 four in three bytes (a 4- or 6-bit DLPack tensor) */
+  if (strcmp(d->dtype, "e2m1") == 0 || strcmp(d->dtype, "e2m3") == 0 ||
+      strcmp(d->dtype, "e3m2") == 0) {
+    d->bits = d->dtype[1] == '2' && d->dtype[3] == '1' ? 4 : 6;
+    d->code = -1;
+    return;
+  }
   d->bits = d->dtype[0] ? decl_bits(d->dtype, base, sizeof base) : 0;
   d->code = -1;
   if (!d->bits) return;
@@ -78,6 +93,69 @@ static unsigned elem_bits(DLDataType dt) {
 
 /* ---- shapes
 ** -------------------------------------------------------------------------------------- */
+int plE_dim_value(const plE_dim *x, const int64_t *pv, const unsigned char *have, double *v) {
+  if (x->kind == PLE_DIM_FIXED) {
+    *v = (double)x->value;
+    return 0;
+  }
+  if (x->kind == PLE_DIM_PARAM) {
+    if (!pv || !have[x->param]) return -1;
+    *v = (double)pv[x->param];
+    return 0;
+  }
+  if (x->kind != PLE_DIM_EXPR) return -1;
+  double st[PLE_MAXOPS];
+  int sp = 0;
+  for (int i = 0; i < x->nops; i++) { /* Lua's arithmetic on doubles, as the script would do it */
+    int op = x->op[i];
+    if (op == PLE_OP_NUM) {
+      st[sp++] = x->arg[i];
+      continue;
+    }
+    if (op == PLE_OP_PARAM) {
+      int j = (int)x->arg[i];
+      if (!pv || !have[j]) return -1;
+      st[sp++] = (double)pv[j];
+      continue;
+    }
+    if (op == PLE_OP_NEG) {
+      if (sp < 1) return -1;
+      st[sp - 1] = -st[sp - 1];
+      continue;
+    }
+    if (sp < 2) return -1;
+    double a = st[sp - 2], b = st[sp - 1], r;
+    switch (op) {
+    case PLE_OP_ADD: r = a + b; break;
+    case PLE_OP_SUB: r = a - b; break;
+    case PLE_OP_MUL: r = a * b; break;
+    case PLE_OP_DIV: r = a / b; break;
+    case PLE_OP_MOD: r = a - floor(a / b) * b; break;
+    case PLE_OP_POW: r = pow(a, b); break;
+    default: return -1;
+    }
+    st[sp - 2] = r;
+    sp--;
+  }
+  if (sp != 1) return -1;
+  *v = st[0];
+  return 0;
+}
+
+/* an extent's value as an integer: 0, else -1 (unknown, or not a whole number: shown as such) */
+static int dim_int(const plE_dim *x, const int64_t *pv, const unsigned char *have, int64_t *out,
+                   int *whole) {
+  double v;
+  *whole = 1;
+  if (plE_dim_value(x, pv, have, &v)) return -1;
+  if (!(v == floor(v)) || v < -9.0e15 || v > 9.0e15) {
+    *whole = 0;
+    return -1;
+  }
+  *out = (int64_t)v;
+  return 0;
+}
+
 static void put_shape(char *out, size_t n, const int64_t *s, int nd) {
   size_t o = (size_t)snprintf(out, n, "[");
   for (int i = 0; i < nd && o < n; i++)
@@ -100,13 +178,16 @@ static void put_decl(char *out, size_t n, const plE_tensor_decl *d, const int64_
   }
   if (o < n) o += (size_t)snprintf(out + o, n - o, "} = [");
   for (int i = 0; i < d->ndim && o < n; i++) {
-    const plE_dim *x = &d->dims[i];
     const char *sep = i ? ", " : "";
-    if (x->kind == PLE_DIM_FIXED)
-      o += (size_t)snprintf(out + o, n - o, "%s%lld", sep, (long long)x->value);
-    else if (x->kind == PLE_DIM_PARAM && pv && have[x->param])
-      o += (size_t)snprintf(out + o, n - o, "%s%lld", sep, (long long)pv[x->param]);
-    else
+    int64_t v;
+    int whole;
+    if (dim_int(&d->dims[i], pv, have, &v, &whole) == 0)
+      o += (size_t)snprintf(out + o, n - o, "%s%lld", sep, (long long)v);
+    else if (!whole) {
+      double f = 0;
+      plE_dim_value(&d->dims[i], pv, have, &f);
+      o += (size_t)snprintf(out + o, n - o, "%s%g", sep, f);
+    } else
       o += (size_t)snprintf(out + o, n - o, "%s?", sep);
   }
   if (o < n) snprintf(out + o, n - o, "]");
@@ -179,8 +260,8 @@ static const char *devname(const DLDevice *d, char *buf, size_t n) {
 }
 
 int plE_tensor_check(const plE_tensor_decl *decl, const DLTensor *t, plE_tensor_dev dev,
-                     const int64_t *pv, const unsigned char *have, uint64_t *bytes, char *why,
-                     size_t n) {
+                     const int64_t *pv, const unsigned char *have, int strided, uint64_t *bytes,
+                     char *why, size_t n) {
   char a[256], b[256], dn[96];
   /* the device: the emulator reads CPU memory in place, a GPU its own */
   int type = (int)t->device.device_type;
@@ -208,11 +289,12 @@ int plE_tensor_check(const plE_tensor_decl *decl, const DLTensor *t, plE_tensor_
   if (decl->ndim >= 0) {
     int bad = t->ndim != decl->ndim;
     for (int i = 0; !bad && i < decl->ndim; i++) {
-      const plE_dim *x = &decl->dims[i];
-      if (x->kind == PLE_DIM_FIXED)
-        bad = t->shape[i] != x->value;
-      else if (x->kind == PLE_DIM_PARAM && pv && have[x->param])
-        bad = t->shape[i] != pv[x->param];
+      int64_t v;
+      int whole;
+      if (dim_int(&decl->dims[i], pv, have, &v, &whole) == 0)
+        bad = t->shape[i] != v;
+      else
+        bad = !whole; /* "n / 2" of an odd n: no tensor has that extent */
     }
     if (bad) {
       put_shape(a, sizeof a, t->shape, t->ndim);
@@ -221,21 +303,56 @@ int plE_tensor_check(const plE_tensor_decl *decl, const DLTensor *t, plE_tensor_
       return -1;
     }
   }
-  /* a pointer carries no strides: the kernel reads the tensor packed, row-major (C order) */
-  if (t->strides) {
+  int64_t ts[64], ps[64]; /* the tensor's strides (elements), and packed ones */
+  {
     int64_t packed = 1;
-    int ok = 1;
     for (int i = t->ndim - 1; i >= 0; i--) {
-      if (t->shape[i] != 1 && t->strides[i] != packed) ok = 0;
+      ps[i] = packed;
+      ts[i] = t->strides ? t->strides[i] : packed;
       packed *= t->shape[i];
     }
-    if (!ok) {
-      int64_t ps[64];
-      packed = 1;
-      for (int i = t->ndim - 1; i >= 0; i--) {
-        ps[i] = packed;
-        packed *= t->shape[i];
+  }
+  if (decl->nstrides > 0 && decl->nstrides == t->ndim) { /* declared strides: the tensor's own */
+    int64_t ds[PLE_MAXDIM];
+    int bad = 0, known = 1;
+    for (int i = 0; i < t->ndim; i++) {
+      int whole;
+      if (dim_int(&decl->strides[i], pv, have, &ds[i], &whole)) {
+        known = 0;
+        ds[i] = -1;
+        continue;
       }
+      if (t->shape[i] != 1 && ts[i] != ds[i]) bad = 1;
+    }
+    if (bad) {
+      put_shape(a, sizeof a, ts, t->ndim);
+      size_t o = (size_t)snprintf(b, sizeof b, "{");
+      for (int i = 0; i < decl->nstrides && o < sizeof b; i++)
+        o += (size_t)snprintf(b + o, sizeof b - o, "%s%s", i ? ", " : "", decl->strides[i].text);
+      if (o < sizeof b) o += (size_t)snprintf(b + o, sizeof b - o, "}");
+      if (known && o < sizeof b) {
+        snprintf(b + o, sizeof b - o, " = ");
+        put_shape(b + strlen(b), sizeof b - strlen(b), ds, t->ndim);
+      }
+      snprintf(why, n, "a tensor with strides %s (elements), where the kernel declares strides %s",
+               a, b);
+      return -1;
+    }
+  } else if (strided) { /* a map reads any strides but needs its innermost dimension contiguous */
+    int last = t->ndim - 1;
+    if (last >= 0 && t->shape[last] != 1 && ts[last] != 1) {
+      put_shape(a, sizeof a, ts, t->ndim);
+      snprintf(why, n,
+               "a tensor with strides %s (elements): a tensor map needs its innermost dimension "
+               "contiguous (stride 1)",
+               a);
+      return -1;
+    }
+  } else if (t->strides) { /* a pointer carries no strides: the kernel reads it packed, row-major */
+    int ok = 1;
+    for (int i = t->ndim - 1; i >= 0; i--)
+      if (t->shape[i] != 1 && ts[i] != ps[i]) ok = 0;
+    if (!ok) {
       put_shape(a, sizeof a, t->strides, t->ndim);
       put_shape(b, sizeof b, ps, t->ndim);
       snprintf(why, n,

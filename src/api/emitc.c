@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "engine.h"
+#include "dlpack.h"
+#include "tmap.h"
 #include "types.h"
 #include "util.h"
 
@@ -25,6 +27,12 @@ typedef struct eparam {
   int addr_int;    /* read from PTX: a .u64 that may be a pointer or an integer */
   long count;      /* an array's element count */
   char shape[200]; /* a pointer's declared shape ("n, 4"), "" if none */
+  /* a tensormap that declares the tensor it views: the launcher builds it (view), from the tensor
+  ** argument of parameter `src` (this one: the tensor's pointer, named tname, takes its place in
+  ** the launcher; else the pointer parameter it views, or the first map over the same tensor) */
+  plE_view *view;
+  int src;
+  char tname[72];
 } eparam;
 
 typedef struct ekernel {
@@ -34,6 +42,7 @@ typedef struct ekernel {
   int has_grid, has_block, cluster_attr;
   int np;
   eparam *p;
+  int views; /* maps the launcher builds */
   unsigned char *cubin;
   size_t len;
 } ekernel;
@@ -240,6 +249,7 @@ static const char *INFO_LUA =
     "  end\n"
     "end\n"
     "table.sort(tl)\n"
+    "local info = require('ptxlua.tensors').c_info(k, defines)\n"
     "local ps = {}\n"
     "for i, p in ipairs(k.params) do\n"
     "  local sh = ''\n"
@@ -251,7 +261,7 @@ static const char *INFO_LUA =
     "  ps[i] = { p[1], p.pointer and 1 or p.tensormap and 3 or (p.count and p.count > 0) and 4 or "
     "2,\n"
     "            p.pointer and (p.elem or p.ptype) or p.ptype, (p.ptx and p.pointer) and 1 or 0,\n"
-    "            p.count or 0, sh }\n"
+    "            p.count or 0, sh, info[i] or false }\n"
     "end\n"
     "return k.file or '', k.line or 0, g or false, b or false, c or false, table.concat(tl, ' '),\n"
     "       ps, k:dynamic_smem_for(defines)\n";
@@ -331,7 +341,21 @@ static int describe(ptxlua_engine *e, const char *name, ekernel *k) {
     lua_pop(L, 3);
     field_str(L, t, 3, p->dtype, sizeof p->dtype);
     field_str(L, t, 6, p->shape, sizeof p->shape);
-    lua_pop(L, 1);
+    p->src = -1;
+    lua_rawgeti(L, t, 7);
+    if (p->kind == PTXLUA_PARAM_TENSORMAP && lua_istable(L, -1)) {
+      lua_getfield(L, -1, "view");
+      int has = lua_istable(L, -1);
+      lua_pop(L, 1);
+      if (has) {
+        if (!(p->view = calloc(1, sizeof *p->view))) {
+          lua_settop(L, top);
+          return plE_set_error(e, PTXLUA_NOMEM, "out of memory");
+        }
+        plE_read_view(L, p->view);
+      }
+    }
+    lua_pop(L, 2);
   }
   lua_settop(L, top);
   return PTXLUA_OK;
@@ -372,6 +396,74 @@ static int name_check(ptxlua_engine *e, const char *prefix, ekernel *k) {
       if (n + 2 > sizeof p->cname) return kernel_error(e, k, "a parameter name too long for C");
       p->cname[n] = '_';
       p->cname[n + 1] = 0;
+    }
+  }
+  /* the maps the launcher builds: from the pointer they view, or a tensor argument of their own
+  ** (named for the tensor; one for every map over it) */
+  for (int i = 0; i < k->np; i++) {
+    eparam *p = &k->p[i];
+    plE_view *v = p->view;
+    if (!v || !v->present) continue;
+    if (v->err[0]) return plE_set_error(e, PTXLUA_ERROR, v->err);
+    int rank = v->t.ndim;
+    if (rank < 1 || rank > 5 || (!v->im2col && v->nbox != rank) || (v->nes && v->nes != rank) ||
+        (v->im2col && (rank < 3 || !v->has_ppc || (v->ncorner && v->ncorner != rank - 2)))) {
+      snprintf(msg, sizeof msg,
+               "the map %s over tensor %s: a tensor of %d dimensions with %d box entries and %d "
+               "element strides%s cannot be encoded",
+               p->name, v->t.name, rank, v->nbox, v->nes,
+               v->im2col ? " (im2col: rank 3 to 5, pixels_per_column, rank - 2 corners)" : "");
+      return kernel_error(e, k, msg);
+    }
+    if (plB_tmap_dtype(v->tmdtype) < 0 || plB_tmap_swizzle(v->swizzle[0] ? v->swizzle : NULL) < 0 ||
+        plB_tmap_interleave(v->interleave[0] ? v->interleave : NULL) < 0 ||
+        plB_tmap_l2promotion(v->l2[0] ? v->l2 : NULL) < 0 ||
+        plB_tmap_oobfill(v->oob[0] ? v->oob : NULL) < 0) {
+      snprintf(msg, sizeof msg,
+               "the map %s over tensor %s: element type %s, swizzle '%s', interleave '%s', "
+               "l2_promotion '%s' or oob_fill '%s' is none a map takes",
+               p->name, v->t.name, v->tmdtype, v->swizzle, v->interleave, v->l2, v->oob);
+      return kernel_error(e, k, msg);
+    }
+    const plE_dim *open = NULL;
+    for (int j = 0; j < rank && !open; j++)
+      open = v->t.dims[j].kind == PLE_DIM_OPEN ? &v->t.dims[j] : NULL;
+    for (int j = 0; j < v->t.nstrides && !open; j++)
+      open = v->t.strides[j].kind == PLE_DIM_OPEN ? &v->t.strides[j] : NULL;
+    for (int j = 0; j < v->nbox && !open; j++)
+      open = v->box[j].kind == PLE_DIM_OPEN ? &v->box[j] : NULL;
+    for (int j = 0; j < v->nes && !open; j++)
+      open = v->es[j].kind == PLE_DIM_OPEN ? &v->es[j] : NULL;
+    if (!open && v->has_cpp && v->cpp.kind == PLE_DIM_OPEN) open = &v->cpp;
+    if (!open && v->has_ppc && v->ppc.kind == PLE_DIM_OPEN) open = &v->ppc;
+    if (open) {
+      snprintf(msg, sizeof msg,
+               "the map %s over tensor %s: '%s' is no arithmetic of templates and scalar "
+               "parameters, so the launcher cannot compute it",
+               p->name, v->t.name, open->text);
+      return kernel_error(e, k, msg);
+    }
+    k->views++;
+    if (v->of_param >= 0 && v->of_param < k->np) {
+      p->src = v->of_param;
+      continue;
+    }
+    for (int j = 0; j < i && p->src < 0; j++)
+      if (k->p[j].view && k->p[j].src == j && strcmp(k->p[j].view->t.name, v->t.name) == 0)
+        p->src = j;
+    if (p->src >= 0) continue;
+    p->src = i;
+    snprintf(p->tname, sizeof p->tname, "%s", v->t.name);
+    for (;;) {
+      int clash = taken(p->tname);
+      for (int j = 0; j < k->np && !clash; j++)
+        clash = strcmp(k->p[j].cname, p->tname) == 0 || strcmp(k->p[j].name, p->tname) == 0 ||
+                (j < i && strcmp(k->p[j].tname, p->tname) == 0);
+      if (!clash) break;
+      size_t n = strlen(p->tname);
+      if (n + 2 > sizeof p->tname) return kernel_error(e, k, "a tensor name too long for C");
+      p->tname[n] = '_';
+      p->tname[n + 1] = 0;
     }
   }
   return PTXLUA_OK;
@@ -445,6 +537,34 @@ static void put_params(plB_buf *b, const ekernel *k) {
   }
 }
 
+/* the launcher's parameters: a map it builds gives way to the tensor it is built from (a pointer
+** parameter the kernel has already, or a pointer of the tensor's own) */
+static int builds(const eparam *p) {
+  return p->view && p->view->present;
+}
+static void tensor_decl(plB_buf *b, const eparam *p) {
+  eparam q;
+  memset(&q, 0, sizeof q);
+  q.kind = PTXLUA_PARAM_POINTER;
+  snprintf(q.dtype, sizeof q.dtype, "%s", p->view->t.dtype);
+  snprintf(q.cname, sizeof q.cname, "%s", p->tname);
+  put_decl(b, &q);
+}
+static void put_lparams(plB_buf *b, const ekernel *k) {
+  for (int i = 0; i < k->np; i++) {
+    const eparam *p = &k->p[i];
+    if (builds(p) && p->src != i) continue;
+    plB_buf_puts(b, ", ");
+    if (builds(p))
+      tensor_decl(b, p);
+    else
+      put_decl(b, p);
+  }
+}
+static const char *lname(const eparam *p) {
+  return builds(p) ? p->tname : p->cname;
+}
+
 static void put_dims(plB_buf *b, const unsigned d[3]) {
   plB_buf_printf(b, "{%u, %u, %u}", d[0], d[1], d[2]);
 }
@@ -501,17 +621,59 @@ static void header_kernel(plB_buf *b, const char *nm, const ekernel *k) {
         k->name, k->block[0], nm, k->name, k->block[1], nm, k->name, k->block[2]);
   plB_buf_printf(b, "#define %s_%s_SMEM %uu\n", nm, k->name, k->smem);
   /* the launch with the kernel's own geometry; what it does not declare comes first */
+  if (k->views) {
+    plB_buf_puts(
+        b, "/* the maps it takes, built by the launch (cuTensorMapEncodeTiled / Im2col) from the "
+           "tensors:");
+    for (int i = 0; i < k->np; i++) {
+      const eparam *p = &k->p[i];
+      if (!builds(p)) continue;
+      const plE_view *v = p->view;
+      plB_buf_printf(b, "\n**   %s from %s (", p->cname, lname(&k->p[p->src]));
+      put_comment_text(b, v->t.dtype);
+      plB_buf_puts(b, " [");
+      for (int j = 0; j < v->t.ndim; j++) {
+        plB_buf_puts(b, j ? ", " : "");
+        put_comment_text(b, v->t.dims[j].text);
+      }
+      plB_buf_puts(b, v->t.nstrides ? "], strided" : "], packed row-major");
+      if (v->im2col)
+        plB_buf_puts(b, ", im2col");
+      else {
+        plB_buf_puts(b, ", box {");
+        for (int j = 0; j < v->nbox; j++) {
+          plB_buf_puts(b, j ? ", " : "");
+          put_comment_text(b, v->box[j].text);
+        }
+        plB_buf_puts(b, "}");
+      }
+      plB_buf_printf(b, ", swizzle %s)", v->swizzle[0] ? v->swizzle : "none");
+    }
+    plB_buf_puts(b, " */\n");
+  }
   plB_buf_printf(b, "CUresult %s_%s_launch(CUstream stream", nm, k->name);
   if (!k->has_grid) plB_buf_puts(b, ", const unsigned grid[3]");
   if (!k->has_block) plB_buf_puts(b, ", const unsigned block[3]");
-  put_params(b, k);
+  put_lparams(b, k);
   plB_buf_puts(b, ");\n/* the same with the grid and block given (NULL: the kernel's own) */\n");
   plB_buf_printf(b,
                  "CUresult %s_%s_launch_dims(CUstream stream, const unsigned grid[3], "
                  "const unsigned block[3]",
                  nm, k->name);
-  put_params(b, k);
+  put_lparams(b, k);
   plB_buf_puts(b, ");\n");
+  if (k->views) {
+    plB_buf_printf(b,
+                   "/* the same with every map given, prebuilt (%s_tensormap_encode, or the "
+                   "caller's own) */\n",
+                   nm);
+    plB_buf_printf(b,
+                   "CUresult %s_%s_launch_maps(CUstream stream, const unsigned grid[3], "
+                   "const unsigned block[3]",
+                   nm, k->name);
+    put_params(b, k);
+    plB_buf_puts(b, ");\n");
+  }
 }
 
 static const char *C_TOP = "#include \"@@.h\"\n"
@@ -568,6 +730,9 @@ static const char *C_DRIVER =
     "                                   const uint64_t *, const uint32_t *, const uint32_t *, "
     "int,\n"
     "                                   int, int, int);\n"
+    "  CUresult (*TensorMapEncodeIm2col)(CUtensorMap *, int, unsigned, void *, const uint64_t *,\n"
+    "                                    const uint64_t *, const int *, const int *, unsigned,\n"
+    "                                    unsigned, const uint32_t *, int, int, int, int);\n"
     "} S;\n"
     "\n"
     "/* CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, _SYMBOL_NOT_FOUND: the driver did not load (S.why) "
@@ -582,11 +747,12 @@ static const char *C_DRIVER =
     "    \"cuCtxSetCurrent\", \"cuDeviceGet\", \"cuDevicePrimaryCtxRetain\",\n"
     "    \"cuDevicePrimaryCtxRelease\", \"cuModuleLoadData\", \"cuModuleUnload\", "
     "\"cuModuleGetFunction\",\n"
-    "    \"cuFuncSetAttribute\", \"cuLaunchKernelEx\", \"cuTensorMapEncodeTiled\"};\n"
+    "    \"cuFuncSetAttribute\", \"cuLaunchKernelEx\", \"cuTensorMapEncodeTiled\",\n"
+    "    \"cuTensorMapEncodeIm2col\"};\n"
     "  void *const SLOTS[] = {&S.GetErrorString, &S.Init, &S.CtxGetCurrent, &S.CtxSetCurrent,\n"
     "    &S.DeviceGet, &S.PrimaryCtxRetain, &S.PrimaryCtxRelease, &S.ModuleLoadData,\n"
     "    &S.ModuleUnload, &S.ModuleGetFunction, &S.FuncSetAttribute, &S.LaunchKernelEx,\n"
-    "    &S.TensorMapEncodeTiled};\n"
+    "    &S.TensorMapEncodeTiled, &S.TensorMapEncodeIm2col};\n"
     "  getproc2 gp2 = NULL;\n"
     "  getproc1 gp1 = NULL;\n"
     "  void *sym;\n"
@@ -704,6 +870,29 @@ static const char *C_DRIVER =
     "                                es, 0, sw, 2, 0);\n"
     "}\n"
     "\n"
+    "/* the arithmetic of extents, as Lua does it: a % b = a - floor(a / b) * b; a ^ b for a "
+    "whole\n"
+    "** b >= 0 (else NaN, which pl_whole refuses) */\n"
+    "static inline double pl_floor(double x) {\n"
+    "  double t = (double)(long long)x;\n"
+    "  return t > x ? t - 1.0 : t;\n"
+    "}\n"
+    "static inline double pl_mod(double a, double b) {\n"
+    "  return a - pl_floor(a / b) * b;\n"
+    "}\n"
+    "static inline double pl_pow(double a, double b) {\n"
+    "  double r = 1.0;\n"
+    "  if (!(b >= 0.0 && b <= 64.0 && b == pl_floor(b))) return 0.0 / 0.0;\n"
+    "  while (b-- > 0.0) r *= a;\n"
+    "  return r;\n"
+    "}\n"
+    "/* an extent a map is built with: a whole number in 1..max, else CUDA_ERROR_INVALID_VALUE */\n"
+    "static inline CUresult pl_whole(double v, double max, uint64_t *out) {\n"
+    "  if (!(v >= 1.0 && v <= max) || v != (double)(uint64_t)v) return PL_INVALID;\n"
+    "  *out = (uint64_t)v;\n"
+    "  return 0;\n"
+    "}\n"
+    "\n"
     "/* one launch of kernel k: the geometry given or its own, its dynamic shared memory */\n"
     "static CUresult pl_launch(int k, CUstream stream, const unsigned *grid, const unsigned "
     "*block,\n"
@@ -737,22 +926,175 @@ static const char *C_DRIVER =
     "  return S.LaunchKernelEx(&c, S.fn[k], args, NULL);\n"
     "}\n";
 
+/* extent x as a C expression of type double over the launcher's scalar arguments (Lua's
+** arithmetic: / divides, % is pl_mod, ^ pl_pow); 0, else -1 */
+static int ext_c(plB_buf *b, const plE_dim *x, const ekernel *k) {
+  if (x->kind == PLE_DIM_FIXED) {
+    plB_buf_printf(b, "%lld.0", (long long)x->value);
+    return 0;
+  }
+  if (x->kind == PLE_DIM_PARAM) {
+    if (x->param < 0 || x->param >= k->np) return -1;
+    plB_buf_printf(b, "(double)%s", k->p[x->param].cname);
+    return 0;
+  }
+  if (x->kind != PLE_DIM_EXPR) return -1;
+  char st[PLE_MAXOPS][600];
+  int sp = 0;
+  for (int i = 0; i < x->nops; i++) {
+    int op = x->op[i];
+    char t[600];
+    if (op == PLE_OP_NUM) {
+      snprintf(t, sizeof t, "%.17g", x->arg[i]);
+      if (!strpbrk(t, ".eni")) strcat(t, ".0");
+    } else if (op == PLE_OP_PARAM) {
+      int j = (int)x->arg[i];
+      if (j < 0 || j >= k->np) return -1;
+      snprintf(t, sizeof t, "(double)%s", k->p[j].cname);
+    } else if (op == PLE_OP_NEG) {
+      if (sp < 1) return -1;
+      snprintf(t, sizeof t, "(-%.580s)", st[--sp]);
+    } else {
+      if (sp < 2) return -1;
+      const char *l = st[sp - 2], *r = st[sp - 1];
+      static const char *const SYM[] = { "+", "-", "*", "/" };
+      if (op >= PLE_OP_ADD && op <= PLE_OP_DIV)
+        snprintf(t, sizeof t, "(%.290s %s %.290s)", l, SYM[op - PLE_OP_ADD], r);
+      else if (op == PLE_OP_MOD || op == PLE_OP_POW)
+        snprintf(t, sizeof t, "pl_%s(%.285s, %.285s)", op == PLE_OP_MOD ? "mod" : "pow", l, r);
+      else
+        return -1;
+      sp -= 2;
+    }
+    if (sp >= PLE_MAXOPS) return -1;
+    snprintf(st[sp++], sizeof st[0], "%s", t);
+  }
+  if (sp != 1) return -1;
+  plB_buf_puts(b, st[0]);
+  return 0;
+}
+
+/* `dst = extent x` checked whole and in 1..max, in the generated launcher */
+static void put_whole(plB_buf *b, const plE_dim *x, const ekernel *k, const char *max,
+                      const char *dst) {
+  plB_buf_puts(b, "    if ((r_ = pl_whole(");
+  if (ext_c(b, x, k)) plB_buf_puts(b, "-1.0"); /* name_check refused what has no C form */
+  plB_buf_printf(b, ", %s, &%s)) != 0) return r_;\n", max, dst);
+}
+
+/* the map of parameter i built into m_i from the tensor at the launcher's argument `src` */
+static void put_build(plB_buf *b, const ekernel *k, int i) {
+  const eparam *p = &k->p[i];
+  const plE_view *v = p->view;
+  const char *src = lname(&k->p[p->src]);
+  int rank = v->t.ndim, dt = plB_tmap_dtype(v->tmdtype);
+  unsigned bits = (unsigned)plB_tmap_bits(dt); /* 4 and 6 for the packed types */
+  plB_buf_printf(b, "  { /* %s: the map over %s */\n", p->cname, src);
+  plB_buf_printf(b, "    uint64_t sh_[%d], st_[%d], d_[%d], g_[%d];\n", rank, rank, rank,
+                 rank > 1 ? rank - 1 : 1);
+  plB_buf_printf(b, "    uint32_t %ses_[5] = {1, 1, 1, 1, 1};\n",
+                 v->im2col ? "" : "bx_[5] = {1, 1, 1, 1, 1}, ");
+  plB_buf_puts(b, "    uint64_t x_ = 0;\n    int i_;\n");
+  char dst[32];
+  for (int j = 0; j < rank; j++) {
+    snprintf(dst, sizeof dst, "sh_[%d]", j);
+    put_whole(b, &v->t.dims[j], k, "4294967296.0", dst);
+  }
+  if (v->t.nstrides == rank) {
+    for (int j = 0; j < rank; j++) {
+      snprintf(dst, sizeof dst, "st_[%d]", j);
+      put_whole(b, &v->t.strides[j], k, "281474976710656.0", dst);
+    }
+  } else {
+    plB_buf_printf(b, "    st_[%d] = 1;\n", rank - 1);
+    plB_buf_printf(b, "    for (i_ = %d; i_ >= 0; i_--) st_[i_] = st_[i_ + 1] * sh_[i_ + 1];\n",
+                   rank - 2);
+  }
+  plB_buf_printf(b, "    for (i_ = 0; i_ < %d; i_++) d_[i_] = sh_[%d - i_];\n", rank, rank - 1);
+  if (bits % 8)
+    plB_buf_printf(b, "    for (i_ = 1; i_ < %d; i_++) g_[i_ - 1] = st_[%d - i_] * %uu / 8u;\n",
+                   rank, rank - 1, bits);
+  else
+    plB_buf_printf(b, "    for (i_ = 1; i_ < %d; i_++) g_[i_ - 1] = st_[%d - i_] * %uu;\n", rank,
+                   rank - 1, bits / 8);
+  for (int j = 0; j < v->nes; j++) {
+    put_whole(b, &v->es[j], k, "8.0", "x_");
+    plB_buf_printf(b, "    es_[%d] = (uint32_t)x_;\n", j);
+  }
+  int sw = plB_tmap_swizzle(v->swizzle[0] ? v->swizzle : NULL);
+  int il = plB_tmap_interleave(v->interleave[0] ? v->interleave : NULL);
+  int l2 = plB_tmap_l2promotion(v->l2[0] ? v->l2 : NULL);
+  int oob = plB_tmap_oobfill(v->oob[0] ? v->oob : NULL);
+  if (!v->im2col) {
+    for (int j = 0; j < rank; j++) {
+      put_whole(b, &v->box[j], k, "4294967295.0", "x_");
+      plB_buf_printf(b, "    bx_[%d] = (uint32_t)x_;\n", j);
+    }
+    plB_buf_printf(b,
+                   "    r_ = S.TensorMapEncodeTiled(&m_%d, %d, %du, (void *)(uintptr_t)%s, d_, g_, "
+                   "bx_, es_, 0, %d, 2, 0);\n",
+                   i, dt, rank, src, sw);
+  } else {
+    plB_buf_puts(b, "    {\n      const int lo_[3] = {");
+    for (int j = 0; j < 3; j++)
+      plB_buf_printf(b, "%s%d", j ? ", " : "", j < v->ncorner ? v->lower[j] : 0);
+    plB_buf_puts(b, "}, hi_[3] = {");
+    for (int j = 0; j < 3; j++)
+      plB_buf_printf(b, "%s%d", j ? ", " : "", j < v->ncorner ? v->upper[j] : 0);
+    plB_buf_puts(b, "};\n      uint64_t c_ = d_[0], p_ = 0;\n");
+    if (v->has_cpp) put_whole(b, &v->cpp, k, "256.0", "c_");
+    put_whole(b, &v->ppc, k, "1024.0", "p_");
+    plB_buf_printf(
+        b,
+        "      r_ = S.TensorMapEncodeIm2col(&m_%d, %d, %du, (void *)(uintptr_t)%s, d_, g_, "
+        "lo_, hi_, (unsigned)c_, (unsigned)p_, es_, %d, %d, %d, %d);\n    }\n",
+        i, dt, rank, src, il, sw, l2, oob);
+  }
+  plB_buf_puts(b, "    (void)x_;\n    if (r_) return r_;\n  }\n");
+}
+
 static void source_kernel(plB_buf *b, const char *nm, const ekernel *k, int idx) {
   int np = k->np;
   /* the launch with the kernel's own geometry */
   plB_buf_printf(b, "\nCUresult %s_%s_launch(CUstream stream", nm, k->name);
   if (!k->has_grid) plB_buf_puts(b, ", const unsigned grid[3]");
   if (!k->has_block) plB_buf_puts(b, ", const unsigned block[3]");
-  put_params(b, k);
+  put_lparams(b, k);
   plB_buf_printf(b, ") {\n  return %s_%s_launch_dims(stream, %s, %s", nm, k->name,
                  k->has_grid ? "NULL" : "grid", k->has_block ? "NULL" : "block");
-  for (int i = 0; i < np; i++) plB_buf_printf(b, ", %s", k->p[i].cname);
+  for (int i = 0; i < np; i++)
+    if (!builds(&k->p[i]) || k->p[i].src == i) plB_buf_printf(b, ", %s", lname(&k->p[i]));
   plB_buf_puts(b, ");\n}\n\n");
+  if (k->views) { /* the maps built, then the launch that takes them */
+    plB_buf_printf(b,
+                   "CUresult %s_%s_launch_dims(CUstream stream, const unsigned grid[3], "
+                   "const unsigned block[3]",
+                   nm, k->name);
+    put_lparams(b, k);
+    plB_buf_puts(b, ") {\n");
+    for (int i = 0; i < np; i++)
+      if (builds(&k->p[i])) plB_buf_printf(b, "  CUtensorMap m_%d;\n", i);
+    plB_buf_puts(b, "  CUresult r_;\n");
+    plB_buf_puts(b, "  if (!S.loaded) return PL_NOT_LOADED;\n");
+    for (int i = 0; i < np; i++)
+      if (builds(&k->p[i]) && k->p[i].src == i)
+        plB_buf_printf(b, "  if (!%s) return PL_INVALID;\n", k->p[i].tname);
+    for (int i = 0; i < np; i++)
+      if (builds(&k->p[i])) put_build(b, k, i);
+    plB_buf_printf(b, "  return %s_%s_launch_maps(stream, grid, block", nm, k->name);
+    for (int i = 0; i < np; i++) {
+      if (builds(&k->p[i]))
+        plB_buf_printf(b, ", &m_%d", i);
+      else
+        plB_buf_printf(b, ", %s", k->p[i].cname);
+    }
+    plB_buf_puts(b, ");\n}\n\n");
+  }
   /* with the geometry given: each argument's address, as cuLaunchKernelEx takes them */
   plB_buf_printf(b,
-                 "CUresult %s_%s_launch_dims(CUstream stream, const unsigned grid[3], "
+                 "CUresult %s_%s_launch_%s(CUstream stream, const unsigned grid[3], "
                  "const unsigned block[3]",
-                 nm, k->name);
+                 nm, k->name, k->views ? "maps" : "dims");
   put_params(b, k);
   plB_buf_printf(b, ") {\n  void *a_[%d];\n", np ? np : 1);
   for (int i = 0; i < np; i++) {
@@ -986,6 +1328,7 @@ PTXLUA_API int ptxlua_emit_c(ptxlua_engine *e, const char *kernels, int flags, c
   plB_buf_free(&h);
   plB_buf_free(&c);
   for (int i = 0; i < nk; i++) {
+    for (int j = 0; ks[i].p && j < ks[i].np; j++) free(ks[i].p[j].view);
     free(ks[i].p);
     free(ks[i].cubin);
   }

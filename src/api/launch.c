@@ -48,6 +48,7 @@ typedef struct kparam {
   int addr_int;
   unsigned offset, size, align;
   plE_tensor_decl decl; /* a pointer: what a tensor passed to it must be (dlpack.c) */
+  plE_view *view;       /* a tensormap: the tensor it views and the map's fields (NULL: none) */
 } kparam;
 
 struct ptxlua_kernel {
@@ -69,8 +70,11 @@ struct ptxlua_kernel {
   void **params;              /* params[i] -> its slot */
   int64_t *pv;                /* a launch's integer arguments, for the extents that name them */
   unsigned char *have;        /* pv[i] holds one */
-  /* a launch's tensor arguments: the device address each is passed as */
+  /* a launch's tensor arguments: the device address each is passed as (on "emu", the mapping a
+  ** tensor argument made, released after the run) */
   uint64_t *dladdr;
+  /* the maps a launch builds for tensormap parameters given a tensor (64-byte aligned) */
+  ptxlua_tensormap *maps;
   /* emu */
   int modref; /* registry ref of the traced module */
   plX_emu *emu;
@@ -351,7 +355,7 @@ PTXLUA_API int ptxlua_buffer_wrap_dlpack(ptxlua_device *d, const struct DLManage
   DLTensor flat = *t; /* strides need not be packed for a buffer */
   flat.strides = NULL;
   flat.ndim = 0;
-  if (plE_tensor_check(&any, &flat, dev, NULL, NULL, &(uint64_t){ 0 }, why, sizeof why))
+  if (plE_tensor_check(&any, &flat, dev, NULL, NULL, 0, &(uint64_t){ 0 }, why, sizeof why))
     return fail(d->e, PTXLUA_MISUSE, "ptxlua_buffer_wrap_dlpack: %s", why);
   if (!bytes)
     return fail(d->e, PTXLUA_MISUSE, "ptxlua_buffer_wrap_dlpack: the tensor has no elements");
@@ -362,8 +366,7 @@ PTXLUA_API int ptxlua_buffer_wrap_dlpack(ptxlua_device *d, const struct DLManage
 ** has (UINT64_MAX: an address, where the device checks); 0 ok */
 static int tm_strides(ptxlua_engine *e, uint64_t limit, int dt, int rank, const uint64_t *dims,
                       const uint64_t *strides, uint64_t st[5]) {
-  static const int esize[] = { 1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4 };
-  uint64_t extent = dims[0] * (uint64_t)esize[dt];
+  uint64_t extent = (dims[0] * (uint64_t)plB_tmap_bits(dt) + 7) / 8; /* packed 4- and 6-bit too */
   for (int i = 0; i < rank - 1; i++) {
     st[i] = strides ? strides[i] : extent;
     extent = st[i] * dims[i + 1];
@@ -377,11 +380,14 @@ static int tm_strides(ptxlua_engine *e, uint64_t limit, int dt, int rank, const 
 /* a tiled map over addr of device d; limit as tm_strides */
 static int tm_encode(ptxlua_device *d, uint64_t addr, uint64_t limit, const char *dtype, int rank,
                      const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
-                     const char *swizzle, ptxlua_tensormap *out) {
+                     const uint32_t *estrides, const char *swizzle, ptxlua_tensormap *out) {
   ptxlua_engine *e = d->e;
   int dt = plB_tmap_dtype(dtype);
   if (dt < 0)
-    return fail(e, PTXLUA_MISUSE, "tensor map element type '%.40s' (u8 .. f64, bf16, tf32)", dtype);
+    return fail(e, PTXLUA_MISUSE,
+                "tensor map element type '%.40s' (u8 .. f64, bf16, tf32, 16u4_align8b, "
+                "16u4_align16b, 16u6_align16b)",
+                dtype);
   int sw = plB_tmap_swizzle(swizzle);
   if (sw < 0) return fail(e, PTXLUA_MISUSE, "swizzle '%.40s' (none, 32B, 64B or 128B)", swizzle);
   if (rank < 1 || rank > 5)
@@ -389,6 +395,7 @@ static int tm_encode(ptxlua_device *d, uint64_t addr, uint64_t limit, const char
   uint64_t st[5];
   if (tm_strides(e, limit, dt, rank, dims, strides, st)) return PTXLUA_MISUSE;
   uint32_t es[5] = { 1, 1, 1, 1, 1 };
+  if (estrides) memcpy(es, estrides, (size_t)rank * sizeof es[0]);
   char err[1024];
   if (d->kind != DEV_CUDA) { /* the emulator's own encoding, decoded by its TMA copies */
     if (plX_tensormap(d->mem, out->bytes, dt, rank, addr, dims, st, box, es, sw, err, sizeof err))
@@ -410,7 +417,7 @@ PTXLUA_API int ptxlua_tensormap_encode(ptxlua_buffer *b, const char *dtype, int 
                                        ptxlua_tensormap *out) {
   if (!b || !dtype || !dims || !box || !out) return PTXLUA_MISUSE;
   plE_clear_error(b->d->e);
-  return tm_encode(b->d, b->addr, b->bytes, dtype, rank, dims, strides, box, swizzle, out);
+  return tm_encode(b->d, b->addr, b->bytes, dtype, rank, dims, strides, box, NULL, swizzle, out);
 }
 
 PTXLUA_API int ptxlua_tensormap_encode_address(ptxlua_device *d, uint64_t addr, const char *dtype,
@@ -419,7 +426,7 @@ PTXLUA_API int ptxlua_tensormap_encode_address(ptxlua_device *d, uint64_t addr, 
                                                const char *swizzle, ptxlua_tensormap *out) {
   if (!d || !dtype || !dims || !box || !out) return PTXLUA_MISUSE;
   plE_clear_error(d->e);
-  return tm_encode(d, addr, UINT64_MAX, dtype, rank, dims, strides, box, swizzle, out);
+  return tm_encode(d, addr, UINT64_MAX, dtype, rank, dims, strides, box, NULL, swizzle, out);
 }
 
 static int im2col_encode(ptxlua_device *d, uint64_t addr, uint64_t limit, const char *dtype,
@@ -428,7 +435,10 @@ static int im2col_encode(ptxlua_device *d, uint64_t addr, uint64_t limit, const 
   ptxlua_engine *e = d->e;
   int dt = plB_tmap_dtype(dtype);
   if (dt < 0)
-    return fail(e, PTXLUA_MISUSE, "tensor map element type '%.40s' (u8 .. f64, bf16, tf32)", dtype);
+    return fail(e, PTXLUA_MISUSE,
+                "tensor map element type '%.40s' (u8 .. f64, bf16, tf32, 16u4_align8b, "
+                "16u4_align16b, 16u6_align16b)",
+                dtype);
   if (rank < 3 || rank > 5)
     return fail(e, PTXLUA_MISUSE, "an im2col tensor map has 3 to 5 dimensions (got %d)", rank);
   if (!spec->lower_corner || !spec->upper_corner)
@@ -505,38 +515,13 @@ static const char *INFO_LUA =
     "table.concat(names, ', ') or 'none'), 0)\n"
     "end\n"
     "local g, b, c = k:launch_dims(defines)\n"
-    "local t = k:resolve(defines)\n"
-    "local scalars = {}\n"
-    "for j, p in ipairs(k.params) do if not (p.pointer or p.tensormap or p.count) then "
-    "scalars[p[1]] = j - 1 end end\n"
-    /* a pointer's shape, entry by entry: {text, value} for a number (or an expression of the
-  ** templates), {text, nil, j} for scalar parameter j, {text} for what only a trace could say */
-    "local function shape(p)\n"
-    "  if not (p.pointer and type(p.shape) == 'table') then return nil end\n"
-    "  local sh = {}\n"
-    "  for d, dim in ipairs(p.shape) do\n"
-    "    local e = { tostring(dim) }\n"
-    "    if type(dim) == 'number' then e[2] = dim\n"
-    "    elseif type(dim) == 'string' and scalars[dim] then e[3] = scalars[dim]\n"
-    "    elseif type(dim) == 'string' then\n"
-    "      local f = loadstring('return ' .. dim)\n"
-    "      if f then\n"
-    "        setfenv(f, setmetatable({}, { __index = function(_, n)\n"
-    "          if type(t[n]) ~= 'number' or n == 'kernel' then error('open', 0) end\n"
-    "          return t[n] end }))\n"
-    "        local ok, v = pcall(f)\n"
-    "        if ok and type(v) == 'number' then e[2] = v end\n"
-    "      end\n"
-    "    end\n"
-    "    sh[d] = e\n"
-    "  end\n"
-    "  return sh\n"
-    "end\n"
+    /* what a pointer declares of its tensor, and a map of the tensor it views (tensors.lua) */
+    "local info = require('ptxlua.tensors').c_info(k, defines)\n"
     "local ps = {}\n"
     "for i, p in ipairs(k.params) do\n"
     "  ps[i] = { p[1], p.pointer and 1 or p.tensormap and 3 or (p.count and p.count > 0) and 4 or "
     "2, p.pointer and p.elem or p.ptype,\n"
-    "            p.ptx and p.pointer and 1 or 0, shape(p) }\n"
+    "            p.ptx and p.pointer and 1 or 0, info[i] or false }\n"
     "end\n"
     "return k.file, k.line, g, b, c, ps\n";
 
@@ -551,33 +536,30 @@ static void get_dims(lua_State *L, int idx, unsigned d[3], int *has) {
   }
 }
 
-/* the shape table INFO_LUA gives a pointer (at the top of the stack) into its declaration */
+/* what INFO_LUA gives of parameter p (c_info's entry, at the top of the stack) */
 static void read_decl(lua_State *L, kparam *p) {
   plE_tensor_decl *d = &p->decl;
+  memset(d, 0, sizeof *d);
   snprintf(d->dtype, sizeof d->dtype, "%s", p->dtype);
-  plE_decl_parse(d);
   d->ndim = -1;
-  if (!lua_istable(L, -1)) return;
-  int nd = (int)lua_objlen(L, -1);
-  d->ndim = nd > PLE_MAXDIM ? PLE_MAXDIM : nd;
-  for (int j = 0; j < d->ndim; j++) {
-    plE_dim *x = &d->dims[j];
-    lua_rawgeti(L, -1, j + 1);
-    lua_rawgeti(L, -1, 1);
-    snprintf(x->text, sizeof x->text, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
-    lua_rawgeti(L, -2, 2);
-    lua_rawgeti(L, -3, 3);
-    x->kind = PLE_DIM_OPEN;
-    if (lua_isnumber(L, -2)) {
-      x->kind = PLE_DIM_FIXED;
-      x->value = (int64_t)lua_tonumber(L, -2);
-    } else if (lua_isnumber(L, -1)) {
-      x->kind = PLE_DIM_PARAM;
-      x->param = (int)lua_tointeger(L, -1);
-    }
-    lua_pop(L, 4);
+  if (!lua_istable(L, -1)) {
+    plE_decl_parse(d);
+    return;
   }
-  if (nd > PLE_MAXDIM) d->ndim = -1; /* more than the check holds: not checked */
+  if (p->kind == PTXLUA_PARAM_POINTER) {
+    lua_getfield(L, -1, "tensor");
+    d->dtype[0] = 0;
+    plE_read_tensor(L, d, p->dtype);
+    /* the pointer's type rules when the tensor's is a template's the DSL resolved to the same */
+    if (!d->bits) {
+      snprintf(d->dtype, sizeof d->dtype, "%s", p->dtype);
+      plE_decl_parse(d);
+    }
+    lua_pop(L, 1);
+    return;
+  }
+  plE_decl_parse(d);
+  if (p->kind == PTXLUA_PARAM_TENSORMAP && p->view) plE_read_view(L, p->view);
 }
 
 static unsigned type_bytes(int t) {
@@ -605,6 +587,16 @@ static int layout(ptxlua_kernel *k, const plI_module *m, int fi) {
     off += p->size;
   }
   return PTXLUA_OK;
+}
+
+/* what prepare allocated beside the kernel itself */
+static void free_parts(ptxlua_kernel *k) {
+  for (int i = 0; k->p && i < k->np; i++) free(k->p[i].view);
+  free(k->p);
+  free(k->pv);
+  free(k->have);
+  free(k->dladdr);
+  free(k->maps);
 }
 
 static int find_func(const plI_module *m, const char *name) {
@@ -644,12 +636,19 @@ PTXLUA_API int ptxlua_kernel_prepare(ptxlua_device *d, const char *name, ptxlua_
   k->pv = calloc((size_t)(k->np ? k->np : 1), sizeof *k->pv);
   k->have = calloc((size_t)(k->np ? k->np : 1), 1);
   k->dladdr = calloc((size_t)(k->np ? k->np : 1), sizeof *k->dladdr);
-  if (!k->p || !k->pv || !k->have || !k->dladdr) {
+  int nomem = !k->p || !k->pv || !k->have || !k->dladdr ||
+              posix_memalign((void **)&k->maps, 64, sizeof *k->maps * (size_t)(k->np ? k->np : 1));
+  for (int i = 0; i < k->np && !nomem; i++) {
+    lua_rawgeti(L, top + 6, i + 1);
+    lua_rawgeti(L, -1, 2);
+    k->p[i].kind = (int)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    if (k->p[i].kind == PTXLUA_PARAM_TENSORMAP && !(k->p[i].view = calloc(1, sizeof(plE_view))))
+      nomem = 1;
+  }
+  if (nomem) {
     lua_settop(L, top);
-    free(k->p);
-    free(k->pv);
-    free(k->have);
-    free(k->dladdr);
+    free_parts(k);
     free(k);
     return fail(e, PTXLUA_NOMEM, "out of memory");
   }
@@ -838,10 +837,7 @@ fail_k:
   plX_free(k->emu);
   free(k->block_store);
   free(k->params);
-  free(k->p);
-  free(k->pv);
-  free(k->have);
-  free(k->dladdr);
+  free_parts(k);
   free(k);
   return rc;
 }
@@ -855,10 +851,7 @@ PTXLUA_API void ptxlua_kernel_free(ptxlua_kernel *k) {
   if (k->next) k->next->prev = k->prev;
   free(k->block_store);
   free(k->params);
-  free(k->p);
-  free(k->pv);
-  free(k->have);
-  free(k->dladdr);
+  free_parts(k);
   free(k);
 }
 
@@ -880,13 +873,28 @@ PTXLUA_API int ptxlua_kernel_param_shape(const ptxlua_kernel *k, int i, int64_t 
                                          int max) {
   if (!k || i < 0 || i >= k->np || (max > 0 && (!dims || !params))) return PTXLUA_MISUSE;
   const kparam *q = &k->p[i];
-  if (q->kind != PTXLUA_PARAM_POINTER) return PTXLUA_MISUSE;
-  for (int j = 0; j < q->decl.ndim && j < max; j++) {
-    const plE_dim *x = &q->decl.dims[j];
+  const plE_tensor_decl *d = &q->decl;
+  if (q->kind == PTXLUA_PARAM_TENSORMAP) { /* the tensor the map views */
+    if (!q->view || !q->view->present || q->view->err[0]) return -1;
+    d = &q->view->t;
+  } else if (q->kind != PTXLUA_PARAM_POINTER)
+    return PTXLUA_MISUSE;
+  for (int j = 0; j < d->ndim && j < max; j++) {
+    const plE_dim *x = &d->dims[j];
     dims[j] = x->kind == PLE_DIM_FIXED ? x->value : -1;
     params[j] = x->kind == PLE_DIM_PARAM ? x->param : -1;
   }
-  return q->decl.ndim;
+  return d->ndim;
+}
+PTXLUA_API int ptxlua_kernel_param_view(const ptxlua_kernel *k, int i, const char **tensor,
+                                        int *param) {
+  if (!k || i < 0 || i >= k->np || !tensor || !param) return PTXLUA_MISUSE;
+  const kparam *q = &k->p[i];
+  if (q->kind != PTXLUA_PARAM_TENSORMAP) return PTXLUA_MISUSE;
+  int has = q->view && q->view->present;
+  *tensor = has && q->view->t.name[0] ? q->view->t.name : NULL;
+  *param = has ? q->view->of_param : -1;
+  return PTXLUA_OK;
 }
 PTXLUA_API int ptxlua_kernel_dims(const ptxlua_kernel *k, unsigned grid[3], unsigned block[3],
                                   unsigned cluster[3], unsigned *smem) {
@@ -922,7 +930,7 @@ static int launch_fail(ptxlua_kernel *k, int code, const char *msg) {
 /* the argument as parameter p takes it: its bytes into dst (p->size of them); else the error */
 static int arg_error(ptxlua_kernel *k, int i, const char *fmt, const char *what) {
   const kparam *p = &k->p[i];
-  char msg[512], full[640];
+  char msg[1400], full[1600];
   snprintf(msg, sizeof msg, fmt, what);
   snprintf(full, sizeof full, "argument %d (%s): %s", i + 1, p->name, msg);
   return launch_fail(k, PTXLUA_MISUSE, full);
@@ -963,6 +971,10 @@ static int pack(ptxlua_kernel *k, int i, const ptxlua_arg *a, unsigned char *dst
                      "a pointer parameter takes a buffer, an address or a DLPack tensor, got %s",
                      ARG_NAMES[t]);
   case PTXLUA_PARAM_TENSORMAP:
+    if (t == PTXLUA_ARG_DLPACK || t == PTXLUA_ARG_BUFFER || t == PTXLUA_ARG_ADDRESS) {
+      memcpy(dst, k->maps[i].bytes, 128); /* tensors_in built it */
+      return 0;
+    }
     if (t == PTXLUA_ARG_TENSORMAP && a->v.tensormap) {
       memcpy(dst, a->v.tensormap->bytes, 128);
       return 0;
@@ -971,9 +983,11 @@ static int pack(ptxlua_kernel *k, int i, const ptxlua_arg *a, unsigned char *dst
       memcpy(dst, a->v.bytes, 128);
       return 0;
     }
-    return arg_error(k, i,
-                     "a tensormap parameter takes a tensor map (ptxlua_tensormap_encode), got %s",
-                     ARG_NAMES[t]);
+    return arg_error(
+        k, i,
+        "a tensormap parameter takes a tensor map (ptxlua_tensormap_encode), or the "
+        "tensor it declares it views (a DLPack tensor, a buffer or an address), got %s",
+        ARG_NAMES[t]);
   case PTXLUA_PARAM_BYTES:
     if (t == PTXLUA_ARG_BYTES && a->v.bytes && a->size == p->size) {
       memcpy(dst, a->v.bytes, p->size);
@@ -1040,34 +1054,254 @@ static int emu_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned b
                       unsigned smem, const ptxlua_arg *args, int nargs, unsigned char *tmp,
                       size_t tmpsize);
 
+/* a tensor argument for a tensormap parameter (a tensor map's own: takes one) */
+static int is_map_tensor(const kparam *p, int t) {
+  return p->kind == PTXLUA_PARAM_TENSORMAP &&
+         (t == PTXLUA_ARG_DLPACK || t == PTXLUA_ARG_BUFFER || t == PTXLUA_ARG_ADDRESS);
+}
+
+/* an error the encoder set, as the argument's */
+static int map_error(ptxlua_kernel *k, int i, const char *of) {
+  char msg[1200];
+  const char *m = ptxlua_errmsg(k->d->e);
+  if (strncmp(m, "error: ", 7) == 0) m += 7;
+  snprintf(msg, sizeof msg, "the tensor map of %s: %s", of, m);
+  return arg_error(k, i, "%s", msg);
+}
+
+/* extent x of tensor `of` as a positive whole number for this launch, else the argument's error */
+static int extent_of(ptxlua_kernel *k, int i, const char *of, const char *what, const plE_dim *x,
+                     uint64_t *out) {
+  /* a stride (elements) may pass 2^32 where an extent may not: the driver bounds both */
+  double max = strcmp(what, "strides") == 0 ? 281474976710656.0 : 4294967296.0;
+  double v;
+  char msg[400];
+  if (plE_dim_value(x, k->pv, k->have, &v)) {
+    snprintf(msg, sizeof msg,
+             "%s %s: '%s' is not known at this launch (%s), so the map cannot be built from an "
+             "address: pass a DLPack tensor (its shape says) or the scalars it names as integers",
+             of, what, x->text,
+             x->kind == PLE_DIM_OPEN ? "not an expression of templates and "
+                                       "scalar parameters"
+                                     : "a scalar it names is not passed as an integer");
+    return arg_error(k, i, "%s", msg);
+  }
+  if (!(v >= 1 && v <= max && v == (double)(uint64_t)v)) {
+    snprintf(msg, sizeof msg, "%s %s: '%s' is %g at this launch, not a positive whole number", of,
+             what, x->text, v);
+    return arg_error(k, i, "%s", msg);
+  }
+  *out = (uint64_t)v;
+  return 0;
+}
+
+/* the map of tensormap parameter i built from the tensor argument a (the tensor it views): dims
+** and strides from the DLPack tensor (checked against the declaration), or from the declaration
+** over a buffer or an address; box, swizzle and the rest from the declaration. Into k->maps[i]. */
+static int map_in(ptxlua_kernel *k, int i, const ptxlua_arg *args, plE_tensor_dev dev,
+                  int *mapped) {
+  ptxlua_device *d = k->d;
+  const ptxlua_arg *a = &args[i];
+  const kparam *p = &k->p[i];
+  const plE_view *v = p->view;
+  int t = a->type;
+  char why[1024];
+  if (!v || !v->present)
+    return arg_error(k, i,
+                     "%s for a tensormap parameter that declares no tensor it views (ptx.tensormap "
+                     "{ of = ..., box = ... }): pass a tensor map (ptxlua_tensormap_encode)",
+                     ARG_NAMES[t]);
+  if (v->err[0]) return plE_set_error(d->e, PTXLUA_MISUSE, v->err);
+  const plE_tensor_decl *T = &v->t;
+  const char *of = T->name;
+  char ofs[96];
+  snprintf(ofs, sizeof ofs, "tensor %s", of);
+  uint64_t dims[5], st[4], addr = 0, limit = UINT64_MAX, bytes = 0;
+  int rank;
+  unsigned eb = T->bits; /* bits: 4 and 6 for the packed types */
+  if (t == PTXLUA_ARG_DLPACK) {
+    if (!a->v.dlpack) return arg_error(k, i, "a NULL DLPack tensor%s", "");
+    const DLTensor *x = &a->v.dlpack->dl_tensor;
+    if (plE_tensor_check(T, x, dev, k->pv, k->have, 1, &bytes, why, sizeof why)) {
+      char msg[1200];
+      snprintf(msg, sizeof msg, "%s: %s", ofs, why);
+      return arg_error(k, i, "%s", msg);
+    }
+    rank = x->ndim;
+    if (rank < 1 || rank > 5) {
+      snprintf(why, sizeof why, "%s: a tensor map has 1 to 5 dimensions, the tensor %d", ofs, rank);
+      return arg_error(k, i, "%s", why);
+    }
+    eb = (unsigned)x->dtype.bits * (x->dtype.lanes ? x->dtype.lanes : 1);
+    int64_t packed = 1;
+    for (int r = 0; r < rank; r++) { /* innermost first */
+      int j = rank - 1 - r;
+      dims[r] = (uint64_t)x->shape[j];
+      int64_t sj = x->strides ? x->strides[j] : packed;
+      if (r > 0) st[r - 1] = (uint64_t)sj * eb / 8;
+      if (r > 0 && (uint64_t)sj * eb % 8) {
+        snprintf(why, sizeof why, "%s: a stride of %lld elements of %u bits is no whole byte", ofs,
+                 (long long)sj, eb);
+        return arg_error(k, i, "%s", why);
+      }
+      packed *= x->shape[j];
+    }
+    void *host = (char *)x->data + x->byte_offset;
+    limit = UINT64_MAX - 1; /* checked here: the encoder need not ask the driver again */
+    if (d->kind == DEV_CUDA) {
+      addr = (uint64_t)(uintptr_t)host;
+      if (bytes && cuda_owns(d, addr, why, sizeof why)) return arg_error(k, i, "%s", why);
+    } else if (v->of_param >= 0 && v->of_param < k->np && args[v->of_param].type == t &&
+               args[v->of_param].v.dlpack == a->v.dlpack && k->dladdr[v->of_param]) {
+      addr = k->dladdr[v->of_param]; /* the pointer parameter it views: mapped once */
+    } else if (bytes) {
+      addr = k->dladdr[i] = plX_mem_map(d->mem, host, bytes, p->name);
+      if (!addr) return launch_fail(k, PTXLUA_NOMEM, "out of memory");
+      (*mapped)++;
+    }
+  } else { /* a buffer or an address: the declaration says the shape and the strides */
+    rank = T->ndim;
+    if (rank < 1 || rank > 5) {
+      snprintf(why, sizeof why,
+               "%s declares %s: pass it as a DLPack tensor (its shape says), or a tensor map", ofs,
+               rank < 0 ? "no shape" : "more than 5 dimensions");
+      return arg_error(k, i, "%s", why);
+    }
+    if (!eb) {
+      snprintf(why, sizeof why, "%s: elements of %s have no size a map can read", ofs, T->dtype);
+      return arg_error(k, i, "%s", why);
+    }
+    uint64_t shape[5], strides[5], span = 1;
+    for (int j = 0; j < rank; j++)
+      if (extent_of(k, i, ofs, "shape", &T->dims[j], &shape[j])) return PTXLUA_MISUSE;
+    uint64_t packed = 1;
+    for (int j = rank - 1; j >= 0; j--) {
+      strides[j] = packed;
+      packed *= shape[j];
+    }
+    if (T->nstrides == rank)
+      for (int j = 0; j < rank; j++)
+        if (extent_of(k, i, ofs, "strides", &T->strides[j], &strides[j])) return PTXLUA_MISUSE;
+    for (int j = 0; j < rank; j++) span += (shape[j] - 1) * strides[j];
+    bytes = (span * eb + 7) / 8;
+    for (int r = 0; r < rank; r++) {
+      dims[r] = shape[rank - 1 - r];
+      if (r > 0) st[r - 1] = strides[rank - 1 - r] * eb / 8;
+      if (r > 0 && strides[rank - 1 - r] * eb % 8) {
+        snprintf(why, sizeof why, "%s: a stride of %llu elements of %u bits is no whole byte", ofs,
+                 (unsigned long long)strides[rank - 1 - r], eb);
+        return arg_error(k, i, "%s", why);
+      }
+    }
+    if (t == PTXLUA_ARG_BUFFER) {
+      const ptxlua_buffer *b = a->v.buffer;
+      if (!b) return arg_error(k, i, "a NULL buffer%s", "");
+      if (b->d != d) return arg_error(k, i, "the buffer lives on another device%s", "");
+      if (bytes > b->bytes) {
+        char shp[160];
+        size_t o = (size_t)snprintf(shp, sizeof shp, "[");
+        for (int j = 0; j < rank && o < sizeof shp; j++)
+          o += (size_t)snprintf(shp + o, sizeof shp - o, "%s%llu", j ? ", " : "",
+                                (unsigned long long)shape[j]);
+        if (o < sizeof shp) snprintf(shp + o, sizeof shp - o, "]");
+        snprintf(why, sizeof why, "%s is %s %s (%llu bytes), the buffer has %zu", ofs, T->dtype,
+                 shp, (unsigned long long)bytes, b->bytes);
+        return arg_error(k, i, "%s", why);
+      }
+      addr = b->addr;
+      limit = UINT64_MAX - 1;
+    } else
+      addr = a->v.u; /* the device checks it is its memory */
+  }
+  uint32_t es[5] = { 1, 1, 1, 1, 1 };
+  if (v->nes) {
+    if (v->nes != rank) {
+      snprintf(why, sizeof why, "%d element strides for a tensor of %d dimensions", v->nes, rank);
+      return arg_error(k, i, "%s", why);
+    }
+    for (int r = 0; r < rank; r++) {
+      uint64_t x;
+      if (extent_of(k, i, ofs, "element_strides", &v->es[r], &x)) return PTXLUA_MISUSE;
+      es[r] = (uint32_t)x;
+    }
+  }
+  if (!v->im2col) {
+    uint32_t box[5];
+    if (v->nbox != rank) {
+      snprintf(why, sizeof why, "a box of %d dimensions for a tensor of %d", v->nbox, rank);
+      return arg_error(k, i, "%s", why);
+    }
+    for (int r = 0; r < rank; r++) {
+      uint64_t x;
+      if (extent_of(k, i, ofs, "box", &v->box[r], &x)) return PTXLUA_MISUSE;
+      box[r] = (uint32_t)x;
+    }
+    if (tm_encode(d, addr, limit, v->tmdtype, rank, dims, st, box, es,
+                  v->swizzle[0] ? v->swizzle : NULL, &k->maps[i]))
+      return map_error(k, i, of);
+    return 0;
+  }
+  ptxlua_im2col spec;
+  memset(&spec, 0, sizeof spec);
+  int lo[3] = { 0, 0, 0 }, hi[3] = { 0, 0, 0 };
+  if (v->ncorner && v->ncorner != rank - 2) {
+    snprintf(why, sizeof why, "%d pixel box corner entries for an im2col map of rank %d (%d)",
+             v->ncorner, rank, rank - 2);
+    return arg_error(k, i, "%s", why);
+  }
+  for (int c = 0; c < v->ncorner && c < 3; c++) {
+    lo[c] = v->lower[c];
+    hi[c] = v->upper[c];
+  }
+  spec.lower_corner = lo;
+  spec.upper_corner = hi;
+  uint64_t x = dims[0];
+  if (v->has_cpp && extent_of(k, i, ofs, "channels_per_pixel", &v->cpp, &x)) return PTXLUA_MISUSE;
+  spec.channels_per_pixel = (uint32_t)x;
+  if (!v->has_ppc) return arg_error(k, i, "an im2col map declares no pixels_per_column%s", "");
+  if (extent_of(k, i, ofs, "pixels_per_column", &v->ppc, &x)) return PTXLUA_MISUSE;
+  spec.pixels_per_column = (uint32_t)x;
+  spec.element_strides = v->nes ? es : NULL;
+  spec.swizzle = v->swizzle[0] ? v->swizzle : NULL;
+  spec.interleave = v->interleave[0] ? v->interleave : NULL;
+  spec.l2_promotion = v->l2[0] ? v->l2 : NULL;
+  spec.oob_fill = v->oob[0] ? v->oob : NULL;
+  if (im2col_encode(d, addr, limit, v->tmdtype, rank, dims, st, &spec, &k->maps[i]))
+    return map_error(k, i, of);
+  return 0;
+}
+
 /* the launch's DLPack tensors: each checked against its parameter's declaration (dlpack.c) and
 ** given the device address pack() passes; on "emu" its memory is mapped in place (released by
-** tensors_out). 0, else the launch's error set. Only a launch with tensors pays for this. */
+** tensors_out). Then the maps built from tensors given for tensormap parameters. 0, else the
+** launch's error set. Only a launch with tensors pays for this. */
 static int tensors_in(ptxlua_kernel *k, const ptxlua_arg *args, int nargs, int *mapped) {
   ptxlua_device *d = k->d;
   *mapped = 0;
   int any = 0;
-  for (int i = 0; i < nargs; i++) any |= args[i].type == PTXLUA_ARG_DLPACK;
+  for (int i = 0; i < nargs; i++)
+    any |= args[i].type == PTXLUA_ARG_DLPACK || is_map_tensor(&k->p[i], args[i].type);
   if (!any) return 0;
   for (int i = 0; i < nargs; i++) { /* the integers extents may name */
     int t = args[i].type;
     k->have[i] = k->p[i].kind == PTXLUA_PARAM_SCALAR && t >= PTXLUA_ARG_U8 && t <= PTXLUA_ARG_S64;
     if (k->have[i]) k->pv[i] = t >= PTXLUA_ARG_S8 ? args[i].v.s : (int64_t)args[i].v.u;
+    k->dladdr[i] = 0;
   }
   plE_tensor_dev dev = { d->kind == DEV_CUDA, d->kind == DEV_CUDA ? d->cu.ordinal : 0 };
   char why[1024];
   for (int i = 0; i < nargs; i++) {
-    if (args[i].type != PTXLUA_ARG_DLPACK) continue;
+    if (args[i].type != PTXLUA_ARG_DLPACK || k->p[i].kind == PTXLUA_PARAM_TENSORMAP) continue;
     const struct DLManagedTensor *mt = args[i].v.dlpack;
     if (!mt) return arg_error(k, i, "a NULL DLPack tensor%s", "");
     if (k->p[i].kind != PTXLUA_PARAM_POINTER)
-      return arg_error(k, i, "a DLPack tensor goes to a pointer parameter; this one is %s",
-                       k->p[i].kind == PTXLUA_PARAM_TENSORMAP
-                           ? "a tensormap (encode a map over the tensor)"
-                           : "not a pointer");
+      return arg_error(k, i,
+                       "a DLPack tensor goes to a pointer parameter (or a tensormap that declares "
+                       "the tensor it views); this one is %s",
+                       "not a pointer");
     const DLTensor *t = &mt->dl_tensor;
     uint64_t bytes = 0;
-    if (plE_tensor_check(&k->p[i].decl, t, dev, k->pv, k->have, &bytes, why, sizeof why))
+    if (plE_tensor_check(&k->p[i].decl, t, dev, k->pv, k->have, 0, &bytes, why, sizeof why))
       return arg_error(k, i, "%s", why);
     void *host = (char *)t->data + t->byte_offset;
     if (d->kind == DEV_CUDA) {
@@ -1075,18 +1309,20 @@ static int tensors_in(ptxlua_kernel *k, const ptxlua_arg *args, int nargs, int *
       if (bytes && cuda_owns(d, k->dladdr[i], why, sizeof why)) return arg_error(k, i, "%s", why);
       continue;
     }
-    k->dladdr[i] = 0;
     if (!bytes) continue; /* no elements: nothing to read or write */
     k->dladdr[i] = plX_mem_map(d->mem, host, bytes, k->p[i].name);
     if (!k->dladdr[i]) return launch_fail(k, PTXLUA_NOMEM, "out of memory");
     (*mapped)++;
   }
+  for (int i = 0; i < nargs; i++)
+    if (is_map_tensor(&k->p[i], args[i].type) && map_in(k, i, args, dev, mapped)) return -1;
   return 0;
 }
 
 static void tensors_out(ptxlua_kernel *k, const ptxlua_arg *args, int nargs) {
   for (int i = 0; i < nargs; i++)
-    if (args[i].type == PTXLUA_ARG_DLPACK && k->dladdr[i]) {
+    if (k->dladdr[i] &&
+        (args[i].type == PTXLUA_ARG_DLPACK || is_map_tensor(&k->p[i], args[i].type))) {
       plX_mem_release(k->d->mem, k->dladdr[i]);
       k->dladdr[i] = 0;
     }

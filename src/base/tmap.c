@@ -8,11 +8,18 @@ int plB_tmap_dtype(const char *t) {
                                  "f32", "f64", "bf16", "f32_ftz", "tf32", "tf32_ftz" };
   for (int i = 0; i < 13; i++)
     if (strcmp(t, names[i]) == 0) return i;
+  if (strcmp(t, "16u4_align8b") == 0) return PLB_TM_16U4_ALIGN8B;
+  if (strcmp(t, "16u4_align16b") == 0) return PLB_TM_16U4_ALIGN16B;
+  if (strcmp(t, "16u6_align16b") == 0) return PLB_TM_16U6_ALIGN16B;
   if (strcmp(t, "b8") == 0 || strcmp(t, "s8") == 0) return PLB_TM_U8;
   if (strcmp(t, "b16") == 0 || strcmp(t, "s16") == 0) return PLB_TM_U16;
   if (strcmp(t, "b32") == 0) return PLB_TM_U32;
   if (strcmp(t, "b64") == 0) return PLB_TM_U64;
   return -1;
+}
+int plB_tmap_bits(int dt) {
+  static const unsigned char B[] = { 8, 16, 32, 32, 64, 64, 16, 32, 64, 16, 32, 32, 32, 4, 4, 6 };
+  return dt >= 0 && dt < (int)sizeof B ? B[dt] : 0;
 }
 int plB_tmap_swizzle(const char *s) {
   if (!s || strcmp(s, "none") == 0) return 0;

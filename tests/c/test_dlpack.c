@@ -44,6 +44,12 @@ static const char *SCRIPT =
     "             {'d', 's32*'}, {'n', 'u32'} },\n"
     "  grid = { 1 }, block = { 32 },\n"
     "  body = function(t, a, b, c, d, n) ptx.ret() end }\n"
+    /* extents as arithmetic over scalar parameters (and templates): checked at each launch */
+    "ptx.kernel { name = 'exprs', templates = { G = 3 },\n"
+    "  params = { {'v', ptx.tensor('f32', { 'n * G', 'm + 1', '(n + m) % 4' })}, {'n', 'u32'}, "
+    "{'m', 's32'} },\n"
+    "  grid = { 1 }, block = { 32 },\n"
+    "  body = function(t) ptx.ret() end }\n"
     /* out[i] = i for i < n: a kernel that writes what the test reads back in place */
     "ptx.kernel { name = 'iota', params = { {'out', 'u32*', shape = {'n'}}, {'n', 'u32'} },\n"
     "  grid = { 2 }, block = { 64 },\n"
@@ -96,6 +102,35 @@ int main(void) {
   CHECK(ptxlua_kernel_param_shape(k, 2, dims, names, 8) == 1 && dims[0] == 16);
   CHECK(ptxlua_kernel_param_shape(k, 3, dims, names, 8) == -1);            /* no shape declared */
   CHECK(ptxlua_kernel_param_shape(k, 4, dims, names, 8) == PTXLUA_MISUSE); /* a scalar */
+
+  /* extents over scalar parameters: n * G, m + 1, (n + m) % 4 for this launch's n and m */
+  {
+    ptxlua_kernel *ex = NULL;
+    CHECKMSG(ptxlua_kernel_prepare(d, "exprs", &ex) == PTXLUA_OK, e);
+    static float fv[6 * 3 * 3];
+    int64_t sv[3] = { 6, 3, 3 };
+    DLManagedTensor tv = tensor(fv, 3, sv, NULL, kDLFloat, 32);
+    ptxlua_arg xa[3] = { ptxlua_arg_dlpack(&tv), ptxlua_arg_u32(2), ptxlua_arg_s32(2) };
+    CHECK(ptxlua_kernel_param_shape(ex, 0, dims, names, 8) == 3 && dims[0] == -1 &&
+          names[0] == -1); /* arithmetic: neither a number nor one parameter */
+    CHECK(ex && ptxlua_launch(ex, NULL, NULL, 0, NULL, xa, 3) == PTXLUA_MISUSE);
+    HAS(e, "argument 1 (v): a tensor of shape [6, 3, 3], where the kernel declares shape "
+           "{n * G, m + 1, (n + m) % 4} = [6, 3, 0]");
+    xa[2] = ptxlua_arg_s32(-3); /* Lua's %: (2 - 3) % 4 = 3 */
+    CHECK(ex && ptxlua_launch(ex, NULL, NULL, 0, NULL, xa, 3) == PTXLUA_MISUSE);
+    HAS(e, "declares shape {n * G, m + 1, (n + m) % 4} = [6, -2, 3]");
+    sv[1] = 1;
+    xa[2] = ptxlua_arg_s32(0);
+    xa[1] = ptxlua_arg_u32(3);
+    sv[0] = 9;
+    sv[2] = 3;
+    CHECKMSG(ex && ptxlua_launch(ex, NULL, NULL, 0, NULL, xa, 3) == PTXLUA_OK, e);
+    xa[1] = ptxlua_arg_u32(2);
+    CHECK(ex && ptxlua_launch(ex, NULL, NULL, 0, NULL, xa, 3) == PTXLUA_MISUSE);
+    HAS(e, "a tensor of shape [9, 1, 3], where the kernel declares shape {n * G, m + 1, (n + m) % "
+           "4} = [6, 1, 2]");
+    ptxlua_kernel_free(ex);
+  }
 
   /* tensors that fit: every extent as declared */
   static float fa[4 * 8];
@@ -181,7 +216,8 @@ int main(void) {
   /* a tensor for a scalar parameter, and NULL */
   args[4] = ptxlua_arg_dlpack(&td);
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e, "argument 5 (n): a DLPack tensor goes to a pointer parameter; this one is not a pointer");
+  HAS(e, "argument 5 (n): a DLPack tensor goes to a pointer parameter (or a tensormap that "
+         "declares the tensor it views); this one is not a pointer");
   args[4] = ptxlua_arg_u32(5);
   args[3] = ptxlua_arg_dlpack(NULL);
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);

@@ -822,7 +822,27 @@ static CUresult cuEventDestroy(void *e) {
 
 /* ---- tensor maps: the driver documentation's requirements, then 128 deterministic bytes
 ** -------- */
-static const int TM_SIZE[] = { 1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4 };
+/* bits of an element: the 13 byte types, then the packed 16U4_ALIGN8B, 16U4_ALIGN16B,
+** 16U6_ALIGN16B of CUDA 12.8 (4, 4 and 6 bits; the dims count the values) */
+static const int TM_BITS[] = { 8, 16, 32, 32, 64, 64, 16, 32, 64, 16, 32, 32, 32, 4, 4, 6 };
+/* the rules of the packed types (cuda.h, cuTensorMapEncodeTiled): ALIGN16B: a 32-byte aligned
+** address, dims[0] a multiple of 128, strides of 32, box[0] 128, swizzle none or 128B (16U4: loads
+** only); 16U4_ALIGN8B: dims[0] even; 16U6 no interleave; no NaN fill */
+static int tm_packed_ok(int dtype, uintptr_t addr, const uint64_t *dims, const uint64_t *strides,
+                        unsigned rank, const uint32_t *box, int interleave, int swizzle, int oob) {
+  if (dtype < 13) return 1;
+  if (oob) return 0;
+  if (dtype == 13) return dims[0] % 2 == 0;
+  if ((addr & 31) || dims[0] % 128 || (box && box[0] != 128)) return 0;
+  for (unsigned i = 0; i + 1 < rank; i++)
+    if (strides[i] % 32) return 0;
+  if (swizzle != 0 && swizzle != 3) return 0;
+  return dtype != 15 || interleave == 0;
+}
+static struct ptxmock_tiled LAST_TILED; /* ptxmock_last_tiled: the last valid call's arguments */
+API const struct ptxmock_tiled *ptxmock_last_tiled(void) {
+  return &LAST_TILED;
+}
 static CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *addr,
                                        const uint64_t *dims, const uint64_t *strides,
                                        const uint32_t *box, const uint32_t *estr, int interleave,
@@ -830,21 +850,24 @@ static CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void
   ENTER("cuTensorMapEncodeTiled");
   NEED_INIT();
   if (!map || ((uintptr_t)map & 63)) return E_INVALID_VALUE; /* 64-byte aligned */
-  if (dtype < 0 || dtype > 12) return E_INVALID_VALUE;
+  if (dtype < 0 || dtype > 15) return E_INVALID_VALUE;
   if (interleave < 0 || interleave > 2 || swizzle < 0 || swizzle > 3 || l2 < 0 || l2 > 3 ||
       oob < 0 || oob > 1)
     return E_INVALID_VALUE;
   if (rank < (interleave ? 3u : 1u) || rank > 5) return E_INVALID_VALUE;
+  if (dims && strides &&
+      !tm_packed_ok(dtype, (uintptr_t)addr, dims, strides, rank, box, interleave, swizzle, oob))
+    return E_INVALID_VALUE;
   /* 16 (32) byte aligned */
   if (((uintptr_t)addr & (interleave == 2 ? 31 : 15))) return E_INVALID_VALUE;
   if (!dims || !box || !estr || (rank > 1 && !strides)) return E_INVALID_VALUE;
-  int es = TM_SIZE[dtype];
+  int eb = TM_BITS[dtype];
   for (unsigned i = 0; i < rank; i++) {
     if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32)) return E_INVALID_VALUE;
     if (box[i] == 0 || box[i] > 256) return E_INVALID_VALUE;
     if (estr[i] == 0 || estr[i] > 8) return E_INVALID_VALUE;
   }
-  uint64_t extent = dims[0] * (uint64_t)es;
+  uint64_t extent = (dims[0] * (uint64_t)eb + 7) / 8;
   for (unsigned i = 0; i + 1 < rank; i++) {
     if (strides[i] % (interleave == 2 ? 32 : 16) || strides[i] >= ((uint64_t)1 << 40))
       return E_INVALID_VALUE;
@@ -853,12 +876,27 @@ static CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void
   }
   if (!interleave) {
     /* inner box: 16-byte multiple */
-    if ((box[0] * (uint64_t)es) % 16) return E_INVALID_VALUE;
+    if ((box[0] * (uint64_t)eb) % 128) return E_INVALID_VALUE;
     static const unsigned span[] = { 0, 32, 64, 128 };
-    if (swizzle && box[0] * (uint64_t)es > span[swizzle]) return E_INVALID_VALUE;
+    if (swizzle && box[0] * (uint64_t)eb / 8 > span[swizzle]) return E_INVALID_VALUE;
   }
   /* NaN fill: float types */
-  if (oob == 1 && (dtype < 6 || dtype == 8)) return E_INVALID_VALUE;
+  if (oob == 1 && (dtype < 6 || dtype == 8 || dtype > 12)) return E_INVALID_VALUE;
+  struct ptxmock_tiled *r = &LAST_TILED;
+  memset(r, 0, sizeof *r);
+  r->dtype = dtype;
+  r->rank = rank;
+  r->addr = (uintptr_t)addr;
+  r->interleave = interleave;
+  r->swizzle = swizzle;
+  r->l2 = l2;
+  r->oob = oob;
+  for (unsigned i = 0; i < rank; i++) {
+    r->dims[i] = dims[i];
+    r->box[i] = box[i];
+    r->estr[i] = estr[i];
+    if (i + 1 < rank) r->strides[i] = strides[i];
+  }
   /* deterministic contents: FNV-1a of every argument, spread over the 128 bytes */
   uint64_t h = 1469598103934665603ull;
 #define MIX(v)                       \
@@ -907,19 +945,22 @@ static CUresult cuTensorMapEncodeIm2col(void *map, int dtype, unsigned rank, voi
   ENTER("cuTensorMapEncodeIm2col");
   NEED_INIT();
   if (!map || ((uintptr_t)map & 63)) return E_INVALID_VALUE;
-  if (dtype < 0 || dtype > 12) return E_INVALID_VALUE;
+  if (dtype < 0 || dtype > 15) return E_INVALID_VALUE;
   if (interleave < 0 || interleave > 2 || swizzle < 0 || swizzle > 3 || l2 < 0 || l2 > 3 ||
       oob < 0 || oob > 1)
     return E_INVALID_VALUE;
   if (rank < 3 || rank > 5) return E_INVALID_VALUE;
+  if (dims && strides &&
+      !tm_packed_ok(dtype, (uintptr_t)addr, dims, strides, rank, NULL, interleave, swizzle, oob))
+    return E_INVALID_VALUE;
   if (((uintptr_t)addr & (interleave == 2 ? 31 : 15))) return E_INVALID_VALUE;
   if (!dims || !strides || !lower || !upper || !estr) return E_INVALID_VALUE;
-  int es = TM_SIZE[dtype];
+  int eb = TM_BITS[dtype];
   for (unsigned i = 0; i < rank; i++) {
     if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32)) return E_INVALID_VALUE;
     if (estr[i] == 0 || estr[i] > 8) return E_INVALID_VALUE;
   }
-  uint64_t extent = dims[0] * (uint64_t)es;
+  uint64_t extent = (dims[0] * (uint64_t)eb + 7) / 8;
   for (unsigned i = 0; i + 1 < rank; i++) {
     if (strides[i] % (interleave == 2 ? 32 : 16) || strides[i] >= ((uint64_t)1 << 40))
       return E_INVALID_VALUE;
@@ -938,9 +979,9 @@ static CUresult cuTensorMapEncodeIm2col(void *map, int dtype, unsigned rank, voi
   if (interleave == 2 && swizzle != 1) return E_INVALID_VALUE;
   if (!interleave) {
     static const unsigned span[] = { 0, 32, 64, 128 };
-    if (swizzle && cpp * (uint64_t)es > span[swizzle]) return E_INVALID_VALUE;
+    if (swizzle && cpp * (uint64_t)eb / 8 > span[swizzle]) return E_INVALID_VALUE;
   }
-  if (oob == 1 && (dtype < 6 || dtype == 8)) return E_INVALID_VALUE;
+  if (oob == 1 && (dtype < 6 || dtype == 8 || dtype > 12)) return E_INVALID_VALUE;
   struct ptxmock_im2col *r = &LAST_IM2COL;
   memset(r, 0, sizeof *r);
   r->dtype = dtype;

@@ -15,6 +15,15 @@ struct ptxmock_launch {
   int cluster_attr; /* the launch passed CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
 };
 
+/* the last cuTensorMapEncodeTiled's arguments */
+struct ptxmock_tiled {
+  int dtype;
+  unsigned rank;
+  uint64_t addr, dims[5], strides[4];
+  unsigned box[5], estr[5];
+  int interleave, swizzle, l2, oob;
+};
+
 /* the last cuTensorMapEncodeIm2col's arguments */
 struct ptxmock_im2col {
   int dtype;

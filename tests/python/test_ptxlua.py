@@ -14,6 +14,18 @@ import ptxlua
 
 ROOT = os.environ.get("PTXLUA_ROOT", ".")
 VADD = os.path.join(ROOT, "kernels", "vector_add.lua")
+GEMM = os.path.join(ROOT, "kernels", "gemm.lua")
+# a map over a pointer parameter (x, n x 64 floats), and one over a tensor whose shape is arithmetic
+# over the scalars (Y, 2n x 64 bf16): each built by the launch from the tensor given
+VIEWS = """local ptx = require 'ptxlua'
+ptx.kernel { name = 'views', target = 'sm_90a',
+  tensors = { Y = ptx.tensor('bf16', { 'n * 2', 64 }) },
+  params = { { 'x', ptx.tensor('f32', { 'n', 64 }) },
+             { 'xm', ptx.tensormap { of = 'x', box = { 32, 8 }, swizzle = '128B' } },
+             { 'ym', ptx.tensormap { of = 'Y', box = { 64, 'n' } } }, { 'n', 'u32' } },
+  grid = { 1 }, block = { 32 },
+  body = function(t) ptx.ret() end }
+"""
 
 
 class Emulator(unittest.TestCase):
@@ -72,6 +84,58 @@ class Emulator(unittest.TestCase):
         with self.assertRaises(ptxlua.ArgumentError):
             self.e["vector_add"](x, x, out, 1.5)
 
+    def test_tma_gemm_takes_tensors(self):
+        # kernels/gemm.lua declares A, B, C and maps over them: the call passes the tensors (bf16,
+        # PyTorch's CPU memory), the launch builds the maps; by position, by the tensors' names, a
+        # strided view (the map takes its strides)
+        e = ptxlua.Engine(GEMM, M=72, N=136, K=64, SMS=2, CLUSTER=1, BN=64)
+        k = e.kernel("gemm")
+        self.assertEqual([q["views"] for q in k.params], ["A", "B", "C"])
+        a = (torch.arange(72 * 64).reshape(72, 64) % 5 - 2).to(torch.bfloat16)
+        b = (torch.arange(136 * 64).reshape(136, 64) // 64 % 8 - 3).to(torch.bfloat16)
+        c = torch.zeros(72, 136, dtype=torch.bfloat16)
+        want = a.float() @ b.float().T              # whole numbers below 2^8: exact in bf16
+        e["gemm"](a, b, c)
+        self.assertTrue(torch.equal(c.float(), want))
+        c.zero_()
+        e["gemm"](C=c, B=b, A=a)
+        self.assertTrue(torch.equal(c.float(), want))
+        wide = torch.full((72, 96), 1000.0, dtype=torch.bfloat16)
+        wide[:, :64] = a
+        c.zero_()
+        e["gemm"](wide[:, :64], b, c)
+        self.assertTrue(torch.equal(c.float(), want))
+        with self.assertRaises(ptxlua.ArgumentError) as cm:
+            e["gemm"](a[:, :32], b, c)
+        self.assertIn("argument 1 (A_map): tensor A: a tensor of shape [72, 32], where the kernel declares "
+                      "shape {M, K} = [72, 64]", str(cm.exception))
+        with self.assertRaises(ptxlua.ArgumentError) as cm:
+            e["gemm"](a.float(), b, c)
+        self.assertIn("argument 1 (A_map): tensor A: a tensor of f32, where the kernel declares bf16*", str(cm.exception))
+        with self.assertRaises(ptxlua.ArgumentError) as cm:
+            e["gemm"](a.T.contiguous().T, b, c)
+        self.assertIn("a tensor map needs its innermost dimension contiguous", str(cm.exception))
+        e.close()
+
+    def test_maps_filled_from_their_tensors(self):
+        # xm views pointer x: left out, it is built from x; n from x's shape; Y's shape {n * 2, 64}
+        # checked against n
+        e = ptxlua.Engine().load_string(VIEWS, "views.lua")
+        k = e.kernel("views")
+        x = torch.zeros(8, 64)
+        y = torch.zeros(16, 64, dtype=torch.bfloat16)
+        k(x, Y=y)
+        k(x, ym=y, n=8)
+        with self.assertRaises(ptxlua.ArgumentError) as cm:
+            k(x, Y=torch.zeros(15, 64, dtype=torch.bfloat16))
+        self.assertIn("argument 3 (ym): tensor Y: a tensor of shape [15, 64], where the kernel declares shape "
+                      "{n * 2, 64} = [16, 64]", str(cm.exception))
+        self.assertEqual(cm.exception.file, "views.lua")
+        with self.assertRaises(ptxlua.ArgumentError) as cm:
+            k(x)
+        self.assertIn("no value for parameter 3 (ym): pass tensor Y", str(cm.exception))
+        e.close()
+
     def test_script_errors(self):
         bad = "local ptx = require 'ptxlua'\nptx.kernel { name = 'k', body = function()\n  ptx.add.u32(1)\nend }\n"
         with self.assertRaises(ptxlua.Error) as c:
@@ -116,7 +180,7 @@ class FakeCudaArray:
     """A DLPack producer of (mock) CUDA memory: f32, 1-D, at `addr`; records the streams asked for."""
 
     def __init__(self, addr, n, device=0):
-        self.addr, self.n, self.device, self.streams = addr, n, device, []
+        self.addr, self.n, self.device, self.streams, self._m = addr, n, device, [], []
         self._shape = (ctypes.c_int64 * 1)(n)
         self.shape = (n,)
 
@@ -128,7 +192,7 @@ class FakeCudaArray:
         m = _DLManaged()
         m.t.data, m.t.device.type, m.t.device.id, m.t.ndim = self.addr, 2, self.device, 1
         m.t.code, m.t.bits, m.t.lanes, m.t.shape = 2, 32, 1, self._shape
-        self._m = m                       # alive with the producer (no deleter)
+        self._m.append(m)                 # alive with the producer (no deleter)
         return _new_capsule(ctypes.addressof(m), b"dltensor", None)
 
 
@@ -212,6 +276,47 @@ class MockGPU(unittest.TestCase):
         self.assertIn("already consumed", str(c.exception))
         self.assertEqual(mock.ptxmock_launch_count(), n0 + 5)
         e.close()
+
+    def test_maps_built_by_the_driver(self):
+        # a map over a pointer parameter, built by cuTensorMapEncodeTiled from the array's address
+        # and shape: the mock keeps the arguments of its last encode
+        mock = ctypes.CDLL(os.environ["PTXLUA_MOCK_LIBCUDA"])
+        mock.ptxmock_last_tiled.restype = ctypes.POINTER(MockTiled)
+        e = ptxlua.Engine().load_string(VIEWS_1D, "views1d.lua")
+        k = e.kernel("views1d", "cuda:0")
+        gp = ctypes.c_void_p()
+        mock.cuGetProcAddress_v2(b"cuMemAlloc", ctypes.byref(gp), 12000, ctypes.c_uint64(0), None)
+        alloc = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t)(gp.value)
+        p = ctypes.c_uint64()
+        self.assertEqual(alloc(ctypes.byref(p), 4096), 0)
+        x = FakeCudaArray(p.value, 1000)
+        n0 = mock.ptxmock_launch_count()
+        k(x)                                       # xm from x, n from x's shape
+        self.assertEqual(mock.ptxmock_launch_count(), n0 + 1)
+        t = mock.ptxmock_last_tiled().contents
+        self.assertEqual((t.dtype, t.rank, t.addr, t.dims[0], t.box[0]), (7, 1, p.value, 1000, 32))
+        with self.assertRaises(ptxlua.ArgumentError) as c:
+            k(x, xm=FakeCudaArray(p.value, 999))
+        self.assertIn("argument 2 (xm): tensor x: a tensor of shape [999], where the kernel declares shape {n} = [1000]",
+                      str(c.exception))
+        self.assertEqual(mock.ptxmock_launch_count(), n0 + 1)
+        e.close()
+
+
+VIEWS_1D = """local ptx = require 'ptxlua'
+ptx.kernel { name = 'views1d', target = 'sm_90a',
+  params = { { 'x', ptx.tensor('f32', { 'n' }) }, { 'xm', ptx.tensormap { of = 'x', box = { 32 } } },
+             { 'n', 'u32' } },
+  grid = { 1 }, block = { 32 },
+  body = function(t) ptx.ret() end }
+"""
+
+
+class MockTiled(ctypes.Structure):
+    _fields_ = [("dtype", ctypes.c_int), ("rank", ctypes.c_uint), ("addr", ctypes.c_uint64),
+                ("dims", ctypes.c_uint64 * 5), ("strides", ctypes.c_uint64 * 4), ("box", ctypes.c_uint * 5),
+                ("estr", ctypes.c_uint * 5), ("interleave", ctypes.c_int), ("swizzle", ctypes.c_int),
+                ("l2", ctypes.c_int), ("oob", ctypes.c_int)]
 
 
 if __name__ == "__main__":

@@ -111,27 +111,68 @@ describe("--emit-c", function()
     assert.are.equal(H.read(dir .. "/vector_add.h"), H.read(dir2 .. "/vector_add.h"))
   end)
 
-  it("gemm (TMA, a cluster, 224 KB of shared memory): maps encoded by the generated code, passed by value", function()
+  it("gemm (TMA, a cluster, 224 KB of shared memory): the launcher takes the tensors and builds the maps", function()
     local ok, why = ready()
     if not ok then return pending(why) end
     local dir, _, err, rc = emit { KDIR .. "gemm.lua", "-D", "M=256", "-D", "N=256", "-D", "K=256" }
     assert.are.equal(0, rc, err)
+    local h = assert(H.read(dir .. "/gemm.h"))
+    assert.truthy(h:find("CUresult gemm_gemm_launch(CUstream stream, void *A, void *B, void *C);", 1, true), h)
+    assert.truthy(h:find("**   B_map from B (bf16 [N, K], packed row-major, box {BK, BN / CLUSTER}, swizzle 128B)", 1, true), h)
+    assert.truthy(h:find("CUresult gemm_gemm_launch_maps(CUstream stream, const unsigned grid[3], const unsigned block[3],\n" ..
+                         "    const CUtensorMap *A_map, const CUtensorMap *B_map, const CUtensorMap *C_map);", 1, true), h)
     compiles(dir, "gemm")
     local out = run(dir, "gemm", "gemm_main")
     local n, fnv = image(dir, "gemm", 0)
     local a, b, c = out:match("maps: 0, fnv (%x+) (%x+) (%x+)\n")
     assert.truthy(a, out)
+    local launch = "launch gemm grid 2 1 1 block 384 1 1 cluster 2 1 1 (attribute 0) smem 229440 (allowed 229440) stream 0x5151\n" ..
+      "  param 0 at 48: 128 bytes, fnv " .. a .. "\n" ..
+      "  param 1 at 176: 128 bytes, fnv " .. b .. "\n" ..
+      "  param 2 at 304: 128 bytes, fnv " .. c .. "\n"
     assert.are.equal(
+      "launch before load: 3\n" ..
       "load: 0\n" ..
       string.format("image 0: %d bytes, fnv %s\n", n, fnv) ..
       string.format("maps: 0, fnv %s %s %s\n", a, b, c) ..
       "a swizzle of 256B: 1\n" ..
-      "launch: 0 (smem 229440)\n" ..
-      "launch gemm grid 2 1 1 block 384 1 1 cluster 2 1 1 (attribute 0) smem 229440 (allowed 229440) stream 0x5151\n" ..
-      "  param 0 at 48: 128 bytes, fnv " .. a .. "\n" ..
-      "  param 1 at 176: 128 bytes, fnv " .. b .. "\n" ..
-      "  param 2 at 304: 128 bytes, fnv " .. c .. "\n" ..
+      "launch: 0 (smem 229440)\n" .. launch ..     -- the maps it built are the ones encoded by hand
+      "launch_maps: 0\n" .. launch ..
+      "a NULL tensor: 1, launched 0\n" ..
+      "a tensor the driver cannot map (8-byte aligned): 1, launched 0\n" ..
       "a NULL map: 1, launched 0\n", out)
+  end)
+
+  it("maps over a pointer parameter, over a tensor sized by the scalars, im2col: built by the launcher", function()
+    local ok, why = ready()
+    if not ok then return pending(why) end
+    local dir, _, err, rc = emit { FIX .. "/views.lua" }
+    assert.are.equal(0, rc, err)
+    local h = assert(H.read(dir .. "/views.h"))
+    assert.truthy(h:find("CUresult views_views_launch(CUstream stream, float *x, void *Y, void *Z, const CUtensorMap *raw,\n" ..
+                         "    uint32_t rows, uint32_t cols);", 1, true), h)
+    for l in (h .. "\n" .. H.read(dir .. "/views.c")):gmatch("[^\n]*") do assert(#l <= 100, "a line over 100 columns: " .. l) end
+    compiles(dir, "views")
+    assert.are.equal(
+      "load: 0\n" ..
+      "launch: 0\n" ..
+      "7 parameters; x the address, xm as encoded, ym as encoded, raw as passed\n" ..
+      "zm: dtype 6 rank 4 addr 300000 dims 64 9 9 2 strides 128 1152 10368\n" ..
+      "    corners -1 -1 / 1 1, 64 channels, 128 pixels, swizzle 3\n" ..
+      "rows = 3: 1, launched 0\n", run(dir, "views", "views_main"))
+  end)
+
+  it("a map whose extent only Lua can compute: an error at emit time", function()
+    local script = H.write(H.tmpfile(".lua"), "local ptx = require 'ptxlua'\n" ..
+      "ptx.kernel { name = 'k', target = 'sm_90a', tensors = { T = ptx.tensor('f32', { 'math.max(n, 2)' }) },\n" ..
+      "  params = { { 'm', ptx.tensormap { of = 'T', box = { 32 } } }, { 'n', 'u32' } },\n" ..
+      "  grid = { 1 }, block = { 32 }, body = function(t) ptx.ret() end }\n")
+    local dir = H.tmpfile(".emit")
+    local out, err, rc = H.ptxlua { script, "--emit-c", dir, "--emit-name", "k" }
+    assert.are.equal(1, rc)
+    assert.are.equal("", out)
+    assert.truthy(err:find(":2: error: --emit-c: the map m over tensor T: 'math.max(n, 2)' is no arithmetic of " ..
+                           "templates and scalar parameters, so the launcher cannot compute it", 1, true), err)
   end)
 
   it("every parameter kind: keywords renamed, f16 bits, arrays, pointers; no geometry: given", function()

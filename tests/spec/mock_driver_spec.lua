@@ -70,6 +70,47 @@ print(ok, e:match("cuTensorMapEncodeTiled: CUDA_ERROR_INVALID_VALUE") ~= nil)
     assert.are.equal("lk\t4\t128\t2\t65536\t65536\ntrue\ttrue\ttrue\t128\ttrue\nfalse\ttrue\ttrue\nfalse\ttrue\nfalse\ttrue\n", out)
   end)
 
+  it("maps over packed sub-byte arrays: the driver's 16 x U4 and 16 x U6 types, the dims in values", function()
+    if not have_mock() then return H.pending("no mock driver built") end
+    local out, err, rc = run_lua(PRELUDE .. [[
+ffi.cdef [=[
+struct ptxmock_tiled { int dtype; unsigned rank; uint64_t addr, dims[5], strides[4]; unsigned box[5], estr[5]; int interleave, swizzle, l2, oob; };
+const struct ptxmock_tiled *ptxmock_last_tiled(void);
+]=]
+local dev = cuda.device(0)
+local function last()
+  local t = mock.ptxmock_last_tiled()
+  return string.format("dtype %d dims %d %d strides %d box %d %d", t.dtype, tonumber(t.dims[0]), tonumber(t.dims[1]),
+                       tonumber(t.strides[0]), t.box[0], t.box[1])
+end
+local a = dev:array("e2m1", 256 * 4)                         -- 4 rows of 256 values, 128 bytes each
+dev:tensormap(a, { dims = { 256, 4 }, box = { 64, 4 } })       -- dense: 16u4_align8b
+print(last())
+dev:tensormap(a, { dims = { 256, 4 }, box = { 128, 4 }, dtype = "16u4_align16b", swizzle = "128B" })
+print(last())
+local ok, e = pcall(dev.tensormap, dev, a, { dims = { 256, 4 }, box = { 64, 4 }, dtype = "16u4_align16b" })
+print(ok, e:match("cuTensorMapEncodeTiled: CUDA_ERROR_INVALID_VALUE") ~= nil)   -- box[0] must be 128
+local b = dev:array("e3m2", 64 * 4)                           -- 4 rows of 64 values, 48 bytes each
+ok, e = pcall(dev.tensormap, dev, b, { dims = { 64, 4 }, box = { 128, 4 } })
+print(ok, e:match("INVALID_VALUE") ~= nil)                    -- rows of 64: not a multiple of 128
+b = dev:array("e3m2", 256 * 2)
+dev:tensormap(b, { dims = { 256, 2 }, box = { 128, 2 } })    -- 192-byte rows: 16u6_align16b
+print(last())
+ok, e = pcall(dev.tensormap, dev, b, { dims = { 256, 2 }, box = { 128, 2 }, dtype = "16u4_align8b" })
+print(ok, e:match("a map of 4%-bit elements %(16u4_align8b%) over an array of e3m2") ~= nil)
+-- the emulator encodes none of them, and says so
+local emu = require("ptxlua.emu").device "emu"
+ok, e = pcall(emu.tensormap, emu, emu:array("e2m1", 256), { dims = { 256 }, box = { 64 } })
+print(ok, e:match("packed 4%-bit elements %(16u4_align8b%) are not emulated") ~= nil)
+]])
+    assert.are.equal(0, rc, err)
+    assert.are.equal("dtype 13 dims 256 4 strides 128 box 64 4\n" ..
+                     "dtype 14 dims 256 4 strides 128 box 128 4\n" ..
+                     "false\ttrue\nfalse\ttrue\n" ..
+                     "dtype 15 dims 256 2 strides 192 box 128 2\n" ..
+                     "false\ttrue\nfalse\ttrue\n", out)
+  end)
+
   it("gives a kernel the dynamic shared memory its shared-memory plan needs, per template setting", function()
     if not have_mock() then return H.pending("no mock driver built") end
     -- a plan over 48 KB is one dynamic block (.extern .shared): the launch must ask the driver for

@@ -206,6 +206,30 @@ ptx.kernel { name = "k", templates = { M = 8, K = 8 },
     H.expect_error(err, path, 5, "a box of 1 dimensions for a tensor of 2")
   end)
 
+  it("a map's dtype: the packed type it names goes to the map spec; not a string, at its line", function()
+    local ok, err = define(([[
+local k = ptx.kernel { name = "k", templates = { M = 8 }, block = 32, grid = 1,
+  tensors = { Q = ptx.tensor("e2m1", { "M", 256 }) },
+  params = { { "q", ptx.tensormap { of = "Q", box = { 128, 8 }, dtype = "16u4_align16b" } },
+             { "d", ptx.tensormap { of = "Q", box = { 64, 8 } } } },
+  %s }
+return k]]):format(body))
+    assert.is_true(ok, err)
+    local k = require("ptxlua").kernels()[1]
+    local q, d = k:maps {}
+    assert.are.equal("16u4_align16b", q.dtype)
+    assert.are.same({ 256, 8 }, q.dims)
+    assert.are.same({ 128 }, q.strides)                      -- 256 values of 4 bits a row
+    assert.are.equal("e2m1", d.dtype)                        -- dev:tensormap maps it as 16u4_align8b
+    local path
+    ok, err, path = define(([[
+ptx.kernel { name = "k", tensors = { Q = ptx.tensor("e2m1", { 8, 256 }) },
+  params = { { "q", ptx.tensormap { of = "Q", box = { 128, 8 }, dtype = 4 } } },
+  %s }]]):format(body))
+    assert.is_false(ok)
+    H.expect_error(err, path, 3, "ptx.tensormap: dtype must name the map's element type")
+  end)
+
   it("a name in a shape that is neither a template nor a scalar: at the tensor's line, when launched", function()
     local ok, err, path = define(([[
 local k = ptx.kernel { name = "k", templates = { M = 8 }, block = 32, grid = 1,

@@ -21,6 +21,20 @@
 ** (u16); the rest zero. A tile map leaves bytes 95.. zero, as it did before the im2col fields. */
 static const uint8_t TM_MAGIC[8] = { 'P', 'L', 'X', 'T', 'M', 'A', 'P', '1' };
 
+/* the packed sub-byte element types (PLB_TM_16U4_ALIGN8B ..): the driver encodes them, the
+** emulator does not copy them -- its TMA unit models byte-sized elements only, not the dense or
+** 16-byte-slotted shared-memory layouts of 4- and 6-bit values -- and says so */
+static int packed_refused(int dt, char *err, size_t n) {
+  static const char *const NAME[] = { "16u4_align8b", "16u4_align16b", "16u6_align16b" };
+  if (dt < PLB_TM_16U4_ALIGN8B || dt > PLB_TM_16U6_ALIGN16B) return 0;
+  if (err && n)
+    snprintf(err, n,
+             "tensor map: packed %d-bit elements (%s) are not emulated (the TMA unit's sub-byte "
+             "shared-memory layouts are not modelled); run the map on a CUDA device",
+             dt == PLB_TM_16U6_ALIGN16B ? 6 : 4, NAME[dt - PLB_TM_16U4_ALIGN8B]);
+  return 1;
+}
+
 int plX__h_tm_esize(int dt) {
   static const int S[] = { 1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4 };
   return dt >= 0 && dt < 13 ? S[dt] : 0;
@@ -121,6 +135,7 @@ static void tm_seal(uint8_t out[128]) {
 int plX_tensormap(plX_mem *m, uint8_t out[128], int dtype, int rank, uint64_t addr,
                   const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
                   const uint32_t *estr, int sw, char *err, size_t n) {
+  if (packed_refused(dtype, err, n)) return -1;
   int es = plX__h_tm_esize(dtype);
   if (!es) {
     ERR("tensor map: unknown element type %d", dtype);
@@ -164,6 +179,7 @@ int plX_tensormap_im2col(plX_mem *m, uint8_t out[128], int dtype, int rank, uint
                          const uint64_t *dims, const uint64_t *strides, const int32_t *lower,
                          const int32_t *upper, uint32_t cpp, uint32_t ppc, const uint32_t *estr,
                          int interleave, int sw, int l2, int oob, char *err, size_t n) {
+  if (packed_refused(dtype, err, n)) return -1;
   int es = plX__h_tm_esize(dtype);
   if (!es) {
     ERR("tensor map: unknown element type %d", dtype);
