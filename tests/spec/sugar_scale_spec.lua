@@ -158,6 +158,27 @@ describe("ptxlua --from-ptx --sugar at scale", function()
     end
   end)
 
+  it("checks a loop once per shape and holds only the labels it uses: many loops, the same check", function()
+    -- the labels shape: one kernel of two-trip loops, forward branches and far branches; each loop
+    -- its own label (a label's name is not the loop's shape). Four times the loops, (nearly) the
+    -- same loops and labels in the check script
+    local function loops(n)
+      local ptx = H.write(H.tmpfile(".ptx"), SH.generate("labels", n))
+      local ck = H.tmpfile(".check.lua")
+      local _, err, rc = H.sh("PTXLUA_SUGAR_CHECK=" .. H.shq(ck) .. " " .. H.shq(H.exe) .. " --from-ptx " .. H.shq(ptx) ..
+                              " --sugar -o " .. H.shq(H.tmpfile(".lua")))
+      assert(rc == 0, err)
+      local s = H.read(ck) or ""
+      local tab = s:match("local L = sugar%.labels {([^}]*)}") or ""
+      return select(2, s:gsub("ptx%.do_while%(", "")), select(2, tab:gsub('"', "")) / 2
+    end
+    local la, na = loops(200)
+    local lb, nb = loops(800)
+    assert(lb <= la + 4 and lb < 40, string.format("200 loops: %d traced; 800 loops: %d traced", la, lb))
+    assert(nb <= na + 8 and nb < 80, string.format("labels in the check: %d of 200 units, %d of 800", na, nb))
+    roundtrip("labels", SH.generate("labels", 800))
+  end)
+
   it("takes time linear in the file: twice the kernels, well under four times the time", function()
     if sanitized() then return H.pending("timed in the release build only") end
     local a = H.write(H.tmpfile(".ptx"), tiny_kernels(12000))
