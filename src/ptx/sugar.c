@@ -2663,12 +2663,14 @@ static int write_func(G *g, uint32_t fi, const char *path) {
   emit_range(g, f, 0, g->items.n);
   block_close(g);
   put(g, "  end,\n}\n");
+  size_t cl_n = g->cb.n;
   if (lt1 > lt0 && !check_labels(g, f, &ef, cl_at)) {
     plB_buf_free(&c);
     plB_buf_free(&canon);
     unbind(g, 0);
     return 2;
   }
+  cbody += g->cb.n - cl_n; /* the body moved past the labels' line */
   ef.n = (uint32_t)g->exp.n - ef.off;
   ef.ns = g->expst.n - ef.s0;
   ef.l1 = g->line;
