@@ -102,6 +102,7 @@ typedef struct Item {
   ** chk: the first of its shape, run by the check */
   uint64_t shape;
   uint8_t chk;
+  uint8_t lonly; /* a loop's label: named only by branches inside the loop */
 } Item;
 typedef struct Lv {
   uint32_t n;
@@ -1113,6 +1114,9 @@ static void find_loops(G *g, const plI_func *f) {
     }
     if (!ok) continue;
     it[a].loop_end = b;
+    it[a].lonly = 1;
+    for (uint32_t r = lref_find(refs.p, refs.n, a); r < refs.n && refs.p[r].id == a; r++)
+      if (refs.p[r].s <= a || refs.p[r].s > b) it[a].lonly = 0;
     stack[sp++] = b;
     /* the mbarrier wait: L: mbarrier.try_wait... p, [bar], parity; @!p bra L; with nothing
     ** between */
@@ -1510,8 +1514,8 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
         plB_buf_free(&c);
       }
       if (ok) {
-        /* the check leaves out a loop with nothing new (as a nested block): its label named by no
-        ** call the check runs, a loop of a known shape, nothing traced inside it */
+        /* the check leaves out a loop with nothing new (as a nested block): a loop of a known
+        ** shape, nothing traced inside it, its label named only by the branches inside it */
         size_t ck_n = g->b->n, ck_exp = g->exp.n;
         uint32_t ck_line = g->line, ck_where = g->where.n, ck_decl = g->ckdecl, ck_st = g->expst.n;
         Lv ck_lv = g->lv[g->lvl];
@@ -1548,7 +1552,7 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
         emit_lines(g, xb->c, xb->d, b, 0); /* the rest of the branch's line */
         if (g->ck) {
           uint64_t key = loop_key(g, xbr->shape, plB_buf_cstr(&le), plB_buf_cstr(&e), br, uni);
-          if (!shape_new(g, key) && !label_wanted(g, k) && g->expst.n == ck_st + 2 &&
+          if (!shape_new(g, key) && x->lonly && !label_wanted(g, k) && g->expst.n == ck_st + 2 &&
               g->ckdecl == ck_decl) {
             g->b->n = ck_n;
             g->line = ck_line;
