@@ -1352,9 +1352,8 @@ static void emit_run(G *g, uint32_t k, uint32_t p, uint32_t reps) {
   emit_lines(g, it[last].c, it[last].d, last, 0);
 }
 
-/* a loop's shape (what the check traces once): its closing branch's shape, the Lua of its label
-** and predicate with their integers left out (a label's name is printed as given: the DSL checks
-** no more of it than that it is placed once), the predicate's sense, bra or bra.uni */
+/* h and the Lua text s hashed with its integers left out (not the digits of a name: the rule of
+** shape_of) */
 static uint64_t text_key(uint64_t h, const char *s) {
   for (size_t i = 0; s[i]; i++) {
     unsigned char ch = (unsigned char)s[i];
@@ -1366,9 +1365,11 @@ static uint64_t text_key(uint64_t h, const char *s) {
   }
   return (h ^ 0xff) * 1099511628211ull;
 }
-static uint64_t loop_key(G *g, uint64_t bra_shape, const char *label, const char *pred,
+/* a loop's shape (what the check traces once): its closing branch's shape, the Lua of its label
+** and predicate with their integers left out (a label's name is printed as given: the DSL checks
+** no more of it than that it is placed once), the predicate's sense, bra or bra.uni */
+static uint64_t loop_key(uint64_t bra_shape, const char *label, const char *pred,
                          const plI_stmt *br, int uni) {
-  (void)g;
   uint64_t h = 0x6c6f6f7000000000ull ^ bra_shape;
   h = text_key(h * 1099511628211ull, label);
   h = text_key(h, pred);
@@ -1551,7 +1552,7 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
         put_ind(g, uni ? "end, { uni = true })\n" : "end)\n");
         emit_lines(g, xb->c, xb->d, b, 0); /* the rest of the branch's line */
         if (g->ck) {
-          uint64_t key = loop_key(g, xbr->shape, plB_buf_cstr(&le), plB_buf_cstr(&e), br, uni);
+          uint64_t key = loop_key(xbr->shape, plB_buf_cstr(&le), plB_buf_cstr(&e), br, uni);
           if (!shape_new(g, key) && x->lonly && !label_wanted(g, k) && g->expst.n == ck_st + 2 &&
               g->ckdecl == ck_decl) {
             g->b->n = ck_n;
