@@ -102,6 +102,7 @@ typedef struct Item {
   ** chk: the first of its shape, run by the check */
   uint64_t shape;
   uint8_t chk;
+  uint8_t lonly; /* a loop's label: named only by branches inside the loop */
 } Item;
 typedef struct Lv {
   uint32_t n;
@@ -1113,6 +1114,9 @@ static void find_loops(G *g, const plI_func *f) {
     }
     if (!ok) continue;
     it[a].loop_end = b;
+    it[a].lonly = 1;
+    for (uint32_t r = lref_find(refs.p, refs.n, a); r < refs.n && refs.p[r].id == a; r++)
+      if (refs.p[r].s <= a || refs.p[r].s > b) it[a].lonly = 0;
     stack[sp++] = b;
     /* the mbarrier wait: L: mbarrier.try_wait... p, [bar], parity; @!p bra L; with nothing
     ** between */
@@ -1348,6 +1352,32 @@ static void emit_run(G *g, uint32_t k, uint32_t p, uint32_t reps) {
   emit_lines(g, it[last].c, it[last].d, last, 0);
 }
 
+/* h and the Lua text s hashed with its integers left out (not the digits of a name: the rule of
+** shape_of) */
+static uint64_t text_key(uint64_t h, const char *s) {
+  for (size_t i = 0; s[i]; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch >= '0' && ch <= '9' && !(i && (isalpha((unsigned char)s[i - 1]) || s[i - 1] == '_'))) {
+      while (s[i + 1] >= '0' && s[i + 1] <= '9') i++;
+      ch = 1;
+    }
+    h = (h ^ ch) * 1099511628211ull;
+  }
+  return (h ^ 0xff) * 1099511628211ull;
+}
+/* a loop's shape (what the check traces once): its closing branch's shape, the Lua of its label
+** and predicate with their integers left out (a label's name is printed as given: the DSL checks
+** no more of it than that it is placed once), the predicate's sense, bra or bra.uni */
+static uint64_t loop_key(uint64_t bra_shape, const char *label, const char *pred,
+                         const plI_stmt *br, int uni) {
+  uint64_t h = 0x6c6f6f7000000000ull ^ bra_shape;
+  h = text_key(h * 1099511628211ull, label);
+  h = text_key(h, pred);
+  h = (h ^ (uint64_t)(br->guard ? 1 + ((br->flags & PLOF_NEG) != 0) : 0)) * 1099511628211ull;
+  h = (h ^ (uint64_t)(uni != 0)) * 1099511628211ull;
+  return h | 1;
+}
+
 /* items [lo, hi) at the current depth: loops as ptx.do_while / ptx.mbarrier_wait, runs as for */
 static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
   const plI_module *m = g->m;
@@ -1485,6 +1515,11 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
         plB_buf_free(&c);
       }
       if (ok) {
+        /* the check leaves out a loop with nothing new (as a nested block): a loop of a known
+        ** shape, nothing traced inside it, its label named only by the branches inside it */
+        size_t ck_n = g->b->n, ck_exp = g->exp.n;
+        uint32_t ck_line = g->line, ck_where = g->where.n, ck_decl = g->ckdecl, ck_st = g->expst.n;
+        Lv ck_lv = g->lv[g->lvl];
         emit_lines(g, x->a, x->b, k, 0);
         block_open(g);
         where_fold(g, k, b - k + 1, W_LOOP);
@@ -1516,6 +1551,18 @@ static void emit_range(G *g, const plI_func *f, uint32_t lo, uint32_t hi) {
         where_fold(g, k, b - k + 1, W_LOOP);
         put_ind(g, uni ? "end, { uni = true })\n" : "end)\n");
         emit_lines(g, xb->c, xb->d, b, 0); /* the rest of the branch's line */
+        if (g->ck) {
+          uint64_t key = loop_key(xbr->shape, plB_buf_cstr(&le), plB_buf_cstr(&e), br, uni);
+          if (!shape_new(g, key) && x->lonly && !label_wanted(g, k) && g->expst.n == ck_st + 2 &&
+              g->ckdecl == ck_decl) {
+            g->b->n = ck_n;
+            g->line = ck_line;
+            g->where.n = ck_where;
+            g->lv[g->lvl] = ck_lv;
+            g->exp.n = ck_exp;
+            g->expst.n = g->expfold.n = g->expshape.n = ck_st;
+          }
+        }
         plB_buf_free(&e);
         plB_buf_free(&le);
         k = b + 1;
@@ -1891,6 +1938,54 @@ static uint64_t skeleton(G *g, const plI_func *f, int wrote_head, const char *bo
   return h ? h : 1;
 }
 
+/* the check script's labels' table of function f: the labels of the top its calls place or name
+** (those its expectations hold, from ef->s0), in the script's order, one line inserted at at in
+** the check script (its line was counted when the header was copied); 0 out of memory */
+static int check_labels(G *g, const plI_func *f, const ExpF *ef, size_t at) {
+  const plI_module *m = g->m;
+  if (++g->lstamp == 0) {
+    memset(g->lmark, 0, g->nbind * sizeof *g->lmark);
+    g->lstamp = 1;
+  }
+  for (uint32_t i = ef->s0; i < g->expst.n; i++) {
+    uint32_t s = g->expst.p[i];
+    if (s >= f->stmts.n) continue;
+    const plI_stmt *st = &f->stmts.p[s];
+    if (st->kind == PLS_LABEL && st->opc < g->nbind) g->lmark[st->opc] = g->lstamp;
+    if (st->kind != PLS_INSN) continue;
+    for (uint32_t k = 0; k < st->nops && st->ops + k < m->opnds.n; k++) {
+      const plI_opnd *o = &m->opnds.p[st->ops + k];
+      if (o->kind == PLO_LABEL && o->id < g->nbind) g->lmark[o->id] = g->lstamp;
+    }
+  }
+  plB_buf t;
+  plB_buf_init(&t);
+  plB_buf_puts(&t, "    local L = sugar.labels {");
+  int depth = 0, any = 0;
+  for (uint32_t s = 0; s < f->stmts.n; s++) {
+    const plI_stmt *st = &f->stmts.p[s];
+    plI_span sp = f->vtext.p[s];
+    const char *tx = SRC(g, sp) + (sp.tok - sp.off);
+    if (st->kind == PLS_RAW && tx[0] == '{') depth++;
+    if (st->kind == PLS_RAW && tx[0] == '}') depth--;
+    if (depth || st->kind != PLS_LABEL || st->opc >= g->nbind || g->lmark[st->opc] != g->lstamp)
+      continue;
+    plB_buf_puts(&t, any ? ", " : " ");
+    any = 1;
+    const char *ln = plI_cstr(m, st->opc);
+    plP_lua_str(&t, ln, (uint32_t)strlen(ln));
+  }
+  plB_buf_puts(&t, " }\n");
+  if (!t.oom) plB_buf_add(&g->cb, t.p, t.n);
+  int ok = !t.oom && !g->cb.oom;
+  if (ok) { /* moved to its place: the body after it */
+    memmove(g->cb.p + at + t.n, g->cb.p + at, g->cb.n - t.n - at);
+    memcpy(g->cb.p + at, t.p, t.n);
+  }
+  plB_buf_free(&t);
+  return ok;
+}
+
 static int write_func(G *g, uint32_t fi, const char *path) {
   const plI_module *m = g->m;
   const plI_func *f = &m->funcs.p[fi];
@@ -2155,6 +2250,10 @@ static int write_func(G *g, uint32_t fi, const char *path) {
   }
   put(g, "\n");
   if (g->use_table) put(g, "    local R = {}\n");
+  /* the labels' table [lt0, lt1) of the script, ltlines lines: the check script's holds only the
+  ** labels its calls place or name, on one line (written once its body is) */
+  size_t lt0 = g->b->n, lt1 = lt0;
+  uint32_t ltline = g->line, ltlines = 0;
   if (nlabels) {
     put(g, "    local L = sugar.labels {");
     uint32_t k = 0;
@@ -2172,6 +2271,8 @@ static int write_func(G *g, uint32_t fi, const char *path) {
       putstr(g, ln, (uint32_t)strlen(ln));
     }
     put(g, " }\n");
+    lt1 = g->b->n;
+    ltlines = g->line - ltline;
   }
   /* the top's labels are in the table L: lnames offset of "L" */
   {
@@ -2181,8 +2282,10 @@ static int write_func(G *g, uint32_t fi, const char *path) {
   }
   uint32_t cl0 = g->cline; /* the function's first line in the check script */
   size_t cb0 = g->cb.n;
-  plB_buf_add(&g->cb, g->b->p + hdr0, g->b->n - hdr0);
-  g->cline += g->line - hdrline;
+  plB_buf_add(&g->cb, g->b->p + hdr0, lt0 - hdr0);
+  size_t cl_at = g->cb.n; /* where the check's labels' line goes */
+  plB_buf_add(&g->cb, g->b->p + lt1, g->b->n - lt1);
+  g->cline += g->line - hdrline - ltlines + (lt1 > lt0);
   size_t cbody = g->cb.n; /* its body in the check script */
   snprintf(g->indent, sizeof g->indent, "\t");
   snprintf(g->gap, sizeof g->gap, " \t");
@@ -2565,6 +2668,14 @@ static int write_func(G *g, uint32_t fi, const char *path) {
   emit_range(g, f, 0, g->items.n);
   block_close(g);
   put(g, "  end,\n}\n");
+  size_t cl_n = g->cb.n;
+  if (lt1 > lt0 && !check_labels(g, f, &ef, cl_at)) {
+    plB_buf_free(&c);
+    plB_buf_free(&canon);
+    unbind(g, 0);
+    return 2;
+  }
+  cbody += g->cb.n - cl_n; /* the body moved past the labels' line */
   ef.n = (uint32_t)g->exp.n - ef.off;
   ef.ns = g->expst.n - ef.s0;
   ef.l1 = g->line;

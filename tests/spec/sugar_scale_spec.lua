@@ -158,6 +158,42 @@ describe("ptxlua --from-ptx --sugar at scale", function()
     end
   end)
 
+  it("checks a loop once per shape and holds only the labels it uses: many loops, the same check", function()
+    -- the labels shape: one kernel of two-trip loops, forward branches and far branches; each loop
+    -- its own label (a label's name is not the loop's shape). Four times the loops, (nearly) the
+    -- same loops and labels in the check script
+    local function loops(n)
+      local ptx = H.write(H.tmpfile(".ptx"), SH.generate("labels", n))
+      local ck = H.tmpfile(".check.lua")
+      local _, err, rc = H.sh("PTXLUA_SUGAR_CHECK=" .. H.shq(ck) .. " " .. H.shq(H.exe) .. " --from-ptx " .. H.shq(ptx) ..
+                              " --sugar -o " .. H.shq(H.tmpfile(".lua")))
+      assert(rc == 0, err)
+      local s = H.read(ck) or ""
+      local tab = s:match("local L = sugar%.labels {([^}]*)}") or ""
+      return select(2, s:gsub("ptx%.do_while%(", "")), select(2, tab:gsub('"', "")) / 2
+    end
+    local la, na = loops(200)
+    local lb, nb = loops(800)
+    assert(lb <= la + 4 and lb < 40, string.format("200 loops: %d traced; 800 loops: %d traced", la, lb))
+    assert(nb <= na + 8 and nb < 80, string.format("labels in the check: %d of 200 units, %d of 800", na, nb))
+    roundtrip("labels", SH.generate("labels", 800))
+  end)
+
+  it("keeps a loop in the check when a branch outside it names its label (a run's branch to it)", function()
+    -- the second loop is of the first's shape with nothing new inside, but the run before it (traced
+    -- whole: its shape is new) branches to its label: left out, the label would be undefined in the
+    -- check, and the run written one call at a time in a second round
+    local text = ".version 8.5\n.target sm_90a\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n" ..
+      "\t.reg .pred \t%p<4>;\n\t.reg .b32 \t%r<6>;\n\n\tmov.u32 \t%r4, 0;\n\tmov.u32 \t%r3, 0;\n" ..
+      "$L__BB0_10:\n\tadd.s32 \t%r3, %r3, 1;\n\tsetp.lt.u32 \t%p1, %r3, 2;\n\t@%p1 bra \t$L__BB0_10;\n" ..
+      "\tadd.s32 \t%r4, %r4, 1;\n\t@%p1 bra \t$L__BB0_12;\n\tadd.s32 \t%r4, %r4, 2;\n\t@%p1 bra \t$L__BB0_12;\n" ..
+      "\tadd.s32 \t%r4, %r4, 3;\n\t@%p1 bra \t$L__BB0_12;\n\tmov.u32 \t%r3, 0;\n" ..
+      "$L__BB0_12:\n\tadd.s32 \t%r3, %r3, 1;\n\tsetp.lt.u32 \t%p1, %r3, 2;\n\t@%p1 bra \t$L__BB0_12;\n\tret;\n\n}\n"
+    local script = roundtrip("a run's branch to a loop", text)
+    assert.truthy(script:find("    for i = 0, 2 do\n      ptx.add.s32(r[4], r[4], 1 + i)\n      ptx.at(p[1]).bra(L.BB0_12)\n    end\n", 1, true), script)
+    assert.truthy(script:find("ptx.do_while(L.BB0_12, function()", 1, true), script)
+  end)
+
   it("takes time linear in the file: twice the kernels, well under four times the time", function()
     if sanitized() then return H.pending("timed in the release build only") end
     local a = H.write(H.tmpfile(".ptx"), tiny_kernels(12000))
