@@ -398,6 +398,14 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
           return 0;
         }
       }
+      if ((s->flags & PLA_REGADDR) && !(o->flags & PLOF_BASE_REG)) {
+        if (err)
+          plB_buf_printf(err,
+                         "operand %d of '%s': the address must be a register (ptxas takes no "
+                         "variable here: move its address into one first)",
+                         opi, opc);
+        return 0;
+      }
       if ((s->flags & PLA_SPACE) && !check_space(r, s, m, o, opi, opc, err)) return 0;
       /* m:b32=: the address register's own class (a tensor-memory address of tcgen05.mma is a
       ** .b32 register; ptxas takes no .u32 there) */
