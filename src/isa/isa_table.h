@@ -1255,7 +1255,7 @@ PL_FORM("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
 PL_FORM("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes{.L2::cache_hint}",
         "mg, mg2, a:u32%16^1048560, mgS, a<.L2::cache_hint>:u64", 86, 90, 0, _)
 PL_FORM("cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.cp_mask",
-        "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64, a:b16", 86, 100, 0, _)
+        "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64, a:b16=i", 86, 100, 0, _)
 /* st.bulk (PTX 8.6, sm_100): sets size bytes (a multiple of 8, at most 16 MiB) of shared memory
 ** to initval, which must be 0; a .shared::cta address through a register only */
 PL_FORM("st.bulk{.weak}", "mg>, a:b64=i%8^16777216, i:u32~0", 86, 100, 0, _)
@@ -1376,12 +1376,21 @@ PL_FORM("tensormap.replace.tile.global_stride$tmsp.b1024.b64", "mg, i:b32^4, a:b
         PLA_SPECIFIC, TMAP)
 PL_FORM("tensormap.replace.tile.elemtype$tmsp.b1024.b32", "mg, i:b32^12", 83, 90, PLA_SPECIFIC,
         TMAP)
+PL_FORM("tensormap.replace.tile.elemtype$tmsp.b1024.b32", "mg, i:b32^13..15", 87, 100,
+        PLA_SPECIFIC, TMAP)
 PL_FORM("tensormap.replace.tile.interleave_layout$tmsp.b1024.b32", "mg, i:b32^2", 83, 90,
         PLA_SPECIFIC, TMAP)
 PL_FORM("tensormap.replace.tile.swizzle_mode$tmsp.b1024.b32", "mg, i:b32^3", 83, 90, PLA_SPECIFIC,
         TMAP)
+PL_FORM("tensormap.replace.tile.swizzle_mode$tmsp.b1024.b32", "mg, i:b32^4..4", 88, 103, PLA_ARCH_A,
+        TMAP)
 PL_FORM("tensormap.replace.tile.fill_mode$tmsp.b1024.b32", "mg, i:b32^1", 83, 90, PLA_SPECIFIC,
         TMAP)
+/* the sm_100 fields and values: .swizzle_atomicity (PTX 8.6), the packed sub-byte element types
+** 13..15 (PTX 8.7) on every arch- or family-specific target from sm_100, and swizzle mode 4 (96B,
+** PTX 8.8) on sm_103a alone (ptxas 13) */
+PL_FORM("tensormap.replace.tile.swizzle_atomicity$tmsp.b1024.b32", "mg, i:b32^3", 86, 100,
+        PLA_SPECIFIC, TMAP)
 /* copy a tensor map from shared to global memory with the fence that makes the tensormap proxy
 ** see it */
 PL_FORM("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release(.cta|.cluster|.gpu|"

@@ -245,7 +245,7 @@ describe("ptxlua --lint", function()
 
   -- the sm_100 forms of PTX 8.6-8.8 (issue 17): linted clean, assembled by ptxas, printed back byte for
   -- byte both as written and as DSL code; and the mistakes around them, refused by both at the line
-  it("takes the sm_100 forms of PTX 8.6-8.8 (gather4, scatter4, im2col::w, st.bulk, cp_mask, tcgen05.ld.red) and prints them back", function()
+  it("takes the sm_100 forms of PTX 8.6-8.8 (gather4, scatter4, im2col::w, st.bulk, cp_mask, tcgen05.ld.red, tensormap fields) and prints them back", function()
     local ptx = H.write(H.tmpfile(".ptx"), H.fixture "parse/sm100_forms.ptx")
     local _, err, rc = H.ptxlua { "--lint", ptx }
     assert(rc == 0, err)
@@ -291,6 +291,10 @@ describe("ptxlua --lint", function()
       "requires sm_100a, sm_100f", "sm_100", "8.6" },
     { "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%rd1], [%rd2], 16, [%rd3];", "requires PTX ISA 8.6", "sm_90a", "8.5" },
     { "cp.async.bulk.global.shared::cta.bulk_group.cp_mask [%rd1], [%rd2], 16, %rs1;", "requires sm_100 or later", "sm_90a", "8.6" },
+    { "tensormap.replace.tile.swizzle_atomicity.shared::cta.b1024.b32 [sv], 4;", "4 is out of range (0 to 3)", "sm_100a", "8.6" },
+    { "tensormap.replace.tile.swizzle_atomicity.shared::cta.b1024.b32 [sv], 1;", "an arch- or family-specific target from sm_100", "sm_90a", "8.6" },
+    { "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [sv], 13;", "with these operands requires PTX ISA 8.7 (the module declares 8.6)", "sm_100a", "8.6" },
+    { "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [sv], 4;", "requires sm_103a (arch-specific; the target is sm_100f)", "sm_100f", "8.8" },
   }
   it("refuses what ptxas refuses around the sm_100 forms of PTX 8.6-8.8, at the line", function()
     for _, c in ipairs(BAD100) do
