@@ -162,8 +162,8 @@ static int check_space(const plA_res *r, const plA_opspec *s, const plI_module *
   if (o->flags & PLOF_BASE_REG) {
     if (o->id == 0 || o->id > m->regs.n) return 1;
     int t = m->regs.p[o->id - 1].type;
-    if ((sp == PLA_SP_GLOBAL || sp == PLA_SP_GENERIC) && m->address_size != 32 && t > PLT_NONE &&
-        t < PLT__COUNT && plB_type_info[t].bits == 32) {
+    if ((sp == PLA_SP_GLOBAL || (sp == PLA_SP_GENERIC && !(s->flags & PLA_ADDR32))) &&
+        m->address_size != 32 && t > PLT_NONE && t < PLT__COUNT && plB_type_info[t].bits == 32) {
       if (err) {
         plB_buf_printf(
             err,

@@ -515,6 +515,10 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
         if (!(o.kinds & PLA_KADDR)) return 0;
         o.flags |= PLA_WRITE;
         p++;
+      } else if (ch == 'n') { /* n: a generic address a 32-bit register may give */
+        if (!(o.kinds & PLA_KADDR)) return 0;
+        o.flags |= PLA_ADDR32;
+        p++;
       } else if (ch == '#') { /* #: an address through a register, never a variable */
         if (!(o.kinds & PLA_KADDR)) return 0;
         o.flags |= PLA_REGADDR;

@@ -59,6 +59,8 @@
 **   > (an address) written by the instruction: not a function's input parameter (ptxas: "illegal
 **     to write to function input parameter"; a kernel's parameters are read-only);
 **   # (an address) through a register, never a variable (st.bulk.shared::cta: ptxas fails on one);
+**   n (a generic address) a 32-bit register may give it under .address_size 64 (st.bulk's, which
+**     the ISA puts in the .shared::cta window);
 **   =, =h, =i after a .bN type: the registers ptxas takes there, which is fewer than any of the
 **     width: = only .bN, =h .bN or the half type of the width (.f16, .f16x2), =i .bN, .uN or
 **     .sN (no float); tests/isa/regtypes.lua finds them;
@@ -1258,7 +1260,7 @@ PL_FORM("cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.cp_mask",
         "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64, a:b16=i", 86, 100, 0, _)
 /* st.bulk (PTX 8.6, sm_100): sets size bytes (a multiple of 8, at most 16 MiB) of shared memory
 ** to initval, which must be 0; a .shared::cta address through a register only */
-PL_FORM("st.bulk{.weak}", "mg>, a:b64=i%8^16777216, i:u32~0", 86, 100, 0, _)
+PL_FORM("st.bulk{.weak}", "mg>n, a:b64=i%8^16777216, i:u32~0", 86, 100, 0, _)
 PL_FORM("st.bulk{.weak}.shared::cta", "mg>#, a:b64=i%8^16777216, i:u32~0", 86, 100, 0, _)
 /* TMA (sm_90, PTX 8.0): tensor copies addressed by a tensor map [tmap, {c0, ...}] with one .s32
 ** coordinate per dimension; im2col (3d-5d) loads and prefetches add D-2 .b16 offsets; a
@@ -1324,6 +1326,10 @@ PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cluster.global$tmaw.mbarrier::comp
         100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group{.L2::cache_hint}",
         "T[5]:b32, mg2, a<.L2::cache_hint>:u64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+/* ptxas 13 takes .tile::scatter4 for the reductions too */
+PL_FORM("cp.reduce.async.bulk.tensor.2d.global.shared::cta$tmared.tile::scatter4.bulk_group{"
+        ".L2::cache_hint}", "T[5]:b32, mg2, a<.L2::cache_hint>:u64", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4{.L2::cache_hint}",
         "T[5]:b32, a<.L2::cache_hint>:u64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("cp.async.bulk.prefetch.tensor$tmadim3.L2.global$tmaw{.L2::cache_hint}",

@@ -288,6 +288,14 @@ static int opcode_spaces(const char *opc, int *sp) {
   return n;
 }
 
+/* does the form of opcode id take a generic address in a 32-bit register (isa_table.h: n)? */
+static int form_addr32(plI_module *m, uint32_t id) {
+  const plA_res *r = plA_resolve(m->isa, id, NULL);
+  for (int i = 0; r && i < r->nops; i++)
+    if (r->ops[i].flags & PLA_ADDR32) return 1;
+  return 0;
+}
+
 static int base_is(const char *opc, const char *b) {
   size_t n = strlen(b);
   return strncmp(opc, b, n) == 0 && (opc[n] == '.' || opc[n] == 0);
@@ -689,7 +697,8 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
                      !strstr(opc, ".shared") && !strstr(opc, ".local") && !strstr(opc, ".param") &&
                      !strstr(opc, ".const")
                      /* [%r1]: a tensor-memory address */
-                     && !strstr(opc, ".global") && !base_is(opc, "tcgen05")) {
+                     && !strstr(opc, ".global") && !base_is(opc, "tcgen05") &&
+                     !form_addr32(m, s->opc)) {
             report(
                 &l, off,
                 "a 32-bit address register in a generic address of '%s' under .address_size 64%s",

@@ -170,6 +170,7 @@ function G.parse_ops(s)
         local rc = rest:match("^=[hi]?", i)            -- a register class: = .bN, =h or half, =i integer
         if rc then o.rclass = rc; i = i + #rc end
       elseif ch == "#" then o.regaddr = true; i = i + 1  -- an address through a register only
+      elseif ch == "n" then o.addr32 = true; i = i + 1   -- a generic address a 32-bit register may give
       elseif ch == "g" then                           -- an address in a state space: g, g2, gS, gG
         o.space = true; i = i + 1
         local w = rest:match("^[2SG]", i)

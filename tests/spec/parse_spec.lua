@@ -276,6 +276,7 @@ describe("ptxlua --lint", function()
     { "st.bulk.weak.shared::cta [sv], 8, 0;", "the address must be a register", "sm_100a", "8.6" },
     { "st.bulk.weak.shared::cta [%rd1], 12, 0;", "12 is not a multiple of 8", "sm_100a", "8.6" },
     { "st.bulk [%rd1], 8, 1;", "1 is not 0", "sm_100a", "8.6" },
+    { "st.bulk.weak [p], 8, 0;", "'p' is in .param, which a generic address does not reach", "sm_100a", "8.6" },
     { "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1, %f2}, %f3, [%r1];",
       "requires sm_103a, sm_103f, sm_110a or sm_110f (arch- or family-specific; the target is sm_100a)", "sm_100a", "8.8" },
     { "tcgen05.ld.red.sync.aligned.32x32b.x1.min.f32 {%f1}, %f3, [%r1];", "is not a valid form of tcgen05", "sm_103a", "8.8" },
