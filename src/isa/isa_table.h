@@ -1314,12 +1314,12 @@ PL_FORM("cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::
         PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes{"
         ".L2::cache_hint}", "mg, T[d]:b32, mgS, r[2]:b16=i, a<.L2::cache_hint>:u64", 86, 100, 0, _)
-PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes$tccg{"
-        ".L2::cache_hint}", "mg, T[d]:b32, mgS, r[2]:b16=i, a<.L2::cache_hint>:u64", 86, 100,
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes"
+        "$tccg{.L2::cache_hint}", "mg, T[d]:b32, mgS, r[2]:b16=i, a<.L2::cache_hint>:u64", 86, 100,
         PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col::w::128.mbarrier::complete_tx::bytes{"
-        "$tccg}{.L2::cache_hint}", "mg, T[d]:b32, mgS, r[2]:b16=i, a<.L2::cache_hint>:u64", 86,
-        100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col::w::128.mbarrier::complete_tx::"
+        "bytes{$tccg}{.L2::cache_hint}", "mg, T[d]:b32, mgS, r[2]:b16=i, a<.L2::cache_hint>:u64",
+        86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cluster.global$tmaw.mbarrier::complete_tx::bytes{"
         ".multicast::cluster}{$tccg}{.L2::cache_hint}",
         "mg, T[d]:b32, mgS, r[2]:b16=i, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 86,
