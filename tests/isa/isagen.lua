@@ -401,6 +401,9 @@ function G.operands(p, text, env, opts)
       elseif l == "i" then
         v = env.imm and env.imm(sh, o) or G.IMM[sh.base] or 1
         if type(v) == "function" then v = v(sh, k) end           -- by operand position
+        -- into the operand's own range: a form told apart by its values (elemtype 13..15) gets one
+        local lo, hi = o.ival and o.ival.kind == "^" and o.ival.text:match("^(%-?%d+)%.%.(%-?%d+)$")
+        if lo and type(v) == "number" and (v < tonumber(lo) or v > tonumber(hi)) then v = tonumber(lo) end
         vt = tostring(v)
       else
         local n = o.vec or (o.vecv and sh.vec) or (o.vecx and sh.xn and sh.xn * (o.xmul or 1)) or (o.vecn and sh.nn and sh.nn / o.vecn)
