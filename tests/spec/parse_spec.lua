@@ -297,6 +297,36 @@ describe("ptxlua --lint", function()
     { "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [sv], 13;", "with these operands requires PTX ISA 8.7 (the module declares 8.6)", "sm_100a", "8.6" },
     { "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [sv], 4;", "requires sm_103a (arch-specific; the target is sm_100f)", "sm_100f", "8.8" },
   }
+  -- and each at the least target and version the table gives it (the refusals above are one below)
+  local GOOD100 = {
+    { "st.bulk.weak.shared::cta [%rd1], 8, 0;", "sm_100", "8.6" },
+    { "st.bulk.weak [%r1], %rd1, 0;", "sm_100", "8.6" },
+    { "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%rd1], [%rd2], 16, [%rd3];", "sm_90", "8.6" },
+    { "cp.async.bulk.global.shared::cta.bulk_group.cp_mask [%rd1], [%rd2], 16, %rs1;", "sm_100", "8.6" },
+    { "cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1, %r2, %r3, %r4, %r5}], [%rd3];", "sm_100", "8.6" },
+    { "cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes.cta_group::2 [%rd1], [%rd2, {%r1, %r2, %r3, %r4, %r5}], [%rd3];", "sm_100a", "8.6" },
+    { "cp.async.bulk.tensor.3d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1, %r2, %r3}], [%rd3], {%rs1, %rs2};", "sm_100", "8.6" },
+    { "cp.async.bulk.tensor.3d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1, %r2, %r3}], [%rd3], {%rs1, %rs2};", "sm_120", "8.7" },
+    { "cp.async.bulk.tensor.4d.shared::cta.global.im2col::w::128.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1, %r2, %r3, %r4}], [%rd3], {%rs1, %rs2};", "sm_100a", "8.6" },
+    { "cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group [%rd2, {%r1, %r2, %r3, %r4, %r5}], [%rd1];", "sm_100a", "8.6" },
+    { "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile::scatter4.bulk_group [%rd2, {%r1, %r2, %r3, %r4, %r5}], [%rd1];", "sm_110f", "9.0" },
+    { "cp.async.bulk.prefetch.tensor.5d.L2.global.im2col::w [%rd2, {%r1, %r2, %r3, %r4, %r5}], {%rs1, %rs2};", "sm_100a", "8.6" },
+    { "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1, %f2}, %f3, [%r1];", "sm_103a", "8.8" },
+    { "tcgen05.ld.red.sync.aligned.16x32bx2.x128.max.s32 {" .. ("%r1, "):rep(127) .. "%r1}, %r2, [%r1], 64;", "sm_110a", "9.0" },
+    { "tensormap.replace.tile.swizzle_atomicity.shared::cta.b1024.b32 [sv], 1;", "sm_100a", "8.6" },
+    { "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [sv], 15;", "sm_100a", "8.7" },
+    { "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [sv], 4;", "sm_103a", "8.8" },
+  }
+  it("takes each sm_100 form of PTX 8.6-8.8 at its least target and version, as ptxas does", function()
+    for _, c in ipairs(GOOD100) do
+      local ptx = H.write(H.tmpfile(".ptx"), HEAD100:format(c[3], c[2]) .. "\t" .. c[1] .. "\n\tret;\n}\n")
+      local _, err, rc = H.ptxlua { "--lint", ptx }
+      assert(rc == 0, c[1] .. " on " .. c[2] .. ": " .. err)
+      local ok, out = H.assemble(H.read(ptx), c[2])
+      if ok ~= nil then assert(ok, c[1] .. " on " .. c[2] .. ": " .. out) end
+    end
+  end)
+
   it("refuses what ptxas refuses around the sm_100 forms of PTX 8.6-8.8, at the line", function()
     for _, c in ipairs(BAD100) do
       local ptx = H.write(H.tmpfile(".ptx"), HEAD100:format(c[4], c[3]) .. "\t" .. c[1] .. "\n\tret;\n}\n")
