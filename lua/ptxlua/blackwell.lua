@@ -411,6 +411,41 @@ return function(P)
     return regs
   end
 
+  -- ptx.tcgen05_ld_red{ shape =, num =, taddr =, op = "min"|"max", type = "f32"|"u32"|"s32",
+  -- abs =, nan =, offset = } -> { r1, ..., rN }, red (registers of type), one instruction:
+  --   tcgen05.ld.red.sync.aligned.SHAPE.xNUM.OP{.abs}{.NaN}.TYPE {r...}, red, [taddr]{, offset};
+  -- a load that also reduces the values it loads into red (PTX 8.8: sm_103a/f and sm_110a/f only;
+  -- shapes 32x32b and 16x32bx2, num 2 to 128; .abs and .NaN for f32)
+  local RED_TYPES = { f32 = true, u32 = true, s32 = true }
+  function P.tcgen05_ld_red(o)
+    local what = "ptx.tcgen05_ld_red"
+    local cur = need_tcgen05(what)
+    local t = target_of(cur)
+    local sm = sm_of(cur)
+    if sm ~= 103 and sm ~= 110 then
+      perr("%s: tcgen05.ld.red is for sm_103a/f and sm_110a/f (PTX 8.8), not sm_100; this kernel targets %s", what, t)
+    end
+    if type(o) ~= "table" then perr("%s{ shape =, num =, taddr =, op =, type = }: a table expected", what) end
+    if o.shape ~= "32x32b" and o.shape ~= "16x32bx2" then
+      perr("%s: shape must be 32x32b or 16x32bx2 (got %s)", what, tostring(o.shape))
+    end
+    local n, num, off = shape_parts(o, what)
+    if num < 2 then perr("%s: num must be 2 to 128 (a reduction takes two values at least; got 1)", what) end
+    if o.op ~= "min" and o.op ~= "max" then perr("%s: op must be \"min\" or \"max\" (got %s)", what, tostring(o.op)) end
+    local ty = o.type or "f32"
+    if not RED_TYPES[ty] then perr("%s: type must be f32, u32 or s32 (got %s)", what, tostring(ty)) end
+    for _, k in ipairs { "abs", "nan" } do
+      if o[k] ~= nil and type(o[k]) ~= "boolean" then perr("%s: %s must be true or false", what, k) end
+      if o[k] and ty ~= "f32" then perr("%s: %s is for type f32 only (got %s)", what, k, ty) end
+    end
+    local ta = tmem_addr(o.taddr, what .. " taddr")
+    local regs, red = P.regs[ty](n), P.reg[ty]()
+    local op = string.format("tcgen05.ld.red.sync.aligned.%s.x%d.%s%s%s.%s", o.shape, num, o.op,
+                             o.abs and ".abs" or "", o.nan and ".NaN" or "", ty)
+    if off then emit(op, regs, red, ta, off) else emit(op, regs, red, ta) end
+    return regs, red
+  end
+
   -- ptx.tcgen05_st{ shape =, num =, taddr =, regs =, unpack = true, offset = }: one instruction
   --   tcgen05.st.sync.aligned.SHAPE.xNUM{.unpack::16b}.b32 [taddr]{, offset}, {r...};
   function P.tcgen05_st(o)

@@ -162,8 +162,8 @@ static int check_space(const plA_res *r, const plA_opspec *s, const plI_module *
   if (o->flags & PLOF_BASE_REG) {
     if (o->id == 0 || o->id > m->regs.n) return 1;
     int t = m->regs.p[o->id - 1].type;
-    if ((sp == PLA_SP_GLOBAL || sp == PLA_SP_GENERIC) && m->address_size != 32 && t > PLT_NONE &&
-        t < PLT__COUNT && plB_type_info[t].bits == 32) {
+    if ((sp == PLA_SP_GLOBAL || (sp == PLA_SP_GENERIC && !(s->flags & PLA_ADDR32))) &&
+        m->address_size != 32 && t > PLT_NONE && t < PLT__COUNT && plB_type_info[t].bits == 32) {
       if (err) {
         plB_buf_printf(
             err,
@@ -397,6 +397,14 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
           }
           return 0;
         }
+      }
+      if ((s->flags & PLA_REGADDR) && !(o->flags & PLOF_BASE_REG)) {
+        if (err)
+          plB_buf_printf(err,
+                         "operand %d of '%s': the address must be a register (ptxas takes no "
+                         "variable here: move its address into one first)",
+                         opi, opc);
+        return 0;
       }
       if ((s->flags & PLA_SPACE) && !check_space(r, s, m, o, opi, opc, err)) return 0;
       /* m:b32=: the address register's own class (a tensor-memory address of tcgen05.mma is a

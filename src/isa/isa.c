@@ -515,6 +515,14 @@ static int compile_ops(plA_ctx *c, c_form *f, const char *s) {
         if (!(o.kinds & PLA_KADDR)) return 0;
         o.flags |= PLA_WRITE;
         p++;
+      } else if (ch == 'n') { /* n: a generic address a 32-bit register may give */
+        if (!(o.kinds & PLA_KADDR)) return 0;
+        o.flags |= PLA_ADDR32;
+        p++;
+      } else if (ch == '#') { /* #: an address through a register, never a variable */
+        if (!(o.kinds & PLA_KADDR)) return 0;
+        o.flags |= PLA_REGADDR;
+        p++;
       } else if (ch == 'g') { /* g, g2, gS, gG: an address in a state space */
         if (!(o.kinds & PLA_KADDR)) return 0;
         o.flags |= PLA_SPACE;
@@ -1466,8 +1474,8 @@ int plA_target_min_version(const plA_target *t) {
 /* the targets of a form that exists only on specific targets, as ptxas names them: "sm_90a",
 ** "sm_100a or sm_100f (or sm_103a, sm_103f)", "an sm_XXa or sm_XXf target from sm_100 on" */
 static void put_specific(plB_buf *b, int sm_min, int flags) {
-  int pair = sm_min / 10 == 10 && !(flags & PLA_NO103); /* the sm_100 family: sm_100 and sm_103 */
-  int w110 = (flags & PLA_SM110) != 0;                  /* and the sm_110 family */
+  int pair = sm_min == 100 && !(flags & PLA_NO103); /* the sm_100 family: sm_100 and sm_103 */
+  int w110 = (flags & PLA_SM110) != 0;              /* and the sm_110 family */
   if (flags & PLA_ARCH_A)
     plB_buf_printf(b, "sm_%da%s%s%s (arch-specific", sm_min, pair && w110 ? ", sm_103a" : "",
                    pair && !w110 ? " or sm_103a" : "", w110 ? " or sm_110a" : "");

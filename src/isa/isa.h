@@ -33,6 +33,11 @@ enum {
   /* a vector of D-vec registers, D from the dimension .Dd (cp.async.bulk.tensor) */
   PLA_VECD = 128,
   PLA_WRITE = 512, /* an address the instruction writes: never a function's input parameter */
+  /* an address through a register only: ptxas takes no variable there (st.bulk.shared::cta) */
+  PLA_REGADDR = 1024,
+  /* a generic address a 32-bit register may give under .address_size 64 (st.bulk's: the
+  ** .shared::cta window, which ptxas takes in a 32-bit register) */
+  PLA_ADDR32 = 2048,
   /* an address in the instruction's own state space (its .global, .shared, ..., or generic when
   ** it names none): a .global or generic one is a 64-bit register under .address_size 64, and a
   ** variable's space must be the instruction's */

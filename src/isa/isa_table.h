@@ -58,6 +58,9 @@
 **     whatever the opcode says (an mbarrier object, generic or not); gG a .global one (prefetchu);
 **   > (an address) written by the instruction: not a function's input parameter (ptxas: "illegal
 **     to write to function input parameter"; a kernel's parameters are read-only);
+**   # (an address) through a register, never a variable (st.bulk.shared::cta: ptxas fails on one);
+**   n (a generic address) a 32-bit register may give it under .address_size 64 (st.bulk's, which
+**     the ISA puts in the .shared::cta window);
 **   =, =h, =i after a .bN type: the registers ptxas takes there, which is fewer than any of the
 **     width: = only .bN, =h .bN or the half type of the width (.f16, .f16x2), =i .bN, .uN or
 **     .sN (no float); tests/isa/regtypes.lua finds them;
@@ -188,6 +191,8 @@ PL_NAME("cp.async.ca", "cp.async")
 PL_NAME("cp.async.cg", "cp.async")
 PL_NAME("cp.async.bulk.shared::cluster.global", "cp.async.bulk")
 PL_NAME("cp.async.bulk.global", "cp.async.bulk")
+PL_NAME("cp.async.bulk.shared::cta.global", "cp.async.bulk")
+PL_NAME("st.bulk", "st.bulk")
 PL_NAME("mbarrier.arrive", "mbarrier.arrive")
 PL_NAME("mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx")
 PL_NAME("mbarrier.arrive_drop", "mbarrier.arrive_drop")
@@ -212,6 +217,7 @@ PL_NAME("tcgen05.relinquish_alloc_permit", "tcgen05.relinquish_alloc_permit")
 PL_NAME("tcgen05.commit", "tcgen05.commit")
 PL_NAME("tcgen05.cp", "tcgen05.cp")
 PL_NAME("tcgen05.ld", "tcgen05.ld")
+PL_NAME("tcgen05.ld.red", "tcgen05.ld.red")
 PL_NAME("tcgen05.st", "tcgen05.st")
 PL_NAME("tcgen05.mma", "tcgen05.mma")
 PL_NAME("tcgen05.mma.ws", "tcgen05.mma.ws")
@@ -269,6 +275,9 @@ PL_ROLES("cp.async.bulk.wait_group", "", "N")
 PL_ROLES("cp.async.bulk.shared::cluster.global", "",
          "dstMem, srcMem, size, mbar, ctaMask, cache-policy")
 PL_ROLES("cp.async.bulk.global", "", "dstMem, srcMem, size, cache-policy")
+PL_ROLES("cp.async.bulk.global", "", "dstMem, srcMem, size, cache-policy, byteMask")
+PL_ROLES("cp.async.bulk.shared::cta.global", "", "dstMem, srcMem, size, mbar, cache-policy")
+PL_ROLES("st.bulk", "", "a, size, initval")
 PL_ROLES("cp.async.bulk.shared::cluster.shared::cta", "", "dstMem, srcMem, size, mbar")
 PL_ROLES("cp.async.bulk.tensor", "", "dstMem, tensorCoords, mbar, ctaMask, cache-policy")
 PL_ROLES("cp.async.bulk.tensor", "",
@@ -277,6 +286,14 @@ PL_ROLES("cp.async.bulk.tensor", "", "tensorCoords, srcMem, cache-policy")
 PL_ROLES("cp.reduce.async.bulk.tensor", "", "tensorCoords, srcMem, cache-policy")
 PL_ROLES("cp.async.bulk.prefetch.tensor", "", "tensorCoords, cache-policy")
 PL_ROLES("cp.async.bulk.prefetch.tensor", "", "tensorCoords, im2colOffsets, cache-policy")
+PL_ROLES("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col::w", "",
+         "dstMem, tensorCoords, mbar, im2colInfo, cache-policy")
+PL_ROLES("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col::w::128", "",
+         "dstMem, tensorCoords, mbar, im2colInfo, cache-policy")
+PL_ROLES("cp.async.bulk.tensor$tmadim3.shared::cluster.global$tmaw", "",
+         "dstMem, tensorCoords, mbar, im2colInfo, ctaMask, cache-policy")
+PL_ROLES("cp.async.bulk.prefetch.tensor$tmadim3.L2.global$tmaw", "",
+         "tensorCoords, im2colInfo, cache-policy")
 PL_ROLES("cp.async.bulk.prefetch.L2", "", "srcMem, size, cache-policy")
 PL_ROLES("cp.reduce.async.bulk.global", "", "dstMem, srcMem, size, cache-policy")
 PL_ROLES("cp.reduce.async.bulk.shared::cluster", "", "dstMem, srcMem, size, mbar")
@@ -306,6 +323,8 @@ PL_ROLES("tcgen05.commit", "", "mbar")
 PL_ROLES("tcgen05.commit", "", "mbar, ctaMask")
 PL_ROLES("tcgen05.ld", "", "r, taddr")
 PL_ROLES("tcgen05.ld", "", "r, taddr, immHalfSplitoff")
+PL_ROLES("tcgen05.ld.red", "", "r, redval, taddr")
+PL_ROLES("tcgen05.ld.red", "", "r, redval, taddr, immHalfSplitoff")
 PL_ROLES("tcgen05.st", "", "taddr, r")
 PL_ROLES("tcgen05.st", "", "taddr, immHalfSplitoff, r")
 PL_ROLES("tcgen05.cp", "", "taddr, s-desc")
@@ -1233,6 +1252,16 @@ PL_FORM("cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}",
         "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64", 80, 90, 0, BULK)
 PL_FORM("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
         "mg, mg2, a:u32%16^1048560, mgS", 80, 90, 0, BULK)
+/* PTX 8.6: a global to .shared::cta copy (sm_90 on; no multicast), and a store to global that
+** writes only the bytes of each 16 its .b16 byteMask selects (.cp_mask, sm_100 on) */
+PL_FORM("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes{.L2::cache_hint}",
+        "mg, mg2, a:u32%16^1048560, mgS, a<.L2::cache_hint>:u64", 86, 90, 0, _)
+PL_FORM("cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.cp_mask",
+        "mg, mg2, a:u32%16^1048560, a<.L2::cache_hint>:u64, a:b16=i", 86, 100, 0, _)
+/* st.bulk (PTX 8.6, sm_100): sets size bytes (a multiple of 8, at most 16 MiB) of shared memory
+** to initval, which must be 0; a .shared::cta address through a register only */
+PL_FORM("st.bulk{.weak}", "mg>n, a:b64=i%8^16777216, i:u32~0", 86, 100, 0, _)
+PL_FORM("st.bulk{.weak}.shared::cta", "mg>#, a:b64=i%8^16777216, i:u32~0", 86, 100, 0, _)
 /* TMA (sm_90, PTX 8.0): tensor copies addressed by a tensor map [tmap, {c0, ...}] with one .s32
 ** coordinate per dimension; im2col (3d-5d) loads and prefetches add D-2 .b16 offsets; a
 ** multicast load its .b16 ctaMask; .L2::cache_hint its .u64 cache-policy. Stores and reductions
@@ -1268,6 +1297,43 @@ PL_FORM("cp.async.bulk.tensor$tmadim.shared::cta.global{.tile}.mbarrier::complet
 PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col.mbarrier::complete_tx::bytes$tccg{"
         ".L2::cache_hint}", "mg, T[d]:b32, mgS, r[d-2]:b16=i, a<.L2::cache_hint>:u64", 86, 100,
         PLA_FAMILY_A | PLA_SM110, TMA)
+/* the sm_100 load modes (PTX 8.6): .tile::gather4, 2d only, five .s32 coordinates (a column and
+** four rows); .im2col::w and .im2col::w::128, 3d-5d, with im2colInfo {wHalo, wOffset} (two .b16).
+** Into .shared::cta on every target from sm_100 (.im2col::w::128 and a .cta_group only on the
+** family targets, sm_110 too), into .shared::cluster on the family targets; the store mode
+** .tile::scatter4 and prefetches in either mode on the family targets */
+PL_SET(tmaw, ".im2col::w|.im2col::w::128")
+PL_FORM("cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes{"
+        ".L2::cache_hint}", "mg, T[5]:b32, mgS, a<.L2::cache_hint>:u64", 86, 100, 0, _)
+PL_FORM("cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes"
+        "$tccg{.L2::cache_hint}", "mg, T[5]:b32, mgS, a<.L2::cache_hint>:u64", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes{"
+        ".multicast::cluster}{$tccg}{.L2::cache_hint}",
+        "mg, T[5]:b32, mgS, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes{"
+        ".L2::cache_hint}", "mg, T[d]:b32, mgS, r[2]:b16=i, a<.L2::cache_hint>:u64", 86, 100, 0, _)
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes"
+        "$tccg{.L2::cache_hint}", "mg, T[d]:b32, mgS, r[2]:b16=i, a<.L2::cache_hint>:u64", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cta.global.im2col::w::128.mbarrier::complete_tx::"
+        "bytes{$tccg}{.L2::cache_hint}", "mg, T[d]:b32, mgS, r[2]:b16=i, a<.L2::cache_hint>:u64",
+        86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("cp.async.bulk.tensor$tmadim3.shared::cluster.global$tmaw.mbarrier::complete_tx::bytes{"
+        ".multicast::cluster}{$tccg}{.L2::cache_hint}",
+        "mg, T[d]:b32, mgS, r[2]:b16=i, a<.multicast::cluster>:b16, a<.L2::cache_hint>:u64", 86,
+        100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group{.L2::cache_hint}",
+        "T[5]:b32, mg2, a<.L2::cache_hint>:u64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+/* ptxas 13 takes .tile::scatter4 for the reductions too */
+PL_FORM("cp.reduce.async.bulk.tensor.2d.global.shared::cta$tmared.tile::scatter4.bulk_group{"
+        ".L2::cache_hint}", "T[5]:b32, mg2, a<.L2::cache_hint>:u64", 86, 100,
+        PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4{.L2::cache_hint}",
+        "T[5]:b32, a<.L2::cache_hint>:u64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("cp.async.bulk.prefetch.tensor$tmadim3.L2.global$tmaw{.L2::cache_hint}",
+        "T[d]:b32, r[2]:b16=i, a<.L2::cache_hint>:u64", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("cp.async.bulk.tensor$tmadim.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}",
         "T[d]:b32, mg2, a<.L2::cache_hint>:u64", 80, 90, 0, TMA)
 PL_FORM("cp.async.bulk.tensor$tmadim3.global.shared::cta.im2col_no_offs.bulk_group{"
@@ -1316,12 +1382,21 @@ PL_FORM("tensormap.replace.tile.global_stride$tmsp.b1024.b64", "mg, i:b32^4, a:b
         PLA_SPECIFIC, TMAP)
 PL_FORM("tensormap.replace.tile.elemtype$tmsp.b1024.b32", "mg, i:b32^12", 83, 90, PLA_SPECIFIC,
         TMAP)
+PL_FORM("tensormap.replace.tile.elemtype$tmsp.b1024.b32", "mg, i:b32^13..15", 87, 100,
+        PLA_SPECIFIC, TMAP)
 PL_FORM("tensormap.replace.tile.interleave_layout$tmsp.b1024.b32", "mg, i:b32^2", 83, 90,
         PLA_SPECIFIC, TMAP)
 PL_FORM("tensormap.replace.tile.swizzle_mode$tmsp.b1024.b32", "mg, i:b32^3", 83, 90, PLA_SPECIFIC,
         TMAP)
+PL_FORM("tensormap.replace.tile.swizzle_mode$tmsp.b1024.b32", "mg, i:b32^4..4", 88, 103, PLA_ARCH_A,
+        TMAP)
 PL_FORM("tensormap.replace.tile.fill_mode$tmsp.b1024.b32", "mg, i:b32^1", 83, 90, PLA_SPECIFIC,
         TMAP)
+/* the sm_100 fields and values: .swizzle_atomicity (PTX 8.6), the packed sub-byte element types
+** 13..15 (PTX 8.7) on every arch- or family-specific target from sm_100, and swizzle mode 4 (96B,
+** PTX 8.8) on sm_103a alone (ptxas 13) */
+PL_FORM("tensormap.replace.tile.swizzle_atomicity$tmsp.b1024.b32", "mg, i:b32^3", 86, 100,
+        PLA_SPECIFIC, TMAP)
 /* copy a tensor map from shared to global memory with the fence that makes the tensormap proxy
 ** see it */
 PL_FORM("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release(.cta|.cluster|.gpu|"
@@ -1670,6 +1745,17 @@ PL_FORM("tcgen05.st.sync.aligned.16x256b$tcx32{.unpack::16b}.b32", "m:b32=i, r[x
         PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.st.sync.aligned.16x32bx2$tcx128{.unpack::16b}.b32", "m:b32=i, i:u32, r[x]:b32", 86,
         100, PLA_FAMILY_A | PLA_SM110, _)
+/* tcgen05.ld.red (PTX 8.8, sm_103a/f and sm_110a/f, not sm_100): .32x32b and .16x32bx2 loads of
+** .x2 to .x128 that also reduce the loaded values (.min, .max) into redval, a destination */
+PL_SET(tcx2, ".x2|.x4|.x8|.x16|.x32|.x64|.x128")
+PL_FORM("tcgen05.ld.red.sync.aligned.32x32b$tcx2.(.min|.max){.abs}{.NaN}.f32",
+        "d[x]:b32, d:b32, m:b32=i", 88, 103, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.ld.red.sync.aligned.32x32b$tcx2.(.min|.max).(.u32|.s32)",
+        "d[x]:b32, d:b32, m:b32=i", 88, 103, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.ld.red.sync.aligned.16x32bx2$tcx2.(.min|.max){.abs}{.NaN}.f32",
+        "d[x]:b32, d:b32, m:b32=i, i:u32", 88, 103, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.ld.red.sync.aligned.16x32bx2$tcx2.(.min|.max).(.u32|.s32)",
+        "d[x]:b32, d:b32, m:b32=i, i:u32", 88, 103, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.wait::ld.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.wait::st.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.fence::before_thread_sync", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)

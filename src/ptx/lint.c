@@ -288,6 +288,14 @@ static int opcode_spaces(const char *opc, int *sp) {
   return n;
 }
 
+/* does the form of opcode id take a generic address in a 32-bit register (isa_table.h: n)? */
+static int form_addr32(plI_module *m, uint32_t id) {
+  const plA_res *r = plA_resolve(m->isa, id, NULL);
+  for (int i = 0; r && i < r->nops; i++)
+    if (r->ops[i].flags & PLA_ADDR32) return 1;
+  return 0;
+}
+
 static int base_is(const char *opc, const char *b) {
   size_t n = strlen(b);
   return strncmp(opc, b, n) == 0 && (opc[n] == '.' || opc[n] == 0);
@@ -568,7 +576,7 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
       const char *copc = plA_canonical(m->isa, s->opc);
       if (s->flags & 0x80)
         report(&l, off, "the guard of '%s' is not a declared predicate register%s", opc, "");
-      int raw = 0, bad = 0, naddr = 0, has_sreg = 0, fl = 0;
+      int raw = 0, bad = 0, naddr = 0, has_sreg = 0, fl = 0, need = 0;
       /* vadd ... %r1.b0: byte and half selectors */
       int video = opc[0] == 'v' && base_known(opc, &(size_t){ 0 });
       for (uint16_t k = 0; k < s->nops; k++) {
@@ -689,7 +697,8 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
                      !strstr(opc, ".shared") && !strstr(opc, ".local") && !strstr(opc, ".param") &&
                      !strstr(opc, ".const")
                      /* [%r1]: a tensor-memory address */
-                     && !strstr(opc, ".global") && !base_is(opc, "tcgen05")) {
+                     && !strstr(opc, ".global") && !base_is(opc, "tcgen05") &&
+                     !form_addr32(m, s->opc)) {
             report(
                 &l, off,
                 "a 32-bit address register in a generic address of '%s' under .address_size 64%s",
@@ -854,11 +863,18 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
       l.msg.n = 0;
       if (s->nops > PLA_MAXOPS) {
         report(&l, off, "'%s' takes %s", opc, *r->operands ? r->operands : "no operands");
-      } else if (!plI_check_ops(r, m, opc, nops ? ops : NULL, nops, &l.msg)) {
+      } else if (!(need = plI_check_ops(r, m, opc, nops ? ops : NULL, nops, &l.msg))) {
         const char *msg = plB_buf_cstr(&l.msg);
         /* immediates for predicates (wgmma scale-d, mov.pred): legal PTX the table's operand kinds
         ** do not cover yet */
         if (!strstr(msg, "of type .pred, got an immediate")) report(&l, off, "%s%s", msg, "");
+      } else if (l.have_t && l.t.version && need > l.t.version) {
+        /* the operands fit a form of a later version than the opcode's own (the elemtype values
+        ** 13..15 of tensormap.replace: PTX 8.7), or name a special register of one */
+        char v[64];
+        snprintf(v, sizeof v, "%d.%d (the module declares %d.%d)", need / 10, need % 10,
+                 l.t.version / 10, l.t.version % 10);
+        report(&l, off, "'%s' with these operands requires PTX ISA %s", opc, v);
       } else {
         imm_types(&l, m, r, opc, ops, nops, off);
       }

@@ -23,7 +23,7 @@ local function prev_version(v)
 end
 local PREV_TARGET = { sm_80 = "sm_75", sm_86 = "sm_80", sm_87 = "sm_86", sm_88 = "sm_87", sm_89 = "sm_88",
   sm_90 = "sm_89", sm_90a = "sm_90", sm_100 = "sm_90a", sm_100a = "sm_100f", sm_100f = "sm_100",
-  sm_103 = "sm_100", sm_103a = "sm_103f", sm_110 = "sm_103", sm_110a = "sm_110f", sm_120 = "sm_110",
+  sm_103 = "sm_100", sm_103f = "sm_100f", sm_103a = "sm_103f", sm_110 = "sm_103", sm_110a = "sm_110f", sm_120 = "sm_110",
   sm_120a = "sm_120f", sm_121 = "sm_120", sm_121a = "sm_121f" }
 
 local function vstr(v) return ("%d.%d"):format(math.floor(v / 10), v % 10) end

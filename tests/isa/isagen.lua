@@ -169,6 +169,8 @@ function G.parse_ops(s)
         i = i + #t + 1
         local rc = rest:match("^=[hi]?", i)            -- a register class: = .bN, =h or half, =i integer
         if rc then o.rclass = rc; i = i + #rc end
+      elseif ch == "#" then o.regaddr = true; i = i + 1  -- an address through a register only
+      elseif ch == "n" then o.addr32 = true; i = i + 1   -- a generic address a 32-bit register may give
       elseif ch == "g" then                           -- an address in a state space: g, g2, gS, gG
         o.space = true; i = i + 1
         local w = rest:match("^[2SG]", i)
@@ -315,7 +317,8 @@ local SPACES = { global = "global", shared = "shared", ["shared::cta"] = "shared
 G.SPACES = SPACES
 
 -- immediates where only immediates are allowed, by base name (default 1)
-G.IMM = { lop3 = 0x96, ["cp"] = 16, pmevent = 1, nanosleep = 32, discard = 128, applypriority = 128, fence = 128 }
+G.IMM = { lop3 = 0x96, ["cp"] = 16, pmevent = 1, nanosleep = 32, discard = 128, applypriority = 128, fence = 128,
+          st = 0 }  -- st: st.bulk's initval, which must be 0
 
 -- what an instance needs: its types, vector width, .xN, spaces and the operand specs present
 function G.shape(p, text)
@@ -375,13 +378,17 @@ function G.operands(p, text, env, opts)
       local v, vt
       if l == "_" then
         v, vt = ptx._, "_"
+      elseif l == "m" and o.regaddr then               -- a register, never a variable (st.bulk.shared::cta)
+        nm = nm + 1
+        local r = ptx.reg.u64()
+        v, vt = ptx.addr(r), "[" .. r:name() .. "]"
       elseif l == "m" then
         nm = nm + 1
         v, vt = env.addr(sh.spaces[nm] or sh.spaces[1] or "generic", nm, sh)
       elseif l == "T" then  -- [tmap, {c0, ...}]: the tensormap parameter, D coordinate registers
         nm = nm + 1         -- it stands for the global space of the opcode
         local cs, ct = {}, {}
-        for e = 1, (sh.dims or 1) - (o.vecd or 0) do cs[e], ct[e] = reg() end
+        for e = 1, o.vec or ((sh.dims or 1) - (o.vecd or 0)) do cs[e], ct[e] = reg() end  -- T[5]: gather4's five
         -- ptxas takes the tensor map's address in a register, not the parameter's name
         if not env.tmapreg then
           env.tmapreg = ptx.reg.u64()
@@ -394,6 +401,9 @@ function G.operands(p, text, env, opts)
       elseif l == "i" then
         v = env.imm and env.imm(sh, o) or G.IMM[sh.base] or 1
         if type(v) == "function" then v = v(sh, k) end           -- by operand position
+        -- into the operand's own range: a form told apart by its values (elemtype 13..15) gets one
+        local lo, hi = o.ival and o.ival.kind == "^" and o.ival.text:match("^(%-?%d+)%.%.(%-?%d+)$")
+        if lo and type(v) == "number" and (v < tonumber(lo) or v > tonumber(hi)) then v = tonumber(lo) end
         vt = tostring(v)
       else
         local n = o.vec or (o.vecv and sh.vec) or (o.vecx and sh.xn and sh.xn * (o.xmul or 1)) or (o.vecn and sh.nn and sh.nn / o.vecn)

@@ -1,7 +1,7 @@
 -- orders.lua -- modifier order, the linter against ptxas: every form's instances (isagen's cover)
 -- with their modifiers reordered (every order up to 5 modifiers; beyond, each modifier moved to
 -- each place and 20 shuffles, from a fixed seed), each written on a line of its own beside the
--- original in one module per target, then judged line by line by ptxas and by the linter
+-- original in one module per target and base name, then judged line by line by ptxas and by the linter
 -- (core.lint). Reports where they disagree:
 --   "takes   <target> <text> (<canonical>): <ptxas's message>"   the linter takes what ptxas rejects
 --   "rejects <target> <text> (<canonical>): <linter's message>"  the linter rejects what ptxas takes
@@ -69,7 +69,9 @@ function O.run(opts)
         if G.resolves_to(t, p) then
           local target, v = G.placement(t, p)
           if target then
-            local key = target .. "@" .. v
+            -- a module per base name: ptxas checks in phases, and a syntax error of one line (a cp
+            -- reordering) hides the later phase's errors of every other line (tcgen05's name words)
+            local key = target .. "@" .. v .. "+" .. p.base
             if not groups[key] then groups[key] = { target = target, version = v, insts = {} }; gorder[#gorder + 1] = key end
             table.insert(groups[key].insts, { p = p, text = t })
           end

@@ -230,6 +230,37 @@ describe("the MMA, its commit, ld/st, fences and waits", function()
     end)
   end)
 
+  it("ptx.tcgen05_ld_red: one tcgen05.ld.red (sm_103a/f, sm_110a/f), registers and the reduced value of its type", function()
+    local regs, red
+    local text = H.body(function(ptx)
+      local d = ptx.reg.b32()
+      regs, red = ptx.tcgen05_ld_red { shape = "32x32b", num = 4, taddr = d, op = "max", abs = true, nan = true }
+      local r2, m2 = ptx.tcgen05_ld_red { shape = "16x32bx2", num = 2, taddr = d, op = "min", type = "s32", offset = 16 }
+      ptx.tcgen05_wait("ld")
+      assert.are.same({ 2, "s32" }, { #r2, getmetatable(m2).ptype })
+    end, nil, { target = "sm_103a" })
+    assert.are.same({ "tcgen05.ld.red.sync.aligned.32x32b.x4.max.abs.NaN.f32 {%fv1_0, %fv1_1, %fv1_2, %fv1_3}, %f1, [%b1];",
+                      "tcgen05.ld.red.sync.aligned.16x32bx2.x2.min.s32 {%siv2_0, %siv2_1}, %si1, [%b1], 16;",
+                      "tcgen05.wait::ld.sync.aligned;" }, H.insns(text))
+    assert.are.same({ 4, "f32" }, { #regs, getmetatable(red).ptype })
+    local ok, out = H.assemble(text, "sm_103a")
+    if ok ~= nil then assert.is_true(ok, out .. "\n" .. text) end
+    -- sm_110f takes it too; sm_100a does not (ptxas: "not supported on .target 'sm_100a'")
+    H.body(function(ptx) ptx.tcgen05_ld_red { shape = "32x32b", num = 2, taddr = ptx.reg.b32(), op = "min" } end, nil, { target = "sm_110f" })
+    fails("tcgen05.ld.red is for sm_103a/f and sm_110a/f (PTX 8.8), not sm_100", function(ptx)
+      ptx.tcgen05_ld_red { shape = "32x32b", num = 2, taddr = ptx.reg.b32(), op = "min" }
+    end)
+    local function on103(msg, o)
+      fails(msg, function(ptx) o.taddr = ptx.reg.b32(); ptx.tcgen05_ld_red(o) end, "sm_103a")
+    end
+    on103("shape must be 32x32b or 16x32bx2", { shape = "16x64b", num = 2, op = "min" })
+    on103("num must be 2 to 128", { shape = "32x32b", num = 1, op = "min" })
+    on103("op must be \"min\" or \"max\"", { shape = "32x32b", num = 2, op = "add" })
+    on103("abs is for type f32 only", { shape = "32x32b", num = 2, op = "min", type = "u32", abs = true })
+    on103("type must be f32, u32 or s32", { shape = "32x32b", num = 2, op = "min", type = "b32" })
+    on103(".16x32bx2 takes offset", { shape = "16x32bx2", num = 2, op = "min" })
+  end)
+
   it("CTA pairs: the roles, and the multicast commit of a cta_group::2 kernel", function()
     local text = body(function(ptx)
       local smem = ptx.smem_plan()

@@ -58,7 +58,7 @@ local CASES = {
                                         call = function(g, e) g.wgmma_desc(e.tile, e.rec { mn = 64, k = 64, address = 1024 }) end },
 }
 
--- the Blackwell helpers (lua/ptxlua/blackwell.lua), traced for sm_100a
+-- the Blackwell helpers (lua/ptxlua/blackwell.lua), traced for sm_100a (tcgen05_ld_red: sm_103a)
 local function bw(ptx)
   local e = plan_bar(ptx)
   e.tb, e.db = ptx.reg.b32(), ptx.reg.b64()
@@ -69,6 +69,8 @@ local BW = {
   tcgen05_commit = { one = function(g, e) g.tcgen05_commit(e.rec(e.bar)) end },
   tcgen05_ld = { one = function(g, e) g.tcgen05_ld(e.rec { shape = "32x32b", num = 4, taddr = e.tb }) end },
   tcgen05_st = { one = function(g, e) g.tcgen05_st(e.rec { shape = "32x32b", num = 2, taddr = e.tb, regs = { e.tb, e.tb } }) end },
+  tcgen05_ld_red = { one = function(g, e) g.tcgen05_ld_red(e.rec { shape = "32x32b", num = 2, taddr = e.tb, op = "max" }) end,
+                     target = "sm_103a" },
   tcgen05_wait = { one = function(g, e) g.tcgen05_wait(e.rec("ld")) end },
   tcgen05_fence = { one = function(g, e) g.tcgen05_fence(e.rec("after")) end },
   tcgen05_desc = { err = "ptx.tcgen05_desc records several", call = function(g, e) g.tcgen05_desc(e.tile, e.rec { mn = 64, k = 64 }) end },
@@ -84,7 +86,7 @@ local BW = {
   tmem_plan = { err = "ptx.tmem_plan records none", call = function(g, e) g.tmem_plan(e.rec()) end },
 }
 for name, c in pairs(BW) do
-  c.target, c.setup = "sm_100a", c.setup or bw
+  c.target, c.setup = c.target or "sm_100a", c.setup or bw
   CASES[name] = c
 end
 

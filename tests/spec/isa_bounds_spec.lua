@@ -111,12 +111,13 @@ describe("immediates narrower than their type", function()
     { what = "wgmma's transposes are 0 or 1", msg = "-1 is out of range (0 to 1)",
       bad = function(line) local acc = ptx.regs.f32(4); local a, b = ptx.reg.u64(), ptx.reg.u64(); local p = ptx.pred()
         line(); ptx.op "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16" (acc, a, b, p, 1, 1, -1, 0) end },
-    { what = "a tensormap.replace field has its range", msg = "4 is out of range (0 to 3)",
+    -- (5: mode 4, 96B, is sm_103a's alone, PTX 8.8)
+    { what = "a tensormap.replace field has its range", msg = "5 is out of range (0 to 3)",
       bad = function(line) local tm = ptx.shared("tm", "b8", 128, 128)
-        line(); ptx.op "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32" (ptx.addr(tm), 4) end,
+        line(); ptx.op "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32" (ptx.addr(tm), 5) end,
       good = function() local tm = ptx.shared("tm", "b8", 128, 128)
         ptx.op "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32" (ptx.addr(tm), 3) end,
-      raw = "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [sv], 4;" },
+      raw = "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [sv], 5;" },
     { what = "bar.arrive's thread count is not 0", msg = "0 is out of range (1 to 4294967295)",
       bad = function(line) line(); ptx.bar.arrive(1, 0) end, good = function() ptx.bar.arrive(1, 64) end,
       raw = "bar.arrive 1, 0;" },

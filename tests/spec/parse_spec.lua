@@ -243,6 +243,102 @@ describe("ptxlua --lint", function()
     if ok2 ~= nil then assert(ok2, out2) end
   end)
 
+  -- the sm_100 forms of PTX 8.6-8.8 (issue 17): linted clean, assembled by ptxas, printed back byte for
+  -- byte both as written and as DSL code; and the mistakes around them, refused by both at the line
+  it("takes the sm_100 forms of PTX 8.6-8.8 (gather4, scatter4, im2col::w, st.bulk, cp_mask, tcgen05.ld.red, tensormap fields) and prints them back", function()
+    local ptx = H.write(H.tmpfile(".ptx"), H.fixture "parse/sm100_forms.ptx")
+    local _, err, rc = H.ptxlua { "--lint", ptx }
+    assert(rc == 0, err)
+    local ok, out = H.assemble(H.read(ptx), "sm_103a")
+    if ok ~= nil then assert(ok, out) end
+    assert.is_true(roundtrip(ptx))
+    local lua = H.tmpfile(".lua")
+    local _, e2, rc2 = H.ptxlua { "--from-ptx", ptx, "--sugar", "-o", lua }
+    assert(rc2 == 0, e2)
+    -- every instruction a DSL call (ptx.op "..." or a chain), none kept as text
+    local script = H.read(lua)
+    for line in script:gmatch("[^\n]+") do
+      if line:find("sugar.text", 1, true) then
+        assert.falsy(line:find("cp%.async") or line:find("st%.bulk") or line:find("tcgen05"), line)
+      end
+    end
+    for _, want in ipairs { "tile::gather4", "tile::scatter4", "im2col::w::128", "cp_mask", "st.bulk.weak.shared__cta", "ld.red" } do
+      assert.truthy(script:find(want, 1, true), want)
+    end
+    local back, e3, rc3 = H.ptxlua { lua, "--print-ptx" }
+    assert(rc3 == 0, e3)
+    assert.are.equal(H.read(ptx), back)
+  end)
+
+  local HEAD100 = ".version %s\n.target %s\n.address_size 64\n.shared .align 16 .b8 sv[64];\n.visible .entry k(.param .u64 p)\n{\n" ..
+    "\t.reg .b64 %%rd<4>;\n\t.reg .b32 %%r<8>;\n\t.reg .f32 %%f<4>;\n\t.reg .b16 %%rs<4>;\n"
+  local BAD100 = {
+    { "st.bulk.weak.shared::cta [sv], 8, 0;", "the address must be a register", "sm_100a", "8.6" },
+    { "st.bulk.weak.shared::cta [%rd1], 12, 0;", "12 is not a multiple of 8", "sm_100a", "8.6" },
+    { "st.bulk [%rd1], 8, 1;", "1 is not 0", "sm_100a", "8.6" },
+    { "st.bulk.weak [p], 8, 0;", "'p' is in .param, which a generic address does not reach", "sm_100a", "8.6" },
+    { "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1, %f2}, %f3, [%r1];",
+      "requires sm_103a, sm_103f, sm_110a or sm_110f (arch- or family-specific; the target is sm_100a)", "sm_100a", "8.8" },
+    { "tcgen05.ld.red.sync.aligned.32x32b.x1.min.f32 {%f1}, %f3, [%r1];", "is not a valid form of tcgen05", "sm_103a", "8.8" },
+    { "tcgen05.ld.red.sync.aligned.32x32b.x2.add.u32 {%r1, %r2}, %r3, [%r1];", "is not a valid form of tcgen05", "sm_103a", "8.8" },
+    { "tcgen05.ld.red.sync.aligned.32x32b.x2.min.u32 {%r1, %r2}, 5, [%r1];", "operand 2 of", "sm_103a", "8.8" },
+    { "cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1, %r2, %r3, %r4}], [%rd3];",
+      "expected 5 tensor coordinates, got 4", "sm_100a", "8.6" },
+    { "cp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1, %r2, %r3}], [%rd3], {%rs1, %rs2};",
+      "requires sm_100a, sm_100f, sm_103a, sm_103f, sm_110a or sm_110f", "sm_100", "8.6" },
+    { "cp.async.bulk.tensor.3d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1, %r2, %r3}], [%rd3], {%rs1};",
+      "expected a vector of 2 registers, got 1", "sm_100a", "8.6" },
+    { "cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group [%rd2, {%r1, %r2, %r3, %r4, %r5}], [%rd1];",
+      "requires sm_100a, sm_100f", "sm_100", "8.6" },
+    { "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%rd1], [%rd2], 16, [%rd3];", "requires PTX ISA 8.6", "sm_90a", "8.5" },
+    { "cp.async.bulk.global.shared::cta.bulk_group.cp_mask [%rd1], [%rd2], 16, %rs1;", "requires sm_100 or later", "sm_90a", "8.6" },
+    { "tensormap.replace.tile.swizzle_atomicity.shared::cta.b1024.b32 [sv], 4;", "4 is out of range (0 to 3)", "sm_100a", "8.6" },
+    { "tensormap.replace.tile.swizzle_atomicity.shared::cta.b1024.b32 [sv], 1;", "an arch- or family-specific target from sm_100", "sm_90a", "8.6" },
+    { "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [sv], 13;", "with these operands requires PTX ISA 8.7 (the module declares 8.6)", "sm_100a", "8.6" },
+    { "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [sv], 4;", "requires sm_103a (arch-specific; the target is sm_100f)", "sm_100f", "8.8" },
+  }
+  -- and each at the least target and version the table gives it (the refusals above are one below)
+  local GOOD100 = {
+    { "st.bulk.weak.shared::cta [%rd1], 8, 0;", "sm_100", "8.6" },
+    { "st.bulk.weak [%r1], %rd1, 0;", "sm_100", "8.6" },
+    { "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%rd1], [%rd2], 16, [%rd3];", "sm_90", "8.6" },
+    { "cp.async.bulk.global.shared::cta.bulk_group.cp_mask [%rd1], [%rd2], 16, %rs1;", "sm_100", "8.6" },
+    { "cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1, %r2, %r3, %r4, %r5}], [%rd3];", "sm_100", "8.6" },
+    { "cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes.cta_group::2 [%rd1], [%rd2, {%r1, %r2, %r3, %r4, %r5}], [%rd3];", "sm_100a", "8.6" },
+    { "cp.async.bulk.tensor.3d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1, %r2, %r3}], [%rd3], {%rs1, %rs2};", "sm_100", "8.6" },
+    { "cp.async.bulk.tensor.3d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1, %r2, %r3}], [%rd3], {%rs1, %rs2};", "sm_120", "8.7" },
+    { "cp.async.bulk.tensor.4d.shared::cta.global.im2col::w::128.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1, %r2, %r3, %r4}], [%rd3], {%rs1, %rs2};", "sm_100a", "8.6" },
+    { "cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group [%rd2, {%r1, %r2, %r3, %r4, %r5}], [%rd1];", "sm_100a", "8.6" },
+    { "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile::scatter4.bulk_group [%rd2, {%r1, %r2, %r3, %r4, %r5}], [%rd1];", "sm_110f", "9.0" },
+    { "cp.async.bulk.prefetch.tensor.5d.L2.global.im2col::w [%rd2, {%r1, %r2, %r3, %r4, %r5}], {%rs1, %rs2};", "sm_100a", "8.6" },
+    { "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1, %f2}, %f3, [%r1];", "sm_103a", "8.8" },
+    { "tcgen05.ld.red.sync.aligned.16x32bx2.x128.max.s32 {" .. ("%r1, "):rep(127) .. "%r1}, %r2, [%r1], 64;", "sm_110a", "9.0" },
+    { "tensormap.replace.tile.swizzle_atomicity.shared::cta.b1024.b32 [sv], 1;", "sm_100a", "8.6" },
+    { "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [sv], 15;", "sm_100a", "8.7" },
+    { "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [sv], 4;", "sm_103a", "8.8" },
+  }
+  it("takes each sm_100 form of PTX 8.6-8.8 at its least target and version, as ptxas does", function()
+    for _, c in ipairs(GOOD100) do
+      local ptx = H.write(H.tmpfile(".ptx"), HEAD100:format(c[3], c[2]) .. "\t" .. c[1] .. "\n\tret;\n}\n")
+      local _, err, rc = H.ptxlua { "--lint", ptx }
+      assert(rc == 0, c[1] .. " on " .. c[2] .. ": " .. err)
+      local ok, out = H.assemble(H.read(ptx), c[2])
+      if ok ~= nil then assert(ok, c[1] .. " on " .. c[2] .. ": " .. out) end
+    end
+  end)
+
+  it("refuses what ptxas refuses around the sm_100 forms of PTX 8.6-8.8, at the line", function()
+    for _, c in ipairs(BAD100) do
+      local ptx = H.write(H.tmpfile(".ptx"), HEAD100:format(c[4], c[3]) .. "\t" .. c[1] .. "\n\tret;\n}\n")
+      local _, err, rc = H.ptxlua { "--lint", ptx }
+      assert(rc == 1, c[1] .. ": lint took it")
+      assert(err:find(ptx .. ":11:2: error: ", 1, true), c[1] .. ": " .. err)
+      assert(err:find(c[2], 1, true), c[1] .. ": " .. err)
+      local ok = H.assemble(H.read(ptx), c[3])
+      if ok ~= nil then assert(ok == false, c[1] .. ": ptxas takes it") end
+    end
+  end)
+
   it("takes the legal PTX beside those: float literals, {r} for a scalar, %tid.w, generic and .local addresses, tcgen05", function()
     local ptx = lint_case(table.concat({
       "\tmov.f32 %f1, 0.5;\n", "\tmov.b64 %rd1, 1.0;\n", "\tadd.f32 %f1, %f1, 0f3F800000;\n",
