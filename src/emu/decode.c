@@ -1153,8 +1153,8 @@ DEC(fenceproxy) {
                          : T(k, "shared::cluster")             ? 2
                          : T(k, "global")                      ? 3
                                                                : 0);
-  } else if (T(k, "async::generic")) { /* the async proxy's writes seen by generic accesses (and
-                                          ** back): the emulator's copies land whole, so no effect */
+  } else if (T(k, "async::generic")) {
+    /* the async proxy's writes seen by generic accesses (and back): copies land whole, no effect */
     in->sub = 4;
     T(k, "sync_restrict::shared::cluster");
     T(k, "sync_restrict::shared::cta");

@@ -475,7 +475,7 @@ typedef struct plX_hop {
   uint32_t tmseq;
   int scanned, has_wgmma; /* the code was looked at once */
   /* cluster launch control (blackwell/clc.c): the mode (PLX_CLC_*), the launch's clusters, the
-  ** next one neither launched nor canceled (the grid walk of emu.c takes it), try_cancel requests */
+  ** next one neither launched nor canceled (emu.c's grid walk takes it), try_cancel requests */
   int clc_mode;
   uint64_t clc_total, clc_next, clc_req;
 } plX_hop;
