@@ -1408,6 +1408,7 @@ DEC(bulk) {
   int txb = T(k, "mbarrier::complete_tx::bytes"), grp = T(k, "bulk_group");
   int sh_cl = T(k, "shared::cluster"), sh_cta = T(k, "shared::cta"), gl = T(k, "global");
   int pf = T(k, "prefetch");
+  int cg = T(k, "cta_group::1") ? 1 : T(k, "cta_group::2") ? 2 : 0; /* sm_100 TMA loads */
   T(k, "L2");
   if (red) {
     int o = TL(k, OPS);
@@ -1440,6 +1441,9 @@ DEC(bulk) {
   } /* shared -> global */
   else
     return unsup(d, in, "");
+  NEED(!cg || (tensor && in->sub == 0), "");
+  /* a TMA load: sub2 bits 0-1 its cta_group, bit 2 a .shared::cta destination */
+  if (tensor && in->sub == 0) in->sub2 = (uint8_t)(cg | (sh_cta && !sh_cl ? 4 : 0));
   if (tensor) {
     in->op = X_TMA;
     NEED(!i2c || in->sub == 0 || in->sub == 3, "stores and reductions take .im2col_no_offs");

@@ -440,6 +440,9 @@ typedef struct plX_async {
   uint32_t ph[16];        /* by destination rank: its mbarrier's phase at the issue */
   uint8_t *data, *valid;  /* n bytes, and which of them are written (NULL: all) */
   int sw;                 /* the swizzle of a TMA load (psw tracking), -1 none */
+  /* a TMA load's .cta_group::2: the mbarrier is in the CTA of this parity of each destination's
+  ** pair (rank & ~1 | bpar); -1: in each destination (every other copy) */
+  int bpar;
   /* cp.reduce.async.bulk into shared::cluster: the XA_* op (-1: a copy), PLB_TM_* type */
   int red, rdt;
 } plX_async;

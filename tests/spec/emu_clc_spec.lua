@@ -348,3 +348,99 @@ describe("emulated .b128 registers", function()
     dst:free()
   end)
 end)
+
+-- TMA on sm_100: .cta_group::1/::2 and the .shared::cta destination. A tensor of 16 rows x 64 u16;
+-- CTA rank r of the cluster loads rows 8r..8r+7 into its tile, completing on `which`'s mbarrier
+-- ("own", or "leader": rank 0's, through mapa); rank 0 expects the bytes of every load that
+-- signals it, waits, and a cluster barrier tells the others; each CTA copies its tile to out
+local function tma_pair(ptx, op, which, cluster)
+  return ptx.kernel { name = "tma2", target = "sm_100a", cluster = { cluster, 1, 1 },
+    params = { { "tmap", "tensormap" }, { "out", "u16*" } },
+    body = function(_, tmap, out)
+      local plan = ptx.smem_plan()
+      local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+      local tile = plan:alloc("tile", "u16", { 8, 64 }, { align = 128 })
+      local desc = ptx.reg.u64()
+      ptx.op "cvta.param.u64" (desc, tmap)
+      local tid = ptx.special "tid.x"
+      local rank = ptx.special "cluster_ctarank"
+      ptx.if_(tid:eq(0), function() ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 1) end)
+      ptx.op "barrier.cluster.arrive.release.aligned" ()
+      ptx.op "barrier.cluster.wait.acquire.aligned" ()
+      local signals = which == "leader" and cluster or 1
+      ptx.if_(tid:eq(0), function()
+        ptx.if_(rank:eq(0), function()
+          ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, bar:addr(0), 1024 * signals)
+        end)
+        local mb = bar:addr(0)
+        if which == "leader" then
+          local a, r = ptx.reg.u32(), ptx.reg.u32()
+          ptx.mov.u32(a, ptx.sym "smem")
+          ptx.op "mapa.shared::cluster.u32" (r, a + bar.offset, 0)
+          mb = ptx.addr(r)
+        end
+        local x, y = ptx.reg.b32(), ptx.reg.b32()
+        ptx.mov.b32(x, 0)
+        ptx.mov.b32(y, rank:shl(3))
+        ptx.op(op)(tile:addr(0), ptx.taddr(desc, { x, y }), mb)
+      end)
+      ptx.if_(rank:eq(0), function() ptx.mbarrier_wait(bar, 0) end)
+      ptx.op "barrier.cluster.arrive.release.aligned" ()
+      ptx.op "barrier.cluster.wait.acquire.aligned" ()
+      local po = ptx.global_ptrs(out)
+      local sa = ptx.reg.u32()
+      ptx.mov.u32(sa, ptx.sym "smem")
+      for i = 0, 512 / 32 - 1 do
+        local idx = tid + i * 32
+        local v = ptx.reg.u16()
+        ptx.ld.shared.u16(v, ptx.addr(sa + tile.offset + idx:shl(1)))
+        ptx.st.global.u16(ptx.addr(po + (rank:shl(9) + idx):mul_wide(2)), v)
+      end
+    end }
+end
+
+describe("emulated TMA on sm_100", function()
+  local src = dev:array("u16", 16 * 64, function(i) return (i * 41) % 65536 end)
+  local tm = dev:tensormap(src, { dims = { 64, 16 }, box = { 64, 8 }, dtype = "u16" })
+  local CG2 = "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2"
+  local CG1 = "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::1"
+  local CTA = "cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes.cta_group::1"
+  local function check(k, cluster)
+    local out = dev:array("u16", cluster * 512, 0xA5A5)
+    rt.launch(k, { device = dev, args = { tm, out }, grid = { cluster }, block = { 32 } })
+    local got, want = out:read(), src:read()
+    for i = 1, cluster * 512 do assert.are.equal(want[i], got[i], fmt("element %d", i - 1)) end
+    out:free()
+  end
+
+  it("loads with .cta_group::2, the odd CTA completing on the leader's mbarrier", function()
+    local ptx = H.fresh()
+    local k = tma_pair(ptx, CG2, "leader", 2)
+    check(k, 2)
+    H.assembles(ptx, "sm_100a")
+  end)
+
+  it("loads with .cta_group::1 and into .shared::cta", function()
+    for _, op in ipairs { CG1, CTA } do
+      local ptx = H.fresh()
+      check(tma_pair(ptx, op, "own", 1), 1)
+      H.assembles(ptx, "sm_100a")
+    end
+  end)
+
+  it("reports an mbarrier the CTA group does not allow, and .cta_group::2 without pairs", function()
+    local ptx = H.fresh()
+    local k = tma_pair(ptx, CG1, "leader", 2)
+    local out = dev:array("u16", 1024, 0)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { tm, out }, grid = { 2 }, block = { 32 } })
+    assert.is_false(ok)
+    assert.matches("with .cta_group::1 the mbarrier is in the destination's CTA; here it is in CTA rank 0, the destination in rank 1",
+                   err, 1, true)
+    ptx = H.fresh()
+    k = tma_pair(ptx, CG2, "own", 1)
+    ok, err = pcall(rt.launch, k, { device = dev, args = { tm, out }, grid = { 1 }, block = { 32 } })
+    assert.is_false(ok)
+    assert.matches("a .cta_group::2 copy in a cluster of 1 CTAs: CTA pairs need an even cluster", err, 1, true)
+    out:free()
+  end)
+end)

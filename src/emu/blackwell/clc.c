@@ -81,7 +81,7 @@ static int exec_try(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     uint8_t *data = malloc(16);
     if (!data) return plX__fail(e, in->stmt, "out of memory");
     memcpy(data, v, 16);
-    if (plX__h_queue(e, in, tid, mask, off, 16, moff, 16, data, NULL, -1)) return e->status;
+    if (plX__h_queue(e, in, tid, mask, off, 16, moff, 16, data, NULL, -1, -1)) return e->status;
   });
   return 0;
 }
