@@ -98,6 +98,28 @@ end)
 
 -- a cluster of 2: rank 0 asks for both (.multicast::cluster::all), each CTA's thread 0 expects the
 -- 16 bytes on its own mbarrier, and every CTA decodes the same response
+describe("ptxlua --emulate --clc MODE", function()
+  local script = H.root .. "/tests/fixtures/blackwell/clc_persistent.lua"
+  it("runs the kernel's requests in that mode", function()
+    for mode, ctas in pairs { all = 1, none = 12, alternate = 6 } do
+      local out, err, rc = H.ptxlua { script, "--emulate", "--clc", mode }
+      assert.are.equal(0, rc, err)
+      assert.matches(fmt("warp instructions, %d CTAs)", ctas), out, 1, true)
+    end
+    local out, err, rc = H.ptxlua { script, "--emulate" }             -- all, the default
+    assert.are.equal(0, rc, err)
+    assert.matches("warp instructions, 1 CTAs)", out, 1, true)
+  end)
+  it("takes only those modes, and only with --emulate", function()
+    local _, err, rc = H.ptxlua { script, "--emulate", "--clc", "some" }
+    assert.are.equal(2, rc)
+    assert.matches("--clc needs all, none or alternate, got 'some'", err, 1, true)
+    _, err, rc = H.ptxlua { script, "--clc", "none" }
+    assert.are.equal(2, rc)
+    assert.matches("--clc goes with --emulate", err, 1, true)
+  end)
+end)
+
 describe("emulated cluster launch control in clusters", function()
   local ptx = H.fresh()
   local k = ptx.kernel { name = "pers2", target = "sm_100a", cluster = { 2, 1, 1 },
