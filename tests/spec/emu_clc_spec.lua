@@ -188,6 +188,9 @@ local function one_request(ptx, body)
     end }
 end
 
+local SPEC = H.root .. "/tests/spec/emu_clc_spec.lua"
+local function line(marker) return H.marker_line(SPEC, marker) end
+
 local function run(k, opts)
   local out = dev:array("u32", 8, 0xdeadbeef)
   local ok, err = pcall(rt.launch, k, { device = dev, args = { out }, grid = opts.grid or { 1 }, block = { 1 },
@@ -244,14 +247,7 @@ describe("the try_cancel response", function()
     end)
     local ok, err = run(k, { grid = { 4 }, clc = "none" })
     assert.is_false(ok)
-    local src = H.read(H.root .. "/tests/spec/emu_clc_spec.lua")
-    local la, lb = 0, 0
-    local n = 0
-    for line in src:gmatch("([^\n]*)\n") do
-      n = n + 1
-      if la == 0 and line:find("-- line A", 1, true) then la = n end
-      if lb == 0 and line:find("-- line B", 1, true) then lb = n end
-    end
+    local la, lb = line("-- line A"), line("-- line B")
     assert.matches(fmt("emu_clc_spec.lua:%d: error: ", lb), err, 1, true)
     assert.matches("after this CTA saw a request fail", err, 1, true)
     assert.matches(fmt("query_cancel of line %d", la), err, 1, true)
@@ -264,10 +260,11 @@ describe("the try_cancel response", function()
     local ptx = H.fresh()
     local k = one_request(ptx, function(ptx, o)
       local r = ptx.reg.b128()
-      ptx.ld.shared.b128(r, o.resp:addr(0))                    -- no wait: line C
+      ptx.ld.shared.b128(r, o.resp:addr(0))                    -- line C (no wait)
     end)
     local ok, err = run(k, { grid = { 2 } })
     assert.is_false(ok)
+    assert.matches(fmt("emu_clc_spec.lua:%d: error: ", line("-- line C")), err, 1, true)
     assert.matches("ld.shared.b128 reads shared byte 0x10, which the clusterlaunchcontrol.try_cancel", err, 1, true)
     assert.matches("is still writing", err, 1, true)
   end)
@@ -279,10 +276,11 @@ describe("the try_cancel response", function()
       local r = ptx.reg.b128()
       ptx.ld.shared.b128(r, o.other:addr(0))                   -- the wrong buffer
       local p = ptx.reg.pred()
-      ptx.op "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128" (p, r)
+      ptx.op "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128" (p, r)        -- line E
     end)
     local ok, err = run(k, {})
     assert.is_false(ok)
+    assert.matches(fmt("emu_clc_spec.lua:%d: error: ", line("-- line E")), err, 1, true)
     assert.matches("decodes 0x00000000000000000000000000000000, which no clusterlaunchcontrol.try_cancel wrote", err, 1, true)
     ptx = H.fresh()
     k = one_request(ptx, function(ptx, o)
@@ -290,10 +288,11 @@ describe("the try_cancel response", function()
       local r = ptx.reg.b128()
       ptx.ld.shared.b128(r, o.resp:addr(0))
       local x = ptx.reg.u32()
-      ptx.op "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128" (x, r)   -- unguarded
+      ptx.op "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128" (x, r)   -- line F
     end)
     ok, err = run(k, { clc = "none", grid = { 3 } })
     assert.is_false(ok)
+    assert.matches(fmt("emu_clc_spec.lua:%d: error: ", line("-- line F")), err, 1, true)
     assert.matches("get_first_ctaid of a failed request's response (the clusterlaunchcontrol.try_cancel of line", err, 1, true)
     ok, err = run(k, { clc = "all", grid = { 3 } })   -- the first CTA's request succeeds; the next fails
     assert.is_false(ok)
@@ -356,6 +355,7 @@ describe("emulated .b128 registers", function()
     local dst = dev:array("u32", 16, 0)
     local ok, err = pcall(rt.launch, k, { device = dev, args = { dst }, grid = { 1 }, block = { 1 } })
     assert.is_false(ok)
+    assert.matches(fmt("emu_clc_spec.lua:%d: error: ", line("-- line D")), err, 1, true)
     assert.matches("global address 0x%x+ is not a multiple of 16", err)
     ptx = H.fresh()
     k = ptx.kernel { name = "q", target = "sm_90", params = { { "dst", "u32*" } },
