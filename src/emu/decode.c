@@ -1030,13 +1030,13 @@ DEC(ldst) {
   static const char *const V[] = { "v2", "v4", "v8", NULL };
   int v = TL(k, V);
   in->vec = (uint8_t)(v == 0 ? 1 : v == 1 ? 2 : v == 2 ? 4 : 8);
-  if (k->nt == 1 && t == PLT_B128 && !v) { /* a .b128 access: the two 64-bit halves of its
-                                              register, as .v2.b64 (t2 says so) */
+  /* a .b128 access: the two 64-bit halves of its register, as .v2.b64 (t2 says so) */
+  if (k->nt == 1 && t == PLT_B128 && !v) {
     in->t = PLT_B64;
     in->t2 = PLT_B128;
     in->vec = 2;
   }
-  NEED(k->nt == 1 && tbits(in->t) >= 8 && tbits(in->t) <= 64, "128-bit vectors");
+  NEED(k->nt == 1 && tbits(in->t) >= 8 && tbits(in->t) <= 64, "vectors of .b128");
   in->space = (uint8_t)sp;
   in->op = (uint16_t)op;
   return 1;
