@@ -94,6 +94,12 @@ PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks,
 #define PTXLUA_LIMIT_DEFAULT 0u
 #define PTXLUA_LIMIT_NONE    UINT64_MAX
 PTXLUA_API int ptxlua_set_emu_limit(ptxlua_engine *e, uint64_t warp_insns);
+/* the emulator's cluster launch control (ptxlua_emulate, and ptxlua_launch on "emu"): which
+** clusterlaunchcontrol.try_cancel requests succeed -- PTXLUA_CLC_ALL (the default: each one while a
+** cluster of the launch has not started), PTXLUA_CLC_NONE (none: the kernel's fallback path) or
+** PTXLUA_CLC_ALTERNATE (alternately, the first succeeding) */
+enum { PTXLUA_CLC_ALL = 0, PTXLUA_CLC_NONE = 1, PTXLUA_CLC_ALTERNATE = 2 };
+PTXLUA_API int ptxlua_set_emu_clc(ptxlua_engine *e, int mode);
 
 /* assembling (no GPU needed): nvJitLink from the CUDA toolkit, else the ptxas binary, through a
 ** disk cache ($PTXLUA_CACHE_DIR, $XDG_CACHE_HOME/ptxlua, ~/.cache/ptxlua). Flags add to the PTX

@@ -38,6 +38,7 @@ struct ptxlua_engine {
   int nres;
   ptxlua_device *devices; /* open devices (launch.c), closed by ptxlua_close */
   uint64_t emu_limit;     /* ptxlua_set_emu_limit: PTXLUA_LIMIT_DEFAULT (0), a count, or none */
+  int emu_clc;            /* ptxlua_set_emu_clc: PTXLUA_CLC_* */
 };
 
 PTXLUA_API int ptxlua_set_emu_limit(ptxlua_engine *e, uint64_t n) {
@@ -47,6 +48,14 @@ PTXLUA_API int ptxlua_set_emu_limit(ptxlua_engine *e, uint64_t n) {
 }
 uint64_t plE_emu_limit(ptxlua_engine *e) {
   return e ? e->emu_limit : 0;
+}
+PTXLUA_API int ptxlua_set_emu_clc(ptxlua_engine *e, int mode) {
+  if (!e || mode < PTXLUA_CLC_ALL || mode > PTXLUA_CLC_ALTERNATE) return PTXLUA_MISUSE;
+  e->emu_clc = mode;
+  return PTXLUA_OK;
+}
+int plE_emu_clc(ptxlua_engine *e) {
+  return e ? e->emu_clc : PTXLUA_CLC_ALL;
 }
 
 PTXLUA_API const char *ptxlua_version(void) {
@@ -655,6 +664,10 @@ PTXLUA_API int ptxlua_emulate(ptxlua_engine *e, const char *kernels, int checks,
     else
       lua_pushnumber(L, (lua_Number)e->emu_limit);
     lua_setfield(L, -2, "limit");
+  }
+  if (e->emu_clc != PTXLUA_CLC_ALL) {
+    lua_pushstring(L, e->emu_clc == PTXLUA_CLC_NONE ? "none" : "alternate");
+    lua_setfield(L, -2, "clc");
   }
   int rc = push_kernel_list(e, kernels);
   if (rc) {

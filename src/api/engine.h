@@ -21,6 +21,7 @@ int plE_check_flags(ptxlua_engine *e, int flags, int allowed);
 plI_module *plE_build(ptxlua_engine *e, const char *kernels, int *rc);
 int plE_defines_ref(ptxlua_engine *e);
 uint64_t plE_emu_limit(ptxlua_engine *e); /* ptxlua_set_emu_limit's value */
+int plE_emu_clc(ptxlua_engine *e);        /* ptxlua_set_emu_clc's mode (PTXLUA_CLC_*) */
 /* takes ownership */
 void plE_set_resources(ptxlua_engine *e, ptxlua_resources *r, char *names, int n);
 void plE_clear_error(ptxlua_engine *e);

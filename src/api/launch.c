@@ -1400,6 +1400,10 @@ static int emu_launch(ptxlua_kernel *k, const unsigned grid[3], const unsigned b
   uint32_t cl[3] = { k->cluster[0], k->cluster[1], k->cluster[2] };
   uint64_t lim = plE_emu_limit(e); /* the engine's budget (0: the default) */
   plX_set_limit(k->emu, lim == PTXLUA_LIMIT_NONE ? 0 : lim ? lim : PLX_LIMIT_DEFAULT);
+  int clc = plE_emu_clc(e);
+  plX_set_clc(k->emu, clc == PTXLUA_CLC_NONE        ? PLX_CLC_NONE
+                      : clc == PTXLUA_CLC_ALTERNATE ? PLX_CLC_ALTERNATE
+                                                    : PLX_CLC_ALL);
   if (plX_set_launch(k->emu, grid, block, smem) || (cl[0] && plX_set_cluster(k->emu, cl)))
     return launch_fail(k, PTXLUA_ERROR, plX_error(k->emu));
   if (plX_run(k->emu)) return launch_fail(k, PTXLUA_ERROR, plX_error(k->emu));

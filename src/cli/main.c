@@ -41,6 +41,9 @@ static const char *USAGE =
     "naming\n"
     "                       where each warp is. Given, it also runs what the cost estimate "
     "refuses\n"
+    "  --clc MODE           with --emulate: which clusterlaunchcontrol.try_cancel requests "
+    "succeed:\n"
+    "                       all (the default), none (the fallback path) or alternate\n"
     "  --check LIST         with --emulate, also check: races, uninit-shared, uninit-regs or all "
     "(comma\n"
     "                       separated, '_' or '-'); the next word is a LIST when it holds only "
@@ -316,6 +319,7 @@ int main(int argc, char **argv) {
   const char *file = NULL, *out = NULL, *arch = NULL;
   int flags = 0, print = 0, emulate = 0, checks = 0, assemble = 0, json = 0, nocache = 0;
   int limited = 0;                                /* --limit given */
+  int clc = -1;                                   /* --clc MODE: PTXLUA_CLC_* */
   const char *emit_dir = NULL, *emit_name = NULL; /* --emit-c DIR, --emit-name NAME */
   uint64_t limit = PTXLUA_LIMIT_DEFAULT;
   long max_spills = -1;
@@ -420,6 +424,15 @@ int main(int argc, char **argv) {
         limit = n;
       }
       limited = 1;
+    } else if (strcmp(a, "--clc") == 0 || strncmp(a, "--clc=", 6) == 0) {
+      const char *v = a[5] == '=' ? a + 6 : (++i < argc ? argv[i] : NULL);
+      clc = !v                            ? -1
+            : strcmp(v, "all") == 0       ? PTXLUA_CLC_ALL
+            : strcmp(v, "none") == 0      ? PTXLUA_CLC_NONE
+            : strcmp(v, "alternate") == 0 ? PTXLUA_CLC_ALTERNATE
+                                          : -1;
+      if (clc < 0)
+        return usage_error("--clc needs all, none or alternate, got '%s'", v ? v : "nothing");
     } else if (strcmp(a, "--doctor") == 0)
       return doctor();
     else if (strcmp(a, "--clear-cache") == 0)
@@ -499,6 +512,7 @@ int main(int argc, char **argv) {
   }
   if (checks && !emulate) return usage_error("--check LIST goes with --emulate%s", "");
   if (limited && !emulate) return usage_error("--limit goes with --emulate%s", "");
+  if (clc >= 0 && !emulate) return usage_error("--clc goes with --emulate%s", "");
   if ((json || max_spills >= 0) && !assemble)
     return usage_error("--json and --max-spills go with --check%s", "");
   if (nocache && !assemble && !emit_dir)
@@ -591,6 +605,7 @@ int main(int argc, char **argv) {
   if (emulate) {
     char *summary = NULL;
     ptxlua_set_emu_limit(e, limit);
+    if (clc >= 0) ptxlua_set_emu_clc(e, clc);
     rc = ptxlua_emulate(e, *kernels ? kernels : NULL, checks, &summary);
     if (summary) { /* also on a mismatch with a reference: what ran, then why */
       fputs(summary, stdout);

@@ -425,6 +425,8 @@ typedef struct plX_cta_hop {
   uint32_t *know;
   uint32_t *nreg;  /* per warp: its setmaxnreg count */
   uint32_t *clarr; /* per thread: 1 + the cluster-barrier phase it arrived in, 0 none */
+  /* cluster launch control: 1 + the pc of the query_cancel that saw a failed request, 0 none */
+  uint32_t clc_fail;
 } plX_cta_hop;
 
 /* a copy into shared memory in flight (TMA load, bulk copy): it lands when every warp of the
@@ -438,6 +440,9 @@ typedef struct plX_async {
   uint32_t ph[16];        /* by destination rank: its mbarrier's phase at the issue */
   uint8_t *data, *valid;  /* n bytes, and which of them are written (NULL: all) */
   int sw;                 /* the swizzle of a TMA load (psw tracking), -1 none */
+  /* a TMA load's .cta_group::2: the mbarrier is in the CTA of this parity of each destination's
+  ** pair (rank & ~1 | bpar); -1: in each destination (every other copy) */
+  int bpar;
   /* cp.reduce.async.bulk into shared::cluster: the XA_* op (-1: a copy), PLB_TM_* type */
   int red, rdt;
 } plX_async;
@@ -472,6 +477,10 @@ typedef struct plX_hop {
   PLB_VEC(plX_tmacq) tacq; /* and tensormap-proxy acquires */
   uint32_t tmseq;
   int scanned, has_wgmma; /* the code was looked at once */
+  /* cluster launch control (blackwell/clc.c): the mode (PLX_CLC_*), the launch's clusters, the
+  ** next one neither launched nor canceled (emu.c's grid walk takes it), try_cancel requests */
+  int clc_mode;
+  uint64_t clc_total, clc_next, clc_req;
 } plX_hop;
 
 /* the state of one CTA: its shared and local memory, warps, barriers and copies in flight. The CTAs

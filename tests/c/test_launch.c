@@ -217,6 +217,11 @@ static void emu_checks_from_c(void) {
   CHECK(strstr(msg, "\n  copy.lua:18 (mov.u32): threads (32,0,0)..(63,0,0) of CTA (0,0,0) "
                     "(warp 1); not started") != NULL);               /* warp 1 did not start */
   CHECK(ptxlua_set_emu_limit(e, PTXLUA_LIMIT_DEFAULT) == PTXLUA_OK); /* (10^8: not run here) */
+  /* cluster launch control's mode (tests/spec/emu_clc_spec.lua runs it through --clc) */
+  CHECK(ptxlua_set_emu_clc(NULL, PTXLUA_CLC_NONE) == PTXLUA_MISUSE);
+  CHECK(ptxlua_set_emu_clc(e, 3) == PTXLUA_MISUSE);
+  CHECK(ptxlua_set_emu_clc(e, PTXLUA_CLC_ALTERNATE) == PTXLUA_OK);
+  CHECK(ptxlua_set_emu_clc(e, PTXLUA_CLC_ALL) == PTXLUA_OK);
   ptxlua_close(e);
 }
 

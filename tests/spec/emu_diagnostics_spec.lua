@@ -23,10 +23,11 @@ describe("emulator: what it refuses and how it helps", function()
     end)
     assert.are.equal(THIS .. ":" .. line_of("-- FNS") .. ": error: fns.b32 is not emulated", err)
     err = run_error({}, function(ptx)
-      local a, b = ptx.reg.b128(), ptx.reg.b128()
-      ptx.mov.b128(a, b) -- B128
+      local a, b, c = ptx.reg.b128(), ptx.reg.b128(), ptx.reg.b128()
+      ptx.shared("q", "b64", 2, 16)
+      ptx.op "atom.shared.cas.b128" (a, ptx.addr(ptx.sym "q"), b, c) -- B128
     end)
-    assert.are.equal(THIS .. ":" .. line_of("-- B128") .. ": error: mov.b128 is not emulated (128-bit types)", err)
+    assert.are.equal(THIS .. ":" .. line_of("-- B128") .. ": error: atom.shared.cas.b128 is not emulated (128-bit types)", err)
   end)
 
   it("reports reads of never-written registers (opt-in) and stops runaway loops at a limit", function()

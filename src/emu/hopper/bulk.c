@@ -295,7 +295,7 @@ int plX__h_exec_bulk(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
         return e->status;
       }
     }
-    if (plX__h_queue(e, in, tid, mask, doff, n, moff, n, data, NULL, -1)) return e->status;
+    if (plX__h_queue(e, in, tid, mask, doff, n, moff, n, data, NULL, -1, -1)) return e->status;
     /* cp.reduce.async.bulk: applied as it lands */
     if (in->sub == 5) {
       int es = tb(in->t) / 8;

@@ -98,8 +98,11 @@ int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta
 int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
 
 /* inflight.c */
+/* a copy into shared [lo, lo + n) of the CTAs of mask, completing tx bytes on the mbarrier at
+** offset mbar of each destination (bpar >= 0: of the CTA rank & ~1 | bpar of its pair) */
 int plX__h_queue(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t mask, uint32_t lo,
-                 uint32_t n, uint32_t mbar, uint32_t tx, uint8_t *data, uint8_t *valid, int sw);
+                 uint32_t n, uint32_t mbar, uint32_t tx, uint8_t *data, uint8_t *valid, int sw,
+                 int bpar);
 int plX__h_source_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t off,
                        uint32_t n);
 
@@ -109,5 +112,8 @@ int plX__h_exec_tma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
 
 /* hopper.c */
 int plX__h_regs_wake(plX_emu *e);
+
+/* ../blackwell/clc.c: clusterlaunchcontrol.try_cancel and query_cancel */
+int plX__h_exec_clc(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
 
 #endif

@@ -12,7 +12,8 @@
 /* ---- copies in flight
 ** ------------------------------------------------------------------------------ */
 int plX__h_queue(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t mask, uint32_t lo,
-                 uint32_t n, uint32_t mbar, uint32_t tx, uint8_t *data, uint8_t *valid, int sw) {
+                 uint32_t n, uint32_t mbar, uint32_t tx, uint8_t *data, uint8_t *valid, int sw,
+                 int bpar) {
   for (uint32_t r = 0; r < e->H.ncl; r++) /* a destination that exited: reported */
     if ((mask >> r & 1) && plX__exited(e, in->stmt, &e->ctas[r], lo, tid, "copies into")) {
       free(data);
@@ -43,9 +44,11 @@ int plX__h_queue(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t mask, uin
   a.sw = sw;
   a.red = -1;
   a.rdt = 0;
+  a.bpar = bpar;
   memset(a.ph, 0, sizeof a.ph);
   for (uint32_t r = 0; mbar != X_NOSLOT && r < e->H.ncl && r < 16; r++) { /* its phases */
-    const plX_mbar *m = (mask >> r & 1) ? plX__h_mb_find(&e->ctas[r], mbar) : NULL;
+    uint32_t br = bpar < 0 ? r : (r & ~1u) | (uint32_t)bpar;
+    const plX_mbar *m = (mask >> r & 1) ? plX__h_mb_find(&e->ctas[br], mbar) : NULL;
     if (m) a.ph[r] = m->phase;
   }
   if (!plB_vec_push(e->H.q, a)) {
@@ -62,9 +65,9 @@ int plX__h_queue(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t mask, uin
 ** and the bytes delivered to a phase must not pass what it expects once all its arrivals are in:
 ** the phase would complete in the middle of the copy, the rest counting against the next phase
 ** (a box larger than its tile, an expect_tx short of the copies). At the copy's line; 1 if
-** reported */
-static int tx_check(plX_emu *e, const plX_async *a, plX_cta *c, plX_mbar *m) {
-  uint32_t stmt = e->xf.code[a->pc].stmt, ph = c->rank < 16 ? a->ph[c->rank] : m->phase;
+** reported. c: the mbarrier's CTA, dr: the destination's rank */
+static int tx_check(plX_emu *e, const plX_async *a, plX_cta *c, plX_mbar *m, uint32_t dr) {
+  uint32_t stmt = e->xf.code[a->pc].stmt, ph = dr < 16 ? a->ph[dr] : m->phase;
   const char *op = plX__opname(e, stmt);
   char where[64];
   snprintf(where, sizeof where, "shared 0x%x of CTA (%u,%u,%u)", m->off, c->ctaid[0], c->ctaid[1],
@@ -157,6 +160,7 @@ int plX__hop_flush(plX_emu *e) {
         }
       }
       if (a->mbar == X_NOSLOT) continue;
+      if (a->bpar >= 0) c = &e->ctas[(r & ~1u) | (uint32_t)a->bpar]; /* cta_group::2 */
       plX_mbar *m = plX__h_mb_find(c, a->mbar);
       uint32_t stmt = e->xf.code[a->pc].stmt;
       if (!m || !m->valid) {
@@ -167,7 +171,7 @@ int plX__hop_flush(plX_emu *e) {
         err = 1;
         break;
       }
-      if (tx_check(e, a, c, m))
+      if (tx_check(e, a, c, m, r))
         err = 1;
       else if (plX__h_mb_tx(e, stmt, c, m, -(int64_t)a->tx, plX__opname(e, stmt)))
         err = 1;

@@ -116,8 +116,9 @@ int plX__h_exec_tma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     plX_cta *c;
     uint32_t off;
     int ld = in->sub == 0;
-    if (!plX__h_smem_at(e, in, w, l, addr_of(in, w, l), XS_SHARED, ld, span, 128, &c, &off,
-                        ld ? "the destination" : "the source"))
+    /* a load's destination: any CTA of the cluster, its own with .shared::cta */
+    if (!plX__h_smem_at(e, in, w, l, addr_of(in, w, l), XS_SHARED, ld && !(in->sub2 & 4), span, 128,
+                        &c, &off, ld ? "the destination" : "the source"))
       return e->status;
     uint8_t *data = NULL, *valid = NULL;
     if (ld) {
@@ -238,12 +239,38 @@ int plX__h_exec_tma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
       free(valid);
       return e->status;
     }
-    if (mc != c) {
+    /* .cta_group::2: the mbarrier may be the destination's peer's (rank ^ 1); with a multicast,
+    ** each destination signals the CTA of mc's parity in its own pair */
+    int bpar = -1, cg = in->sub2 & 3;
+    uint32_t bmask = mask;
+    if (cg == 2 && (e->H.ncl % 2 || (mc->rank >> 1) != (c->rank >> 1))) {
       free(data);
       free(valid);
-      return plX__fail_lanef(e, in, w, l, "the mbarrier is in another CTA than the destination");
+      return plX__fail_lanef(
+          e, in, w, l,
+          e->H.ncl % 2 ? "a .cta_group::2 copy in a cluster of %u CTAs: CTA pairs need an even "
+                         "cluster"
+                       : "with .cta_group::2 the mbarrier is in the destination's CTA or its peer "
+                         "(rank ^ 1); here it is in CTA rank %u, the destination in rank %u",
+          e->H.ncl % 2 ? e->H.ncl : mc->rank, c->rank);
     }
-    if (plX__h_mb_copy_visible(e, in, w, l, mask, moff)) {
+    if (cg == 2) {
+      bpar = (int)(mc->rank & 1);
+      bmask = 0;
+      for (uint32_t r = 0; r < e->H.ncl; r++)
+        if (mask >> r & 1) bmask |= 1u << ((r & ~1u) | (uint32_t)bpar);
+    } else if (mc != c) {
+      free(data);
+      free(valid);
+      return plX__fail_lanef(e, in, w, l,
+                             cg ? "with .cta_group::1 the mbarrier is in the destination's CTA; "
+                                  "here it is in CTA rank %u, the destination in rank %u"
+                                : "the mbarrier is in another CTA than the destination (rank %u, "
+                                  "the destination rank %u; .cta_group::2 on sm_100 allows the "
+                                  "peer's)",
+                             mc->rank, c->rank);
+    }
+    if (plX__h_mb_copy_visible(e, in, w, l, bmask, moff)) {
       free(data);
       free(valid);
       return e->status;
@@ -268,7 +295,8 @@ int plX__h_exec_tma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
         return e->status;
       }
     }
-    if (plX__h_queue(e, in, tid, mask, off, span, moff, bytes, data, valid, t.sw)) return e->status;
+    if (plX__h_queue(e, in, tid, mask, off, span, moff, bytes, data, valid, t.sw, bpar))
+      return e->status;
   });
   return 0;
 }
