@@ -177,9 +177,9 @@ function bw.gemm(t, spec)
 
   -- the schedule every role walks: body(tile) for cluster tile ct = %clusterid.x, then for each
   -- cluster the scheduler's try_cancel took. `reader` arrives on clc_empty when the response is
-  -- read (a lane of each warp that reads it)
+  -- read (a lane of each warp that reads it; `warpwide`: after every lane of the warp has)
   local clc_empty0 = at_rank(clc_empty, 0)
-  local function schedule(body, reader)
+  local function schedule(body, reader, warpwide)
     local ct, cphase = ptx.reg.u32(), ptx.u32(0)
     ptx.mov.u32(ct, ptx.sreg.clusterid.x)
     local top, done = ptx.label(), ptx.label()
@@ -196,6 +196,7 @@ function bw.gemm(t, spec)
     ptx.op "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128" (ok, r)
     local x = ptx.reg.b32()
     ptx.at(ok).op "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128" (x, r)
+    if warpwide then ptx.op "bar.warp.sync" (ptx.hex(0xffffffff)) end   -- every lane has read it
     ptx.if_(reader, function() arrive_remote(clc_empty0) end)
     toggle(cphase)
     ptx.at_not(ok).bra(done)
@@ -392,7 +393,7 @@ function bw.gemm(t, spec)
             end
             toggle(acc)
             ptx.at(acc:eq(0)).xor.b32(aphase, aphase, 1)
-          end, is0)
+          end, is0, true)
           if sC then ptx.if_(is0, function() ptx.op "cp.async.bulk.wait_group" (0) end) end
         end)
       end)
