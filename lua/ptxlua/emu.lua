@@ -301,7 +301,10 @@ end
 
 -- rt.launch(kernel, { device =, args = {...}, grid =, block =, cluster =, smem =, defines =, arch =,
 --                     checks = { uninit_regs =, uninit_shared =, races = }, limit =, sample =,
---                     trace = { cta =, thread = } or { cta =, warp = } })
+--                     clc =, trace = { cta =, thread = } or { cta =, warp = } })
+-- clc: which clusterlaunchcontrol.try_cancel requests succeed: "all" (the default: each one while a
+-- cluster of the launch has not started), "none" (every one fails: the kernel's fallback path) or
+-- "alternate" (the launch's requests alternately, the first succeeding).
 -- limit: the budget of warp instructions (default M.LIMIT; false: none); sample = n: run only the
 -- first n clusters (CTAs without clusters) of the grid, printing nothing (what the launch costs).
 -- grid and block default to the kernel's launch_dims for the defines. Returns the run's statistics
@@ -337,8 +340,12 @@ function M.launch(k, opts)
     if type(tr) ~= "table" then fail("trace must be { cta = n, thread = n } or { cta = n, warp = n }") end
     trace = tr.warp and { tr.cta or 0, tr.warp * 32, true } or { tr.cta or 0, tr.thread or 0, false }
   end
+  local clc = opts.clc
+  if clc ~= nil and clc ~= "all" and clc ~= "none" and clc ~= "alternate" then
+    fail("clc must be \"all\", \"none\" or \"alternate\" (got %s)", tostring(clc))
+  end
   e:options { uninit_regs = c.uninit_regs, uninit_shared = c.uninit_shared, races = c.races, limit = M._limit(opts.limit),
-              sample = opts.sample, trace = trace }
+              sample = opts.sample, clc = clc, trace = trace }
   local ok, err = e:launch(grid, block, opts.smem or DYN[e] or 0)
   if not ok then blame(err) end
   ok, err = e:cluster(cluster)
@@ -424,7 +431,7 @@ local function stats_line(a, before)
   return s
 end
 
--- rt.emulate(kernel, { defines =, values = { param = number }, checks =, limit =, seed = })
+-- rt.emulate(kernel, { defines =, values = { param = number }, checks =, limit =, seed =, clc = })
 --   -> summary text, statistics
 -- Pointer parameters get arrays sized by their `shape` (names: templates, then scalar parameters;
 -- expressions such as "B*N" work), filled with deterministic values in [-1, 1) (floats) or [0, 100)
@@ -718,7 +725,7 @@ function M.emulate(k, opts)
   end
   for _, a in ipairs(arrays) do a.before = d.mem:hash(a.addr) end
   local ok, st = pcall(M.launch, k, { device = d, args = args, defines = opts.defines, checks = opts.checks,
-                                      limit = opts.limit, smem = opts.smem, arch = opts.arch })
+                                      limit = opts.limit, smem = opts.smem, arch = opts.arch, clc = opts.clc })
   if not ok then
     for _, a in ipairs(arrays) do a:free() end
     error(st, 0)
@@ -756,7 +763,8 @@ function M.emulate_all(opts)
   local list = require("ptxlua").select_kernels(opts.kernels)
   local out, mismatch = {}, nil
   for _, k in ipairs(list) do
-    local text, _, bad = M.emulate(k, { defines = opts.defines, arch = opts.arch, checks = opts.checks, limit = opts.limit })
+    local text, _, bad = M.emulate(k, { defines = opts.defines, arch = opts.arch, checks = opts.checks, limit = opts.limit,
+                                        clc = opts.clc })
     out[#out + 1] = text
     mismatch = mismatch or bad
   end

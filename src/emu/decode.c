@@ -529,6 +529,31 @@ static int vvec(D *d, const plI_opnd *o, int n, int dest, int t, uint32_t *first
   return 1;
 }
 
+/* a .b128 register operand: its first slot (the low half; the high half is the next), both
+** read or written */
+static uint32_t q128(D *d, const plI_opnd *o, int dest) {
+  if (o->kind != PLO_REG || regtype(d, o->id) != PLT_B128) {
+    bad(d, "a 128-bit operand other than a .b128 register%s", "");
+    return junk(d);
+  }
+  uint32_t s = d->x->slot_of[o->id - 1];
+  if (dest) {
+    wrreg(d, s);
+    wrreg(d, s + 1);
+  } else {
+    rdreg(d, s);
+    rdreg(d, s + 1);
+  }
+  return s;
+}
+/* the two halves of a .b128 register as a vector of two slots (ld/st.b128) */
+static void vq(D *d, const plI_opnd *o, int dest, uint32_t *first) {
+  *first = d->x->nvslots;
+  uint32_t s = q128(d, o, dest);
+  vpush(d, s);
+  vpush(d, s == junk(d) ? s : s + 1);
+}
+
 /* [base + off]: the base register (or the zero constant) and the offset; symbols resolved */
 static void vaddr(D *d, const plI_opnd *o, plX_ins *in, int space) {
   if (o->kind != PLO_ADDR) {
@@ -1005,7 +1030,13 @@ DEC(ldst) {
   static const char *const V[] = { "v2", "v4", "v8", NULL };
   int v = TL(k, V);
   in->vec = (uint8_t)(v == 0 ? 1 : v == 1 ? 2 : v == 2 ? 4 : 8);
-  NEED(k->nt == 1 && tbits(t) >= 8 && tbits(t) <= 64, "128-bit accesses");
+  if (k->nt == 1 && t == PLT_B128 && !v) { /* a .b128 access: the two 64-bit halves of its
+                                              register, as .v2.b64 (t2 says so) */
+    in->t = PLT_B64;
+    in->t2 = PLT_B128;
+    in->vec = 2;
+  }
+  NEED(k->nt == 1 && tbits(in->t) >= 8 && tbits(in->t) <= 64, "128-bit vectors");
   in->space = (uint8_t)sp;
   in->op = (uint16_t)op;
   return 1;
@@ -1415,6 +1446,28 @@ DEC(bulk) {
   return 1;
 }
 
+/* clusterlaunchcontrol: try_cancel (sub2: 1 .multicast::cluster::all; space: shared, or generic)
+** and query_cancel (sub: 0 is_canceled, 1-3 get_first_ctaid::x/y/z, 4 get_first_ctaid.v4) */
+DEC(clc) {
+  if (op == X_CLCTRY) {
+    NEED(T(k, "try_cancel") && T(k, "async") && T(k, "mbarrier::complete_tx::bytes"), "");
+    in->space = T(k, "shared::cta") ? XS_SHARED : XS_GENERIC;
+    in->sub2 = (uint8_t)T(k, "multicast::cluster::all");
+  } else {
+    static const char *const Q[] = { "is_canceled",        "get_first_ctaid::x",
+                                     "get_first_ctaid::y", "get_first_ctaid::z",
+                                     "get_first_ctaid",    NULL };
+    NEED(T(k, "query_cancel"), "");
+    int q = TL(k, Q);
+    NEED(q, "");
+    in->sub = (uint8_t)(q - 1);
+    if (q == 5) NEED(T(k, "v4"), "");
+  }
+  (void)d;
+  in->op = (uint16_t)op;
+  return 1;
+}
+
 /* wgmma: mma_async, fence, commit_group, wait_group */
 DEC(wgmma) {
   (void)op;
@@ -1587,8 +1640,11 @@ static int dec_mods(D *d, plX_ins *in, const plA_res *r) {
   if (T(k, "relu")) in->fl |= XF_RELU;
   if (T(k, "approx")) in->fl |= XF_APPROX;
   if (T(k, "NaN")) in->fl |= XF_NAN;
+  /* .b128: moves, loads and stores (as two 64-bit halves) and cluster launch control's responses */
+  int q128 = op == X_LD || op == X_ST || op == X_MOV || op == X_CLCTRY || op == X_CLCQUERY;
   for (int i = 0; i < k->nt; i++)
-    if (tbits(k->types[i]) > 64) return unsup(d, in, "128-bit types");
+    if (tbits(k->types[i]) > 64 && !(q128 && k->types[i] == PLT_B128))
+      return unsup(d, in, "128-bit types");
   if (T(k, "s16x2")) {
     in->t = PLT_S32;
     in->sub2 = 1;
@@ -1760,6 +1816,21 @@ static int dec_ops(D *d, const plI_stmt *s, plX_ins *in, const plA_res *r) {
     break;
   case X_MOV:
     NOPS(2);
+    if (t == PLT_B128) { /* MOV128: sub 0 a copy, 1 packed from {..}, 2 unpacked into {..} */
+      in->op = X_MOV128;
+      if (O[1].kind == PLO_VEC || O[0].kind == PLO_VEC) {
+        int pk = O[1].kind == PLO_VEC, nv = pk ? O[1].n : O[0].n;
+        NEED(nv == 2 || nv == 4, "");
+        in->sub = (uint8_t)(pk ? 1 : 2);
+        in->vec = (uint8_t)nv;
+        in->d = q128(d, &O[pk ? 0 : 1], pk);
+        vvec(d, &O[pk], nv, !pk, nv == 2 ? PLT_B64 : PLT_B32, &in->vs);
+      } else {
+        in->d = q128(d, &O[0], 1);
+        in->a = q128(d, &O[1], 0);
+      }
+      break;
+    }
     if (O[1].kind == PLO_SREG) {
       int id = sreg_id(plI_cstr(d->m, O[1].id));
       NEED(id >= 0, plI_cstr(d->m, O[1].id));
@@ -1788,11 +1859,17 @@ static int dec_ops(D *d, const plI_stmt *s, plX_ins *in, const plA_res *r) {
     NEED(n == 2 || n == 3, "operand count");
     int ps = in->space == XS_PARAM;
     if (in->op == X_LD) {
-      vvec(d, &O[0], in->vec, 1, t, &in->vs);
+      if (in->t2 == PLT_B128)
+        vq(d, &O[0], 1, &in->vs);
+      else
+        vvec(d, &O[0], in->vec, 1, t, &in->vs);
       vaddr(d, &O[1], in, in->space);
     } else {
       vaddr(d, &O[0], in, in->space);
-      vvec(d, &O[1], in->vec, 0, t, &in->vs);
+      if (in->t2 == PLT_B128)
+        vq(d, &O[1], 0, &in->vs);
+      else
+        vvec(d, &O[1], in->vec, 0, t, &in->vs);
     }
     if (n == 3) vsrc(d, &O[2], PLT_U64); /* the cache policy: read, no effect */
     if (ps && in->space == XS_LOCAL) param_range(d, in, &O[in->op == X_LD ? 1 : 0]); /* .func's */
@@ -2080,6 +2157,35 @@ static int dec_ops(D *d, const plI_stmt *s, plX_ins *in, const plA_res *r) {
   case X_CPMBARRIVE:
     NOPS(1);
     vaddr(d, &O[0], in, in->space);
+    break;
+  case X_CLCTRY: { /* [addr], [mbar]: the mbarrier as TMA's (slot e, bits rnd, offset target) */
+    NOPS(2);
+    vaddr(d, &O[0], in, in->space);
+    plX_ins mt;
+    memset(&mt, 0, sizeof mt);
+    vaddr(d, &O[1], &mt, in->space);
+    in->e = mt.abase;
+    in->rnd = mt.abits;
+    in->target = (uint32_t)mt.off;
+    break;
+  }
+  case X_CLCQUERY: /* d (p, or {x, y, z, w}), a .b128 response */
+    NOPS(2);
+    if (in->sub == 0)
+      in->d = pdst(d, &O[0]);
+    else if (in->sub < 4)
+      DST(0);
+    else {
+      NEED(O[0].kind == PLO_VEC && O[0].n == 4, "");
+      /* the fourth element, which the ISA leaves undefined, is not written */
+      plI_opnd el[3];
+      in->vs = d->x->nvslots;
+      for (uint32_t i = 0; i < 3; i++) {
+        el[i] = plI_elem(d->m, &O[0], i);
+        vpush(d, vdst(d, &el[i]));
+      }
+    }
+    in->a = q128(d, &O[1], 0);
     break;
   case X_TMA: {
     const plI_opnd *ta = NULL, *sm = NULL, *mb = NULL;
@@ -2557,8 +2663,10 @@ int plX__decode(plX_emu *e) {
     }
     if (m->regs.p[i].type == PLT_PRED)
       x->slot_of[i] = np++ | X_PREDBIT;
-    else
-      x->slot_of[i] = nv++;
+    else { /* a .b128 register: two slots, the low 64 bits then the high */
+      x->slot_of[i] = nv;
+      nv += m->regs.p[i].type == PLT_B128 ? 2 : 1;
+    }
   }
   free(infn);
   x->nregslots = nv;
@@ -2574,8 +2682,10 @@ int plX__decode(plX_emu *e) {
     if (s == X_NOSLOT) continue;
     if (s & X_PREDBIT)
       x->pred_reg[s & ~X_PREDBIT] = i + 1;
-    else
+    else {
       x->slot_reg[s] = i + 1;
+      if (m->regs.p[i].type == PLT_B128) x->slot_reg[s + 1] = i + 1;
+    }
   }
   /* a recursive function's registers: its value slots, then its predicates (what a call saves) */
   for (uint32_t k = 1; k < e->nfns; k++) {
@@ -2583,7 +2693,8 @@ int plX__decode(plX_emu *e) {
     if (!fn->rec) continue;
     uint32_t cnt = 0;
     for (uint32_t i = 0; i < m->regs.n; i++)
-      if (m->regs.p[i].func == fn->func && x->slot_of[i] != X_NOSLOT) cnt++;
+      if (m->regs.p[i].func == fn->func && x->slot_of[i] != X_NOSLOT)
+        cnt += m->regs.p[i].type == PLT_B128 ? 2 : 1;
     fn->regs = malloc((cnt ? cnt : 1) * sizeof *fn->regs);
     if (!fn->regs) {
       free(reach);
@@ -2592,8 +2703,10 @@ int plX__decode(plX_emu *e) {
     fn->nv = fn->np = 0;
     for (uint32_t i = 0; i < m->regs.n; i++)
       if (m->regs.p[i].func == fn->func && x->slot_of[i] != X_NOSLOT &&
-          !(x->slot_of[i] & X_PREDBIT))
+          !(x->slot_of[i] & X_PREDBIT)) {
         fn->regs[fn->nv++] = x->slot_of[i];
+        if (m->regs.p[i].type == PLT_B128) fn->regs[fn->nv++] = x->slot_of[i] + 1;
+      }
     for (uint32_t i = 0; i < m->regs.n; i++)
       if (m->regs.p[i].func == fn->func && x->slot_of[i] != X_NOSLOT && (x->slot_of[i] & X_PREDBIT))
         fn->regs[fn->nv + fn->np++] = x->slot_of[i] & ~X_PREDBIT;

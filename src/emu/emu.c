@@ -571,7 +571,8 @@ int plX__stopped(plX_emu *e, uint32_t stmt, int interrupted) {
   uint64_t total = (uint64_t)e->grid[0] * e->grid[1] * e->grid[2];
   plB_buf_printf(&m, "; grid (%u,%u,%u): %llu CTA%s finished, %u running, %llu not started; ",
                  e->grid[0], e->grid[1], e->grid[2], (unsigned long long)e->st.ctas,
-                 e->st.ctas == 1 ? "" : "s", ncl, (unsigned long long)(total - e->st.ctas - ncl));
+                 e->st.ctas == 1 ? "" : "s", ncl,
+                 (unsigned long long)(total - e->st.ctas - e->st.canceled - ncl));
   plB_buf_puts(&m, "where the warps still running are:");
   uint32_t lines = 0, i = 0;
   while (i < nv) {
@@ -787,13 +788,16 @@ static int run_grid(plX_emu *e) {
     if (++e->mem->gwgen == 0) e->mem->gwgen = 1; /* 0: never written */
     e->clser = 0;
   }
-  uint64_t runs = 0;
-  for (uint32_t z = 0; z < e->grid[2]; z += H->cl[2])
-    for (uint32_t y = 0; y < e->grid[1]; y += H->cl[1])
-      for (uint32_t x = 0; x < e->grid[0]; x += H->cl[0]) {
-        uint32_t first[3] = { x, y, z };
-        if (e->sample && runs++ == e->sample) return 0; /* a sample: the first only */
-        if (run_cluster(e, first)) return e->status;
-      }
+  /* the clusters in order, x fastest; a try_cancel (blackwell/clc.c) takes the next one too */
+  uint64_t runs = 0, nx = e->grid[0] / H->cl[0], ny = e->grid[1] / H->cl[1];
+  H->clc_total = nx * ny * (e->grid[2] / H->cl[2]);
+  H->clc_next = H->clc_req = 0;
+  while (H->clc_next < H->clc_total) {
+    uint64_t i = H->clc_next++;
+    uint32_t first[3] = { (uint32_t)(i % nx) * H->cl[0], (uint32_t)(i / nx % ny) * H->cl[1],
+                          (uint32_t)(i / (nx * ny)) * H->cl[2] };
+    if (e->sample && runs++ == e->sample) return 0; /* a sample: the first only */
+    if (run_cluster(e, first)) return e->status;
+  }
   return 0;
 }

@@ -36,6 +36,7 @@ typedef struct plX_stats {
   uint64_t thread_insns; /* instructions x active threads */
   uint64_t warp_insns;   /* instructions issued by warps */
   uint64_t ctas;         /* CTAs run */
+  uint64_t canceled;     /* CTAs not run: their cluster was canceled by a try_cancel */
 } plX_stats;
 
 typedef struct plX_param {
@@ -75,6 +76,12 @@ void plX_set_sample(plX_emu *e, uint64_t n);
 ** the budget's (async-signal-safe). While plX_run runs it handles SIGINT so (the handler is the
 ** process's previous one again when the run returns, or after the first SIGINT) */
 void plX_interrupt(void);
+/* cluster launch control: which clusterlaunchcontrol.try_cancel requests succeed. ALL: each one
+** while a cluster of the launch is neither running nor run nor canceled (the next in the grid's
+** order); NONE: none (the kernel's fallback path); ALTERNATE: the launch's requests alternately,
+** the first succeeding (both paths in one run) */
+enum { PLX_CLC_ALL, PLX_CLC_NONE, PLX_CLC_ALTERNATE };
+void plX_set_clc(plX_emu *e, int mode);
 /* trace every instruction thread `thread` of CTA `cta` (linear ids; -1: off) executes into the
 ** trace text; whole_warp: every thread of that thread's warp, one line per warp instruction */
 void plX_set_trace(plX_emu *e, int64_t cta, int64_t thread, int whole_warp);

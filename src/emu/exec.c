@@ -1030,6 +1030,42 @@ int plX__exec(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t am, uint32_t em) {
     });
     break;
   }
+  case X_MOV128: { /* slots d, d + 1: the low and high halves of the .b128 register */
+    uint64_t *D1 = wslot(w, in->d + 1);
+    const uint32_t *vs = e->xf.vslots + in->vs;
+    if (in->sub == 0) {
+      const uint64_t *A1 = wslot(w, in->a + 1);
+      LANES(l, em, {
+        D[l] = A[l];
+        D1[l] = A1[l];
+      });
+    } else if (in->sub == 1 && in->vec == 2)
+      LANES(l, em, {
+        D[l] = wslot(w, vs[0])[l];
+        D1[l] = wslot(w, vs[1])[l];
+      });
+    else if (in->sub == 1)
+      LANES(l, em, {
+        D[l] = zx(wslot(w, vs[0])[l], 32) | wslot(w, vs[1])[l] << 32;
+        D1[l] = zx(wslot(w, vs[2])[l], 32) | wslot(w, vs[3])[l] << 32;
+      });
+    else {
+      const uint64_t *A1 = wslot(w, in->d + 1), *A0 = D;
+      LANES(l, em, {
+        uint64_t lo = A0[l], hi = A1[l];
+        if (in->vec == 2) {
+          wslot(w, vs[0])[l] = lo;
+          wslot(w, vs[1])[l] = hi;
+        } else {
+          wslot(w, vs[0])[l] = zx(lo, 32);
+          wslot(w, vs[1])[l] = lo >> 32;
+          wslot(w, vs[2])[l] = zx(hi, 32);
+          wslot(w, vs[3])[l] = hi >> 32;
+        }
+      });
+    }
+    break;
+  }
   /* ---- memory ---- */
   case X_LD: {
     int es = bits / 8, n = in->vec;
@@ -1270,7 +1306,9 @@ int plX__exec(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t am, uint32_t em) {
   case X_GETRANK:
   case X_ELECT:
   case X_FENCEPROXY:
-  case X_TMAP: return plX__hop_exec(e, w, in, 0, am, em);
+  case X_TMAP:
+  case X_CLCTRY:
+  case X_CLCQUERY: return plX__hop_exec(e, w, in, 0, am, em);
   default: {
     plX_elem_fn f = plX__elem[in->op]; /* an operation of element functions (ops.c) */
     if (!f) return plX__fail(e, in->stmt, "%s is not emulated", plX__opname(e, in->stmt));

@@ -425,6 +425,8 @@ typedef struct plX_cta_hop {
   uint32_t *know;
   uint32_t *nreg;  /* per warp: its setmaxnreg count */
   uint32_t *clarr; /* per thread: 1 + the cluster-barrier phase it arrived in, 0 none */
+  /* cluster launch control: 1 + the pc of the query_cancel that saw a failed request, 0 none */
+  uint32_t clc_fail;
 } plX_cta_hop;
 
 /* a copy into shared memory in flight (TMA load, bulk copy): it lands when every warp of the
@@ -472,6 +474,10 @@ typedef struct plX_hop {
   PLB_VEC(plX_tmacq) tacq; /* and tensormap-proxy acquires */
   uint32_t tmseq;
   int scanned, has_wgmma; /* the code was looked at once */
+  /* cluster launch control (blackwell/clc.c): the mode (PLX_CLC_*), the launch's clusters, the
+  ** next one neither launched nor canceled (the grid walk of emu.c takes it), try_cancel requests */
+  int clc_mode;
+  uint64_t clc_total, clc_next, clc_req;
 } plX_hop;
 
 /* the state of one CTA: its shared and local memory, warps, barriers and copies in flight. The CTAs

@@ -96,6 +96,7 @@ PL_OP(MOV, mov, 0, _) /* (by its operands: MOVSREG, PACK, UNPACK; .pred: PMOV) *
 PL_OP(MOVSREG, none, 0, _)
 PL_OP(PACK, none, 0, _)
 PL_OP(UNPACK, none, 0, _)
+PL_OP(MOV128, none, 0, _) /* mov.b128 (sub: 0 a copy, 1 pack {..}, 2 unpack into {..}) */
 PL_OP(LD, ldst, 0, _) /* ld, ldu */
 PL_OP(ST, ldst, 0, _)
 PL_OP(ATOM, atom, 0, _)
@@ -138,6 +139,8 @@ PL_OP(SETMAXNREG, setmaxnreg, 0, _)
 PL_OP(FENCEPROXY, fenceproxy, 0, _)
 PL_OP(CPMBARRIVE, cpmbarrive, 0, _)
 PL_OP(TMAP, tmap, 0, _)               /* replace (sub: the field), cp_fenceproxy (XTM_CP) */
+PL_OP(CLCTRY, clc, 0, _)   /* clusterlaunchcontrol.try_cancel (src/emu/blackwell/clc.c) */
+PL_OP(CLCQUERY, clc, 0, _) /* clusterlaunchcontrol.query_cancel (sub: 0 is_canceled, 1-3 x y z, 4 v4) */
 PL_OP(BARRIER, bar, 0, _)             /* decoded into BAR (barrier: .aligned optional) */
 PL_OP(MEMBAR, membar, 0, _)           /* membar, fence: NOP (orders the races check) */
 PL_OP(FENCEMBINIT, fencembinit, 0, _) /* fence.mbarrier_init: NOP */

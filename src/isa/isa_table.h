@@ -1685,18 +1685,19 @@ PL_FORM("tcgen05.shift$tccg.down", "m:b32=i", 86, 100, PLA_ARCH_A | PLA_SM110, _
 ** .shared::cta variables with it); .multicast::cluster::all writes it in every CTA of the cluster,
 ** on the arch- and family-specific targets; query_cancel decodes the response (a .b128 register) */
 PL_FORM("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128",
-        "mg>, mg", 86, 100, 0, _)
+        "mg>, mg", 86, 100, 0, CLCTRY)
 PL_FORM("clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.b128", "m, m", 86, 100,
-        0, _)
+        0, CLCTRY)
 PL_FORM("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes"
-        ".multicast::cluster::all.b128", "mg>, mg", 86, 100, PLA_SPECIFIC, _)
+        ".multicast::cluster::all.b128", "mg>, mg", 86, 100, PLA_SPECIFIC, CLCTRY)
 PL_FORM("clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes"
-        ".multicast::cluster::all.b128", "m, m", 86, 100, PLA_SPECIFIC, _)
-PL_FORM("clusterlaunchcontrol.query_cancel.is_canceled.pred.b128", "p, r:b128", 86, 100, 0, _)
+        ".multicast::cluster::all.b128", "m, m", 86, 100, PLA_SPECIFIC, CLCTRY)
+PL_FORM("clusterlaunchcontrol.query_cancel.is_canceled.pred.b128", "p, r:b128", 86, 100, 0,
+        CLCQUERY)
 PL_FORM("clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128", "d[4]:b32, r:b128", 86,
-        100, 0, _)
+        100, 0, CLCQUERY)
 PL_FORM("clusterlaunchcontrol.query_cancel.(.get_first_ctaid::x|.get_first_ctaid::y|"
-        ".get_first_ctaid::z).b32.b128", "d:b32, r:b128", 86, 100, 0, _)
+        ".get_first_ctaid::z).b32.b128", "d:b32, r:b128", 86, 100, 0, CLCQUERY)
 /* clusters, elections, dependent grids, register budgets */
 PL_FORM("mapa{.shared::cluster}.(.u32|.u64)", "d, A, a:u32", 78, 90, 0, MAPA)
 PL_FORM("getctarank{.shared::cluster}.(.u32|.u64)", "d:u32, A", 78, 90, 0, GETRANK)

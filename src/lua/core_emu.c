@@ -596,7 +596,7 @@ static int l_mem_tensormap_im2col(lua_State *L) {
   return 1;
 }
 
-/* emu:options{uninit_regs=, uninit_shared=, races=, limit=, sample=, trace={cta, thread}}; limit:
+/* emu:options{uninit_regs=, uninit_shared=, races=, limit=, sample=, clc=, trace={cta, thread}}; limit:
 ** warp instructions (0: none; nil: PLX_LIMIT_DEFAULT), sample: the clusters to run (nil, 0: all) */
 static int l_emu_options(lua_State *L) {
   LEmu *E = checkemu(L, 1);
@@ -617,6 +617,18 @@ static int l_emu_options(lua_State *L) {
   lua_pop(L, 1);
   lua_getfield(L, 2, "sample");
   plX_set_sample(E->e, lua_isnil(L, -1) ? 0 : plL_checku64(L, -1));
+  lua_pop(L, 1);
+  lua_getfield(L, 2, "clc"); /* cluster launch control: "all" (nil), "none", "alternate" */
+  {
+    const char *c = lua_isnil(L, -1) ? "all" : luaL_checkstring(L, -1);
+    int mode = !strcmp(c, "all")         ? PLX_CLC_ALL
+               : !strcmp(c, "none")      ? PLX_CLC_NONE
+               : !strcmp(c, "alternate") ? PLX_CLC_ALTERNATE
+                                         : -1;
+    if (mode < 0)
+      return luaL_error(L, "clc must be \"all\", \"none\" or \"alternate\" (got '%s')", c);
+    plX_set_clc(E->e, mode);
+  }
   lua_pop(L, 1);
   lua_getfield(L, 2, "trace");
   if (lua_istable(L, -1)) { /* { cta, thread [, whole warp] } */
@@ -675,6 +687,8 @@ static int l_emu_stats(lua_State *L) {
   lua_setfield(L, -2, "warp_insns");
   lua_pushnumber(L, (lua_Number)s.ctas);
   lua_setfield(L, -2, "ctas");
+  lua_pushnumber(L, (lua_Number)s.canceled);
+  lua_setfield(L, -2, "canceled");
   return 1;
 }
 

@@ -193,6 +193,8 @@ int plX__hop_exec(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t pc, uint32_t am
       });
     return 0;
   case X_TMAP: return plX__h_exec_tmap(e, w, in, em);
+  case X_CLCTRY:
+  case X_CLCQUERY: return plX__h_exec_clc(e, w, in, em);
   }
   return plX__fail(e, in->stmt, "%s is not emulated", plX__opname(e, in->stmt));
 }
@@ -246,6 +248,7 @@ int plX__hop_setup(plX_emu *e, plX_cta *c) {
   c->h.mb.n = 0;
   c->h.dnv.n = 0;
   c->h.mbdone = 0;
+  c->h.clc_fail = 0;
   c->h.nslot = (H->ncl ? H->ncl : 1) * e->nwarps;
   c->h.rd.n = 0;
   for (uint32_t w = 0; w < e->nwarps; w++) {

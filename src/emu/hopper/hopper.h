@@ -110,4 +110,7 @@ int plX__h_exec_tma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
 /* hopper.c */
 int plX__h_regs_wake(plX_emu *e);
 
+/* ../blackwell/clc.c: clusterlaunchcontrol.try_cancel and query_cancel */
+int plX__h_exec_clc(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
+
 #endif
