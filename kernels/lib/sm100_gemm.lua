@@ -100,6 +100,111 @@ function Ring:advance()
   ptx.at(wrap).xor.b32(self.phase, self.phase, 1)
 end
 
+-- the persistent schedule through cluster launch control, as an object a kernel's roles share:
+--   S = bw.clc_schedule { smem = plan, readers = R, cluster = CL }   its barriers and response
+--                                    buffer in the plan: clc_full (1 arrival + 16 bytes, every
+--                                    CTA), clc_empty (R x CL arrivals: the R readers of each CTA;
+--                                    rank 0's), resp (16 bytes, aligned to 16)
+--   S:init()                         the two mbarrier.init (from the thread that initializes the
+--                                    kernel's barriers, before its fence.mbarrier_init)
+--   S:setup(base, rank, decode)      after the cluster barrier that publishes the barriers: base the
+--                                    .u32 address of smem, rank %cluster_ctarank, decode(ct) -> tile
+--                                    (a table; tile.valid, a .pred, false past the last tile)
+--   S:walk(body, reader, warpwide)   one role: body(tile) for cluster tile %clusterid.x, then for
+--                                    each cluster a try_cancel took, until one fails (or decodes
+--                                    invalid); `reader` (a .pred: one lane a warp) arrives on rank
+--                                    0's clc_empty once the response is read (`warpwide`: after
+--                                    every lane of the warp has, bar.warp.sync); every reader the
+--                                    count names must walk, in every CTA
+--   S:run()                          the scheduler, one thread a CTA (a reader itself): expects the
+--                                    response's 16 bytes on its clc_full; in rank 0, once every
+--                                    reader has released the last response, asks for the next
+--                                    cluster (try_cancel multicast to every CTA of the cluster)
+local Sched = {}
+Sched.__index = Sched
+
+function bw.clc_schedule(o)
+  local sm = o.smem
+  return setmetatable({
+    cl = o.cluster or 1, readers = o.readers,
+    full = sm:alloc("clc_full", "b64", 1, { align = 8 }),
+    empty = sm:alloc("clc_empty", "b64", 1, { align = 8 }),
+    resp = sm:alloc("resp", "b32", 4, { align = 16 }),
+  }, Sched)
+end
+
+function Sched:init()
+  local init = ptx.op "mbarrier.init.shared::cta.b64"
+  init(self.full:addr(0), 1)
+  init(self.empty:addr(0), self.readers * self.cl)
+end
+
+function Sched:setup(base, rank, decode)
+  self.base, self.rank, self.decode = base, rank, decode
+  self.empty0 = ptx.reg.u32()                                   -- clc_empty of rank 0
+  ptx.op "mapa.shared::cluster.u32" (self.empty0, base + self.empty.offset, 0)
+end
+
+-- wait for the response of this phase and read it: ok (a cluster was taken) and its first CTA's x
+function Sched:read(cphase)
+  wait(self.base + self.full.offset, cphase)
+  ptx.op "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster" ()
+  local r = ptx.reg.b128()
+  ptx.ld.shared.b128(r, self.resp:addr(0))
+  local ok = ptx.pred()
+  ptx.op "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128" (ok, r)
+  local x = ptx.reg.b32()
+  ptx.at(ok).op "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128" (x, r)
+  return ok, x
+end
+
+function Sched:walk(body, reader, warpwide)
+  local ct, cphase = ptx.reg.u32(), ptx.u32(0)
+  ptx.mov.u32(ct, ptx.sreg.clusterid.x)
+  local top, done = ptx.label(), ptx.label()
+  ptx.place(top)
+  local tile = self.decode(ct)
+  if tile.valid then ptx.at_not(tile.valid).bra(done) end
+  body(tile)
+  -- the next cluster tile: the response of the scheduler's try_cancel
+  local ok, x = self:read(cphase)
+  if warpwide then ptx.op "bar.warp.sync" (ptx.hex(0xffffffff)) end   -- every lane has read it
+  ptx.if_(reader, function() arrive_remote(self.empty0) end)
+  toggle(cphase)
+  ptx.at_not(ok).bra(done)
+  ptx.div.u32(ct, x:as("u32"), self.cl)
+  ptx.bra.uni(top)
+  ptx.place(done)
+end
+
+function Sched:run()
+  local cphase = ptx.u32(0)
+  local top, done = ptx.label(), ptx.label()
+  local cfull = self.base + self.full.offset
+  local c0 = ptx.reg.u32()
+  ptx.mov.u32(c0, ptx.sreg.clusterid.x)
+  local first = self.decode(c0)
+  if first.valid then ptx.at_not(first.valid).bra(done) end
+  ptx.place(top)
+  ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, ptx.addr(cfull), 16)
+  ptx.if_(self.rank:eq(0), function()
+    wait(self.base + self.empty.offset, cphase:bxor(1))         -- every reader has read the last
+    local cancel = ptx.op "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128"
+    cancel(self.resp:addr(0), ptx.addr(cfull))
+  end)
+  local ok, x = self:read(cphase)
+  arrive_remote(self.empty0)
+  toggle(cphase)
+  ptx.at_not(ok).bra(done)
+  if first.valid then
+    -- a taken cluster past the last tile (grouped: the grid is an upper bound) ends it too
+    local nt = self.decode(x:as("u32") / self.cl)
+    ptx.at_not(nt.valid).bra(done)
+  end
+  ptx.bra.uni(top)
+  ptx.place(done)
+end
+
 function bw.gemm(t, spec)
   local kind, P = spec.kind, spec.P
   local CL, NP, ST = t.CLUSTER, P.npair, t.STAGES
@@ -119,9 +224,7 @@ function bw.gemm(t, spec)
   local empty = sm:alloc("empty", "b64", ST, { align = 8 })
   local tfull = sm:alloc("tfull", "b64", 2, { align = 8 })
   local tempty = sm:alloc("tempty", "b64", 2, { align = 8 })
-  local clc_full = sm:alloc("clc_full", "b64", 1, { align = 8 })
-  local clc_empty = sm:alloc("clc_empty", "b64", 1, { align = 8 })
-  local resp = sm:alloc("resp", "b32", 4, { align = 16 })
+  local sched = bw.clc_schedule { smem = sm, readers = 7, cluster = CL }
   local tslot = sm:alloc("tslot", "u32", 1, { align = 16 })
 
   -- tensor memory: the two accumulators, then the scale factors of each stage
@@ -155,8 +258,7 @@ function bw.gemm(t, spec)
       init(tfull:addr(0, 8 * a), 1)
       init(tempty:addr(0, 8 * a), 8)
     end
-    init(clc_full:addr(0), 1)
-    init(clc_empty:addr(0), 7 * CL)
+    sched:init()
     ptx.op "fence.mbarrier_init.release.cluster" ()
   end)
   -- warp 2 allocates the tensor memory (the same columns in both CTAs of the pair)
@@ -175,35 +277,9 @@ function bw.gemm(t, spec)
     return a
   end
 
-  -- the schedule every role walks: body(tile) for cluster tile ct = %clusterid.x, then for each
-  -- cluster the scheduler's try_cancel took. `reader` arrives on clc_empty when the response is
-  -- read (a lane of each warp that reads it; `warpwide`: after every lane of the warp has)
-  local clc_empty0 = at_rank(clc_empty, 0)
-  local function schedule(body, reader, warpwide)
-    local ct, cphase = ptx.reg.u32(), ptx.u32(0)
-    ptx.mov.u32(ct, ptx.sreg.clusterid.x)
-    local top, done = ptx.label(), ptx.label()
-    ptx.place(top)
-    local tile = spec.decode(ct, pidx, half)
-    if tile.valid then ptx.at_not(tile.valid).bra(done) end
-    body(tile)
-    -- the next cluster tile: the response of the scheduler's try_cancel
-    wait(base + clc_full.offset, cphase)
-    ptx.op "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster" ()
-    local r = ptx.reg.b128()
-    ptx.ld.shared.b128(r, resp:addr(0))
-    local ok = ptx.pred()
-    ptx.op "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128" (ok, r)
-    local x = ptx.reg.b32()
-    ptx.at(ok).op "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128" (x, r)
-    if warpwide then ptx.op "bar.warp.sync" (ptx.hex(0xffffffff)) end   -- every lane has read it
-    ptx.if_(reader, function() arrive_remote(clc_empty0) end)
-    toggle(cphase)
-    ptx.at_not(ok).bra(done)
-    ptx.div.u32(ct, x:as("u32"), CL)
-    ptx.bra.uni(top)
-    ptx.place(done)
-  end
+  -- the schedule every role walks (bw.clc_schedule): body(tile) for each cluster tile of this cluster
+  sched:setup(base, rank, function(ct) return spec.decode(ct, pidx, half) end)
+  local function schedule(body, reader, warpwide) sched:walk(body, reader, warpwide) end
 
   local is0 = lane:eq(0)
   ptx.if_(warp:eq(0), function()
@@ -329,40 +405,7 @@ function bw.gemm(t, spec)
         -----------------------------------------------------------------------------------------
         -- scheduler: lane 0 of rank 0 asks for the next cluster; every CTA expects the response
         -----------------------------------------------------------------------------------------
-        ptx.if_(is0, function()
-          local cphase = ptx.u32(0)
-          local top, done = ptx.label(), ptx.label()
-          local cfull = base + clc_full.offset
-          local c0 = ptx.reg.u32()
-          ptx.mov.u32(c0, ptx.sreg.clusterid.x)
-          local first = spec.decode(c0, pidx, half)
-          if first.valid then ptx.at_not(first.valid).bra(done) end
-          ptx.place(top)
-          ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, ptx.addr(cfull), 16)
-          ptx.if_(rank:eq(0), function()
-            wait(base + clc_empty.offset, cphase:bxor(1))          -- every reader has read the last
-            local cancel = ptx.op "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128"
-            cancel(resp:addr(0), ptx.addr(cfull))
-          end)
-          wait(cfull, cphase)
-          ptx.op "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster" ()
-          local r = ptx.reg.b128()
-          ptx.ld.shared.b128(r, resp:addr(0))
-          local ok = ptx.pred()
-          ptx.op "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128" (ok, r)
-          local x = ptx.reg.b32()
-          ptx.at(ok).op "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128" (x, r)
-          arrive_remote(clc_empty0)
-          toggle(cphase)
-          ptx.at_not(ok).bra(done)
-          if first.valid then
-            -- a taken cluster past the last tile (grouped: the grid is an upper bound) ends it too
-            local nt = spec.decode(x:as("u32") / CL, pidx, half)
-            ptx.at_not(nt.valid).bra(done)
-          end
-          ptx.bra.uni(top)
-          ptx.place(done)
-        end)
+        ptx.if_(is0, function() sched:run() end)
       end, function()
         ptx.if_(warp:ge(4), function()
           ---------------------------------------------------------------------------------------
@@ -401,11 +444,11 @@ function bw.gemm(t, spec)
   end)
 
   -- no CTA deallocates or leaves while its pair may still write its tensor memory or a peer may
-  -- multicast into it or arrive on its barriers (each warp whole again first: .aligned)
-  ptx.op "bar.warp.sync" (ptx.hex(0xffffffff))
+  -- multicast into it or arrive on its barriers (not .aligned: the single-thread roles' lanes
+  -- arrive apart from the rest of their warp)
   ptx.tcgen05_fence("before")
-  ptx.op "barrier.cluster.arrive.release.aligned" ()
-  ptx.op "barrier.cluster.wait.acquire.aligned" ()
+  ptx.op "barrier.cluster.arrive.release" ()
+  ptx.op "barrier.cluster.wait.acquire" ()
   ptx.if_(warp:eq(2), function()
     ptx.tcgen05_fence("after")
     tm:deallocate(tbase)

@@ -307,3 +307,77 @@ describe("broken Blackwell kernels: each mistake at its line", function()
     end)
   end
 end)
+
+---------------------------------------------------------------------------------------------------
+-- the persistent schedule of kernels/lib/sm100_gemm.lua (bw.clc_schedule) alone, without tcgen05,
+-- so the emulator's cluster launch control runs it today: clusters of 2, a single-thread reader
+-- (warp 0), a whole-warp reader (warp 1) and the scheduler (warp 2) in each CTA. Each reader counts
+-- the tiles it is given per CTA; every tile must reach every reader of both CTAs exactly once,
+-- whether every try_cancel succeeds (one cluster does them all), none does (each cluster its own
+-- tile) or they alternate, and with an upper-bound grid whose last clusters decode invalid.
+---------------------------------------------------------------------------------------------------
+describe("the CLC schedule of the sm100 pipeline (bw.clc_schedule)", function()
+  local TILES = 7
+  local function walk_kernel(extra)
+    local ptx = H.fresh()
+    local bw = dofile(H.root .. "/kernels/lib/sm100_gemm.lua")
+    local grid = 2 * (TILES + extra)
+    ptx.kernel { name = "clc_walk", target = "sm_100a", cluster = { 2, 1, 1 }, grid = { grid }, block = { 96 },
+                 params = { { "v0", "u32*" }, { "v1", "u32*" } }, body = function(_, v0, v1)
+      local sm = ptx.smem_plan()
+      local S = bw.clc_schedule { smem = sm, readers = 3, cluster = 2 }
+      local p0, p1 = ptx.global_ptrs(v0, v1)
+      local tid = ptx.special "tid.x"
+      local warp, lane = tid:shr(5), tid:band(31)
+      local base, rank = ptx.reg.u32(), ptx.reg.u32()
+      ptx.mov.u32(base, ptx.sym "smem")
+      ptx.mov.u32(rank, ptx.sreg.cluster_ctarank)
+      ptx.if_(tid:eq(0), function()
+        S:init()
+        ptx.op "fence.mbarrier_init.release.cluster" ()
+      end)
+      ptx.op "barrier.cluster.arrive.release.aligned" ()
+      ptx.op "barrier.cluster.wait.acquire.aligned" ()
+      S:setup(base, rank, function(ct)
+        return { ct = ct, valid = extra > 0 and ct:lt(TILES) or nil }
+      end)
+      local is0 = lane:eq(0)
+      local function count(p, tile)
+        ptx.op "atom.global.add.u32" (ptx.reg.u32(), ptx.addr(p + tile.ct:mad(2, rank):mul_wide(4)), 1)
+      end
+      ptx.if_(warp:eq(0), function()
+        ptx.if_(is0, function() S:walk(function(tile) count(p0, tile) end, is0) end)
+      end, function()
+        ptx.if_(warp:eq(1), function()
+          S:walk(function(tile) ptx.if_(is0, function() count(p1, tile) end) end, is0, true)
+        end, function()
+          ptx.if_(is0, function() S:run() end)
+        end)
+      end)
+      ptx.op "barrier.cluster.arrive.release" ()
+      ptx.op "barrier.cluster.wait.acquire" ()
+      ptx.ret()
+    end }
+    return ptx.kernels()[1], grid
+  end
+
+  for _, extra in ipairs { 0, 3 } do
+    for _, clc in ipairs(MODES) do
+      it(fmt("every tile to every reader once: clc=%s, %d clusters for %d tiles", clc, TILES + extra, TILES), function()
+        local k, grid = walk_kernel(extra)
+        local v0 = dev:array("u32", grid, 0, "v0")
+        local v1 = dev:array("u32", grid, 0, "v1")
+        local ok, st = pcall(k.launch, k, { device = dev, args = { v0, v1 }, checks = CHECKS, limit = LIMIT, clc = clc })
+        if not ok and tostring(st):find("is not emulated", 1, true) then free(v0, v1); H.pending(tostring(st)); return end
+        assert(ok, tostring(st))
+        local a, b = v0:read(), v1:read()
+        for i = 1, grid do
+          local want = (i - 1) < 2 * TILES and 1 or 0
+          assert.are.equal(want, a[i], fmt("single-thread reader, tile %d rank %d", floor((i - 1) / 2), (i - 1) % 2))
+          assert.are.equal(want, b[i], fmt("whole-warp reader, tile %d rank %d", floor((i - 1) / 2), (i - 1) % 2))
+        end
+        free(v0, v1)
+      end)
+    end
+  end
+end)
