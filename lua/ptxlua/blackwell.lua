@@ -494,4 +494,47 @@ return function(P)
     emit("cvt.u16.u32", mask, m)
     return { rank = r, peer = peer, leader = leader, mask = mask }
   end
+
+  -------------------------------------------------------------------------------------------------
+  -- a tile scheduler through cluster launch control (docs/blackwell.md), for one thread:
+  --   mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 16;
+  --   {@issue} clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes
+  --            .multicast::cluster::all.b128 [resp], [bar];
+  --   L: mbarrier.try_wait.parity.shared::cta.b64 p, [bar], phase;  @!p bra L;
+  --   fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;
+  --   ld.shared.b128 r, [resp];
+  --   clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 ok, r;
+  --   @ok clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {x, y, z, _}, r;
+  -- -> ok, x, y, z (.pred, then .u32: the first CTA of the cluster taken)
+  -------------------------------------------------------------------------------------------------
+  function P.clc_next(resp, bar, phase, opts)
+    local what = "ptx.clc_next"
+    local cur = cur_or_err(what)
+    local t = target_of(cur)
+    if sm_of(cur) < 100 or not t:match("[af]$") then
+      perr("%s: .multicast::cluster::all try_cancel is for the arch- and family-specific targets of sm_100 on " ..
+           "(sm_100a, sm_100f, ...); this kernel targets %s", what, t)
+    end
+    resp, bar = smem_addr(resp, what .. "(resp, ...)"), smem_addr(bar, what .. "(..., bar, ...)")
+    if not (phase == 0 or phase == 1 or (isreg(phase) and (ptype(phase) == "u32" or ptype(phase) == "b32"))) then
+      perr("%s(resp, bar, phase): phase is the mbarrier phase's parity, 0, 1 or a .u32 register (got %s)", what, tostring(phase))
+    end
+    if opts ~= nil and type(opts) ~= "table" then perr("%s(resp, bar, phase [, { issue = pred }])", what) end
+    local issue = opts and opts.issue
+    if issue ~= nil and ptype(issue) ~= "pred" then perr("%s: opts.issue must be a .pred register (got %s)", what, tostring(issue)) end
+    no_guard(what)
+    local r, ok = poolreg("b128"), poolreg("pred")
+    local x, y, z = poolreg("u32"), poolreg("u32"), poolreg("u32")
+    emit("mbarrier.arrive.expect_tx.shared::cta.b64", P.sink, bar, 16)
+    if issue then P._guard_next(issue, false) end
+    emit("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128",
+         resp, bar)
+    P.mbarrier_wait(bar, phase)
+    emit("fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster")
+    emit("ld.shared.b128", r, resp)
+    emit("clusterlaunchcontrol.query_cancel.is_canceled.pred.b128", ok, r)
+    P._guard_next(ok, false)
+    emit("clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128", { x, y, z, P.sink }, r)
+    return ok, x, y, z
+  end
 end

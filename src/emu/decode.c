@@ -1153,6 +1153,11 @@ DEC(fenceproxy) {
                          : T(k, "shared::cluster")             ? 2
                          : T(k, "global")                      ? 3
                                                                : 0);
+  } else if (T(k, "async::generic")) { /* the async proxy's writes seen by generic accesses (and
+                                          ** back): the emulator's copies land whole, so no effect */
+    in->sub = 4;
+    T(k, "sync_restrict::shared::cluster");
+    T(k, "sync_restrict::shared::cta");
   } else if (T(k, "tensormap::generic"))
     in->sub = T(k, "acquire") ? 3 : T(k, "release") ? 2 : 0;
   else if (T(k, "alias"))

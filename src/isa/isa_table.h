@@ -1694,7 +1694,7 @@ PL_FORM("clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes"
         ".multicast::cluster::all.b128", "m, m", 86, 100, PLA_SPECIFIC, CLCTRY)
 PL_FORM("clusterlaunchcontrol.query_cancel.is_canceled.pred.b128", "p, r:b128", 86, 100, 0,
         CLCQUERY)
-PL_FORM("clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128", "d[4]:b32, r:b128", 86,
+PL_FORM("clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128", "d[4]:b32_, r:b128", 86,
         100, 0, CLCQUERY)
 PL_FORM("clusterlaunchcontrol.query_cancel.(.get_first_ctaid::x|.get_first_ctaid::y|"
         ".get_first_ctaid::z).b32.b128", "d:b32, r:b128", 86, 100, 0, CLCQUERY)

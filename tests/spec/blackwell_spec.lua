@@ -376,3 +376,54 @@ describe("the MMA, its commit, ld/st, fences and waits", function()
     fails("ptx.tcgen05_wait(\"ld\"|\"st\")", function(ptx) ptx.tcgen05_wait("all") end)
   end)
 end)
+
+describe("ptx.clc_next, the tile scheduler through cluster launch control", function()
+  it("records exactly the documented instructions, and ptxas takes them", function()
+    local got = {}
+    local text = body(function(ptx)
+      local plan = ptx.smem_plan()
+      local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+      local resp = plan:alloc("resp", "b64", 2, { align = 16 })
+      local phase = ptx.reg.u32()
+      ptx.mov.u32(phase, 0)
+      got = { ptx.clc_next(resp, bar, phase) }
+      local issue = ptx.special("cluster_ctarank"):eq(0)
+      ptx.clc_next(resp, bar, 1, { issue = issue })
+    end)
+    assert.are.equal(4, #got)
+    local want = {
+      "mov.u32 %r1, 0;",
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [smem], 16;",
+      "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128 [smem+16], [smem];",
+      "$L__1:",
+      "mbarrier.try_wait.parity.shared::cta.b64 %p2, [smem], %r1;",
+      "@!%p2 bra $L__1;",
+      "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;",
+      "ld.shared.b128 %bq1, [smem+16];",
+      "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 %p1, %bq1;",
+      "@%p1 clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {%r2, %r3, %r4, _}, %bq1;",
+      "mov.u32 %r5, %cluster_ctarank;",
+      "setp.eq.u32 %p3, %r5, 0;",
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [smem], 16;",
+      "@%p3 clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128 [smem+16], [smem];",
+    }
+    local ins = H.insns(text)
+    for i, w in ipairs(want) do assert.are.equal(w, ins[i]) end
+    assembles(text)
+  end)
+
+  it("reports its mistakes at the call's line", function()
+    fails("phase is the mbarrier phase's parity", function(ptx)
+      local plan = ptx.smem_plan()
+      ptx.clc_next(plan:alloc("r", "b64", 2), plan:alloc("b", "b64", 1), 2)
+    end)
+    fails("opts.issue must be a .pred register", function(ptx)
+      local plan = ptx.smem_plan()
+      ptx.clc_next(plan:alloc("r", "b64", 2), plan:alloc("b", "b64", 1), 0, { issue = true })
+    end)
+    fails("is for the arch- and family-specific targets of sm_100 on", function(ptx)
+      local plan = ptx.smem_plan()
+      ptx.clc_next(plan:alloc("r", "b64", 2), plan:alloc("b", "b64", 1), 0)
+    end, "sm_100")
+  end)
+end)

@@ -77,6 +77,7 @@ local BW = {
   tcgen05_mma_commit = { err = "ptx.tcgen05_mma_commit records several",
                          call = function(g, e) g.tcgen05_mma_commit(e.rec { d = e.tb, a = e.db, b = e.db, idesc = 0, accumulate = e.p, bar = e.bar }) end },
   cta_pair = { err = "ptx.cta_pair records several", call = function(g, e) g.cta_pair(e.rec()) end },
+  clc_next = { err = "ptx.clc_next records several", call = function(g, e) g.clc_next(e.tile, e.bar, e.rec(0)) end },
   tcgen05_idesc = { err = "ptx.tcgen05_idesc records none",
                     call = function(g, e) g.tcgen05_idesc(e.rec { kind = "f16", d = "f32", a = "f16", b = "f16", m = 128, n = 64 }) end },
   tcgen05_idesc_decode = { err = "ptx.tcgen05_idesc_decode records none", call = function(g, e) g.tcgen05_idesc_decode(e.rec(0x08400490), "f16") end },
