@@ -116,10 +116,11 @@ end
 --                                    0's clc_empty once the response is read (`warpwide`: after
 --                                    every lane of the warp has, bar.warp.sync); every reader the
 --                                    count names must walk, in every CTA
---   S:run()                          the scheduler, one thread a CTA (a reader itself): expects the
---                                    response's 16 bytes on its clc_full; in rank 0, once every
---                                    reader has released the last response, asks for the next
---                                    cluster (try_cancel multicast to every CTA of the cluster)
+--   S:run()                          the scheduler, one thread a CTA (a reader itself): in rank 0,
+--                                    once every reader has released the last response, ptx.clc_next
+--                                    asks for the next cluster (try_cancel multicast to every CTA of
+--                                    the cluster); in every CTA it expects the response's 16 bytes on
+--                                    clc_full, waits and reads it
 local Sched = {}
 Sched.__index = Sched
 
@@ -180,25 +181,23 @@ end
 function Sched:run()
   local cphase = ptx.u32(0)
   local top, done = ptx.label(), ptx.label()
-  local cfull = self.base + self.full.offset
   local c0 = ptx.reg.u32()
   ptx.mov.u32(c0, ptx.sreg.clusterid.x)
   local first = self.decode(c0)
   if first.valid then ptx.at_not(first.valid).bra(done) end
   ptx.place(top)
-  ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, ptx.addr(cfull), 16)
-  ptx.if_(self.rank:eq(0), function()
+  local asks = self.rank:eq(0)
+  ptx.if_(asks, function()
     wait(self.base + self.empty.offset, cphase:bxor(1))         -- every reader has read the last
-    local cancel = ptx.op "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128"
-    cancel(self.resp:addr(0), ptx.addr(cfull))
   end)
-  local ok, x = self:read(cphase)
+  -- expect the 16 bytes here, rank 0 asks for every CTA (multicast), wait, read (ptx.clc_next)
+  local ok, x = ptx.clc_next(self.resp, self.full, cphase, { issue = asks })
   arrive_remote(self.empty0)
   toggle(cphase)
   ptx.at_not(ok).bra(done)
   if first.valid then
     -- a taken cluster past the last tile (grouped: the grid is an upper bound) ends it too
-    local nt = self.decode(x:as("u32") / self.cl)
+    local nt = self.decode(x / self.cl)
     ptx.at_not(nt.valid).bra(done)
   end
   ptx.bra.uni(top)
