@@ -33,10 +33,10 @@ local function plan(t)
     M = { min = 1 }, N = { min = 1 },
     K = { min = 16, multiple = 16, why = "TMA rows are multiples of 16 bytes (pad K with zeros)" },
     OUT = { one_of = { "bf16", "f32" } },
-    BN = { one_of = { 128 }, why = "the N of the MMA (256 x 128 x 32): two accumulators and the scale factors in 512 columns, whole 128-row scale atoms of B" },
+    BN = { one_of = { 128 }, why = "the N of the MMA (256 or 128 x 128 x 32): two accumulators and the scale factors in 512 columns, whole 128-row scale atoms of B" },
     BK = { one_of = { 128 }, why = "one 128-byte swizzle row of e4m3, one scale atom of 4 k-blocks" },
     STAGES = { min = 2 },
-    CLUSTER = { one_of = { 2, 4 }, why = "one or two CTA pairs" },
+    CLUSTER = { one_of = { 1, 2, 4 }, why = "one CTA, or one or two CTA pairs" },
   })
   t.TMA_STORE = true
   local P = bw.plan(t, "mxf8")
@@ -48,7 +48,7 @@ local function plan(t)
     ptx.error("%d stages of (128 + %d) x %d e4m3, their scale factors and the epilogue buffers need %d bytes of shared memory (227 KB a block)", t.STAGES, P.bhalf, t.BK, P.smem)
   end
   P.kt = cdiv(t.K, t.BK)
-  P.tm = cdiv(t.M, 256)
+  P.tm = cdiv(t.M, P.m)
   P.tmc = cdiv(P.tm, P.npair)
   P.tn = cdiv(t.N, t.BN)
   P.tiles = P.tmc * P.tn
@@ -131,7 +131,7 @@ local K = ptx.kernel {
     -- one instruction descriptor a k step: the scale factors' byte k of each cell
     local idesc = {}
     for k = 0, P.ksteps - 1 do
-      idesc[k] = ptx.tcgen05_idesc { kind = "mxf8f6f4", a = "e4m3", b = "e4m3", m = 256, n = t.BN, cta_group = 2,
+      idesc[k] = ptx.tcgen05_idesc { kind = "mxf8f6f4", a = "e4m3", b = "e4m3", m = P.m, n = t.BN, cta_group = P.group,
                                      scale = "ue8m0", sfa_id = k, sfb_id = k }
     end
     bw.gemm(t, {
@@ -140,7 +140,7 @@ local K = ptx.kernel {
       idesc = idesc,
       decode = function(ct, p, h)
         local cm, cn = ct % P.tmc, ct / P.tmc
-        local m0 = cm:mad(P.npair, p):mad(256, h * 128)
+        local m0 = cm:mad(P.npair, p):mad(P.m, h * 128)
         local n0 = cn * t.BN
         return { m0 = m0, n0 = n0, nb = h:mad(P.bhalf, n0), sf_m = m0:shr(7), sf_n = n0:shr(7) }
       end,

@@ -6,6 +6,7 @@
 -- shared memory -> TMA store) that overlaps the next tile's MMAs, and a persistent schedule through
 -- cluster launch control. The pipeline is kernels/lib/sm100_gemm.lua's (its header lists the roles
 -- and barriers); docs/blackwell.md, "Writing a Blackwell kernel", walks through it phase by phase.
+-- CLUSTER = 1 runs one CTA alone (cta_group::1 MMAs of M = 128, all BN rows of B in the CTA).
 --
 -- Phases:
 --   plan       shared memory: STAGES stages of an A tile (128 x BK: this CTA's half of the pair's
@@ -34,10 +35,10 @@ local function plan(t)
     M = { min = 1 }, N = { min = 1 },
     K = { min = 8, multiple = 8, why = "TMA rows are multiples of 16 bytes (pad K with zeros)" },
     OUT = { one_of = { "bf16", "f32" } },
-    BN = { one_of = { 64, 128, 192, 256 }, why = "the N of the MMA (256 x BN x 16), two accumulators in 512 columns, whole 128-byte epilogue chunks" },
+    BN = { one_of = { 64, 128, 192, 256 }, why = "the N of the MMA (256 or 128 x BN x 16), two accumulators in 512 columns, whole 128-byte epilogue chunks" },
     BK = { one_of = { 64 }, why = "one 128-byte swizzle row of bf16" },
     STAGES = { min = 2 },
-    CLUSTER = { one_of = { 2, 4 }, why = "one or two CTA pairs" },
+    CLUSTER = { one_of = { 1, 2, 4 }, why = "one CTA, or one or two CTA pairs" },
   })
   t.TMA_STORE = true
   local P = bw.plan(t, "bf16")
@@ -46,7 +47,7 @@ local function plan(t)
     ptx.error("%d stages of (128 + %d) x %d bf16 and the epilogue buffers need %d bytes of shared memory (227 KB a block)", t.STAGES, P.bhalf, t.BK, P.smem)
   end
   P.kt = math.ceil(t.K / t.BK)
-  P.tm = math.ceil(t.M / 256)                                  -- pair tile-rows
+  P.tm = math.ceil(t.M / P.m)                                  -- pair (or CTA) tile-rows
   P.tmc = math.ceil(P.tm / P.npair)                            -- cluster-rows
   P.tn = math.ceil(t.N / t.BN)
   P.tiles = P.tmc * P.tn
@@ -97,11 +98,11 @@ local K = ptx.kernel {
     bw.gemm(t, {
       kind = "bf16", P = P, kt = P.kt,
       maps = { A = amap, B = bmap },
-      idesc = ptx.tcgen05_idesc { kind = "f16", d = "f32", a = "bf16", b = "bf16", m = 256, n = t.BN, cta_group = 2 },
+      idesc = ptx.tcgen05_idesc { kind = "f16", d = "f32", a = "bf16", b = "bf16", m = P.m, n = t.BN, cta_group = P.group },
       -- cluster tile ct: cluster-row ct % TMC, column ct / TMC; pair p of it, half h of the pair
       decode = function(ct, p, h)
         local cm, cn = ct % P.tmc, ct / P.tmc
-        local m0 = cm:mad(P.npair, p):mad(256, h * 128)
+        local m0 = cm:mad(P.npair, p):mad(P.m, h * 128)
         local n0 = cn * t.BN
         return { m0 = m0, n0 = n0, nb = h:mad(P.bhalf, n0) }
       end,

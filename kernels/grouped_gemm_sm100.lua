@@ -26,17 +26,17 @@ local function plan(t)
     G = { min = 1 }, MTOT = { min = 1 },
     N = { min = 8, multiple = 8, why = "C is stored in 16-byte pieces" },
     K = { min = 8, multiple = 8, why = "TMA rows are multiples of 16 bytes (pad K with zeros)" },
-    BN = { one_of = { 64, 128, 192, 256 }, why = "the N of the MMA (256 x BN x 16), two accumulators in 512 columns, whole 64-column epilogue chunks" },
+    BN = { one_of = { 64, 128, 192, 256 }, why = "the N of the MMA (256 or 128 x BN x 16), two accumulators in 512 columns, whole 64-column epilogue chunks" },
     BK = { one_of = { 64 }, why = "one 128-byte swizzle row of bf16" },
     STAGES = { min = 2 },
-    CLUSTER = { one_of = { 2, 4 }, why = "one or two CTA pairs" },
+    CLUSTER = { one_of = { 1, 2, 4 }, why = "one CTA, or one or two CTA pairs" },
   })
   t.OUT, t.TMA_STORE = "bf16", false
   local P = bw.plan(t, "bf16")
   if P.smem > 232448 then
     ptx.error("%d stages of (128 + %d) x %d bf16 need %d bytes of shared memory (227 KB a block)", t.STAGES, P.bhalf, t.BK, P.smem)
   end
-  P.ct = 256 * P.npair                                         -- rows of a cluster tile
+  P.ct = P.m * P.npair                                         -- rows of a cluster tile
   P.kt = math.ceil(t.K / t.BK)
   P.tn = math.ceil(t.N / t.BN)
   P.bound = (math.ceil(t.MTOT / P.ct) + t.G) * P.tn             -- cluster tiles, at most
@@ -122,7 +122,7 @@ local K = ptx.kernel {
       ptx.place(found)
       ptx.setp.eq.u32(valid, g, g)
       local l = ct - gstart
-      m0:set((l % gtm):mad(P.ct, mbeg):mad(1, p:mad(256, h * 128)))
+      m0:set((l % gtm):mad(P.ct, mbeg):mad(1, p:mad(P.m, h * 128)))
       n0:set((l / gtm) * t.BN)
       nb:set(g:mad(t.N, h:mad(P.bhalf, n0)))
       ptx.place(out)
@@ -152,7 +152,7 @@ local K = ptx.kernel {
     bw.gemm(t, {
       kind = "bf16", P = P, kt = P.kt,
       maps = { A = amap, B = bmap },
-      idesc = ptx.tcgen05_idesc { kind = "f16", d = "f32", a = "bf16", b = "bf16", m = 256, n = t.BN, cta_group = 2 },
+      idesc = ptx.tcgen05_idesc { kind = "f16", d = "f32", a = "bf16", b = "bf16", m = P.m, n = t.BN, cta_group = P.group },
       decode = decode,
       store = store,
     })

@@ -40,7 +40,9 @@
 -- The kernel passes a spec (bw.gemm(t, spec)):
 --   kind        "bf16" (kind::f16, K 16 an MMA) or "mxf8" (kind::mxf8f6f4.block_scale, e4m3 A and
 --               B, ue8m0 scale factors per 32 elements of K: K 32 an MMA)
---   BN, BK, STAGES, CLUSTER, OUT   the templates; BM is 128 rows a CTA (256 a pair)
+--   BN, BK, STAGES, CLUSTER, OUT   the templates; BM is 128 rows a CTA (256 a pair); CLUSTER 1
+--               is one CTA alone: cta_group::1 MMAs of M = 128, loads and commits without the pair
+--               (its own full[s], tempty[a] of its 4 epilogue warps, no multicast)
 --   maps        { A =, B =, SFA =, SFB =, C = } the .u64 addresses of the tensor maps
 --   tiles       the number of cluster tiles (a number) or nil (grouped: first, decode say)
 --   decode(ct, pair, half) -> tile   the tile of cluster tile ct for pair `pair` (0..NPAIR-1),
@@ -59,21 +61,26 @@ local BF16, MXF8 = "bf16", "mxf8"
 -- kernel's check (the kernel calls bw.plan from its own plan so the message names its line)
 function bw.plan(t, kind)
   local P = { kind = kind }
-  P.npair = t.CLUSTER / 2
+  -- CLUSTER 2 or 4: CTA pairs (cta_group::2, MMAs of M = 256); CLUSTER 1: one CTA (cta_group::1,
+  -- MMAs of M = 128), the same roles and barriers without the pair's signalling
+  P.pair = t.CLUSTER >= 2
+  P.group = P.pair and 2 or 1                                 -- the kernel's .cta_group
+  P.m = 128 * P.group                                         -- the MMA's M
+  P.npair = P.pair and t.CLUSTER / 2 or 1
   P.eb = kind == MXF8 and 1 or 2                              -- bytes of an A or B element
   P.kstep = kind == MXF8 and 32 or 16                         -- K of one MMA
   P.ksteps = t.BK / P.kstep
   P.ob = t.OUT == "f32" and 4 or 2
   P.en = 128 / P.ob                                           -- epilogue chunk: 128 bytes of a row
   P.chunks = t.BN / P.en
-  P.bhalf = t.BN / 2                                          -- rows of B a CTA of the pair holds
+  P.bhalf = t.BN / P.group                                    -- rows of B a CTA of the pair holds
   P.bslice = P.bhalf / P.npair                                -- rows of B a CTA loads (multicast)
   P.a_bytes = 128 * t.BK * P.eb
   P.b_bytes = P.bhalf * t.BK * P.eb
   P.sf_bytes = kind == MXF8 and 512 or 0                      -- one 128 x 4 scale atom
   P.sfb_atoms = kind == MXF8 and math.ceil(t.BN / 128) or 0
   P.stage_bytes = P.a_bytes + P.b_bytes + P.sf_bytes * (1 + P.sfb_atoms)
-  P.tx = 2 * P.stage_bytes                                     -- bytes of a stage, both CTAs
+  P.tx = P.group * P.stage_bytes                               -- bytes of a stage, both CTAs
   P.cbuf = 32 * 128                                           -- one epilogue warp's buffer
   P.smem = t.STAGES * P.stage_bytes + (t.TMA_STORE and 8 * P.cbuf or 0) + 8 * (2 * t.STAGES + 6) + 32
   -- tensor memory: two accumulators of BN columns, then (block-scaled) the scale factors of each
@@ -206,7 +213,7 @@ end
 
 function bw.gemm(t, spec)
   local kind, P = spec.kind, spec.P
-  local CL, NP, ST = t.CLUSTER, P.npair, t.STAGES
+  local CL, NP, ST, G = t.CLUSTER, P.npair, t.STAGES, P.group
 
   -- shared memory: every offset fixed here
   local sm = ptx.smem_plan()
@@ -227,7 +234,7 @@ function bw.gemm(t, spec)
   local tslot = sm:alloc("tslot", "u32", 1, { align = 16 })
 
   -- tensor memory: the two accumulators, then the scale factors of each stage
-  local tm = ptx.tmem_plan { cta_group = 2 }
+  local tm = ptx.tmem_plan { cta_group = G }
   local tacc = tm:alloc("acc", 2 * t.BN)
   local tsf
   if kind == MXF8 then tsf = tm:alloc("sf", ST * P.sf_cols) end
@@ -255,7 +262,7 @@ function bw.gemm(t, spec)
     end
     for a = 0, 1 do
       init(tfull:addr(0, 8 * a), 1)
-      init(tempty:addr(0, 8 * a), 8)
+      init(tempty:addr(0, 8 * a), 4 * G)
     end
     sched:init()
     ptx.op "fence.mbarrier_init.release.cluster" ()
@@ -288,7 +295,9 @@ function bw.gemm(t, spec)
     ptx.if_(is0, function()
       local rg = ring(ST)
       local lfull = at_rank(full, lrank)                         -- full[0] of the pair leader
-      local load = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2"
+      -- a pair's loads complete on the leader's barrier (.cta_group::2); one CTA's on its own
+      local load = ptx.op("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" ..
+                          (P.pair and ".cta_group::2" or ""))
       local mcast = ptx.op "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.cta_group::2"
       local bmask
       if NP > 1 then
@@ -368,7 +377,7 @@ function bw.gemm(t, spec)
                 -- scale factors of this stage into tensor memory (ordered before the MMAs)
                 local col = rg.s:mad(P.sf_cols, tbase + tsf.col)
                 sfa, sfb = col:as("b32"), (col + 4):as("b32")
-                local cp = ptx.op "tcgen05.cp.cta_group::2.32x128b.warpx4"
+                local cp = ptx.op("tcgen05.cp.cta_group::" .. G .. ".32x128b.warpx4")
                 local sa = sfd0 + rg.s:mad(sSFA.stage_bytes, sSFA.offset):shr(4):mul_wide(1)
                 cp(ptx.addr(sfa), sa:as("b64"))
                 for a = 0, P.sfb_atoms - 1 do
@@ -378,7 +387,7 @@ function bw.gemm(t, spec)
               end
               for k = 0, P.ksteps - 1 do
                 local step = k * P.kstep * P.eb / 16                  -- 32 bytes a K step
-                local o = { d = d, a = (da + step):as("b64"), b = (db + step):as("b64"), cta_group = 2,
+                local o = { d = d, a = (da + step):as("b64"), b = (db + step):as("b64"), cta_group = G,
                             accumulate = k == 0 and first or ptrue }
                 if kind == MXF8 then
                   o.kind, o.scale_vec, o.scale_a, o.scale_b = "mxf8f6f4", "1X", sfa, sfb
@@ -389,11 +398,11 @@ function bw.gemm(t, spec)
                 ptx.tcgen05_mma(o)
               end
               -- the stage is free once these MMAs are done: in every CTA of the cluster
-              ptx.tcgen05_commit(ptx.addr(rg.s:mad(8, base + empty.offset)), { cta_group = 2, multicast = allmask })
+              ptx.tcgen05_commit(ptx.addr(rg.s:mad(8, base + empty.offset)), { cta_group = G, multicast = P.pair and allmask or nil })
               rg:advance()
             end)
             -- the accumulator is complete: tell both CTAs' epilogues
-            ptx.tcgen05_commit(ptx.addr(acc:mad(8, base + tfull.offset)), { cta_group = 2, multicast = pair.mask })
+            ptx.tcgen05_commit(ptx.addr(acc:mad(8, base + tfull.offset)), { cta_group = G, multicast = P.pair and pair.mask or nil })
             toggle(acc)
             ptx.at(acc:eq(0)).xor.b32(aphase, aphase, 1)
           end)

@@ -59,12 +59,13 @@ end
 local function cname(N) return function(i) return fmt("C[%d][%d]", floor((i - 1) / N), (i - 1) % N) end end
 
 ---------------------------------------------------------------------------------------------------
--- gemm_sm100: M = 300 (two pair tile-rows, the second partial), N = 200 (four columns of 64, the
+-- gemm_sm100: M = 300 (two pair tile-rows, the second partial; three CTA tile-rows alone), N = 200 (four columns of 64, the
 -- last partial), K = 136 (three k-tiles, the last partial); clusters of 4 (the second pair's rows
 -- past M: its loads zero-filled, its stores clipped); f32 output with the shortest ring; a tile
 -- smaller than one MMA's every edge
 local GEMM = {
   { M = 300, N = 200, K = 136, BN = 64 },
+  { M = 300, N = 200, K = 136, BN = 64, CLUSTER = 1 },
   { M = 520, N = 136, K = 72, BN = 64, CLUSTER = 4 },
   { M = 200, N = 72, K = 200, BN = 64, OUT = "f32", STAGES = 2 },
   { M = 8, N = 8, K = 8, BN = 64, STAGES = 2 },
@@ -76,7 +77,7 @@ describe("emulated Blackwell kernels: gemm_sm100", function()
   local k = ks.gemm_sm100
   for ci, c in ipairs(GEMM) do
     for mi, clc in ipairs(MODES) do
-      if ci == 1 or mi == 1 then                        -- every mode on the first shape
+      if ci <= 2 or mi == 1 then                        -- every mode on the first shapes (pairs, one CTA)
         it(desc(c) .. " clc=" .. clc, function()
           local M, N, K = c.M, c.N, c.K
           local out = c.OUT or "bf16"
@@ -105,6 +106,7 @@ end)
 local FP8 = {
   { M = 300, N = 200, K = 304 },
   { M = 260, N = 136, K = 144, CLUSTER = 4, OUT = "f32" },
+  { M = 200, N = 136, K = 304, CLUSTER = 1, STAGES = 3 },
 }
 
 -- the scale byte of row r, k-block j (the 128 x 4 atoms of kernels/gemm_fp8_sm100.lua's header)
@@ -158,6 +160,7 @@ end)
 local GG = {
   { G = 4, MTOT = 600, N = 200, K = 136, BN = 64, sizes = { 300, 0, 45, 255 } },
   { G = 5, MTOT = 333, N = 72, K = 64, BN = 64, CLUSTER = 4, sizes = { 1, 130, 0, 100, 102 } },
+  { G = 4, MTOT = 600, N = 200, K = 136, BN = 64, CLUSTER = 1, sizes = { 300, 0, 45, 255 } },
 }
 
 describe("emulated Blackwell kernels: grouped_gemm_sm100", function()
@@ -228,9 +231,10 @@ local function broken(lib_edits)
   return ks.gemm_sm100, ret, lib_path, lib_text
 end
 
--- the launch's error at a small shape (two k-tiles a tile, two tiles a cluster); nil, why when the
+-- the launch's error at a small shape (two k-tiles a tile, four tiles); nil, why when the
 -- emulator refuses the kernel as not emulated
-local BROKEN_SHAPE = { M = 256, N = 128, K = 128, BN = 64, STAGES = 2 }
+-- (one CTA, cta_group::1: every mistake below is one a CTA can make alone)
+local BROKEN_SHAPE = { M = 256, N = 128, K = 128, BN = 64, STAGES = 2, CLUSTER = 1 }
 local function broken_error(k, ret)
   local c = BROKEN_SHAPE
   local r = rng(17)
@@ -251,7 +255,7 @@ end
 -- emulator's check is
 local BROKEN = {
   { what = "a stage released by a plain mbarrier.arrive instead of tcgen05.commit: the refill overwrites what an MMA still reads",
-    edits = { { 'ptx.tcgen05_commit(ptx.addr(rg.s:mad(8, base + empty.offset)), { cta_group = 2, multicast = allmask })',
+    edits = { { 'ptx.tcgen05_commit(ptx.addr(rg.s:mad(8, base + empty.offset)), { cta_group = G, multicast = P.pair and allmask or nil })',
                 'arrive_remote(rg.s:mad(8, base + empty.offset))  -- BROKEN: plain arrive' } },
     at = "-- BROKEN: plain arrive" },
   { what = "the epilogue reads tensor memory without waiting for the MMA's commit",
