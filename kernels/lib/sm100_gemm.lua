@@ -120,8 +120,9 @@ end
 --   S:walk(body, reader, warpwide)   one role: body(tile) for cluster tile %clusterid.x, then for
 --                                    each cluster a try_cancel took, until one fails (or decodes
 --                                    invalid); `reader` (a .pred: one lane a warp) arrives on rank
---                                    0's clc_empty once the response is read (`warpwide`: after
---                                    every lane of the warp has, bar.warp.sync); every reader the
+--                                    0's clc_empty once the response is read (`sync`, a function:
+--                                    the barrier after which every lane of the warp has read it, a
+--                                    named bar.sync of the warp); every reader the
 --                                    count names must walk, in every CTA
 --   S:run()                          the scheduler, one thread a CTA (a reader itself): in rank 0,
 --                                    once every reader has released the last response, ptx.clc_next
@@ -166,7 +167,7 @@ function Sched:read(cphase)
   return ok, x
 end
 
-function Sched:walk(body, reader, warpwide)
+function Sched:walk(body, reader, sync)
   local ct, cphase = ptx.reg.u32(), ptx.u32(0)
   ptx.mov.u32(ct, ptx.sreg.clusterid.x)
   local top, done = ptx.label(), ptx.label()
@@ -176,7 +177,7 @@ function Sched:walk(body, reader, warpwide)
   body(tile)
   -- the next cluster tile: the response of the scheduler's try_cancel
   local ok, x = self:read(cphase)
-  if warpwide then ptx.op "bar.warp.sync" (ptx.hex(0xffffffff)) end   -- every lane has read it
+  if sync then sync() end                                       -- every lane has read it
   ptx.if_(reader, function() arrive_remote(self.empty0) end)
   toggle(cphase)
   ptx.at_not(ok).bra(done)
@@ -285,7 +286,7 @@ function bw.gemm(t, spec)
 
   -- the schedule every role walks (bw.clc_schedule): body(tile) for each cluster tile of this cluster
   sched:setup(base, rank, function(ct) return spec.decode(ct, pidx, half) end)
-  local function schedule(body, reader, warpwide) sched:walk(body, reader, warpwide) end
+  local function schedule(body, reader, sync) sched:walk(body, reader, sync) end
 
   local is0 = lane:eq(0)
   ptx.if_(warp:eq(0), function()
@@ -423,20 +424,24 @@ function bw.gemm(t, spec)
           local acc, aphase = ptx.u32(0), ptx.u32(0)
           local ltempty = at_rank(tempty, lrank)
           local lane_off = q:shl(21)                                -- (32 q) << 16
+          -- the warp's own barrier, named 1 + q of 32 threads: orders its lanes' tensor-memory
+          -- loads, shared stores and CLC reads before lane 0's release, store or arrive
+          local bid = q + 1
+          local function wsync() ptx.bar.sync(bid, 32) end
           local cbuf
           if sC then cbuf = q:mad(2 * sC.stage_bytes, base + sC.offset) end
           schedule(function(tile)
             wait(acc:mad(8, base + tfull.offset), aphase)
             ptx.tcgen05_fence("after")
             local ta = tbase + lane_off + acc * t.BN + tacc.col
-            local ctx = { tile = tile, q = q, lane = lane, cbuf = cbuf, sC = sC, P = P, t = t }
+            local ctx = { tile = tile, q = q, lane = lane, cbuf = cbuf, sC = sC, P = P, t = t, sync = wsync }
             for c = 0, P.chunks - 1 do
               local v = ptx.tcgen05_ld { shape = "32x32b", num = P.en, taddr = (ta + c * P.en) }
               ptx.tcgen05_wait("ld")
               if c == P.chunks - 1 then
                 -- every column is in registers: the next tile's MMAs may overwrite the buffer
                 ptx.tcgen05_fence("before")
-                ptx.op "bar.warp.sync" (ptx.hex(0xffffffff))
+                wsync()
                 ptx.if_(is0, function() arrive_remote(acc:mad(8, ltempty)) end)
               end
               ctx.c, ctx.v = c, v
@@ -444,7 +449,7 @@ function bw.gemm(t, spec)
             end
             toggle(acc)
             ptx.at(acc:eq(0)).xor.b32(aphase, aphase, 1)
-          end, is0, true)
+          end, is0, wsync)
           if sC then ptx.if_(is0, function() ptx.op "cp.async.bulk.wait_group" (0) end) end
         end)
       end)
@@ -476,7 +481,7 @@ function bw.tma_store(cmap)
     -- odd number of chunks: the previous tile's last store read this very buffer)
     local pending = (c == 0 and P.chunks % 2 == 1) and 0 or 1
     ptx.if_(is0, function() ptx.op "cp.async.bulk.wait_group.read" (pending) end)
-    ptx.op "bar.warp.sync" (ptx.hex(0xffffffff))
+    x.sync()
     local row = lane:mad(128, x.cbuf + boff)
     local sw = lane:band(7)
     for j = 0, 7 do
@@ -494,7 +499,7 @@ function bw.tma_store(cmap)
       end
     end
     ptx.op "fence.proxy.async.shared::cta" ()
-    ptx.op "bar.warp.sync" (ptx.hex(0xffffffff))
+    x.sync()
     ptx.if_(is0, function()
       local store = ptx.op "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"
       store(ptx.taddr(cmap, { x.tile.n0 + c * P.en, x.q:mad(32, x.tile.m0) }), ptx.addr(x.cbuf + boff))

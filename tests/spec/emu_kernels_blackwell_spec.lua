@@ -234,7 +234,7 @@ end
 -- the launch's error at a small shape (two k-tiles a tile, four tiles); nil, why when the
 -- emulator refuses the kernel as not emulated
 -- (one CTA, cta_group::1: every mistake below is one a CTA can make alone)
-local BROKEN_SHAPE = { M = 256, N = 128, K = 128, BN = 64, STAGES = 2, CLUSTER = 1 }
+local BROKEN_SHAPE = { M = 256, N = 128, K = 320, BN = 64, STAGES = 2, CLUSTER = 1 }
 local function broken_error(k, ret)
   local c = BROKEN_SHAPE
   local r = rng(17)
@@ -251,23 +251,29 @@ local function broken_error(k, ret)
   return err
 end
 
--- each mistake: the edits, the line (a needle of the edited library) the error must name, what the
--- emulator's check is
+-- each mistake: the edits, the lines (needles of the edited library) the error must name -- the
+-- instruction's own as path:line, the other party's as path:line or "line N" -- and what it is
 local BROKEN = {
   { what = "a stage released by a plain mbarrier.arrive instead of tcgen05.commit: the refill overwrites what an MMA still reads",
     edits = { { 'ptx.tcgen05_commit(ptx.addr(rg.s:mad(8, base + empty.offset)), { cta_group = G, multicast = P.pair and allmask or nil })',
                 'arrive_remote(rg.s:mad(8, base + empty.offset))  -- BROKEN: plain arrive' } },
-    at = "-- BROKEN: plain arrive" },
+    at = { "load(ptx.addr(rg.s:mad(sA.stage_bytes, base + sA.offset)), ptx.taddr(spec.maps.A, { k0, tile.m0 }), ptx.addr(fb))",
+           "ptx.tcgen05_mma(o)" } },
   { what = "the epilogue reads tensor memory without waiting for the MMA's commit",
     edits = { { "            wait(acc:mad(8, base + tfull.offset), aphase)\n", "            -- BROKEN: no wait on tfull\n" } },
-    at = 'local v = ptx.tcgen05_ld { shape = "32x32b", num = P.en, taddr = (ta + c * P.en) }' },
+    at = 'local v = ptx.tcgen05_ld { shape = "32x32b", num = P.en, taddr = (ta + c * P.en) }',
+    -- the epilogue reads before the MMAs have written anything; an emulator that does not report
+    -- reads of tensor memory no instruction has written ends in a deadlock instead (the early
+    -- hand-backs confuse tempty's phases)
+    gap = { pattern = ": error: deadlock in CTA", why = "the emulator does not report reads of tensor memory no instruction wrote yet: " ..
+            "this copy ends in a deadlock instead of the report at the tcgen05.ld" } },
   { what = "no tcgen05.fence::after_thread_sync between the wait on tfull and the tcgen05.ld",
     edits = { { "            wait(acc:mad(8, base + tfull.offset), aphase)\n            ptx.tcgen05_fence(\"after\")\n",
                 "            wait(acc:mad(8, base + tfull.offset), aphase)  -- BROKEN: no fence after\n" } },
     at = 'local v = ptx.tcgen05_ld { shape = "32x32b", num = P.en, taddr = (ta + c * P.en) }' },
   { what = "the accumulator handed back without tcgen05.wait::ld: the next MMAs overwrite cells a load still reads",
     edits = { { '              ptx.tcgen05_wait("ld")\n', "              -- BROKEN: no wait::ld\n" } },
-    at = 'local v = ptx.tcgen05_ld { shape = "32x32b", num = P.en, taddr = (ta + c * P.en) }' },
+    at = { "ptx.tcgen05_mma(o)", 'local v = ptx.tcgen05_ld { shape = "32x32b", num = P.en, taddr = (ta + c * P.en) }' } },
   { what = "an epilogue warp reading lanes outside its quarter of tensor memory",
     edits = { { "local lane_off = q:shl(21)", "local lane_off = (3 - q):shl(21)  -- BROKEN: another quarter" } },
     at = 'local v = ptx.tcgen05_ld { shape = "32x32b", num = P.en, taddr = (ta + c * P.en) }' },
@@ -304,10 +310,19 @@ describe("broken Blackwell kernels: each mistake at its line", function()
       local k, ret, lib_path, lib_text = broken(b.edits)
       local err, why = broken_error(k, ret)
       if not err then H.pending(why); return end
-      local line = line_of(lib_text, b.at)
-      assert.truthy(err:find(lib_path .. ":" .. line .. ": error: ", 1, true) or err:find(lib_path .. ":" .. line .. ")", 1, true)
-                    or err:find(lib_path .. ":" .. line .. ",", 1, true) or err:find(lib_path .. ":" .. line .. " ", 1, true),
-                    fmt("expected the error at %s:%d (%s):\n%s", lib_path, line, b.at, err))
+      local ats = type(b.at) == "table" and b.at or { b.at }
+      local first = line_of(lib_text, ats[1])
+      if b.gap and not err:find(lib_path .. ":" .. first .. ": error: ", 1, true) and err:find(b.gap.pattern, 1, true) then
+        H.pending(b.gap.why .. "\n" .. err)
+        return
+      end
+      assert.truthy(err:find(lib_path .. ":" .. first .. ": error: ", 1, true),
+                    fmt("expected the error at %s:%d (%s):\n%s", lib_path, first, ats[1], err))
+      for i = 2, #ats do
+        local n = line_of(lib_text, ats[i])
+        local named = err:find(lib_path .. ":" .. n .. "[^%d]") or err:find("line " .. n .. "[^%d]")
+        assert.truthy(named, fmt("expected the error to name line %d (%s) too:\n%s", n, ats[i], err))
+      end
     end)
   end
 end)
@@ -353,7 +368,7 @@ describe("the CLC schedule of the sm100 pipeline (bw.clc_schedule)", function()
         ptx.if_(is0, function() S:walk(function(tile) count(p0, tile) end, is0) end)
       end, function()
         ptx.if_(warp:eq(1), function()
-          S:walk(function(tile) ptx.if_(is0, function() count(p1, tile) end) end, is0, true)
+          S:walk(function(tile) ptx.if_(is0, function() count(p1, tile) end) end, is0, function() ptx.bar.sync(1, 32) end)
         end, function()
           ptx.if_(is0, function() S:run() end)
         end)
