@@ -7,7 +7,19 @@
 -- every output element compared with a double reference; outputs poisoned (NaN) first, the opt-in
 -- checks (races, uninitialized shared memory and registers) on. Then broken copies of the pipeline
 -- (kernels/lib/sm100_gemm.lua), one per mistake the emulator's tcgen05 checks catch, each reported
--- at the broken line.
+-- at the broken line (at one CTA, cta_group::1):
+--   a stage released by a plain mbarrier.arrive    -> at the producer's refill, naming the MMA
+--   no wait on tfull before the epilogue's loads     -> at the tcgen05.ld
+--   no tcgen05.fence::after_thread_sync after it     -> at the tcgen05.ld
+--   no tcgen05.wait::ld before the hand-back         -> at the next MMA, naming the ld
+--   an epilogue warp in another lane quarter         -> at the tcgen05.ld
+--   no tcgen05.dealloc                               -> at the allocation
+--   a second allocation after relinquish             -> at the second alloc
+--   A's descriptor in the sm_90 layout               -> at the MMA
+--   the first MMA accumulating (enable-input-d)      -> at the MMA
+--   the MMA issued by the whole warp                 -> at the MMA
+-- Not here: a CTA-group mismatch (the DSL and --lint refuse it before any run:
+-- tests/spec/blackwell_spec.lua) and the pair's own mistakes (the emulator runs no cta_group::2 yet).
 --
 -- Tolerances (|got - ref| <= bound for every element):
 --   gemm_sm100, grouped_gemm_sm100   K 2^-24 sum_k |a_ik b_jk| (gamma_K of an f32 sum of exact bf16
@@ -280,6 +292,14 @@ local BROKEN = {
   { what = "the tensor memory never deallocated",
     edits = { { "    tm:deallocate(tbase)\n", "    -- BROKEN: no dealloc\n" } },
     at = "ptx.if_(warp:eq(2), function() tm:allocate(tslot) end)" },
+  { what = "a second allocation after the permit was relinquished",
+    edits = { { "ptx.if_(warp:eq(2), function() tm:allocate(tslot) end)",
+                "ptx.if_(warp:eq(2), function() tm:allocate(tslot); tm:allocate(tslot) end)  -- BROKEN: allocates twice" } },
+    at = "-- BROKEN: allocates twice" },
+  { what = "an MMA reading A through a descriptor of the sm_90 layout (bits 46-48 not 0b001)",
+    edits = { { "local da0 = ptx.tcgen05_desc(sA, { mn = 128, k = t.BK, base = base }):as(\"u64\")",
+                "local da0 = ptx.wgmma_desc(sA, { mn = 128, k = t.BK, base = base }):as(\"u64\")  -- BROKEN: wgmma's layout" } },
+    at = "ptx.tcgen05_mma(o)" },
   { what = "the first MMA of a tile accumulating into cells no MMA has written",
     edits = { { "accumulate = k == 0 and first or ptrue }", "accumulate = ptrue }  -- BROKEN: accumulates from the start" } },
     at = "ptx.tcgen05_mma(o)" },
