@@ -74,13 +74,19 @@ local function cname(N) return function(i) return fmt("C[%d][%d]", floor((i - 1)
 -- gemm_sm100: M = 300 (two pair tile-rows, the second partial; three CTA tile-rows alone), N = 200 (four columns of 64, the
 -- last partial), K = 136 (three k-tiles, the last partial); clusters of 4 (the second pair's rows
 -- past M: its loads zero-filled, its stores clipped); f32 output with the shortest ring; a tile
--- smaller than one MMA's every edge
+-- smaller than one MMA's every edge; one CTA alone (CLUSTER = 1) at those shapes, with more
+-- k-tiles than stages (the ring wraps inside a tile) and six tiles through both accumulators, and
+-- with the widest tile (BN = 256, an f32 epilogue of 8 chunks)
 local GEMM = {
   { M = 300, N = 200, K = 136, BN = 64 },
   { M = 300, N = 200, K = 136, BN = 64, CLUSTER = 1 },
   { M = 520, N = 136, K = 72, BN = 64, CLUSTER = 4 },
   { M = 200, N = 72, K = 200, BN = 64, OUT = "f32", STAGES = 2 },
   { M = 8, N = 8, K = 8, BN = 64, STAGES = 2 },
+  { M = 200, N = 72, K = 200, BN = 64, OUT = "f32", STAGES = 2, CLUSTER = 1 },
+  { M = 8, N = 8, K = 8, BN = 64, STAGES = 2, CLUSTER = 1 },
+  { M = 260, N = 136, K = 320, BN = 128, STAGES = 3, CLUSTER = 1 },
+  { M = 130, N = 256, K = 64, BN = 256, STAGES = 2, CLUSTER = 1, OUT = "f32" },
 }
 local MODES = { "all", "none", "alternate" }
 
