@@ -37,6 +37,7 @@ local function plan(t)
     BK = { one_of = { 128 }, why = "one 128-byte swizzle row of e4m3, one scale atom of 4 k-blocks" },
     STAGES = { min = 2 },
     CLUSTER = { one_of = { 1, 2, 4 }, why = "one CTA, or one or two CTA pairs" },
+    GROUP = { min = 1 },
   })
   t.TMA_STORE = true
   local P = bw.plan(t, "mxf8")
@@ -52,6 +53,7 @@ local function plan(t)
   P.tmc = cdiv(P.tm, P.npair)
   P.tn = cdiv(t.N, t.BN)
   P.tiles = P.tmc * P.tn
+  bw.bands(P, t.GROUP)                                        -- the raster: bands of GROUP cluster-rows
   if P.tiles * t.CLUSTER >= 2 ^ 31 or t.M >= 2 ^ 31 or t.N >= 2 ^ 31 or t.K >= 2 ^ 31 then ptx.error("M, N, K (%d, %d, %d) are too large for one grid", t.M, t.N, t.K) end
   return P
 end
@@ -81,7 +83,7 @@ local K = ptx.kernel {
   name = "gemm_fp8_sm100",
   doc = "C = (A . SA) * (B . SB)^T, MXFP8 (e4m3 with ue8m0 scales per 32 of K) on Blackwell: tcgen05 block-scaled MMAs, CTA pairs",
   target = "sm_100a",
-  templates = { M = 8192, N = 8192, K = 8192, BN = 128, BK = 128, STAGES = 6, CLUSTER = 2, OUT = "bf16" },
+  templates = { M = 8192, N = 8192, K = 8192, BN = 128, BK = 128, STAGES = 6, CLUSTER = 2, GROUP = 8, OUT = "bf16" },
   tensors = {
     A = ptx.tensor("e4m3", { "M", "K" }),
     B = ptx.tensor("e4m3", { "N", "K" }),
@@ -139,7 +141,7 @@ local K = ptx.kernel {
       maps = { A = amap, B = bmap, SFA = samap, SFB = sbmap },
       idesc = idesc,
       decode = function(ct, p, h)
-        local cm, cn = ct % P.tmc, ct / P.tmc
+        local cm, cn = bw.band_tile(ct, P)
         local m0 = cm:mad(P.npair, p):mad(P.m, h * 128)
         local n0 = cn * t.BN
         return { m0 = m0, n0 = n0, nb = h:mad(P.bhalf, n0), sf_m = m0:shr(7), sf_n = n0:shr(7) }

@@ -18,7 +18,9 @@
 --              half of B, split between the pairs of the cluster); C: dims {N, M}, box {EN, 32},
 --              EN = 128 bytes of OUT; all 128B-swizzled; declared with the kernel (ptx.tensormap)
 --   schedule   cluster tile ct covers NPAIR = CLUSTER / 2 tile-rows of 256 (one a pair) of one
---              column of BN: ct % TMC is the cluster-row, ct / TMC the column. The grid launches
+--              column of BN, in bands of GROUP cluster-rows (down a band's column, then its next
+--              column, then the next band: bw.band_tile), so the clusters running at once share a
+--              few rows of A and columns of B in L2. The grid launches
 --              every cluster tile; a running cluster takes the next one not yet launched with
 --              clusterlaunchcontrol.try_cancel until none is left (a persistent kernel that also
 --              runs correctly when no cancel succeeds).
@@ -39,6 +41,7 @@ local function plan(t)
     BK = { one_of = { 64 }, why = "one 128-byte swizzle row of bf16" },
     STAGES = { min = 2 },
     CLUSTER = { one_of = { 1, 2, 4 }, why = "one CTA, or one or two CTA pairs" },
+    GROUP = { min = 1 },
   })
   t.TMA_STORE = true
   local P = bw.plan(t, "bf16")
@@ -51,6 +54,7 @@ local function plan(t)
   P.tmc = math.ceil(P.tm / P.npair)                            -- cluster-rows
   P.tn = math.ceil(t.N / t.BN)
   P.tiles = P.tmc * P.tn
+  bw.bands(P, t.GROUP)                                        -- the raster: bands of GROUP cluster-rows
   if P.tiles * t.CLUSTER >= 2 ^ 31 or t.M >= 2 ^ 31 or t.N >= 2 ^ 31 or t.K >= 2 ^ 31 then ptx.error("M, N, K (%d, %d, %d) are too large for one grid", t.M, t.N, t.K) end
   return P
 end
@@ -59,7 +63,7 @@ local K = ptx.kernel {
   name = "gemm_sm100",
   doc = "C[M, N] = A[M, K] * B[N, K]^T on Blackwell: CTA pairs, tcgen05.mma, tensor memory, TMA, cluster launch control",
   target = "sm_100a",
-  templates = { M = 8192, N = 8192, K = 8192, BN = 256, BK = 64, STAGES = 6, CLUSTER = 2, OUT = "bf16" },
+  templates = { M = 8192, N = 8192, K = 8192, BN = 256, BK = 64, STAGES = 6, CLUSTER = 2, GROUP = 8, OUT = "bf16" },
   tensors = {
     A = ptx.tensor("bf16", { "M", "K" }),
     B = ptx.tensor("bf16", { "N", "K" }),
@@ -101,7 +105,7 @@ local K = ptx.kernel {
       idesc = ptx.tcgen05_idesc { kind = "f16", d = "f32", a = "bf16", b = "bf16", m = P.m, n = t.BN, cta_group = P.group },
       -- cluster tile ct: cluster-row ct % TMC, column ct / TMC; pair p of it, half h of the pair
       decode = function(ct, p, h)
-        local cm, cn = ct % P.tmc, ct / P.tmc
+        local cm, cn = bw.band_tile(ct, P)
         local m0 = cm:mad(P.npair, p):mad(P.m, h * 128)
         local n0 = cn * t.BN
         return { m0 = m0, n0 = n0, nb = h:mad(P.bhalf, n0) }

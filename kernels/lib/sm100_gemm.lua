@@ -91,6 +91,31 @@ function bw.plan(t, kind)
   return P
 end
 
+-- the raster of a dense GEMM's cluster tiles (kernels/gemm_sm100.lua, gemm_fp8_sm100.lua): P.tmc
+-- cluster-rows by P.tn columns, in bands of `group` cluster-rows -- down a band's column, then its
+-- next column, then the next band (the last band has what is left) -- so the clusters running at
+-- once share a few rows of A and columns of B in L2 instead of all of A. bw.bands(P, group) sets
+-- P.bandrows, P.band (cluster tiles a whole band), P.last (cluster-rows of the last band);
+-- bw.band_tile(ct, P) -> cm, cn (registers) for cluster tile ct
+function bw.bands(P, group)
+  P.bandrows = math.min(group, P.tmc)
+  P.band = P.bandrows * P.tn
+  P.last = P.tmc - math.floor((P.tmc - 1) / P.bandrows) * P.bandrows
+end
+
+function bw.band_tile(ct, P)
+  if P.bandrows == P.tmc then return ct % P.tmc, ct / P.tmc end
+  -- band b = ct / band; inside it, g cluster-rows (the band's, or what the last band has left)
+  local b, i = ct / P.band, ct % P.band
+  local g = ptx.reg.u32()
+  ptx.mov.u32(g, P.bandrows)
+  ptx.at(ct:ge(P.tmc * P.tn - P.last * P.tn)).mov.u32(g, P.last)
+  local r, cn = ptx.reg.u32(), ptx.reg.u32()
+  ptx.rem.u32(r, i, g)
+  ptx.div.u32(cn, i, g)
+  return b:mad(P.bandrows, r), cn
+end
+
 -- mbarrier waits: ptx.mbarrier_wait at an address register
 local function wait(a, parity) ptx.mbarrier_wait(ptx.addr(a), parity) end
 local function arrive_remote(a) ptx.op "mbarrier.arrive.release.cluster.shared::cluster.b64" (ptx._, ptx.addr(a)) end

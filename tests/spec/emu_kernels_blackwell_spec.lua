@@ -76,7 +76,8 @@ local function cname(N) return function(i) return fmt("C[%d][%d]", floor((i - 1)
 -- past M: its loads zero-filled, its stores clipped); f32 output with the shortest ring; a tile
 -- smaller than one MMA's every edge; one CTA alone (CLUSTER = 1) at those shapes, with more
 -- k-tiles than stages (the ring wraps inside a tile) and six tiles through both accumulators, and
--- with the widest tile (BN = 256, an f32 epilogue of 8 chunks)
+-- with the widest tile (BN = 256, an f32 epilogue of 8 chunks), and in bands of 4 tile-rows (six
+-- tile-rows: a band of 4, then one of 2)
 local GEMM = {
   { M = 300, N = 200, K = 136, BN = 64 },
   { M = 300, N = 200, K = 136, BN = 64, CLUSTER = 1 },
@@ -87,6 +88,7 @@ local GEMM = {
   { M = 8, N = 8, K = 8, BN = 64, STAGES = 2, CLUSTER = 1 },
   { M = 260, N = 136, K = 320, BN = 128, STAGES = 3, CLUSTER = 1 },
   { M = 130, N = 256, K = 64, BN = 256, STAGES = 2, CLUSTER = 1, OUT = "f32" },
+  { M = 700, N = 136, K = 64, BN = 64, STAGES = 2, CLUSTER = 1, GROUP = 4 },
 }
 local MODES = { "all", "none", "alternate" }
 
@@ -424,5 +426,50 @@ describe("the CLC schedule of the sm100 pipeline (bw.clc_schedule)", function()
         free(v0, v1)
       end)
     end
+  end
+end)
+
+---------------------------------------------------------------------------------------------------
+-- the raster of the dense kernels (bw.band_tile): every cluster tile ct of a tmc x tn grid maps to
+-- one (cluster-row, column), each exactly once; inside a band the tiles go down a column of
+-- `bandrows` cluster-rows (the last band: what is left) before the next column
+---------------------------------------------------------------------------------------------------
+describe("the raster of the sm100 GEMMs (bw.band_tile)", function()
+  for _, c in ipairs { { tmc = 7, tn = 5, group = 3 }, { tmc = 6, tn = 4, group = 2 }, { tmc = 5, tn = 3, group = 8 },
+                       { tmc = 9, tn = 2, group = 1 }, { tmc = 1, tn = 6, group = 4 } } do
+    it(fmt("tmc=%d tn=%d GROUP=%d", c.tmc, c.tn, c.group), function()
+      local ptx = H.fresh()
+      local bw = dofile(H.root .. "/kernels/lib/sm100_gemm.lua")
+      local P = { tmc = c.tmc, tn = c.tn }
+      bw.bands(P, c.group)
+      local n = c.tmc * c.tn
+      ptx.kernel { name = "raster", target = "sm_100a", grid = { 1 }, block = { n }, params = { { "out", "u32*" } },
+                   body = function(_, out)
+        local po = ptx.global_ptrs(out)
+        local ct = ptx.special "tid.x"
+        local cm, cn = bw.band_tile(ct, P)
+        ptx.st.global.u32(ptx.addr(po + ct:mul_wide(8)), cm)
+        ptx.st.global.u32(ptx.addr(po + ct:mul_wide(8), 4), cn)
+      end }
+      local k = ptx.kernels()[1]
+      local out = dev:array("u32", 2 * n, nil, "out"):poison()
+      k:launch { device = dev, args = { out }, checks = CHECKS }
+      local v = out:read()
+      local seen = {}
+      local g = math.min(c.group, c.tmc)
+      for i = 0, n - 1 do
+        local cm, cn = v[2 * i + 1], v[2 * i + 2]
+        assert(cm < c.tmc and cn < c.tn, fmt("tile %d -> (%d, %d) outside %d x %d", i, cm, cn, c.tmc, c.tn))
+        local key = cm * c.tn + cn
+        assert(not seen[key], fmt("tiles %s and %d both map to (%d, %d)", tostring(seen[key]), i, cm, cn))
+        seen[key] = i
+        -- the band's rows: cm of one band, down a column first
+        local band = floor(i / (g * c.tn))
+        local rows = math.min(g, c.tmc - band * g)
+        local j = i - band * g * c.tn
+        assert.are.same({ band * g + j % rows, floor(j / rows) }, { cm, cn }, fmt("tile %d", i))
+      end
+      out:free()
+    end)
   end
 end)

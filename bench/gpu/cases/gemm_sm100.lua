@@ -13,9 +13,11 @@ return {
   kernel = "gemm_sm100",
   configs = { { M = 8192, N = 8192, K = 8192 }, { M = 4096, N = 4096, K = 4096 }, { M = 1100, N = 1000, K = 1000 } },
   -- the same 8192^3 product with one template changed (two pairs a cluster, B multicast between
-  -- them; half-width tiles; a shorter ring; one CTA alone, cta_group::1), after every other case while the budget lasts
+  -- them; half-width tiles; a shorter ring; one CTA alone, cta_group::1; bands of 16 cluster-rows),
+  -- after every other case while the budget lasts
   later = { { M = 8192, N = 8192, K = 8192, CLUSTER = 4 }, { M = 8192, N = 8192, K = 8192, BN = 128 },
-            { M = 8192, N = 8192, K = 8192, STAGES = 4 }, { M = 8192, N = 8192, K = 8192, CLUSTER = 1, BN = 128 } },
+            { M = 8192, N = 8192, K = 8192, STAGES = 4 }, { M = 8192, N = 8192, K = 8192, CLUSTER = 1, BN = 128 },
+            { M = 8192, N = 8192, K = 8192, GROUP = 16 } },
   emu = { { M = 300, N = 200, K = 136, BN = 64 }, { M = 520, N = 136, K = 72, BN = 64, CLUSTER = 4 } },
   emu_pending = "tcgen05 is not emulated yet (the emulator refuses the kernel at its first tcgen05 instruction)",
   sets = 2,
