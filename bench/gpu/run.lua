@@ -84,10 +84,13 @@ local function download(buf, arr, bytes) arr:download_to(buf, bytes) end
 local function sync() if not EMU then check(core.cuda_sync()) end end
 
 local SIZE = { f64 = 8, f32 = 4, f16 = 2, bf16 = 2, u8 = 1, s8 = 1, b8 = 1, u16 = 2, s16 = 2, b16 = 2,
-               u32 = 4, s32 = 4, b32 = 4, u64 = 8, s64 = 8, b64 = 8 }
+               u32 = 4, s32 = 4, b32 = 4, u64 = 8, s64 = 8, b64 = 8, e4m3 = 1, e5m2 = 1, ue8m0 = 1, ue4m3 = 1 }
 local CTYPE = { f64 = "double", f32 = "float", f16 = "uint16_t", bf16 = "uint16_t", u8 = "uint8_t", s8 = "int8_t",
                 b8 = "uint8_t", u16 = "uint16_t", s16 = "int16_t", b16 = "uint16_t", u32 = "uint32_t", s32 = "int32_t",
-                b32 = "uint32_t", u64 = "uint64_t", s64 = "int64_t", b64 = "uint64_t" }
+                b32 = "uint32_t", u64 = "uint64_t", s64 = "int64_t", b64 = "uint64_t", e4m3 = "uint8_t", e5m2 = "uint8_t",
+                ue8m0 = "uint8_t", ue4m3 = "uint8_t" }
+-- the 8-bit floating-point types the tensor cores read (inputs only): codes, decoded by ptxlua.dtypes
+local NARROW = { e4m3 = true, e5m2 = true, ue8m0 = true, ue4m3 = true }
 local FLOAT = { f64 = true, f32 = true, f16 = true, bf16 = true }
 local TOL = { f64 = 1e-12, f32 = 1e-5, tf32 = 1e-3, f16 = 2e-3, bf16 = 1e-2, e4m3 = 1e-1, e5m2 = 1e-1 }
 
@@ -210,6 +213,25 @@ local function fill_input(arr, spec, raw, dbl, s)
         buf[base + j] = h
         dbl[base + j] = val[h]
       end
+    end
+  elseif NARROW[dtype] then
+    -- a uniformly chosen code among the finite, nonzero codes whose value lies in [lo, hi] (values
+    -- spread over the type's binades, as scaled low-precision data is)
+    local DT = require "ptxlua.dtypes"
+    local codes, vals = {}, {}
+    for code = 0, 255 do
+      local v = DT.decode(dtype, code)
+      if v and v == v and v ~= 0 and v >= lo and v <= hi and math.abs(v) < math.huge then
+        codes[#codes + 1] = code; vals[#vals + 1] = v
+      end
+    end
+    if #codes == 0 then error(fmt("no %s value in [%g, %g]", dtype, lo, hi), 0) end
+    local buf, nc = ffi.cast("uint8_t*", raw), #codes
+    for i = 0, n - 1 do
+      s = s * PM_A % PM_M
+      local j = s % nc + 1
+      buf[i] = codes[j]
+      dbl[i] = vals[j]
     end
   else                                                -- f16 and the integers: per element, slower
     local buf = ffi.cast(CTYPE[dtype] .. "*", raw)
@@ -620,12 +642,21 @@ local function run_config(name, c, k, cfg, BW)
       if g.B and T[g.B] then check(core.cuda_dtod(B, T[g.B].addr, math.min(g.N * g.K * SIZE[g.b], T[g.B].nbytes))) end
       local ms = time_runs(function() cublas_gemm(g, A, B, C) end, runs, O.warmup)
       core.cuda_free(A); core.cuda_free(B); core.cuda_free(C)
-      r.vs = fmt("%.2f cuBLAS", median(ms) / med)
+      r.cublas = median(ms) / med
+      r.vs = fmt("%.2f cuBLAS", r.cublas)
     else r.vs = "- (" .. tostring(CUBLAS_WHY) .. ")" end
   elseif c.published and r.tflops and c.published(t) then
     local f, what = c.published(t)
     r.vs = fmt("%.2f %s", r.tflops / f, what)
   elseif c.bytes and BW then r.vs = fmt("%.2f copy", r.gbs / BW) end
+  -- a target recorded by the case (issue 17's Blackwell figures): met or not, said on the row
+  local goal = c.goal and c.goal(t)
+  if goal and not failed_why then
+    local met
+    if goal.cublas then met = r.cublas and r.cublas >= goal.cublas
+    elseif goal.tflops then met = r.tflops and r.tflops > goal.tflops end
+    r.check = r.check .. fmt("; target %s: %s", goal.text or "?", met and "met" or (met == nil and "no figure" or "NOT met"))
+  end
   end
   for _, a in pairs(T) do a:free() end
   release_buffers()
@@ -649,6 +680,7 @@ else
   print("cuBLAS: " .. (CUBLAS and "loaded" or tostring(CUBLAS_WHY)))
 end
 local PENDING = 0
+local OTHER_ARCH = 0                                 -- rows of cases for another compute capability
 local LATER = {}                                    -- a case's `later` configs: { name, case, kernel, configs }
 
 -- run configs of case c (kernel k) in order, each while the budget lasts
@@ -696,6 +728,23 @@ for _, name in ipairs(list_cases()) do
       end
       if c.note then NOTES[#NOTES + 1] = name .. ": " .. c.note end
       local k = kernel_of(c)
+      -- the cases for this device's compute capability: an arch-specific kernel (sm_90a, sm_100a)
+      -- runs only on its own architecture; the others' rows say so and count as not checked
+      if not EMU then
+        local arch, why = core.cuda_arch(tostring(k.target or ""), dev.info.cc_major, dev.info.cc_minor)
+        if not arch then
+          for i, cfg0 in ipairs(cfgs) do
+            if not (O.quick and i > 1) then
+              local cfg = {}
+              for n, v in pairs(cfg0) do cfg[n] = v end
+              for n, v in pairs(O.set) do if k.templates[n] ~= nil then cfg[n] = v end end
+              OTHER_ARCH = OTHER_ARCH + 1
+              row { case = name, config = config_text(cfg), check = "skipped: another architecture: " .. tostring(why) }
+            end
+          end
+          return
+        end
+      end
       run_configs(name, c, k, cfgs)
       if not EMU and not O.quick and type(c.later) == "table" and #c.later > 0 then LATER[#LATER + 1] = { name, c, k, c.later } end
     end)
@@ -725,8 +774,9 @@ print(fmt("host CPU: inputs %.1f s, poison %.1f s, reference %.1f s, read back +
           HOST.elems > 0 and (HOST.fill + HOST.poison + HOST.check) / HOST.elems * 1e9 or 0, HOST.elems))
 local SKIPPED = 0
 for _, r in ipairs(ROWS) do if r.check and r.check:find("^skipped: over the") then SKIPPED = SKIPPED + 1 end end
-print(fmt("%d rows in %d s (%.1f s CPU)%s%s%s", #ROWS, wall() - START, os.clock() - T0,
-          FAILED and "; FAILED" or SKIPPED == #ROWS and "; nothing checked" or "; all checks passed",
+print(fmt("%d rows in %d s (%.1f s CPU)%s%s%s%s", #ROWS, wall() - START, os.clock() - T0,
+          FAILED and "; FAILED" or SKIPPED + OTHER_ARCH == #ROWS and "; nothing checked" or "; all checks passed",
           PENDING > 0 and fmt(" (%d case%s pending)", PENDING, PENDING == 1 and "" or "s") or "",
-          SKIPPED > 0 and fmt(" (%d row%s skipped over the budget)", SKIPPED, SKIPPED == 1 and "" or "s") or ""))
+          SKIPPED > 0 and fmt(" (%d row%s skipped over the budget)", SKIPPED, SKIPPED == 1 and "" or "s") or "",
+          OTHER_ARCH > 0 and fmt(" (%d row%s for another architecture)", OTHER_ARCH, OTHER_ARCH == 1 and "" or "s") or ""))
 os.exit(FAILED and 1 or 0)

@@ -276,6 +276,13 @@ return function(P)
   -- the MMA and its commit
   -------------------------------------------------------------------------------------------------
   local TABLE_KINDS = { f16 = true, tf32 = true, f8f6f4 = true, i8 = true }
+  -- the scale vectors and block sizes each block-scaled kind takes (PTX ISA, tcgen05.mma)
+  local SCALE_VECS = {
+    mxf8f6f4 = { vec = { ["1X"] = true }, block = { [32] = true }, vec_text = "1X", block_text = "32" },
+    mxf4 = { vec = { ["2X"] = true }, block = { [32] = true }, vec_text = "2X", block_text = "32" },
+    mxf4nvf4 = { vec = { ["2X"] = true, ["4X"] = true }, block = { [16] = true, [32] = true },
+                 vec_text = "2X or 4X", block_text = "16 or 32" },
+  }
   local function desc_operand(x, what)
     if ptype(x) == "b64" or ptype(x) == "u64" then return x end
     if type(x) == "table" and rawget(x, 0) == K.IMM then return x end
@@ -292,10 +299,7 @@ return function(P)
     if type(o) ~= "table" then perr("%s{ d =, a =, b =, idesc =, accumulate =, kind = }: a table expected", what) end
     local kind = o.kind or "f16"
     if not KINDS[kind] then perr("%s: unknown kind %s", what, tostring(kind)) end
-    if not TABLE_KINDS[kind] then
-      perr("%s: .kind::%s (block scaled) takes scale vectors this helper does not place; write the instruction " ..
-           "(ptx.op \"tcgen05.mma.cta_group::1.kind::%s.block_scale...\"); its descriptor is ptx.tcgen05_idesc's", what, kind, kind)
-    end
+    local scaled = not TABLE_KINDS[kind]
     local g = cta_group(cur, o.cta_group, what)
     if ptype(o.d) ~= "b32" then
       perr("%s: d must be a .b32 register (ptxas takes no other type for the tensor-memory address of " ..
@@ -310,6 +314,32 @@ return function(P)
       perr("%s: accumulate (enable-input-d) must be a .pred register: false for the first MMA into D", what)
     end
     local op = string.format("tcgen05.mma.cta_group::%d.kind::%s", g, kind)
+    if scaled then
+      -- the block-scaled kinds: .block_scale with a scale vector (.scale_vec::NX, arch-specific) or a
+      -- block size (.block16/.block32, PTX 8.8), then [scale-A-tmem], [scale-B-tmem] before enable-input-d
+      if o.scale_d ~= nil then perr("%s: scale_d (scale-input-d) is for kinds f16 and tf32 only", what) end
+      local vec = SCALE_VECS[kind]
+      local sv, blk = o.scale_vec, o.block
+      if sv ~= nil and blk ~= nil then perr("%s: give scale_vec or block, not both", what) end
+      local mod = ".block_scale"
+      if sv ~= nil then
+        if not vec.vec[sv] then perr("%s: .kind::%s takes scale_vec %s (got %s)", what, kind, vec.vec_text, tostring(sv)) end
+        mod = mod .. ".scale_vec::" .. sv
+      elseif blk ~= nil then
+        if not vec.block[blk] then perr("%s: .kind::%s takes block %s (got %s)", what, kind, vec.block_text, tostring(blk)) end
+        mod = mod .. ".block" .. blk
+      end
+      for _, f in ipairs { "scale_a", "scale_b" } do
+        if ptype(o[f]) ~= "b32" then
+          perr("%s: %s must be a .b32 register, the tensor-memory address of the scale factors " ..
+               "(ptxas takes no other type; tmem plan:address gives one)", what, f)
+        end
+      end
+      return op .. mod, d, a, b, id, P.addr(o.scale_a), P.addr(o.scale_b), o.accumulate
+    end
+    if o.scale_a ~= nil or o.scale_b ~= nil or o.scale_vec ~= nil or o.block ~= nil then
+      perr("%s: scale_a, scale_b, scale_vec and block are for the block-scaled kinds (mxf8f6f4, mxf4, mxf4nvf4)", what)
+    end
     if o.scale_d ~= nil then
       if kind ~= "f16" and kind ~= "tf32" then perr("%s: scale_d (scale-input-d) is for kinds f16 and tf32 only", what) end
       if not int_in(o.scale_d, 0, 15) then perr("%s: scale_d must be 0..15 (got %s)", what, tostring(o.scale_d)) end

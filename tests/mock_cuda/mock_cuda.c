@@ -15,7 +15,7 @@
 ** (for a test that runs a child process). PTXMOCK_DEVICES=0 reports no device. PTXMOCK_HANG=name:
 ** after a launch of kernel `name`, every wait for the GPU (cuCtxSynchronize, cuStreamSynchronize,
 ** cuEventSynchronize) blocks forever, as a kernel that never finishes does. PTXMOCK_CC=8.6: the
-** compute capability every device reports (default 9.0). */
+** compute capability every device reports (default 9.0), and the SM a cubin must be for. */
 #define _GNU_SOURCE 1
 #include <stdint.h>
 #include <stdio.h>
@@ -278,6 +278,18 @@ static CUresult cuDeviceGet(int *d, int ordinal) {
   *d = ordinal;
   return OK;
 }
+/* the compute capability the mock reports: 9.0, or $PTXMOCK_CC ("8.6", "10.0") */
+static void mock_cc(int *ma, int *mi) {
+  const char *cc = getenv("PTXMOCK_CC");
+  *ma = 9;
+  *mi = 0;
+  if (cc && *cc) {
+    *ma = atoi(cc);
+    const char *dot = strchr(cc, '.');
+    *mi = dot ? atoi(dot + 1) : 0;
+  }
+}
+
 static CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
   ENTER("cuDeviceGetAttribute");
   NEED_INIT();
@@ -286,13 +298,8 @@ static CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
   switch (attr) {
   case 75:
   case 76: { /* compute capability: 9.0, or $PTXMOCK_CC ("8.6") */
-    const char *cc = getenv("PTXMOCK_CC");
-    int ma = 9, mi = 0;
-    if (cc && *cc) {
-      ma = atoi(cc);
-      const char *dot = strchr(cc, '.');
-      mi = dot ? atoi(dot + 1) : 0;
-    }
+    int ma, mi;
+    mock_cc(&ma, &mi);
     *v = attr == 75 ? ma : mi;
     break;
   }
@@ -396,10 +403,13 @@ static mfunc *add_func(const char *name, size_t len, int module) {
 static CUresult load_elf(const unsigned char *d, int module, size_t *bytes) {
   if (d[4] != 2 || d[5] != 1) return E_INVALID_IMAGE; /* 64-bit little-endian */
   /* the machine code's SM (e_flags: bits 8..15 from ELF ABI version 8, bits 0..7 before): a cubin
-  ** runs only on its own major version at the same or a higher minor -- here sm_90 */
+  ** runs only on its own major version at the same or a higher minor -- the mock's (9.0 unless
+  ** $PTXMOCK_CC says otherwise) */
   uint32_t eflags = rd32(d + 0x30);
   unsigned sm = d[8] >= 8 ? (eflags >> 8) & 0xff : eflags & 0xff;
-  if (sm / 10 != 9 || sm % 10 > 0) return E_NO_BINARY_FOR_GPU;
+  int ma, mi;
+  mock_cc(&ma, &mi);
+  if (sm / 10 != (unsigned)ma || sm % 10 > (unsigned)mi) return E_NO_BINARY_FOR_GPU;
   uint64_t phoff = rd64(d + 0x20), shoff = rd64(d + 0x28);
   uint16_t phentsize = rd16(d + 0x36), phnum = rd16(d + 0x38), shentsize = rd16(d + 0x3a),
            shnum = rd16(d + 0x3c), shstrndx = rd16(d + 0x3e);

@@ -210,6 +210,43 @@ describe("the MMA, its commit, ld/st, fences and waits", function()
     assembles(text)
   end)
 
+  it("the block-scaled kinds: .block_scale with the scale vector or block size, then [scale-A], [scale-B]; ptxas takes them", function()
+    local text = body(function(ptx)
+      local s = setup(ptx)
+      ptx.ld.shared.u32(s.base, s.slot:addr(0))
+      local d = s.tm:address(s.base, s.acc)
+      local sa, sb = ptx.reg.b32(), ptx.reg.b32()
+      ptx.mov.b32(sa, 64)
+      ptx.mov.b32(sb, 68)
+      local ad, bd = ptx.reg.b64(), ptx.reg.b64()
+      ptx.mov.b64(ad, ptx.tcgen05_desc(s.A, { mn = 128, k = 64, address = 0 }))
+      ptx.mov.b64(bd, ptx.tcgen05_desc(s.B, { mn = 128, k = 64, address = 0 }))
+      local acc = ptx.pred()
+      ptx.setp.ne.u32(acc, s.base, 0)
+      local id8 = ptx.tcgen05_idesc { kind = "mxf8f6f4", a = "e4m3", b = "e4m3", m = 128, n = 128, scale = "ue8m0", sfa_id = 1, sfb_id = 1 }
+      local id4 = ptx.tcgen05_idesc { kind = "mxf4nvf4", a = "e2m1", b = "e2m1", m = 128, n = 128, scale = "ue4m3" }
+      ptx.tcgen05_mma { kind = "mxf8f6f4", scale_vec = "1X", d = d, a = ad, b = bd, idesc = id8, scale_a = sa, scale_b = sb, accumulate = acc }
+      local idf4 = ptx.tcgen05_idesc { kind = "mxf4", a = "e2m1", b = "e2m1", m = 128, n = 64, scale = "ue8m0", sfa_id = 2, sfb_id = 2 }
+      ptx.tcgen05_mma { kind = "mxf4", scale_vec = "2X", d = d, a = ad, b = bd, idesc = idf4, scale_a = sa, scale_b = sb, accumulate = acc }
+      ptx.tcgen05_mma { kind = "mxf4nvf4", scale_vec = "4X", d = d, a = ad, b = bd, idesc = id4, scale_a = sa, scale_b = sb, accumulate = acc }
+      ptx.tcgen05_mma_commit { kind = "mxf8f6f4", scale_vec = "1X", d = d, a = d, b = bd, idesc = id8, scale_a = sa, scale_b = sb,
+                               accumulate = acc, bar = s.bar }
+    end)
+    local ins = H.insns(text)
+    local want = {
+      "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [%b1], %bd1, %bd2, 0x28A00010, [%b2], [%b3], %p1;",
+      "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X [%b1], %bd1, %bd2, 0x489004A0, [%b2], [%b3], %p1;",
+      "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X [%b1], %bd1, %bd2, 0x8200480, [%b2], [%b3], %p1;",
+      "elect.sync _|%p2, 0xFFFFFFFF;",
+      "@%p2 tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [%b1], [%b1], %bd2, 0x28A00010, [%b2], [%b3], %p1;",
+      "@%p2 tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [smem+16];",
+    }
+    local got = {}
+    for _, l in ipairs(ins) do if l:find("tcgen05.mma", 1, true) or l:find("elect", 1, true) or l:find("commit", 1, true) then got[#got + 1] = l end end
+    assert.are.same(want, got)
+    assembles(text)
+  end)
+
   it("sizes the register arrays by shape and count (1, 1, 2, 4 a count; at most 128)", function()
     local n = {}
     body(function(ptx)
@@ -333,8 +370,32 @@ describe("the MMA, its commit, ld/st, fences and waits", function()
     fails("accumulate (enable-input-d) must be a .pred register", function(ptx)
       ptx.tcgen05_mma { d = ptx.reg.b32(), a = ptx.reg.b64(), b = ptx.reg.b64(), idesc = 0, accumulate = false }
     end)
-    fails("takes scale vectors this helper does not place", function(ptx)
+    fails("scale_a must be a .b32 register, the tensor-memory address of the scale factors", function(ptx)
       ptx.tcgen05_mma { kind = "mxf4", d = ptx.reg.b32(), a = ptx.reg.b64(), b = ptx.reg.b64(), idesc = 0, accumulate = ptx.pred() }
+    end)
+    fails("scale_b must be a .b32 register", function(ptx)
+      ptx.tcgen05_mma { kind = "mxf8f6f4", d = ptx.reg.b32(), a = ptx.reg.b64(), b = ptx.reg.b64(), idesc = 0, accumulate = ptx.pred(),
+                        scale_a = ptx.reg.b32(), scale_b = ptx.reg.u32() }
+    end)
+    fails(".kind::mxf8f6f4 takes scale_vec 1X (got 2X)", function(ptx)
+      ptx.tcgen05_mma { kind = "mxf8f6f4", d = ptx.reg.b32(), a = ptx.reg.b64(), b = ptx.reg.b64(), idesc = 0, accumulate = ptx.pred(),
+                        scale_a = ptx.reg.b32(), scale_b = ptx.reg.b32(), scale_vec = "2X" }
+    end)
+    fails(".kind::mxf4 takes block 32 (got 16)", function(ptx)
+      ptx.tcgen05_mma { kind = "mxf4", d = ptx.reg.b32(), a = ptx.reg.b64(), b = ptx.reg.b64(), idesc = 0, accumulate = ptx.pred(),
+                        scale_a = ptx.reg.b32(), scale_b = ptx.reg.b32(), block = 16 }
+    end)
+    fails("give scale_vec or block, not both", function(ptx)
+      ptx.tcgen05_mma { kind = "mxf4nvf4", d = ptx.reg.b32(), a = ptx.reg.b64(), b = ptx.reg.b64(), idesc = 0, accumulate = ptx.pred(),
+                        scale_a = ptx.reg.b32(), scale_b = ptx.reg.b32(), block = 16, scale_vec = "4X" }
+    end)
+    fails("scale_a, scale_b, scale_vec and block are for the block-scaled kinds", function(ptx)
+      ptx.tcgen05_mma { d = ptx.reg.b32(), a = ptx.reg.b64(), b = ptx.reg.b64(), idesc = 0, accumulate = ptx.pred(),
+                        scale_a = ptx.reg.b32(), scale_b = ptx.reg.b32() }
+    end)
+    fails("scale_d (scale-input-d) is for kinds f16 and tf32 only", function(ptx)
+      ptx.tcgen05_mma { kind = "mxf8f6f4", d = ptx.reg.b32(), a = ptx.reg.b64(), b = ptx.reg.b64(), idesc = 0, accumulate = ptx.pred(),
+                        scale_a = ptx.reg.b32(), scale_b = ptx.reg.b32(), scale_d = 1 }
     end)
     fails("multicast must be a 16-bit register", function(ptx)
       ptx.tcgen05_commit(ptx.smem_plan():alloc("bar", "b64", 1), { multicast = 3 })

@@ -47,7 +47,8 @@ ptx.kernel {
 ]]
 
 describe("ptxlua --check", function()
-  for _, name in ipairs { "vector_add", "rmsnorm", "softmax", "layernorm", "swiglu", "gemm_mma", "gemm", "flash_attention", "grouped_gemm", "rmsnorm_tma", "layernorm_tma" } do
+  for _, name in ipairs { "vector_add", "rmsnorm", "softmax", "layernorm", "swiglu", "gemm_mma", "gemm", "flash_attention", "grouped_gemm", "rmsnorm_tma", "layernorm_tma",
+                         "gemm_sm100", "gemm_fp8_sm100", "grouped_gemm_sm100" } do
     it("reports " .. name .. " with its figures and no spills", function()
       if not toolkit() then return end
       local out, err, rc = run { H.root .. "/kernels/" .. name .. ".lua", "--check", "--max-spills", "0" }

@@ -1,7 +1,8 @@
 -- kernels_spec.lua -- every kernel in kernels/: printed by the ptxlua command at its defaults and at
--- uneven sizes, assembled by ptxas for sm_90a with no spills; invalid template values fail with
--- `file:line: error: ...` on the kernel's own check; the small kernels' PTX at their defaults is
--- pinned byte for byte in tests/golden/<name>.ptx.
+-- uneven sizes, assembled by ptxas for its target (sm_90a; the Blackwell kernels *_sm100.lua for
+-- sm_100a) with no spills; invalid template values fail with `file:line: error: ...` on the
+-- kernel's own check; the small kernels' PTX at their defaults is pinned byte for byte in
+-- tests/golden/<name>.ptx.
 -- After an intended change to the PTX of a pinned kernel, regenerate the golden files with
 --   PTXLUA_UPDATE_GOLDEN=1 BUILD=build tests/spec.sh tests/spec/kernels_spec.lua
 -- and review the diff of tests/golden/ like code.
@@ -35,7 +36,24 @@ local SIZES = {
                               { "BH=3", "S=200", "CAUSAL=1" }, { "D=128", "STAGES=3", "SCALE=0.125" }, { "BKV=176" } },
   ["grouped_gemm.lua"] = { {}, { "G=3", "MTOT=200", "N=264", "K=136", "SMS=4" }, { "BM=64", "BN=128", "STAGES=6" },
                            { "G=64", "MTOT=5000", "N=1000", "K=1000", "BN=80", "STAGES=5" } },
+  -- the Blackwell kernels (sm_100a): defaults, f32 out, clusters of 2 pairs (B multicast), partial
+  -- tiles on every edge, the fewest stages, every tile width
+  ["gemm_sm100.lua"] = { {}, { "OUT=f32" }, { "CLUSTER=4" }, { "M=300", "N=200", "K=136", "BN=64" },
+                         { "BN=128", "STAGES=4", "CLUSTER=4", "OUT=f32" }, { "BN=192", "STAGES=6" },
+                         { "M=8", "N=8", "K=8", "BN=64", "STAGES=2" }, { "M=5000", "N=3000", "K=1000", "BN=64", "OUT=f32", "CLUSTER=4" },
+                         { "CLUSTER=1", "STAGES=4" }, { "CLUSTER=1", "BN=64", "M=300", "N=200", "K=136", "OUT=f32" },
+                         { "GROUP=1" }, { "GROUP=3", "M=3000", "CLUSTER=4" } },
+  ["gemm_fp8_sm100.lua"] = { {}, { "OUT=f32" }, { "CLUSTER=4" }, { "M=300", "N=200", "K=304" },
+                             { "STAGES=3", "CLUSTER=4", "OUT=f32" }, { "M=16", "N=8", "K=16", "STAGES=2" },
+                             { "CLUSTER=1", "STAGES=5" }, { "GROUP=3", "M=3000" } },
+  ["grouped_gemm_sm100.lua"] = { {}, { "CLUSTER=4" }, { "G=3", "MTOT=600", "N=200", "K=136", "BN=64" },
+                                 { "G=64", "MTOT=5000", "N=1000", "K=1000", "BN=128", "STAGES=4" },
+                                 { "BN=192", "CLUSTER=4", "STAGES=5" }, { "CLUSTER=1", "BN=128", "STAGES=6" },
+                                 { "G=3", "MTOT=600", "N=200", "K=136", "BN=64", "CLUSTER=1" } },
 }
+
+-- the target each kernel file is assembled for (sm_90a unless listed)
+local ARCH = { ["gemm_sm100.lua"] = "sm_100a", ["gemm_fp8_sm100.lua"] = "sm_100a", ["grouped_gemm_sm100.lua"] = "sm_100a" }
 
 -- invalid template values and the message each must give (a plain substring of it)
 local INVALID = {
@@ -98,6 +116,27 @@ local INVALID = {
                            { { "BK=128" }, "BK must be 64" },
                            { { "STAGES=5" }, "need 245840 bytes of shared memory" },
                            { { "G=0" }, "template G must be a positive whole number (got 0)" } },
+  ["gemm_sm100.lua"] = { { { "K=1001" }, "template K must be a positive multiple of 8: TMA rows are multiples of 16 bytes" },
+                         { { "N=1001" }, "N (1001) times 2 bytes must be a multiple of 16" },
+                         { { "OUT=f16" }, "template OUT must be one of \"bf16\", \"f32\" (got \"f16\")" },
+                         { { "BN=96" }, "template BN must be one of 64, 128, 192, 256" },
+                         { { "BK=128" }, "BK must be 64" },
+                         { { "STAGES=7" }, "need 262336 bytes of shared memory" },
+                         { { "STAGES=1" }, "template STAGES must be a whole number, at least 2 (got 1)" },
+                         { { "CLUSTER=3" }, "template CLUSTER must be one of 1, 2, 4: one CTA, or one or two CTA pairs (got 3)" },
+                         { { "CLUSTER=1" }, "6 stages of (128 + 256) x 64 bf16 and the epilogue buffers need 327856 bytes" },
+                         { { "GROUP=0" }, "template GROUP must be a positive whole number (got 0)" } },
+  ["gemm_fp8_sm100.lua"] = { { { "K=136" }, "template K must be a positive multiple of 16" },
+                             { { "BN=256" }, "template BN must be 128" },
+                             { { "BK=64" }, "template BK must be 128" },
+                             { { "STAGES=8" }, "need 237776 bytes of shared memory" },
+                             { { "N=1002", "OUT=f32" }, "N (1002) times 4 bytes must be a multiple of 16" },
+                             { { "CLUSTER=8" }, "template CLUSTER must be one of 1, 2, 4" } },
+  ["grouped_gemm_sm100.lua"] = { { { "K=100" }, "template K must be a positive multiple of 8" },
+                                 { { "N=1004" }, "template N must be a positive multiple of 8: C is stored in 16-byte pieces" },
+                                 { { "BN=80" }, "template BN must be one of 64, 128, 192, 256" },
+                                 { { "STAGES=8" }, "need 262352 bytes of shared memory" },
+                                 { { "G=0" }, "template G must be a positive whole number (got 0)" } },
 }
 
 -- kernels whose PTX at the defaults is pinned
@@ -136,11 +175,12 @@ describe("kernels/", function()
   for file, list in pairs(SIZES) do
     describe(file, function()
       for _, defs in ipairs(list) do
-        it("prints and assembles for sm_90a with no spills: " .. label(file, defs), function()
+        local arch = ARCH[file] or "sm_90a"
+        it("prints and assembles for " .. arch .. " with no spills: " .. label(file, defs), function()
           local out, err, rc = H.ptxlua(args_of(file, defs))
           assert.are.equal(0, rc, err)
           assert.truthy(out:find(".visible .entry", 1, true))
-          local ok, report = H.assemble(out, "sm_90a")
+          local ok, report = H.assemble(out, arch)
           if ok == nil then return end
           assert.is_true(ok, report)
           assert.are.equal(0, H.spills(report), report)

