@@ -10,31 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ptxlua.h"
+#include "check.h"
 #include "test_engine.h"
-
-static int failures;
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (!(c)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-      failures++;                                                           \
-    }                                                                       \
-  } while (0)
-#define CHECKMSG(c, e)                                                                             \
-  do {                                                                                             \
-    if (!(c)) {                                                                                    \
-      fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #c, ptxlua_errmsg(e)); \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
-#define HAS(e, s)                                                                 \
-  do {                                                                            \
-    if (!strstr(ptxlua_errmsg(e), s)) {                                           \
-      fprintf(stderr, "%s:%d: message lacks \"%s\": %s\n", __FILE__, __LINE__, s, \
-              ptxlua_errmsg(e));                                                  \
-      failures++;                                                                 \
-    }                                                                             \
-  } while (0)
 
 static const char *SCRIPT =
     "local ptx = require 'ptxlua'\n"
@@ -114,11 +91,11 @@ int main(void) {
     CHECK(ptxlua_kernel_param_shape(ex, 0, dims, names, 8) == 3 && dims[0] == -1 &&
           names[0] == -1); /* arithmetic: neither a number nor one parameter */
     CHECK(ex && ptxlua_launch(ex, NULL, NULL, 0, NULL, xa, 3) == PTXLUA_MISUSE);
-    HAS(e, "argument 1 (v): a tensor of shape [6, 3, 3], where the kernel declares shape "
-           "{n * G, m + 1, (n + m) % 4} = [6, 3, 0]");
+    CHECK_MSG(e, "argument 1 (v): a tensor of shape [6, 3, 3], where the kernel declares shape "
+                 "{n * G, m + 1, (n + m) % 4} = [6, 3, 0]");
     xa[2] = ptxlua_arg_s32(-3); /* Lua's %: (2 - 3) % 4 = 3 */
     CHECK(ex && ptxlua_launch(ex, NULL, NULL, 0, NULL, xa, 3) == PTXLUA_MISUSE);
-    HAS(e, "declares shape {n * G, m + 1, (n + m) % 4} = [6, -2, 3]");
+    CHECK_MSG(e, "declares shape {n * G, m + 1, (n + m) % 4} = [6, -2, 3]");
     sv[1] = 1;
     xa[2] = ptxlua_arg_s32(0);
     xa[1] = ptxlua_arg_u32(3);
@@ -127,7 +104,8 @@ int main(void) {
     CHECKMSG(ex && ptxlua_launch(ex, NULL, NULL, 0, NULL, xa, 3) == PTXLUA_OK, e);
     xa[1] = ptxlua_arg_u32(2);
     CHECK(ex && ptxlua_launch(ex, NULL, NULL, 0, NULL, xa, 3) == PTXLUA_MISUSE);
-    HAS(e, "a tensor of shape [9, 1, 3], where the kernel declares shape {n * G, m + 1, (n + m) % "
+    CHECK_MSG(
+        e, "a tensor of shape [9, 1, 3], where the kernel declares shape {n * G, m + 1, (n + m) % "
            "4} = [6, 1, 2]");
     ptxlua_kernel_free(ex);
   }
@@ -155,73 +133,80 @@ int main(void) {
   ta.dl_tensor.shape = bad_a;
   ta.dl_tensor.strides = NULL;
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e, "shapes.lua:2: error: launch of shapes: argument 1 (a): a tensor of shape [4, 9], where "
+  CHECK_MSG(
+      e, "shapes.lua:2: error: launch of shapes: argument 1 (a): a tensor of shape [4, 9], where "
          "the kernel declares shape {M, K} = [4, 8]");
   ta.dl_tensor.shape = sa;
   /* the rank */
   ta.dl_tensor.ndim = 1;
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e, "argument 1 (a): a tensor of shape [4], where the kernel declares shape {M, K} = [4, 8]");
+  CHECK_MSG(
+      e, "argument 1 (a): a tensor of shape [4], where the kernel declares shape {M, K} = [4, 8]");
   ta.dl_tensor.ndim = 2;
   /* a scalar parameter of the same launch, and a number */
   args[4] = ptxlua_arg_u32(6);
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e,
+  CHECK_MSG(
+      e,
       "argument 2 (b): a tensor of shape [5, 3], where the kernel declares shape {n, 3} = [6, 3]");
   args[4] = ptxlua_arg_u32(5);
   sb[1] = 4;
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e,
+  CHECK_MSG(
+      e,
       "argument 2 (b): a tensor of shape [5, 4], where the kernel declares shape {n, 3} = [5, 3]");
   sb[1] = 3;
   /* an expression of the templates, with the templates set otherwise (-D K=...) prepared again */
   sc[0] = 15;
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e, "argument 3 (c): a tensor of shape [15], where the kernel declares shape {K*2} = [16]");
+  CHECK_MSG(e,
+            "argument 3 (c): a tensor of shape [15], where the kernel declares shape {K*2} = [16]");
   sc[0] = 16;
   /* the element type: kind and width; a .bN pointer takes any N-bit type */
   ta.dl_tensor.dtype.bits = 64;
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e, "argument 1 (a): a tensor of f64, where the kernel declares f32* (a tensor of f32)");
+  CHECK_MSG(e, "argument 1 (a): a tensor of f64, where the kernel declares f32* (a tensor of f32)");
   ta.dl_tensor.dtype.bits = 32;
   ta.dl_tensor.dtype.code = kDLInt;
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e, "argument 1 (a): a tensor of s32, where the kernel declares f32*");
+  CHECK_MSG(e, "argument 1 (a): a tensor of s32, where the kernel declares f32*");
   ta.dl_tensor.dtype.code = kDLFloat;
   tc.dl_tensor.dtype.code = kDLInt; /* s16 for b16*: fine */
   CHECKMSG(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_OK, e);
   tc.dl_tensor.dtype.bits = 32;
   sc[0] = 16;
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e, "argument 3 (c): a tensor of s32, where the kernel declares b16*");
+  CHECK_MSG(e, "argument 3 (c): a tensor of s32, where the kernel declares b16*");
   tc.dl_tensor.dtype.bits = 16;
   /* strides: a transposed view is not what a pointer reads */
   int64_t tr[2] = { 1, 4 };
   ta.dl_tensor.strides = tr;
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e, "argument 1 (a): a tensor with strides [1, 4] (elements), where a pointer parameter reads "
+  CHECK_MSG(
+      e, "argument 1 (a): a tensor with strides [1, 4] (elements), where a pointer parameter reads "
          "it packed in row-major order (strides [8, 1])");
   ta.dl_tensor.strides = NULL;
   /* the device: CUDA memory on the emulator */
   td.dl_tensor.device.device_type = kDLCUDA;
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e, "argument 4 (d): a tensor in CUDA memory of device 0, where \"emu\" runs on CPU memory");
+  CHECK_MSG(
+      e, "argument 4 (d): a tensor in CUDA memory of device 0, where \"emu\" runs on CPU memory");
   td.dl_tensor.device.device_type = kDLCPU;
   /* alignment */
   td.dl_tensor.byte_offset = 2;
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e, "argument 4 (d): a tensor at 0x");
-  HAS(e, "not a multiple of its 4-byte elements");
+  CHECK_MSG(e, "argument 4 (d): a tensor at 0x");
+  CHECK_MSG(e, "not a multiple of its 4-byte elements");
   td.dl_tensor.byte_offset = 0;
   /* a tensor for a scalar parameter, and NULL */
   args[4] = ptxlua_arg_dlpack(&td);
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e, "argument 5 (n): a DLPack tensor goes to a pointer parameter (or a tensormap that "
-         "declares the tensor it views); this one is not a pointer");
+  CHECK_MSG(e, "argument 5 (n): a DLPack tensor goes to a pointer parameter (or a tensormap that "
+               "declares the tensor it views); this one is not a pointer");
   args[4] = ptxlua_arg_u32(5);
   args[3] = ptxlua_arg_dlpack(NULL);
   CHECK(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_MISUSE);
-  HAS(e, "argument 4 (d): a NULL DLPack tensor");
+  CHECK_MSG(e, "argument 4 (d): a NULL DLPack tensor");
   args[3] = ptxlua_arg_dlpack(&td);
   CHECKMSG(ptxlua_launch(k, NULL, NULL, 0, NULL, args, 5) == PTXLUA_OK, e);
 
@@ -232,7 +217,8 @@ int main(void) {
   DLManagedTensor to = tensor(out, 1, s100, NULL, kDLUInt, 32);
   ptxlua_arg ia[2] = { ptxlua_arg_dlpack(&to), ptxlua_arg_u32(99) };
   CHECK(ptxlua_launch(io, NULL, NULL, 0, NULL, ia, 2) == PTXLUA_MISUSE);
-  HAS(e, "argument 1 (out): a tensor of shape [100], where the kernel declares shape {n} = [99]");
+  CHECK_MSG(
+      e, "argument 1 (out): a tensor of shape [100], where the kernel declares shape {n} = [99]");
   CHECK(out[0] == 0xEEEEEEEEu);
   ia[1] = ptxlua_arg_u32(100);
   CHECKMSG(ptxlua_launch(io, NULL, NULL, 0, NULL, ia, 2) == PTXLUA_OK, e);
@@ -258,7 +244,7 @@ int main(void) {
   ptxlua_arg ib[2] = { ptxlua_arg_dlpack(&small), ptxlua_arg_u32(60) };
   /* a mismatch is caught by the declaration first ... */
   CHECK(ptxlua_launch(io, NULL, NULL, 0, NULL, ib, 2) == PTXLUA_MISUSE);
-  HAS(e, "a tensor of shape [40], where the kernel declares shape {n} = [60]");
+  CHECK_MSG(e, "a tensor of shape [40], where the kernel declares shape {n} = [60]");
 
   /* buffers over memory the caller owns: launches, copies, tensor maps over their addresses */
   static uint32_t host[256] __attribute__((aligned(64)));
@@ -279,10 +265,10 @@ int main(void) {
   CHECKMSG(ptxlua_tensormap_encode_address(d, ptxlua_buffer_address(w) + 64, "u32", 2, tdims, NULL,
                                            box, "none", &tm) == PTXLUA_ERROR,
            e);
-  HAS(e, "runs past the end of buffer");
+  CHECK_MSG(e, "runs past the end of buffer");
   CHECK(ptxlua_tensormap_encode_address(d, 16, "u32", 2, tdims, NULL, box, "none", &tm) ==
         PTXLUA_ERROR);
-  HAS(e, "is not in a device array of this emulator");
+  CHECK_MSG(e, "is not in a device array of this emulator");
   ptxlua_buffer_free(w); /* forgets it; host is still ours */
   host[0] = 1;
   CHECK(ptxlua_buffer_wrap(d, NULL, 16, &w) == PTXLUA_MISUSE && !w);
@@ -295,10 +281,9 @@ int main(void) {
   ptxlua_buffer_free(w);
   tv.dl_tensor.device.device_type = kDLCUDA;
   CHECK(ptxlua_buffer_wrap_dlpack(d, &tv, &w) == PTXLUA_MISUSE);
-  HAS(e, "ptxlua_buffer_wrap_dlpack: a tensor in CUDA memory of device 0");
+  CHECK_MSG(e, "ptxlua_buffer_wrap_dlpack: a tensor in CUDA memory of device 0");
   CHECK(ptxlua_buffer_wrap_dlpack(d, NULL, &w) == PTXLUA_MISUSE);
 
   ptxlua_close(e);
-  if (failures) fprintf(stderr, "%d failures\n", failures);
-  return failures != 0;
+  return check_done("test_dlpack");
 }

@@ -9,31 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ptxlua.h"
+#include "check.h"
 #include "test_engine.h"
-
-static int failures;
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (!(c)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-      failures++;                                                           \
-    }                                                                       \
-  } while (0)
-#define CHECKMSG(c, e)                                                                             \
-  do {                                                                                             \
-    if (!(c)) {                                                                                    \
-      fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #c, ptxlua_errmsg(e)); \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
-#define HAS(e, s)                                                                 \
-  do {                                                                            \
-    if (!strstr(ptxlua_errmsg(e), s)) {                                           \
-      fprintf(stderr, "%s:%d: message lacks \"%s\": %s\n", __FILE__, __LINE__, s, \
-              ptxlua_errmsg(e));                                                  \
-      failures++;                                                                 \
-    }                                                                             \
-  } while (0)
 
 enum { M = 72, N = 136, K = 64, LD = 80 }; /* LD: the row stride of a view of A */
 
@@ -138,8 +115,9 @@ int main(void) {
   int64_t cst[2] = { 1, M };
   tw.dl_tensor.strides = cst;
   CHECK(ptxlua_launch(k, NULL, NULL, PTXLUA_SMEM_KERNEL, NULL, args, 3) == PTXLUA_MISUSE);
-  HAS(e, "gemm.lua:");
-  HAS(e, "launch of gemm: argument 1 (A_map): tensor A: a tensor with strides [1, 72] (elements): "
+  CHECK_MSG(e, "gemm.lua:");
+  CHECK_MSG(
+      e, "launch of gemm: argument 1 (A_map): tensor A: a tensor with strides [1, 72] (elements): "
          "a tensor map needs its innermost dimension contiguous (stride 1)");
 
   /* 3. the shape, dtype and device checked against the declaration, nothing run */
@@ -147,16 +125,18 @@ int main(void) {
   ta.dl_tensor.shape = bad;
   args[0] = ptxlua_arg_dlpack(&ta);
   CHECK(ptxlua_launch(k, NULL, NULL, PTXLUA_SMEM_KERNEL, NULL, args, 3) == PTXLUA_MISUSE);
-  HAS(e, "argument 1 (A_map): tensor A: a tensor of shape [72, 32], where the kernel declares "
-         "shape {M, K} = [72, 64]");
+  CHECK_MSG(e,
+            "argument 1 (A_map): tensor A: a tensor of shape [72, 32], where the kernel declares "
+            "shape {M, K} = [72, 64]");
   ta.dl_tensor.shape = sa;
   ta.dl_tensor.dtype.code = kDLFloat; /* f16 */
   CHECK(ptxlua_launch(k, NULL, NULL, PTXLUA_SMEM_KERNEL, NULL, args, 3) == PTXLUA_MISUSE);
-  HAS(e, "argument 1 (A_map): tensor A: a tensor of f16, where the kernel declares bf16*");
+  CHECK_MSG(e, "argument 1 (A_map): tensor A: a tensor of f16, where the kernel declares bf16*");
   ta.dl_tensor.dtype.code = kDLBfloat;
   ta.dl_tensor.device.device_type = kDLCUDA;
   CHECK(ptxlua_launch(k, NULL, NULL, PTXLUA_SMEM_KERNEL, NULL, args, 3) == PTXLUA_MISUSE);
-  HAS(e, "argument 1 (A_map): tensor A: a tensor in CUDA memory of device 0, where \"emu\" runs");
+  CHECK_MSG(
+      e, "argument 1 (A_map): tensor A: a tensor in CUDA memory of device 0, where \"emu\" runs");
   ta.dl_tensor.device.device_type = kDLCPU;
 
   /* 4. buffers: the declaration gives the shape (M x K packed); too small a one is refused */
@@ -172,7 +152,7 @@ int main(void) {
   CHECK(c_ok(c, "buffers"));
   args[0] = ptxlua_arg_buffer(small);
   CHECK(ptxlua_launch(k, NULL, NULL, PTXLUA_SMEM_KERNEL, NULL, args, 3) == PTXLUA_MISUSE);
-  HAS(e, "argument 1 (A_map): tensor A is bf16 [72, 64] (9216 bytes), the buffer has 9214");
+  CHECK_MSG(e, "argument 1 (A_map): tensor A is bf16 [72, 64] (9216 bytes), the buffer has 9214");
 
   /* 5. a prebuilt map is still taken as it is */
   ptxlua_tensormap ma;
@@ -185,9 +165,9 @@ int main(void) {
   CHECK(c_ok(c, "prebuilt map"));
   args[0] = ptxlua_arg_u32(7);
   CHECK(ptxlua_launch(k, NULL, NULL, PTXLUA_SMEM_KERNEL, NULL, args, 3) == PTXLUA_MISUSE);
-  HAS(e, "argument 1 (A_map): a tensormap parameter takes a tensor map (ptxlua_tensormap_encode), "
+  CHECK_MSG(
+      e, "argument 1 (A_map): a tensormap parameter takes a tensor map (ptxlua_tensormap_encode), "
          "or the tensor it declares it views (a DLPack tensor, a buffer or an address), got u32");
   ptxlua_close(e);
-  if (failures) fprintf(stderr, "%d failures\n", failures);
-  return failures != 0;
+  return check_done("test_dlpack_maps");
 }

@@ -9,32 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ptxlua.h"
+#include "check.h"
 #include "test_engine.h"
 #include "../mock_cuda/ptxmock.h"
-
-static int failures;
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (!(c)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-      failures++;                                                           \
-    }                                                                       \
-  } while (0)
-#define CHECKMSG(c, e)                                                                             \
-  do {                                                                                             \
-    if (!(c)) {                                                                                    \
-      fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #c, ptxlua_errmsg(e)); \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
-#define HAS(e, s)                                                                 \
-  do {                                                                            \
-    if (!strstr(ptxlua_errmsg(e), s)) {                                           \
-      fprintf(stderr, "%s:%d: message lacks \"%s\": %s\n", __FILE__, __LINE__, s, \
-              ptxlua_errmsg(e));                                                  \
-      failures++;                                                                 \
-    }                                                                             \
-  } while (0)
 
 static const char *SCRIPT =
     "local ptx = require 'ptxlua'\n"
@@ -126,23 +103,24 @@ int main(void) {
   ** launched */
   t.dl_tensor.device.device_id = 1;
   CHECK(ptxlua_launch(k, NULL, NULL, 0, stream, args, 2) == PTXLUA_MISUSE);
-  HAS(e, "argument 1 (out): a tensor in CUDA memory of device 1, where the kernel runs on cuda:0");
+  CHECK_MSG(
+      e, "argument 1 (out): a tensor in CUDA memory of device 1, where the kernel runs on cuda:0");
   t.dl_tensor.device.device_id = 0;
   static float host[256];
   t.dl_tensor.data = host;
   t.dl_tensor.byte_offset = 0;
   CHECK(ptxlua_launch(k, NULL, NULL, 0, stream, args, 2) == PTXLUA_MISUSE);
-  HAS(e, "argument 1 (out): the driver knows 0x");
-  HAS(e, "as no device memory (cuPointerGetAttribute: CUDA_ERROR_INVALID_VALUE");
+  CHECK_MSG(e, "argument 1 (out): the driver knows 0x");
+  CHECK_MSG(e, "as no device memory (cuPointerGetAttribute: CUDA_ERROR_INVALID_VALUE");
   t.dl_tensor.device.device_type = kDLCPU;
   CHECK(ptxlua_launch(k, NULL, NULL, 0, stream, args, 2) == PTXLUA_MISUSE);
-  HAS(e, "argument 1 (out): a tensor in CPU memory, where the kernel runs on cuda:0");
+  CHECK_MSG(e, "argument 1 (out): a tensor in CPU memory, where the kernel runs on cuda:0");
   /* the shape is checked on CUDA as on the emulator */
   t.dl_tensor.device.device_type = kDLCUDA;
   t.dl_tensor.data = (void *)(uintptr_t)ptxlua_buffer_address(b);
   args[1] = ptxlua_arg_u32(255);
   CHECK(ptxlua_launch(k, NULL, NULL, 0, stream, args, 2) == PTXLUA_MISUSE);
-  HAS(e, "a tensor of shape [256], where the kernel declares shape {n} = [255]");
+  CHECK_MSG(e, "a tensor of shape [256], where the kernel declares shape {n} = [255]");
   CHECK(launch_count() == n0 + 1);
 
   /* wrapped device memory and tensor maps over an address */
@@ -151,7 +129,7 @@ int main(void) {
                PTXLUA_OK,
            e);
   CHECK(ptxlua_buffer_wrap(d, host, sizeof host, &w) == PTXLUA_MISUSE);
-  HAS(e, "ptxlua_buffer_wrap: the driver knows 0x");
+  CHECK_MSG(e, "ptxlua_buffer_wrap: the driver knows 0x");
   ptxlua_tensormap tm;
   uint64_t dims[2] = { 64, 8 };
   uint32_t box[2] = { 64, 8 };
@@ -160,7 +138,7 @@ int main(void) {
            e);
   CHECK(ptxlua_tensormap_encode_address(d, (uint64_t)(uintptr_t)host, "f32", 2, dims, NULL, box,
                                         "none", &tm) == PTXLUA_MISUSE);
-  HAS(e, "tensor map: the driver knows 0x");
+  CHECK_MSG(e, "tensor map: the driver knows 0x");
   /* maps built from the tensors they view, by the driver: the same bytes as a map encoded by hand
   ** with the dims, strides, box and swizzle the declaration gives */
   const struct ptxmock_tiled *(*tiled)(void) =
@@ -215,7 +193,8 @@ int main(void) {
     /* the shapes against the scalars of this launch: x is 8 x 64 only for rows = 8 */
     ma[4] = ptxlua_arg_u32(4);
     CHECK(ptxlua_launch(km, NULL, NULL, 0, stream, ma, 6) == PTXLUA_MISUSE);
-    HAS(e,
+    CHECK_MSG(
+        e,
         "argument 1 (x): a tensor of shape [8, 64], where the kernel declares shape {rows, cols} "
         "= [4, 64]");
     /* Y as a DLPack tensor: its shape against {rows * 2, cols} */
@@ -227,7 +206,8 @@ int main(void) {
     ma[4] = ptxlua_arg_u32(8);
     ma[2] = ptxlua_arg_dlpack(&ty);
     CHECK(ptxlua_launch(km, NULL, NULL, 0, stream, ma, 6) == PTXLUA_MISUSE);
-    HAS(e, "argument 3 (ym): tensor Y: a tensor of shape [17, 64], where the kernel declares shape "
+    CHECK_MSG(
+        e, "argument 3 (ym): tensor Y: a tensor of shape [17, 64], where the kernel declares shape "
            "{rows * 2, cols} = [16, 64]");
     ys[0] = 16;
     CHECKMSG(ptxlua_launch(km, NULL, NULL, 0, stream, ma, 6) == PTXLUA_OK, e);
@@ -264,7 +244,7 @@ int main(void) {
     CHECK(tiled()->dtype == 14 && tiled()->dims[1] == 6 && tiled()->strides[0] == 128);
     tq.dl_tensor.dtype.bits = 8; /* bytes are not e2m1 values: a buffer carries packed bytes */
     CHECK(ptxlua_launch(kp, NULL, NULL, 0, stream, pa, 2) == PTXLUA_MISUSE);
-    HAS(e, "argument 1 (qm): tensor Q: a tensor of u8, where the kernel declares e2m1*");
+    CHECK_MSG(e, "argument 1 (qm): tensor Q: a tensor of u8, where the kernel declares e2m1*");
     /* on the emulator: not emulated, said at the launch */
     ptxlua_device *emu = NULL;
     ptxlua_kernel *ke = NULL;
@@ -275,12 +255,11 @@ int main(void) {
     if (ke && eb) {
       ptxlua_arg ea[2] = { ptxlua_arg_buffer(eb), ptxlua_arg_u32(8) };
       CHECK(ptxlua_launch(ke, NULL, NULL, 0, NULL, ea, 2) != PTXLUA_OK);
-      HAS(e, "argument 1 (qm): the tensor map of Q: tensor map: packed 4-bit elements "
-             "(16u4_align16b) are not emulated");
+      CHECK_MSG(e, "argument 1 (qm): the tensor map of Q: tensor map: packed 4-bit elements "
+                   "(16u4_align16b) are not emulated");
     }
   }
   /* frees b; forgets the wrapped one (the mock would refuse a second cuMemFree) */
   ptxlua_close(e);
-  if (failures) fprintf(stderr, "%d failures\n", failures);
-  return failures != 0;
+  return check_done("test_dlpack_mock");
 }
