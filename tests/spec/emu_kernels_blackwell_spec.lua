@@ -218,27 +218,7 @@ end)
 -- kernels/. Each must be reported at the broken line of the library copy (the emulator names the
 -- instruction's line, and for a two-party mistake the other line too).
 ---------------------------------------------------------------------------------------------------
-local function edited(path, edits)
-  local text = assert(H.read(path), "cannot read " .. path)
-  for _, e in ipairs(edits) do
-    local a, b = text:find(e[1], 1, true)
-    assert(a, fmt("%s no longer contains %q: update this test", path, e[1]))
-    assert(not text:find(e[1], b + 1, true), fmt("%s contains %q more than once: update this test", path, e[1]))
-    text = text:sub(1, a - 1) .. e[2] .. text:sub(b + 1)
-  end
-  return text
-end
-local function line_of(text, needle)
-  local n, found = 0, nil
-  for l in (text .. "\n"):gmatch("([^\n]*)\n") do
-    n = n + 1
-    if l:find(needle, 1, true) then
-      assert(not found, fmt("%q is on lines %d and %d", needle, found or 0, n))
-      found = n
-    end
-  end
-  return assert(found, fmt("%q not found", needle))
-end
+local edited, line_of = KC.edited, KC.line_of
 
 -- gemm_sm100 with lib edits: the kernel, its maps, the library copy's path and text
 local function broken(lib_edits)

@@ -38,14 +38,7 @@ local abs, fmt = math.abs, string.format
 
 -- kernels/<file> with edits applied: { { old, new }, ... } (plain text; each old exactly once)
 local function edited(file, edits)
-  local text = assert(H.read(H.root .. "/kernels/" .. file), "cannot read kernels/" .. file)
-  for _, e in ipairs(edits or {}) do
-    local a, b = text:find(e[1], 1, true)
-    assert(a, fmt("kernels/%s no longer contains %q: update this test", file, e[1]))
-    assert(not text:find(e[1], b + 1, true), fmt("kernels/%s contains %q more than once: update this test", file, e[1]))
-    text = text:sub(1, a - 1) .. e[2] .. text:sub(b + 1)
-  end
-  return text
+  return require("kcheck").edited(H.root .. "/kernels/" .. file, edits, "kernels/" .. file)
 end
 
 -- kernels/<file> with edits applied and, beside it, kernels/lib/<lib> with lib_edits applied, in a
@@ -75,17 +68,7 @@ local function piped(file, kname, edits, lib_edits)
 end
 
 -- the number of the one line of text that contains needle (plain)
-local function line_of(text, needle)
-  local n, found = 0, nil
-  for l in (text .. "\n"):gmatch("([^\n]*)\n") do
-    n = n + 1
-    if l:find(needle, 1, true) then
-      assert(not found, fmt("%q is on lines %d and %d", needle, found or 0, n))
-      found = n
-    end
-  end
-  return assert(found, fmt("%q not found", needle))
-end
+local line_of = require("kcheck").line_of
 
 -- the error of a launch (the test fails if it runs cleanly)
 local function launch_error(k, opts)

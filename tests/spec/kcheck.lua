@@ -1,6 +1,7 @@
 -- kcheck.lua -- what the kernel specs (emu_kernels_spec, emu_kernels_hopper_spec,
--- emu_kernels_broken_spec) share to run kernels against references: loading a kernel file into a
--- fresh registry, the deterministic inputs, float rounding, and the element-by-element comparison.
+-- emu_kernels_broken_spec, emu_kernels_blackwell_spec) share to run kernels against references:
+-- loading a kernel file into a fresh registry, the deterministic inputs, float rounding, the
+-- element-by-element comparison, and the text edits that make broken copies.
 local H = require "helper"
 
 local K = {}
@@ -110,6 +111,33 @@ end
 function K.bf16_val(b)
   local u = ffi.new("uint32_t[1]", bit.lshift(b, 16))
   return tonumber(ffi.cast("float*", u)[0])
+end
+
+-- the text of the file at path with edits { {old, new}, ... } applied (plain text; each old must
+-- occur exactly once); shown names the file in the messages (default: path)
+function K.edited(path, edits, shown)
+  shown = shown or path
+  local text = assert(H.read(path), "cannot read " .. shown)
+  for _, e in ipairs(edits or {}) do
+    local a, b = text:find(e[1], 1, true)
+    assert(a, fmt("%s no longer contains %q: update this test", shown, e[1]))
+    assert(not text:find(e[1], b + 1, true), fmt("%s contains %q more than once: update this test", shown, e[1]))
+    text = text:sub(1, a - 1) .. e[2] .. text:sub(b + 1)
+  end
+  return text
+end
+
+-- the line number of the one line of text that contains needle
+function K.line_of(text, needle)
+  local n, found = 0, nil
+  for l in (text .. "\n"):gmatch("([^\n]*)\n") do
+    n = n + 1
+    if l:find(needle, 1, true) then
+      assert(not found, fmt("%q is on lines %d and %d", needle, found or 0, n))
+      found = n
+    end
+  end
+  return assert(found, fmt("%q not found", needle))
 end
 
 return K
