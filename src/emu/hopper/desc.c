@@ -54,7 +54,7 @@ int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc
   plB_sm_desc d;
   if (sm >= 100) {
     char err[200], m[300];
-    if (plB_sm_desc_decode_sm(sm, desc, &d, err, sizeof err)) {
+    if (!plB_sm_desc_decode_sm(sm, desc, &d, err, sizeof err)) {
       snprintf(m, sizeof m, "%s: an invalid shared-memory descriptor 0x%016llx for %s: %s",
                plX__opname(e, in->stmt), (unsigned long long)desc, which, err);
       return plX__fail_warp(e, in, w, m, 0xffffffffu);
