@@ -108,3 +108,319 @@ describe("emulated tensor memory", function()
     end
   end
 end)
+
+-- ---- tcgen05.mma against a reference in double ------------------------------------------------
+local ffi = require "ffi"
+local floor, ldexp, frexp = math.floor, math.ldexp, math.frexp
+
+-- element codecs: bits of a value (exact inputs only) and the value of bits
+local function f32_bits(v) local f = ffi.new("float[1]", v); return ffi.cast("uint32_t*", f)[0] end
+local function minifloat(b, eb, mb, bias)    -- no inf/NaN (the inputs avoid them)
+  local s = bit.rshift(b, eb + mb) % 2 == 1 and -1 or 1
+  local e, m = bit.band(bit.rshift(b, mb), 2 ^ eb - 1), bit.band(b, 2 ^ mb - 1)
+  if e == 0 then return s * ldexp(m / 2 ^ mb, 1 - bias) end
+  return s * ldexp(1 + m / 2 ^ mb, e - bias)
+end
+local function enc(v, eb, mb, bias)          -- a value exact in the format, normal or zero
+  if v == 0 then return 0 end
+  local s = v < 0 and 2 ^ (eb + mb) or 0
+  local m, e = frexp(math.abs(v))             -- m in [0.5, 1)
+  return s + (e - 1 + bias) * 2 ^ mb + (m * 2 - 1) * 2 ^ mb
+end
+local TYPES = {
+  f16 = { bytes = 2, bits = function(v) return enc(v, 5, 10, 15) end, val = function(b) return minifloat(b, 5, 10, 15) end },
+  bf16 = { bytes = 2, bits = function(v) return enc(v, 8, 7, 127) end, val = function(b) return minifloat(b, 8, 7, 127) end },
+  tf32 = { bytes = 4, bits = function(v) return f32_bits(v) end, val = function(b) return minifloat(bit.rshift(b, 13), 8, 10, 127) end },
+  e4m3 = { bytes = 1, code = true, val = function(b) return minifloat(b, 4, 3, 7) end },
+  e5m2 = { bytes = 1, code = true, val = function(b) return minifloat(b, 5, 2, 15) end },
+  s8 = { bytes = 1, code = true, val = function(b) return b >= 128 and b - 256 or b end },
+  u8 = { bytes = 1, code = true, val = function(b) return b end },
+}
+-- deterministic inputs: exact small values for the float kinds, codes for the 8-bit ones
+local function gen(tn, count, seed)
+  local r, out = seed, {}
+  local T = TYPES[tn]
+  for i = 1, count do
+    r = r * 16807 % 2147483647
+    if T.code then
+      local c = r % 256
+      if tn == "e4m3" and bit.band(c, 0x7f) == 0x7f then c = 0x38 end     -- not NaN
+      if tn == "e5m2" and bit.band(c, 0x7c) == 0x7c then c = 0x3c end     -- not inf/NaN
+      if tn == "e5m2" and bit.band(c, 0x7c) >= 0x58 then c = bit.band(c, 0x83) + 0x38 end   -- keep sums finite
+      out[i] = c
+    else
+      out[i] = T.bits((r % 65 - 32) / 8)
+    end
+  end
+  return out
+end
+
+-- the bytes of an R x K operand (codes[i*K + j + 1]) in shared memory: K-major or MN-major, in
+-- swizzle mode sw ("none", "32B", "64B", "128B", "128B_32B"), at byte offset base (1024-aligned) of
+-- img (a table of bytes); its LBO and SBO
+local function place(img, base, codes, R, K, esz, mn, sw)
+  local W = ({ none = 0, ["32B"] = 32, ["64B"] = 64, ["128B"] = 128, ["128B_32B"] = 128 })[sw]
+  local lbo, sbo
+  local function at(i, j)
+    if not mn then
+      if W == 0 then lbo, sbo = 128, 128 * (K * esz / 16); return floor(i / 8) * sbo + floor(j * esz / 16) * lbo + (i % 8) * 16 + (j * esz) % 16 end
+      lbo, sbo = 16, 8 * W
+      return floor(i / 8) * sbo + (i % 8) * W + j * esz
+    end
+    local ib = i * esz
+    if W == 0 then sbo, lbo = 128, 128 * (R * esz / 16); return floor(ib / 16) * sbo + floor(j / 8) * lbo + (j % 8) * 16 + ib % 16 end
+    lbo, sbo = 8 * W, 8 * W * (R * esz / W)
+    return floor(ib / W) * lbo + floor(j / 8) * sbo + (j % 8) * W + ib % W
+  end
+  for i = 0, R - 1 do
+    for j = 0, K - 1 do
+      local a = base + at(i, j)
+      if sw == "128B_32B" then a = bit.bxor(a, bit.lshift(bit.band(bit.rshift(a, 7), 3), 5))
+      elseif W > 0 then a = bit.bxor(a, bit.lshift(bit.band(bit.rshift(a, 7), W / 16 - 1), 4)) end
+      local c = codes[i * K + j + 1]
+      for b = 0, esz - 1 do img[a + b + 1] = bit.band(bit.rshift(c, 8 * b), 255) end
+    end
+  end
+  return lbo, sbo
+end
+local SWCODE = { none = 0, ["128B_32B"] = 1, ["128B"] = 2, ["64B"] = 4, ["32B"] = 6 }
+
+describe("emulated tcgen05.mma", function()
+  local dev = rt.device("emu")
+
+  -- one CTA of 128 threads: the operands' image copied into shared memory by every thread
+  -- (fence.proxy.async), thread 0 issues the MMAs (o.mmas: list of { acc =, scale = }) and a
+  -- commit, every warp waits, fences and reads D back (32x32b for M=128, 16x256b for M=64)
+  local function mma_kernel(ptx, o)
+    local M, N = o.M, o.N
+    local nimg = #o.img / 4
+    return ptx.kernel { name = "mma", target = "sm_100a", params = { { "img", "u32*" }, { "out", "u32*" } },
+      body = function(_, img, out)
+        local plan = ptx.smem_plan()
+        local slot = plan:alloc("slot", "u32", 1, { align = 16 })
+        local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+        local region = plan:alloc("ab", "u32", nimg, { align = 1024 })
+        local tm = ptx.tmem_plan()
+        local cols = 32
+        while cols < N + (o.atmem and 8 or 0) do cols = cols * 2 end
+        local acc = tm:alloc("acc", cols)
+        local tid = ptx.special "tid.x"
+        local warp = tid:shr(5)
+        ptx.if_(warp:eq(0), function() tm:allocate(slot) end)
+        ptx.if_(tid:eq(0), function() ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 1) end)
+        local gi = ptx.global_ptrs(img)
+        local sb = ptx.reg.u32()
+        ptx.mov.u32(sb, ptx.sym "smem")
+        for i = 0, nimg - 1, 128 do
+          local idx = tid + i
+          ptx.if_(idx:lt(nimg), function()
+            local v = ptx.reg.u32()
+            ptx.ld.global.u32(v, ptx.addr(gi + idx:mul_wide(4)))
+            ptx.st.shared.u32(ptx.addr(sb + region.offset + idx:shl(2)), v)
+          end)
+        end
+        ptx.op "fence.proxy.async.shared::cta" ()
+        ptx.tcgen05_fence("before")
+        ptx.bar.sync(0)
+        ptx.tcgen05_fence("after")
+        local base = ptx.reg.u32()
+        ptx.ld.shared.u32(base, slot:addr(0))
+        local d = tm:address(base, acc)
+        local at
+        if o.atmem then                                 -- A in tensor memory after D: row m at lane m
+          local ab = tm:address(base, acc, 0, N)
+          local q = ptx.reg.u32()
+          ptx.op "add.u32" (q, ab, warp:shl(21))
+          local regs = {}
+          for c = 0, 7 do
+            local v = ptx.reg.u32()
+            local row = warp:shl(5) + tid:band(31)
+            ptx.ld.global.u32(v, ptx.addr(gi + (row:shl(3) + (o.atmem + c)):mul_wide(4)))
+            regs[#regs + 1] = v
+          end
+          ptx.tcgen05_st { shape = "32x32b", num = 8, taddr = q, regs = regs }
+          ptx.tcgen05_wait("st")
+          ptx.tcgen05_fence("before")
+          ptx.bar.sync(0)
+          ptx.tcgen05_fence("after")
+          at = ab
+        end
+        local function desc(off, lbo, sbo, sw)
+          local lo, hi = ptx.reg.u32(), ptx.reg.u32()
+          ptx.op "add.u32" (lo, sb, region.offset + off)
+          ptx.op "shr.u32" (lo, lo, 4)
+          ptx.op "and.b32" (lo, lo, 0x3fff)
+          ptx.op "or.b32" (lo, lo, (lbo / 16) * 65536)
+          ptx.mov.u32(hi, sbo / 16 + 2 ^ 14 + SWCODE[sw] * 2 ^ 29)
+          local dl, dh, dd = ptx.reg.u64(), ptx.reg.u64(), ptx.reg.b64()
+          ptx.op "cvt.u64.u32" (dl, lo)
+          ptx.op "cvt.u64.u32" (dh, hi)
+          ptx.op "shl.b64" (dh, dh, 32)
+          ptx.op "or.b64" (dd, dh, dl)
+          return dd
+        end
+        ptx.if_(tid:eq(0), function()
+          local ad = at or desc(o.aoff, o.albo, o.asbo, o.asw)
+          local bd = desc(o.boff, o.blbo, o.bsbo, o.bsw)
+          for _, m in ipairs(o.mmas) do
+            local p = ptx.reg.pred()
+            if m.acc then ptx.setp.eq.u32(p, tid, tid) else ptx.setp.ne.u32(p, tid, tid) end
+            ptx.tcgen05_mma { d = d, a = ad, b = bd, idesc = o.idesc, accumulate = p, kind = o.kind, scale_d = m.scale }
+          end
+          ptx.tcgen05_commit(bar)
+        end)
+        ptx.mbarrier_wait(bar, 0)
+        ptx.tcgen05_fence("after")
+        local q = ptx.reg.u32()
+        ptx.op "add.u32" (q, base, warp:shl(21))
+        local vals = {}
+        local c0, step = 0, M == 128 and 1 or 8      -- columns a repetition
+        while c0 < N do                                 -- the largest power of two that fits
+          local n = 1
+          while n * 2 * step <= N - c0 and n * 2 * (M == 128 and 1 or 4) <= 128 do n = n * 2 end
+          local r = ptx.tcgen05_ld { shape = M == 128 and "32x32b" or "16x256b", num = n, taddr = q + c0 }
+          for i = 1, #r do vals[#vals + 1] = r[i] end
+          c0 = c0 + n * step
+        end
+        ptx.tcgen05_wait("ld")
+        local p = ptx.global_ptrs(out)
+        local b = p + tid:mul_wide(4 * #vals)
+        for j, v in ipairs(vals) do ptx.st.global.u32(ptx.addr(b, (j - 1) * 4), v) end
+        ptx.tcgen05_fence("before")
+        ptx.bar.sync(0)
+        ptx.if_(warp:eq(0), function() tm:deallocate(base) end)
+      end }
+  end
+
+  -- run one MMA case: kind, types a/b/d, M, N, layouts; returns the worst error in units of the
+  -- bound (f32: 2^-22 of the sum of |products|; s32: exact)
+  local function run_case(c)
+    local K = ({ f16 = 16, tf32 = 8, f8f6f4 = 32, i8 = 32 })[c.kind]
+    local TA, TB = TYPES[c.a], TYPES[c.b]
+    local M, N = c.M, c.N
+    local A, B = gen(c.a, M * K, 11 + M + N), gen(c.b, N * K, 17 + N)
+    local img = {}
+    local o = { M = M, N = N, kind = c.kind, mmas = c.mmas or { { acc = false } }, asw = c.asw or "128B", bsw = c.bsw or "128B" }
+    local function size(R, esz, mn, sw)               -- the operand's bytes, rounded up to 1 KB
+      local W = ({ none = 0, ["32B"] = 32, ["64B"] = 64, ["128B"] = 128, ["128B_32B"] = 128 })[sw]
+      local n = (mn or W == 0) and R * K * esz or R * W
+      return math.ceil(n / 1024) * 1024
+    end
+    local boff = c.atmem and 0 or size(M, TA.bytes, c.trans_a, o.asw)
+    local total = boff + size(N, TB.bytes, c.trans_b, o.bsw)
+    for i = 1, total + 128 * 32 do img[i] = 0 end
+    if c.atmem then                                     -- A's rows as 8 words each after the image
+      o.atmem = total / 4
+      for m = 0, 127 do
+        for w = 0, 7 do
+          local word = 0
+          for b = 0, 3 do
+            local bitpos = (w * 4 + b) * 8
+            local k = floor(bitpos / (8 * TA.bytes))
+            local row = M == 128 and m or (m % 32 < 16 and floor(m / 32) * 16 + m % 32) or nil  -- layout F
+            local code = row and A[row * K + k + 1] or 0
+            local byte = bit.band(bit.rshift(code, 8 * (((w * 4 + b)) % TA.bytes)), 255)
+            word = word + byte * 2 ^ (8 * b)
+          end
+          local at = o.atmem * 4 + (m * 8 + w) * 4
+          for b = 0, 3 do img[at + b + 1] = bit.band(bit.rshift(word, 8 * b), 255) end
+        end
+      end
+    else
+      o.aoff = 0
+      o.albo, o.asbo = place(img, 0, A, M, K, TA.bytes, c.trans_a, o.asw)
+    end
+    o.boff = boff
+    o.blbo, o.bsbo = place(img, boff, B, N, K, TB.bytes, c.trans_b, o.bsw)
+    while #img % 4 ~= 0 do img[#img + 1] = 0 end
+    local words = {}
+    for i = 1, #img, 4 do words[#words + 1] = img[i] + img[i + 1] * 256 + img[i + 2] * 65536 + img[i + 3] * 16777216 end
+    o.img = img
+    local ptx = H.fresh()
+    o.idesc = ptx.tcgen05_idesc { kind = c.kind, d = c.d, a = c.a, b = c.b, m = M, n = N, neg_a = c.neg_a, neg_b = c.neg_b,
+                                  trans_a = c.trans_a, trans_b = c.trans_b, saturate = c.saturate }
+    local k = mma_kernel(ptx, o)
+    local gimg = dev:array("u32", #words, words)
+    local nout = M == 128 and N or N / 2
+    local out = dev:array("u32", 128 * nout):poison()
+    rt.launch(k, { device = dev, args = { gimg, out }, grid = { 1 }, block = { 128 } })
+    local got = out:read()
+    gimg:free(); out:free()
+    -- D[m][n] from the per-thread registers
+    local D = {}
+    for t = 0, 127 do
+      local w, lt = floor(t / 32), t % 32
+      for r = 0, nout - 1 do
+        local row, col
+        if M == 128 then row, col = 32 * w + lt, r
+        else                                            -- chunks of 16x256b: 4 registers, 8 columns a repetition
+          local ln, cl = FRAG["16x256b"](lt, r % 4)
+          row, col = 16 * w + ln, cl + 8 * floor(r / 4)
+        end
+        D[row * N + col] = got[t * nout + r + 1]
+      end
+    end
+    local sa, sb = c.neg_a and -1 or 1, c.neg_b and -1 or 1
+    local worst = 0
+    for m = 0, M - 1 do
+      for n = 0, N - 1 do
+        local s, sabs = 0, 0
+        for kk = 0, K - 1 do
+          local p = sa * TA.val(A[m * K + kk + 1]) * sb * TB.val(B[n * K + kk + 1])
+          s = s + p; sabs = sabs + math.abs(p)
+        end
+        local want, bound = s, sabs
+        for i = 2, #o.mmas do                         -- D = A B + D 2^-scale
+          want = want + want * 2 ^ -(o.mmas[i].scale or 0); bound = bound * 3
+        end
+        local g = D[m * N + n]
+        local e
+        if c.d == "s32" then
+          if c.saturate then want = math.max(-2 ^ 31, math.min(2 ^ 31 - 1, want)) end
+          g = g >= 2 ^ 31 and g - 2 ^ 32 or g
+          e = g == want and 0 or math.huge
+        else
+          local gv = ffi.cast("float*", ffi.new("uint32_t[1]", g))[0]
+          e = math.abs(gv - want) / (bound * 2 ^ -22 + 1e-30)
+          if e ~= e then e = math.huge end
+        end
+        if e > worst then worst = e; if worst > 1 then return worst, fmt("D[%d][%d] = %s, want %s", m, n, tostring(g), tostring(want)) end end
+      end
+    end
+    return worst
+  end
+
+  local CASES = {
+    { kind = "f16", a = "bf16", b = "bf16", d = "f32", M = 128, N = 64 },
+    { kind = "f16", a = "f16", b = "f16", d = "f32", M = 128, N = 256, asw = "64B", bsw = "32B" },
+    { kind = "f16", a = "bf16", b = "bf16", d = "f32", M = 64, N = 128, asw = "none", bsw = "none" },
+    { kind = "f16", a = "bf16", b = "bf16", d = "f32", M = 128, N = 8, bsw = "none" },
+    { kind = "f16", a = "f16", b = "f16", d = "f32", M = 128, N = 64, neg_a = true, trans_a = true, trans_b = true },
+    { kind = "f16", a = "bf16", b = "bf16", d = "f32", M = 128, N = 32, atmem = true },
+    { kind = "f16", a = "bf16", b = "bf16", d = "f32", M = 64, N = 64, atmem = true },
+    { kind = "f16", a = "bf16", b = "bf16", d = "f32", M = 128, N = 64, mmas = { { acc = false }, { acc = true, scale = 0 } } },
+    { kind = "f16", a = "f16", b = "f16", d = "f32", M = 128, N = 64, mmas = { { acc = false }, { acc = true, scale = 3 } } },
+    { kind = "tf32", a = "tf32", b = "tf32", d = "f32", M = 128, N = 64 },
+    { kind = "tf32", a = "tf32", b = "tf32", d = "f32", M = 64, N = 32, neg_b = true, bsw = "64B" },
+    { kind = "tf32", a = "tf32", b = "tf32", d = "f32", M = 128, N = 32, trans_a = true, trans_b = true, asw = "128B_32B", bsw = "128B_32B" },
+    { kind = "tf32", a = "tf32", b = "tf32", d = "f32", M = 128, N = 16, atmem = true },
+    { kind = "f8f6f4", a = "e4m3", b = "e5m2", d = "f32", M = 128, N = 64 },
+    { kind = "f8f6f4", a = "e5m2", b = "e4m3", d = "f32", M = 64, N = 256, trans_b = true },
+    { kind = "f8f6f4", a = "e4m3", b = "e4m3", d = "f32", M = 128, N = 32, atmem = true, trans_a = false, neg_a = true },
+    { kind = "i8", a = "s8", b = "u8", d = "s32", M = 128, N = 64 },
+    { kind = "i8", a = "u8", b = "u8", d = "s32", M = 64, N = 24, bsw = "none" },
+    { kind = "i8", a = "s8", b = "s8", d = "s32", M = 128, N = 128, trans_a = true, trans_b = true },
+    { kind = "i8", a = "s8", b = "u8", d = "s32", M = 128, N = 48, asw = "32B", bsw = "64B" },
+    { kind = "i8", a = "u8", b = "s8", d = "s32", M = 128, N = 32, atmem = true, saturate = true },
+  }
+  for _, c in ipairs(CASES) do
+    local name = fmt(".kind::%s %s x %s -> %s, M=%d N=%d%s%s%s%s%s%s", c.kind, c.a, c.b, c.d, c.M, c.N,
+      c.atmem and ", A in tensor memory" or fmt(", A %s%s", c.trans_a and "MN-major " or "", c.asw or "128B"),
+      fmt(", B %s%s", c.trans_b and "MN-major " or "", c.bsw or "128B"), c.neg_a and ", -A" or "", c.neg_b and ", -B" or "",
+      c.mmas and fmt(", then accumulate (scale-input-d %d)", c.mmas[2].scale or 0) or "", c.saturate and ", saturate" or "")
+    it(name .. " matches a reference in double", function()
+      local worst, why = run_case(c)
+      assert(worst <= 1, why)
+    end)
+  end
+end)
