@@ -22,6 +22,8 @@ local REGS = { ["32x32b"] = 1, ["16x64b"] = 1, ["16x128b"] = 2, ["16x256b"] = 4 
 
 -- the line of the next line of the caller
 local function nextline() return debug.getinfo(2, "l").currentline + 1 end
+-- the caller's line
+local function here() return debug.getinfo(2, "l").currentline end
 
 describe("emulated tensor memory", function()
   local dev = rt.device("emu")
@@ -423,4 +425,356 @@ describe("emulated tcgen05.mma", function()
       assert(worst <= 1, why)
     end)
   end
+end)
+
+-- ---- the checks: one broken kernel each, reported at its line (and the other line it names) ----
+describe("emulated tcgen05 checks", function()
+  local dev = rt.device("emu")
+  local BF16 = 0x08100490                             -- bf16 x bf16 -> f32, M 128, N 64, K-major
+
+  -- 128 threads; warp 0 allocates 64 columns (env.alloc replaces it); thread 0 issues one MMA
+  -- (M 128, N 64; zero operands: the checks look at ordering, not values) and commits it to
+  -- `full` (env.issue replaces both); every warp waits on full, fences and reads D (env.consume);
+  -- a fence, a barrier, warp 0 deallocates (env.finish). Every hook gets (ptx, env).
+  local function kernel(o)
+    local ptx = H.fresh()
+    return ptx.kernel { name = "chk", target = "sm_100a", params = { { "out", "u32*" } }, body = function(_, out)
+      local plan = ptx.smem_plan()
+      local slot = plan:alloc("slot", "u32", 1, { align = 16 })
+      local full = plan:alloc("full", "b64", 1, { align = 8 })
+      local empty = plan:alloc("empty", "b64", 1, { align = 8 })
+      local A = plan:alloc("A", "u8", 16384, { align = 1024 })
+      local B = plan:alloc("B", "u8", 8192, { align = 1024 })
+      local tm = ptx.tmem_plan()
+      local acc = tm:alloc("acc", 64)
+      local tid = ptx.special "tid.x"
+      local warp = tid:shr(5)
+      local env = { tid = tid, warp = warp, tm = tm, acc = acc, slot = slot, full = full, empty = empty, A = A, B = B }
+      if o.alloc then o.alloc(ptx, env) else ptx.if_(warp:eq(0), function() tm:allocate(slot) end) end
+      ptx.if_(tid:eq(0), function()
+        ptx.op "mbarrier.init.shared::cta.b64" (full:addr(0), 1)
+        ptx.op "mbarrier.init.shared::cta.b64" (empty:addr(0), o.empty_count or 1)
+      end)
+      ptx.tcgen05_fence("before")
+      ptx.bar.sync(0)
+      ptx.tcgen05_fence("after")
+      local base = ptx.reg.u32()
+      ptx.ld.shared.u32(base, slot:addr(0))
+      env.base = base
+      env.d = tm:address(base, acc)
+      env.quarter = base + warp:shl(21)
+      local sb = ptx.reg.u32()
+      ptx.mov.u32(sb, ptx.sym "smem")
+      env.sb = sb
+      env.desc = function(off)                        -- 128B swizzle, SBO 1024, K-major
+        local lo = ptx.reg.u32()
+        ptx.op "add.u32" (lo, sb, off)
+        ptx.op "shr.u32" (lo, lo, 4)
+        ptx.op "and.b32" (lo, lo, 0x3fff)
+        ptx.op "or.b32" (lo, lo, 65536)
+        local dl, dh, dd = ptx.reg.u64(), ptx.reg.u64(), ptx.reg.b64()
+        ptx.op "cvt.u64.u32" (dl, lo)
+        ptx.op "mov.u64" (dh, o.desc_hi or (64 + 2 ^ 14 + 2 * 2 ^ 29))
+        ptx.op "shl.b64" (dh, dh, 32)
+        ptx.op "or.b64" (dd, dh, dl)
+        return dd
+      end
+      env.mma = function(acc_on, d, idesc)
+        local p = ptx.reg.pred()
+        if acc_on then ptx.setp.eq.u32(p, tid, tid) else ptx.setp.ne.u32(p, tid, tid) end
+        local a, b = env.desc(A.offset), env.desc(B.offset)
+        env.lmma = nextline()
+        ptx.tcgen05_mma { d = d or env.d, a = a, b = b, idesc = idesc or BF16, accumulate = p }
+      end
+      env.ld = function()
+        env.lld = nextline()
+        local r = ptx.tcgen05_ld { shape = "32x32b", num = 4, taddr = env.quarter }
+        return r
+      end
+      if o.issue then o.issue(ptx, env) else
+        ptx.if_(tid:eq(0), function()
+          env.mma(false)
+          ptx.tcgen05_commit(full)
+        end)
+      end
+      if o.consume then o.consume(ptx, env) else
+        ptx.mbarrier_wait(full, 0)
+        ptx.tcgen05_fence("after")
+        env.ld()
+        ptx.tcgen05_wait("ld")
+      end
+      if o.finish then o.finish(ptx, env) else
+        ptx.tcgen05_fence("before")
+        ptx.bar.sync(0)
+        ptx.if_(warp:eq(0), function() tm:deallocate(base) end)
+      end
+    end }
+  end
+  local function run(o)
+    local k = kernel(o)
+    local out = dev:array("u32", 128 * 8)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { out }, grid = { 1 }, block = { 128 } })
+    out:free()
+    return ok, err
+  end
+  local function fails(o)
+    local ok, err = run(o)
+    assert.is_false(ok, "it ran")
+    return err
+  end
+  -- err is reported at line, and holds every string of ...
+  local function at(err, line, ...)
+    assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: ", line), err, 1, true)
+    for _, s in ipairs { ... } do assert.matches(s, err, 1, true) end
+  end
+  local function sync(p) p.tcgen05_fence("before"); p.bar.sync(0); p.tcgen05_fence("after") end
+
+  it("runs the correct kernel", function()
+    local ok, err = run {}
+    assert.is_true(ok, err)
+  end)
+
+  -- check 1: reading D before its MMA is known complete
+  it("flags a tcgen05.ld of D with no commit -> wait chain, at the ld, naming the MMA", function()
+    local l1, l2
+    local err = fails { issue = function(p, env)
+      p.if_(env.tid:eq(0), function() env.mma(false); l1 = env.lmma end)
+    end, consume = function(p, env)
+      sync(p)
+      env.ld(); l2 = env.lld
+      p.tcgen05_wait("ld")
+    end }
+    at(err, l2, fmt("written by the tcgen05.mma of line %d (warp 0 of CTA (0,0,0)), whose completion this warp does not know", l1))
+  end)
+  it("flags a tcgen05.ld of D after the wait but without fence::after_thread_sync, naming the wait", function()
+    local lw, ll
+    local err = fails { consume = function(p, env)
+      lw = here(); p.mbarrier_wait(env.full, 0)
+      env.ld(); ll = env.lld
+      p.tcgen05_wait("ld")
+    end }
+    at(err, ll, fmt("the wait at line %d orders it after that MMA's commit, but no tcgen05.fence::after_thread_sync came since", lw))
+  end)
+  it("flags an MMA accumulating into another thread's D it does not know complete", function()
+    local l1, l2
+    local err = fails { issue = function(p, env)
+      p.if_(env.tid:eq(0), function() env.mma(false); l1 = env.lmma; p.tcgen05_commit(env.full) end)
+      p.bar.sync(0)
+      p.if_(env.tid:eq(32), function() env.mma(true); l2 = env.lmma end)
+    end, consume = function() end, finish = function() end }
+    at(err, l2, fmt("tcgen05.mma (D) reads tensor memory lane 0, column 0, written by the tcgen05.mma of line %d", l1))
+  end)
+
+  -- check 2: shared memory an MMA still reads, refilled before its completion is known
+  for _, commit in ipairs { true, false } do
+    it(commit and "accepts a stage released by tcgen05.commit and refilled after the wait"
+              or "flags a stage released by a plain mbarrier.arrive and refilled (the store's line, naming the MMA)", function()
+      local lm, ls
+      local o = { issue = function(p, env)
+        p.if_(env.tid:eq(0), function()
+          env.mma(false); lm = env.lmma
+          p.tcgen05_commit(env.full)
+          if commit then p.tcgen05_commit(env.empty) else p.op "mbarrier.arrive.shared::cta.b64" (p._, env.empty:addr(0)) end
+        end)
+        p.if_(env.warp:eq(1), function()
+          p.mbarrier_wait(env.empty, 0)
+          ls = here(); p.st.shared.u32(p.addr(env.sb + env.A.offset + env.tid:shl(2)), 0)
+        end)
+      end }
+      if commit then local ok, err = run(o); assert.is_true(ok, err); return end
+      local err = fails(o)
+      at(err, ls, "st.shared.u32 writes shared byte 0x", fmt("which the tcgen05.mma of line %d (warp 0 of CTA (0,0,0)) reads, and this thread does not know that MMA complete", lm))
+    end)
+  end
+
+  -- check 3: a hand-off of tensor memory without wait::ld / wait::st
+  for _, waited in ipairs { true, false } do
+    it(waited and "accepts D handed back after tcgen05.wait::ld" or "flags an MMA overwriting cells a tcgen05.ld not waited for still reads", function()
+      local ll, lm
+      local o = { empty_count = 4, consume = function(p, env)
+        p.mbarrier_wait(env.full, 0)
+        p.tcgen05_fence("after")
+        env.ld(); ll = env.lld
+        if waited then p.tcgen05_wait("ld") end
+        p.tcgen05_fence("before")
+        p.if_(env.tid:band(31):eq(0), function() p.op "mbarrier.arrive.shared::cta.b64" (p._, env.empty:addr(0)) end)
+        p.if_(env.warp:eq(0), function()                -- the MMA warp: one thread issues
+          p.mbarrier_wait(env.empty, 0)
+          p.tcgen05_fence("after")
+          p.if_(env.tid:eq(0), function() env.mma(false); lm = env.lmma; p.tcgen05_commit(env.full) end)
+          p.mbarrier_wait(env.full, 1)
+        end)
+      end }
+      if waited then local ok, err = run(o); assert.is_true(ok, err); return end
+      at(fails(o), lm, fmt("which the tcgen05.ld of line %d (warp 0) still reads: that warp has not waited for it", ll))
+    end)
+  end
+  it("flags an MMA reading cells a tcgen05.st of another warp wrote, not waited for", function()
+    local ls, lm
+    local err = fails { issue = function() end, consume = function(p, env)
+      local regs = {}
+      for i = 1, 64 do regs[i] = p.reg.u32(); p.mov.u32(regs[i], i) end
+      ls = here(); p.tcgen05_st { shape = "32x32b", num = 64, taddr = env.quarter, regs = regs }
+      p.if_(env.warp:ne(0), function() p.tcgen05_wait("st") end)
+      sync(p)
+      p.if_(env.tid:eq(32), function() env.mma(true); lm = env.lmma end)
+    end, finish = function() end }
+    at(err, lm, fmt("which the tcgen05.st of line %d (warp 0) writes: that warp has not waited for it", ls))
+  end)
+  it("flags a dealloc while a tcgen05.ld is not waited for", function()
+    local ll, ld
+    local err = fails { consume = function(p, env)
+      p.mbarrier_wait(env.full, 0)
+      p.tcgen05_fence("after")
+      env.ld(); ll = env.lld
+    end, finish = function(p, env)
+      p.if_(env.warp:eq(0), function() ld = here(); env.tm:deallocate(env.base) end)
+    end }
+    at(err, ld, fmt("while the tcgen05.ld of line %d (warp 0) on them is not waited for", ll))
+  end)
+
+  -- check 4: the lane quarter
+  it("flags a tcgen05.ld outside the warp's lane quarter, and takes a lane below 32 as the warp's own", function()
+    local l
+    local err = fails { consume = function(p, env)
+      p.mbarrier_wait(env.full, 0)
+      p.tcgen05_fence("after")
+      p.tcgen05_ld { shape = "32x32b", num = 4, taddr = env.base }      -- relaxed: lane 0 is each warp's first
+      p.tcgen05_wait("ld")
+      p.if_(env.warp:eq(1), function() l = here(); p.tcgen05_ld { shape = "16x64b", num = 1, taddr = env.base + 64 * 65536 } end)
+    end }
+    at(err, l, "tcgen05.ld at lane 64: warp 1 (warp 1 of its warpgroup) may access lanes 32-63 only")
+  end)
+
+  -- check 5: allocations
+  local function alloc_with(ncols_reg, pre)
+    return function(p, env)
+      p.if_(env.warp:eq(0), function()
+        if pre then pre(p, env) end
+        local n = p.reg.u32(); p.mov.u32(n, ncols_reg)
+        env.aline = here(); p.op "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32" (env.slot:addr(0), n)
+      end)
+    end
+  end
+  it("flags an allocation of a column count that is not a power of 2 from 32 to 512", function()
+    local env = {}
+    local err = fails { alloc = function(p, e) alloc_with(48)(p, e); env.l = e.aline end }
+    at(err, env.l, "nCols 48: a power of 2 from 32 to 512")
+  end)
+  it("flags an allocation after relinquish_alloc_permit, naming it", function()
+    local env = {}
+    local err = fails { alloc = function(p, e)
+      p.if_(e.warp:eq(0), function() env.r = here(); e.tm:allocate(e.slot) end)
+      alloc_with(32)(p, e); env.l = e.aline
+    end }
+    at(err, env.l, "an allocation after the CTA gave up its allocation permit (tcgen05.relinquish_alloc_permit at line")
+  end)
+  it("flags an allocation past 512 live columns (it would block forever)", function()
+    local env = {}
+    local err = fails { alloc = function(p, e)
+      p.if_(e.warp:eq(0), function()
+        local n = p.reg.u32(); p.mov.u32(n, 512)
+        p.op "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32" (e.slot:addr(0), n)
+      end)
+      alloc_with(64)(p, e); env.l = e.aline
+    end }
+    at(err, env.l, "64 columns requested with 512 of the 512 allocated: tcgen05.alloc would block", "(would block forever)")
+  end)
+  it("flags an allocation by part of a warp", function()
+    local l
+    local err = fails { alloc = function(p, e)
+      p.if_(e.tid:lt(16), function() l = here(); e.tm:allocate(e.slot) end)
+    end }
+    at(err, l, "needs all 32 threads of the warp")
+  end)
+
+  -- check 6: deallocations
+  it("flags a dealloc of columns no allocation holds", function()
+    local l
+    local err = fails { finish = function(p, env)
+      sync(p)
+      p.if_(env.warp:eq(0), function()
+        l = here(); p.op "tcgen05.dealloc.cta_group::1.sync.aligned.b32" (env.base, 32)
+      end)
+    end }
+    at(err, l, "deallocates 32 columns at 0x00000000 (lane 0, column 0), which no live allocation of this CTA is", "64 columns at 0")
+  end)
+  it("flags a dealloc by another warp than the allocating one", function()
+    local l
+    local err = fails { finish = function(p, env)
+      sync(p)
+      p.if_(env.warp:eq(2), function() l = here(); env.tm:deallocate(env.base) end)
+    end }
+    at(err, l, "warp 2 deallocates columns 0-63, which warp 0 allocated at line")
+  end)
+  it("flags a missing dealloc at the allocation's line when the CTA exits", function()
+    local l
+    local err = fails { alloc = function(p, e)
+      p.if_(e.warp:eq(0), function() l = here(); e.tm:allocate(e.slot) end)
+    end, finish = function() end }
+    assert.matches("missing dealloc: the 64 columns (0-63) warp 0 of CTA (0,0,0) allocated here are still allocated when the CTA exits", err, 1, true)
+    assert.matches(fmt(":%d: error: ", l), err, 1, true)
+  end)
+
+  -- checks 8 and 9: descriptors and D
+  local function issue_with(f)
+    return { issue = function(p, env)
+      p.if_(env.tid:eq(0), function() f(p, env); p.tcgen05_commit(env.full) end)
+    end }
+  end
+  it("flags an instruction descriptor with a reserved bit set", function()
+    local l
+    local err = fails(issue_with(function(p, env) env.mma(false, nil, BF16 + 2 ^ 23); l = env.lmma end))
+    at(err, l, "an invalid instruction descriptor for .kind::f16", "reserved bits 0x00800000 are set")
+  end)
+  it("flags the sparse bit in a dense MMA's instruction descriptor", function()
+    local l
+    local err = fails(issue_with(function(p, env) env.mma(false, nil, BF16 + 4); l = env.lmma end))
+    at(err, l, "sets the sparse bit (2), but this is not tcgen05.mma.sp")
+  end)
+  it("flags a shared-memory descriptor without the fixed bits 46-48", function()
+    local l
+    local o = issue_with(function(p, env) env.mma(false); l = env.lmma end)
+    o.desc_hi = 64 + 2 * 2 ^ 29
+    local err = fails(o)
+    at(err, l, "an invalid shared-memory descriptor", "bits 46-48 are 0, the tcgen05 layout fixes them at 0b001")
+  end)
+  it("flags D outside the allocation", function()
+    local l
+    local err = fails(issue_with(function(p, env)
+      local d = p.reg.b32(); p.op "add.u32" (d, env.base, 32)
+      env.mma(false, d); l = env.lmma
+    end))
+    at(err, l, "D: columns 32-95 of CTA (0,0,0) are not inside one allocation (allocated: columns 0-63")
+  end)
+  it("flags an M=128 D whose lane field is not 0", function()
+    local l
+    local err = fails(issue_with(function(p, env)
+      local d = p.reg.b32(); p.op "add.u32" (d, env.base, 16 * 65536)
+      env.mma(false, d); l = env.lmma
+    end))
+    at(err, l, "lane field 16, where an M=128 D starts at lane 0")
+  end)
+  it("flags enable-input-d on cells never written", function()
+    local l
+    local err = fails(issue_with(function(p, env) env.mma(true); l = env.lmma end))
+    at(err, l, "enable-input-d is true, but D's lane 0, column 0 was never written")
+  end)
+
+  -- check 10: one thread issues
+  it("flags an MMA issued by every thread of a warp", function()
+    local l
+    local err = fails { issue = function(p, env)
+      p.if_(env.warp:eq(0), function() env.mma(false); l = env.lmma end)
+    end, consume = function() end, finish = function() end }
+    at(err, l, "issued by 32 threads of the warp at once: each thread issues its own MMA (32 of them)")
+  end)
+  it("flags a commit by every thread of a warp", function()
+    local l
+    local err = fails { issue = function(p, env)
+      p.if_(env.tid:eq(0), function() env.mma(false) end)
+      p.if_(env.warp:eq(0), function() l = here(); p.tcgen05_commit(env.full) end)
+    end, consume = function() end, finish = function() end }
+    at(err, l, "issued by 32 threads of the warp at once")
+  end)
 end)
