@@ -449,7 +449,7 @@ describe("emulated tcgen05 checks", function()
       local acc = tm:alloc("acc", 64)
       local tid = ptx.special "tid.x"
       local warp = tid:shr(5)
-      local env = { tid = tid, warp = warp, tm = tm, acc = acc, slot = slot, full = full, empty = empty, A = A, B = B }
+      local env = { tid = tid, warp = warp, tm = tm, acc = acc, slot = slot, full = full, empty = empty, A = A, B = B, out = out }
       if o.alloc then o.alloc(ptx, env) else ptx.if_(warp:eq(0), function() tm:allocate(slot) end) end
       ptx.if_(tid:eq(0), function()
         ptx.op "mbarrier.init.shared::cta.b64" (full:addr(0), 1)
@@ -479,12 +479,12 @@ describe("emulated tcgen05 checks", function()
         ptx.op "or.b64" (dd, dh, dl)
         return dd
       end
-      env.mma = function(acc_on, d, idesc)
+      env.mma = function(acc_on, d, idesc, kind)
         local p = ptx.reg.pred()
         if acc_on then ptx.setp.eq.u32(p, tid, tid) else ptx.setp.ne.u32(p, tid, tid) end
         local a, b = env.desc(A.offset), env.desc(B.offset)
         env.lmma = nextline()
-        ptx.tcgen05_mma { d = d or env.d, a = a, b = b, idesc = idesc or BF16, accumulate = p }
+        ptx.tcgen05_mma { d = d or env.d, a = a, b = b, idesc = idesc or BF16, accumulate = p, kind = kind }
       end
       env.ld = function()
         env.lld = nextline()
@@ -776,5 +776,94 @@ describe("emulated tcgen05 checks", function()
       p.if_(env.warp:eq(0), function() l = here(); p.tcgen05_commit(env.full) end)
     end, consume = function() end, finish = function() end }
     at(err, l, "issued by 32 threads of the warp at once")
+  end)
+
+  -- the operands all ones (u8 1, or bf16 0x0101 = a small positive number), by generic stores
+  local function ones(p, env)
+    for _, t in ipairs { env.A, env.B } do
+      for i = 0, t.size / 4 - 1, 128 do
+        p.st.shared.u32(p.addr(env.sb + t.offset + (env.tid + i):shl(2)), 0x01010101)
+      end
+    end
+    p.op "fence.proxy.async.shared::cta" ()
+    sync(p)
+  end
+  -- D (64 columns) of every lane set to v by tcgen05.st, then waited and handed to thread 0
+  local function preset(p, env, v)
+    local regs = {}
+    for i = 1, 64 do regs[i] = p.reg.u32(); p.mov.u32(regs[i], v) end
+    p.tcgen05_st { shape = "32x32b", num = 64, taddr = env.quarter, regs = regs }
+    p.tcgen05_wait("st")
+    sync(p)
+  end
+  local function readback(p, env, out)
+    p.mbarrier_wait(env.full, 0)
+    p.tcgen05_fence("after")
+    local r = p.tcgen05_ld { shape = "32x32b", num = 2, taddr = env.quarter }
+    p.tcgen05_wait("ld")
+    local g = p.global_ptrs(out)
+    p.st.global.u32(p.addr(g + env.tid:mul_wide(8)), r[1])
+    p.st.global.u32(p.addr(g + env.tid:mul_wide(8), 4), r[2])
+  end
+  for _, sat in ipairs { true, false } do
+    it(sat and ".kind::i8 with saturate clamps an accumulation past 2^31 - 1" or ".kind::i8 without saturate wraps", function()
+      local idesc = H.fresh().tcgen05_idesc { kind = "i8", d = "s32", a = "u8", b = "u8", m = 128, n = 64, saturate = sat }
+      local kern = kernel { issue = function(p, env)
+        ones(p, env)
+        preset(p, env, 0x7ffffff0)
+        p.if_(env.tid:eq(0), function() env.mma(true, nil, idesc, "i8"); p.tcgen05_commit(env.full) end)
+      end, consume = function(p, env) readback(p, env, env.out) end }
+      local out = dev:array("u32", 256):poison()
+      rt.launch(kern, { device = dev, args = { out }, grid = { 1 }, block = { 128 } })
+      local got = out:read()
+      out:free()
+      for t = 1, 256 do assert.are.equal(sat and 0x7fffffff or 0x80000010, got[t]) end
+    end)
+  end
+
+  it("leaves the rows of disabled output lanes alone (disable-output-lane)", function()
+    local kern = kernel { issue = function(p, env)
+      preset(p, env, 0x3f800000)                        -- 1.0f everywhere
+      p.if_(env.tid:eq(0), function()
+        local mask = {}
+        for i = 1, 4 do mask[i] = p.reg.b32(); p.mov.b32(mask[i], ({ 0x5, 0, 0x80000000, 0xffffffff })[i]) end
+        local f = p.reg.pred(); p.setp.ne.u32(f, env.tid, env.tid)
+        p.op "tcgen05.mma.cta_group::1.kind::f16" (p.addr(env.d), env.desc(env.A.offset), env.desc(env.B.offset), BF16, mask, f)
+        p.tcgen05_commit(env.full)
+      end)
+    end, consume = function(p, env) readback(p, env, env.out) end }
+    local out = dev:array("u32", 256):poison()
+    rt.launch(kern, { device = dev, args = { out }, grid = { 1 }, block = { 128 } })
+    local got = out:read()
+    out:free()
+    for lane = 0, 127 do
+      local off = lane == 0 or lane == 2 or lane == 95 or lane >= 96
+      assert.are.equal(off and 0x3f800000 or 0, got[2 * lane + 1], "lane " .. lane)
+    end
+  end)
+
+  it("takes .collector::a::fill then ::use of the same A, and flags a ::use naming another A", function()
+    local function mk(other)
+      local lu
+      local kern = kernel { issue = function(p, env)
+        ones(p, env)
+        p.if_(env.tid:eq(0), function()
+          if other then p.st.shared.u32(p.addr(env.sb + env.A.offset), 0x3f803f80); p.op "fence.proxy.async.shared::cta" () end
+          local f = p.reg.pred(); p.setp.ne.u32(f, env.tid, env.tid)
+          local t = p.reg.pred(); p.setp.eq.u32(t, env.tid, env.tid)
+          p.op "tcgen05.mma.cta_group::1.kind::f16.collector::a::fill" (p.addr(env.d), env.desc(env.A.offset), env.desc(env.B.offset), BF16, f)
+          local a2 = env.desc(other and env.A.offset + 1024 or env.A.offset)   -- other: rows 8.. (row 0 differs)
+          lu = here(); p.op "tcgen05.mma.cta_group::1.kind::f16.collector::a::use" (p.addr(env.d), a2, env.desc(env.B.offset), BF16, t)
+          p.tcgen05_commit(env.full)
+        end)
+      end }
+      return kern, function() return lu end
+    end
+    local ok, err = pcall(rt.launch, (mk(false)), { device = dev, args = { dev:array("u32", 8) }, grid = { 1 }, block = { 128 } })
+    assert.is_true(ok, err)
+    local kern, lu = mk(true)
+    ok, err = pcall(rt.launch, kern, { device = dev, args = { dev:array("u32", 8) }, grid = { 1 }, block = { 128 } })
+    assert.is_false(ok)
+    at(err, lu(), ".collector::a::use: A[", "differs from what the .collector::a::fill of line")
   end)
 end)

@@ -50,6 +50,9 @@ typedef struct plX_bw_cta {
   uint32_t *kpc;          /* per warp: 1 + the pc of the wait that last taught it something */
   uint32_t *seq;          /* per warp: its async ops so far */
   PLB_VEC(plX_tcpend) * pld, *pst; /* per warp */
+  /* the A collector buffer: the A (M x K) the last .collector::a::fill read, and who filled it */
+  double *coll;
+  uint32_t coll_m, coll_k, coll_pc, coll_tid; /* coll_pc: 1 + pc, 0 empty */
 } plX_bw_cta;
 
 static inline uint32_t bw_tag(uint32_t op, uint32_t rank) {

@@ -84,10 +84,6 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   plX_bw_cta *b = c->bw;
   if (in->rnd == 2)
     return lfail(e, in, w, l, "tcgen05.mma.cta_group::2 is not emulated (CTA pairs: not yet)");
-  if (in->t3 == 2)
-    return lfail(e, in, w, l,
-                 ".collector::a::use is not emulated (that A is the one the last fill read is "
-                 "not checked)");
   uint32_t iv = (uint32_t)wslot(w, in->e)[l];
   plB_tc_idesc id;
   char err[300];
@@ -214,6 +210,42 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     free(A);
     return e->status;
   }
+  /* the collector: fill keeps A, use and lastuse read it (the same A as the fill's), discard
+  ** and lastuse empty it */
+  uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
+  if (in->t3 == 2 || in->t3 == 3) {
+    if (!b->coll_pc || b->coll_tid != tid || b->coll_m != (uint32_t)M || b->coll_k != (uint32_t)K) {
+      free(A);
+      return lfail(e, in, w, l,
+                   ".collector::a::%s with no A of this shape in the collector: a "
+                   ".collector::a::fill by this thread comes first",
+                   in->t3 == 2 ? "use" : "lastuse");
+    }
+    for (size_t i = 0; i < na; i++)
+      if (A[i] != b->coll[i] && !(A[i] != A[i] && b->coll[i] != b->coll[i])) {
+        uint32_t pc = b->coll_pc - 1;
+        free(A);
+        return lfail(e, in, w, l,
+                     ".collector::a::%s: A[%u][%u] differs from what the .collector::a::fill of "
+                     "line %s read (the MMA uses the collector's A, not the one A now names)",
+                     in->t3 == 2 ? "use" : "lastuse", (uint32_t)(i / (size_t)K),
+                     (uint32_t)(i % (size_t)K), line_of(e, pc));
+      }
+  }
+  if (in->t3 == 1) {
+    double *cp = realloc(b->coll, sizeof(double) * na);
+    if (!cp) {
+      free(A);
+      return plX__fail(e, in->stmt, "out of memory");
+    }
+    memcpy(cp, A, sizeof(double) * na);
+    b->coll = cp;
+    b->coll_m = (uint32_t)M;
+    b->coll_k = (uint32_t)K;
+    b->coll_tid = tid;
+    b->coll_pc = (uint32_t)(in - e->xf.code) + 1;
+  } else if (in->t3 == 3 || in->t3 == 4)
+    b->coll_pc = 0;
   if (id.neg_a)
     for (size_t i = 0; i < na; i++) A[i] = -A[i];
   if (id.neg_b)

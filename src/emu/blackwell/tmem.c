@@ -50,6 +50,7 @@ void plX__bw_free(plX_cta *c) {
     }
   free(b->pld);
   free(b->pst);
+  free(b->coll);
   free(b);
   c->bw = NULL;
 }
@@ -89,6 +90,7 @@ int plX__bw_setup(plX_emu *e, plX_cta *c) {
   for (uint32_t w = 0; w < e->nwarps; w++) b->pld[w].n = b->pst[w].n = 0;
   b->al.n = b->ops.n = b->rd.n = b->mk.n = b->kmv.n = 0;
   b->relinq = 0;
+  b->coll_pc = 0;
   return 0;
 }
 
