@@ -680,6 +680,17 @@ describe("emulated tcgen05 checks", function()
     end }
     at(err, env.l, "64 columns requested with 512 of the 512 allocated: tcgen05.alloc would block", "(would block forever)")
   end)
+  it("flags an allocation of more columns than the one before", function()
+    local env = {}
+    local err = fails { alloc = function(p, e)
+      p.if_(e.warp:eq(0), function()
+        local n = p.reg.u32(); p.mov.u32(n, 32)
+        p.op "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32" (e.slot:addr(0), n)
+      end)
+      alloc_with(64)(p, e); env.l = e.aline
+    end }
+    at(err, env.l, "64 columns after an allocation of 32 (line", "should not increase")
+  end)
   it("flags an allocation by part of a warp", function()
     local l
     local err = fails { alloc = function(p, e)

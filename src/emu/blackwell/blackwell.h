@@ -40,7 +40,8 @@ typedef struct plX_tcmk {  /* an mbarrier's knowledge: of the open phase, of the
 typedef struct plX_bw_cta {
   uint32_t *cell, *tag; /* BW_LANES x BW_COLS */
   PLB_VEC(plX_tcalloc) al;
-  uint32_t relinq; /* 1 + the pc of the relinquish_alloc_permit, 0 none */
+  uint32_t relinq;          /* 1 + the pc of the relinquish_alloc_permit, 0 none */
+  uint32_t last_n, last_pc; /* the last allocation's columns (0 none) and pc */
   PLB_VEC(plX_tcop) ops;
   PLB_VEC(plX_tcrd) rd;
   PLB_VEC(plX_tcmk) mk;

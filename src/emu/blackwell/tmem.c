@@ -89,7 +89,7 @@ int plX__bw_setup(plX_emu *e, plX_cta *c) {
   memset(b->seq, 0, sizeof(uint32_t) * e->nwarps);
   for (uint32_t w = 0; w < e->nwarps; w++) b->pld[w].n = b->pst[w].n = 0;
   b->al.n = b->ops.n = b->rd.n = b->mk.n = b->kmv.n = 0;
-  b->relinq = 0;
+  b->relinq = b->last_n = 0;
   b->coll_pc = 0;
   return 0;
 }
@@ -343,6 +343,11 @@ static int exec_alloc(plX_emu *e, plX_warp *w, plX_ins *in) {
   uint32_t off;
   if (!plX__h_smem_at(e, in, w, 0, a0, in->space, 0, 4, 4, &c, &off, "tcgen05.alloc destination"))
     return e->status;
+  if (b->last_n && n > b->last_n)
+    return wfail(e, in, w,
+                 "%u columns after an allocation of %u (line %s): the column count of a CTA's "
+                 "allocations should not increase (PTX ISA, tcgen05.alloc)",
+                 n, b->last_n, line_of(e, b->last_pc));
   uint32_t live = 0;
   for (uint32_t i = 0; i < b->al.n; i++) live += b->al.p[i].n;
   uint32_t col = BW_COLS;
@@ -369,6 +374,8 @@ static int exec_alloc(plX_emu *e, plX_warp *w, plX_ins *in) {
   }
   plX_tcalloc a = { col, n, (uint32_t)(in - e->xf.code), (uint32_t)w->idx, in->rnd };
   if (!plB_vec_push(b->al, a)) return plX__fail(e, in->stmt, "out of memory");
+  b->last_n = n;
+  b->last_pc = a.pc;
   /* the address (lane 0, the first column), a weak store by lane 0 */
   uint32_t v = col;
   memcpy(c->smem + off, &v, 4);
