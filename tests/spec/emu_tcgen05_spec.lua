@@ -196,21 +196,32 @@ describe("emulated tcgen05.mma", function()
   local function mma_kernel(ptx, o)
     local M, N = o.M, o.N
     local nimg = #o.img / 4
+    local pair = o.pair
     return ptx.kernel { name = "mma", target = "sm_100a", params = { { "img", "u32*" }, { "out", "u32*" } },
+      cluster = pair and { 2, 1, 1 } or nil,
       body = function(_, img, out)
         local plan = ptx.smem_plan()
         local slot = plan:alloc("slot", "u32", 1, { align = 16 })
         local bar = plan:alloc("bar", "b64", 1, { align = 8 })
         local region = plan:alloc("ab", "u32", nimg, { align = 1024 })
-        local tm = ptx.tmem_plan()
+        local tm = ptx.tmem_plan { cta_group = pair and 2 or 1 }
         local cols = 32
-        while cols < N + (o.atmem and 8 or 0) do cols = cols * 2 end
+        local dcols = (pair and M == 128) and N / 2 or N
+        while cols < dcols + (o.atmem and 8 or 0) do cols = cols * 2 end
         local acc = tm:alloc("acc", cols)
         local tid = ptx.special "tid.x"
         local warp = tid:shr(5)
         ptx.if_(warp:eq(0), function() tm:allocate(slot) end)
         ptx.if_(tid:eq(0), function() ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 1) end)
         local gi = ptx.global_ptrs(img)
+        local rank = ptx.reg.u32()
+        ptx.mov.u32(rank, pair and ptx.special "cluster_ctarank" or 0)
+        gi = gi + rank:mul_wide(4 * nimg)                 -- a pair: each CTA its own image
+        local function cta_sync()
+          if not pair then ptx.bar.sync(0); return end
+          ptx.op "barrier.cluster.arrive.aligned" ()
+          ptx.op "barrier.cluster.wait.aligned" ()
+        end
         local sb = ptx.reg.u32()
         ptx.mov.u32(sb, ptx.sym "smem")
         for i = 0, nimg - 1, 128 do
@@ -222,8 +233,9 @@ describe("emulated tcgen05.mma", function()
           end)
         end
         ptx.op "fence.proxy.async.shared::cta" ()
+        if pair then ptx.op "fence.mbarrier_init.release.cluster" () end
         ptx.tcgen05_fence("before")
-        ptx.bar.sync(0)
+        cta_sync()
         ptx.tcgen05_fence("after")
         local base = ptx.reg.u32()
         ptx.ld.shared.u32(base, slot:addr(0))
@@ -243,7 +255,7 @@ describe("emulated tcgen05.mma", function()
           ptx.tcgen05_st { shape = "32x32b", num = 8, taddr = q, regs = regs }
           ptx.tcgen05_wait("st")
           ptx.tcgen05_fence("before")
-          ptx.bar.sync(0)
+          cta_sync()
           ptx.tcgen05_fence("after")
           at = ab
         end
@@ -261,7 +273,7 @@ describe("emulated tcgen05.mma", function()
           ptx.op "or.b64" (dd, dh, dl)
           return dd
         end
-        ptx.if_(tid:eq(0), function()
+        ptx.if_(tid:eq(0):band(rank:eq(0)), function()
           local ad = at or desc(o.aoff, o.albo, o.asbo, o.asw)
           local bd = desc(o.boff, o.blbo, o.bsbo, o.bsw)
           for _, m in ipairs(o.mmas) do
@@ -269,27 +281,33 @@ describe("emulated tcgen05.mma", function()
             if m.acc then ptx.setp.eq.u32(p, tid, tid) else ptx.setp.ne.u32(p, tid, tid) end
             ptx.tcgen05_mma { d = d, a = ad, b = bd, idesc = o.idesc, accumulate = p, kind = o.kind, scale_d = m.scale }
           end
-          ptx.tcgen05_commit(bar)
+          if pair then
+            local mask = ptx.reg.u16()
+            ptx.mov.u16(mask, 3)
+            ptx.tcgen05_commit(bar, { multicast = mask })
+          else ptx.tcgen05_commit(bar) end
         end)
         ptx.mbarrier_wait(bar, 0)
         ptx.tcgen05_fence("after")
         local q = ptx.reg.u32()
         ptx.op "add.u32" (q, base, warp:shl(21))
         local vals = {}
-        local c0, step = 0, M == 128 and 1 or 8      -- columns a repetition
+        local wide = M == 128 or pair                   -- 32x32b over every lane
+        local c0, step = 0, wide and 1 or 8             -- columns a repetition
+        N = (pair and M == 128) and N / 2 or N          -- the columns each CTA holds
         while c0 < N do                                 -- the largest power of two that fits
           local n = 1
-          while n * 2 * step <= N - c0 and n * 2 * (M == 128 and 1 or 4) <= 128 do n = n * 2 end
-          local r = ptx.tcgen05_ld { shape = M == 128 and "32x32b" or "16x256b", num = n, taddr = q + c0 }
+          while n * 2 * step <= N - c0 and n * 2 * (wide and 1 or 4) <= 128 do n = n * 2 end
+          local r = ptx.tcgen05_ld { shape = wide and "32x32b" or "16x256b", num = n, taddr = q + c0 }
           for i = 1, #r do vals[#vals + 1] = r[i] end
           c0 = c0 + n * step
         end
         ptx.tcgen05_wait("ld")
         local p = ptx.global_ptrs(out)
-        local b = p + tid:mul_wide(4 * #vals)
+        local b = p + tid:mul_wide(4 * #vals) + rank:mul_wide(4 * #vals * 128)
         for j, v in ipairs(vals) do ptx.st.global.u32(ptx.addr(b, (j - 1) * 4), v) end
         ptx.tcgen05_fence("before")
-        ptx.bar.sync(0)
+        cta_sync()
         ptx.if_(warp:eq(0), function() tm:deallocate(base) end)
       end }
   end
@@ -301,60 +319,71 @@ describe("emulated tcgen05.mma", function()
     local TA, TB = TYPES[c.a], TYPES[c.b]
     local M, N = c.M, c.N
     local A, B = gen(c.a, M * K, 11 + M + N), gen(c.b, N * K, 17 + N)
-    local img = {}
-    local o = { M = M, N = N, kind = c.kind, mmas = c.mmas or { { acc = false } }, asw = c.asw or "128B", bsw = c.bsw or "128B" }
+    local o = { M = M, N = N, kind = c.kind, mmas = c.mmas or { { acc = false } }, asw = c.asw or "128B", bsw = c.bsw or "128B",
+                pair = c.pair }
+    local nc = c.pair and 2 or 1
+    local Mc, Nc = M / nc, N / nc                        -- each CTA's rows of A and of B
     local function size(R, esz, mn, sw)               -- the operand's bytes, rounded up to 1 KB
       local W = ({ none = 0, ["32B"] = 32, ["64B"] = 64, ["128B"] = 128, ["128B_32B"] = 128 })[sw]
       local n = (mn or W == 0) and R * K * esz or R * W
       return math.ceil(n / 1024) * 1024
     end
-    local boff = c.atmem and 0 or size(M, TA.bytes, c.trans_a, o.asw)
-    local total = boff + size(N, TB.bytes, c.trans_b, o.bsw)
-    for i = 1, total + 128 * 32 do img[i] = 0 end
-    if c.atmem then                                     -- A's rows as 8 words each after the image
-      o.atmem = total / 4
-      for m = 0, 127 do
-        for w = 0, 7 do
-          local word = 0
-          for b = 0, 3 do
-            local bitpos = (w * 4 + b) * 8
-            local k = floor(bitpos / (8 * TA.bytes))
-            local row = M == 128 and m or (m % 32 < 16 and floor(m / 32) * 16 + m % 32) or nil  -- layout F
-            local code = row and A[row * K + k + 1] or 0
-            local byte = bit.band(bit.rshift(code, 8 * (((w * 4 + b)) % TA.bytes)), 255)
-            word = word + byte * 2 ^ (8 * b)
-          end
-          local at = o.atmem * 4 + (m * 8 + w) * 4
-          for b = 0, 3 do img[at + b + 1] = bit.band(bit.rshift(word, 8 * b), 255) end
-        end
-      end
-    else
-      o.aoff = 0
-      o.albo, o.asbo = place(img, 0, A, M, K, TA.bytes, c.trans_a, o.asw)
-    end
-    o.boff = boff
-    o.blbo, o.bsbo = place(img, boff, B, N, K, TB.bytes, c.trans_b, o.bsw)
-    while #img % 4 ~= 0 do img[#img + 1] = 0 end
+    local function sub(X, r0, rows) local t = {}; for i = 1, rows * K do t[i] = X[r0 * K + i] end; return t end
+    local boff = c.atmem and 0 or size(Mc, TA.bytes, c.trans_a, o.asw)
+    local total = boff + size(Nc, TB.bytes, c.trans_b, o.bsw)
     local words = {}
-    for i = 1, #img, 4 do words[#words + 1] = img[i] + img[i + 1] * 256 + img[i + 2] * 65536 + img[i + 3] * 16777216 end
+    for k = 0, nc - 1 do
+      local img = {}
+      for i = 1, total + 128 * 32 do img[i] = 0 end
+      if c.atmem then                                   -- A's rows as 8 words each after the image
+        o.atmem = total / 4
+        for m = 0, 127 do
+          for w = 0, 7 do
+            local word = 0
+            for b = 0, 3 do
+              local bitpos = (w * 4 + b) * 8
+              local kk = floor(bitpos / (8 * TA.bytes))
+              local row = (M == 128 or c.pair) and m or (m % 32 < 16 and floor(m / 32) * 16 + m % 32) or nil  -- layout F
+              local code = row and A[(k * Mc + row) * K + kk + 1] or 0
+              local byte = bit.band(bit.rshift(code, 8 * (((w * 4 + b)) % TA.bytes)), 255)
+              word = word + byte * 2 ^ (8 * b)
+            end
+            local at = o.atmem * 4 + (m * 8 + w) * 4
+            for b = 0, 3 do img[at + b + 1] = bit.band(bit.rshift(word, 8 * b), 255) end
+          end
+        end
+      else
+        o.aoff = 0
+        o.albo, o.asbo = place(img, 0, sub(A, k * Mc, Mc), Mc, K, TA.bytes, c.trans_a, o.asw)
+      end
+      o.boff = boff
+      o.blbo, o.bsbo = place(img, boff, sub(B, k * Nc, Nc), Nc, K, TB.bytes, c.trans_b, o.bsw)
+      for i = 1, #img, 4 do words[#words + 1] = img[i] + img[i + 1] * 256 + img[i + 2] * 65536 + img[i + 3] * 16777216 end
+    end
+    local img = {}
+    for i = 1, #words / nc * 4 do img[i] = 0 end
     o.img = img
     local ptx = H.fresh()
     o.idesc = ptx.tcgen05_idesc { kind = c.kind, d = c.d, a = c.a, b = c.b, m = M, n = N, neg_a = c.neg_a, neg_b = c.neg_b,
-                                  trans_a = c.trans_a, trans_b = c.trans_b, saturate = c.saturate }
+                                  trans_a = c.trans_a, trans_b = c.trans_b, saturate = c.saturate, cta_group = c.pair and 2 or 1 }
     local k = mma_kernel(ptx, o)
     local gimg = dev:array("u32", #words, words)
-    local nout = M == 128 and N or N / 2
-    local out = dev:array("u32", 128 * nout):poison()
-    rt.launch(k, { device = dev, args = { gimg, out }, grid = { 1 }, block = { 128 } })
+    local nout = c.pair and (M == 128 and N / 2 or N) or (M == 128 and N or N / 2)
+    local out = dev:array("u32", 128 * nout * nc):poison()
+    rt.launch(k, { device = dev, args = { gimg, out }, grid = { nc }, block = { 128 } })
     local got = out:read()
     gimg:free(); out:free()
     -- D[m][n] from the per-thread registers
     local D = {}
-    for t = 0, 127 do
-      local w, lt = floor(t / 32), t % 32
+    for t = 0, 128 * nc - 1 do
+      local w, lt, cta = floor(t % 128 / 32), t % 32, floor(t / 128)
       for r = 0, nout - 1 do
         local row, col
-        if M == 128 then row, col = 32 * w + lt, r
+        if c.pair and M == 256 then row, col = 128 * cta + 32 * w + lt, r      -- layout A
+        elseif c.pair then                              -- layout B: lanes 64.. hold the second half
+          local ln = 32 * w + lt
+          row, col = 64 * cta + ln % 64, r + (ln >= 64 and N / 2 or 0)
+        elseif M == 128 then row, col = 32 * w + lt, r
         else                                            -- chunks of 16x256b: 4 registers, 8 columns a repetition
           local ln, cl = FRAG["16x256b"](lt, r % 4)
           row, col = 16 * w + ln, cl + 8 * floor(r / 4)
@@ -414,12 +443,18 @@ describe("emulated tcgen05.mma", function()
     { kind = "i8", a = "s8", b = "s8", d = "s32", M = 128, N = 128, trans_a = true, trans_b = true },
     { kind = "i8", a = "s8", b = "u8", d = "s32", M = 128, N = 48, asw = "32B", bsw = "64B" },
     { kind = "i8", a = "u8", b = "s8", d = "s32", M = 128, N = 32, atmem = true, saturate = true },
+    { kind = "f16", a = "bf16", b = "bf16", d = "f32", M = 256, N = 64, pair = true },
+    { kind = "f16", a = "f16", b = "f16", d = "f32", M = 256, N = 128, pair = true, trans_b = true, bsw = "64B" },
+    { kind = "f16", a = "bf16", b = "bf16", d = "f32", M = 128, N = 64, pair = true },
+    { kind = "tf32", a = "tf32", b = "tf32", d = "f32", M = 256, N = 32, pair = true, atmem = true },
+    { kind = "i8", a = "s8", b = "u8", d = "s32", M = 128, N = 64, pair = true },
   }
   for _, c in ipairs(CASES) do
     local name = fmt(".kind::%s %s x %s -> %s, M=%d N=%d%s%s%s%s%s%s", c.kind, c.a, c.b, c.d, c.M, c.N,
       c.atmem and ", A in tensor memory" or fmt(", A %s%s", c.trans_a and "MN-major " or "", c.asw or "128B"),
       fmt(", B %s%s", c.trans_b and "MN-major " or "", c.bsw or "128B"), c.neg_a and ", -A" or "", c.neg_b and ", -B" or "",
       c.mmas and fmt(", then accumulate (scale-input-d %d)", c.mmas[2].scale or 0) or "", c.saturate and ", saturate" or "")
+    if c.pair then name = name .. ", cta_group::2 (a CTA pair)" end
     it(name .. " matches a reference in double", function()
       local worst, why = run_case(c)
       assert(worst <= 1, why)
@@ -769,7 +804,7 @@ describe("emulated tcgen05 checks", function()
   it("flags enable-input-d on cells never written", function()
     local l
     local err = fails(issue_with(function(p, env) env.mma(true); l = env.lmma end))
-    at(err, l, "enable-input-d is true, but D's lane 0, column 0 was never written")
+    at(err, l, "enable-input-d is true, but D's lane 0, column 0 of CTA (0,0,0) was never written")
   end)
 
   -- check 10: one thread issues

@@ -326,8 +326,11 @@ static int exec_alloc(plX_emu *e, plX_warp *w, plX_ins *in) {
   uint64_t nv = 0;
   if (uniform(e, in, w, in->b, &nv, "nCols")) return e->status;
   uint32_t n = (uint32_t)nv;
-  if (in->rnd == 2)
-    return wfail(e, in, w, "tcgen05.alloc.cta_group::2 is not emulated (CTA pairs: not yet)");
+  if (in->rnd == 2 && (e->H.ncl < 2 || e->H.ncl % 2))
+    return wfail(e, in, w,
+                 "tcgen05.alloc.cta_group::2 in a cluster of %u CTA%s: a CTA pair is two CTAs of a "
+                 "cluster whose ranks differ in bit 0",
+                 e->H.ncl ? e->H.ncl : 1, e->H.ncl == 1 ? "" : "s");
   if (n < 32 || n > 512 || (n & (n - 1)))
     return wfail(e, in, w, "nCols %u: a power of 2 from 32 to 512", n);
   if (b->relinq)
@@ -390,8 +393,6 @@ static int exec_dealloc(plX_emu *e, plX_warp *w, plX_ins *in) {
   if (uniform(e, in, w, in->a, &tv, "taddr") || uniform(e, in, w, in->b, &nv, "nCols"))
     return e->status;
   uint32_t ta = (uint32_t)tv, n = (uint32_t)nv, col = ta & 0xffff;
-  if (in->rnd == 2)
-    return wfail(e, in, w, "tcgen05.dealloc.cta_group::2 is not emulated (CTA pairs: not yet)");
   uint32_t i = 0;
   while (i < b->al.n && !(b->al.p[i].col == col && b->al.p[i].n == n && (ta >> 16) == 0)) i++;
   if (i == b->al.n) {
@@ -410,6 +411,11 @@ static int exec_dealloc(plX_emu *e, plX_warp *w, plX_ins *in) {
     return e->status;
   }
   plX_tcalloc *a = &b->al.p[i];
+  if (a->group != in->rnd)
+    return wfail(e, in, w,
+                 "a cta_group::%d dealloc of columns %u-%u, which the cta_group::%u alloc of line "
+                 "%s allocated",
+                 in->rnd, a->col, a->col + a->n - 1, a->group, line_of(e, a->pc));
   if (a->warp != (uint32_t)w->idx)
     return wfail(e, in, w,
                  "warp %d deallocates columns %u-%u, which warp %u allocated at line %s: the "
