@@ -971,4 +971,56 @@ describe("emulated tcgen05 checks", function()
     assert.is_true(ok, err)
     for t = 1, 128 do assert.are.equal(0, out:read()[t]) end
   end)
+
+  -- check 7: CTA pairs
+  local function pair_kernel(cluster, peer_allocates)
+    local ptx = H.fresh()
+    local lines = {}
+    local k = ptx.kernel { name = "pr", target = "sm_100a", cluster = cluster, params = { { "out", "u32*" } }, body = function()
+      local plan = ptx.smem_plan()
+      local slot = plan:alloc("slot", "u32", 1, { align = 16 })
+      local A = plan:alloc("A", "u8", 16384, { align = 1024 })
+      local tm = ptx.tmem_plan { cta_group = 2 }
+      local acc = tm:alloc("acc", 64)
+      local tid = ptx.special "tid.x"
+      local rank = ptx.reg.u32()
+      ptx.mov.u32(rank, ptx.special "cluster_ctarank")
+      local who = tid:shr(5):eq(0)
+      if not peer_allocates then who = who:band(rank:eq(0)) end
+      ptx.if_(who, function() lines.alloc = here(); tm:allocate(slot) end)
+      ptx.tcgen05_fence("before")
+      ptx.op "barrier.cluster.arrive.aligned" ()
+      ptx.op "barrier.cluster.wait.aligned" ()
+      ptx.tcgen05_fence("after")
+      local base = ptx.reg.u32()
+      ptx.ld.shared.u32(base, slot:addr(0))
+      ptx.if_(tid:eq(0):band(rank:eq(0)), function()
+        local lo, dh, dl, dd = ptx.reg.u32(), ptx.reg.u64(), ptx.reg.u64(), ptx.reg.b64()
+        ptx.mov.u32(lo, ptx.sym "smem")
+        ptx.op "add.u32" (lo, lo, A.offset)
+        ptx.op "shr.u32" (lo, lo, 4)
+        ptx.op "or.b32" (lo, lo, 65536)
+        ptx.op "cvt.u64.u32" (dl, lo)
+        ptx.op "mov.u64" (dh, 64 + 2 ^ 14 + 2 * 2 ^ 29)
+        ptx.op "shl.b64" (dh, dh, 32)
+        ptx.op "or.b64" (dd, dh, dl)
+        local f = ptx.reg.pred(); ptx.setp.ne.u32(f, tid, tid)
+        local idesc = ptx.tcgen05_idesc { kind = "f16", d = "f32", a = "bf16", b = "bf16", m = 256, n = 64, cta_group = 2 }
+        lines.mma = here(); ptx.tcgen05_mma { d = tm:address(base, acc), a = dd, b = dd, idesc = idesc, accumulate = f }
+      end)
+    end }
+    return k, lines
+  end
+  it("flags a cta_group::2 allocation outside a cluster of CTA pairs", function()
+    local k, lines = pair_kernel(nil, true)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { dev:array("u32", 4) }, grid = { 1 }, block = { 128 } })
+    assert.is_false(ok)
+    at(err, lines.alloc, "tcgen05.alloc.cta_group::2 in a cluster of 1 CTA: a CTA pair is two CTAs of a cluster")
+  end)
+  it("flags a pair MMA whose D the peer CTA has not allocated", function()
+    local k, lines = pair_kernel({ 2, 1, 1 }, false)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { dev:array("u32", 4) }, grid = { 2 }, block = { 128 } })
+    assert.is_false(ok)
+    at(err, lines.mma, "D: columns 0-63 of CTA (1,0,0) are not inside one allocation (none is live)")
+  end)
 end)
