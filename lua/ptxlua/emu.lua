@@ -300,7 +300,7 @@ function M._limit(v)
 end
 
 -- rt.launch(kernel, { device =, args = {...}, grid =, block =, cluster =, smem =, defines =, arch =,
---                     checks = { uninit_regs =, uninit_shared =, races = }, limit =, sample =,
+--                     checks = { uninit_regs =, uninit_shared =, races =, tmem_lanes = }, limit =, sample =,
 --                     trace = { cta =, thread = } or { cta =, warp = } })
 -- limit: the budget of warp instructions (default M.LIMIT; false: none); sample = n: run only the
 -- first n clusters (CTAs without clusters) of the grid, printing nothing (what the launch costs).
@@ -337,7 +337,8 @@ function M.launch(k, opts)
     if type(tr) ~= "table" then fail("trace must be { cta = n, thread = n } or { cta = n, warp = n }") end
     trace = tr.warp and { tr.cta or 0, tr.warp * 32, true } or { tr.cta or 0, tr.thread or 0, false }
   end
-  e:options { uninit_regs = c.uninit_regs, uninit_shared = c.uninit_shared, races = c.races, limit = M._limit(opts.limit),
+  e:options { uninit_regs = c.uninit_regs, uninit_shared = c.uninit_shared, races = c.races, tmem_lanes = c.tmem_lanes,
+              limit = M._limit(opts.limit),
               sample = opts.sample, trace = trace }
   local ok, err = e:launch(grid, block, opts.smem or DYN[e] or 0)
   if not ok then blame(err) end

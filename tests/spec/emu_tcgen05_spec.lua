@@ -681,6 +681,23 @@ describe("emulated tcgen05 checks", function()
     at(err, l, "tcgen05.ld at lane 64: warp 1 (warp 1 of its warpgroup) may access lanes 32-63 only")
   end)
 
+  it("reads a lane below 32 absolutely with checks = { tmem_lanes = true } (strict), at the ld's line", function()
+    local l
+    local o = { consume = function(p, env)
+      p.mbarrier_wait(env.full, 0)
+      p.tcgen05_fence("after")
+      l = here(); p.tcgen05_ld { shape = "32x32b", num = 4, taddr = env.base }
+      p.tcgen05_wait("ld")
+    end }
+    local ok, err = run(o)
+    assert.is_true(ok, err)
+    local k = kernel(o)
+    ok, err = pcall(rt.launch, k, { device = dev, args = { dev:array("u32", 8) }, grid = { 1 }, block = { 128 },
+                                   checks = { tmem_lanes = true } })
+    assert.is_false(ok)
+    at(err, l, "tcgen05.ld in warp 1 of CTA (0,0,0) at lane 0: the warp's lane quarter is lanes 32-63")
+  end)
+
   -- check 5: allocations
   local function alloc_with(ncols_reg, pre)
     return function(p, env)

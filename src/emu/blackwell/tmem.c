@@ -495,9 +495,15 @@ static int exec_ldst(plX_emu *e, plX_warp *w, plX_ins *in) {
   uint32_t q = (uint32_t)w->idx % 4, lo = 32 * q, L;
   if (lane >= lo && lane + span <= lo + 32)
     L = lane;
-  else if (lane + span <= 32)
+  else if (lane + span <= 32) {
     L = lo + lane; /* relaxed: a lane below 32 counts from the warp's own quarter */
-  else
+    if (e->checks & PLX_CHECK_TMEM_LANES)
+      plX__optin(e, in->stmt,
+                 "%s in warp %d of CTA (%u,%u,%u) at lane %u: the warp's lane quarter is lanes "
+                 "%u-%u (tmem_lanes: an address names its lane absolutely; without the check a "
+                 "lane below 32 counts from the warp's quarter)",
+                 what, w->idx, e->C->ctaid[0], e->C->ctaid[1], e->C->ctaid[2], lane, lo, lo + 31);
+  } else
     return wfail(e, in, w,
                  "%s at lane %u: warp %d (warp %u of its warpgroup) may access lanes %u-%u only "
                  "(tensor memory's lane quarter %u)",
