@@ -596,8 +596,9 @@ static int l_mem_tensormap_im2col(lua_State *L) {
   return 1;
 }
 
-/* emu:options{uninit_regs=, uninit_shared=, races=, tmem_lanes=, limit=, sample=, trace={cta, thread}}; limit:
-** warp instructions (0: none; nil: PLX_LIMIT_DEFAULT), sample: the clusters to run (nil, 0: all) */
+/* emu:options{uninit_regs=, uninit_shared=, races=, tmem_lanes=, limit=, sample=,
+** trace={cta, thread}}; limit: warp instructions (0: none; nil: PLX_LIMIT_DEFAULT), sample: the
+** clusters to run (nil, 0: all) */
 static int l_emu_options(lua_State *L) {
   LEmu *E = checkemu(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
