@@ -622,6 +622,27 @@ describe("emulated tcgen05 checks", function()
     end)
   end
 
+  it("flags a bulk copy refilling a stage released by a plain mbarrier.arrive, at the copy's line", function()
+    local lm, lc
+    local k = kernel { issue = function(p, env)
+      p.if_(env.tid:eq(0), function()
+        env.mma(false); lm = env.lmma
+        p.tcgen05_commit(env.full)
+        p.op "mbarrier.arrive.shared::cta.b64" (p._, env.empty:addr(0))
+      end)
+      p.if_(env.tid:eq(32), function()
+        p.mbarrier_wait(env.empty, 0)
+        local g = p.global_ptrs(env.out)
+        p.op "mbarrier.arrive.expect_tx.shared::cta.b64" (p._, env.full:addr(0), 1024)
+        lc = here(); p.op "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes" (env.A:addr(0), p.addr(g), 1024, env.full:addr(0))
+      end)
+    end }
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { dev:array("u32", 1024) }, grid = { 1 }, block = { 128 } })
+    assert.is_false(ok)
+    at(err, lc, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes writes shared byte 0x",
+       fmt("which the tcgen05.mma of line %d (warp 0 of CTA (0,0,0)) reads, and this thread does not know that MMA complete", lm))
+  end)
+
   -- check 3: a hand-off of tensor memory without wait::ld / wait::st
   for _, waited in ipairs { true, false } do
     it(waited and "accepts D handed back after tcgen05.wait::ld" or "flags an MMA overwriting cells a tcgen05.ld not waited for still reads", function()
