@@ -421,6 +421,137 @@ describe("emulated tcgen05.mma", function()
     return worst
   end
 
+  -- a pipelined GEMM as the fast kernels are built: a producer warp (bulk copies into a 2-stage
+  -- ring, full barriers with expect_tx), an MMA warp (one elected thread: wait full, fence, MMA,
+  -- commit to the stage's empty barrier; at the end a commit to `done`), and 4 epilogue warps
+  -- (wait done, fence, tcgen05.ld): it runs with no report and matches the reference
+  for _, broken in ipairs { false, true } do
+  it(broken and "flags the pipelined GEMM whose MMA warp releases a stage with a plain mbarrier.arrive, at the refill"
+            or "runs a pipelined GEMM (TMA-style ring released by tcgen05.commit) with no report, matching a reference", function()
+    local lcopy, lmma
+    local M, N, KB, NK = 128, 64, 16, 4                 -- 4 k-blocks of 16
+    local A, B = gen("bf16", M * KB * NK, 5), gen("bf16", N * KB * NK, 9)
+    local stage = M * 32 + N * 32                       -- the 32B swizzle: one row of 16 bf16 a 32-byte line
+    local words = {}
+    for kb = 0, NK - 1 do
+      local img = {}
+      for i = 1, stage do img[i] = 0 end
+      local sa, sb = {}, {}
+      for m = 0, M - 1 do for k = 0, KB - 1 do sa[m * KB + k + 1] = A[m * KB * NK + kb * KB + k + 1] end end
+      for n = 0, N - 1 do for k = 0, KB - 1 do sb[n * KB + k + 1] = B[n * KB * NK + kb * KB + k + 1] end end
+      place(img, 0, sa, M, KB, 2, false, "32B")
+      place(img, M * 32, sb, N, KB, 2, false, "32B")
+      for i = 1, stage, 4 do words[#words + 1] = img[i] + img[i + 1] * 256 + img[i + 2] * 65536 + img[i + 3] * 16777216 end
+    end
+    local ptx = H.fresh()
+    local idesc = ptx.tcgen05_idesc { kind = "f16", d = "f32", a = "bf16", b = "bf16", m = M, n = N }
+    local k = ptx.kernel { name = "pipe", target = "sm_100a", params = { { "g", "u32*" }, { "out", "f32*" } }, body = function(_, g, out)
+      local plan = ptx.smem_plan()
+      local slot = plan:alloc("slot", "u32", 1, { align = 16 })
+      local full = { plan:alloc("full0", "b64", 1, { align = 8 }), plan:alloc("full1", "b64", 1, { align = 8 }) }
+      local empty = { plan:alloc("empty0", "b64", 1, { align = 8 }), plan:alloc("empty1", "b64", 1, { align = 8 }) }
+      local done = plan:alloc("fin", "b64", 1, { align = 8 })
+      local ring = plan:alloc("ring", "u8", 2 * stage, { align = 1024 })
+      local tm = ptx.tmem_plan()
+      local acc = tm:alloc("acc", N)
+      local tid = ptx.special "tid.x"
+      local warp, lane = tid:shr(5), tid:band(31)
+      ptx.if_(warp:eq(0), function() tm:allocate(slot) end)
+      ptx.if_(tid:eq(0), function()
+        for s = 0, 1 do
+          ptx.op "mbarrier.init.shared::cta.b64" (full[s + 1]:addr(0), 1)
+          ptx.op "mbarrier.init.shared::cta.b64" (empty[s + 1]:addr(0), 1)
+        end
+        ptx.op "mbarrier.init.shared::cta.b64" (done:addr(0), 1)
+      end)
+      ptx.tcgen05_fence("before")
+      ptx.bar.sync(0)
+      ptx.tcgen05_fence("after")
+      local base = ptx.reg.u32()
+      ptx.ld.shared.u32(base, slot:addr(0))
+      local sb = ptx.reg.u32()
+      ptx.mov.u32(sb, ptx.sym "smem")
+      local gp = ptx.global_ptrs(g)
+      ptx.if_(warp:eq(1), function()                    -- the producer
+        for kb = 0, NK - 1 do
+          local s = kb % 2
+          if kb >= 2 then ptx.mbarrier_wait(empty[s + 1]:addr(0), (math.floor(kb / 2) - 1) % 2) end
+          ptx.if_(lane:eq(0), function()
+            ptx.op "mbarrier.arrive.expect_tx.shared::cta.b64" (ptx._, full[s + 1]:addr(0), stage)
+            if kb == 2 then lcopy = nextline() end
+            ptx.op "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes" (ring:addr(0, s * stage),
+              ptx.addr(gp, kb * stage), stage, full[s + 1]:addr(0))
+          end)
+        end
+      end)
+      ptx.if_(warp:eq(0), function()                    -- the MMA warp
+        for kb = 0, NK - 1 do
+          local s = kb % 2
+          ptx.mbarrier_wait(full[s + 1]:addr(0), math.floor(kb / 2) % 2)
+          ptx.tcgen05_fence("after")
+          local function desc(off)
+            local lo, dh, dl, dd = ptx.reg.u32(), ptx.reg.u64(), ptx.reg.u64(), ptx.reg.b64()
+            ptx.op "add.u32" (lo, sb, ring.offset + off)
+            ptx.op "shr.u32" (lo, lo, 4)
+            ptx.op "and.b32" (lo, lo, 0x3fff)
+            ptx.op "or.b32" (lo, lo, 65536)
+            ptx.op "cvt.u64.u32" (dl, lo)
+            ptx.op "mov.u64" (dh, 256 / 16 + 2 ^ 14 + 6 * 2 ^ 29)
+            ptx.op "shl.b64" (dh, dh, 32)
+            ptx.op "or.b64" (dd, dh, dl)
+            return dd
+          end
+          local p = ptx.reg.pred()
+          if kb == 0 then ptx.setp.ne.u32(p, tid, tid) else ptx.setp.eq.u32(p, tid, tid) end
+          local ad, bd = desc(s * stage), desc(s * stage + M * 32)
+          if broken then                                -- the pyptx hazard: the arrive does not wait for the MMA
+            ptx.if_(lane:eq(0), function()
+              if kb == 0 then lmma = nextline() end
+              ptx.tcgen05_mma { d = tm:address(base, acc), a = ad, b = bd, idesc = idesc, accumulate = p }
+              ptx.op "mbarrier.arrive.shared::cta.b64" (ptx._, empty[s + 1]:addr(0))
+            end)
+          else
+            ptx.tcgen05_mma_commit { d = tm:address(base, acc), a = ad, b = bd, idesc = idesc, accumulate = p, bar = empty[s + 1]:addr(0) }
+          end
+        end
+        ptx.if_(lane:eq(0), function() ptx.tcgen05_commit(done:addr(0)) end)
+      end)
+      ptx.mbarrier_wait(done:addr(0), 0)                -- the epilogue: every warp
+      ptx.tcgen05_fence("after")
+      local r = ptx.tcgen05_ld { shape = "32x32b", num = N, taddr = base + warp:shl(21) }
+      ptx.tcgen05_wait("ld")
+      local o = ptx.global_ptrs(out)
+      local row = o + tid:mul_wide(4 * N)
+      for j = 1, N do ptx.st.global.b32(ptx.addr(row, (j - 1) * 4), r[j]) end
+      ptx.tcgen05_fence("before")
+      ptx.bar.sync(0)
+      ptx.if_(warp:eq(0), function() tm:deallocate(base) end)
+    end }
+    local gimg = dev:array("u32", #words, words)
+    local out = dev:array("f32", M * N):poison()
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { gimg, out }, grid = { 1 }, block = { 128 },
+                                         checks = { races = true, uninit_shared = true } })
+    if broken then
+      assert.is_false(ok)
+      assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: cp.async.bulk", lcopy), err, 1, true)
+      assert.matches(fmt("which the tcgen05.mma of line %d (warp 0 of CTA (0,0,0)) reads, and this thread does not know that MMA complete", lmma), err, 1, true)
+      return
+    end
+    assert.is_true(ok, err)
+    local got = out:read()
+    for m = 0, M - 1 do
+      for n = 0, N - 1 do
+        local s, sabs = 0, 0
+        for kk = 0, KB * NK - 1 do
+          local p = TYPES.bf16.val(A[m * KB * NK + kk + 1]) * TYPES.bf16.val(B[n * KB * NK + kk + 1])
+          s = s + p; sabs = sabs + math.abs(p)
+        end
+        assert(math.abs(got[m * N + n + 1] - s) <= sabs * 2 ^ -22 + 1e-30, fmt("D[%d][%d] = %g, want %g", m, n, got[m * N + n + 1], s))
+      end
+    end
+  end)
+  end
+
   local CASES = {
     { kind = "f16", a = "bf16", b = "bf16", d = "f32", M = 128, N = 64 },
     { kind = "f16", a = "f16", b = "f16", d = "f32", M = 128, N = 256, asw = "64B", bsw = "32B" },
