@@ -309,8 +309,8 @@ function M._limit(v)
 end
 
 -- rt.launch(kernel, { device =, args = {...}, grid =, block =, cluster =, smem =, defines =, arch =,
---                     checks = { uninit_regs =, uninit_shared =, races = }, limit =, sample =,
---                     clc =, trace = { cta =, thread = } or { cta =, warp = } })
+--                     checks = { uninit_regs =, uninit_shared =, races =, tmem_lanes = }, limit =,
+--                     sample =, clc =, trace = { cta =, thread = } or { cta =, warp = } })
 -- clc: which clusterlaunchcontrol.try_cancel requests succeed: "all" (the default: each one while a
 -- cluster of the launch has not started), "none" (every one fails: the kernel's fallback path) or
 -- "alternate" (the launch's requests alternately, the first succeeding).
@@ -353,8 +353,8 @@ function M.launch(k, opts)
   if clc ~= nil and clc ~= "all" and clc ~= "none" and clc ~= "alternate" then
     fail("clc must be \"all\", \"none\" or \"alternate\" (got %s)", tostring(clc))
   end
-  e:options { uninit_regs = c.uninit_regs, uninit_shared = c.uninit_shared, races = c.races, limit = M._limit(opts.limit),
-              sample = opts.sample, clc = clc, trace = trace }
+  e:options { uninit_regs = c.uninit_regs, uninit_shared = c.uninit_shared, races = c.races, tmem_lanes = c.tmem_lanes,
+              limit = M._limit(opts.limit), sample = opts.sample, clc = clc, trace = trace }
   local ok, err = e:launch(grid, block, opts.smem or DYN[e] or 0)
   if not ok then blame(err) end
   ok, err = e:cluster(cluster)

@@ -1619,6 +1619,70 @@ DEC(tmap) {
   NEED(k->nt == 1 && k->types[0] == (wide ? PLT_B64 : PLT_B32), "type");
   return 1;
 }
+/* tcgen05 (src/emu/blackwell/): rnd the .cta_group (1, 2); alloc: the space of [dst]; ld/st: sub
+** the shape (0 32x32b, 1 16x64b, 2 16x128b, 3 16x256b), vec .num, sub2 .pack/.unpack::16b; wait:
+** sub 1 wait::st; fence: sub 1 after_thread_sync; mma: sub2 the kind (PLTC_*), t3 the collector
+** usage (1 fill, 2 use, 3 lastuse, 4 discard); commit: sub 1 .multicast::cluster */
+DEC(tcgen05) {
+  static const char *const SHAPE[] = { "32x32b", "16x64b", "16x128b", "16x256b", NULL };
+  static const char *const KIND[] = { "kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8", NULL };
+  static const char *const COLL[] = { "collector::a::fill", "collector::a::use",
+                                      "collector::a::lastuse", "collector::a::discard", NULL };
+  static const char *const WORD[] = { "alloc",  "dealloc", "relinquish_alloc_permit",
+                                      "ld",     "st",      "mma",
+                                      "commit", NULL };
+  in->op = (uint16_t)op;
+  TLALL(k, WORD);
+  in->rnd = T(k, "cta_group::2") ? 2 : T(k, "cta_group::1") ? 1 : 0;
+  T(k, "sync");
+  T(k, "aligned");
+  switch (op) {
+  case X_TCALLOC: in->space = T(k, "shared::cta") ? XS_SHARED : XS_GENERIC; break;
+  case X_TCLD:
+  case X_TCST: {
+    int s = TL(k, SHAPE);
+    NEED(s, "shape");
+    in->sub = (uint8_t)(s - 1);
+    for (int i = 1; i < k->n; i++) {
+      unsigned x;
+      char tail;
+      if (sscanf(k->s[i], "x%u%c", &x, &tail) == 1 && x >= 1 && x <= 128) {
+        in->vec = (uint8_t)x;
+        k->used |= 1u << i;
+      }
+    }
+    NEED(in->vec, ".num");
+    if (T(k, op == X_TCLD ? "pack::16b" : "unpack::16b")) in->sub2 = 1;
+    break;
+  }
+  case X_TCWAIT:
+    in->sub = T(k, "wait::st") || strstr(d->opc, "wait::st");
+    T(k, "wait::ld");
+    break;
+  case X_TCFENCE:
+    in->sub = T(k, "fence::after_thread_sync") || strstr(d->opc, "after_thread_sync");
+    T(k, "fence::before_thread_sync");
+    break;
+  case X_TCMMA: {
+    int kd = TL(k, KIND);
+    NEED(kd, "kind");
+    in->sub2 = (uint8_t)(kd - 1);
+    in->t3 = (uint8_t)TL(k, COLL);
+    break;
+  }
+  case X_TCCOMMIT:
+    NEED(T(k, "mbarrier::arrive::one"), "");
+    if (T(k, "shared::cluster")) {
+      in->space = XS_SHARED;
+      in->fl |= XF_CLUSTER;
+    } else
+      in->space = XS_GENERIC;
+    if (T(k, "multicast::cluster")) in->sub = 1;
+    break;
+  default: break;
+  }
+  return 1;
+}
 #undef DEC
 
 /* each operation's decoder, and the operand count of those whose form's specs bind the operands */
@@ -2344,6 +2408,62 @@ static int dec_ops(D *d, const plI_stmt *s, plX_ins *in, const plA_res *r) {
     }
     break;
   }
+  case X_TCALLOC:
+    NOPS(2);
+    vaddr(d, &O[0], in, in->space);
+    SRC(b, 1, PLT_U32);
+    break;
+  case X_TCDEALLOC:
+    NOPS(2);
+    SRC(a, 0, PLT_U32);
+    SRC(b, 1, PLT_U32);
+    break;
+  case X_TCRELINQ:
+  case X_TCWAIT:
+  case X_TCFENCE: NOPS(0); break;
+  case X_TCLD:
+  case X_TCST: { /* registers: .num, twice for 16x128b, 4 times for 16x256b */
+    int nr = in->vec * (in->sub == 2 ? 2 : in->sub == 3 ? 4 : 1), ld = in->op == X_TCLD;
+    NOPS(2);
+    vaddr(d, &O[ld], in, XS_GENERIC);
+    vvec(d, &O[1 - ld], nr, ld, PLT_B32, &in->vs);
+    break;
+  }
+  case X_TCMMA: { /* [d], a-desc or [a], b-desc, idesc, {disable-output-lane}, enable-input-d,
+                  ** {scale-input-d}: off2 [a]'s offset, vs/vec the lane mask, target 1 + scale */
+    NEED(n >= 5, "operand count");
+    vaddr(d, &O[0], in, XS_GENERIC);
+    if (O[1].kind == PLO_ADDR) {
+      plX_ins ta;
+      memset(&ta, 0, sizeof ta);
+      vaddr(d, &O[1], &ta, XS_GENERIC);
+      in->a = ta.abase;
+      in->off2 = ta.off;
+      in->sub |= 1;
+    } else
+      SRC(a, 1, PLT_B64);
+    SRC(b, 2, PLT_B64);
+    SRC(e, 3, PLT_B32);
+    int q = 4;
+    if (O[q].kind == PLO_VEC) {
+      NEED(O[q].n == 4 || O[q].n == 8, "disable-output-lane");
+      in->vec = (uint8_t)O[q].n;
+      vvec(d, &O[q], O[q].n, 0, PLT_B32, &in->vs);
+      q++;
+    }
+    NEED(n > q, "operand count");
+    int ng;
+    in->c = psrc(d, &O[q++], &ng);
+    if (ng) in->fl |= XF_NEGC;
+    if (n > q && O[q].kind == PLO_IMM) in->target = 1 + (uint32_t)O[q++].v;
+    NEED(n == q, "the second predicate of .kind::i8");
+    break;
+  }
+  case X_TCCOMMIT:
+    NEED(n == 1 + (in->sub != 0), "operand count");
+    vaddr(d, &O[0], in, in->space);
+    if (in->sub) SRC(c, 1, PLT_U16);
+    break;
   case X_CLBAR: NOPS(0); break;
   case X_MAPA:
     NOPS(3);

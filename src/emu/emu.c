@@ -14,6 +14,7 @@
 #include "warp.h"
 #include "exec.h"
 #include "hooks.h"
+#include "bwhooks.h"
 #include <pthread.h>
 #include "isa.h"
 #include <stdio.h>
@@ -93,6 +94,7 @@ static void free_cta(plX_cta *c, uint32_t nthreads) {
   free(c->cpq);
   for (int i = 0; i < 16; i++) plB_vec_free(c->bars[i].red);
   plX__hop_free(c);
+  plX__bw_free(c);
   memset(c, 0, sizeof *c);
 }
 
@@ -396,7 +398,8 @@ static int setup_cta(plX_emu *e, plX_cta *C) {
   }
   C->done = 0;
   C->racc = 0;
-  return plX__hop_setup(e, C);
+  if (plX__hop_setup(e, C)) return e->status;
+  return plX__bw_setup(e, C);
 }
 
 /* the deadlock report: which barrier waits, for how many, and where every other thread is */
@@ -677,7 +680,7 @@ static int run_cluster(plX_emu *e, const uint32_t first[3]) {
     e->C = &e->ctas[r];
     /* copies still in flight when their thread exited land now */
     for (uint32_t t = 0; t < e->nthreads; t++) plX__cp_complete(e, t, 0);
-    if (e->status) return e->status;
+    if (e->status || plX__bw_cta_end(e, e->C)) return e->status;
     e->st.ctas++;
   }
   return e->status;

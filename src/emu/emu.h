@@ -29,7 +29,8 @@ enum {                              /* opt-in checks (plX_set_checks) */
        PLX_CHECK_UNINIT_REGS = 1,   /* reads of registers no instruction wrote */
        PLX_CHECK_UNINIT_SHARED = 2, /* reads of shared memory no thread wrote */
        PLX_CHECK_RACES =
-           4 /* races: shared memory between two barriers, global memory across warps and CTAs */
+           4, /* races: shared memory between two barriers, global memory across warps and CTAs */
+       PLX_CHECK_TMEM_LANES = 8 /* tcgen05.ld/st: only the warp's own lane quarter, absolutely */
 };
 
 typedef struct plX_stats {

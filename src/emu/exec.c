@@ -10,6 +10,7 @@
 #include "fp.h"
 #include "mma.h"
 #include "hooks.h"
+#include "bwhooks.h"
 #include <stdlib.h>
 #include <math.h>
 #include <float.h>
@@ -1309,6 +1310,15 @@ int plX__exec(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t am, uint32_t em) {
   case X_TMAP:
   case X_CLCTRY:
   case X_CLCQUERY: return plX__hop_exec(e, w, in, 0, am, em);
+  case X_TCALLOC:
+  case X_TCDEALLOC:
+  case X_TCRELINQ:
+  case X_TCLD:
+  case X_TCST:
+  case X_TCWAIT:
+  case X_TCFENCE:
+  case X_TCMMA:
+  case X_TCCOMMIT: return plX__bw_exec(e, w, in, em);
   default: {
     plX_elem_fn f = plX__elem[in->op]; /* an operation of element functions (ops.c) */
     if (!f) return plX__fail(e, in->stmt, "%s is not emulated", plX__opname(e, in->stmt));

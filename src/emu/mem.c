@@ -7,6 +7,7 @@
 #include "mem.h"
 #include "race.h"
 #include "hooks.h"
+#include "bwhooks.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,6 +361,9 @@ uint8_t *plX__mem(plX_emu *e, const plX_ins *in, int space, uint64_t a, uint32_t
       }
       if (c->smem_def) memset(c->smem_def + a, 1, n);
       if (c->h.rd.n && remote_clobber(e, in, c, (uint32_t)a, n, tid)) return NULL;
+      if (c->bw &&
+          plX__bw_smem_write(e, in->stmt, c, (uint32_t)a, n, tid, plX__opname(e, in->stmt)))
+        return NULL;
       if (c->race_e) {
         plX__race_check(e, in, c, (uint32_t)a, n, tid, write == 2 ? 2 : 1);
         if (e->status) return NULL;

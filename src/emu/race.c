@@ -6,6 +6,7 @@
 #include "mem.h"
 #include "race.h"
 #include "hooks.h"
+#include "bwhooks.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +278,9 @@ void plX__shared_access(plX_emu *e, const plX_ins *in, uint32_t off, uint32_t n,
   if (write && e->C->h.pw) plX__hop_generic_write(e, in, off, n, tid);
   if (write && e->C->h.rd.n &&
       plX__hop_wg_clobber(e, in->stmt, e->C, off, n, (int)(tid / 32), plX__opname(e, in->stmt)))
+    return;
+  if (write && e->C->bw &&
+      plX__bw_smem_write(e, in->stmt, e->C, off, n, tid, plX__opname(e, in->stmt)))
     return;
   if (!(e->checks & (PLX_CHECK_UNINIT_SHARED | PLX_CHECK_RACES))) return;
   for (uint32_t i = off; i < off + n; i++) {

@@ -514,6 +514,7 @@ typedef struct plX_cta {
   const char *racc_what;
   /* mbarriers, proxy and swizzle tracking (hopper.c) */
   plX_cta_hop h;
+  struct plX_bw_cta *bw; /* tensor memory and tcgen05 (blackwell/), NULL when the kernel has none */
 } plX_cta;
 
 struct plX_emu {

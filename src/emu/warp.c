@@ -15,6 +15,7 @@
 #include "exec.h"
 #include "fp.h"
 #include "hooks.h"
+#include "bwhooks.h"
 #include <stdio.h>
 
 static void who(plX_emu *e, plB_buf *b, plX_warp *w, int lane) {
@@ -182,6 +183,7 @@ static void bar_complete(plX_emu *e, int id) {
   e->gbars++;
   plX__hop_fence_snap(e);
   if (e->C->h.rd.n) plX__hop_bar_sync(e->C);
+  if (e->C->bw) plX__bw_bar_sync(e, e->C);
 }
 
 /* arrive (and for sync/red, wait); returns 0 ok */

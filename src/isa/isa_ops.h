@@ -148,3 +148,12 @@ PL_OP(PREFETCH, prefetch, 0, _)       /* prefetch, prefetchu: NOP */
 PL_OP(BRKPT, brkpt, 0, _)             /* brkpt, nanosleep, pmevent: NOP */
 PL_OP(GRIDDEP, griddep, 0, _)         /* griddepcontrol: NOP */
 PL_OP(ADD16X2, elem, 3, add16x2)      /* add.u16x2, add.s16x2: each half wraps */
+PL_OP(TCALLOC, tcgen05, 0, _)         /* tcgen05.alloc (src/emu/blackwell/) */
+PL_OP(TCDEALLOC, tcgen05, 0, _)       /* tcgen05.dealloc */
+PL_OP(TCRELINQ, tcgen05, 0, _)        /* tcgen05.relinquish_alloc_permit */
+PL_OP(TCLD, tcgen05, 0, _)            /* tcgen05.ld (sub: the shape, vec: .num) */
+PL_OP(TCST, tcgen05, 0, _)            /* tcgen05.st */
+PL_OP(TCWAIT, tcgen05, 0, _)          /* tcgen05.wait::ld (sub 0), wait::st (sub 1) */
+PL_OP(TCFENCE, tcgen05, 0, _)         /* tcgen05.fence::before_thread_sync (0), after (1) */
+PL_OP(TCMMA, tcgen05, 0, _)           /* tcgen05.mma */
+PL_OP(TCCOMMIT, tcgen05, 0, _)        /* tcgen05.commit */

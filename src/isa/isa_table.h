@@ -1427,25 +1427,25 @@ PL_SET(tcx128, ".x1|.x2|.x4|.x8|.x16|.x32|.x64|.x128")
 PL_SET(tcx64, ".x1|.x2|.x4|.x8|.x16|.x32|.x64")
 PL_SET(tcx32, ".x1|.x2|.x4|.x8|.x16|.x32")
 PL_FORM("tcgen05.alloc$tccg.sync.aligned{.shared::cta}.b32", "m, a:u32@32/64/128/256/512", 86, 100,
-        PLA_FAMILY_A | PLA_SM110, _)
+        PLA_FAMILY_A | PLA_SM110, TCALLOC)
 PL_FORM("tcgen05.dealloc$tccg.sync.aligned.b32", "a:b32=i, a:u32%32", 86, 100,
-        PLA_FAMILY_A | PLA_SM110, _)
+        PLA_FAMILY_A | PLA_SM110, TCDEALLOC)
 PL_FORM("tcgen05.relinquish_alloc_permit$tccg.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110,
-        _)
+        TCRELINQ)
 /* tcgen05.mma, dense and sparse (.sp: [sp-meta-tmem] after b-desc), A from a descriptor or tensor
 ** memory, with and without disable-output-lane: the kinds without block scaling */
 PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32){$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}",
         "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}",
@@ -1453,17 +1453,17 @@ PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}",
 PL_FORM("tcgen05.mma.cta_group::1.(.kind::f16|.kind::tf32).ashift{$tcksh}",
         "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
 PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32){$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}",
         "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}",
@@ -1471,52 +1471,52 @@ PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}",
 PL_FORM("tcgen05.mma.cta_group::2.(.kind::f16|.kind::tf32).ashift{$tcksh}",
         "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]?:b32, p, i:u32^15", 86, 100, PLA_FAMILY_A, _)
 PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86,
-        100, PLA_FAMILY_A | PLA_SM110, _)
+        100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86,
-        100, PLA_FAMILY_A | PLA_SM110, _)
+        100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4{$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4.ashift{$tcksh}",
         "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.mma.cta_group::1.kind::f8f6f4.ashift{$tcksh}",
         "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p", 86,
-        100, PLA_FAMILY_A | PLA_SM110, _)
+        100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86,
-        100, PLA_FAMILY_A | PLA_SM110, _)
+        100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4{$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4.ashift{$tcksh}",
         "m:b32=, m:b32=, a:b64=i, a:b32=i, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.mma.cta_group::2.kind::f8f6f4.ashift{$tcksh}",
         "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, p?", 86,
-        100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+        100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}",
         "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100,
-        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86,
-        100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+        100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p",
-        86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+        86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::1.kind::i8.ashift{$tcksh}",
         "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
 PL_FORM("tcgen05.mma.cta_group::1.kind::i8.ashift{$tcksh}",
         "m:b32=, m:b32=, a:b64=i, a:b32=i, r[4]:b32, p", 86, 100,
         PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
 PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, a:b64=i, a:b64=i, a:b32=i, p, p?", 86,
-        100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+        100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}",
         "m:b32=, a:b64=i, a:b64=i, a:b32=i, r[8]:b32, p", 86, 100,
-        PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+        PLA_ARCH_A | PLA_SM110 | PLA_NO103, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86,
-        100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+        100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.kind::i8{$tcka}", "m:b32=, m:b32=, a:b64=i, a:b32=i, r[8]:b32, p",
-        86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
+        86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, TCMMA)
 PL_FORM("tcgen05.mma.cta_group::2.kind::i8.ashift{$tcksh}",
         "m:b32=, m:b32=, a:b64=i, a:b32=i, p, p?", 86, 100, PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
 PL_FORM("tcgen05.mma.cta_group::2.kind::i8.ashift{$tcksh}",
@@ -1726,23 +1726,23 @@ PL_FORM("tcgen05.mma.ws.sp.cta_group::1.kind::i8{$tckb}",
         "m:b32=, m:b32=, a:b64=i, m:b32=, a:b32=i, p, a?:b64", 86, 100,
         PLA_ARCH_A | PLA_SM110 | PLA_NO103, _)
 PL_FORM("tcgen05.commit$tccg.mbarrier::arrive::one{.shared::cluster}.b64", "m", 86, 100,
-        PLA_FAMILY_A | PLA_SM110, _)
+        PLA_FAMILY_A | PLA_SM110, TCCOMMIT)
 PL_FORM("tcgen05.commit$tccg.mbarrier::arrive::one{.shared::cluster}.multicast::cluster.b64",
-        "m, r:b16=i", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m, r:b16=i", 86, 100, PLA_FAMILY_A | PLA_SM110, TCCOMMIT)
 PL_FORM("tcgen05.ld.sync.aligned.(.32x32b|.16x64b)$tcx128{.pack::16b}.b32", "d[x]:b32, m:b32=i", 86,
-        100, PLA_FAMILY_A | PLA_SM110, _)
+        100, PLA_FAMILY_A | PLA_SM110, TCLD)
 PL_FORM("tcgen05.ld.sync.aligned.16x128b$tcx64{.pack::16b}.b32", "d[x*2]:b32, m:b32=i", 86, 100,
-        PLA_FAMILY_A | PLA_SM110, _)
+        PLA_FAMILY_A | PLA_SM110, TCLD)
 PL_FORM("tcgen05.ld.sync.aligned.16x256b$tcx32{.pack::16b}.b32", "d[x*4]:b32, m:b32=i", 86, 100,
-        PLA_FAMILY_A | PLA_SM110, _)
+        PLA_FAMILY_A | PLA_SM110, TCLD)
 PL_FORM("tcgen05.ld.sync.aligned.16x32bx2$tcx128{.pack::16b}.b32", "d[x]:b32, m:b32=i, i:u32", 86,
         100, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.st.sync.aligned.(.32x32b|.16x64b)$tcx128{.unpack::16b}.b32", "m:b32=i, r[x]:b32",
-        86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        86, 100, PLA_FAMILY_A | PLA_SM110, TCST)
 PL_FORM("tcgen05.st.sync.aligned.16x128b$tcx64{.unpack::16b}.b32", "m:b32=i, r[x*2]:b32", 86, 100,
-        PLA_FAMILY_A | PLA_SM110, _)
+        PLA_FAMILY_A | PLA_SM110, TCST)
 PL_FORM("tcgen05.st.sync.aligned.16x256b$tcx32{.unpack::16b}.b32", "m:b32=i, r[x*4]:b32", 86, 100,
-        PLA_FAMILY_A | PLA_SM110, _)
+        PLA_FAMILY_A | PLA_SM110, TCST)
 PL_FORM("tcgen05.st.sync.aligned.16x32bx2$tcx128{.unpack::16b}.b32", "m:b32=i, i:u32, r[x]:b32", 86,
         100, PLA_FAMILY_A | PLA_SM110, _)
 /* tcgen05.ld.red (PTX 8.8, sm_103a/f and sm_110a/f, not sm_100): .32x32b and .16x32bx2 loads of
@@ -1756,10 +1756,10 @@ PL_FORM("tcgen05.ld.red.sync.aligned.16x32bx2$tcx2.(.min|.max){.abs}{.NaN}.f32",
         "d[x]:b32, d:b32, m:b32=i, i:u32", 88, 103, PLA_FAMILY_A | PLA_SM110, _)
 PL_FORM("tcgen05.ld.red.sync.aligned.16x32bx2$tcx2.(.min|.max).(.u32|.s32)",
         "d[x]:b32, d:b32, m:b32=i, i:u32", 88, 103, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.wait::ld.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.wait::st.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.fence::before_thread_sync", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
-PL_FORM("tcgen05.fence::after_thread_sync", "", 86, 100, PLA_FAMILY_A | PLA_SM110, _)
+PL_FORM("tcgen05.wait::ld.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110, TCWAIT)
+PL_FORM("tcgen05.wait::st.sync.aligned", "", 86, 100, PLA_FAMILY_A | PLA_SM110, TCWAIT)
+PL_FORM("tcgen05.fence::before_thread_sync", "", 86, 100, PLA_FAMILY_A | PLA_SM110, TCFENCE)
+PL_FORM("tcgen05.fence::after_thread_sync", "", 86, 100, PLA_FAMILY_A | PLA_SM110, TCFENCE)
 /* tcgen05.cp: shared memory (a matrix descriptor) to tensor memory, optionally decompressing 6- or
 ** 4-bit elements (.b6x16_p32, .b4x16_p64) into bytes */
 PL_FORM("tcgen05.cp$tccg.(.128x256b|.4x256b|.128x128b|.64x128b.warpx2::02_13|.64x128b"

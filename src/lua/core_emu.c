@@ -596,9 +596,9 @@ static int l_mem_tensormap_im2col(lua_State *L) {
   return 1;
 }
 
-/* emu:options{uninit_regs=, uninit_shared=, races=, limit=, sample=, clc=, trace={cta, thread}};
-** limit: warp instructions (0: none; nil: PLX_LIMIT_DEFAULT), sample: the clusters to run (nil, 0:
-** all), clc: "all" (nil), "none" or "alternate" (plX_set_clc) */
+/* emu:options{uninit_regs=, uninit_shared=, races=, tmem_lanes=, limit=, sample=, clc=,
+** trace={cta, thread}}; limit: warp instructions (0: none; nil: PLX_LIMIT_DEFAULT), sample: the
+** clusters to run (nil, 0: all), clc: "all" (nil), "none" or "alternate" (plX_set_clc) */
 static int l_emu_options(lua_State *L) {
   LEmu *E = checkemu(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -611,6 +611,9 @@ static int l_emu_options(lua_State *L) {
   lua_pop(L, 1);
   lua_getfield(L, 2, "races");
   if (lua_toboolean(L, -1)) f |= PLX_CHECK_RACES;
+  lua_pop(L, 1);
+  lua_getfield(L, 2, "tmem_lanes");
+  if (lua_toboolean(L, -1)) f |= PLX_CHECK_TMEM_LANES;
   lua_pop(L, 1);
   plX_set_checks(E->e, f);
   lua_getfield(L, 2, "limit");

@@ -123,6 +123,27 @@ describe("the emulator's boundaries", function()
     assert(#bad == 0, table.concat(bad, "\n"))
   end)
 
+  it("keep the Blackwell families behind bwhooks.h", function()
+    local bad = {}
+    for _, f in ipairs(all) do
+      if f:match("^src/emu/[^/]+%.[ch]$") or f:match("^src/emu/hopper/") then  -- the core, and Hopper
+        for _, i in ipairs(includes(f)) do
+          local p = emuh[i.name]
+          if p and p:match("^src/emu/blackwell/") and i.name ~= "bwhooks.h" then
+            bad[#bad + 1] = string.format("%s:%d: includes %s (only bwhooks.h is the core's)", f, i.line, p)
+          end
+        end
+        local n = 0
+        for line in assert(H.read(H.root .. "/" .. f)):gmatch("([^\n]*)\n") do
+          n = n + 1
+          local name = line:match("%f[%w_](plX__b_[%w_]+)")
+          if name then bad[#bad + 1] = string.format("%s:%d: names %s (blackwell/blackwell.h's)", f, n, name) end
+        end
+      end
+    end
+    assert(#bad == 0, table.concat(bad, "\n"))
+  end)
+
   it("keep the Hopper families behind hooks.h", function()
     local bad = {}
     for _, f in ipairs(all) do

@@ -5,6 +5,7 @@
 #include "mem.h"
 #include "hooks.h"
 #include "hopper.h"
+#include "bwhooks.h"
 
 /* ---- shared::cluster addresses
 ** ----------------------------------------------------------------- */
@@ -90,6 +91,7 @@ static void cl_complete(plX_emu *e) {
   /* a barrier of every CTA's threads too */
   for (uint32_t r = 0; r < H->ncl; r++) e->ctas[r].epoch++;
   plX__hop_fence_snap(e);
+  plX__bw_cluster_sync(e);
   for (uint32_t r = 0; r < H->ncl; r++)
     for (uint32_t w = 0; w < e->nwarps; w++) {
       plX_warp *W = &e->ctas[r].warps[w];

@@ -30,7 +30,8 @@ double plX__h_elem(uint32_t bits, int t) {
 ** the pattern's repeat, that is the absolute address's row, the pattern a TMA load writes. */
 static inline uint32_t desc_at(const plB_sm_desc *d, uint32_t mask, int elt, int mn, uint32_t i,
                                uint32_t j) {
-  uint32_t W = (uint32_t)plB_sm_swizzle_bytes(d->swizzle), per = 16 / (uint32_t)elt, lin;
+  uint32_t W = d->swizzle == PLSM_SW_128B_32B ? 128u : (uint32_t)plB_sm_swizzle_bytes(d->swizzle),
+           per = 16 / (uint32_t)elt, lin;
   if (!mn) {
     uint32_t jb = j * (uint32_t)elt;
     if (W)
@@ -45,6 +46,7 @@ static inline uint32_t desc_at(const plB_sm_desc *d, uint32_t mask, int elt, int
       lin = (i / per) * d->sbo + (j / 8) * d->lbo + (j % 8) * 16 + (i % per) * (uint32_t)elt;
   }
   uint32_t a = d->start + lin, row = (a >> 7) - (d->start >> 7) + (uint32_t)d->base_offset;
+  if (d->swizzle == PLSM_SW_128B_32B) return a ^ (((row << 7) & 0x180u) >> 2); /* Swizzle<2,5,2> */
   return a ^ (((row << 7) & mask) >> 3);
 }
 
@@ -59,13 +61,22 @@ int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc
                plX__opname(e, in->stmt), (unsigned long long)desc, which, err);
       return plX__fail_warp(e, in, w, m, 0xffffffffu);
     }
-    if (d.swizzle == PLSM_SW_128B_32B)
-      return plX__fail_warp(e, in, w, "the 128B swizzle with 32-byte atomicity is not emulated",
+    if (d.swizzle == PLSM_SW_128B_32B && !mn)
+      return plX__fail_warp(e, in, w,
+                            "the 128B swizzle with 32-byte atomicity is for MN-major operands only",
+                            0xffffffffu);
+    if (d.swizzle == PLSM_SW_128B_32B && d.base_offset)
+      return plX__fail_warp(e, in, w,
+                            "a base offset with the 128B swizzle with 32-byte atomicity is not "
+                            "emulated",
+                            0xffffffffu);
+    if (d.lbo_mode)
+      return plX__fail_warp(e, in, w, "the absolute LBO mode (bit 52) is not emulated",
                             0xffffffffu);
   } else
     plB_sm_desc_decode(desc, &d);
   int elt = tb(t) / 8;
-  if (mn && elt != 2)
+  if (mn && elt != 2 && sm < 100) /* tcgen05 also transposes 8-bit and tf32 operands */
     return plX__fail_warp(e, in, w, "a transposed (MN-major) operand needs 16-bit elements",
                           0xffffffffu);
   plX_cta *c = e->C;

@@ -5,6 +5,7 @@
 #include "mem.h"
 #include "hooks.h"
 #include "hopper.h"
+#include "bwhooks.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,15 @@ int plX__h_queue(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t mask, uin
     plX_cta *c = e->H.ncl ? &e->ctas[r] : e->C;
     if (!(mask >> c->rank & 1) || !c->h.rd.n ||
         !plX__h_wg_check(e, in->stmt, c, lo, n, (int)(tid / 32), 1, plX__opname(e, in->stmt)))
+      continue;
+    free(data);
+    free(valid);
+    return e->status;
+  }
+  for (uint32_t r = 0; r < (e->H.ncl ? e->H.ncl : 1); r++) { /* a tcgen05.mma still reads there */
+    plX_cta *c = e->H.ncl ? &e->ctas[r] : e->C;
+    if (!(mask >> c->rank & 1) || !c->bw ||
+        !plX__bw_smem_write(e, in->stmt, c, lo, n, tid, plX__opname(e, in->stmt)))
       continue;
     free(data);
     free(valid);

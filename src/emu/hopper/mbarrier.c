@@ -4,6 +4,7 @@
 #include "fail.h"
 #include "hooks.h"
 #include "hopper.h"
+#include "bwhooks.h"
 #include <string.h>
 
 /* ---- mbarrier objects
@@ -234,6 +235,7 @@ int plX__h_exec_mbar(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
       uint64_t st;
       /* local or remote: the released reads */
       if (e->H.has_wgmma) plX__h_wg_release(e, w, in, c, m);
+      if (c->bw) plX__bw_arrive(e, w, c, m);
       if (plX__h_mb_arrive(e, in, w, l, c, m, count, in->sub == 3, (in->sub2 & 2) != 0, &st))
         return e->status;
       D[l] = st;
@@ -276,6 +278,7 @@ int plX__h_exec_mbwait(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t pc, uint32
       ok |= 1u << l;
       e->C->racc = 0;
       if (c == e->C && e->H.has_wgmma) plX__h_wg_acquire(e, w, c, m);
+      if (c->bw) plX__bw_acquire(e, w, c, m, pc);
     } /* (racc: lenient) */
     else {
       wait |= 1u << l;

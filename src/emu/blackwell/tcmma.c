@@ -1,0 +1,388 @@
+/* blackwell/tcmma.c -- tcgen05.mma (A from a descriptor or tensor memory, B from a descriptor, D in
+** tensor memory) through the one tensor-core engine, and tcgen05.commit to mbarriers. */
+#include "state.h"
+#include "fail.h"
+#include "fp.h"
+#include "tc.h"
+#include "hopper.h"
+#include "bwhooks.h"
+#include "blackwell.h"
+#include "smem.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int lfail(plX_emu *e, const plX_ins *in, plX_warp *w, int l, const char *fmt, ...) {
+  char m[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(m, sizeof m, fmt, ap);
+  va_end(ap);
+  return plX__fail_lane(e, in, w, l, m);
+}
+
+/* a single thread issues it (check 10); its lane, or -1 after reporting */
+static int one_lane(plX_emu *e, const plX_ins *in, plX_warp *w, uint32_t em, const char *what) {
+  int n = __builtin_popcount(em);
+  if (n == 1) return __builtin_ctz(em);
+  char m[400];
+  snprintf(m, sizeof m,
+           "issued by %d threads of the warp at once: each thread issues its own %s (%d of them); "
+           "a single thread issues it (elect.sync, or a lane-0 guard)",
+           n, what, n);
+  plX__fail_warp(e, in, w, m, em);
+  return -1;
+}
+
+/* the emulator's element type of an idesc type, or -1 (not emulated) */
+static int elem_type(int t) {
+  switch (t) {
+  case PLTC_T_F16: return PLT_F16;
+  case PLTC_T_BF16: return PLT_BF16;
+  case PLTC_T_TF32: return PLT_TF32;
+  case PLTC_T_E4M3: return PLT_E4M3;
+  case PLTC_T_E5M2: return PLT_E5M2;
+  case PLTC_T_U8: return PLT_U8;
+  case PLTC_T_S8: return PLT_S8;
+  default: return -1;
+  }
+}
+
+/* row m of an M-row D (or tensor-memory A) at lane field base: layout D (M = 128) lane m, layout F
+** (M = 64) rows 16q + r at lane 32q + r (+ base 0 or 16) */
+static uint32_t row_lane(int M, uint32_t base, uint32_t m) {
+  return M == 128 ? m : 32 * (m / 16) + m % 16 + base;
+}
+
+/* where D[m][n] lands: CTA k of the pair, lane, column. cta_group::1: layout D (M = 128) or F
+** (M = 64), column dc + n; ::2, M = 256 (layout A): rows 0-127 in the even CTA, 128-255 in the odd
+** one, lane m % 128; ::2, M = 128 (layout B): 64 rows a CTA, lane m % 64 + 64 for the columns of
+** the second half, column dc + n % (N / 2) */
+static void dpos(int M, int N, int pair, uint32_t dl, uint32_t dc, uint32_t m, uint32_t n,
+                 uint32_t *k, uint32_t *ln, uint32_t *cl) {
+  if (!pair) {
+    *k = 0;
+    *ln = row_lane(M, dl, m);
+    *cl = dc + n;
+  } else if (M == 256) {
+    *k = m / 128;
+    *ln = m % 128;
+    *cl = dc + n;
+  } else {
+    uint32_t h = (uint32_t)N / 2;
+    *k = m / 64;
+    *ln = m % 64 + 64 * (n >= h);
+    *cl = dc + n % h;
+  }
+}
+
+/* one more read of shared bytes by op seq of this warp: joins a record of the same instruction and
+** warp it overlaps (the k-steps of one stage); a span that only touches one (the next stage of a
+** ring) is a record of its own, or a refill of a finished stage would look like one still read */
+static int rd_note(plX_emu *e, plX_cta *c, const plX_wgrd *span, uint32_t warp, uint32_t seq,
+                   uint32_t pc) {
+  plX_bw_cta *b = c->bw;
+  if (span->hi <= span->lo) return 0;
+  for (uint32_t i = 0; i < b->rd.n; i++) {
+    plX_tcrd *r = &b->rd.p[i];
+    if (r->pc != pc || r->warp != warp || r->rank != e->C->rank || span->lo >= r->hi ||
+        r->lo >= span->hi)
+      continue;
+    if (span->lo < r->lo) r->lo = span->lo;
+    if (span->hi > r->hi) r->hi = span->hi;
+    r->seq = seq;
+    return 0;
+  }
+  plX_tcrd r = { span->lo, span->hi, e->C->rank, warp, seq, pc };
+  return plB_vec_push(b->rd, r) ? 0 : plX__fail(e, X_NOSLOT, "out of memory");
+}
+
+int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
+  if (!em) return 0;
+  int l = one_lane(e, in, w, em, "MMA");
+  if (l < 0) return e->status;
+  plX_cta *c = e->C;
+  plX_bw_cta *b = c->bw;
+  uint32_t iv = (uint32_t)wslot(w, in->e)[l];
+  plB_tc_idesc id;
+  char err[300];
+  if (!plB_tc_idesc_decode(iv, in->sub2, in->rnd, 0, &id, err, sizeof err))
+    return lfail(e, in, w, l, "an invalid instruction descriptor for .kind::%s: %s",
+                 plB_tc_kind_name(in->sub2), err);
+  if (id.sparse)
+    return lfail(e, in, w, l,
+                 "instruction descriptor 0x%08x sets the sparse bit (2), but this is not "
+                 "tcgen05.mma.sp",
+                 iv);
+  int M = id.m, N = id.n, at = elem_type(id.a), bt = elem_type(id.b);
+  int K = in->sub2 == PLTC_F16 ? 16 : in->sub2 == PLTC_TF32 ? 8 : 32;
+  int integer = in->sub2 == PLTC_I8, atmem = in->sub & 1;
+  if (at < 0 || bt < 0)
+    return lfail(e, in, w, l,
+                 ".kind::f8f6f4 with %s x %s is not emulated (the shared-memory container of 6- "
+                 "and 4-bit elements is not pinned)",
+                 plB_tc_type_name(id.a), plB_tc_type_name(id.b));
+  if (id.d == PLTC_T_F16)
+    return lfail(e, in, w, l,
+                 "an f16 D is not emulated (where 16-bit accumulators land in tensor memory is "
+                 "not pinned)");
+  if (atmem && id.trans_a)
+    return lfail(e, in, w, l,
+                 "instruction descriptor 0x%08x transposes A, which is in tensor memory (only a "
+                 "shared-memory operand has a major-ness)",
+                 iv);
+  uint64_t adesc = wslot(w, in->a)[l], bdesc = wslot(w, in->b)[l];
+  /* Table 49: tf32 transposes only with the 128B swizzle with 32-byte atomicity, which only a
+  ** transposed tf32 operand takes */
+  for (int o = atmem; o < 2; o++) {
+    plB_sm_desc sd;
+    if (!plB_sm_desc_decode_sm(100, o ? bdesc : adesc, &sd, NULL, 0)) continue; /* desc_load */
+    int tr = o ? id.trans_b : id.trans_a, tf = (o ? bt : at) == PLT_TF32;
+    if (tf && tr && sd.swizzle != PLSM_SW_128B_32B)
+      return lfail(e, in, w, l,
+                   "a transposed (MN-major) tf32 operand %c needs the 128B swizzle with 32-byte "
+                   "atomicity (descriptor swizzle %s)",
+                   o ? 'B' : 'A', plB_sm_swizzle_name(sd.swizzle));
+    if (sd.swizzle == PLSM_SW_128B_32B && !(tf && tr))
+      return lfail(e, in, w, l,
+                   "operand %c: only a transposed tf32 operand takes the 128B swizzle with "
+                   "32-byte atomicity",
+                   o ? 'B' : 'A');
+  }
+  /* the CTAs: this one, and under cta_group::2 its peer (rank ^ 1), which holds half of A (its
+  ** rows), half of B (its columns) and its rows of D at the same addresses */
+  int pair = in->rnd == 2;
+  plX_cta *cs[2] = { c, c };
+  if (pair) {
+    if (e->H.ncl < 2 || e->H.ncl % 2)
+      return lfail(e, in, w, l,
+                   "tcgen05.mma.cta_group::2 in a cluster of %u CTA%s: a CTA pair is two CTAs of a "
+                   "cluster whose ranks differ in bit 0",
+                   e->H.ncl ? e->H.ncl : 1, e->H.ncl == 1 ? "" : "s");
+    if (c->rank & 1)
+      return lfail(e, in, w, l,
+                   "tcgen05.mma.cta_group::2 issued by the odd CTA of its pair is not emulated "
+                   "(the even one leads)");
+    cs[1] = &e->ctas[c->rank ^ 1];
+    if (cs[1]->done || !cs[1]->bw)
+      return lfail(e, in, w, l,
+                   "tcgen05.mma.cta_group::2: the peer CTA (%u,%u,%u) has exited (its tensor "
+                   "memory and shared memory are gone)",
+                   cs[1]->ctaid[0], cs[1]->ctaid[1], cs[1]->ctaid[2]);
+  }
+  int nc = pair ? 2 : 1, lay_b = pair && M == 128;
+  /* D: its lanes and columns (layout B: each CTA's 64 rows over 128 lanes, N/2 columns) */
+  uint32_t dta = (uint32_t)(wslot(w, in->abase)[l] + (uint64_t)in->off), dl = dta >> 16,
+           dc = dta & 0xffff, ncol = lay_b ? (uint32_t)N / 2 : (uint32_t)N;
+  if (M == 64 ? dl != 0 && dl != 16 : dl != 0)
+    return lfail(e, in, w, l,
+                 "D at tensor-memory address 0x%08x: lane field %u, where an M=%d D starts at %s",
+                 dta, dl, M, M == 64 ? "lane 0 or 16" : "lane 0");
+  if (dc + ncol > BW_COLS)
+    return lfail(e, in, w, l, "D columns %u-%u: past column 511", dc, dc + ncol - 1);
+  for (int k = 0; k < nc; k++) {
+    if (plX__b_in_alloc(e, in, w, l, cs[k], dc, dc + ncol, "D:")) return e->status;
+    const plX_bw_cta *kb = cs[k]->bw;
+    for (uint32_t i = 0; i < kb->al.n; i++)
+      if (dc >= kb->al.p[i].col && dc < kb->al.p[i].col + kb->al.p[i].n &&
+          kb->al.p[i].group != in->rnd)
+        return lfail(e, in, w, l,
+                     "a cta_group::%d MMA into columns CTA (%u,%u,%u) allocated with "
+                     "cta_group::%u at line %s: the cta_group of an MMA is its D's allocation's",
+                     in->rnd, cs[k]->ctaid[0], cs[k]->ctaid[1], cs[k]->ctaid[2], kb->al.p[i].group,
+                     line_of(e, kb->al.p[i].pc));
+  }
+  uint32_t al = 0, ac = 0;
+  if (atmem) {
+    if (lay_b)
+      return lfail(e, in, w, l,
+                   "A in tensor memory for an M=128 cta_group::2 MMA is not emulated (where its "
+                   "rows lie is not pinned)");
+    uint32_t ata = (uint32_t)(wslot(w, in->a)[l] + (uint64_t)in->off2);
+    al = ata >> 16;
+    ac = ata & 0xffff;
+    if (al != dl)
+      return lfail(e, in, w, l,
+                   "A in tensor memory at lane %u and D at lane %u: they need the same lane "
+                   "alignment",
+                   al, dl);
+    if (ac + 8 > BW_COLS) return lfail(e, in, w, l, "A columns past column 511");
+    for (int k = 0; k < nc; k++)
+      if (plX__b_in_alloc(e, in, w, l, cs[k], ac, ac + 8, "A:")) return e->status;
+  }
+  /* disable-output-lane: bit 128 k + i of the mask skips lane i of CTA k */
+  uint32_t dis[8] = { 0 };
+  for (uint32_t i = 0; i < in->vec; i++) dis[i] = (uint32_t)wslot(w, e->xf.vslots[in->vs + i])[l];
+  int acc = (int)((w->P[in->c] >> l) & 1) ^ ((in->fl & XF_NEGC) != 0);
+  /* what it reads of tensor memory (A there, D when accumulating) and writes, by 16-lane group */
+  uint32_t ngrp = pair ? 8 : (uint32_t)M / 16;
+  for (int k = 0; k < nc; k++)
+    for (uint32_t q = 0; q < ngrp; q++) {
+      plX_cta *kc = cs[k];
+      uint32_t l0 = pair ? 16 * q : row_lane(M, dl, 16 * q);
+      if (atmem &&
+          plX__b_read_cells(e, in, w, l, kc, l0, l0 + 16, ac, ac + 8, 1, 1, "tcgen05.mma (A)"))
+        return e->status;
+      if (acc) {
+        for (uint32_t ln = l0; ln < l0 + 16; ln++) {
+          uint32_t bi = 128 * (uint32_t)k + ln;
+          if (dis[bi / 32] >> (bi % 32) & 1) continue;
+          for (uint32_t n = dc; n < dc + ncol; n++)
+            if (!kc->bw->tag[ln * BW_COLS + n])
+              return lfail(e, in, w, l,
+                           "enable-input-d is true, but D's lane %u, column %u of CTA (%u,%u,%u) "
+                           "was never written: the first MMA into an accumulator passes false "
+                           "(tensor memory is not zeroed)",
+                           ln, n, kc->ctaid[0], kc->ctaid[1], kc->ctaid[2]);
+        }
+        if (plX__b_read_cells(e, in, w, l, kc, l0, l0 + 16, dc, dc + ncol, 1, 0, "tcgen05.mma (D)"))
+          return e->status;
+      }
+      if (plX__b_write_cells(e, in, w, kc, l0, l0 + 16, dc, dc + ncol, "tcgen05.mma"))
+        return e->status;
+    }
+  /* the operands, as doubles: A's rows and B's rows (D's columns) half from each CTA of a pair */
+  size_t na = (size_t)M * (size_t)K, nb = (size_t)N * (size_t)K, nd = (size_t)M * (size_t)N;
+  double *A = malloc(sizeof(double) * (na + nb + nd));
+  if (!A) return plX__fail(e, in->stmt, "out of memory");
+  double *B = A + na, *D = B + nb;
+  plX_wgrd sa[2], sb[2];
+  memset(sa, 0, sizeof sa);
+  memset(sb, 0, sizeof sb);
+  int rc = 0;
+  uint32_t ma = (uint32_t)M / (uint32_t)nc, nbr = (uint32_t)N / (uint32_t)nc;
+  for (int k = 0; k < nc && !rc; k++) {
+    e->C = cs[k]; /* the CTA whose shared memory the descriptors address */
+    if (atmem) {
+      int bits = tb(at);
+      for (uint32_t m = 0; m < ma; m++) {
+        const uint32_t *row = cs[k]->bw->cell + (pair ? m : row_lane(M, dl, m)) * BW_COLS + ac;
+        for (int kk = 0; kk < K; kk++) {
+          uint32_t bit = (uint32_t)(kk * bits);
+          A[(k * ma + m) * (size_t)K + (size_t)kk] = plX__h_elem(row[bit / 32] >> (bit % 32), at);
+        }
+      }
+    } else
+      rc = plX__h_desc_load(e, in, w, 100, adesc, at, id.trans_a, 0, ma, (uint32_t)K,
+                            A + (size_t)k * ma * (size_t)K, "operand A", &sa[k]);
+    if (!rc)
+      rc = plX__h_desc_load(e, in, w, 100, bdesc, bt, id.trans_b, 0, nbr, (uint32_t)K,
+                            B + (size_t)k * nbr * (size_t)K, "operand B", &sb[k]);
+  }
+  e->C = c;
+  if (rc) {
+    free(A);
+    return e->status;
+  }
+  /* the collector: fill keeps A, use and lastuse read it (the same A as the fill's), discard
+  ** and lastuse empty it */
+  uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
+  if (in->t3 == 2 || in->t3 == 3) {
+    if (!b->coll_pc || b->coll_tid != tid || b->coll_m != (uint32_t)M || b->coll_k != (uint32_t)K) {
+      free(A);
+      return lfail(e, in, w, l,
+                   ".collector::a::%s with no A of this shape in the collector: a "
+                   ".collector::a::fill by this thread comes first",
+                   in->t3 == 2 ? "use" : "lastuse");
+    }
+    for (size_t i = 0; i < na; i++)
+      if (A[i] != b->coll[i] && !(A[i] != A[i] && b->coll[i] != b->coll[i])) {
+        uint32_t pc = b->coll_pc - 1;
+        free(A);
+        return lfail(e, in, w, l,
+                     ".collector::a::%s: A[%u][%u] differs from what the .collector::a::fill of "
+                     "line %s read (the MMA uses the collector's A, not the one A now names)",
+                     in->t3 == 2 ? "use" : "lastuse", (uint32_t)(i / (size_t)K),
+                     (uint32_t)(i % (size_t)K), line_of(e, pc));
+      }
+  }
+  if (in->t3 == 1) {
+    double *cp = realloc(b->coll, sizeof(double) * na);
+    if (!cp) {
+      free(A);
+      return plX__fail(e, in->stmt, "out of memory");
+    }
+    memcpy(cp, A, sizeof(double) * na);
+    b->coll = cp;
+    b->coll_m = (uint32_t)M;
+    b->coll_k = (uint32_t)K;
+    b->coll_tid = tid;
+    b->coll_pc = (uint32_t)(in - e->xf.code) + 1;
+  } else if (in->t3 == 3 || in->t3 == 4)
+    b->coll_pc = 0;
+  if (id.neg_a)
+    for (size_t i = 0; i < na; i++) A[i] = -A[i];
+  if (id.neg_b)
+    for (size_t i = 0; i < nb; i++) B[i] = -B[i];
+  double scale = in->target > 1 ? ldexp(1.0, -(int)(in->target - 1)) : 1.0;
+  for (uint32_t m = 0; m < (uint32_t)M; m++)
+    for (uint32_t n = 0; n < (uint32_t)N; n++) {
+      uint32_t k, ln, cl;
+      dpos(M, N, pair, dl, dc, m, n, &k, &ln, &cl);
+      uint32_t v = cs[k]->bw->cell[ln * BW_COLS + cl];
+      D[m * (size_t)N + n] = !acc ? 0 : integer ? (double)(int32_t)v : scale * (double)f32(v);
+    }
+  plX__tc_gemm(M, N, K, A, (size_t)K, B, (size_t)K, D, (size_t)N);
+  uint32_t seq = ++b->seq[w->idx], tag = bw_tag(b->ops.n, c->rank);
+  plX_tcop op = { (uint32_t)(in - e->xf.code), (uint32_t)w->idx, seq, (uint32_t)l };
+  if (!plB_vec_push(b->ops, op)) {
+    free(A);
+    return plX__fail(e, in->stmt, "out of memory");
+  }
+  for (uint32_t m = 0; m < (uint32_t)M; m++)
+    for (uint32_t n = 0; n < (uint32_t)N; n++) {
+      uint32_t k, ln, cl;
+      dpos(M, N, pair, dl, dc, m, n, &k, &ln, &cl);
+      uint32_t bi = 128 * k + ln;
+      if (dis[bi / 32] >> (bi % 32) & 1) continue;
+      double v = D[m * (size_t)N + n];
+      uint32_t bits;
+      if (integer) {
+        if (id.saturate)
+          v = v > 2147483647.0 ? 2147483647.0 : v < -2147483648.0 ? -2147483648.0 : v;
+        bits = (uint32_t)(int64_t)v; /* (wraps without saturate: 8-bit sums are exact) */
+      } else
+        bits = (uint32_t)c32((float)v);
+      cs[k]->bw->cell[ln * BW_COLS + cl] = bits;
+      cs[k]->bw->tag[ln * BW_COLS + cl] = tag;
+    }
+  free(A);
+  /* the shared bytes stay in use until the MMA completes */
+  for (int k = 0; k < nc; k++)
+    if (rd_note(e, cs[k], &sa[k], (uint32_t)w->idx, seq, op.pc) ||
+        rd_note(e, cs[k], &sb[k], (uint32_t)w->idx, seq, op.pc))
+      return e->status;
+  return 0;
+}
+
+int plX__b_exec_commit(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
+  if (!em) return 0;
+  int l = one_lane(e, in, w, em, "commit (one arrival each)");
+  if (l < 0) return e->status;
+  plX_cta *c;
+  uint32_t off;
+  if (!plX__h_smem_at(e, in, w, l, addr_of(in, w, l), in->space, (in->fl & XF_CLUSTER) != 0, 8, 8,
+                      &c, &off, "mbarrier"))
+    return e->status;
+  uint32_t mask = 1u << c->rank;
+  if (in->sub) {
+    mask = (uint32_t)wslot(w, in->c)[l] & 0xffffu;
+    uint32_t ncl = e->H.ncl ? e->H.ncl : 1;
+    if (!mask || mask >> ncl)
+      return lfail(e, in, w, l, "ctaMask 0x%04x names no CTA or one past the cluster's %u", mask,
+                   ncl);
+  }
+  if (plX__h_mb_copy_visible(e, in, w, l, mask, off)) return e->status;
+  uint32_t own = e->C->bw->seq[w->idx];
+  for (uint32_t r = 0; r < (e->H.ncl ? e->H.ncl : 1); r++) {
+    plX_cta *t = e->H.ncl ? &e->ctas[r] : e->C;
+    if (!(mask >> t->rank & 1)) continue;
+    plX_mbar *m = plX__h_mb_get(e, in, w, l, t, off);
+    if (!m) return e->status;
+    plX__b_give(e, w, t, m, own);
+    if (plX__h_mb_arrive(e, in, w, l, t, m, 1, 0, 0, NULL)) return e->status;
+  }
+  return 0;
+}
