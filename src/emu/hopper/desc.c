@@ -48,6 +48,70 @@ static inline uint32_t desc_at(const plB_sm_desc *d, uint32_t mask, int elt, int
   return a ^ (((row << 7) & mask) >> 3);
 }
 
+/* the fast gather: the matrix in runs of consecutive bytes (a 16-byte chunk of one row along K,
+** or along M/N when MN-major: the canonical layouts and the swizzles move whole 16-byte chunks),
+** each run checked at once over its bytes for what could make the per-byte checks report: outside
+** shared memory, a generic writer on record (the async-proxy check), a TMA swizzle other than
+** the descriptor's, a TMA-swizzled byte under a skewed base offset. 0 when any run has one: the
+** caller then redoes the whole gather byte by byte, so every report is exactly the per-byte
+** path's, on the same byte. A run whose last element is not where contiguity puts it (a layout
+** this does not know) is read element by element, with the same checks. */
+static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, int mn, int t,
+                     uint32_t r0, uint32_t rows, uint32_t K, int skew, double *out,
+                     plX_wgrd *span) {
+  plX_cta *c = e->C;
+  const uint8_t *psw = c->h.psw;
+  const uint32_t *pw = c->h.pw;
+  uint32_t per = 16 / (uint32_t)elt, lo = UINT32_MAX, hi = 0, want = (uint32_t)d->swizzle + 1;
+  /* along K (K-major) or along the rows (MN-major) */
+  uint32_t outer = mn ? K : rows, inner = mn ? rows : K;
+  for (uint32_t o = 0; o < outer; o++)
+    for (uint32_t x = 0; x < inner;) {
+      uint32_t pos = mn ? r0 + x : x, L = per - pos % per;
+      if (L > inner - x) L = inner - x;
+      uint32_t i = mn ? r0 + x : r0 + o, j = mn ? o : x;
+      uint32_t a = desc_at(d, mask, elt, mn, i, j), n = L * (uint32_t)elt;
+      size_t step = (size_t)elt;
+      if (L > 1 && desc_at(d, mask, elt, mn, mn ? i + L - 1 : i, mn ? j : j + L - 1) !=
+                       a + n - (uint32_t)elt)
+        L = 1, n = (uint32_t)elt;
+      if ((uint64_t)a + n > e->smem_size) return 0;
+      if (pw) {
+        uint32_t any = 0;
+        for (uint32_t b = 0; b < n; b++) any |= pw[a + b];
+        if (any) return 0;
+        for (uint32_t b = 0; b < n; b++)
+          if (psw[a + b] && psw[a + b] != want) return 0;
+      }
+      if (skew && psw)
+        for (uint32_t b = 0; b < n; b++)
+          if (psw[a + b] > 1 + PLSM_SW_NONE) return 0;
+      const uint8_t *p = c->smem + a;
+      size_t oi = mn ? (size_t)x * K + o : (size_t)o * K + x, os = mn ? K : 1;
+      switch (t) {
+      case PLT_BF16:
+        for (uint32_t q = 0; q < L; q++, p += step, oi += os) {
+          uint16_t h;
+          memcpy(&h, p, 2);
+          out[oi] = f32((uint64_t)h << 16);
+        }
+        break;
+      default:
+        for (uint32_t q = 0; q < L; q++, p += step, oi += os) {
+          uint32_t bits = 0;
+          memcpy(&bits, p, (size_t)elt);
+          out[oi] = plX__h_elem(bits, t);
+        }
+      }
+      if (a < lo) lo = a;
+      if (a + n > hi) hi = a + n;
+      x += L;
+    }
+  span->lo = lo;
+  span->hi = hi;
+  return 1;
+}
+
 int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t, int mn,
                      uint32_t r0, uint32_t rows, uint32_t K, double *out, const char *which,
                      plX_wgrd *span) {
@@ -69,13 +133,20 @@ int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc
     return plX__fail_warp(e, in, w, "a transposed (MN-major) operand needs 16-bit elements",
                           0xffffffffu);
   plX_cta *c = e->C;
-  char what[96];
-  snprintf(what, sizeof what, "%s (%s)", plX__opname(e, in->stmt), which);
   span->lo = UINT32_MAX;
   span->hi = 0;
   uint32_t mask = plB_sm_swizzle_mask(d.swizzle);
   /* not the absolute pattern */
   int skew = ((((d.start >> 7) - (uint32_t)d.base_offset) << 7) & mask) != 0;
+  /* the opt-in uninitialized-read check reports and goes on: byte by byte; else the fast gather
+  ** (rows = 0: nothing left for the loop below) */
+  int uninit = (e->checks & PLX_CHECK_UNINIT_SHARED) && c->smem_def && !e->ndeferred;
+  if (!uninit && desc_fast(e, &d, mask, elt, mn, t, r0, rows, K, skew, out, span)) {
+    if (!e->H.q.n) return 0;
+    rows = 0;
+  }
+  char what[96];
+  snprintf(what, sizeof what, "%s (%s)", plX__opname(e, in->stmt), which);
   for (uint32_t r = 0; r < rows; r++)
     for (uint32_t k = 0; k < K; k++) {
       uint32_t a = desc_at(&d, mask, elt, mn, r0 + r, k);

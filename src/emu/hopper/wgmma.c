@@ -7,6 +7,7 @@
 #include "hooks.h"
 #include "hopper.h"
 #include "smem.h"
+#include "tc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +320,18 @@ static int wg_merge(plX_emu *e, plX_cta *c, const plX_wgrd *r) {
   return 0;
 }
 
+/* the (row, column) of D that half h of accumulator register i of lane (g = lane / 4, tq = lane %
+** 4) holds: f16 accumulators pack two columns a register */
+static inline void wg_cell(int dt, int g, int tq, int i, int h, int *row, int *col) {
+  if (dt == PLT_F16) {
+    *row = g + 8 * (i & 1);
+    *col = 8 * (i >> 1) + 2 * tq + h;
+  } else {
+    *row = g + 8 * ((i >> 1) & 1);
+    *col = 8 * (i >> 2) + 2 * tq + (i & 1);
+  }
+}
+
 int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (plX__full_warp(e, in, w, em)) return e->status;
   const uint32_t *vs = e->xf.vslots;
@@ -347,7 +360,8 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   memset(&sa_span, 0, sizeof sa_span);
   memset(&sb_span, 0, sizeof sb_span);
   if (sparse && sp_place(e, in, w, at, 2 * K, kx)) return e->status;
-  B = malloc(sizeof(double) * (size_t)N * (size_t)K * (sparse ? 2u : 1u));
+  /* B (N x KB), then D (16 x N), then sparse: one row's B (N x K) */
+  B = malloc(sizeof(double) * ((size_t)N * (size_t)K * (sparse ? 3u : 1u) + 16u * (size_t)N));
   if (!B) return plX__fail(e, in->stmt, "out of memory");
   /* A in registers: the mma.sync A fragments */
   if (in->sub & 16) {
@@ -386,52 +400,63 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
       return plX__fail_warp(e, in, w, "the matrix descriptors differ between the lanes of the warp",
                             0xffffffffu);
     }
+  /* the product on the engine: this warp's 16 rows of D (row-major, N columns) start from the
+  ** accumulators (zero where scale-d is 0), every product exact, one rounding per element below */
   double sa = (in->sub & 4) ? -1 : 1, sb = (in->sub & 8) ? -1 : 1;
   uint32_t scd = (in->sub & 32) ? ((in->sub & 64) ? ~0u : 0) : w->P[in->c];
-  int nd = dt == PLT_F16 ? N / 4 : N / 2;
+  int nd = dt == PLT_F16 ? N / 4 : N / 2, halves = dt == PLT_F16 ? 2 : 1;
+  double *D = B + (size_t)N * (size_t)KB;
   for (int l = 0; l < 32; l++) {
     int g = l / 4, tq = l % 4, keep = (scd >> l) & 1;
     for (int i = 0; i < nd; i++) {
-      uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
-      int halves = dt == PLT_F16 ? 2 : 1;
+      uint64_t v = wslot(w, vs[in->vs + (uint32_t)i])[l];
+      for (int h = 0; h < halves; h++) {
+        int row, col;
+        wg_cell(dt, g, tq, i, h, &row, &col);
+        double x = 0;
+        if (keep)
+          x = integer         ? (double)(int32_t)v
+              : dt == PLT_F16 ? plX__to_double((v >> (16 * h)) & 0xffff, XFMT_F16)
+                              : f32(v);
+        D[row * N + col] = x;
+      }
+    }
+  }
+  if (!integer && sa < 0)
+    for (int q = 0; q < 16 * K; q++) A[q] = -A[q];
+  if (!integer && sb < 0)
+    for (size_t q = 0; q < (size_t)N * (size_t)KB; q++) B[q] = -B[q];
+  if (!sparse)
+    plX__tc_gemm(16, N, K, A, (size_t)K, B, (size_t)KB, D, (size_t)N);
+  else { /* row by row: B's columns that row's metadata selects, in its order */
+    double *Br = D + 16 * (size_t)N;
+    for (int r = 0; r < 16; r++) {
+      for (int n = 0; n < N; n++)
+        for (int k = 0; k < K; k++) Br[n * K + k] = B[(size_t)n * (size_t)KB + kx[r][k]];
+      plX__tc_gemm(N, 1, K, Br, (size_t)K, A + r * K, (size_t)K, D + r * N, 1);
+    }
+  }
+  for (int l = 0; l < 32; l++) {
+    int g = l / 4, tq = l % 4;
+    for (int i = 0; i < nd; i++) {
       uint64_t out = 0;
       for (int h = 0; h < halves; h++) {
         int row, col;
-        if (dt == PLT_F16) {
-          row = g + 8 * (i & 1);
-          col = 8 * (i >> 1) + 2 * tq + h;
-        } else {
-          row = g + 8 * ((i >> 1) & 1);
-          col = 8 * (i >> 2) + 2 * tq + (i & 1);
-        }
-        const double *ar = A + row * K, *bc = B + (size_t)col * (size_t)KB;
-        const uint8_t *kr = kx[row];
+        wg_cell(dt, g, tq, i, h, &row, &col);
+        double s = D[row * N + col];
         if (integer) {
-          int64_t s = keep ? (int64_t)(int32_t)R[l] : 0;
-          if (sparse)
-            for (int k = 0; k < K; k++) s += (int64_t)ar[k] * (int64_t)bc[kr[k]];
-          else
-            for (int k = 0; k < K; k++) s += (int64_t)ar[k] * (int64_t)bc[k];
+          int64_t si = (int64_t)s;
           if (in->fl & XF_SATF) {
-            if (s > INT32_MAX) s = INT32_MAX;
-            if (s < INT32_MIN) s = INT32_MIN;
+            if (si > INT32_MAX) si = INT32_MAX;
+            if (si < INT32_MIN) si = INT32_MIN;
           }
-          out = (uint32_t)s;
-        } else {
-          double s = 0;
-          if (keep)
-            s = dt == PLT_F16 ? plX__to_double((R[l] >> (16 * h)) & 0xffff, XFMT_F16) : f32(R[l]);
-          if (sparse)
-            for (int k = 0; k < K; k++) s += (sa * ar[k]) * (sb * bc[kr[k]]);
-          else
-            for (int k = 0; k < K; k++) s += (sa * ar[k]) * (sb * bc[k]);
-          if (dt == PLT_F16)
-            out |= plX__round(s, 0, XFMT_F16, XR_RN, 0) << (16 * h);
-          else
-            out = c32((float)s);
-        }
+          out = (uint32_t)si;
+        } else if (dt == PLT_F16)
+          out |= plX__round(s, 0, XFMT_F16, XR_RN, 0) << (16 * h);
+        else
+          out = c32((float)s);
       }
-      R[l] = out;
+      wslot(w, vs[in->vs + (uint32_t)i])[l] = out;
     }
   }
   free(B);
