@@ -48,6 +48,19 @@ static inline uint32_t desc_at(const plB_sm_desc *d, uint32_t mask, int elt, int
   return a ^ (((row << 7) & mask) >> 3);
 }
 
+/* nothing in these n bytes the per-byte checks could report: no generic writer on record, no TMA
+** swizzle but the descriptor's (want: 1 + it), and under a skewed base offset no TMA swizzle at
+** all; branch-free, so that the 16-byte runs vectorize */
+static inline int run_clean(const uint32_t *pw, const uint8_t *psw, uint32_t n, uint32_t want,
+                            int skew) {
+  uint32_t any = 0, bad = 0, top = skew ? 1 + PLSM_SW_NONE : 255;
+  for (uint32_t b = 0; b < n; b++) {
+    any |= pw[b];
+    bad |= (uint32_t)(psw[b] != 0 && psw[b] != want) | (uint32_t)(psw[b] > top);
+  }
+  return !(any | bad);
+}
+
 /* the fast gather: the matrix in runs of consecutive bytes (a 16-byte chunk of one row along K,
 ** or along M/N when MN-major: the canonical layouts and the swizzles move whole 16-byte chunks),
 ** each run checked at once over its bytes for what could make the per-byte checks report: outside
@@ -76,16 +89,9 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
                        a + n - (uint32_t)elt)
         L = 1, n = (uint32_t)elt;
       if ((uint64_t)a + n > e->smem_size) return 0;
-      if (pw) {
-        uint32_t any = 0;
-        for (uint32_t b = 0; b < n; b++) any |= pw[a + b];
-        if (any) return 0;
-        for (uint32_t b = 0; b < n; b++)
-          if (psw[a + b] && psw[a + b] != want) return 0;
-      }
-      if (skew && psw)
-        for (uint32_t b = 0; b < n; b++)
-          if (psw[a + b] > 1 + PLSM_SW_NONE) return 0;
+      if (pw && (n == 16 ? !run_clean(pw + a, psw + a, 16, want, skew)
+                         : !run_clean(pw + a, psw + a, n, want, skew)))
+        return 0;
       const uint8_t *p = c->smem + a;
       size_t oi = mn ? (size_t)x * K + o : (size_t)o * K + x, os = mn ? K : 1;
       switch (t) {
