@@ -431,8 +431,9 @@ typedef struct plX_cta_hop {
   /* the wgmma operands' and accumulators' doubles (grown as needed, kept between wgmmas) */
   double *tcs;
   size_t tcn;
-  uint32_t *nreg;  /* per warp: its setmaxnreg count */
-  uint32_t *clarr; /* per thread: 1 + the cluster-barrier phase it arrived in, 0 none */
+  struct plX_dcache *dc; /* the descriptor gathers of this CTA (hopper/desc.c) */
+  uint32_t *nreg;        /* per warp: its setmaxnreg count */
+  uint32_t *clarr;       /* per thread: 1 + the cluster-barrier phase it arrived in, 0 none */
 } plX_cta_hop;
 
 /* a copy into shared memory in flight (TMA load, bulk copy): it lands when every warp of the
