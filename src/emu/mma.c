@@ -6,6 +6,7 @@
 #include "exec.h"
 #include "fp.h"
 #include "mma.h"
+#include "tc.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -85,8 +86,9 @@ int plX__mma(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
   const uint32_t *vs = e->xf.vslots;
   int sh = in->sub2, at = in->t2, bt = in->t3, dt = in->t;
   int K = sh == 1 ? 16 : sh == 2 ? 8 : 32;
-  double A[16][32], B[32][8], C[16][8];
-  int64_t Ai[16][32], Bi[32][8], Ci[16][8];
+  /* A 16 x K, B as 8 rows of K (the engine's form: Bt[n][k] = B[k][n]), D 16 x 8 from C; the
+  ** integer kinds as exact doubles (their sums stay far below 2^53) */
+  double A[16][32], Bt[8][32], D[16][8];
   int integer = at == PLT_S8 || at == PLT_U8;
   for (int l = 0; l < 32; l++) {
     int g = l / 4, t = l % 4;
@@ -95,20 +97,20 @@ int plX__mma(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
         A[g + 8 * (j & 1)][t + 4 * (j >> 1)] =
             f32(wslot(w, vs[in->a + (uint32_t)j])[l] & 0xffffe000u);
       for (int j = 0; j < 2; j++)
-        B[t + 4 * j][g] = f32(wslot(w, vs[in->b + (uint32_t)j])[l] & 0xffffe000u);
+        Bt[g][t + 4 * j] = f32(wslot(w, vs[in->b + (uint32_t)j])[l] & 0xffffe000u);
     } else if (integer) {
       for (int j = 0; j < 4; j++) {
         uint32_t v = (uint32_t)wslot(w, vs[in->a + (uint32_t)j])[l];
         for (int k = 0; k < 4; k++) {
           uint8_t by = (uint8_t)(v >> (8 * k));
-          Ai[g + 8 * (j & 1)][4 * t + 16 * (j >> 1) + k] = at == PLT_S8 ? (int8_t)by : by;
+          A[g + 8 * (j & 1)][4 * t + 16 * (j >> 1) + k] = at == PLT_S8 ? (int8_t)by : by;
         }
       }
       for (int j = 0; j < 2; j++) {
         uint32_t v = (uint32_t)wslot(w, vs[in->b + (uint32_t)j])[l];
         for (int k = 0; k < 4; k++) {
           uint8_t by = (uint8_t)(v >> (8 * k));
-          Bi[4 * t + 16 * j + k][g] = bt == PLT_S8 ? (int8_t)by : by;
+          Bt[g][4 * t + 16 * j + k] = bt == PLT_S8 ? (int8_t)by : by;
         }
       }
     } else {
@@ -123,43 +125,36 @@ int plX__mma(plX_emu *e, plX_ins *in, plX_warp *w, uint32_t em) {
       }
       for (int j = 0; j < (K == 16 ? 2 : 1); j++) {
         uint32_t v = (uint32_t)wslot(w, vs[in->b + (uint32_t)j])[l];
-        B[2 * t + 8 * j][g] = half_value(v & 0xffff, fmt);
-        B[2 * t + 8 * j + 1][g] = half_value(v >> 16, fmt);
+        Bt[g][2 * t + 8 * j] = half_value(v & 0xffff, fmt);
+        Bt[g][2 * t + 8 * j + 1] = half_value(v >> 16, fmt);
       }
     }
     if (dt == PLT_F16) {
       for (int j = 0; j < 2; j++) {
         uint32_t v = (uint32_t)wslot(w, vs[in->c + (uint32_t)j])[l];
-        C[g + 8 * j][2 * t] = plX__to_double(v & 0xffff, XFMT_F16);
-        C[g + 8 * j][2 * t + 1] = plX__to_double(v >> 16, XFMT_F16);
+        D[g + 8 * j][2 * t] = plX__to_double(v & 0xffff, XFMT_F16);
+        D[g + 8 * j][2 * t + 1] = plX__to_double(v >> 16, XFMT_F16);
       }
     } else {
       for (int j = 0; j < 4; j++) {
         uint64_t v = wslot(w, vs[in->c + (uint32_t)j])[l];
-        if (dt == PLT_S32)
-          Ci[g + 8 * (j >> 1)][2 * t + (j & 1)] = (int32_t)v;
-        else
-          C[g + 8 * (j >> 1)][2 * t + (j & 1)] = f32(v);
+        D[g + 8 * (j >> 1)][2 * t + (j & 1)] = dt == PLT_S32 ? (double)(int32_t)v : f32(v);
       }
     }
   }
+  plX__tc_gemm(16, 8, K, &A[0][0], 32, &Bt[0][0], 32, &D[0][0], 8);
   uint64_t Dv[16][8];
   for (int i = 0; i < 16; i++)
     for (int j = 0; j < 8; j++) {
       if (integer) {
-        int64_t s = Ci[i][j];
-        for (int k = 0; k < K; k++) s += Ai[i][k] * Bi[k][j];
+        int64_t s = (int64_t)D[i][j];
         if (in->fl & XF_SATF) {
           if (s > INT32_MAX) s = INT32_MAX;
           if (s < INT32_MIN) s = INT32_MIN;
         }
         Dv[i][j] = (uint32_t)s;
-      } else {
-        double s = C[i][j];
-        for (int k = 0; k < K; k++) s += A[i][k] * B[k][j];
-        /* one rounding */
-        Dv[i][j] = dt == PLT_F16 ? plX__round(s, 0, XFMT_F16, XR_RN, 0) : c32((float)s);
-      }
+      } else /* one rounding */
+        Dv[i][j] = dt == PLT_F16 ? plX__round(D[i][j], 0, XFMT_F16, XR_RN, 0) : c32((float)D[i][j]);
     }
   for (int l = 0; l < 32; l++) {
     int g = l / 4, t = l % 4;

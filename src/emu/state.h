@@ -399,9 +399,14 @@ typedef struct plX_cta_hop {
   /* mbarrier phases completed in this CTA (the mbarrier-init visibility check) */
   uint32_t mbdone;
   PLB_VEC(plX_bst) bs; /* bulk stores whose group no wait_group has covered */
+  /* while bs.n: a range holding every unread source of bs, and an index before which every
+  ** source is read (the generic-write check's filters) */
+  uint32_t bs_lo, bs_hi, bs_live;
   /* per thread, 3 words: bulk groups committed, completed (writes), source-read */
   uint32_t *bg;
   PLB_VEC(plX_wgrd) rd; /* the wgmma operand reads not yet waited for */
+  /* a range holding every record of rd (while rd.n: the shared-write check's filter) */
+  uint32_t rd_lo, rd_hi;
   /* per shared byte: 1 + the swizzle a TMA load wrote it with; 0 other writers */
   uint8_t *psw;
   /* per shared byte: the generic writer (1 + its rank x threads + thread, rank: the CTA it ran
@@ -423,8 +428,12 @@ typedef struct plX_cta_hop {
   /* per warp and slot (CTA rank x warp of the cluster): 1 + the wgmma groups of that warp it is
   ** ordered after (through mbarrier phases, transitively: what the arrivers knew) */
   uint32_t *know;
-  uint32_t *nreg;  /* per warp: its setmaxnreg count */
-  uint32_t *clarr; /* per thread: 1 + the cluster-barrier phase it arrived in, 0 none */
+  /* the wgmma operands' and accumulators' doubles (grown as needed, kept between wgmmas) */
+  double *tcs;
+  size_t tcn;
+  struct plX_dcache *dc; /* the descriptor gathers of this CTA (hopper/desc.c) */
+  uint32_t *nreg;        /* per warp: its setmaxnreg count */
+  uint32_t *clarr;       /* per thread: 1 + the cluster-barrier phase it arrived in, 0 none */
   /* cluster launch control: 1 + the pc of the query_cancel that saw a failed request, 0 none */
   uint32_t clc_fail;
 } plX_cta_hop;

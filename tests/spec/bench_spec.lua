@@ -107,6 +107,22 @@ describe("bench/emu_throughput.lua", function()
   end)
 end)
 
+describe("bench/emu_tc.lua", function()
+  it("runs the tensor-core GEMMs (checked against a reference) and prints GFLOP/s", function()
+    local out, err, rc = H.sh("cd " .. H.shq(H.root) .. " && luajit bench/emu_tc.lua --build " .. H.shq(H.build) .. " --quick")
+    assert.are.equal(0, rc, err)
+    for _, name in ipairs { "wgmma-quick", "mma-quick" } do
+      assert.truthy(out:find("\n" .. name:gsub("%-", "%%-") .. "%s+build%s+%d+x%d+x%d+%s+[%d.]+"), name .. " missing:\n" .. out)
+    end
+    assert.truthy(out:find("GFLOP/s", 1, true), out)
+  end)
+  it("fails on a case it does not know", function()
+    local _, err, rc = H.sh("cd " .. H.shq(H.root) .. " && luajit bench/emu_tc.lua --build " .. H.shq(H.build) .. " --cases nosuch")
+    assert.are_not.equal(0, rc)
+    assert.truthy(err:find("no case nosuch", 1, true), err)
+  end)
+end)
+
 describe("bench/fma_unrolled.lua", function()
   it("traces NINSN scalar fma instructions that ptxas accepts", function()
     local out, err, rc = H.sh("NINSN=640 " .. H.shq(H.exe) .. " " .. H.shq(H.root .. "/bench/fma_unrolled.lua") .. " --print-ptx")

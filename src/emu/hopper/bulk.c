@@ -23,6 +23,22 @@ static uint32_t *bg_of(plX_cta *c, uint32_t tid) {
   return c->h.bg + (size_t)tid * 3;
 }
 
+/* the range of the sources still unread and the first of them (the generic-write check skips
+** every write outside the range, and the read records before the first) */
+static void bs_range(plX_cta *c) {
+  uint32_t lo = UINT32_MAX, hi = 0, first = c->h.bs.n;
+  for (uint32_t i = 0; i < c->h.bs.n; i++) {
+    const plX_bst *r = &c->h.bs.p[i];
+    if (r->shi <= r->slo) continue;
+    if (i < first) first = i;
+    if (r->slo < lo) lo = r->slo;
+    if (r->shi > hi) hi = r->shi;
+  }
+  c->h.bs_lo = lo;
+  c->h.bs_hi = hi;
+  c->h.bs_live = first;
+}
+
 static void bst_drop(plX_emu *e, plX_cta *c) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < c->h.bs.n; i++) {
@@ -37,6 +53,7 @@ static void bst_drop(plX_emu *e, plX_cta *c) {
     c->h.bs.p[k++] = *r;
   }
   c->h.bs.n = k;
+  bs_range(c);
 }
 
 /* a bulk store by thread tid: shared [slo, shi) read, global [glo, ghi) written, until its group
@@ -57,6 +74,9 @@ int plX__h_bst_push(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t slo, u
   /* a program that never waits: stop tracking */
   if (c->h.bs.n >= 65536) return 0;
   plX_bst r = { tid, grp, pc, slo, shi, glo, ghi };
+  if (!c->h.bs.n) c->h.bs_live = 0;
+  if (!c->h.bs.n || slo < c->h.bs_lo) c->h.bs_lo = slo;
+  if (!c->h.bs.n || shi > c->h.bs_hi) c->h.bs_hi = shi;
   if (!plB_vec_push(c->h.bs, r)) return plX__fail(e, in->stmt, "out of memory");
   e->H.gst++;
   return 0;
@@ -67,7 +87,8 @@ int plX__h_bst_push(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t slo, u
 ** has covered */
 int plX__h_bst_overwrite(plX_emu *e, const plX_ins *in, plX_cta *c, uint32_t off, uint32_t n,
                          uint32_t tid) {
-  for (uint32_t i = 0; i < c->h.bs.n; i++) {
+  if (off >= c->h.bs_hi || off + n <= c->h.bs_lo) return 0;
+  for (uint32_t i = c->h.bs_live; i < c->h.bs.n; i++) {
     const plX_bst *r = &c->h.bs.p[i];
     if (off >= r->shi || off + n <= r->slo) continue;
     plB_buf b;

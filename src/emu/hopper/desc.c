@@ -9,6 +9,7 @@
 #include "hopper.h"
 #include "smem.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 double plX__h_elem(uint32_t bits, int t) {
@@ -50,6 +51,209 @@ static inline uint32_t desc_at(const plB_sm_desc *d, uint32_t mask, int elt, int
   return a ^ (((row << 7) & mask) >> 3);
 }
 
+/* the bytes of v that are not zero: their high bit */
+static inline uint64_t nz8(uint64_t v) {
+  const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+  return (((v & lo7) + lo7) | v) & ~lo7;
+}
+
+/* nothing in these n bytes the per-byte checks could report: no generic writer on record, no TMA
+** swizzle but the descriptor's (want: 1 + it), and under a skewed base offset no TMA swizzle at
+** all (psw 0 or 1 + PLSM_SW_NONE = 1); eight bytes a step, branch-free */
+static inline int run_clean(const uint32_t *pw, const uint8_t *psw, uint32_t n, uint32_t want,
+                            int skew) {
+  uint64_t any = 0, bad = 0, wv = want * 0x0101010101010101ull;
+  uint64_t top = skew ? 0xfefefefefefefefeull : 0;
+  uint32_t b = 0;
+  for (; b + 8 <= n; b += 8) {
+    uint64_t p[4], x;
+    memcpy(p, pw + b, sizeof p);
+    memcpy(&x, psw + b, 8);
+    any |= p[0] | p[1] | p[2] | p[3];
+    bad |= (nz8(x) & nz8(x ^ wv)) | nz8(x & top);
+  }
+  for (; b < n; b++) {
+    any |= pw[b];
+    bad |= (uint64_t)(psw[b] != 0 && psw[b] != want) | (uint64_t)(skew && psw[b] > 1);
+  }
+  return !(any | bad);
+}
+
+/* ---- the gather cache
+** ------------------------------------------------------------------------------------------
+** The warps of a warpgroup (and the warpgroups of a CTA) read the same B through the same
+** descriptor: each CTA keeps its last DC_N fast gathers of DC_ROWS rows or more (least recently
+** used replaced), with the runs they read and those bytes. A gather with the same key is served
+** from the entry when every run still holds the same bytes and is still clean for the checks
+** (run_clean), tested run by run: the values are those bytes decoded, and the checks would pass
+** on them in any warp (no generic writer on record means the async-proxy check cannot depend on
+** the reader). Anything else gathers afresh. */
+#define DC_N    16
+#define DC_ROWS 64 /* the least rows kept: a wgmma's A is one warp's 16, read by no other */
+typedef struct dc_ent {
+  uint64_t desc, used;
+  int sm, t, mn, valid;
+  uint32_t r0, rows, K, lo, hi;
+  uint32_t nrun, caprun, *ra; /* the runs: address, bytes in rn */
+  uint8_t *rn, *snap;         /* and their bytes, one after another */
+  size_t nsnap, capsnap, capval;
+  double *val; /* rows x K */
+} dc_ent;
+struct plX_dcache {
+  dc_ent e[DC_N];
+  uint64_t tick;
+};
+
+void plX__h_desc_free(plX_cta *c) {
+  if (!c->h.dc) return;
+  for (int i = 0; i < DC_N; i++) {
+    free(c->h.dc->e[i].ra);
+    free(c->h.dc->e[i].rn);
+    free(c->h.dc->e[i].snap);
+    free(c->h.dc->e[i].val);
+  }
+  free(c->h.dc);
+  c->h.dc = NULL;
+}
+
+/* the entry of this key (found: 1), else the one to fill (NULL: out of memory, no caching) */
+static dc_ent *dc_find(plX_cta *c, int sm, uint64_t desc, int t, int mn, uint32_t r0, uint32_t rows,
+                       uint32_t K, int *found) {
+  *found = 0;
+  if (!c->h.dc && !(c->h.dc = calloc(1, sizeof *c->h.dc))) return NULL;
+  struct plX_dcache *dc = c->h.dc;
+  dc_ent *old = &dc->e[0];
+  for (int i = 0; i < DC_N; i++) {
+    dc_ent *x = &dc->e[i];
+    if (x->valid && x->desc == desc && x->sm == sm && x->t == t && x->mn == mn && x->r0 == r0 &&
+        x->rows == rows && x->K == K) {
+      *found = 1;
+      x->used = ++dc->tick;
+      return x;
+    }
+    if (x->used < old->used) old = x;
+  }
+  old->valid = 0;
+  old->used = ++dc->tick;
+  return old;
+}
+
+/* a hit: every run still holds its bytes and is clean; then out, span from the entry */
+static int dc_serve(plX_cta *c, const dc_ent *x, uint32_t want, int skew, double *out,
+                    plX_wgrd *span) {
+  const uint32_t *pw = c->h.pw;
+  const uint8_t *psw = c->h.psw, *snap = x->snap;
+  for (uint32_t q = 0; q < x->nrun; q++) {
+    uint32_t a = x->ra[q], n = x->rn[q];
+    if (pw && (n == 16 ? !run_clean(pw + a, psw + a, 16, want, skew)
+                       : !run_clean(pw + a, psw + a, n, want, skew)))
+      return 0;
+    if (memcmp(c->smem + a, snap, n)) return 0;
+    snap += n;
+  }
+  memcpy(out, x->val, sizeof(double) * (size_t)x->rows * x->K);
+  span->lo = x->lo;
+  span->hi = x->hi;
+  return 1;
+}
+
+/* record one run of a fast gather into x (0: out of memory, x is dropped) */
+static int dc_run(dc_ent *x, const uint8_t *p, uint32_t a, uint32_t n) {
+  if (x->nrun == x->caprun) {
+    uint32_t cap = x->caprun ? 2 * x->caprun : 64;
+    uint32_t *ra = realloc(x->ra, cap * sizeof *ra);
+    if (ra) x->ra = ra;
+    uint8_t *rn = ra ? realloc(x->rn, cap) : NULL;
+    if (!rn) return 0;
+    x->rn = rn;
+    x->caprun = cap;
+  }
+  if (x->nsnap + n > x->capsnap) {
+    size_t cap = x->capsnap ? 2 * x->capsnap : 1024;
+    while (cap < x->nsnap + n) cap *= 2;
+    uint8_t *sn = realloc(x->snap, cap);
+    if (!sn) return 0;
+    x->snap = sn;
+    x->capsnap = cap;
+  }
+  x->ra[x->nrun] = a;
+  x->rn[x->nrun++] = (uint8_t)n;
+  memcpy(x->snap + x->nsnap, p, n);
+  x->nsnap += n;
+  return 1;
+}
+
+/* the fast gather: the matrix in runs of consecutive bytes (a 16-byte chunk of one row along K,
+** or along M/N when MN-major: the canonical layouts and the swizzles move whole 16-byte chunks),
+** each run checked at once over its bytes for what could make the per-byte checks report: outside
+** shared memory, a generic writer on record (the async-proxy check), a TMA swizzle other than
+** the descriptor's, a TMA-swizzled byte under a skewed base offset. 0 when any run has one: the
+** caller then redoes the whole gather byte by byte, so every report is exactly the per-byte
+** path's, on the same byte. A run whose last element is not where contiguity puts it (a layout
+** this does not know) is read element by element, with the same checks. */
+static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, int mn, int t,
+                     uint32_t r0, uint32_t rows, uint32_t K, int skew, double *out, plX_wgrd *span,
+                     dc_ent *rec) {
+  plX_cta *c = e->C;
+  const uint8_t *psw = c->h.psw;
+  const uint32_t *pw = c->h.pw;
+  uint32_t per = 16 / (uint32_t)elt, lo = UINT32_MAX, hi = 0, want = (uint32_t)d->swizzle + 1;
+  /* along K (K-major) or along the rows (MN-major) */
+  uint32_t outer = mn ? K : rows, inner = mn ? rows : K;
+  for (uint32_t o = 0; o < outer; o++)
+    for (uint32_t x = 0; x < inner;) {
+      uint32_t pos = mn ? r0 + x : x, L = per - pos % per;
+      if (L > inner - x) L = inner - x;
+      uint32_t i = mn ? r0 + x : r0 + o, j = mn ? o : x;
+      uint32_t a = desc_at(d, mask, elt, mn, i, j), n = L * (uint32_t)elt;
+      size_t step = (size_t)elt;
+      if (L > 1 && desc_at(d, mask, elt, mn, mn ? i + L - 1 : i, mn ? j : j + L - 1) !=
+                       a + n - (uint32_t)elt)
+        L = 1, n = (uint32_t)elt;
+      if ((uint64_t)a + n > e->smem_size) return 0;
+      if (pw && (n == 16 ? !run_clean(pw + a, psw + a, 16, want, skew)
+                         : !run_clean(pw + a, psw + a, n, want, skew)))
+        return 0;
+      const uint8_t *p = c->smem + a;
+      if (rec && !dc_run(rec, p, a, n)) rec = NULL;
+      size_t oi = mn ? (size_t)x * K + o : (size_t)o * K + x, os = mn ? K : 1;
+      switch (t) {
+      case PLT_BF16:
+        for (uint32_t q = 0; q < L; q++, p += step, oi += os) {
+          uint16_t h;
+          memcpy(&h, p, 2);
+          out[oi] = f32((uint64_t)h << 16);
+        }
+        break;
+      default:
+        for (uint32_t q = 0; q < L; q++, p += step, oi += os) {
+          uint32_t bits = 0;
+          memcpy(&bits, p, (size_t)elt);
+          out[oi] = plX__h_elem(bits, t);
+        }
+      }
+      if (a < lo) lo = a;
+      if (a + n > hi) hi = a + n;
+      x += L;
+    }
+  span->lo = lo;
+  span->hi = hi;
+  if (rec) { /* the entry: the values too */
+    size_t nv = (size_t)rows * K;
+    if (rec->capval < nv) {
+      double *v = realloc(rec->val, nv * sizeof *v);
+      if (!v) return 1;
+      rec->val = v;
+      rec->capval = nv;
+    }
+    memcpy(rec->val, out, nv * sizeof *out);
+    rec->lo = lo;
+    rec->hi = hi;
+    rec->valid = 1;
+  }
+  return 1;
+}
+
 int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t, int mn,
                      uint32_t r0, uint32_t rows, uint32_t K, double *out, const char *which,
                      plX_wgrd *span) {
@@ -80,13 +284,35 @@ int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc
     return plX__fail_warp(e, in, w, "a transposed (MN-major) operand needs 16-bit elements",
                           0xffffffffu);
   plX_cta *c = e->C;
-  char what[96];
-  snprintf(what, sizeof what, "%s (%s)", plX__opname(e, in->stmt), which);
   span->lo = UINT32_MAX;
   span->hi = 0;
   uint32_t mask = plB_sm_swizzle_mask(d.swizzle);
   /* not the absolute pattern */
   int skew = ((((d.start >> 7) - (uint32_t)d.base_offset) << 7) & mask) != 0;
+  /* the opt-in uninitialized-read check reports and goes on: byte by byte; else the fast gather
+  ** (rows = 0: nothing left for the loop below) */
+  int uninit = (e->checks & PLX_CHECK_UNINIT_SHARED) && c->smem_def && !e->ndeferred;
+  int hit = 0;
+  dc_ent *rec = uninit || rows < DC_ROWS ? NULL : dc_find(c, sm, desc, t, mn, r0, rows, K, &hit);
+  if (hit && !dc_serve(c, rec, (uint32_t)d.swizzle + 1, skew, out, span)) hit = 0;
+  if (rec && !hit) {
+    rec->valid = 0;
+    rec->nrun = 0;
+    rec->nsnap = 0;
+    rec->desc = desc;
+    rec->sm = sm;
+    rec->t = t;
+    rec->mn = mn;
+    rec->r0 = r0;
+    rec->rows = rows;
+    rec->K = K;
+  }
+  if (hit || (!uninit && desc_fast(e, &d, mask, elt, mn, t, r0, rows, K, skew, out, span, rec))) {
+    if (!e->H.q.n) return 0;
+    rows = 0;
+  }
+  char what[96];
+  snprintf(what, sizeof what, "%s (%s)", plX__opname(e, in->stmt), which);
   for (uint32_t r = 0; r < rows; r++)
     for (uint32_t k = 0; k < K; k++) {
       uint32_t a = desc_at(&d, mask, elt, mn, r0 + r, k);

@@ -287,6 +287,10 @@ int plX__hop_setup(plX_emu *e, plX_cta *c) {
 }
 
 void plX__hop_free(plX_cta *c) {
+  free(c->h.tcs);
+  c->h.tcs = NULL;
+  c->h.tcn = 0;
+  plX__h_desc_free(c);
   free(c->h.psw);
   free(c->h.pw);
   free(c->h.ps);

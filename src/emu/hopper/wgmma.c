@@ -7,6 +7,7 @@
 #include "hooks.h"
 #include "hopper.h"
 #include "smem.h"
+#include "tc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +34,24 @@ static int wg_keep(plX_emu *e, plX_cta *c, const plX_wgrd *r) {
 /* drop the records nothing can race with any more */
 void plX__h_wg_retire(plX_emu *e, plX_cta *c) {
   uint32_t k = 0;
+  uint32_t lo = UINT32_MAX, hi = 0;
   for (uint32_t i = 0; i < c->h.rd.n; i++)
-    if (wg_keep(e, c, &c->h.rd.p[i])) c->h.rd.p[k++] = c->h.rd.p[i];
+    if (wg_keep(e, c, &c->h.rd.p[i])) {
+      const plX_wgrd *r = &c->h.rd.p[i];
+      if (r->lo < lo) lo = r->lo;
+      if (r->hi > hi) hi = r->hi;
+      c->h.rd.p[k++] = *r;
+    }
   c->h.rd.n = k;
+  c->h.rd_lo = lo;
+  c->h.rd_hi = hi;
+}
+
+/* a record joins c's reads: rd_lo, rd_hi hold every record (set afresh when there were none) */
+static int wg_push(plX_cta *c, const plX_wgrd *r) {
+  if (!c->h.rd.n || r->lo < c->h.rd_lo) c->h.rd_lo = r->lo;
+  if (!c->h.rd.n || r->hi > c->h.rd_hi) c->h.rd_hi = r->hi;
+  return plB_vec_push(c->h.rd, *r);
 }
 
 /* r, released again into phase `phase` of the mbarrier at `mb` of CTA `rank`: a copy whose
@@ -56,7 +72,7 @@ static void wg_forward(plX_cta *o, uint32_t i, uint32_t mb, uint32_t phase, uint
   f.rel_rank = rank;
   f.acq = 0;
   /* out of memory: the chain is not followed */
-  plB_vec_push(o->h.rd, f);
+  wg_push(o, &f);
 }
 
 /* warp w (of e->C) arrives on m (of CTA c, local or remote) while wgmma reads of its own are
@@ -124,6 +140,7 @@ void plX__hop_bar_sync(plX_cta *c) {
 ** only the writes ordered after an early release (a copy being issued: it lands later) */
 int plX__h_wg_check(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uint32_t n, int warp,
                     int only_acq, const char *who) {
+  if (off >= c->h.rd_hi || off + n <= c->h.rd_lo) return 0;
   for (uint32_t i = 0; i < c->h.rd.n; i++) {
     const plX_wgrd *r = &c->h.rd.p[i];
     if (off >= r->hi || off + n <= r->lo) continue;
@@ -314,9 +331,23 @@ static int wg_merge(plX_emu *e, plX_cta *c, const plX_wgrd *r) {
     if (!sr || !sq || sr->line != sq->line || sr->file != sq->file) continue;
     if (r->lo < q->lo) q->lo = r->lo;
     if (r->hi > q->hi) q->hi = r->hi;
+    if (q->lo < c->h.rd_lo) c->h.rd_lo = q->lo;
+    if (q->hi > c->h.rd_hi) c->h.rd_hi = q->hi;
     return 1;
   }
   return 0;
+}
+
+/* the (row, column) of D that half h of accumulator register i of lane (g = lane / 4, tq = lane %
+** 4) holds: f16 accumulators pack two columns a register */
+static inline void wg_cell(int dt, int g, int tq, int i, int h, int *row, int *col) {
+  if (dt == PLT_F16) {
+    *row = g + 8 * (i & 1);
+    *col = 8 * (i >> 1) + 2 * tq + h;
+  } else {
+    *row = g + 8 * ((i >> 1) & 1);
+    *col = 8 * (i >> 2) + 2 * tq + (i & 1);
+  }
 }
 
 int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
@@ -347,8 +378,15 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   memset(&sa_span, 0, sizeof sa_span);
   memset(&sb_span, 0, sizeof sb_span);
   if (sparse && sp_place(e, in, w, at, 2 * K, kx)) return e->status;
-  B = malloc(sizeof(double) * (size_t)N * (size_t)K * (sparse ? 2u : 1u));
-  if (!B) return plX__fail(e, in->stmt, "out of memory");
+  /* B (N x KB), then D (16 x N), then sparse: one row's B (N x K) */
+  size_t need = (size_t)N * (size_t)K * (sparse ? 3u : 1u) + 16u * (size_t)N;
+  if (e->C->h.tcn < need) {
+    double *p = realloc(e->C->h.tcs, sizeof(double) * need);
+    if (!p) return plX__fail(e, in->stmt, "out of memory");
+    e->C->h.tcs = p;
+    e->C->h.tcn = need;
+  }
+  B = e->C->h.tcs;
   /* A in registers: the mma.sync A fragments */
   if (in->sub & 16) {
     /* (sparse: of the stored K/2 columns) */
@@ -369,72 +407,76 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
       }
     }
   } else if (plX__h_desc_load(e, in, w, 90, wslot(w, in->a)[0], at, (in->sub & 1) != 0, 16 * wi, 16,
-                              (uint32_t)K, A, "operand A", &sa_span)) {
-    free(B);
+                              (uint32_t)K, A, "operand A", &sa_span))
     return e->status;
-  }
   int KB = sparse ? 2 * K : K; /* B's K */
   if (plX__h_desc_load(e, in, w, 90, wslot(w, in->b)[0], bt, (in->sub & 2) != 0, 0, (uint32_t)N,
-                       (uint32_t)KB, B, "operand B", &sb_span)) {
-    free(B);
+                       (uint32_t)KB, B, "operand B", &sb_span))
     return e->status;
-  }
   for (int l = 1; l < 32; l++)
     if (wslot(w, in->b)[l] != wslot(w, in->b)[0] ||
-        (!(in->sub & 16) && wslot(w, in->a)[l] != wslot(w, in->a)[0])) {
-      free(B);
+        (!(in->sub & 16) && wslot(w, in->a)[l] != wslot(w, in->a)[0]))
       return plX__fail_warp(e, in, w, "the matrix descriptors differ between the lanes of the warp",
                             0xffffffffu);
-    }
+  /* the product on the engine: this warp's 16 rows of D (row-major, N columns) start from the
+  ** accumulators (zero where scale-d is 0), every product exact, one rounding per element below */
   double sa = (in->sub & 4) ? -1 : 1, sb = (in->sub & 8) ? -1 : 1;
   uint32_t scd = (in->sub & 32) ? ((in->sub & 64) ? ~0u : 0) : w->P[in->c];
-  int nd = dt == PLT_F16 ? N / 4 : N / 2;
-  for (int l = 0; l < 32; l++) {
-    int g = l / 4, tq = l % 4, keep = (scd >> l) & 1;
-    for (int i = 0; i < nd; i++) {
-      uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
-      int halves = dt == PLT_F16 ? 2 : 1;
+  int nd = dt == PLT_F16 ? N / 4 : N / 2, halves = dt == PLT_F16 ? 2 : 1;
+  double *D = B + (size_t)N * (size_t)KB;
+  for (int i = 0; i < nd; i++) {
+    const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+    for (int l = 0; l < 32; l++) {
+      int keep = (scd >> l) & 1;
+      for (int h = 0; h < halves; h++) {
+        int row, col;
+        wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
+        double x = 0;
+        if (keep)
+          x = integer         ? (double)(int32_t)R[l]
+              : dt == PLT_F16 ? plX__to_double((R[l] >> (16 * h)) & 0xffff, XFMT_F16)
+                              : (double)f32(R[l]);
+        D[row * N + col] = x;
+      }
+    }
+  }
+  if (!integer && sa < 0)
+    for (int q = 0; q < 16 * K; q++) A[q] = -A[q];
+  if (!integer && sb < 0)
+    for (size_t q = 0; q < (size_t)N * (size_t)KB; q++) B[q] = -B[q];
+  if (!sparse)
+    plX__tc_gemm(16, N, K, A, (size_t)K, B, (size_t)KB, D, (size_t)N);
+  else { /* row by row: B's columns that row's metadata selects, in its order */
+    double *Br = D + 16 * (size_t)N;
+    for (int r = 0; r < 16; r++) {
+      for (int n = 0; n < N; n++)
+        for (int k = 0; k < K; k++) Br[n * K + k] = B[(size_t)n * (size_t)KB + kx[r][k]];
+      plX__tc_gemm(N, 1, K, Br, (size_t)K, A + r * K, (size_t)K, D + r * N, 1);
+    }
+  }
+  for (int i = 0; i < nd; i++) {
+    uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+    for (int l = 0; l < 32; l++) {
       uint64_t out = 0;
       for (int h = 0; h < halves; h++) {
         int row, col;
-        if (dt == PLT_F16) {
-          row = g + 8 * (i & 1);
-          col = 8 * (i >> 1) + 2 * tq + h;
-        } else {
-          row = g + 8 * ((i >> 1) & 1);
-          col = 8 * (i >> 2) + 2 * tq + (i & 1);
-        }
-        const double *ar = A + row * K, *bc = B + (size_t)col * (size_t)KB;
-        const uint8_t *kr = kx[row];
+        wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
+        double s = D[row * N + col];
         if (integer) {
-          int64_t s = keep ? (int64_t)(int32_t)R[l] : 0;
-          if (sparse)
-            for (int k = 0; k < K; k++) s += (int64_t)ar[k] * (int64_t)bc[kr[k]];
-          else
-            for (int k = 0; k < K; k++) s += (int64_t)ar[k] * (int64_t)bc[k];
+          int64_t si = (int64_t)s;
           if (in->fl & XF_SATF) {
-            if (s > INT32_MAX) s = INT32_MAX;
-            if (s < INT32_MIN) s = INT32_MIN;
+            if (si > INT32_MAX) si = INT32_MAX;
+            if (si < INT32_MIN) si = INT32_MIN;
           }
-          out = (uint32_t)s;
-        } else {
-          double s = 0;
-          if (keep)
-            s = dt == PLT_F16 ? plX__to_double((R[l] >> (16 * h)) & 0xffff, XFMT_F16) : f32(R[l]);
-          if (sparse)
-            for (int k = 0; k < K; k++) s += (sa * ar[k]) * (sb * bc[kr[k]]);
-          else
-            for (int k = 0; k < K; k++) s += (sa * ar[k]) * (sb * bc[k]);
-          if (dt == PLT_F16)
-            out |= plX__round(s, 0, XFMT_F16, XR_RN, 0) << (16 * h);
-          else
-            out = c32((float)s);
-        }
+          out = (uint32_t)si;
+        } else if (dt == PLT_F16)
+          out |= plX__round(s, 0, XFMT_F16, XR_RN, 0) << (16 * h);
+        else
+          out = c32((float)s);
       }
       R[l] = out;
     }
   }
-  free(B);
   /* the operands stay in use until a wait_group covers the open group */
   plX_cta *cc = e->C;
   if (cc->h.rd.n >= 4096) plX__h_wg_retire(e, cc);
@@ -445,7 +487,7 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     r.group = w->wg_cur + 1;
     r.pc = (uint32_t)(in - e->xf.code);
     if (wg_merge(e, cc, &r)) continue;
-    if (!plB_vec_push(cc->h.rd, r)) return plX__fail(e, in->stmt, "out of memory");
+    if (!wg_push(cc, &r)) return plX__fail(e, in->stmt, "out of memory");
   }
   /* the accumulators belong to the open group until a wait_group covers it */
   if (e->C->h.wgg) {
