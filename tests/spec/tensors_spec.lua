@@ -42,7 +42,7 @@ describe("--emulate on every kernel of kernels/", function()
     -- a minute in the release build (about 3 s here); the sanitized debug build runs slower
     local sanitized = (H.read(H.build .. "/CMakeCache.txt") or ""):find("PTXLUA_SANITIZE:BOOL=ON", 1, true)
     assert.is_true(os.time() - t0 < (sanitized and 300 or 60), "all kernels within a minute (release)")
-    if #waiting > 0 then H.pending("tcgen05 is not emulated yet: " .. table.concat(waiting, ", ")) end
+    if #waiting > 0 then H.pending("the emulator says it cannot run these yet: " .. table.concat(waiting, ", ")) end
   end)
 
   it("the TMA kernels run without a map passed by hand: the maps come from their declarations", function()

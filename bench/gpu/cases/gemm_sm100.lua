@@ -19,7 +19,6 @@ return {
             { M = 8192, N = 8192, K = 8192, STAGES = 4 }, { M = 8192, N = 8192, K = 8192, CLUSTER = 1, BN = 128 },
             { M = 8192, N = 8192, K = 8192, GROUP = 16 } },
   emu = { { M = 300, N = 200, K = 136, BN = 64 }, { M = 520, N = 136, K = 72, BN = 64, CLUSTER = 4 } },
-  emu_pending = "tcgen05 is not emulated yet (the emulator refuses the kernel at its first tcgen05 instruction)",
   sets = 2,
   runs = 20,
   tensors = function(t)

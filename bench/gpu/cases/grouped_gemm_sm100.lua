@@ -28,7 +28,6 @@ return {
               { G = 5, MTOT = 1000, N = 1000, K = 1000 } },
   later = { { G = 4, MTOT = 8192, N = 2048, K = 2048, CLUSTER = 4 }, { G = 4, MTOT = 8192, N = 2048, K = 2048, BN = 128 } },
   emu = { { G = 3, MTOT = 600, N = 200, K = 136, BN = 64 }, { G = 5, MTOT = 333, N = 72, K = 64, BN = 64, CLUSTER = 4 } },
-  emu_pending = "tcgen05 is not emulated yet (the emulator refuses the kernel at its first tcgen05 instruction)",
   sets = 2,
   runs = 20,
   tensors = function(t)

@@ -218,14 +218,14 @@ int plX__b_read_cells(plX_emu *e, plX_ins *in, plX_warp *w, int l, plX_cta *c, u
   for (uint32_t ln = l0; ln < l1; ln++)
     for (uint32_t cl = c0; cl < c1; cl++) {
       uint32_t t = b->tag[ln * BW_COLS + cl];
-      if (t == 1 || t == ok) continue;
-      if (t == 0) {
+      if (t == 0) { /* never written (ok starts at 0, so this comes first) */
         if (!uninit) continue;
         return wfail(e, in, w,
                      "%s reads tensor memory lane %u, column %u of CTA (%u,%u,%u), which nothing "
                      "has written (tensor memory is not zeroed)",
                      what, ln, cl, c->ctaid[0], c->ctaid[1], c->ctaid[2]);
       }
+      if (t == 1 || t == ok) continue;
       plX_cta *oc;
       const plX_tcop *op = plX__b_op(e, t, &oc);
       if (own && oc == e->C && op->warp == (uint32_t)w->idx && op->lane == (uint32_t)l) {
