@@ -1622,7 +1622,9 @@ DEC(tmap) {
 /* tcgen05 (src/emu/blackwell/): rnd the .cta_group (1, 2); alloc: the space of [dst]; ld/st: sub
 ** the shape (0 32x32b, 1 16x64b, 2 16x128b, 3 16x256b), vec .num, sub2 .pack/.unpack::16b; wait:
 ** sub 1 wait::st; fence: sub 1 after_thread_sync; mma: sub2 the kind (PLTC_*), t3 the collector
-** usage (1 fill, 2 use, 3 lastuse, 4 discard); commit: sub 1 .multicast::cluster */
+** usage (1 fill, 2 use, 3 lastuse, 4 discard); commit: sub 1 .multicast::cluster; cp: sub the
+** shape (0 128x256b, 1 4x256b, 2 128x128b, 3 64x128b.warpx2::02_13, 4 ::01_23, 5 32x128b.warpx4),
+** sub2 the decompression (1 .b6x16_p32, 2 .b4x16_p64) */
 DEC(tcgen05) {
   static const char *const SHAPE[] = { "32x32b", "16x64b", "16x128b", "16x256b", NULL };
   static const char *const KIND[] = { "kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8", NULL };
@@ -1630,7 +1632,7 @@ DEC(tcgen05) {
                                       "collector::a::lastuse", "collector::a::discard", NULL };
   static const char *const WORD[] = { "alloc",  "dealloc", "relinquish_alloc_permit",
                                       "ld",     "st",      "mma",
-                                      "commit", NULL };
+                                      "commit", "cp",      NULL };
   in->op = (uint16_t)op;
   TLALL(k, WORD);
   in->rnd = T(k, "cta_group::2") ? 2 : T(k, "cta_group::1") ? 1 : 0;
@@ -1668,6 +1670,18 @@ DEC(tcgen05) {
     NEED(kd, "kind");
     in->sub2 = (uint8_t)(kd - 1);
     in->t3 = (uint8_t)TL(k, COLL);
+    break;
+  }
+  case X_TCCP: {
+    static const char *const CPS[] = {
+      "128x256b", "4x256b", "128x128b", "64x128b", "32x128b", NULL
+    };
+    static const char *const CPM[] = { "warpx2::02_13", "warpx2::01_23", "warpx4", NULL };
+    int s = TL(k, CPS), mc = TL(k, CPM);
+    NEED(s, "shape");
+    in->sub = (uint8_t)(s == 4 ? (mc == 2 ? 4 : 3) : s == 5 ? 5 : s - 1);
+    T(k, "b8x16");
+    in->sub2 = T(k, "b6x16_p32") ? 1 : T(k, "b4x16_p64") ? 2 : 0;
     break;
   }
   case X_TCCOMMIT:
@@ -2459,6 +2473,11 @@ static int dec_ops(D *d, const plI_stmt *s, plX_ins *in, const plA_res *r) {
     NEED(n == q, "the second predicate of .kind::i8");
     break;
   }
+  case X_TCCP: /* [taddr], s-desc */
+    NOPS(2);
+    vaddr(d, &O[0], in, XS_GENERIC);
+    SRC(a, 1, PLT_B64);
+    break;
   case X_TCCOMMIT:
     NEED(n == 1 + (in->sub != 0), "operand count");
     vaddr(d, &O[0], in, in->space);

@@ -1764,7 +1764,7 @@ PL_FORM("tcgen05.fence::after_thread_sync", "", 86, 100, PLA_FAMILY_A | PLA_SM11
 ** 4-bit elements (.b6x16_p32, .b4x16_p64) into bytes */
 PL_FORM("tcgen05.cp$tccg.(.128x256b|.4x256b|.128x128b|.64x128b.warpx2::02_13|.64x128b"
         ".warpx2::01_23|.32x128b.warpx4){.b8x16.b6x16_p32|.b8x16.b4x16_p64}", "m:b32=i, a:b64=i",
-        86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        86, 100, PLA_FAMILY_A | PLA_SM110, TCCP)
 PL_FORM("tcgen05.shift$tccg.down", "m:b32=i", 86, 100, PLA_ARCH_A | PLA_SM110, _)
 /* cluster launch control (sm_100, PTX 8.6): try_cancel writes a 16-byte response to shared memory
 ** and completes 16 bytes of tx on an mbarrier (at any address ptxas takes without .shared::cta;

@@ -1193,3 +1193,141 @@ describe("emulated tcgen05 checks", function()
     at(err, lines.mma, "D: columns 0-63 of CTA (1,0,0) are not inside one allocation (none is live)")
   end)
 end)
+
+-- ---- tcgen05.cp: shared memory to tensor memory -----------------------------------------------
+-- The source is the shape's rows x bytes read through the descriptor (no swizzle, K-major: byte
+-- j of row r at (r % 8) * 16 + (r / 8) * SBO + (j / 16) * LBO + j % 16), row r into lane r, byte j
+-- into column j / 4 at bits 8 (j % 4); .32x128b.warpx4 writes its 32 rows into every lane quarter.
+describe("emulated tcgen05.cp", function()
+  local dev = rt.device("emu")
+  local SHAPES = {
+    ["128x256b"] = { rows = 128, bytes = 32 },
+    ["128x128b"] = { rows = 128, bytes = 16 },
+    ["32x128b.warpx4"] = { rows = 32, bytes = 16, reps = 4 },
+  }
+  local LBO, SBO = 2048, 256
+  local function pat(i) return (i * 7 + 3) % 251 end   -- byte i of the shared region
+  local function src(r, j) return (r % 8) * 16 + math.floor(r / 8) * SBO + math.floor(j / 16) * LBO + j % 16 end
+
+  -- 128 threads fill 8 KB of shared memory with pat, thread 0 copies with tcgen05.cp (o.cp: the
+  -- shape) to column 0 and commits (unless o.nocommit), every warp waits (o.nowait: not), fences
+  -- and reads its lane quarter's o.ncol (8) columns with 32x32b into out
+  local function cp_kernel(o)
+    local ptx = H.fresh()
+    return ptx.kernel { name = "cp", target = "sm_100a", params = { { "out", "u32*" } }, body = function(_, out)
+      local plan = ptx.smem_plan()
+      local slot = plan:alloc("slot", "u32", 1, { align = 16 })
+      local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+      local region = plan:alloc("src", "u32", 2048, { align = 1024 })
+      local tm = ptx.tmem_plan()
+      local acc = tm:alloc("acc", 32)
+      local tid = ptx.special "tid.x"
+      local warp = tid:shr(5)
+      ptx.if_(warp:eq(0), function() tm:allocate(slot) end)
+      ptx.if_(tid:eq(0), function() ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 1) end)
+      local sb = ptx.reg.u32()
+      ptx.mov.u32(sb, ptx.sym "smem")
+      for i = 0, 2047, 128 do
+        local w = ptx.reg.u32()
+        local idx = tid + i
+        -- word idx: bytes 4 idx .. 4 idx + 3 of pat
+        local b0 = idx:shl(2)
+        ptx.mov.u32(w, 0)
+        for j = 3, 0, -1 do
+          local v = ptx.reg.u32()
+          ptx.op "mad.lo.u32" (v, b0 + j, 7, 3)
+          ptx.op "rem.u32" (v, v, 251)
+          ptx.op "shl.b32" (w, w, 8)
+          ptx.op "or.b32" (w, w, v)
+        end
+        ptx.st.shared.u32(ptx.addr(sb + region.offset + idx:shl(2)), w)
+      end
+      if not o.noproxy then ptx.op "fence.proxy.async.shared::cta" () end
+      ptx.tcgen05_fence("before")
+      ptx.bar.sync(0)
+      ptx.tcgen05_fence("after")
+      local base = ptx.reg.u32()
+      ptx.ld.shared.u32(base, slot:addr(0))
+      local d = tm:address(base, acc)
+      ptx.if_(tid:eq(0), function()
+        local lo = ptx.reg.u32()
+        ptx.op "add.u32" (lo, sb, region.offset)
+        ptx.op "shr.u32" (lo, lo, 4)
+        ptx.op "or.b32" (lo, lo, (LBO / 16) * 65536)
+        local dl, dh, dd = ptx.reg.u64(), ptx.reg.u64(), ptx.reg.b64()
+        ptx.op "cvt.u64.u32" (dl, lo)
+        ptx.op "mov.u64" (dh, SBO / 16 + 2 ^ 14)
+        ptx.op "shl.b64" (dh, dh, 32)
+        ptx.op "or.b64" (dd, dh, dl)
+        o.lcp = nextline()
+        ptx.op("tcgen05.cp.cta_group::1." .. o.cp) (ptx.addr(d), dd)
+        if not o.nocommit then ptx.tcgen05_commit(bar) end
+      end)
+      if not o.nowait then ptx.mbarrier_wait(bar, 0) end
+      ptx.tcgen05_fence("after")
+      local q = ptx.reg.u32()
+      ptx.op "add.u32" (q, d, warp:shl(21))
+      local nc = o.ncol or 8
+      o.lld = nextline()
+      local r = ptx.tcgen05_ld { shape = "32x32b", num = nc, taddr = q }
+      ptx.tcgen05_wait("ld")
+      local p = ptx.global_ptrs(out) + tid:mul_wide(32)
+      for j = 1, nc do ptx.st.global.u32(ptx.addr(p, (j - 1) * 4), r[j]) end
+      ptx.tcgen05_fence("before")
+      ptx.bar.sync(0)
+      ptx.if_(warp:eq(0), function() tm:deallocate(base) end)
+    end }
+  end
+  local function run(o)
+    local k = cp_kernel(o)
+    local out = dev:array("u32", 128 * 8):fill(0)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { out }, grid = { 1 }, block = { 128 } })
+    local got = ok and out:read() or nil
+    out:free()
+    return ok, err, got
+  end
+
+  for name, s in pairs(SHAPES) do
+    it(fmt("copies .%s row r into lane r (bytes in increasing columns)%s", name, s.reps and ", in every lane quarter" or ""), function()
+      -- the cells of the copy's columns, as the warp of each lane quarter reads them
+      local o = { cp = name, ncol = s.bytes / 4 }
+      local ok, err, got = run(o)
+      assert.is_true(ok, err)
+      for lane = 0, 127 do
+        local r = s.reps and lane % 32 or lane
+        for c = 0, s.bytes / 4 - 1 do
+          local want = 0
+          for j = 3, 0, -1 do want = want * 256 + pat(src(r, 4 * c + j)) end
+          assert.are.equal(want, got[lane * 8 + c + 1], fmt("lane %d column %d", lane, c))
+        end
+      end
+    end)
+  end
+
+  local function at(err, line, ...)
+    assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: ", line), err, 1, true)
+    for _, x in ipairs { ... } do assert.matches(x, err, 1, true) end
+  end
+  it("flags a tcgen05.ld of cells a tcgen05.cp wrote before its commit is known complete, naming the cp", function()
+    local o = { cp = "128x256b", nocommit = true, nowait = true }
+    local ok, err = run(o)
+    assert.is_false(ok, "it ran")
+    at(err, o.lld, fmt("written by the tcgen05.cp of line %d", o.lcp), "does not know")
+  end)
+  it("flags a tcgen05.cp reading generic writes without fence.proxy.async, at the cp", function()
+    local o = { cp = "128x128b", ncol = 4, noproxy = true }
+    local ok, err = run(o)
+    assert.is_false(ok, "it ran")
+    at(err, o.lcp, "fence.proxy.async")
+  end)
+  for _, f in ipairs { { "4x256b", "not pinned" }, { "64x128b.warpx2::02_13", "not pinned" },
+                       { "64x128b.warpx2::01_23", "not pinned" },
+                       { "128x128b.b8x16.b6x16_p32", "figure" }, { "128x256b.b8x16.b4x16_p64", "figure" } } do
+    it(fmt("says .%s is not emulated, at the cp", f[1]), function()
+      local o = { cp = f[1] }
+      local ok, err = run(o)
+      assert.is_false(ok, "it ran")
+      at(err, o.lcp, "is not emulated", f[2])
+    end)
+  end
+end)

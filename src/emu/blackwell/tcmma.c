@@ -386,3 +386,106 @@ int plX__b_exec_commit(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   }
   return 0;
 }
+
+/* tcgen05.cp: the shape's rows x bytes read through the descriptor as a K-major matrix of bytes
+** (the canonical layouts the MMA operands use), row r into lane r of the tensor-memory address,
+** its bytes in increasing columns (byte j at column j / 4, bits 8 (j % 4)); .32x128b.warpx4
+** copies its 32 rows into lanes l, 32 + l, 64 + l and 96 + l. cta_group::2: the even CTA's
+** instruction copies in both CTAs of the pair, each from its own shared memory at the
+** descriptor's address. Ordered before the thread's later MMAs, completed by tcgen05.commit. */
+int plX__b_exec_cp(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
+  static const uint32_t ROWS[6] = { 128, 4, 128, 64, 64, 32 },
+                        BYTES[6] = { 32, 32, 16, 16, 16, 16 };
+  static const char *const NAME[6] = {
+    ".128x256b",      ".4x256b", ".128x128b", ".64x128b.warpx2::02_13", ".64x128b.warpx2::01_23",
+    ".32x128b.warpx4"
+  };
+  if (!em) return 0;
+  int l = one_lane(e, in, w, em, "tcgen05.cp");
+  if (l < 0) return e->status;
+  uint32_t s = in->sub;
+  if (in->sub2)
+    return lfail(e, in, w, l,
+                 "tcgen05.cp with .b8x16.%s is not emulated (the ISA gives the packed source "
+                 "layout as a figure only)",
+                 in->sub2 == 1 ? "b6x16_p32" : "b4x16_p64");
+  if (s == 1 || s == 3 || s == 4)
+    return lfail(e, in, w, l,
+                 "tcgen05.cp%s is not emulated (which tensor-memory lanes its rows land in is "
+                 "not pinned by the ISA's text)",
+                 NAME[s]);
+  plX_cta *c = e->C;
+  plX_bw_cta *b = c->bw;
+  int pair = in->rnd == 2;
+  plX_cta *cs[2] = { c, c };
+  if (pair) {
+    if (e->H.ncl < 2 || e->H.ncl % 2)
+      return lfail(e, in, w, l,
+                   "tcgen05.cp.cta_group::2 in a cluster of %u CTA%s: a CTA pair is two CTAs of a "
+                   "cluster whose ranks differ in bit 0",
+                   e->H.ncl ? e->H.ncl : 1, e->H.ncl == 1 ? "" : "s");
+    if (c->rank & 1)
+      return lfail(e, in, w, l,
+                   "tcgen05.cp.cta_group::2 issued by the odd CTA of its pair is not emulated "
+                   "(the even one leads)");
+    cs[1] = &e->ctas[c->rank ^ 1];
+    if (cs[1]->done || !cs[1]->bw)
+      return lfail(e, in, w, l,
+                   "tcgen05.cp.cta_group::2: the peer CTA (%u,%u,%u) has exited (its tensor "
+                   "memory and shared memory are gone)",
+                   cs[1]->ctaid[0], cs[1]->ctaid[1], cs[1]->ctaid[2]);
+  }
+  int nc = pair ? 2 : 1;
+  uint32_t ta = (uint32_t)(wslot(w, in->abase)[l] + (uint64_t)in->off), tl = ta >> 16,
+           tc = ta & 0xffff, rows = ROWS[s], nby = BYTES[s], ncol = nby / 4;
+  if (tl != 0)
+    return lfail(e, in, w, l,
+                 "tcgen05.cp%s to tensor-memory address 0x%08x: lane field %u, where the copy "
+                 "starts at lane 0",
+                 NAME[s], ta, tl);
+  if (tc + ncol > BW_COLS)
+    return lfail(e, in, w, l, "tcgen05.cp columns %u-%u: past column 511", tc, tc + ncol - 1);
+  uint64_t desc = wslot(w, in->a)[l];
+  double *v = malloc(sizeof(double) * rows * nby * 2);
+  if (!v) return plX__fail(e, in->stmt, "out of memory");
+  plX_wgrd sp[2];
+  memset(sp, 0, sizeof sp);
+  for (int k = 0; k < nc; k++) {
+    if (plX__b_in_alloc(e, in, w, l, cs[k], tc, tc + ncol, "tcgen05.cp:") ||
+        plX__b_write_cells(e, in, w, cs[k], 0, BW_LANES, tc, tc + ncol, "tcgen05.cp")) {
+      free(v);
+      return e->status;
+    }
+    e->C = cs[k];
+    int rc = plX__h_desc_load(e, in, w, 100, desc, PLT_U8, 0, 0, rows, nby,
+                              v + (size_t)k * rows * nby, "the tcgen05.cp source", &sp[k]);
+    e->C = c;
+    if (rc) {
+      free(v);
+      return e->status;
+    }
+  }
+  uint32_t seq = ++b->seq[w->idx], tag = bw_tag(b->ops.n, c->rank);
+  plX_tcop op = { (uint32_t)(in - e->xf.code), (uint32_t)w->idx, seq, (uint32_t)l };
+  if (!plB_vec_push(b->ops, op)) {
+    free(v);
+    return plX__fail(e, in->stmt, "out of memory");
+  }
+  uint32_t reps = s == 5 ? 4 : 1;
+  for (int k = 0; k < nc; k++)
+    for (uint32_t r = 0; r < rows; r++)
+      for (uint32_t q = 0; q < reps; q++) {
+        uint32_t ln = r + 32 * q;
+        for (uint32_t cl = 0; cl < ncol; cl++) {
+          uint32_t word = 0;
+          for (uint32_t j = 0; j < 4; j++)
+            word |= (uint32_t)v[(size_t)k * rows * nby + r * nby + cl * 4 + j] << (8 * j);
+          cs[k]->bw->cell[ln * BW_COLS + tc + cl] = word;
+          cs[k]->bw->tag[ln * BW_COLS + tc + cl] = tag;
+        }
+      }
+  free(v);
+  for (int k = 0; k < nc; k++)
+    if (rd_note(e, cs[k], &sp[k], (uint32_t)w->idx, seq, op.pc)) return e->status;
+  return 0;
+}
