@@ -1642,31 +1642,31 @@ PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8.ashift{$tcksh}",
 ** sparse mxf4 and mxf4nvf4 only on the arch-specific targets */
 PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}",
         "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110,
-        _)
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale{.block32}{$tcka}",
         "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110,
-        _)
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale{.block32}{$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}",
         "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110,
-        _)
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, TCMMA)
 PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}",
         "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100,
         PLA_FAMILY_A | PLA_SM110, _)

@@ -99,6 +99,46 @@ static int rd_note(plX_emu *e, plX_cta *c, const plX_wgrd *span, uint32_t warp, 
   return plB_vec_push(b->rd, r) ? 0 : plX__fail(e, X_NOSLOT, "out of memory");
 }
 
+/* the block-scaled kinds' scale factors: rows (M's rows or N's columns, at most 256) of one CTA's
+** scale matrix at column sc, byte id of each cell: row r at lane r % 32 of column sc + r / 32,
+** duplicated in all four lane quarters (the ISA: "Scale factors for A and B matrices need to be
+** duplicated to all 32 lane partitions"); the cells are read as the MMA reads D (written, and known
+** complete unless this thread's own ops wrote them). UE8M0: 2^(e - 127), 0xff NaN. 0 ok */
+static int sf_read(plX_emu *e, plX_ins *in, plX_warp *w, int l, plX_cta *kc, uint32_t sta,
+                   uint32_t rows, int id, const char *what, double *out) {
+  uint32_t sl = sta >> 16, sc = sta & 0xffff, ncol = (rows + 31) / 32;
+  if (sl != 0)
+    return lfail(e, in, w, l,
+                 "%s at tensor-memory address 0x%08x: lane field %u is not emulated (the scale "
+                 "factors' lanes are pinned from lane 0)",
+                 what, sta, sl);
+  if (sc + ncol > BW_COLS)
+    return lfail(e, in, w, l, "%s columns %u-%u: past column 511", what, sc, sc + ncol - 1);
+  if (plX__b_in_alloc(e, in, w, l, kc, sc, sc + ncol, what)) return e->status;
+  for (uint32_t c = 0; c < ncol; c++) {
+    uint32_t cnt = rows - 32 * c < 32 ? rows - 32 * c : 32;
+    for (uint32_t q = 0; q < 4; q++)
+      if (plX__b_read_cells(e, in, w, l, kc, 32 * q, 32 * q + cnt, sc + c, sc + c + 1, 1, 1, what))
+        return e->status;
+  }
+  const uint32_t *cell = kc->bw->cell;
+  for (uint32_t r = 0; r < rows; r++) {
+    uint32_t col = sc + r / 32, v = cell[(r % 32) * BW_COLS + col] >> (8 * id) & 0xff;
+    for (uint32_t q = 1; q < 4; q++) {
+      uint32_t u = cell[(r % 32 + 32 * q) * BW_COLS + col] >> (8 * id) & 0xff;
+      if (u != v)
+        return lfail(e, in, w, l,
+                     "%s of row %u: byte %d of lane %u, column %u of CTA (%u,%u,%u) holds 0x%02x, "
+                     "lane %u 0x%02x: the scale factors are duplicated in all four lane quarters "
+                     "(tcgen05.cp .32x128b.warpx4 does that)",
+                     what, r, id, r % 32, col, kc->ctaid[0], kc->ctaid[1], kc->ctaid[2], v,
+                     r % 32 + 32 * q, u);
+    }
+    out[r] = v == 0xff ? NAN : ldexp(1.0, (int)v - 127);
+  }
+  return 0;
+}
+
 int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (!em) return 0;
   int l = one_lane(e, in, w, em, "MMA");
@@ -117,13 +157,28 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
                  "tcgen05.mma.sp",
                  iv);
   int M = id.m, N = id.n, at = elem_type(id.a), bt = elem_type(id.b);
+  int bs = in->sub2 >= PLTC_MXF8F6F4; /* block scaled */
+  if (bs && in->sub2 != PLTC_MXF8F6F4)
+    return lfail(e, in, w, l,
+                 ".kind::%s is not emulated (the shared-memory container of packed e2m1 "
+                 "elements, and the 2X/4X scale-factor sub-columns, are not pinned)",
+                 plB_tc_kind_name(in->sub2));
+  if (bs && id.scale != PLTC_T_UE8M0)
+    return lfail(e, in, w, l,
+                 ".kind::mxf8f6f4 with %s scale factors is not emulated (the ISA's combinations "
+                 "give it ue8m0)",
+                 plB_tc_type_name(id.scale));
+  if (bs && in->rnd == 2 && M == 128)
+    return lfail(e, in, w, l,
+                 "a block-scaled M=128 cta_group::2 MMA is not emulated (where each CTA's 64 rows "
+                 "of scale factors lie is not pinned)");
   int K = in->sub2 == PLTC_F16 ? 16 : in->sub2 == PLTC_TF32 ? 8 : 32;
   int integer = in->sub2 == PLTC_I8, atmem = in->sub & 1;
   if (at < 0 || bt < 0)
     return lfail(e, in, w, l,
-                 ".kind::f8f6f4 with %s x %s is not emulated (the shared-memory container of 6- "
+                 ".kind::%s with %s x %s is not emulated (the shared-memory container of 6- "
                  "and 4-bit elements is not pinned)",
-                 plB_tc_type_name(id.a), plB_tc_type_name(id.b));
+                 plB_tc_kind_name(in->sub2), plB_tc_type_name(id.a), plB_tc_type_name(id.b));
   if (id.d == PLTC_T_F16)
     return lfail(e, in, w, l,
                  "an f16 D is not emulated (where 16-bit accumulators land in tensor memory is "
@@ -276,11 +331,42 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     free(A);
     return e->status;
   }
+  /* the block-scaled kinds: each row of A and column of B times its scale factor (K = 32: one a
+  ** row); A's rows from each CTA's own scale matrix, B's from the even CTA's (the odd one must
+  ** hold the same: which one a pair's MMA reads is not pinned) */
+  double *sfa = NULL, *sfb = NULL;
+  if (bs) {
+    sfa = malloc(sizeof(double) * (size_t)(M + 2 * N));
+    if (!sfa) {
+      free(A);
+      return plX__fail(e, in->stmt, "out of memory");
+    }
+    sfb = sfa + M;
+    uint32_t sat = (uint32_t)(wslot(w, in->d)[l] + (uint64_t)in->target),
+             sbt = (uint32_t)(wslot(w, in->d2)[l] + (uint64_t)in->vs);
+    for (int k = 0; k < nc && !rc; k++) {
+      rc = sf_read(e, in, w, l, cs[k], sat, ma, id.sfa_id, "scale-A", sfa + (size_t)k * ma);
+      if (!rc)
+        rc = sf_read(e, in, w, l, cs[k], sbt, (uint32_t)N, id.sfb_id, "scale-B", k ? sfb + N : sfb);
+    }
+    for (int n = 0; n < N && !rc && nc == 2; n++)
+      if (sfb[n] != sfb[N + n] && !(sfb[n] != sfb[n] && sfb[N + n] != sfb[N + n]))
+        rc = lfail(e, in, w, l,
+                   "scale-B of column %d differs between the CTAs of the pair (%g and %g): "
+                   "which CTA's scale factors a cta_group::2 MMA reads for B is not emulated",
+                   n, sfb[n], sfb[N + n]);
+    if (rc) {
+      free(sfa);
+      free(A);
+      return e->status;
+    }
+  }
   /* the collector: fill keeps A, use and lastuse read it (the same A as the fill's), discard
   ** and lastuse empty it */
   uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
   if (in->t3 == 2 || in->t3 == 3) {
     if (!b->coll_pc || b->coll_tid != tid || b->coll_m != (uint32_t)M || b->coll_k != (uint32_t)K) {
+      free(sfa);
       free(A);
       return lfail(e, in, w, l,
                    ".collector::a::%s with no A of this shape in the collector: a "
@@ -290,6 +376,7 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     for (size_t i = 0; i < na; i++)
       if (A[i] != b->coll[i] && !(A[i] != A[i] && b->coll[i] != b->coll[i])) {
         uint32_t pc = b->coll_pc - 1;
+        free(sfa);
         free(A);
         return lfail(e, in, w, l,
                      ".collector::a::%s: A[%u][%u] differs from what the .collector::a::fill of "
@@ -301,6 +388,7 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (in->t3 == 1) {
     double *cp = realloc(b->coll, sizeof(double) * na);
     if (!cp) {
+      free(sfa);
       free(A);
       return plX__fail(e, in->stmt, "out of memory");
     }
@@ -312,11 +400,18 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     b->coll_pc = (uint32_t)(in - e->xf.code) + 1;
   } else if (in->t3 == 3 || in->t3 == 4)
     b->coll_pc = 0;
+  if (bs) {
+    for (uint32_t m = 0; m < (uint32_t)M; m++)
+      for (int kk = 0; kk < K; kk++) A[m * (size_t)K + (size_t)kk] *= sfa[m];
+    for (uint32_t n = 0; n < (uint32_t)N; n++)
+      for (int kk = 0; kk < K; kk++) B[n * (size_t)K + (size_t)kk] *= sfb[n];
+    free(sfa);
+  }
   if (id.neg_a)
     for (size_t i = 0; i < na; i++) A[i] = -A[i];
   if (id.neg_b)
     for (size_t i = 0; i < nb; i++) B[i] = -B[i];
-  double scale = in->target > 1 ? ldexp(1.0, -(int)(in->target - 1)) : 1.0;
+  double scale = !bs && in->target > 1 ? ldexp(1.0, -(int)(in->target - 1)) : 1.0;
   for (uint32_t m = 0; m < (uint32_t)M; m++)
     for (uint32_t n = 0; n < (uint32_t)N; n++) {
       uint32_t k, ln, cl;
