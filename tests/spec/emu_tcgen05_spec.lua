@@ -1331,3 +1331,153 @@ describe("emulated tcgen05.cp", function()
     end)
   end
 end)
+
+-- ---- tcgen05.mma .kind::mxf8f6f4.block_scale ----------------------------------------------------
+-- M 128, N 64, K 64 as two MMAs of K 32 (the second accumulating), e4m3 A and e5m2 B (no swizzle,
+-- K-major), a ue8m0 scale factor per row of A and column of B and 32-K block, each different: both
+-- atoms (512 bytes: row r, k-block j at byte 16 (r % 32) + 4 (r / 32) + j) copied to tensor memory
+-- with tcgen05.cp .32x128b.warpx4, the j-th MMA reading byte j (the SF IDs of its descriptor).
+describe("emulated tcgen05.mma block-scaled", function()
+  local dev = rt.device("emu")
+  local M, N, K = 128, 64, 64
+  local A, B = gen("e4m3", M * K, 23), gen("e5m2", N * K, 29)
+  local function ue(r, j, salt) return 127 + (r * 5 + j * 3 + salt) % 9 - 4 end   -- 2^-4 .. 2^4
+  local function sfbyte(r, j) return 16 * (r % 32) + 4 * floor(r / 32) + j end
+  local AOFF, BOFF, SAOFF, SBOFF, TOTAL = 0, 8192, 12288, 12800, 13312
+
+  local function image()
+    local img = {}
+    for i = 1, TOTAL do img[i] = 0 end
+    place(img, AOFF, A, M, K, 1, false, "none")
+    place(img, BOFF, B, N, K, 1, false, "none")
+    for r = 0, 127 do
+      for j = 0, 3 do
+        img[SAOFF + sfbyte(r, j) + 1] = ue(r, j, 0)
+        img[SBOFF + sfbyte(r, j) + 1] = ue(r, j, 4)
+      end
+    end
+    local words = {}
+    for i = 1, TOTAL, 4 do words[#words + 1] = img[i] + img[i + 1] * 256 + img[i + 2] * 65536 + img[i + 3] * 16777216 end
+    return words
+  end
+
+  -- o.cp_tid: the thread that issues the copies (0: the MMA thread); o.lmma, o.lcp: their lines
+  local function kernel(o)
+    local ptx = H.fresh()
+    local idesc = {}
+    for j = 0, 1 do
+      idesc[j] = ptx.tcgen05_idesc { kind = "mxf8f6f4", a = "e4m3", b = "e5m2", m = M, n = N, scale = "ue8m0", sfa_id = j, sfb_id = j }
+    end
+    return ptx.kernel { name = "bs", target = "sm_100a", params = { { "img", "u32*" }, { "out", "u32*" } }, body = function(_, img, out)
+      local plan = ptx.smem_plan()
+      local slot = plan:alloc("slot", "u32", 1, { align = 16 })
+      local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+      local region = plan:alloc("ab", "u32", TOTAL / 4, { align = 1024 })
+      local tm = ptx.tmem_plan()
+      local acc = tm:alloc("acc", 128)
+      local tid = ptx.special "tid.x"
+      local warp = tid:shr(5)
+      ptx.if_(warp:eq(0), function() tm:allocate(slot) end)
+      ptx.if_(tid:eq(0), function() ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 1) end)
+      local gi = ptx.global_ptrs(img)
+      local sb = ptx.reg.u32()
+      ptx.mov.u32(sb, ptx.sym "smem")
+      for i = 0, TOTAL / 4 - 1, 128 do
+        local v = ptx.reg.u32()
+        ptx.ld.global.u32(v, ptx.addr(gi + (tid + i):mul_wide(4)))
+        ptx.st.shared.u32(ptx.addr(sb + region.offset + (tid + i):shl(2)), v)
+      end
+      ptx.op "fence.proxy.async.shared::cta" ()
+      ptx.tcgen05_fence("before")
+      ptx.bar.sync(0)
+      ptx.tcgen05_fence("after")
+      local base = ptx.reg.u32()
+      ptx.ld.shared.u32(base, slot:addr(0))
+      local d = tm:address(base, acc)
+      local sfa, sfb = tm:address(base, acc, 0, N), tm:address(base, acc, 0, N + 4)
+      local function desc(off, lbo, sbo)
+        local lo = ptx.reg.u32()
+        ptx.op "add.u32" (lo, sb, region.offset + off)
+        ptx.op "shr.u32" (lo, lo, 4)
+        ptx.op "or.b32" (lo, lo, (lbo / 16) * 65536)
+        local dl, dh, dd = ptx.reg.u64(), ptx.reg.u64(), ptx.reg.b64()
+        ptx.op "cvt.u64.u32" (dl, lo)
+        ptx.op "mov.u64" (dh, sbo / 16 + 2 ^ 14)
+        ptx.op "shl.b64" (dh, dh, 32)
+        ptx.op "or.b64" (dd, dh, dl)
+        return dd
+      end
+      ptx.if_(tid:eq(o.cp_tid or 0), function()
+        o.lcp = nextline()
+        ptx.op "tcgen05.cp.cta_group::1.32x128b.warpx4" (ptx.addr(sfa), desc(SAOFF, 16, 128))
+        ptx.op "tcgen05.cp.cta_group::1.32x128b.warpx4" (ptx.addr(sfb), desc(SBOFF, 16, 128))
+      end)
+      if o.cp_tid then
+        ptx.tcgen05_fence("before")
+        ptx.bar.sync(0)
+        ptx.tcgen05_fence("after")
+      end
+      ptx.if_(tid:eq(0), function()
+        for j = 0, 1 do                               -- k-block j: 2 core matrices (LBO 128) on
+          local p = ptx.reg.pred()
+          if j > 0 then ptx.setp.eq.u32(p, tid, tid) else ptx.setp.ne.u32(p, tid, tid) end
+          if j == 0 then o.lmma = nextline() end
+          ptx.tcgen05_mma { d = d, a = desc(AOFF + 256 * j, 128, 512), b = desc(BOFF + 256 * j, 128, 512), idesc = idesc[j],
+                            accumulate = p, kind = "mxf8f6f4", scale_vec = "1X", scale_a = sfa, scale_b = sfb }
+        end
+        ptx.tcgen05_commit(bar)
+      end)
+      ptx.mbarrier_wait(bar, 0)
+      ptx.tcgen05_fence("after")
+      local q = ptx.reg.u32()
+      ptx.op "add.u32" (q, d, warp:shl(21))
+      local r = ptx.tcgen05_ld { shape = "32x32b", num = N, taddr = q }
+      ptx.tcgen05_wait("ld")
+      local p = ptx.global_ptrs(out) + tid:mul_wide(4 * N)
+      for j = 1, N do ptx.st.global.u32(ptx.addr(p, (j - 1) * 4), r[j]) end
+      ptx.tcgen05_fence("before")
+      ptx.bar.sync(0)
+      ptx.if_(warp:eq(0), function() tm:deallocate(base) end)
+    end }
+  end
+  local function launch(o)
+    local k = kernel(o)
+    local words = image()
+    local gimg = dev:array("u32", #words, words)
+    local out = dev:array("u32", 128 * N):poison()
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { gimg, out }, grid = { 1 }, block = { 128 } })
+    local got = ok and out:read() or nil
+    gimg:free(); out:free()
+    return ok, err, got
+  end
+
+  it("scales each 32-K block of each row of A and column of B by its own factor (against a double reference)", function()
+    local ok, err, got = launch {}
+    assert.is_true(ok, err)
+    local EA, EB = TYPES.e4m3.val, TYPES.e5m2.val
+    local plain = 0                                    -- the products without scales differ somewhere
+    for m = 0, M - 1 do
+      for n = 0, N - 1 do
+        local s, sabs, u = 0, 0, 0
+        for kk = 0, K - 1 do
+          local j = floor(kk / 32)
+          local a, b = EA(A[m * K + kk + 1]), EB(B[n * K + kk + 1])
+          local p = a * 2 ^ (ue(m, j, 0) - 127) * b * 2 ^ (ue(n, j, 4) - 127)
+          s = s + p; sabs = sabs + math.abs(p); u = u + a * b
+        end
+        local g = ffi.cast("float*", ffi.new("uint32_t[1]", got[m * N + n + 1]))[0]
+        assert(math.abs(g - s) <= sabs * 2 ^ -22 + 1e-30, fmt("D[%d][%d] = %.9g, want %.9g", m, n, g, s))
+        if math.abs(u - s) > sabs * 2 ^ -20 then plain = plain + 1 end
+      end
+    end
+    assert.is_true(plain > M * N / 2, "the scales change most results")
+  end)
+
+  it("flags an MMA reading scale factors another thread's tcgen05.cp wrote, with no commit -> wait chain, naming the cp", function()
+    local o = { cp_tid = 32 }
+    local ok, err = launch(o)
+    assert.is_false(ok, "it ran")
+    assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: ", o.lmma), err, 1, true)
+    assert.matches(fmt("written by the tcgen05.cp of line %d", o.lcp), err, 1, true)
+  end)
+end)
