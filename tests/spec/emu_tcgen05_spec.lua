@@ -1407,12 +1407,30 @@ describe("emulated tcgen05.mma block-scaled", function()
         ptx.op "or.b64" (dd, dh, dl)
         return dd
       end
+      if o.st_sfa then                                -- scale-A by tcgen05.st: every warp its quarter
+        local l = tid:band(31)
+        local regs = {}
+        for c = 0, 3 do
+          local v = ptx.reg.u32()
+          ptx.ld.global.u32(v, ptx.addr(gi + (l:shl(2) + (SAOFF / 4 + c)):mul_wide(4)))
+          if c == 0 and o.st_sfa == "spoil" then       -- warp 2's copy of row 0 differs
+            local p = ptx.reg.pred()
+            ptx.setp.eq.u32(p, tid, 64)
+            ptx.at(p).add.u32(v, v, 1)
+          end
+          regs[#regs + 1] = v
+        end
+        local q = ptx.reg.u32()
+        ptx.op "add.u32" (q, sfa, warp:shl(21))
+        ptx.tcgen05_st { shape = "32x32b", num = 4, taddr = q, regs = regs }
+        ptx.tcgen05_wait("st")
+      end
       ptx.if_(tid:eq(o.cp_tid or 0), function()
         o.lcp = nextline()
-        ptx.op "tcgen05.cp.cta_group::1.32x128b.warpx4" (ptx.addr(sfa), desc(SAOFF, 16, 128))
+        if not o.st_sfa then ptx.op "tcgen05.cp.cta_group::1.32x128b.warpx4" (ptx.addr(sfa), desc(SAOFF, 16, 128)) end
         ptx.op "tcgen05.cp.cta_group::1.32x128b.warpx4" (ptx.addr(sfb), desc(SBOFF, 16, 128))
       end)
-      if o.cp_tid then
+      if o.cp_tid or o.st_sfa then
         ptx.tcgen05_fence("before")
         ptx.bar.sync(0)
         ptx.tcgen05_fence("after")
@@ -1451,9 +1469,7 @@ describe("emulated tcgen05.mma block-scaled", function()
     return ok, err, got
   end
 
-  it("scales each 32-K block of each row of A and column of B by its own factor (against a double reference)", function()
-    local ok, err, got = launch {}
-    assert.is_true(ok, err)
+  local function check(got)
     local EA, EB = TYPES.e4m3.val, TYPES.e5m2.val
     local plain = 0                                    -- the products without scales differ somewhere
     for m = 0, M - 1 do
@@ -1471,6 +1487,25 @@ describe("emulated tcgen05.mma block-scaled", function()
       end
     end
     assert.is_true(plain > M * N / 2, "the scales change most results")
+  end
+  it("scales each 32-K block of each row of A and column of B by its own factor (against a double reference)", function()
+    local ok, err, got = launch {}
+    assert.is_true(ok, err)
+    check(got)
+  end)
+  it("takes scale-A written by tcgen05.st, every warp its lane quarter (the same result)", function()
+    local ok, err, got = launch { st_sfa = true }
+    assert.is_true(ok, err)
+    check(got)
+  end)
+  it("flags scale factors a lane quarter holds differently, at the MMA", function()
+    local o = { st_sfa = "spoil" }
+    local ok, err = launch(o)
+    assert.is_false(ok, "it ran")
+    assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: ", o.lmma), err, 1, true)
+    assert.matches("scale-A of row 0: byte 0 of lane 0, column 64", err, 1, true)
+    assert.matches("lane 64 0x", err, 1, true)
+    assert.matches("duplicated in all four lane quarters", err, 1, true)
   end)
 
   it("flags an MMA reading scale factors another thread's tcgen05.cp wrote, with no commit -> wait chain, naming the cp", function()
