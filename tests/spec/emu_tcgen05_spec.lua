@@ -1206,20 +1206,24 @@ describe("emulated tcgen05.cp", function()
     ["32x128b.warpx4"] = { rows = 32, bytes = 16, reps = 4 },
   }
   local LBO, SBO = 2048, 256
-  local function pat(i) return (i * 7 + 3) % 251 end   -- byte i of the shared region
+  local function pat(i, rank) return (i * 7 + 3 + 97 * (rank or 0)) % 251 end   -- byte i of CTA rank's region
   local function src(r, j) return (r % 8) * 16 + math.floor(r / 8) * SBO + math.floor(j / 16) * LBO + j % 16 end
 
   -- 128 threads fill 8 KB of shared memory with pat, thread 0 copies with tcgen05.cp (o.cp: the
   -- shape) to column 0 and commits (unless o.nocommit), every warp waits (o.nowait: not), fences
-  -- and reads its lane quarter's o.ncol (8) columns with 32x32b into out
+  -- and reads its lane quarter's o.ncol (8) columns with 32x32b into out. o.pair: a cluster of 2,
+  -- each CTA its own pattern, the even CTA's thread 0 copies with .cta_group::2 and commits to
+  -- both CTAs' barriers
   local function cp_kernel(o)
     local ptx = H.fresh()
-    return ptx.kernel { name = "cp", target = "sm_100a", params = { { "out", "u32*" } }, body = function(_, out)
+    local pair = o.pair
+    return ptx.kernel { name = "cp", target = "sm_100a", params = { { "out", "u32*" } }, cluster = pair and { 2, 1, 1 } or nil,
+      body = function(_, out)
       local plan = ptx.smem_plan()
       local slot = plan:alloc("slot", "u32", 1, { align = 16 })
       local bar = plan:alloc("bar", "b64", 1, { align = 8 })
       local region = plan:alloc("src", "u32", 2048, { align = 1024 })
-      local tm = ptx.tmem_plan()
+      local tm = ptx.tmem_plan { cta_group = pair and 2 or 1 }
       local acc = tm:alloc("acc", 32)
       local tid = ptx.special "tid.x"
       local warp = tid:shr(5)
@@ -1227,6 +1231,13 @@ describe("emulated tcgen05.cp", function()
       ptx.if_(tid:eq(0), function() ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 1) end)
       local sb = ptx.reg.u32()
       ptx.mov.u32(sb, ptx.sym "smem")
+      local rank = ptx.reg.u32()
+      ptx.mov.u32(rank, pair and ptx.special "cluster_ctarank" or 0)
+      local function cta_sync()
+        if not pair then ptx.bar.sync(0); return end
+        ptx.op "barrier.cluster.arrive.aligned" ()
+        ptx.op "barrier.cluster.wait.aligned" ()
+      end
       for i = 0, 2047, 128 do
         local w = ptx.reg.u32()
         local idx = tid + i
@@ -1236,6 +1247,9 @@ describe("emulated tcgen05.cp", function()
         for j = 3, 0, -1 do
           local v = ptx.reg.u32()
           ptx.op "mad.lo.u32" (v, b0 + j, 7, 3)
+          local r97 = ptx.reg.u32()
+          ptx.op "mul.lo.u32" (r97, rank, 97)
+          ptx.op "add.u32" (v, v, r97)
           ptx.op "rem.u32" (v, v, 251)
           ptx.op "shl.b32" (w, w, 8)
           ptx.op "or.b32" (w, w, v)
@@ -1243,13 +1257,14 @@ describe("emulated tcgen05.cp", function()
         ptx.st.shared.u32(ptx.addr(sb + region.offset + idx:shl(2)), w)
       end
       if not o.noproxy then ptx.op "fence.proxy.async.shared::cta" () end
+      if pair then ptx.op "fence.mbarrier_init.release.cluster" () end
       ptx.tcgen05_fence("before")
-      ptx.bar.sync(0)
+      cta_sync()
       ptx.tcgen05_fence("after")
       local base = ptx.reg.u32()
       ptx.ld.shared.u32(base, slot:addr(0))
       local d = tm:address(base, acc)
-      ptx.if_(tid:eq(0), function()
+      ptx.if_(tid:eq(0):band(rank:eq(0)), function()
         local lo = ptx.reg.u32()
         ptx.op "add.u32" (lo, sb, region.offset)
         ptx.op "shr.u32" (lo, lo, 4)
@@ -1260,8 +1275,12 @@ describe("emulated tcgen05.cp", function()
         ptx.op "shl.b64" (dh, dh, 32)
         ptx.op "or.b64" (dd, dh, dl)
         o.lcp = nextline()
-        ptx.op("tcgen05.cp.cta_group::1." .. o.cp) (ptx.addr(d), dd)
-        if not o.nocommit then ptx.tcgen05_commit(bar) end
+        ptx.op("tcgen05.cp.cta_group::" .. (pair and 2 or 1) .. "." .. o.cp) (ptx.addr(d), dd)
+        if pair then
+          local mask = ptx.reg.u16()
+          ptx.mov.u16(mask, 3)
+          ptx.tcgen05_commit(bar, { multicast = mask })
+        elseif not o.nocommit then ptx.tcgen05_commit(bar) end
       end)
       if not o.nowait then ptx.mbarrier_wait(bar, 0) end
       ptx.tcgen05_fence("after")
@@ -1271,37 +1290,43 @@ describe("emulated tcgen05.cp", function()
       o.lld = nextline()
       local r = ptx.tcgen05_ld { shape = "32x32b", num = nc, taddr = q }
       ptx.tcgen05_wait("ld")
-      local p = ptx.global_ptrs(out) + tid:mul_wide(32)
+      local p = ptx.global_ptrs(out) + tid:mul_wide(32) + rank:mul_wide(128 * 32)
       for j = 1, nc do ptx.st.global.u32(ptx.addr(p, (j - 1) * 4), r[j]) end
       ptx.tcgen05_fence("before")
-      ptx.bar.sync(0)
+      cta_sync()
       ptx.if_(warp:eq(0), function() tm:deallocate(base) end)
     end }
   end
   local function run(o)
     local k = cp_kernel(o)
-    local out = dev:array("u32", 128 * 8):fill(0)
-    local ok, err = pcall(rt.launch, k, { device = dev, args = { out }, grid = { 1 }, block = { 128 } })
+    local nc = o.pair and 2 or 1
+    local out = dev:array("u32", 128 * 8 * nc):fill(0)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { out }, grid = { nc }, block = { 128 } })
     local got = ok and out:read() or nil
     out:free()
     return ok, err, got
   end
 
   for name, s in pairs(SHAPES) do
-    it(fmt("copies .%s row r into lane r (bytes in increasing columns)%s", name, s.reps and ", in every lane quarter" or ""), function()
-      -- the cells of the copy's columns, as the warp of each lane quarter reads them
-      local o = { cp = name, ncol = s.bytes / 4 }
-      local ok, err, got = run(o)
-      assert.is_true(ok, err)
-      for lane = 0, 127 do
-        local r = s.reps and lane % 32 or lane
-        for c = 0, s.bytes / 4 - 1 do
-          local want = 0
-          for j = 3, 0, -1 do want = want * 256 + pat(src(r, 4 * c + j)) end
-          assert.are.equal(want, got[lane * 8 + c + 1], fmt("lane %d column %d", lane, c))
+    for _, pair in ipairs { false, true } do
+      it(fmt("copies .%s row r into lane r (bytes in increasing columns)%s%s", name, s.reps and ", in every lane quarter" or "",
+             pair and "; .cta_group::2 into both CTAs, each from its own shared memory" or ""), function()
+        -- the cells of the copy's columns, as the warp of each lane quarter reads them
+        local o = { cp = name, ncol = s.bytes / 4, pair = pair }
+        local ok, err, got = run(o)
+        assert.is_true(ok, err)
+        for rank = 0, pair and 1 or 0 do
+          for lane = 0, 127 do
+            local r = s.reps and lane % 32 or lane
+            for c = 0, s.bytes / 4 - 1 do
+              local want = 0
+              for j = 3, 0, -1 do want = want * 256 + pat(src(r, 4 * c + j), rank) end
+              assert.are.equal(want, got[rank * 1024 + lane * 8 + c + 1], fmt("CTA %d lane %d column %d", rank, lane, c))
+            end
+          end
         end
-      end
-    end)
+      end)
+    end
   end
 
   local function at(err, line, ...)
