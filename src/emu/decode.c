@@ -2475,11 +2475,11 @@ static int dec_ops(D *d, const plI_stmt *s, plX_ins *in, const plA_res *r) {
       plX_ins ta;
       memset(&ta, 0, sizeof ta);
       vaddr(d, &O[4], &ta, XS_GENERIC);
-      in->d = ta.abase;
+      in->d = ta.abase != X_NOSLOT ? ta.abase : cslot(d, 0); /* a constant address: all offset */
       in->target = (uint32_t)ta.off;
       memset(&ta, 0, sizeof ta);
       vaddr(d, &O[5], &ta, XS_GENERIC);
-      in->d2 = ta.abase;
+      in->d2 = ta.abase != X_NOSLOT ? ta.abase : cslot(d, 0);
       in->vs = (uint32_t)ta.off;
       q = 6;
     } else if (O[q].kind == PLO_VEC) {
