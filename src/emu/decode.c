@@ -12,6 +12,7 @@
 #include "fp.h"
 #include "mma.h"
 #include "isa.h"
+#include "smem.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1622,15 +1623,19 @@ DEC(tmap) {
 /* tcgen05 (src/emu/blackwell/): rnd the .cta_group (1, 2); alloc: the space of [dst]; ld/st: sub
 ** the shape (0 32x32b, 1 16x64b, 2 16x128b, 3 16x256b), vec .num, sub2 .pack/.unpack::16b; wait:
 ** sub 1 wait::st; fence: sub 1 after_thread_sync; mma: sub2 the kind (PLTC_*), t3 the collector
-** usage (1 fill, 2 use, 3 lastuse, 4 discard); commit: sub 1 .multicast::cluster */
+** usage (1 fill, 2 use, 3 lastuse, 4 discard), t2 the block-scaled kinds' scale block (16, 32);
+** commit: sub 1 .multicast::cluster; cp: sub the
+** shape (0 128x256b, 1 4x256b, 2 128x128b, 3 64x128b.warpx2::02_13, 4 ::01_23, 5 32x128b.warpx4),
+** sub2 the decompression (1 .b6x16_p32, 2 .b4x16_p64) */
 DEC(tcgen05) {
   static const char *const SHAPE[] = { "32x32b", "16x64b", "16x128b", "16x256b", NULL };
-  static const char *const KIND[] = { "kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8", NULL };
+  static const char *const KIND[] = { "kind::f16",      "kind::tf32", "kind::f8f6f4",   "kind::i8",
+                                      "kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4", NULL };
   static const char *const COLL[] = { "collector::a::fill", "collector::a::use",
                                       "collector::a::lastuse", "collector::a::discard", NULL };
   static const char *const WORD[] = { "alloc",  "dealloc", "relinquish_alloc_permit",
                                       "ld",     "st",      "mma",
-                                      "commit", NULL };
+                                      "commit", "cp",      NULL };
   in->op = (uint16_t)op;
   TLALL(k, WORD);
   in->rnd = T(k, "cta_group::2") ? 2 : T(k, "cta_group::1") ? 1 : 0;
@@ -1668,6 +1673,26 @@ DEC(tcgen05) {
     NEED(kd, "kind");
     in->sub2 = (uint8_t)(kd - 1);
     in->t3 = (uint8_t)TL(k, COLL);
+    if (in->sub2 >= PLTC_MXF8F6F4) { /* t2: elements a scale factor covers */
+      static const char *const SV[] = { "scale_vec::1X", "scale_vec::2X", "scale_vec::4X",
+                                        "block16",       "block32",       NULL };
+      NEED(T(k, "block_scale"), "block_scale");
+      int v = TL(k, SV);
+      in->t2 = v == 3 || v == 4 ? 16 : 32;
+      if (v == 2 && in->sub2 == PLTC_MXF4NVF4) in->t2 = 32;
+    }
+    break;
+  }
+  case X_TCCP: {
+    static const char *const CPS[] = {
+      "128x256b", "4x256b", "128x128b", "64x128b", "32x128b", NULL
+    };
+    static const char *const CPM[] = { "warpx2::02_13", "warpx2::01_23", "warpx4", NULL };
+    int s = TL(k, CPS), mc = TL(k, CPM);
+    NEED(s, "shape");
+    in->sub = (uint8_t)(s == 4 ? (mc == 2 ? 4 : 3) : s == 5 ? 5 : s - 1);
+    T(k, "b8x16");
+    in->sub2 = T(k, "b6x16_p32") ? 1 : T(k, "b4x16_p64") ? 2 : 0;
     break;
   }
   case X_TCCOMMIT:
@@ -2445,7 +2470,19 @@ static int dec_ops(D *d, const plI_stmt *s, plX_ins *in, const plA_res *r) {
     SRC(b, 2, PLT_B64);
     SRC(e, 3, PLT_B32);
     int q = 4;
-    if (O[q].kind == PLO_VEC) {
+    if (in->sub2 >= PLTC_MXF8F6F4) { /* [scale-A-tmem] in d + target, [scale-B-tmem] d2 + vs */
+      NEED(n == 7 && O[4].kind == PLO_ADDR && O[5].kind == PLO_ADDR, "scale operands");
+      plX_ins ta;
+      memset(&ta, 0, sizeof ta);
+      vaddr(d, &O[4], &ta, XS_GENERIC);
+      in->d = ta.abase != X_NOSLOT ? ta.abase : cslot(d, 0); /* a constant address: all offset */
+      in->target = (uint32_t)ta.off;
+      memset(&ta, 0, sizeof ta);
+      vaddr(d, &O[5], &ta, XS_GENERIC);
+      in->d2 = ta.abase != X_NOSLOT ? ta.abase : cslot(d, 0);
+      in->vs = (uint32_t)ta.off;
+      q = 6;
+    } else if (O[q].kind == PLO_VEC) {
       NEED(O[q].n == 4 || O[q].n == 8, "disable-output-lane");
       in->vec = (uint8_t)O[q].n;
       vvec(d, &O[q], O[q].n, 0, PLT_B32, &in->vs);
@@ -2455,10 +2492,16 @@ static int dec_ops(D *d, const plI_stmt *s, plX_ins *in, const plA_res *r) {
     int ng;
     in->c = psrc(d, &O[q++], &ng);
     if (ng) in->fl |= XF_NEGC;
-    if (n > q && O[q].kind == PLO_IMM) in->target = 1 + (uint32_t)O[q++].v;
+    if (n > q && O[q].kind == PLO_IMM && in->sub2 < PLTC_MXF8F6F4)
+      in->target = 1 + (uint32_t)O[q++].v;
     NEED(n == q, "the second predicate of .kind::i8");
     break;
   }
+  case X_TCCP: /* [taddr], s-desc */
+    NOPS(2);
+    vaddr(d, &O[0], in, XS_GENERIC);
+    SRC(a, 1, PLT_B64);
+    break;
   case X_TCCOMMIT:
     NEED(n == 1 + (in->sub != 0), "operand count");
     vaddr(d, &O[0], in, in->space);

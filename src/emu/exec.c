@@ -1318,6 +1318,7 @@ int plX__exec(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t am, uint32_t em) {
   case X_TCWAIT:
   case X_TCFENCE:
   case X_TCMMA:
+  case X_TCCP:
   case X_TCCOMMIT: return plX__bw_exec(e, w, in, em);
   default: {
     plX_elem_fn f = plX__elem[in->op]; /* an operation of element functions (ops.c) */

@@ -156,4 +156,5 @@ PL_OP(TCST, tcgen05, 0, _)            /* tcgen05.st */
 PL_OP(TCWAIT, tcgen05, 0, _)          /* tcgen05.wait::ld (sub 0), wait::st (sub 1) */
 PL_OP(TCFENCE, tcgen05, 0, _)         /* tcgen05.fence::before_thread_sync (0), after (1) */
 PL_OP(TCMMA, tcgen05, 0, _)           /* tcgen05.mma */
+PL_OP(TCCP, tcgen05, 0, _)            /* tcgen05.cp */
 PL_OP(TCCOMMIT, tcgen05, 0, _)        /* tcgen05.commit */

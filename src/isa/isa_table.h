@@ -1642,31 +1642,40 @@ PL_FORM("tcgen05.mma.sp.cta_group::2.kind::i8.ashift{$tcksh}",
 ** sparse mxf4 and mxf4nvf4 only on the arch-specific targets */
 PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}",
         "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110,
-        _)
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110,
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110,
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf8f6f4.block_scale.scale_vec::1X{$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110,
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale{.block32}{$tcka}",
         "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110,
-        _)
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale{.block32}{$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110,
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110,
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4.block_scale.scale_vec::2X{$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 86, 100, PLA_ARCH_A | PLA_SM110,
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}",
         "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110,
-        _)
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.block16|.block32){$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 88, 100, PLA_FAMILY_A | PLA_SM110,
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}",
-        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
+        "m:b32=, a:b64=i, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110,
+        TCMMA)
 PL_FORM("tcgen05.mma$tccg.kind::mxf4nvf4.block_scale.(.scale_vec::2X|.scale_vec::4X){$tcka}",
-        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110, _)
+        "m:b32=, m:b32=, a:b64=i, a:b32=i, m:b32=, m:b32=, p", 87, 100, PLA_ARCH_A | PLA_SM110,
+        TCMMA)
 PL_FORM("tcgen05.mma.sp$tccg.kind::mxf8f6f4.block_scale{.block32}{$tcka}",
         "m:b32=, a:b64=i, a:b64=i, m:b32=, a:b32=i, m:b32=, m:b32=, p", 88, 100,
         PLA_FAMILY_A | PLA_SM110, _)
@@ -1764,7 +1773,7 @@ PL_FORM("tcgen05.fence::after_thread_sync", "", 86, 100, PLA_FAMILY_A | PLA_SM11
 ** 4-bit elements (.b6x16_p32, .b4x16_p64) into bytes */
 PL_FORM("tcgen05.cp$tccg.(.128x256b|.4x256b|.128x128b|.64x128b.warpx2::02_13|.64x128b"
         ".warpx2::01_23|.32x128b.warpx4){.b8x16.b6x16_p32|.b8x16.b4x16_p64}", "m:b32=i, a:b64=i",
-        86, 100, PLA_FAMILY_A | PLA_SM110, _)
+        86, 100, PLA_FAMILY_A | PLA_SM110, TCCP)
 PL_FORM("tcgen05.shift$tccg.down", "m:b32=i", 86, 100, PLA_ARCH_A | PLA_SM110, _)
 /* cluster launch control (sm_100, PTX 8.6): try_cancel writes a 16-byte response to shared memory
 ** and completes 16 bytes of tx on an mbarrier (at any address ptxas takes without .shared::cta;

@@ -1193,3 +1193,351 @@ describe("emulated tcgen05 checks", function()
     at(err, lines.mma, "D: columns 0-63 of CTA (1,0,0) are not inside one allocation (none is live)")
   end)
 end)
+
+-- ---- tcgen05.cp: shared memory to tensor memory -----------------------------------------------
+-- The source is the shape's rows x bytes read through the descriptor (no swizzle, K-major: byte
+-- j of row r at (r % 8) * 16 + (r / 8) * SBO + (j / 16) * LBO + j % 16), row r into lane r, byte j
+-- into column j / 4 at bits 8 (j % 4); .32x128b.warpx4 writes its 32 rows into every lane quarter.
+describe("emulated tcgen05.cp", function()
+  local dev = rt.device("emu")
+  local SHAPES = {
+    ["128x256b"] = { rows = 128, bytes = 32 },
+    ["128x128b"] = { rows = 128, bytes = 16 },
+    ["32x128b.warpx4"] = { rows = 32, bytes = 16, reps = 4 },
+  }
+  local LBO, SBO = 2048, 256
+  local function pat(i, rank) return (i * 7 + 3 + 97 * (rank or 0)) % 251 end   -- byte i of CTA rank's region
+  local function src(r, j) return (r % 8) * 16 + math.floor(r / 8) * SBO + math.floor(j / 16) * LBO + j % 16 end
+
+  -- 128 threads fill 8 KB of shared memory with pat, thread 0 copies with tcgen05.cp (o.cp: the
+  -- shape) to column 0 and commits (unless o.nocommit), every warp waits (o.nowait: not), fences
+  -- and reads its lane quarter's o.ncol (8) columns with 32x32b into out. o.pair: a cluster of 2,
+  -- each CTA its own pattern, the even CTA's thread 0 copies with .cta_group::2 and commits to
+  -- both CTAs' barriers
+  local function cp_kernel(o)
+    local ptx = H.fresh()
+    local pair = o.pair
+    return ptx.kernel { name = "cp", target = "sm_100a", params = { { "out", "u32*" } }, cluster = pair and { 2, 1, 1 } or nil,
+      body = function(_, out)
+      local plan = ptx.smem_plan()
+      local slot = plan:alloc("slot", "u32", 1, { align = 16 })
+      local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+      local region = plan:alloc("src", "u32", 2048, { align = 1024 })
+      local tm = ptx.tmem_plan { cta_group = pair and 2 or 1 }
+      local acc = tm:alloc("acc", 32)
+      local tid = ptx.special "tid.x"
+      local warp = tid:shr(5)
+      ptx.if_(warp:eq(0), function() tm:allocate(slot) end)
+      ptx.if_(tid:eq(0), function() ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 1) end)
+      local sb = ptx.reg.u32()
+      ptx.mov.u32(sb, ptx.sym "smem")
+      local rank = ptx.reg.u32()
+      ptx.mov.u32(rank, pair and ptx.special "cluster_ctarank" or 0)
+      local function cta_sync()
+        if not pair then ptx.bar.sync(0); return end
+        ptx.op "barrier.cluster.arrive.aligned" ()
+        ptx.op "barrier.cluster.wait.aligned" ()
+      end
+      for i = 0, 2047, 128 do
+        local w = ptx.reg.u32()
+        local idx = tid + i
+        -- word idx: bytes 4 idx .. 4 idx + 3 of pat
+        local b0 = idx:shl(2)
+        ptx.mov.u32(w, 0)
+        for j = 3, 0, -1 do
+          local v = ptx.reg.u32()
+          ptx.op "mad.lo.u32" (v, b0 + j, 7, 3)
+          local r97 = ptx.reg.u32()
+          ptx.op "mul.lo.u32" (r97, rank, 97)
+          ptx.op "add.u32" (v, v, r97)
+          ptx.op "rem.u32" (v, v, 251)
+          ptx.op "shl.b32" (w, w, 8)
+          ptx.op "or.b32" (w, w, v)
+        end
+        ptx.st.shared.u32(ptx.addr(sb + region.offset + idx:shl(2)), w)
+      end
+      if not o.noproxy then ptx.op "fence.proxy.async.shared::cta" () end
+      if pair then ptx.op "fence.mbarrier_init.release.cluster" () end
+      ptx.tcgen05_fence("before")
+      cta_sync()
+      ptx.tcgen05_fence("after")
+      local base = ptx.reg.u32()
+      ptx.ld.shared.u32(base, slot:addr(0))
+      local d = tm:address(base, acc)
+      ptx.if_(tid:eq(0):band(rank:eq(0)), function()
+        local lo = ptx.reg.u32()
+        ptx.op "add.u32" (lo, sb, region.offset)
+        ptx.op "shr.u32" (lo, lo, 4)
+        ptx.op "or.b32" (lo, lo, (LBO / 16) * 65536)
+        local dl, dh, dd = ptx.reg.u64(), ptx.reg.u64(), ptx.reg.b64()
+        ptx.op "cvt.u64.u32" (dl, lo)
+        ptx.op "mov.u64" (dh, SBO / 16 + 2 ^ 14)
+        ptx.op "shl.b64" (dh, dh, 32)
+        ptx.op "or.b64" (dd, dh, dl)
+        o.lcp = nextline()
+        ptx.op("tcgen05.cp.cta_group::" .. (pair and 2 or 1) .. "." .. o.cp) (ptx.addr(d), dd)
+        if pair then
+          local mask = ptx.reg.u16()
+          ptx.mov.u16(mask, 3)
+          ptx.tcgen05_commit(bar, { multicast = mask })
+        elseif not o.nocommit then ptx.tcgen05_commit(bar) end
+      end)
+      if not o.nowait then ptx.mbarrier_wait(bar, 0) end
+      ptx.tcgen05_fence("after")
+      local q = ptx.reg.u32()
+      ptx.op "add.u32" (q, d, warp:shl(21))
+      local nc = o.ncol or 8
+      o.lld = nextline()
+      local r = ptx.tcgen05_ld { shape = "32x32b", num = nc, taddr = q }
+      ptx.tcgen05_wait("ld")
+      local p = ptx.global_ptrs(out) + tid:mul_wide(32) + rank:mul_wide(128 * 32)
+      for j = 1, nc do ptx.st.global.u32(ptx.addr(p, (j - 1) * 4), r[j]) end
+      ptx.tcgen05_fence("before")
+      cta_sync()
+      ptx.if_(warp:eq(0), function() tm:deallocate(base) end)
+    end }
+  end
+  local function run(o)
+    local k = cp_kernel(o)
+    local nc = o.pair and 2 or 1
+    local out = dev:array("u32", 128 * 8 * nc):fill(0)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { out }, grid = { nc }, block = { 128 } })
+    local got = ok and out:read() or nil
+    out:free()
+    return ok, err, got
+  end
+
+  for name, s in pairs(SHAPES) do
+    for _, pair in ipairs { false, true } do
+      it(fmt("copies .%s row r into lane r (bytes in increasing columns)%s%s", name, s.reps and ", in every lane quarter" or "",
+             pair and "; .cta_group::2 into both CTAs, each from its own shared memory" or ""), function()
+        -- the cells of the copy's columns, as the warp of each lane quarter reads them
+        local o = { cp = name, ncol = s.bytes / 4, pair = pair }
+        local ok, err, got = run(o)
+        assert.is_true(ok, err)
+        for rank = 0, pair and 1 or 0 do
+          for lane = 0, 127 do
+            local r = s.reps and lane % 32 or lane
+            for c = 0, s.bytes / 4 - 1 do
+              local want = 0
+              for j = 3, 0, -1 do want = want * 256 + pat(src(r, 4 * c + j), rank) end
+              assert.are.equal(want, got[rank * 1024 + lane * 8 + c + 1], fmt("CTA %d lane %d column %d", rank, lane, c))
+            end
+          end
+        end
+      end)
+    end
+  end
+
+  local function at(err, line, ...)
+    assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: ", line), err, 1, true)
+    for _, x in ipairs { ... } do assert.matches(x, err, 1, true) end
+  end
+  it("flags a tcgen05.ld of cells a tcgen05.cp wrote before its commit is known complete, naming the cp", function()
+    local o = { cp = "128x256b", nocommit = true, nowait = true }
+    local ok, err = run(o)
+    assert.is_false(ok, "it ran")
+    at(err, o.lld, fmt("written by the tcgen05.cp of line %d", o.lcp), "does not know")
+  end)
+  it("flags a tcgen05.cp reading generic writes without fence.proxy.async, at the cp", function()
+    local o = { cp = "128x128b", ncol = 4, noproxy = true }
+    local ok, err = run(o)
+    assert.is_false(ok, "it ran")
+    at(err, o.lcp, "fence.proxy.async")
+  end)
+  for _, f in ipairs { { "4x256b", "not pinned" }, { "64x128b.warpx2::02_13", "not pinned" },
+                       { "64x128b.warpx2::01_23", "not pinned" },
+                       { "128x128b.b8x16.b6x16_p32", "figure" }, { "128x256b.b8x16.b4x16_p64", "figure" } } do
+    it(fmt("says .%s is not emulated, at the cp", f[1]), function()
+      local o = { cp = f[1] }
+      local ok, err = run(o)
+      assert.is_false(ok, "it ran")
+      at(err, o.lcp, "is not emulated", f[2])
+    end)
+  end
+end)
+
+-- ---- tcgen05.mma .kind::mxf8f6f4.block_scale ----------------------------------------------------
+-- M 128, N 64, K 64 as two MMAs of K 32 (the second accumulating), e4m3 A and e5m2 B (no swizzle,
+-- K-major), a ue8m0 scale factor per row of A and column of B and 32-K block, each different: both
+-- atoms (512 bytes: row r, k-block j at byte 16 (r % 32) + 4 (r / 32) + j) copied to tensor memory
+-- with tcgen05.cp .32x128b.warpx4, the j-th MMA reading byte j (the SF IDs of its descriptor).
+describe("emulated tcgen05.mma block-scaled", function()
+  local dev = rt.device("emu")
+  local M, N, K = 128, 64, 64
+  local A, B = gen("e4m3", M * K, 23), gen("e5m2", N * K, 29)
+  local function ue(r, j, salt) return 127 + (r * 5 + j * 3 + salt) % 9 - 4 end   -- 2^-4 .. 2^4
+  local function sfbyte(r, j) return 16 * (r % 32) + 4 * floor(r / 32) + j end
+  local AOFF, BOFF, SAOFF, SBOFF, TOTAL = 0, 8192, 12288, 12800, 13312
+
+  local function image()
+    local img = {}
+    for i = 1, TOTAL do img[i] = 0 end
+    place(img, AOFF, A, M, K, 1, false, "none")
+    place(img, BOFF, B, N, K, 1, false, "none")
+    for r = 0, 127 do
+      for j = 0, 3 do
+        img[SAOFF + sfbyte(r, j) + 1] = ue(r, j, 0)
+        img[SBOFF + sfbyte(r, j) + 1] = ue(r, j, 4)
+      end
+    end
+    local words = {}
+    for i = 1, TOTAL, 4 do words[#words + 1] = img[i] + img[i + 1] * 256 + img[i + 2] * 65536 + img[i + 3] * 16777216 end
+    return words
+  end
+
+  -- o.cp_tid: the thread that issues the copies (0: the MMA thread); o.lmma, o.lcp: their lines
+  local function kernel(o)
+    local ptx = H.fresh()
+    local idesc = {}
+    for j = 0, 1 do
+      idesc[j] = ptx.tcgen05_idesc { kind = "mxf8f6f4", a = "e4m3", b = "e5m2", m = M, n = N, scale = "ue8m0", sfa_id = j, sfb_id = j }
+    end
+    return ptx.kernel { name = "bs", target = "sm_100a", params = { { "img", "u32*" }, { "out", "u32*" } }, body = function(_, img, out)
+      local plan = ptx.smem_plan()
+      local slot = plan:alloc("slot", "u32", 1, { align = 16 })
+      local bar = plan:alloc("bar", "b64", 1, { align = 8 })
+      local region = plan:alloc("ab", "u32", TOTAL / 4, { align = 1024 })
+      local tm = ptx.tmem_plan()
+      local acc = tm:alloc("acc", 128)
+      local tid = ptx.special "tid.x"
+      local warp = tid:shr(5)
+      ptx.if_(warp:eq(0), function() tm:allocate(slot) end)
+      ptx.if_(tid:eq(0), function() ptx.op "mbarrier.init.shared::cta.b64" (bar:addr(0), 1) end)
+      local gi = ptx.global_ptrs(img)
+      local sb = ptx.reg.u32()
+      ptx.mov.u32(sb, ptx.sym "smem")
+      for i = 0, TOTAL / 4 - 1, 128 do
+        local v = ptx.reg.u32()
+        ptx.ld.global.u32(v, ptx.addr(gi + (tid + i):mul_wide(4)))
+        ptx.st.shared.u32(ptx.addr(sb + region.offset + (tid + i):shl(2)), v)
+      end
+      ptx.op "fence.proxy.async.shared::cta" ()
+      ptx.tcgen05_fence("before")
+      ptx.bar.sync(0)
+      ptx.tcgen05_fence("after")
+      local base = ptx.reg.u32()
+      ptx.ld.shared.u32(base, slot:addr(0))
+      local d = tm:address(base, acc)
+      local sfa, sfb = tm:address(base, acc, 0, N), tm:address(base, acc, 0, N + 4)
+      local function desc(off, lbo, sbo)
+        local lo = ptx.reg.u32()
+        ptx.op "add.u32" (lo, sb, region.offset + off)
+        ptx.op "shr.u32" (lo, lo, 4)
+        ptx.op "or.b32" (lo, lo, (lbo / 16) * 65536)
+        local dl, dh, dd = ptx.reg.u64(), ptx.reg.u64(), ptx.reg.b64()
+        ptx.op "cvt.u64.u32" (dl, lo)
+        ptx.op "mov.u64" (dh, sbo / 16 + 2 ^ 14)
+        ptx.op "shl.b64" (dh, dh, 32)
+        ptx.op "or.b64" (dd, dh, dl)
+        return dd
+      end
+      if o.st_sfa then                                -- scale-A by tcgen05.st: every warp its quarter
+        local l = tid:band(31)
+        local regs = {}
+        for c = 0, 3 do
+          local v = ptx.reg.u32()
+          ptx.ld.global.u32(v, ptx.addr(gi + (l:shl(2) + (SAOFF / 4 + c)):mul_wide(4)))
+          if c == 0 and o.st_sfa == "spoil" then       -- warp 2's copy of row 0 differs
+            local p = ptx.reg.pred()
+            ptx.setp.eq.u32(p, tid, 64)
+            ptx.at(p).add.u32(v, v, 1)
+          end
+          regs[#regs + 1] = v
+        end
+        local q = ptx.reg.u32()
+        ptx.op "add.u32" (q, sfa, warp:shl(21))
+        ptx.tcgen05_st { shape = "32x32b", num = 4, taddr = q, regs = regs }
+        ptx.tcgen05_wait("st")
+      end
+      ptx.if_(tid:eq(o.cp_tid or 0), function()
+        o.lcp = nextline()
+        if not o.st_sfa then ptx.op "tcgen05.cp.cta_group::1.32x128b.warpx4" (ptx.addr(sfa), desc(SAOFF, 16, 128)) end
+        ptx.op "tcgen05.cp.cta_group::1.32x128b.warpx4" (ptx.addr(sfb), desc(SBOFF, 16, 128))
+      end)
+      if o.cp_tid or o.st_sfa then
+        ptx.tcgen05_fence("before")
+        ptx.bar.sync(0)
+        ptx.tcgen05_fence("after")
+      end
+      ptx.if_(tid:eq(0), function()
+        for j = 0, 1 do                               -- k-block j: 2 core matrices (LBO 128) on
+          local p = ptx.reg.pred()
+          if j > 0 then ptx.setp.eq.u32(p, tid, tid) else ptx.setp.ne.u32(p, tid, tid) end
+          if j == 0 then o.lmma = nextline() end
+          ptx.tcgen05_mma { d = d, a = desc(AOFF + 256 * j, 128, 512), b = desc(BOFF + 256 * j, 128, 512), idesc = idesc[j],
+                            accumulate = p, kind = "mxf8f6f4", scale_vec = "1X", scale_a = sfa, scale_b = sfb }
+        end
+        ptx.tcgen05_commit(bar)
+      end)
+      ptx.mbarrier_wait(bar, 0)
+      ptx.tcgen05_fence("after")
+      local q = ptx.reg.u32()
+      ptx.op "add.u32" (q, d, warp:shl(21))
+      local r = ptx.tcgen05_ld { shape = "32x32b", num = N, taddr = q }
+      ptx.tcgen05_wait("ld")
+      local p = ptx.global_ptrs(out) + tid:mul_wide(4 * N)
+      for j = 1, N do ptx.st.global.u32(ptx.addr(p, (j - 1) * 4), r[j]) end
+      ptx.tcgen05_fence("before")
+      ptx.bar.sync(0)
+      ptx.if_(warp:eq(0), function() tm:deallocate(base) end)
+    end }
+  end
+  local function launch(o)
+    local k = kernel(o)
+    local words = image()
+    local gimg = dev:array("u32", #words, words)
+    local out = dev:array("u32", 128 * N):poison()
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { gimg, out }, grid = { 1 }, block = { 128 } })
+    local got = ok and out:read() or nil
+    gimg:free(); out:free()
+    return ok, err, got
+  end
+
+  local function check(got)
+    local EA, EB = TYPES.e4m3.val, TYPES.e5m2.val
+    local plain = 0                                    -- the products without scales differ somewhere
+    for m = 0, M - 1 do
+      for n = 0, N - 1 do
+        local s, sabs, u = 0, 0, 0
+        for kk = 0, K - 1 do
+          local j = floor(kk / 32)
+          local a, b = EA(A[m * K + kk + 1]), EB(B[n * K + kk + 1])
+          local p = a * 2 ^ (ue(m, j, 0) - 127) * b * 2 ^ (ue(n, j, 4) - 127)
+          s = s + p; sabs = sabs + math.abs(p); u = u + a * b
+        end
+        local g = ffi.cast("float*", ffi.new("uint32_t[1]", got[m * N + n + 1]))[0]
+        assert(math.abs(g - s) <= sabs * 2 ^ -22 + 1e-30, fmt("D[%d][%d] = %.9g, want %.9g", m, n, g, s))
+        if math.abs(u - s) > sabs * 2 ^ -20 then plain = plain + 1 end
+      end
+    end
+    assert.is_true(plain > M * N / 2, "the scales change most results")
+  end
+  it("scales each 32-K block of each row of A and column of B by its own factor (against a double reference)", function()
+    local ok, err, got = launch {}
+    assert.is_true(ok, err)
+    check(got)
+  end)
+  it("takes scale-A written by tcgen05.st, every warp its lane quarter (the same result)", function()
+    local ok, err, got = launch { st_sfa = true }
+    assert.is_true(ok, err)
+    check(got)
+  end)
+  it("flags scale factors a lane quarter holds differently, at the MMA", function()
+    local o = { st_sfa = "spoil" }
+    local ok, err = launch(o)
+    assert.is_false(ok, "it ran")
+    assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: ", o.lmma), err, 1, true)
+    assert.matches("scale-A of row 0: byte 0 of lane 0, column 64", err, 1, true)
+    assert.matches("lane 64 0x", err, 1, true)
+    assert.matches("duplicated in all four lane quarters", err, 1, true)
+  end)
+
+  it("flags an MMA reading scale factors another thread's tcgen05.cp wrote, with no commit -> wait chain, naming the cp", function()
+    local o = { cp_tid = 32 }
+    local ok, err = launch(o)
+    assert.is_false(ok, "it ran")
+    assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: ", o.lmma), err, 1, true)
+    assert.matches(fmt("written by the tcgen05.cp of line %d", o.lcp), err, 1, true)
+  end)
+end)

@@ -82,5 +82,6 @@ void plX__b_give(plX_emu *e, plX_warp *w, plX_cta *c, const plX_mbar *m, uint32_
 /* tcmma.c */
 int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
 int plX__b_exec_commit(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
+int plX__b_exec_cp(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em);
 
 #endif

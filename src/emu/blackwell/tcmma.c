@@ -99,6 +99,46 @@ static int rd_note(plX_emu *e, plX_cta *c, const plX_wgrd *span, uint32_t warp, 
   return plB_vec_push(b->rd, r) ? 0 : plX__fail(e, X_NOSLOT, "out of memory");
 }
 
+/* the block-scaled kinds' scale factors: rows (M's rows or N's columns, at most 256) of one CTA's
+** scale matrix at column sc, byte id of each cell: row r at lane r % 32 of column sc + r / 32,
+** duplicated in all four lane quarters (the ISA: "Scale factors for A and B matrices need to be
+** duplicated to all 32 lane partitions"); the cells are read as the MMA reads D (written, and known
+** complete unless this thread's own ops wrote them). UE8M0: 2^(e - 127), 0xff NaN. 0 ok */
+static int sf_read(plX_emu *e, plX_ins *in, plX_warp *w, int l, plX_cta *kc, uint32_t sta,
+                   uint32_t rows, int id, const char *what, double *out) {
+  uint32_t sl = sta >> 16, sc = sta & 0xffff, ncol = (rows + 31) / 32;
+  if (sl != 0)
+    return lfail(e, in, w, l,
+                 "%s at tensor-memory address 0x%08x: lane field %u is not emulated (the scale "
+                 "factors' lanes are pinned from lane 0)",
+                 what, sta, sl);
+  if (sc + ncol > BW_COLS)
+    return lfail(e, in, w, l, "%s columns %u-%u: past column 511", what, sc, sc + ncol - 1);
+  if (plX__b_in_alloc(e, in, w, l, kc, sc, sc + ncol, what)) return e->status;
+  for (uint32_t c = 0; c < ncol; c++) {
+    uint32_t cnt = rows - 32 * c < 32 ? rows - 32 * c : 32;
+    for (uint32_t q = 0; q < 4; q++)
+      if (plX__b_read_cells(e, in, w, l, kc, 32 * q, 32 * q + cnt, sc + c, sc + c + 1, 1, 1, what))
+        return e->status;
+  }
+  const uint32_t *cell = kc->bw->cell;
+  for (uint32_t r = 0; r < rows; r++) {
+    uint32_t col = sc + r / 32, v = cell[(r % 32) * BW_COLS + col] >> (8 * id) & 0xff;
+    for (uint32_t q = 1; q < 4; q++) {
+      uint32_t u = cell[(r % 32 + 32 * q) * BW_COLS + col] >> (8 * id) & 0xff;
+      if (u != v)
+        return lfail(e, in, w, l,
+                     "%s of row %u: byte %d of lane %u, column %u of CTA (%u,%u,%u) holds 0x%02x, "
+                     "lane %u 0x%02x: the scale factors are duplicated in all four lane quarters "
+                     "(tcgen05.cp .32x128b.warpx4 does that)",
+                     what, r, id, r % 32, col, kc->ctaid[0], kc->ctaid[1], kc->ctaid[2], v,
+                     r % 32 + 32 * q, u);
+    }
+    out[r] = v == 0xff ? NAN : ldexp(1.0, (int)v - 127);
+  }
+  return 0;
+}
+
 int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (!em) return 0;
   int l = one_lane(e, in, w, em, "MMA");
@@ -117,13 +157,28 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
                  "tcgen05.mma.sp",
                  iv);
   int M = id.m, N = id.n, at = elem_type(id.a), bt = elem_type(id.b);
+  int bs = in->sub2 >= PLTC_MXF8F6F4; /* block scaled */
+  if (bs && in->sub2 != PLTC_MXF8F6F4)
+    return lfail(e, in, w, l,
+                 ".kind::%s is not emulated (the shared-memory container of packed e2m1 "
+                 "elements, and the 2X/4X scale-factor sub-columns, are not pinned)",
+                 plB_tc_kind_name(in->sub2));
+  if (bs && id.scale != PLTC_T_UE8M0)
+    return lfail(e, in, w, l,
+                 ".kind::mxf8f6f4 with %s scale factors is not emulated (the ISA's combinations "
+                 "give it ue8m0)",
+                 plB_tc_type_name(id.scale));
+  if (bs && in->rnd == 2 && M == 128)
+    return lfail(e, in, w, l,
+                 "a block-scaled M=128 cta_group::2 MMA is not emulated (where each CTA's 64 rows "
+                 "of scale factors lie is not pinned)");
   int K = in->sub2 == PLTC_F16 ? 16 : in->sub2 == PLTC_TF32 ? 8 : 32;
   int integer = in->sub2 == PLTC_I8, atmem = in->sub & 1;
   if (at < 0 || bt < 0)
     return lfail(e, in, w, l,
-                 ".kind::f8f6f4 with %s x %s is not emulated (the shared-memory container of 6- "
+                 ".kind::%s with %s x %s is not emulated (the shared-memory container of 6- "
                  "and 4-bit elements is not pinned)",
-                 plB_tc_type_name(id.a), plB_tc_type_name(id.b));
+                 plB_tc_kind_name(in->sub2), plB_tc_type_name(id.a), plB_tc_type_name(id.b));
   if (id.d == PLTC_T_F16)
     return lfail(e, in, w, l,
                  "an f16 D is not emulated (where 16-bit accumulators land in tensor memory is "
@@ -276,11 +331,42 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     free(A);
     return e->status;
   }
+  /* the block-scaled kinds: each row of A and column of B times its scale factor (K = 32: one a
+  ** row); A's rows from each CTA's own scale matrix, B's from the even CTA's (the odd one must
+  ** hold the same: which one a pair's MMA reads is not pinned) */
+  double *sfa = NULL, *sfb = NULL;
+  if (bs) {
+    sfa = malloc(sizeof(double) * (size_t)(M + 2 * N));
+    if (!sfa) {
+      free(A);
+      return plX__fail(e, in->stmt, "out of memory");
+    }
+    sfb = sfa + M;
+    uint32_t sat = (uint32_t)(wslot(w, in->d)[l] + (uint64_t)in->target),
+             sbt = (uint32_t)(wslot(w, in->d2)[l] + (uint64_t)in->vs);
+    for (int k = 0; k < nc && !rc; k++) {
+      rc = sf_read(e, in, w, l, cs[k], sat, ma, id.sfa_id, "scale-A", sfa + (size_t)k * ma);
+      if (!rc)
+        rc = sf_read(e, in, w, l, cs[k], sbt, (uint32_t)N, id.sfb_id, "scale-B", k ? sfb + N : sfb);
+    }
+    for (int n = 0; n < N && !rc && nc == 2; n++)
+      if (sfb[n] != sfb[N + n] && !(sfb[n] != sfb[n] && sfb[N + n] != sfb[N + n]))
+        rc = lfail(e, in, w, l,
+                   "scale-B of column %d differs between the CTAs of the pair (%g and %g): "
+                   "which CTA's scale factors a cta_group::2 MMA reads for B is not emulated",
+                   n, sfb[n], sfb[N + n]);
+    if (rc) {
+      free(sfa);
+      free(A);
+      return e->status;
+    }
+  }
   /* the collector: fill keeps A, use and lastuse read it (the same A as the fill's), discard
   ** and lastuse empty it */
   uint32_t tid = (uint32_t)w->idx * 32 + (uint32_t)l;
   if (in->t3 == 2 || in->t3 == 3) {
     if (!b->coll_pc || b->coll_tid != tid || b->coll_m != (uint32_t)M || b->coll_k != (uint32_t)K) {
+      free(sfa);
       free(A);
       return lfail(e, in, w, l,
                    ".collector::a::%s with no A of this shape in the collector: a "
@@ -290,6 +376,7 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     for (size_t i = 0; i < na; i++)
       if (A[i] != b->coll[i] && !(A[i] != A[i] && b->coll[i] != b->coll[i])) {
         uint32_t pc = b->coll_pc - 1;
+        free(sfa);
         free(A);
         return lfail(e, in, w, l,
                      ".collector::a::%s: A[%u][%u] differs from what the .collector::a::fill of "
@@ -301,6 +388,7 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (in->t3 == 1) {
     double *cp = realloc(b->coll, sizeof(double) * na);
     if (!cp) {
+      free(sfa);
       free(A);
       return plX__fail(e, in->stmt, "out of memory");
     }
@@ -312,11 +400,18 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     b->coll_pc = (uint32_t)(in - e->xf.code) + 1;
   } else if (in->t3 == 3 || in->t3 == 4)
     b->coll_pc = 0;
+  if (bs) {
+    for (uint32_t m = 0; m < (uint32_t)M; m++)
+      for (int kk = 0; kk < K; kk++) A[m * (size_t)K + (size_t)kk] *= sfa[m];
+    for (uint32_t n = 0; n < (uint32_t)N; n++)
+      for (int kk = 0; kk < K; kk++) B[n * (size_t)K + (size_t)kk] *= sfb[n];
+    free(sfa);
+  }
   if (id.neg_a)
     for (size_t i = 0; i < na; i++) A[i] = -A[i];
   if (id.neg_b)
     for (size_t i = 0; i < nb; i++) B[i] = -B[i];
-  double scale = in->target > 1 ? ldexp(1.0, -(int)(in->target - 1)) : 1.0;
+  double scale = !bs && in->target > 1 ? ldexp(1.0, -(int)(in->target - 1)) : 1.0;
   for (uint32_t m = 0; m < (uint32_t)M; m++)
     for (uint32_t n = 0; n < (uint32_t)N; n++) {
       uint32_t k, ln, cl;
@@ -384,5 +479,108 @@ int plX__b_exec_commit(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     plX__b_give(e, w, t, m, own);
     if (plX__h_mb_arrive(e, in, w, l, t, m, 1, 0, 0, NULL)) return e->status;
   }
+  return 0;
+}
+
+/* tcgen05.cp: the shape's rows x bytes read through the descriptor as a K-major matrix of bytes
+** (the canonical layouts the MMA operands use), row r into lane r of the tensor-memory address,
+** its bytes in increasing columns (byte j at column j / 4, bits 8 (j % 4)); .32x128b.warpx4
+** copies its 32 rows into lanes l, 32 + l, 64 + l and 96 + l. cta_group::2: the even CTA's
+** instruction copies in both CTAs of the pair, each from its own shared memory at the
+** descriptor's address. Ordered before the thread's later MMAs, completed by tcgen05.commit. */
+int plX__b_exec_cp(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
+  static const uint32_t ROWS[6] = { 128, 4, 128, 64, 64, 32 },
+                        BYTES[6] = { 32, 32, 16, 16, 16, 16 };
+  static const char *const NAME[6] = {
+    ".128x256b",      ".4x256b", ".128x128b", ".64x128b.warpx2::02_13", ".64x128b.warpx2::01_23",
+    ".32x128b.warpx4"
+  };
+  if (!em) return 0;
+  int l = one_lane(e, in, w, em, "tcgen05.cp");
+  if (l < 0) return e->status;
+  uint32_t s = in->sub;
+  if (in->sub2)
+    return lfail(e, in, w, l,
+                 "tcgen05.cp with .b8x16.%s is not emulated (the ISA gives the packed source "
+                 "layout as a figure only)",
+                 in->sub2 == 1 ? "b6x16_p32" : "b4x16_p64");
+  if (s == 1 || s == 3 || s == 4)
+    return lfail(e, in, w, l,
+                 "tcgen05.cp%s is not emulated (which tensor-memory lanes its rows land in is "
+                 "not pinned by the ISA's text)",
+                 NAME[s]);
+  plX_cta *c = e->C;
+  plX_bw_cta *b = c->bw;
+  int pair = in->rnd == 2;
+  plX_cta *cs[2] = { c, c };
+  if (pair) {
+    if (e->H.ncl < 2 || e->H.ncl % 2)
+      return lfail(e, in, w, l,
+                   "tcgen05.cp.cta_group::2 in a cluster of %u CTA%s: a CTA pair is two CTAs of a "
+                   "cluster whose ranks differ in bit 0",
+                   e->H.ncl ? e->H.ncl : 1, e->H.ncl == 1 ? "" : "s");
+    if (c->rank & 1)
+      return lfail(e, in, w, l,
+                   "tcgen05.cp.cta_group::2 issued by the odd CTA of its pair is not emulated "
+                   "(the even one leads)");
+    cs[1] = &e->ctas[c->rank ^ 1];
+    if (cs[1]->done || !cs[1]->bw)
+      return lfail(e, in, w, l,
+                   "tcgen05.cp.cta_group::2: the peer CTA (%u,%u,%u) has exited (its tensor "
+                   "memory and shared memory are gone)",
+                   cs[1]->ctaid[0], cs[1]->ctaid[1], cs[1]->ctaid[2]);
+  }
+  int nc = pair ? 2 : 1;
+  uint32_t ta = (uint32_t)(wslot(w, in->abase)[l] + (uint64_t)in->off), tl = ta >> 16,
+           tc = ta & 0xffff, rows = ROWS[s], nby = BYTES[s], ncol = nby / 4;
+  if (tl != 0)
+    return lfail(e, in, w, l,
+                 "tcgen05.cp%s to tensor-memory address 0x%08x: lane field %u, where the copy "
+                 "starts at lane 0",
+                 NAME[s], ta, tl);
+  if (tc + ncol > BW_COLS)
+    return lfail(e, in, w, l, "tcgen05.cp columns %u-%u: past column 511", tc, tc + ncol - 1);
+  uint64_t desc = wslot(w, in->a)[l];
+  double *v = malloc(sizeof(double) * rows * nby * 2);
+  if (!v) return plX__fail(e, in->stmt, "out of memory");
+  plX_wgrd sp[2];
+  memset(sp, 0, sizeof sp);
+  for (int k = 0; k < nc; k++) {
+    if (plX__b_in_alloc(e, in, w, l, cs[k], tc, tc + ncol, "tcgen05.cp:") ||
+        plX__b_write_cells(e, in, w, cs[k], 0, BW_LANES, tc, tc + ncol, "tcgen05.cp")) {
+      free(v);
+      return e->status;
+    }
+    e->C = cs[k];
+    int rc = plX__h_desc_load(e, in, w, 100, desc, PLT_U8, 0, 0, rows, nby,
+                              v + (size_t)k * rows * nby, "the tcgen05.cp source", &sp[k]);
+    e->C = c;
+    if (rc) {
+      free(v);
+      return e->status;
+    }
+  }
+  uint32_t seq = ++b->seq[w->idx], tag = bw_tag(b->ops.n, c->rank);
+  plX_tcop op = { (uint32_t)(in - e->xf.code), (uint32_t)w->idx, seq, (uint32_t)l };
+  if (!plB_vec_push(b->ops, op)) {
+    free(v);
+    return plX__fail(e, in->stmt, "out of memory");
+  }
+  uint32_t reps = s == 5 ? 4 : 1;
+  for (int k = 0; k < nc; k++)
+    for (uint32_t r = 0; r < rows; r++)
+      for (uint32_t q = 0; q < reps; q++) {
+        uint32_t ln = r + 32 * q;
+        for (uint32_t cl = 0; cl < ncol; cl++) {
+          uint32_t word = 0;
+          for (uint32_t j = 0; j < 4; j++)
+            word |= (uint32_t)v[(size_t)k * rows * nby + r * nby + cl * 4 + j] << (8 * j);
+          cs[k]->bw->cell[ln * BW_COLS + tc + cl] = word;
+          cs[k]->bw->tag[ln * BW_COLS + tc + cl] = tag;
+        }
+      }
+  free(v);
+  for (int k = 0; k < nc; k++)
+    if (rd_note(e, cs[k], &sp[k], (uint32_t)w->idx, seq, op.pc)) return e->status;
   return 0;
 }

@@ -94,6 +94,14 @@ int plX__bw_setup(plX_emu *e, plX_cta *c) {
   return 0;
 }
 
+/* the async op's instruction, for messages */
+static const char *op_word(const plX_emu *e, const plX_tcop *op) {
+  return e->xf.code[op->pc].op == X_TCCP ? "tcgen05.cp" : "tcgen05.mma";
+}
+static const char *op_noun(const plX_emu *e, uint32_t pc) {
+  return e->xf.code[pc].op == X_TCCP ? "copy" : "MMA";
+}
+
 const plX_tcop *plX__b_op(plX_emu *e, uint32_t tag, plX_cta **c) {
   uint32_t rank = (tag - 2) % 16, idx = (tag - 2) / 16;
   *c = e->H.ncl ? &e->ctas[rank] : e->C;
@@ -239,19 +247,20 @@ int plX__b_read_cells(plX_emu *e, plX_ins *in, plX_warp *w, int l, plX_cta *c, u
       }
       if (me->ka[k] >= op->seq)
         return wfail(e, in, w,
-                     "%s reads tensor memory lane %u, column %u, written by the tcgen05.mma of "
-                     "line %s (warp %u of CTA (%u,%u,%u)): the wait at line %s orders it after "
-                     "that MMA's commit, but no tcgen05.fence::after_thread_sync came since (the "
-                     "tcgen05 instructions after a thread synchronization need one)",
-                     what, ln, cl, line_of(e, op->pc), op->warp, oc->ctaid[0], oc->ctaid[1],
-                     oc->ctaid[2], me->kpc[w->idx] ? line_of(e, me->kpc[w->idx] - 1) : "?");
+                     "%s reads tensor memory lane %u, column %u, written by the %s of line %s "
+                     "(warp %u of CTA (%u,%u,%u)): the wait at line %s orders it after that %s's "
+                     "commit, but no tcgen05.fence::after_thread_sync came since (the tcgen05 "
+                     "instructions after a thread synchronization need one)",
+                     what, ln, cl, op_word(e, op), line_of(e, op->pc), op->warp, oc->ctaid[0],
+                     oc->ctaid[1], oc->ctaid[2],
+                     me->kpc[w->idx] ? line_of(e, me->kpc[w->idx] - 1) : "?", op_noun(e, op->pc));
       return wfail(e, in, w,
-                   "%s reads tensor memory lane %u, column %u, written by the tcgen05.mma of line "
-                   "%s (warp %u of CTA (%u,%u,%u)), whose completion this warp does not know: wait "
-                   "on the mbarrier a tcgen05.commit after that MMA arrives on (then "
+                   "%s reads tensor memory lane %u, column %u, written by the %s of line %s (warp "
+                   "%u of CTA (%u,%u,%u)), whose completion this warp does not know: wait on the "
+                   "mbarrier a tcgen05.commit after that %s arrives on (then "
                    "tcgen05.fence::after_thread_sync) before reading its result",
-                   what, ln, cl, line_of(e, op->pc), op->warp, oc->ctaid[0], oc->ctaid[1],
-                   oc->ctaid[2]);
+                   what, ln, cl, op_word(e, op), line_of(e, op->pc), op->warp, oc->ctaid[0],
+                   oc->ctaid[1], oc->ctaid[2], op_noun(e, op->pc));
     }
   /* a tcgen05.st of another warp not waited for: the hand-off needs wait::st first */
   for (uint32_t x = 0; x < e->nwarps; x++) {
@@ -446,9 +455,9 @@ static int exec_dealloc(plX_emu *e, plX_warp *w, plX_ins *in) {
         continue;
       }
       return wfail(e, in, w,
-                   "deallocates columns %u-%u, which the tcgen05.mma of line %s (warp %u) writes, "
-                   "and this warp does not know it complete (wait on its tcgen05.commit first)",
-                   a->col, a->col + a->n - 1, line_of(e, op->pc), op->warp);
+                   "deallocates columns %u-%u, which the %s of line %s (warp %u) writes, and this "
+                   "warp does not know it complete (wait on its tcgen05.commit first)",
+                   a->col, a->col + a->n - 1, op_word(e, op), line_of(e, op->pc), op->warp);
     }
   for (uint32_t ln = 0; ln < BW_LANES; ln++)
     memset(b->tag + ln * BW_COLS + a->col, 0, a->n * sizeof(uint32_t));
@@ -562,12 +571,13 @@ int plX__bw_smem_write(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uint
     const plX_cta *ic = e->H.ncl ? &e->ctas[r->rank] : e->C;
     uint32_t at = off > r->lo ? off : r->lo;
     plX__fail(e, stmt,
-              "%s writes shared byte 0x%x of CTA (%u,%u,%u), which the tcgen05.mma of line %s "
-              "(warp %u of CTA (%u,%u,%u)) reads, and this thread does not know that MMA "
-              "complete: release a stage with tcgen05.commit to the mbarrier the producer waits "
-              "on (an mbarrier.arrive after issuing the MMA does not wait for it)",
-              who, at, c->ctaid[0], c->ctaid[1], c->ctaid[2], line_of(e, r->pc), r->warp,
-              ic->ctaid[0], ic->ctaid[1], ic->ctaid[2]);
+              "%s writes shared byte 0x%x of CTA (%u,%u,%u), which the %s of line %s (warp %u of "
+              "CTA (%u,%u,%u)) reads, and this thread does not know that %s complete: release a "
+              "stage with tcgen05.commit to the mbarrier the producer waits on (an "
+              "mbarrier.arrive after issuing the MMA does not wait for it)",
+              who, at, c->ctaid[0], c->ctaid[1], c->ctaid[2],
+              e->xf.code[r->pc].op == X_TCCP ? "tcgen05.cp" : "tcgen05.mma", line_of(e, r->pc),
+              r->warp, ic->ctaid[0], ic->ctaid[1], ic->ctaid[2], op_noun(e, r->pc));
     return 1;
   }
   return 0;
@@ -580,6 +590,7 @@ int plX__bw_exec(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (!b) return plX__fail(e, in->stmt, "internal: no tensor-memory state");
   if (in->op == X_TCMMA) return plX__b_exec_mma(e, w, in, em);
   if (in->op == X_TCCOMMIT) return plX__b_exec_commit(e, w, in, em);
+  if (in->op == X_TCCP) return plX__b_exec_cp(e, w, in, em);
   if (in->op == X_TCFENCE) { /* a thread's, not .sync.aligned */
     if (in->sub && em)
       memcpy(b->kf + (size_t)w->idx * b->nslot, b->ka + (size_t)w->idx * b->nslot,

@@ -218,7 +218,8 @@ void plX__hop_scan(plX_emu *e) {
     int op = e->xf.code[i].op;
     if (op >= X_MBAR && op < X__COUNT) H->used = 1;
     if (op == X_WGMMA) H->has_wgmma = 1;
-    if (op == X_WGMMA || op == X_TMA || op == X_BULK || op == X_CLCTRY || op == X_TCMMA)
+    if (op == X_WGMMA || op == X_TMA || op == X_BULK || op == X_CLCTRY || op == X_TCMMA ||
+        op == X_TCCP)
       H->track = 1;
   }
 }
