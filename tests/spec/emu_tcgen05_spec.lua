@@ -1282,7 +1282,9 @@ describe("emulated tcgen05.cp", function()
           ptx.tcgen05_commit(bar, { multicast = mask })
         elseif not o.nocommit then ptx.tcgen05_commit(bar) end
       end)
-      if not o.nowait then ptx.mbarrier_wait(bar, 0) end
+      -- no wait: a barrier still orders the issue before every warp's load (each then reads
+      -- cells the cp wrote, not cells nothing wrote yet), but not the copy's completion
+      if not o.nowait then ptx.mbarrier_wait(bar, 0) else cta_sync() end
       ptx.tcgen05_fence("after")
       local q = ptx.reg.u32()
       ptx.op "add.u32" (q, d, warp:shl(21))

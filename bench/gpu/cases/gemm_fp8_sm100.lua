@@ -34,7 +34,6 @@ return {
   configs = { { M = 8192, N = 8192, K = 8192 }, { M = 4096, N = 4096, K = 4096 }, { M = 1100, N = 1000, K = 1024 } },
   later = { { M = 8192, N = 8192, K = 8192, CLUSTER = 4 } },
   emu = { { M = 300, N = 200, K = 304 }, { M = 520, N = 136, K = 144, CLUSTER = 4 } },
-  emu_pending = "tcgen05.cp is not emulated yet (nor the block-scaled MMA)",
   sets = 2,
   runs = 20,
   tensors = function(t)
