@@ -114,6 +114,11 @@ void plX__h_wg_release(plX_emu *e, plX_warp *w, plX_ins *in, plX_cta *c, plX_mba
 void plX__h_wg_acquire(plX_emu *e, plX_warp *w, plX_cta *c, plX_mbar *m) {
   uint32_t wi = (uint32_t)w->idx;
   if (wi >= 32) return;
+  /* a second lane of this wait on the same mbarrier: the first one's acquire already ran, and a
+  ** repeat sets and clears the same bits (know only grows) */
+  if (w->wgq_clock == w->clock && w->wgq_mb == m) return;
+  w->wgq_clock = w->clock;
+  w->wgq_mb = m;
   const uint32_t *ldn = plX__h_mb_dn(c, m, 1);
   /* transitively: what the arrivers knew */
   uint32_t *kw = c->h.know + (size_t)wi * c->h.nslot;
@@ -424,22 +429,34 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   uint32_t scd = (in->sub & 32) ? ((in->sub & 64) ? ~0u : 0) : w->P[in->c];
   int nd = dt == PLT_F16 ? N / 4 : N / 2, halves = dt == PLT_F16 ? 2 : 1;
   double *D = B + (size_t)N * (size_t)KB;
-  for (int i = 0; i < nd; i++) {
-    const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
-    for (int l = 0; l < 32; l++) {
-      int keep = (scd >> l) & 1;
-      for (int h = 0; h < halves; h++) {
-        int row, col;
-        wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
-        double x = 0;
-        if (keep)
-          x = integer         ? (double)(int32_t)R[l]
-              : dt == PLT_F16 ? plX__to_double((R[l] >> (16 * h)) & 0xffff, XFMT_F16)
-                              : (double)f32(R[l]);
-        D[row * N + col] = x;
+  if (dt ==
+      PLT_F32) /* register 4 c + 2 h + x of lane l: row l / 4 + 8 h, column 8 c + 2 (l % 4) + x */
+    for (int i = 0; i < nd; i++) {
+      const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+      double *Dc = D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
+      if (scd == ~0u)
+        for (int l = 0; l < 32; l++) Dc[(l >> 2) * N + 2 * (l & 3)] = (double)f32(R[l]);
+      else
+        for (int l = 0; l < 32; l++)
+          Dc[(l >> 2) * N + 2 * (l & 3)] = (scd >> l & 1) ? (double)f32(R[l]) : 0;
+    }
+  else
+    for (int i = 0; i < nd; i++) {
+      const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+      for (int l = 0; l < 32; l++) {
+        int keep = (scd >> l) & 1;
+        for (int h = 0; h < halves; h++) {
+          int row, col;
+          wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
+          double x = 0;
+          if (keep)
+            x = integer         ? (double)(int32_t)R[l]
+                : dt == PLT_F16 ? plX__to_double((R[l] >> (16 * h)) & 0xffff, XFMT_F16)
+                                : (double)f32(R[l]);
+          D[row * N + col] = x;
+        }
       }
     }
-  }
   if (!integer && sa < 0)
     for (int q = 0; q < 16 * K; q++) A[q] = -A[q];
   if (!integer && sb < 0)
@@ -454,29 +471,37 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
       plX__tc_gemm(N, 1, K, Br, (size_t)K, A + r * K, (size_t)K, D + r * N, 1);
     }
   }
-  for (int i = 0; i < nd; i++) {
-    uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
-    for (int l = 0; l < 32; l++) {
-      uint64_t out = 0;
-      for (int h = 0; h < halves; h++) {
-        int row, col;
-        wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
-        double s = D[row * N + col];
-        if (integer) {
-          int64_t si = (int64_t)s;
-          if (in->fl & XF_SATF) {
-            if (si > INT32_MAX) si = INT32_MAX;
-            if (si < INT32_MIN) si = INT32_MIN;
-          }
-          out = (uint32_t)si;
-        } else if (dt == PLT_F16)
-          out |= plX__round(s, 0, XFMT_F16, XR_RN, 0) << (16 * h);
-        else
-          out = c32((float)s);
-      }
-      R[l] = out;
+  if (dt == PLT_F32) /* the f32 accumulators: one rounding each */
+    for (int i = 0; i < nd; i++) {
+      uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+      const double *Dc =
+          D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
+      for (int l = 0; l < 32; l++) R[l] = c32((float)Dc[(l >> 2) * N + 2 * (l & 3)]);
     }
-  }
+  else
+    for (int i = 0; i < nd; i++) {
+      uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+      for (int l = 0; l < 32; l++) {
+        uint64_t out = 0;
+        for (int h = 0; h < halves; h++) {
+          int row, col;
+          wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
+          double s = D[row * N + col];
+          if (integer) {
+            int64_t si = (int64_t)s;
+            if (in->fl & XF_SATF) {
+              if (si > INT32_MAX) si = INT32_MAX;
+              if (si < INT32_MIN) si = INT32_MIN;
+            }
+            out = (uint32_t)si;
+          } else if (dt == PLT_F16)
+            out |= plX__round(s, 0, XFMT_F16, XR_RN, 0) << (16 * h);
+          else
+            out = c32((float)s);
+        }
+        R[l] = out;
+      }
+    }
   /* the operands stay in use until a wait_group covers the open group */
   plX_cta *cc = e->C;
   if (cc->h.rd.n >= 4096) plX__h_wg_retire(e, cc);
