@@ -415,8 +415,9 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
                               (uint32_t)K, A, "operand A", &sa_span))
     return e->status;
   int KB = sparse ? 2 * K : K; /* B's K */
-  if (plX__h_desc_load(e, in, w, 90, wslot(w, in->b)[0], bt, (in->sub & 2) != 0, 0, (uint32_t)N,
-                       (uint32_t)KB, B, "operand B", &sb_span))
+  const double *Bv;            /* B's values: in B, or the gather cache's */
+  if (plX__h_desc_load_ref(e, in, w, 90, wslot(w, in->b)[0], bt, (in->sub & 2) != 0, 0, (uint32_t)N,
+                           (uint32_t)KB, B, &Bv, "operand B", &sb_span))
     return e->status;
   for (int l = 1; l < 32; l++)
     if (wslot(w, in->b)[l] != wslot(w, in->b)[0] ||
@@ -459,15 +460,17 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     }
   if (!integer && sa < 0)
     for (int q = 0; q < 16 * K; q++) A[q] = -A[q];
-  if (!integer && sb < 0)
-    for (size_t q = 0; q < (size_t)N * (size_t)KB; q++) B[q] = -B[q];
+  if (!integer && sb < 0) {
+    for (size_t q = 0; q < (size_t)N * (size_t)KB; q++) B[q] = -Bv[q];
+    Bv = B;
+  }
   if (!sparse)
-    plX__tc_gemm(16, N, K, A, (size_t)K, B, (size_t)KB, D, (size_t)N);
+    plX__tc_gemm(16, N, K, A, (size_t)K, Bv, (size_t)KB, D, (size_t)N);
   else { /* row by row: B's columns that row's metadata selects, in its order */
     double *Br = D + 16 * (size_t)N;
     for (int r = 0; r < 16; r++) {
       for (int n = 0; n < N; n++)
-        for (int k = 0; k < K; k++) Br[n * K + k] = B[(size_t)n * (size_t)KB + kx[r][k]];
+        for (int k = 0; k < K; k++) Br[n * K + k] = Bv[(size_t)n * (size_t)KB + kx[r][k]];
       plX__tc_gemm(N, 1, K, Br, (size_t)K, A + r * K, (size_t)K, D + r * N, 1);
     }
   }
