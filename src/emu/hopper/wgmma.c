@@ -61,7 +61,8 @@ static void wg_forward(plX_cta *o, uint32_t i, uint32_t mb, uint32_t phase, uint
                        uint32_t rel) {
   plX_wgrd f = o->h.rd.p[i];
   if (rel) f.rel = rel;
-  for (uint32_t j = 0; j < o->h.rd.n; j++) {
+  /* (newest first: a copy made by an earlier arrive on the same phase is near the end) */
+  for (uint32_t j = o->h.rd.n; j-- > 0;) {
     const plX_wgrd *q = &o->h.rd.p[j];
     if (q->pc == f.pc && q->warp == f.warp && q->group == f.group && q->lo == f.lo &&
         q->rel_mb == mb && q->rel_phase == phase && q->rel_rank == rank)
