@@ -436,8 +436,13 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     for (int i = 0; i < nd; i++) {
       const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
       double *Dc = D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
-      if (scd == ~0u)
-        for (int l = 0; l < 32; l++) Dc[(l >> 2) * N + 2 * (l & 3)] = (double)f32(R[l]);
+      if (scd == ~0u) /* lane 4 g + q: row g, column 2 q */
+        for (int g = 0; g < 8; g++, Dc += N, R += 4) {
+          Dc[0] = (double)f32(R[0]);
+          Dc[2] = (double)f32(R[1]);
+          Dc[4] = (double)f32(R[2]);
+          Dc[6] = (double)f32(R[3]);
+        }
       else
         for (int l = 0; l < 32; l++)
           Dc[(l >> 2) * N + 2 * (l & 3)] = (scd >> l & 1) ? (double)f32(R[l]) : 0;
@@ -480,7 +485,12 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
       uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
       const double *Dc =
           D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
-      for (int l = 0; l < 32; l++) R[l] = c32((float)Dc[(l >> 2) * N + 2 * (l & 3)]);
+      for (int g = 0; g < 8; g++, Dc += N, R += 4) {
+        R[0] = c32((float)Dc[0]);
+        R[1] = c32((float)Dc[2]);
+        R[2] = c32((float)Dc[4]);
+        R[3] = c32((float)Dc[6]);
+      }
     }
   else
     for (int i = 0; i < nd; i++) {
