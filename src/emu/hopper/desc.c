@@ -204,9 +204,20 @@ static int dc_run(dc_ent *x, const uint8_t *p, uint32_t a, uint32_t n) {
 ** path's, on the same byte. A run whose last element is not where contiguity puts it (a layout
 ** this does not know) is read element by element, with the same checks. */
 static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, int mn, int t,
-                     uint32_t r0, uint32_t rows, uint32_t K, int skew, double *out, plX_wgrd *span,
-                     dc_ent *rec) {
+                     uint32_t r0, uint32_t rows, uint32_t K, int skew, double *out,
+                     const double **res, plX_wgrd *span, dc_ent *rec) {
   plX_cta *c = e->C;
+  size_t nv = (size_t)rows * K;
+  if (rec && rec->capval < nv) { /* the entry's values (out of memory: no caching) */
+    double *v = realloc(rec->val, nv * sizeof *v);
+    if (v) {
+      rec->val = v;
+      rec->capval = nv;
+    } else
+      rec = NULL;
+  }
+  /* with res, straight into the entry (handed out in place below) */
+  double *dst = rec && res ? rec->val : out;
   const uint8_t *psw = c->h.psw;
   const uint32_t *pw = c->h.pw;
   uint32_t per = 16 / (uint32_t)elt, lo = UINT32_MAX, hi = 0, want = (uint32_t)d->swizzle + 1;
@@ -227,21 +238,25 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
                          : !run_clean(pw + a, psw + a, n, want, skew)))
         return 0;
       const uint8_t *p = c->smem + a;
-      if (rec && !dc_run(rec, p, a, n)) rec = NULL;
+      if (rec && !dc_run(rec, p, a, n)) {
+        if (dst != out) memcpy(out, dst, sizeof *out * nv); /* the values so far */
+        dst = out;
+        rec = NULL;
+      }
       size_t oi = mn ? (size_t)x * K + o : (size_t)o * K + x, os = mn ? K : 1;
       switch (t) {
       case PLT_BF16:
         for (uint32_t q = 0; q < L; q++, p += step, oi += os) {
           uint16_t h;
           memcpy(&h, p, 2);
-          out[oi] = f32((uint64_t)h << 16);
+          dst[oi] = f32((uint64_t)h << 16);
         }
         break;
       default:
         for (uint32_t q = 0; q < L; q++, p += step, oi += os) {
           uint32_t bits = 0;
           memcpy(&bits, p, (size_t)elt);
-          out[oi] = plX__h_elem(bits, t);
+          dst[oi] = plX__h_elem(bits, t);
         }
       }
       if (a < lo) lo = a;
@@ -251,14 +266,10 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
   span->lo = lo;
   span->hi = hi;
   if (rec) { /* the entry: the values too */
-    size_t nv = (size_t)rows * K;
-    if (rec->capval < nv) {
-      double *v = realloc(rec->val, nv * sizeof *v);
-      if (!v) return 1;
-      rec->val = v;
-      rec->capval = nv;
-    }
-    memcpy(rec->val, out, nv * sizeof *out);
+    if (dst == out)
+      memcpy(rec->val, out, nv * sizeof *out);
+    else
+      *res = rec->val;
     rec->lo = lo;
     rec->hi = hi;
     rec->valid = 1;
@@ -326,7 +337,8 @@ int plX__h_desc_load_ref(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t 
     rec->rows = rows;
     rec->K = K;
   }
-  if (hit || (!uninit && desc_fast(e, &d, mask, elt, mn, t, r0, rows, K, skew, out, span, rec))) {
+  if (hit ||
+      (!uninit && desc_fast(e, &d, mask, elt, mn, t, r0, rows, K, skew, out, res, span, rec))) {
     if (!e->H.q.n) return 0;
     rows = 0;
   }
