@@ -1,14 +1,17 @@
 -- emu_tc.lua -- the emulator's tensor-core engine: GFLOP/s (2 M N K / CPU seconds of the launch, one
 -- core) of the Hopper wgmma GEMM (kernels/gemm.lua: TMA, wgmma m64n256k16, a cluster of 2) at
 -- 1024^3 and 512^3 bf16, and of the mma.sync GEMM (kernels/gemm_mma.lua: cp.async, ldmatrix,
--- mma.sync m16n8k16) at 512^3, each result checked against a double reference on sampled entries.
+-- mma.sync m16n8k16) at 512^3, and of the Blackwell tcgen05 GEMM (kernels/gemm_sm100.lua: one CTA
+-- alone, CLUSTER = 1, tcgen05.mma.cta_group::1 m128n256k16, 4 stages) at 1024^3, each result
+-- checked against a double reference on sampled entries.
 -- With --base DIR the same cases run with another build (its own lua/ and kernels/, from the source
 -- directory of its CMakeCache.txt) in the same run, the two builds alternating run by run; every
 -- figure is the median of --runs runs, each a fresh process.
 -- Run from the repository root:
---   luajit bench/emu_tc.lua [--build DIR] [--base DIR] [--runs 5] [--cases wgmma1024,wgmma512,mma512]
+--   luajit bench/emu_tc.lua [--build DIR] [--base DIR] [--runs 5] [--cases wgmma1024,wgmma512,mma512,tcgen05_1024]
 --                           [--quick]
--- --quick: small shapes (wgmma 128 x 256 x 64, mma.sync 128^3), one run: that the script works.
+-- --quick: small shapes (wgmma and tcgen05 128 x 256 x 64, mma.sync 128^3), one run: that the
+-- script works. A build whose source tree lacks a case's kernel file gets no figure for it.
 local build, base, runs, quick, only = "build", nil, 5, false, nil
 local self_path = arg[0]
 local one
@@ -34,10 +37,12 @@ local CASES = {
   { "wgmma1024", "kernels/gemm.lua", "gemm", 1024, 1024, 1024, { SMS = 2 } },
   { "wgmma512", "kernels/gemm.lua", "gemm", 512, 512, 512, { SMS = 2 } },
   { "mma512", "kernels/gemm_mma.lua", "gemm_mma", 512, 512, 512, {} },
+  { "tcgen05_1024", "kernels/gemm_sm100.lua", "gemm_sm100", 1024, 1024, 1024, { CLUSTER = 1, STAGES = 4 } },
 }
 local QUICK = {
   { "wgmma-quick", "kernels/gemm.lua", "gemm", 128, 256, 64, { SMS = 2 } },
   { "mma-quick", "kernels/gemm_mma.lua", "gemm_mma", 128, 128, 128, {} },
+  { "tcgen05-quick", "kernels/gemm_sm100.lua", "gemm_sm100", 128, 256, 64, { CLUSTER = 1, STAGES = 4 } },
 }
 local function find_case(name)
   for _, list in ipairs { CASES, QUICK } do
@@ -165,7 +170,11 @@ for _, c in ipairs(list) do
   local insns = {}
   for _ = 1, runs do
     for _, b in ipairs(builds) do
-      local secs, n, _, worst = run_one(b, c)
+      local f = io.open(b[3] .. "/" .. c[2])   -- a build from before the kernel: no figure
+      if f then f:close() end
+      local secs, n, worst
+      if f then secs, n, _, worst = run_one(b, c) end
+      if not secs then t[b[1]].none = true; break end
       table.insert(t[b[1]], secs)
       insns[b[1]] = n
       t[b[1]].worst = math.max(t[b[1]].worst or 0, worst)
@@ -174,14 +183,20 @@ for _, c in ipairs(list) do
   local flop = 2 * c[4] * c[5] * c[6]
   for _, b in ipairs(builds) do
     local v = t[b[1]]
+    if v.none then
+      rows[#rows + 1] = string.format("%-12s %-6s %5dx%dx%d  (no %s in this build)", c[1], b[1], c[4],
+                                      c[5], c[6], c[2])
+      goto next_build
+    end
     table.sort(v)
     local med = v[math.floor((#v + 1) / 2)]
     rows[#rows + 1] = string.format("%-12s %-6s %5dx%dx%d %9.3f %9.3f %9.3f %8.2f %14.0f %7.2f",
                                     c[1], b[1], c[4], c[5], c[6], med, v[1], v[#v], flop / med / 1e9,
                                     insns[b[1]], v.worst)
     v.med = med
+    ::next_build::
   end
-  if base then
+  if base and t.base.med and t.build.med then
     rows[#rows + 1] = string.format("%-12s speedup %.2fx", c[1], t.base.med / t.build.med)
   end
 end

@@ -313,6 +313,10 @@ typedef struct plX_warp {
   /* the clock and pc of the warp's last wgmma.fence (0: none yet) */
   uint64_t wgf;
   uint32_t wgf_pc;
+  /* the clock and mbarrier of the warp's last acquire of early-released wgmma reads: the
+  ** other lanes of the same wait on the same mbarrier change nothing */
+  uint64_t wgq_clock;
+  const void *wgq_mb;
   uint32_t exists, exited, waiting;
   uint32_t cc;     /* carry flags */
   uint32_t exitpc; /* last exit executed (for deadlock messages) */

@@ -111,7 +111,7 @@ describe("bench/emu_tc.lua", function()
   it("runs the tensor-core GEMMs (checked against a reference) and prints GFLOP/s", function()
     local out, err, rc = H.sh("cd " .. H.shq(H.root) .. " && luajit bench/emu_tc.lua --build " .. H.shq(H.build) .. " --quick")
     assert.are.equal(0, rc, err)
-    for _, name in ipairs { "wgmma-quick", "mma-quick" } do
+    for _, name in ipairs { "wgmma-quick", "mma-quick", "tcgen05-quick" } do
       assert.truthy(out:find("\n" .. name:gsub("%-", "%%-") .. "%s+build%s+%d+x%d+x%d+%s+[%d.]+"), name .. " missing:\n" .. out)
     end
     assert.truthy(out:find("GFLOP/s", 1, true), out)

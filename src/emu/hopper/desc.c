@@ -65,11 +65,14 @@ static inline int run_clean(const uint32_t *pw, const uint8_t *psw, uint32_t n, 
   uint64_t any = 0, bad = 0, wv = want * 0x0101010101010101ull;
   uint64_t top = skew ? 0xfefefefefefefefeull : 0;
   uint32_t b = 0;
-  for (; b + 8 <= n; b += 8) {
-    uint64_t p[4], x;
-    memcpy(p, pw + b, sizeof p);
+  for (; b + 8 <= n; b += 8) { /* (scalar words: an array here goes through the stack) */
+    uint64_t p0, p1, p2, p3, x;
+    memcpy(&p0, pw + b, 8);
+    memcpy(&p1, pw + b + 2, 8);
+    memcpy(&p2, pw + b + 4, 8);
+    memcpy(&p3, pw + b + 6, 8);
     memcpy(&x, psw + b, 8);
-    any |= p[0] | p[1] | p[2] | p[3];
+    any |= p0 | p1 | p2 | p3;
     bad |= (nz8(x) & nz8(x ^ wv)) | nz8(x & top);
   }
   for (; b < n; b++) {
@@ -138,20 +141,29 @@ static dc_ent *dc_find(plX_cta *c, int sm, uint64_t desc, int t, int mn, uint32_
   return old;
 }
 
-/* a hit: every run still holds its bytes and is clean; then out, span from the entry */
+/* a hit: every run still holds its bytes and is clean; then the values (*res: the entry's, else
+** copied to out), span from the entry */
 static int dc_serve(plX_cta *c, const dc_ent *x, uint32_t want, int skew, double *out,
-                    plX_wgrd *span) {
+                    const double **res, plX_wgrd *span) {
   const uint32_t *pw = c->h.pw;
   const uint8_t *psw = c->h.psw, *snap = x->snap;
   for (uint32_t q = 0; q < x->nrun; q++) {
     uint32_t a = x->ra[q], n = x->rn[q];
-    if (pw && (n == 16 ? !run_clean(pw + a, psw + a, 16, want, skew)
-                       : !run_clean(pw + a, psw + a, n, want, skew)))
+    if (n == 16) { /* the common run, a 16-byte chunk: compared as two words */
+      uint64_t s0, s1, m0, m1;
+      memcpy(&s0, snap, 8);
+      memcpy(&s1, snap + 8, 8);
+      memcpy(&m0, c->smem + a, 8);
+      memcpy(&m1, c->smem + a + 8, 8);
+      if ((s0 ^ m0) | (s1 ^ m1) || (pw && !run_clean(pw + a, psw + a, 16, want, skew))) return 0;
+    } else if ((pw && !run_clean(pw + a, psw + a, n, want, skew)) || memcmp(c->smem + a, snap, n))
       return 0;
-    if (memcmp(c->smem + a, snap, n)) return 0;
     snap += n;
   }
-  memcpy(out, x->val, sizeof(double) * (size_t)x->rows * x->K);
+  if (res)
+    *res = x->val;
+  else
+    memcpy(out, x->val, sizeof(double) * (size_t)x->rows * x->K);
   span->lo = x->lo;
   span->hi = x->hi;
   return 1;
@@ -192,9 +204,20 @@ static int dc_run(dc_ent *x, const uint8_t *p, uint32_t a, uint32_t n) {
 ** path's, on the same byte. A run whose last element is not where contiguity puts it (a layout
 ** this does not know) is read element by element, with the same checks. */
 static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, int mn, int t,
-                     uint32_t r0, uint32_t rows, uint32_t K, int skew, double *out, plX_wgrd *span,
-                     dc_ent *rec) {
+                     uint32_t r0, uint32_t rows, uint32_t K, int skew, double *out,
+                     const double **res, plX_wgrd *span, dc_ent *rec) {
   plX_cta *c = e->C;
+  size_t nv = (size_t)rows * K;
+  if (rec && rec->capval < nv) { /* the entry's values (out of memory: no caching) */
+    double *v = realloc(rec->val, nv * sizeof *v);
+    if (v) {
+      rec->val = v;
+      rec->capval = nv;
+    } else
+      rec = NULL;
+  }
+  /* with res, straight into the entry (handed out in place below) */
+  double *dst = rec && res ? rec->val : out;
   const uint8_t *psw = c->h.psw;
   const uint32_t *pw = c->h.pw;
   uint32_t per = 16 / (uint32_t)elt, lo = UINT32_MAX, hi = 0, want = (uint32_t)d->swizzle + 1;
@@ -215,21 +238,25 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
                          : !run_clean(pw + a, psw + a, n, want, skew)))
         return 0;
       const uint8_t *p = c->smem + a;
-      if (rec && !dc_run(rec, p, a, n)) rec = NULL;
+      if (rec && !dc_run(rec, p, a, n)) {
+        if (dst != out) memcpy(out, dst, sizeof *out * nv); /* the values so far */
+        dst = out;
+        rec = NULL;
+      }
       size_t oi = mn ? (size_t)x * K + o : (size_t)o * K + x, os = mn ? K : 1;
       switch (t) {
       case PLT_BF16:
         for (uint32_t q = 0; q < L; q++, p += step, oi += os) {
           uint16_t h;
           memcpy(&h, p, 2);
-          out[oi] = f32((uint64_t)h << 16);
+          dst[oi] = f32((uint64_t)h << 16);
         }
         break;
       default:
         for (uint32_t q = 0; q < L; q++, p += step, oi += os) {
           uint32_t bits = 0;
           memcpy(&bits, p, (size_t)elt);
-          out[oi] = plX__h_elem(bits, t);
+          dst[oi] = plX__h_elem(bits, t);
         }
       }
       if (a < lo) lo = a;
@@ -239,14 +266,10 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
   span->lo = lo;
   span->hi = hi;
   if (rec) { /* the entry: the values too */
-    size_t nv = (size_t)rows * K;
-    if (rec->capval < nv) {
-      double *v = realloc(rec->val, nv * sizeof *v);
-      if (!v) return 1;
-      rec->val = v;
-      rec->capval = nv;
-    }
-    memcpy(rec->val, out, nv * sizeof *out);
+    if (dst == out)
+      memcpy(rec->val, out, nv * sizeof *out);
+    else
+      *res = rec->val;
     rec->lo = lo;
     rec->hi = hi;
     rec->valid = 1;
@@ -257,7 +280,14 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
 int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t, int mn,
                      uint32_t r0, uint32_t rows, uint32_t K, double *out, const char *which,
                      plX_wgrd *span) {
+  return plX__h_desc_load_ref(e, in, w, sm, desc, t, mn, r0, rows, K, out, NULL, which, span);
+}
+
+int plX__h_desc_load_ref(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t, int mn,
+                         uint32_t r0, uint32_t rows, uint32_t K, double *out, const double **res,
+                         const char *which, plX_wgrd *span) {
   plB_sm_desc d;
+  if (res) *res = out;
   if (sm >= 100) {
     char err[200], m[300];
     if (!plB_sm_desc_decode_sm(sm, desc, &d, err, sizeof err)) {
@@ -294,7 +324,7 @@ int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc
   int uninit = (e->checks & PLX_CHECK_UNINIT_SHARED) && c->smem_def && !e->ndeferred;
   int hit = 0;
   dc_ent *rec = uninit || rows < DC_ROWS ? NULL : dc_find(c, sm, desc, t, mn, r0, rows, K, &hit);
-  if (hit && !dc_serve(c, rec, (uint32_t)d.swizzle + 1, skew, out, span)) hit = 0;
+  if (hit && !dc_serve(c, rec, (uint32_t)d.swizzle + 1, skew, out, res, span)) hit = 0;
   if (rec && !hit) {
     rec->valid = 0;
     rec->nrun = 0;
@@ -307,7 +337,8 @@ int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc
     rec->rows = rows;
     rec->K = K;
   }
-  if (hit || (!uninit && desc_fast(e, &d, mask, elt, mn, t, r0, rows, K, skew, out, span, rec))) {
+  if (hit ||
+      (!uninit && desc_fast(e, &d, mask, elt, mn, t, r0, rows, K, skew, out, res, span, rec))) {
     if (!e->H.q.n) return 0;
     rows = 0;
   }

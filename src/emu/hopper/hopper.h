@@ -46,6 +46,11 @@ double plX__h_elem(uint32_t bits, int t);
 int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t, int mn,
                      uint32_t r0, uint32_t rows, uint32_t K, double *out, const char *which,
                      plX_wgrd *span);
+/* the same, where *res is set to the values: out, or the gather cache's copy (read-only, valid
+** until the next gather of this CTA) */
+int plX__h_desc_load_ref(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t, int mn,
+                         uint32_t r0, uint32_t rows, uint32_t K, double *out, const double **res,
+                         const char *which, plX_wgrd *span);
 void plX__h_desc_free(plX_cta *c); /* the gather cache desc_load keeps per CTA */
 
 /* cluster.c */
