@@ -50,7 +50,8 @@ static void bst_drop(plX_emu *e, plX_cta *c) {
       continue;
     }
     if (r->grp < g[2]) r->shi = r->slo; /* its source was read */
-    c->h.bs.p[k++] = *r;
+    if (k != i) c->h.bs.p[k] = *r;      /* (kept in place while nothing before it went) */
+    k++;
   }
   c->h.bs.n = k;
   bs_range(c);

@@ -152,7 +152,23 @@ int plX__hop_flush(plX_emu *e) {
         break;
       }
       int es = a->red >= 0 ? plX__h_tm_esize(a->rdt) : 1;
-      for (uint32_t j = 0; j < a->n; j++) {
+      /* a copy (no reduction): each run of valid bytes at once */
+      for (uint32_t j = 0; a->red < 0 && j < a->n;) {
+        if (a->valid && !a->valid[j]) {
+          j++;
+          continue;
+        }
+        uint32_t k = j + 1, o = a->lo + j;
+        while (k < a->n && (!a->valid || a->valid[k])) k++;
+        memcpy(c->smem + o, a->data + j, k - j);
+        if (c->smem_def) memset(c->smem_def + o, 1, k - j);
+        if (c->h.pw) {
+          memset(c->h.pw + o, 0, (k - j) * sizeof *c->h.pw);
+          memset(c->h.psw + o, a->sw >= 0 ? a->sw + 1 : 0, k - j);
+        }
+        j = k;
+      }
+      for (uint32_t j = 0; a->red >= 0 && j < a->n; j++) {
         if (a->valid && !a->valid[j]) continue;
         uint32_t o = a->lo + j;
         if (a->red >= 0 && j % (uint32_t)es == 0) { /* one element of a reduction */

@@ -73,6 +73,66 @@ static void oob_nan(uint8_t *p, int es) {
   memcpy(p, &v, (size_t)es);
 }
 
+/* a tile-mode load whose innermost dimension has element stride 1, without the races check on
+** global memory: a row of the box at a time, the run of it in bounds read from one buffer and
+** written in the 16-byte pieces the swizzle keeps whole; the same bytes as the element loop.
+** 1 (nothing reported) where a run is not inside one buffer: the element loop then does it all
+** again and names the element */
+static int load_rows(plX_emu *e, const plX_tmap *t, int dims, const int64_t *c0,
+                     const uint32_t *cnt, uint32_t total, uint32_t off, uint8_t *data,
+                     uint8_t *valid) {
+  uint32_t es = (uint32_t)t->esize, n0 = cnt[0];
+  int32_t cache = -1;
+  for (uint32_t k = 0; k < total; k += n0) {
+    uint32_t rem = k / n0;
+    int inb = 1;
+    uint64_t ga = t->addr;
+    for (int i = 1; i < dims; i++) {
+      uint32_t ki = rem % cnt[i];
+      rem /= cnt[i];
+      int64_t g = c0[i] + (int64_t)ki * t->es[i];
+      if (g < 0 || (uint64_t)g >= t->dims[i])
+        inb = 0;
+      else
+        ga += (uint64_t)g * t->strides[i];
+    }
+    /* elements lo .. hi - 1 of the row are in bounds */
+    int64_t lo = n0, hi = n0;
+    if (inb) {
+      lo = c0[0] < 0 ? -c0[0] : 0;
+      if (lo > n0) lo = n0;
+      int64_t end = (int64_t)t->dims[0] - c0[0];
+      hi = end < (int64_t)n0 ? end : n0;
+      if (hi < lo) hi = lo;
+    }
+    uint32_t p0 = off + k * es, pe = p0 + n0 * es;
+    for (uint32_t p = p0; p < pe;) { /* every byte of the row is written */
+      uint32_t n = 16 - (p & 15);
+      if (n > pe - p) n = pe - p;
+      memset(valid + (plB_sm_swizzle(t->sw, p) - off), 1, n);
+      p += n;
+    }
+    if (t->oob)
+      for (int64_t j = 0; j < n0; j++)
+        if (j < lo || j >= hi)
+          oob_nan(data + (plB_sm_swizzle(t->sw, p0 + (uint32_t)j * es) - off), t->esize);
+    if (hi == lo) continue;
+    ga += (uint64_t)(c0[0] + lo) * es;
+    uint32_t nb = (uint32_t)(hi - lo) * es;
+    plX_buf *gb = plX__find(e->mem, ga, &cache);
+    if (!gb || ga - gb->addr + nb > gb->size) return 1;
+    const uint8_t *gp = gb->p + (ga - gb->addr);
+    for (uint32_t p = p0 + (uint32_t)lo * es, q = p + nb; p < q;) {
+      uint32_t n = 16 - (p & 15);
+      if (n > q - p) n = q - p;
+      memcpy(data + (plB_sm_swizzle(t->sw, p) - off), gp, n);
+      gp += n;
+      p += n;
+    }
+  }
+  return 0;
+}
+
 /* in->t2: 1 for the im2col forms (loads and prefetches take D-2 offsets after the coordinates in
 ** the vector slots; stores and reductions are .im2col_no_offs) */
 int plX__h_exec_tma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
@@ -134,7 +194,9 @@ int plX__h_exec_tma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     int32_t cache = -1;
     /* elements in bounds (a store) */
     uint32_t stored = 0;
-    for (uint32_t k = 0; k < total; k++) {
+    int rows = ld && !i2c && t.es[0] == 1 && !e->gsync &&
+               !load_rows(e, &t, dims, c0, cnt, total, off, data, valid);
+    for (uint32_t k = rows ? total : 0; k < total; k++) {
       uint32_t lin = k * (uint32_t)t.esize;
       int64_t g[5];
       /* pixel k / cpp, channel k % cpp */
