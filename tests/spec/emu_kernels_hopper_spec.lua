@@ -197,14 +197,7 @@ describe("emulated Hopper kernels: grouped_gemm", function()
       local why = no_maps()
       if why then H.pending(why); return end
       local G, M, N, K = c.G, c.MTOT, c.N, c.K
-      local offs = { 0 }
-      for g = 1, G do offs[g + 1] = offs[g] + c.sizes[g] end
-      assert(offs[G + 1] == M, "the group sizes must add up to MTOT")
-      local r = rng(G * 101 + M + N * 7 + K)
-      local A = dev:array("bf16", M * K, function() return r(-1, 1) end, "A")
-      local B = dev:array("bf16", G * N * K, function() return r(-1, 1) end, "B")
-      local C = dev:array("bf16", M * N, nil, "C"):poison()
-      local O = dev:array("u32", G + 1, offs, "offs")
+      local offs, A, B, C, O = KC.grouped_inputs(dev, c)
       local sa, sb = ret.maps(defs)
       local st
       st, why = try_launch(k, { dev:tensormap(A, sa), dev:tensormap(B, sb), C, O }, defs)

@@ -69,6 +69,21 @@ end
 
 function K.free(...) for _, a in ipairs { ... } do a:free() end end
 
+-- a grouped GEMM's inputs for case c (c.G groups of c.sizes rows, c.MTOT rows in all, c.N, c.K):
+-- the row offsets (a Lua array of G + 1, from 0) and, on dev, A (MTOT x K) and B (G N x K) of
+-- values in [-1, 1), C (MTOT x N, poisoned) and the offsets as u32
+function K.grouped_inputs(dev, c)
+  local G, M, N, Kc = c.G, c.MTOT, c.N, c.K
+  local offs = { 0 }
+  for g = 1, G do offs[g + 1] = offs[g] + c.sizes[g] end
+  assert(offs[G + 1] == M, "the group sizes must add up to MTOT")
+  local r = K.rng(G * 101 + M + N * 7 + Kc)
+  local A = dev:array("bf16", M * Kc, function() return r(-1, 1) end, "A")
+  local B = dev:array("bf16", G * N * Kc, function() return r(-1, 1) end, "B")
+  local C = dev:array("bf16", M * N, nil, "C"):poison()
+  return offs, A, B, C, dev:array("u32", G + 1, offs, "offs")
+end
+
 -- test kernels with TMA: the addresses of tensor-map parameters (cvta.param: ptxas refuses the
 -- parameter itself inside [map, {..}]), one register each
 function K.map_addrs(ptx, ...)
