@@ -245,6 +245,15 @@ return function(P)
   function P.wgmma_desc_host(a, opts)
     if getmetatable(a) ~= Alloc then perr("ptx.wgmma_desc(alloc, opts): the first argument must be an allocation of a shared-memory plan (plan:alloc)") end
     if type(opts) ~= "table" then perr("ptx.wgmma_desc(alloc, { mn =, k =, ... }): a table of options expected") end
+    local cur = P._current()
+    if cur and core.smem_desc_layout(sm_of(cur)) ~= 90 then
+      local t = cur.kernel and cur.kernel.target or "?"
+      if core.smem_desc_layout(sm_of(cur)) == 100 then
+        perr("ptx.wgmma_desc: wgmma's descriptor layout is sm_90's, and this kernel targets %s, whose tcgen05.mma " ..
+             "reads the sm_100 layout (bits 46-48 = 0b001, a 3-bit swizzle code): use ptx.tcgen05_desc", t)
+      end
+      perr("ptx.wgmma_desc: wgmma's descriptor is for sm_90a; this kernel targets %s, which has no wgmma", t)
+    end
     if opts.address ~= nil and (type(opts.address) ~= "number" or opts.address < 0 or opts.address % 1 ~= 0) then
       perr("ptx.wgmma_desc: opts.address must be a shared-memory byte address (got %s)", tostring(opts.address))
     end

@@ -278,7 +278,7 @@ local BROKEN = {
     at = "-- BROKEN: allocates twice" },
   { what = "an MMA reading A through a descriptor of the sm_90 layout (bits 46-48 not 0b001)",
     edits = { { "local da0 = ptx.tcgen05_desc(sA, { mn = 128, k = t.BK, base = base }):as(\"u64\")",
-                "local da0 = ptx.wgmma_desc(sA, { mn = 128, k = t.BK, base = base }):as(\"u64\")  -- BROKEN: wgmma's layout" } },
+                "local da0 = ptx.tcgen05_desc(sA, { mn = 128, k = t.BK, base = base }):as(\"u64\") - 0x400000000000  -- BROKEN: bit 46 cleared, wgmma's layout" } },
     at = "ptx.tcgen05_mma(o)" },
   { what = "the first MMA of a tile accumulating into cells no MMA has written",
     edits = { { "accumulate = k == 0 and first or ptrue }", "accumulate = ptrue }  -- BROKEN: accumulates from the start" } },
