@@ -283,6 +283,10 @@ struct plA_ctx {
   plA_res **cache;            /* opcode id -> resolution (NULL: not yet / failed) */
   /* token ids of each PL_MOD (base 0: any) */
   uint32_t modtok[NMODS ? NMODS : 1], modbase[NMODS ? NMODS : 1];
+  /* a dotted base ("cp.async.ca"): the words after the first, matched against the text's first
+  ** modifiers in the form's order */
+  uint32_t modpre[NMODS ? NMODS : 1][3];
+  uint8_t modnpre[NMODS ? NMODS : 1];
   uint32_t ncache;
   char **fail;     /* opcode id -> why it resolves to no form (FAIL_UNSAID: not said) */
   uint8_t *tokcls; /* token id -> its order class (0: free to stand anywhere; 1: a type) */
@@ -810,8 +814,19 @@ plA_ctx *plA_new(void) {
   for (int i = 0; i < NMODS; i++) {
     const char *t = MODS[i].tok + (MODS[i].tok[0] == '.');
     c->modtok[i] = plB_intern(&c->toks, t, strlen(t));
-    c->modbase[i] = MODS[i].base[0] ? plB_intern(&c->toks, MODS[i].base, strlen(MODS[i].base)) : 0;
-    if (!c->modtok[i] || (MODS[i].base[0] && !c->modbase[i])) {
+    const char *b = MODS[i].base;
+    size_t bn = strcspn(b, ".");
+    c->modbase[i] = b[0] ? plB_intern(&c->toks, b, bn) : 0;
+    c->modnpre[i] = 0;
+    int bad = !c->modtok[i] || (b[0] && !c->modbase[i]);
+    for (b += bn; !bad && *b == '.';) {
+      b++;
+      bn = strcspn(b, ".");
+      bad = c->modnpre[i] == 3 || !bn;
+      if (!bad) c->modpre[i][c->modnpre[i]++] = plB_intern(&c->toks, b, bn);
+      b += bn;
+    }
+    if (bad) {
       plA_unref(c);
       return NULL;
     }
@@ -1289,12 +1304,22 @@ const plA_res *plA_resolve(plA_ctx *c, uint32_t id, plB_buf *err) {
       r->nn = (uint16_t)nn;
   }
   uint16_t mptx = 0, msm = 0;
-  for (int i = 0; i < nt; i++) /* a modifier's own minimum raises the form's */
+  for (int i = 0; i < nt; i++) { /* a modifier's own minimum raises the form's: its base's entry
+                                 ** when it has one (ptxas takes cp.async's .shared::cta before
+                                 ** PTX 7.8), else the entry for any base */
+    int hit = -1;
     for (int k = 0; k < NMODS; k++)
-      if (c->modtok[k] == tok[i] && (!c->modbase[k] || c->modbase[k] == base)) {
-        if (MODS[k].ptx > mptx) mptx = MODS[k].ptx;
-        if (MODS[k].sm > msm) msm = MODS[k].sm;
+      if (c->modtok[k] == tok[i] && c->modbase[k] && c->modbase[k] == base && c->modnpre[k] <= nt) {
+        int ok = 1;
+        for (int j = 0; j < c->modnpre[k] && ok; j++) ok = canon[j] == c->modpre[k][j];
+        if (ok && (hit < 0 || c->modnpre[k] > c->modnpre[hit])) hit = k; /* the longest */
       }
+    for (int k = 0; k < NMODS && hit < 0; k++)
+      if (c->modtok[k] == tok[i] && !c->modbase[k]) hit = k;
+    if (hit < 0) continue;
+    if (MODS[hit].ptx > mptx) mptx = MODS[hit].ptx;
+    if (MODS[hit].sm > msm) msm = MODS[hit].sm;
+  }
   r->ptx_min = FORMS[fi].ptx > mptx ? FORMS[fi].ptx : mptx;
   r->sm_min = FORMS[fi].sm > msm ? FORMS[fi].sm : msm;
   r->flags = FORMS[fi].flags;

@@ -9,7 +9,9 @@
 ** PL_MOD("base", ".tok", ptx_min, sm_min)
 **                        a modifier's own minimum: an instruction named base ("" any) that has
 **                        .tok needs at least this version and target, whatever its form says
-**                        (.L2::cache_hint: 7.4, sm_80), so forms need not be split by modifier.
+**                        (.L2::cache_hint: 7.4, sm_80), so forms need not be split by modifier;
+**                        an entry for the instruction's base replaces the one for any base;
+**                        a dotted base (cp.async.ca) names the first words in the form's order.
 ** PL_SREG(name, type, ptx_min, sm_min, "parts")
 **                        a special register %name of a type; parts "xyzw": %name.x/.y/.z (and .w,
 **                        the fourth component of the .v4 the ISA declares, which ptxas takes),
@@ -332,6 +334,10 @@ PL_ROLES("tcgen05.shift", "", "taddr")
 
 /* ---- modifier minimums ---- */
 PL_MOD("", ".shared::cta", 78, 0)
+/* ptxas takes cp.async.{ca,cg}.shared::cta from the instruction's own PTX 7.0 (every other
+** .shared::cta, cp.async.mbarrier.arrive's too, needs 7.8) */
+PL_MOD("cp.async.ca", ".shared::cta", 70, 0)
+PL_MOD("cp.async.cg", ".shared::cta", 70, 0)
 PL_MOD("", ".shared::cluster", 78, 90)
 PL_MOD("", ".cluster", 78, 90)
 PL_MOD("", ".param::entry", 83, 0)
@@ -384,7 +390,7 @@ PL_MOD("atom", ".sys", 50, 60)
 PL_MOD("red", ".cta", 50, 60)
 PL_MOD("red", ".gpu", 50, 60)
 PL_MOD("red", ".sys", 50, 60)
-PL_MOD("cvt", ".satfinite", 81, 80)
+PL_MOD("cvt", ".satfinite", 81, 75)
 PL_MOD("set", ".bf16", 78, 90)
 PL_MOD("set", ".bf16x2", 78, 90)
 PL_MOD("bar", ".cta", 78, 0)
@@ -641,11 +647,14 @@ PL_FORM("cvt{.sat}.f64.f16", "dw, aw:2", 42, 53, 0, CVT)
 PL_FORM("cvt$rnd{.sat}.f16.f64", "dw, aw:2", 42, 53, 0, CVT)
 PL_FORM("cvt{.ftz}{.sat}.f64.f32", "dw, aw:2", 10, 13, 0, CVT)
 PL_FORM("cvt$rnd{.ftz}{.sat}.f32.f64", "dw, aw:2", 10, 13, 0, CVT)
-PL_FORM("cvt.(.rn|.rz)(.relu|.satfinite|.relu.satfinite).f16.f32", "d, a:2", 70, 80, 0, CVT)
+/* ptxas takes .satfinite alone from sm_75 (.relu from sm_80) */
+PL_FORM("cvt.(.rn|.rz).satfinite.f16.f32", "d, a:2", 70, 75, 0, CVT)
+PL_FORM("cvt.(.rn|.rz)(.relu|.relu.satfinite).f16.f32", "d, a:2", 70, 80, 0, CVT)
 PL_FORM("cvt.(.rn|.rz){.relu}{.satfinite}.bf16.f32", "d, a:2", 70, 80, 0, CVT)
-PL_FORM("cvt.(.rm|.rp).bf16.f32", "d, a:2", 78, 90, 0, CVT)
+PL_FORM("cvt.(.rm|.rp).bf16.f32", "d, a:2", 70, 80, 0, CVT)
 PL_FORM("cvt$rnd.bf16.(.f16|.f64)", "d, r:2", 78, 90, 0, CVT)
-PL_FORM("cvt.(.f32|.f64).bf16", "d, r:2", 78, 90, 0, CVT)
+PL_FORM("cvt.f32.bf16", "d, r:2", 71, 80, 0, CVT)
+PL_FORM("cvt.f64.bf16", "d, r:2", 78, 90, 0, CVT)
 PL_FORM("cvt{$rnd}.f16.bf16", "d, r:2", 78, 90, 0, CVT)
 PL_FORM("cvt.(.rn|.rz){.relu}{.satfinite}.(.f16x2|.bf16x2).f32", "d, a:2, a:2", 70, 80, 0, CVT)
 PL_FORM("cvt.rs{.relu}{.satfinite}.(.f16x2|.bf16x2).f32", "d, a:2, a:2, r:b32=", 87, 100,
@@ -861,7 +870,9 @@ PL_FORM("membar.(.cta|.gl)", "", 14, 20, 0, MEMBAR)
 PL_FORM("membar.sys", "", 20, 20, 0, MEMBAR)
 PL_FORM("membar.proxy.alias", "", 75, 70, 0, MEMBAR)
 PL_FORM("fence{.sc|.acq_rel}$scope78", "", 60, 70, 0, MEMBAR)
-PL_FORM("fence.(.acquire|.release)$scope78", "", 86, 90, 0, MEMBAR)
+/* ptxas takes fence.acquire/.release as early as fence.acq_rel (at the least version and target
+** it assembles: PTX 6.3, sm_75), whatever the ISA's 8.6 and sm_90 */
+PL_FORM("fence.(.acquire|.release)$scope78", "", 60, 70, 0, MEMBAR)
 PL_FORM("fence.acquire.sync_restrict::shared::cluster.cluster", "", 86, 90, 0, MEMBAR)
 PL_FORM("fence.release.sync_restrict::shared::cta.cluster", "", 86, 90, 0, MEMBAR)
 PL_FORM("fence.mbarrier_init.release.cluster", "", 80, 90, 0, FENCEMBINIT)
@@ -1170,25 +1181,25 @@ PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk16.f32.tf32.tf32",
         "d[n/2]:f32, r[4]:b32=h, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
         PLA_ARCH_A, WGMMA)
 PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f32$wgf8",
-        "d[n/2]:f32, a:b64=i, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
+        "d[n/2]:f32, a:b64=i, a:b64=i, r:b32, i:s32^0, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
         PLA_ARCH_A, WGMMA)
 PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f32$wgf8",
-        "d[n/2]:f32, r[4]:b32=h, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
+        "d[n/2]:f32, r[4]:b32=h, a:b64=i, r:b32, i:s32^0, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
         PLA_ARCH_A, WGMMA)
 PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f16$wgf8",
-        "d[n/4]:b32=h, a:b64=i, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
+        "d[n/4]:b32=h, a:b64=i, a:b64=i, r:b32, i:s32^0, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
         PLA_ARCH_A, WGMMA)
 PL_FORM("wgmma.mma_async.sp.sync.aligned$wgk64.f16$wgf8",
-        "d[n/4]:b32=h, r[4]:b32=h, a:b64=i, r:b32, i:s32^1, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
+        "d[n/4]:b32=h, r[4]:b32=h, a:b64=i, r:b32, i:s32^0, p, i:s32~-1/1, i:s32~-1/1", 82, 90,
         PLA_ARCH_A, WGMMA)
 PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.s8|.u8.u8)",
-        "d[n/2]:s32, a:b64=i, a:b64=i, r:b32, i:s32^1, p", 82, 90, PLA_ARCH_A, WGMMA)
+        "d[n/2]:s32, a:b64=i, a:b64=i, r:b32, i:s32^0, p", 82, 90, PLA_ARCH_A, WGMMA)
 PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.s8|.u8.u8)",
-        "d[n/2]:s32, r[4]:b32, a:b64=i, r:b32, i:s32^1, p", 82, 90, PLA_ARCH_A, WGMMA)
+        "d[n/2]:s32, r[4]:b32, a:b64=i, r:b32, i:s32^0, p", 82, 90, PLA_ARCH_A, WGMMA)
 PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.u8|.u8.s8)",
-        "d[n/2]:s32, a:b64=i, a:b64=i, r:b32, i:s32^1, p", 84, 90, PLA_ARCH_A, WGMMA)
+        "d[n/2]:s32, a:b64=i, a:b64=i, r:b32, i:s32^0, p", 84, 90, PLA_ARCH_A, WGMMA)
 PL_FORM("wgmma.mma_async.sp.sync.aligned$wgi64{.satfinite}.s32(.s8.u8|.u8.s8)",
-        "d[n/2]:s32, r[4]:b32, a:b64=i, r:b32, i:s32^1, p", 84, 90, PLA_ARCH_A, WGMMA)
+        "d[n/2]:s32, r[4]:b32, a:b64=i, r:b32, i:s32^0, p", 84, 90, PLA_ARCH_A, WGMMA)
 PL_SET(wgb1,
        ".m64n8k256|.m64n16k256|.m64n24k256|.m64n32k256|.m64n48k256|.m64n64k256|.m64n80k256|"
        ".m64n96k256|.m64n112k256|.m64n128k256|.m64n144k256|.m64n160k256|.m64n176k256|.m64n192k256|"
@@ -1207,8 +1218,10 @@ PL_FORM("mbarrier.arrive{$mbsp}.b64", "d:b64=i_, mgS", 70, 80, 0, MBAR)
 PL_FORM("mbarrier.arrive{$mbsp}.b64", "d:b64=i_, mgS, a:u32^1..4294967295", 78, 90, 0, MBAR)
 PL_FORM("mbarrier.arrive.noComplete{$mbsp}.b64", "d:b64=i_, mgS, a:u32^1..4294967295", 70, 80, 0,
         MBAR)
-PL_FORM("mbarrier.arrive.release.(.cta|.cluster){$mbsp}.b64", "d:b64=i_, mgS, a?:u32^1..4294967295",
-        80, 90, 0, MBAR)
+/* from sm_80 without a count (ptxas: a count needs sm_90) */
+PL_FORM("mbarrier.arrive.release.(.cta|.cluster){$mbsp}.b64", "d:b64=i_, mgS", 80, 80, 0, MBAR)
+PL_FORM("mbarrier.arrive.release.(.cta|.cluster){$mbsp}.b64",
+        "d:b64=i_, mgS, a:u32^1..4294967295", 80, 90, 0, MBAR)
 PL_FORM("mbarrier.arrive{.release.cta|.release.cluster}.shared::cluster.b64",
         "_, mgS, a?:u32^1..4294967295", 80, 90, 0, MBAR)
 PL_FORM("mbarrier.arrive.expect_tx{.release.cta|.release.cluster}{$mbsp}.b64",
@@ -1219,8 +1232,10 @@ PL_FORM("mbarrier.arrive_drop{$mbsp}.b64", "d:b64=i_, mgS", 70, 80, 0, MBAR)
 PL_FORM("mbarrier.arrive_drop{$mbsp}.b64", "d:b64=i_, mgS, a:u32^1..4294967295", 78, 90, 0, MBAR)
 PL_FORM("mbarrier.arrive_drop.noComplete{$mbsp}.b64", "d:b64=i_, mgS, a:u32^1..4294967295", 70, 80,
         0, MBAR)
+/* from sm_80 without a count (ptxas: a count needs sm_90) */
+PL_FORM("mbarrier.arrive_drop.release.(.cta|.cluster){$mbsp}.b64", "d:b64=i_, mgS", 80, 80, 0, MBAR)
 PL_FORM("mbarrier.arrive_drop.release.(.cta|.cluster){$mbsp}.b64",
-        "d:b64=i_, mgS, a?:u32^1..4294967295", 80, 90, 0, MBAR)
+        "d:b64=i_, mgS, a:u32^1..4294967295", 80, 90, 0, MBAR)
 PL_FORM("mbarrier.arrive_drop{.release.cta|.release.cluster}.shared::cluster.b64",
         "_, mgS, a?:u32^1..4294967295", 80, 90, 0, MBAR)
 PL_FORM("mbarrier.arrive_drop.expect_tx{.release.cta|.release.cluster}{$mbsp}.b64",
@@ -1231,9 +1246,9 @@ PL_FORM("mbarrier.complete_tx{.relaxed.cta|.relaxed.cluster}{$mbsp|.shared::clus
         "mgS, a:u32", 80, 90, 0, MBAR)
 PL_FORM("mbarrier.test_wait{$mbsp}.b64", "p, mgS, a:b64=i", 70, 80, 0, MBWAIT)
 PL_FORM("mbarrier.test_wait.parity{$mbsp}.b64", "p, mgS, a:u32^1", 71, 80, 0, MBWAIT)
-PL_FORM("mbarrier.test_wait.acquire.(.cta|.cluster){$mbsp}.b64", "p, mgS, a:b64=i", 80, 90, 0,
+PL_FORM("mbarrier.test_wait.acquire.(.cta|.cluster){$mbsp}.b64", "p, mgS, a:b64=i", 80, 80, 0,
         MBWAIT)
-PL_FORM("mbarrier.test_wait.parity.acquire.(.cta|.cluster){$mbsp}.b64", "p, mgS, a:u32^1", 80, 90,
+PL_FORM("mbarrier.test_wait.parity.acquire.(.cta|.cluster){$mbsp}.b64", "p, mgS, a:u32^1", 80, 80,
         0, MBWAIT)
 PL_FORM("mbarrier.try_wait{$mbsp}.b64", "p, mgS, a:b64=i, a?:u32", 78, 90, 0, MBWAIT)
 PL_FORM("mbarrier.try_wait.parity{$mbsp}.b64", "p, mgS, a:u32^1, a?:u32", 78, 90, 0, MBWAIT)
@@ -1400,7 +1415,7 @@ PL_FORM("tensormap.replace.tile.swizzle_atomicity$tmsp.b1024.b32", "mg, i:b32^3"
 /* copy a tensor map from shared to global memory with the fence that makes the tensormap proxy
 ** see it */
 PL_FORM("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release(.cta|.cluster|.gpu|"
-        ".sys).sync.aligned", "m, m, i:u32", 83, 90, 0, TMAP)
+        ".sys).sync.aligned", "m, m, i:u32~128", 83, 90, 0, TMAP)
 /* tcgen05 (PTX 8.6): tensor memory and the 5th-generation tensor core, on sm_100a/f, sm_103a/f
 ** and sm_110a/f (PTX 9.0; PLA_SM110). Tensor-memory addresses are 32-bit registers in brackets
 ** ([%r1]): .b32 only for tcgen05.mma's [d-tmem], [a-tmem], scale vectors and sparse metadata
@@ -1798,4 +1813,5 @@ PL_FORM("mapa{.shared::cluster}.(.u32|.u64)", "d, A, a:u32", 78, 90, 0, MAPA)
 PL_FORM("getctarank{.shared::cluster}.(.u32|.u64)", "d:u32, A", 78, 90, 0, GETRANK)
 PL_FORM("elect.sync", "d:b32_||, a:u32", 80, 90, 0, ELECT)
 PL_FORM("griddepcontrol.(.launch_dependents|.wait)", "", 78, 90, 0, GRIDDEP)
-PL_FORM("setmaxnreg.(.inc|.dec).sync.aligned.u32", "i", 80, 90, PLA_SPECIFIC, SETMAXNREG)
+PL_FORM("setmaxnreg.(.inc|.dec).sync.aligned.u32", "i:u32%8^24..256", 80, 90, PLA_SPECIFIC,
+        SETMAXNREG)

@@ -402,8 +402,17 @@ function G.operands(p, text, env, opts)
         v = env.imm and env.imm(sh, o) or G.IMM[sh.base] or 1
         if type(v) == "function" then v = v(sh, k) end           -- by operand position
         -- into the operand's own range: a form told apart by its values (elemtype 13..15) gets one
-        local lo, hi = o.ival and o.ival.kind == "^" and o.ival.text:match("^(%-?%d+)%.%.(%-?%d+)$")
+        local lo, hi
+        if o.ival and o.ival.kind == "^" then lo, hi = o.ival.text:match("^(%-?%d+)%.%.(%-?%d+)$") end
         if lo and type(v) == "number" and (v < tonumber(lo) or v > tonumber(hi)) then v = tonumber(lo) end
+        -- and into the other kinds of value constraint: ^N at most N, ~a/b and @a/b one of the list
+        local top = o.ival and o.ival.kind == "^" and tonumber(o.ival.text)
+        if top and type(v) == "number" and v > top then v = top end
+        if o.ival and (o.ival.kind == "~" or o.ival.kind == "@") and type(v) == "number" then
+          local ok, first = false, nil
+          for x in o.ival.text:gmatch("%-?%d+") do first = first or tonumber(x); ok = ok or tonumber(x) == v end
+          if not ok and first then v = first end
+        end
         vt = tostring(v)
       else
         local n = o.vec or (o.vecv and sh.vec) or (o.vecx and sh.xn and sh.xn * (o.xmul or 1)) or (o.vecn and sh.nn and sh.nn / o.vecn)

@@ -124,6 +124,24 @@ describe("immediates narrower than their type", function()
     { what = "discard.L2 takes 128 bytes", msg = "64 is not 128 (the only size this form takes)",
       bad = function(line) local g = ptx.reg.u64(); ptx.mov.u64(g, 0); line(); ptx.discard.global.L2(ptx.addr(g), 64) end,
       raw = "mov.u64 %rd1, 0;\ndiscard.global.L2 [%rd1], 64;" },
+    { what = "a sparse wgmma of 8-bit inputs takes sparsity selector 0 only", msg = "1 is out of range (0 to 0)",
+      bad = function(line) local acc = ptx.regs.f32(4); local a, b = ptx.reg.u64(), ptx.reg.u64(); local m = ptx.reg.b32(); local p = ptx.pred()
+        line(); ptx.op "wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3" (acc, a, b, m, 1, p, 1, 1) end,
+      good = function() local acc = ptx.regs.f32(4); local a, b = ptx.reg.u64(), ptx.reg.u64(); local m = ptx.reg.b32(); local p = ptx.pred()
+        ptx.mov.u64(a, 0); ptx.mov.u64(b, 0); ptx.mov.b32(m, 0); ptx.setp.eq.u32(p, 0, 0)
+        ptx.op "wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3" (acc, a, b, m, 0, p, 1, 1) end,
+      raw = "wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.u8 {%r1, %r2, %r3, %r4}, %rd1, %rd2, %r5, 1, %p1;" },
+    { what = "setmaxnreg's count is a multiple of 8", msg = "100 is not a multiple of 8",
+      bad = function(line) line(); ptx.op "setmaxnreg.inc.sync.aligned.u32" (100) end,
+      good = function() ptx.op "setmaxnreg.inc.sync.aligned.u32" (240) end,
+      raw = "setmaxnreg.inc.sync.aligned.u32 100;" },
+    { what = "setmaxnreg's count is 24 to 256", msg = "16 is out of range (24 to 256)",
+      bad = function(line) line(); ptx.op "setmaxnreg.dec.sync.aligned.u32" (16) end,
+      raw = "setmaxnreg.dec.sync.aligned.u32 16;" },
+    { what = "tensormap.cp_fenceproxy copies the whole 128-byte map", msg = "64 is not 128 (the only value this form takes)",
+      bad = function(line) local tm = ptx.shared("tm", "b8", 128, 128); local g = ptx.reg.u64(); ptx.mov.u64(g, 0)
+        line(); ptx.op "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned" (ptx.addr(g), ptx.addr(tm), 64) end,
+      raw = "mov.u64 %rd1, 0;\ntensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1], [sv], 64;" },
     { what = "pmevent's event is 0 to 15", msg = "16 is out of range (0 to 15)",
       bad = function(line) line(); ptx.pmevent(16) end, good = function() ptx.pmevent(15) end, raw = "pmevent 16;" },
     { what = "a packed 16-bit pair takes no immediate", msg = "expected a register of type .b32, got an immediate",

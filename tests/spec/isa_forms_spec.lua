@@ -554,4 +554,28 @@ describe("the ISA table", function()
     table.sort(problems)
     assert(#problems == 0, table.concat(problems, "\n  "))
   end)
+
+  -- what ptxas accepts, ptxlua reads: a minimum stricter than ptxas's refuses real PTX. The probe
+  -- of tests/isa/explore.lua assembles every form's instances at their least target and version
+  -- (ptxas must take them) and again one PTX version and one target below (ptxas must refuse each
+  -- one there: else the table's minimum is above ptxas's). Its instances take the table's values
+  -- for immediates (^N, ~a/b, @a/b/c), so a value constraint ptxas holds tighter shows too.
+  it("every form's minimum PTX version and target are ptxas's: one below, ptxas refuses it (explore.lua --probe)", function()
+    if not H.ptxas_path() then
+      if H.ci then error("ptxas not found (CI requires the CUDA toolkit)") end
+      return H.pending("ptxas not found")
+    end
+    local cmd = ("cd %s && PTXAS=%s LUA_PATH=%s LUA_CPATH=%s PTXLUA_ROOT=%s luajit tests/isa/explore.lua --probe"):format(
+      H.shq(H.root), H.shq(H.ptxas_path()), H.shq(package.path), H.shq(package.cpath), H.shq(H.root))
+    local out, err, rc = H.sh(cmd)
+    assert.are.equal(0, rc, err)
+    local found = {}
+    for line in out:gmatch("[^\n]+") do
+      if not line:match("^SKIP ") and not line:match("^%d+ forms,") and not line:match("^%d+ problems$") then
+        found[#found + 1] = line:sub(1, 400)
+      end
+    end
+    assert.truthy(out:find("\n0 problems\n", 1, true) or out:find("^0 problems\n"), table.concat(found, "\n  "))
+    assert.are.equal(0, #found, table.concat(found, "\n  "))
+  end)
 end)
