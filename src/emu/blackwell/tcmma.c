@@ -98,6 +98,31 @@ static int dseg(int M, int N, int pair, uint32_t dl, uint32_t dc, uint32_t m, pl
   return 2;
 }
 
+/* cell[j] = c32((float)src[j]) for j < n: the conversion rounds as the scalar one does (both
+** under MXCSR's mode), a NaN becomes 0x7fffffff */
+static void put_f32(uint32_t *cell, const double *src, uint32_t n) {
+  uint32_t j = 0;
+#if defined(__SSE2__)
+  const __m128 qnan = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+  for (; j + 4 <= n; j += 4) {
+    __m128 lo = _mm_cvtpd_ps(_mm_loadu_pd(src + j)), hi = _mm_cvtpd_ps(_mm_loadu_pd(src + j + 2));
+    __m128 f = _mm_movelh_ps(lo, hi), u = _mm_cmpunord_ps(f, f);
+    f = _mm_or_ps(_mm_andnot_ps(u, f), _mm_and_ps(u, qnan));
+    _mm_storeu_si128((__m128i *)(void *)(cell + j), _mm_castps_si128(f));
+  }
+#endif
+  for (; j < n; j++) cell[j] = (uint32_t)c32((float)src[j]);
+}
+
+static void fill_tag(uint32_t *tg, uint32_t n, uint32_t tag) {
+  uint32_t j = 0;
+#if defined(__SSE2__)
+  const __m128i t = _mm_set1_epi32((int)tag);
+  for (; j + 4 <= n; j += 4) _mm_storeu_si128((__m128i *)(void *)(tg + j), t);
+#endif
+  for (; j < n; j++) tg[j] = tag;
+}
+
 /* one more read of shared bytes by op seq of this warp: joins a record of the same instruction and
 ** warp it overlaps (the k-steps of one stage); a span that only touches one (the next stage of a
 ** ring) is a record of its own, or a refill of a finished stage would look like one still read */
@@ -479,8 +504,8 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
           cell[j] = (uint32_t)(int64_t)v; /* (wraps without saturate: 8-bit sums are exact) */
         }
       else
-        for (uint32_t j = 0; j < cnt; j++) cell[j] = (uint32_t)c32((float)src[j]);
-      for (uint32_t j = 0; j < cnt; j++) tg[j] = tag;
+        put_f32(cell, src, cnt);
+      fill_tag(tg, cnt, tag);
     }
   }
   /* the shared bytes stay in use until the MMA completes */
