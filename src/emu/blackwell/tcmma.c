@@ -98,6 +98,20 @@ static int dseg(int M, int N, int pair, uint32_t dl, uint32_t dc, uint32_t m, pl
   return 2;
 }
 
+/* dst[j] = scale * (double)f32(src[j]) for j < n */
+static void get_f32(double *dst, const uint32_t *src, uint32_t n, double scale) {
+  uint32_t j = 0;
+#if defined(__SSE2__)
+  const __m128d sc = _mm_set1_pd(scale);
+  for (; j + 4 <= n; j += 4) {
+    __m128 f = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + j)));
+    _mm_storeu_pd(dst + j, _mm_mul_pd(sc, _mm_cvtps_pd(f)));
+    _mm_storeu_pd(dst + j + 2, _mm_mul_pd(sc, _mm_cvtps_pd(_mm_movehl_ps(f, f))));
+  }
+#endif
+  for (; j < n; j++) dst[j] = scale * (double)f32(src[j]);
+}
+
 /* cell[j] = c32((float)src[j]) for j < n: the conversion rounds as the scalar one does (both
 ** under MXCSR's mode), a NaN becomes 0x7fffffff */
 static void put_f32(uint32_t *cell, const double *src, uint32_t n) {
@@ -480,7 +494,7 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
         if (integer)
           for (uint32_t j = 0; j < cnt; j++) dst[j] = (double)(int32_t)src[j];
         else
-          for (uint32_t j = 0; j < cnt; j++) dst[j] = scale * (double)f32(src[j]);
+          get_f32(dst, src, cnt, scale);
       }
     }
   plX__tc_gemm(M, N, K, A, (size_t)K, B, (size_t)K, D, (size_t)N);
