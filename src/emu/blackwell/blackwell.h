@@ -5,6 +5,9 @@
 
 #include "state.h"
 #include "fail.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Tensor memory: per CTA 128 lanes x 512 columns of 32-bit cells, each with a tag saying who wrote
 ** it last (0 nothing: tensor memory is not zeroed; 1 a tcgen05.st; 2 + 16 * op + rank the
@@ -54,10 +57,31 @@ typedef struct plX_bw_cta {
   /* the A collector buffer: the A (M x K) the last .collector::a::fill read, and who filled it */
   double *coll;
   uint32_t coll_m, coll_k, coll_pc, coll_tid; /* coll_pc: 1 + pc, 0 empty */
+  double *scr; /* an MMA's operands and D (tcmma.c), kept between MMAs */
+  size_t nscr; /* its doubles */
 } plX_bw_cta;
 
 static inline uint32_t bw_tag(uint32_t op, uint32_t rank) {
   return 2 + op * 16 + rank;
+}
+
+/* the first i' in [i, n) with p[i'] != v, n if none */
+static inline uint32_t bw_skip_eq(const uint32_t *p, uint32_t i, uint32_t n, uint32_t v) {
+#if defined(__SSE2__)
+  const __m128i vv = _mm_set1_epi32((int)v);
+  for (; i + 8 <= n; i += 8) {
+    __m128i x = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), vv),
+            y = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p + i + 4)), vv);
+    if (_mm_movemask_epi8(_mm_and_si128(x, y)) != 0xffff) break;
+  }
+  for (; i + 4 <= n; i += 4) {
+    int mk = _mm_movemask_epi8(
+        _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), vv));
+    if (mk != 0xffff) return i + (uint32_t)__builtin_ctz(~(unsigned)mk & 0xffffu) / 4;
+  }
+#endif
+  while (i < n && p[i] == v) i++;
+  return i;
 }
 
 /* tmem.c */
@@ -69,6 +93,12 @@ const plX_tcop *plX__b_op(plX_emu *e, uint32_t tag, plX_cta **c);
 ** uninit. 0 ok */
 int plX__b_read_cells(plX_emu *e, plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t l0,
                       uint32_t l1, uint32_t c0, uint32_t c1, int own, int uninit, const char *what);
+/* the tag part of plX__b_read_cells for one tag: 1 when a cell with tag t passes it */
+int plX__b_tag_fine(plX_emu *e, plX_warp *w, int l, uint32_t t, int own, int uninit);
+/* the rest of plX__b_read_cells: a tcgen05.st of another warp not waited for overlaps the cells;
+** 0 ok */
+int plX__b_read_pending_st(plX_emu *e, plX_ins *in, plX_warp *w, plX_cta *c, uint32_t l0,
+                           uint32_t l1, uint32_t c0, uint32_t c1, const char *what);
 /* an async op writes cells [l0, l1) x [c0, c1) of c: a tcgen05.ld of any warp not waited for
 ** still reads some; 0 ok */
 int plX__b_write_cells(plX_emu *e, plX_ins *in, plX_warp *w, plX_cta *c, uint32_t l0, uint32_t l1,

@@ -78,6 +78,65 @@ static void dpos(int M, int N, int pair, uint32_t dl, uint32_t dc, uint32_t m, u
   }
 }
 
+/* a run of D's row m: columns [n0, n0 + cnt) at lane ln, columns col, col + 1, ... of CTA k */
+typedef struct plX_dseg {
+  uint32_t k, ln, col, n0, cnt;
+} plX_dseg;
+
+/* row m of D as runs (dpos's places, n in increasing order): one, or two under layout B (the
+** second half of the columns 64 lanes down); their count */
+static int dseg(int M, int N, int pair, uint32_t dl, uint32_t dc, uint32_t m, plX_dseg *s) {
+  if (!pair || M == 256) {
+    uint32_t k, ln, cl;
+    dpos(M, N, pair, dl, dc, m, 0, &k, &ln, &cl);
+    s[0] = (plX_dseg){ k, ln, cl, 0, (uint32_t)N };
+    return 1;
+  }
+  uint32_t h = (uint32_t)N / 2;
+  s[0] = (plX_dseg){ m / 64, m % 64, dc, 0, h };
+  s[1] = (plX_dseg){ m / 64, m % 64 + 64, dc, h, h };
+  return 2;
+}
+
+/* dst[j] = scale * (double)f32(src[j]) for j < n */
+static void get_f32(double *dst, const uint32_t *src, uint32_t n, double scale) {
+  uint32_t j = 0;
+#if defined(__SSE2__)
+  const __m128d sc = _mm_set1_pd(scale);
+  for (; j + 4 <= n; j += 4) {
+    __m128 f = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + j)));
+    _mm_storeu_pd(dst + j, _mm_mul_pd(sc, _mm_cvtps_pd(f)));
+    _mm_storeu_pd(dst + j + 2, _mm_mul_pd(sc, _mm_cvtps_pd(_mm_movehl_ps(f, f))));
+  }
+#endif
+  for (; j < n; j++) dst[j] = scale * (double)f32(src[j]);
+}
+
+/* cell[j] = c32((float)src[j]) for j < n: the conversion rounds as the scalar one does (both
+** under MXCSR's mode), a NaN becomes 0x7fffffff */
+static void put_f32(uint32_t *cell, const double *src, uint32_t n) {
+  uint32_t j = 0;
+#if defined(__SSE2__)
+  const __m128 qnan = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+  for (; j + 4 <= n; j += 4) {
+    __m128 lo = _mm_cvtpd_ps(_mm_loadu_pd(src + j)), hi = _mm_cvtpd_ps(_mm_loadu_pd(src + j + 2));
+    __m128 f = _mm_movelh_ps(lo, hi), u = _mm_cmpunord_ps(f, f);
+    f = _mm_or_ps(_mm_andnot_ps(u, f), _mm_and_ps(u, qnan));
+    _mm_storeu_si128((__m128i *)(void *)(cell + j), _mm_castps_si128(f));
+  }
+#endif
+  for (; j < n; j++) cell[j] = (uint32_t)c32((float)src[j]);
+}
+
+static void fill_tag(uint32_t *tg, uint32_t n, uint32_t tag) {
+  uint32_t j = 0;
+#if defined(__SSE2__)
+  const __m128i t = _mm_set1_epi32((int)tag);
+  for (; j + 4 <= n; j += 4) _mm_storeu_si128((__m128i *)(void *)(tg + j), t);
+#endif
+  for (; j < n; j++) tg[j] = tag;
+}
+
 /* one more read of shared bytes by op seq of this warp: joins a record of the same instruction and
 ** warp it overlaps (the k-steps of one stage); a span that only touches one (the next stage of a
 ** ring) is a record of its own, or a refill of a finished stage would look like one still read */
@@ -280,7 +339,21 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
       if (atmem &&
           plX__b_read_cells(e, in, w, l, kc, l0, l0 + 16, ac, ac + 8, 1, 1, "tcgen05.mma (A)"))
         return e->status;
+      /* the usual accumulator: every cell of the group's lanes holds one tag, fine for this
+      ** read and not 0; then neither the never-written check nor the tags' part of the read can
+      ** fire, and only the pending tcgen05.st are left to check */
+      int same = 0;
       if (acc) {
+        const uint32_t *tg = kc->bw->tag;
+        uint32_t t0 = tg[l0 * BW_COLS + dc];
+        same = t0 != 0 && plX__b_tag_fine(e, w, l, t0, 1, 0);
+        for (uint32_t ln = l0; ln < l0 + 16 && same; ln++)
+          same = bw_skip_eq(tg + ln * BW_COLS, dc, dc + ncol, t0) == dc + ncol;
+      }
+      if (same) {
+        if (plX__b_read_pending_st(e, in, w, kc, l0, l0 + 16, dc, dc + ncol, "tcgen05.mma (D)"))
+          return e->status;
+      } else if (acc) {
         for (uint32_t ln = l0; ln < l0 + 16; ln++) {
           uint32_t bi = 128 * (uint32_t)k + ln;
           if (dis[bi / 32] >> (bi % 32) & 1) continue;
@@ -300,8 +373,13 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     }
   /* the operands, as doubles: A's rows and B's rows (D's columns) half from each CTA of a pair */
   size_t na = (size_t)M * (size_t)K, nb = (size_t)N * (size_t)K, nd = (size_t)M * (size_t)N;
-  double *A = malloc(sizeof(double) * (na + nb + nd));
-  if (!A) return plX__fail(e, in->stmt, "out of memory");
+  if (b->nscr < na + nb + nd) {
+    double *p = realloc(b->scr, sizeof(double) * (na + nb + nd));
+    if (!p) return plX__fail(e, in->stmt, "out of memory");
+    b->scr = p;
+    b->nscr = na + nb + nd;
+  }
+  double *A = b->scr;
   double *B = A + na, *D = B + nb;
   plX_wgrd sa[2], sb[2];
   memset(sa, 0, sizeof sa);
@@ -327,20 +405,14 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
                             B + (size_t)k * nbr * (size_t)K, "operand B", &sb[k]);
   }
   e->C = c;
-  if (rc) {
-    free(A);
-    return e->status;
-  }
+  if (rc) return e->status;
   /* the block-scaled kinds: each row of A and column of B times its scale factor (K = 32: one a
   ** row); A's rows from each CTA's own scale matrix, B's from the even CTA's (the odd one must
   ** hold the same: which one a pair's MMA reads is not pinned) */
   double *sfa = NULL, *sfb = NULL;
   if (bs) {
     sfa = malloc(sizeof(double) * (size_t)(M + 2 * N));
-    if (!sfa) {
-      free(A);
-      return plX__fail(e, in->stmt, "out of memory");
-    }
+    if (!sfa) return plX__fail(e, in->stmt, "out of memory");
     sfb = sfa + M;
     uint32_t sat = (uint32_t)(wslot(w, in->d)[l] + (uint64_t)in->target),
              sbt = (uint32_t)(wslot(w, in->d2)[l] + (uint64_t)in->vs);
@@ -357,7 +429,6 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
                    n, sfb[n], sfb[N + n]);
     if (rc) {
       free(sfa);
-      free(A);
       return e->status;
     }
   }
@@ -367,7 +438,6 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (in->t3 == 2 || in->t3 == 3) {
     if (!b->coll_pc || b->coll_tid != tid || b->coll_m != (uint32_t)M || b->coll_k != (uint32_t)K) {
       free(sfa);
-      free(A);
       return lfail(e, in, w, l,
                    ".collector::a::%s with no A of this shape in the collector: a "
                    ".collector::a::fill by this thread comes first",
@@ -377,7 +447,6 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
       if (A[i] != b->coll[i] && !(A[i] != A[i] && b->coll[i] != b->coll[i])) {
         uint32_t pc = b->coll_pc - 1;
         free(sfa);
-        free(A);
         return lfail(e, in, w, l,
                      ".collector::a::%s: A[%u][%u] differs from what the .collector::a::fill of "
                      "line %s read (the MMA uses the collector's A, not the one A now names)",
@@ -389,7 +458,6 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     double *cp = realloc(b->coll, sizeof(double) * na);
     if (!cp) {
       free(sfa);
-      free(A);
       return plX__fail(e, in->stmt, "out of memory");
     }
     memcpy(cp, A, sizeof(double) * na);
@@ -412,38 +480,48 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (id.neg_b)
     for (size_t i = 0; i < nb; i++) B[i] = -B[i];
   double scale = !bs && in->target > 1 ? ldexp(1.0, -(int)(in->target - 1)) : 1.0;
-  for (uint32_t m = 0; m < (uint32_t)M; m++)
-    for (uint32_t n = 0; n < (uint32_t)N; n++) {
-      uint32_t k, ln, cl;
-      dpos(M, N, pair, dl, dc, m, n, &k, &ln, &cl);
-      uint32_t v = cs[k]->bw->cell[ln * BW_COLS + cl];
-      D[m * (size_t)N + n] = !acc ? 0 : integer ? (double)(int32_t)v : scale * (double)f32(v);
+  /* D, a row's segments at a time (dseg) */
+  if (!acc)
+    memset(D, 0, sizeof(double) * nd);
+  else
+    for (uint32_t m = 0; m < (uint32_t)M; m++) {
+      plX_dseg sg[2];
+      int ns = dseg(M, N, pair, dl, dc, m, sg);
+      for (int i = 0; i < ns; i++) {
+        const uint32_t *src = cs[sg[i].k]->bw->cell + sg[i].ln * BW_COLS + sg[i].col;
+        double *dst = D + m * (size_t)N + sg[i].n0;
+        uint32_t cnt = sg[i].cnt;
+        if (integer)
+          for (uint32_t j = 0; j < cnt; j++) dst[j] = (double)(int32_t)src[j];
+        else
+          get_f32(dst, src, cnt, scale);
+      }
     }
   plX__tc_gemm(M, N, K, A, (size_t)K, B, (size_t)K, D, (size_t)N);
   uint32_t seq = ++b->seq[w->idx], tag = bw_tag(b->ops.n, c->rank);
   plX_tcop op = { (uint32_t)(in - e->xf.code), (uint32_t)w->idx, seq, (uint32_t)l };
-  if (!plB_vec_push(b->ops, op)) {
-    free(A);
-    return plX__fail(e, in->stmt, "out of memory");
-  }
-  for (uint32_t m = 0; m < (uint32_t)M; m++)
-    for (uint32_t n = 0; n < (uint32_t)N; n++) {
-      uint32_t k, ln, cl;
-      dpos(M, N, pair, dl, dc, m, n, &k, &ln, &cl);
-      uint32_t bi = 128 * k + ln;
+  if (!plB_vec_push(b->ops, op)) return plX__fail(e, in->stmt, "out of memory");
+  for (uint32_t m = 0; m < (uint32_t)M; m++) {
+    plX_dseg sg[2];
+    int ns = dseg(M, N, pair, dl, dc, m, sg);
+    for (int i = 0; i < ns; i++) {
+      uint32_t bi = 128 * sg[i].k + sg[i].ln, cnt = sg[i].cnt;
       if (dis[bi / 32] >> (bi % 32) & 1) continue;
-      double v = D[m * (size_t)N + n];
-      uint32_t bits;
-      if (integer) {
-        if (id.saturate)
-          v = v > 2147483647.0 ? 2147483647.0 : v < -2147483648.0 ? -2147483648.0 : v;
-        bits = (uint32_t)(int64_t)v; /* (wraps without saturate: 8-bit sums are exact) */
-      } else
-        bits = (uint32_t)c32((float)v);
-      cs[k]->bw->cell[ln * BW_COLS + cl] = bits;
-      cs[k]->bw->tag[ln * BW_COLS + cl] = tag;
+      size_t o = (size_t)sg[i].ln * BW_COLS + sg[i].col;
+      uint32_t *cell = cs[sg[i].k]->bw->cell + o, *tg = cs[sg[i].k]->bw->tag + o;
+      const double *src = D + m * (size_t)N + sg[i].n0;
+      if (integer)
+        for (uint32_t j = 0; j < cnt; j++) {
+          double v = src[j];
+          if (id.saturate)
+            v = v > 2147483647.0 ? 2147483647.0 : v < -2147483648.0 ? -2147483648.0 : v;
+          cell[j] = (uint32_t)(int64_t)v; /* (wraps without saturate: 8-bit sums are exact) */
+        }
+      else
+        put_f32(cell, src, cnt);
+      fill_tag(tg, cnt, tag);
     }
-  free(A);
+  }
   /* the shared bytes stay in use until the MMA completes */
   for (int k = 0; k < nc; k++)
     if (rd_note(e, cs[k], &sa[k], (uint32_t)w->idx, seq, op.pc) ||

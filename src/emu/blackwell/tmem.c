@@ -51,6 +51,7 @@ void plX__bw_free(plX_cta *c) {
   free(b->pld);
   free(b->pst);
   free(b->coll);
+  free(b->scr);
   free(b);
   c->bw = NULL;
 }
@@ -218,34 +219,62 @@ static int overlaps(const plX_tcpend *p, uint32_t l0, uint32_t l1, uint32_t c0, 
   return p->l0 < l1 && l0 < p->l1 && p->c0 < c1 && c0 < p->c1;
 }
 
+/* the verdict on a tag for a read by thread l of warp w (what plX__b_read_cells says of it): 0
+** fine, 1 never written (uninit), 2 not known complete, 3 known complete but not fenced since */
+static int tag_verdict(plX_emu *e, plX_warp *w, int l, uint32_t t, int own, int uninit,
+                       const plX_tcop **opp, plX_cta **ocp) {
+  if (t == 0) return uninit ? 1 : 0;
+  if (t == 1) return 0;
+  plX_bw_cta *me = e->C->bw;
+  plX_cta *oc;
+  const plX_tcop *op = plX__b_op(e, t, &oc);
+  *opp = op;
+  *ocp = oc;
+  if (own && oc == e->C && op->warp == (uint32_t)w->idx && op->lane == (uint32_t)l)
+    return 0; /* its own thread's: the pipeline orders them */
+  size_t k = (size_t)w->idx * me->nslot + slot_of(e, oc->rank, op->warp);
+  if (me->kf[k] >= op->seq) return 0;
+  return me->ka[k] >= op->seq ? 3 : 2;
+}
+
+int plX__b_tag_fine(plX_emu *e, plX_warp *w, int l, uint32_t t, int own, int uninit) {
+  const plX_tcop *op;
+  plX_cta *oc;
+  return tag_verdict(e, w, l, t, own, uninit, &op, &oc) == 0;
+}
+
 int plX__b_read_cells(plX_emu *e, plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t l0,
                       uint32_t l1, uint32_t c0, uint32_t c1, int own, int uninit,
                       const char *what) {
   plX_bw_cta *b = c->bw, *me = e->C->bw;
-  uint32_t ok = 0; /* the last tag found fine */
-  for (uint32_t ln = l0; ln < l1; ln++)
-    for (uint32_t cl = c0; cl < c1; cl++) {
-      uint32_t t = b->tag[ln * BW_COLS + cl];
-      if (t == 0) { /* never written (ok starts at 0, so this comes first) */
-        if (!uninit) continue;
+  /* the cells in order, lane by lane: the first one whose tag is not fine is reported. A tag's
+  ** verdict depends on the tag only, so runs of the last fine tag are skipped unjudged */
+  uint32_t fine = 0;
+  int have = 0;
+  for (uint32_t ln = l0; ln < l1; ln++) {
+    const uint32_t *row = b->tag + (size_t)ln * BW_COLS;
+    uint32_t cl = c0;
+    while (cl < c1) {
+      if (have) {
+        cl = bw_skip_eq(row, cl, c1, fine);
+        if (cl == c1) break;
+      }
+      uint32_t t = row[cl];
+      const plX_tcop *op = NULL;
+      plX_cta *oc = NULL;
+      int v = tag_verdict(e, w, l, t, own, uninit, &op, &oc);
+      if (v == 0) {
+        fine = t;
+        have = 1;
+        cl++;
+        continue;
+      }
+      if (v == 1)
         return wfail(e, in, w,
                      "%s reads tensor memory lane %u, column %u of CTA (%u,%u,%u), which nothing "
                      "has written (tensor memory is not zeroed)",
                      what, ln, cl, c->ctaid[0], c->ctaid[1], c->ctaid[2]);
-      }
-      if (t == 1 || t == ok) continue;
-      plX_cta *oc;
-      const plX_tcop *op = plX__b_op(e, t, &oc);
-      if (own && oc == e->C && op->warp == (uint32_t)w->idx && op->lane == (uint32_t)l) {
-        ok = t; /* its own thread's: the pipeline orders them */
-        continue;
-      }
-      size_t k = (size_t)w->idx * me->nslot + slot_of(e, oc->rank, op->warp);
-      if (me->kf[k] >= op->seq) {
-        ok = t;
-        continue;
-      }
-      if (me->ka[k] >= op->seq)
+      if (v == 3)
         return wfail(e, in, w,
                      "%s reads tensor memory lane %u, column %u, written by the %s of line %s "
                      "(warp %u of CTA (%u,%u,%u)): the wait at line %s orders it after that %s's "
@@ -262,6 +291,13 @@ int plX__b_read_cells(plX_emu *e, plX_ins *in, plX_warp *w, int l, plX_cta *c, u
                    what, ln, cl, op_word(e, op), line_of(e, op->pc), op->warp, oc->ctaid[0],
                    oc->ctaid[1], oc->ctaid[2], op_noun(e, op->pc));
     }
+  }
+  return plX__b_read_pending_st(e, in, w, c, l0, l1, c0, c1, what);
+}
+
+int plX__b_read_pending_st(plX_emu *e, plX_ins *in, plX_warp *w, plX_cta *c, uint32_t l0,
+                           uint32_t l1, uint32_t c0, uint32_t c1, const char *what) {
+  plX_bw_cta *b = c->bw;
   /* a tcgen05.st of another warp not waited for: the hand-off needs wait::st first */
   for (uint32_t x = 0; x < e->nwarps; x++) {
     if (c == e->C && x == (uint32_t)w->idx) continue;
