@@ -416,6 +416,10 @@ typedef struct plX_cta_hop {
   /* per shared byte: the generic writer (1 + its rank x threads + thread, rank: the CTA it ran
   ** in, which may be another of the cluster) and its fence count then */
   uint32_t *pw, *ps;
+  /* per 16-byte block of shared memory (PW_BLK): 0 when every pw of the block is 0 (nonzero:
+  ** some may not be; set by the generic writers, cleared when a check finds the block clean),
+  ** so that the async-proxy checks skip clean blocks without reading their 64 bytes of pw */
+  uint8_t *pwd;
   /* per thread: fence.proxy.async covering its own CTA's shared memory (none, ::cta, ::cluster) */
   uint32_t *fences;
   /* per thread: those covering other CTAs' shared memory too (no space, .shared::cluster) */

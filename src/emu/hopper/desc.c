@@ -57,29 +57,22 @@ static inline uint64_t nz8(uint64_t v) {
   return (((v & lo7) + lo7) | v) & ~lo7;
 }
 
-/* nothing in these n bytes the per-byte checks could report: no generic writer on record, no TMA
-** swizzle but the descriptor's (want: 1 + it), and under a skewed base offset no TMA swizzle at
-** all (psw 0 or 1 + PLSM_SW_NONE = 1); eight bytes a step, branch-free */
-static inline int run_clean(const uint32_t *pw, const uint8_t *psw, uint32_t n, uint32_t want,
-                            int skew) {
-  uint64_t any = 0, bad = 0, wv = want * 0x0101010101010101ull;
+/* nothing in the n bytes at a the per-byte checks could report: no generic writer on record (the
+** block summary), no TMA swizzle but the descriptor's (want: 1 + it), and under a skewed base
+** offset no TMA swizzle at all (psw 0 or 1 + PLSM_SW_NONE = 1); eight bytes a step, branch-free */
+static inline int run_clean(plX_cta_hop *h, uint32_t a, uint32_t n, uint32_t want, int skew) {
+  const uint8_t *psw = h->psw + a;
+  uint64_t bad = 0, wv = want * 0x0101010101010101ull;
   uint64_t top = skew ? 0xfefefefefefefefeull : 0;
   uint32_t b = 0;
-  for (; b + 8 <= n; b += 8) { /* (scalar words: an array here goes through the stack) */
-    uint64_t p0, p1, p2, p3, x;
-    memcpy(&p0, pw + b, 8);
-    memcpy(&p1, pw + b + 2, 8);
-    memcpy(&p2, pw + b + 4, 8);
-    memcpy(&p3, pw + b + 6, 8);
+  for (; b + 8 <= n; b += 8) {
+    uint64_t x;
     memcpy(&x, psw + b, 8);
-    any |= p0 | p1 | p2 | p3;
     bad |= (nz8(x) & nz8(x ^ wv)) | nz8(x & top);
   }
-  for (; b < n; b++) {
-    any |= pw[b];
+  for (; b < n; b++)
     bad |= (uint64_t)(psw[b] != 0 && psw[b] != want) | (uint64_t)(skew && psw[b] > 1);
-  }
-  return !(any | bad);
+  return !bad && plX__h_pw_none(h, a, n);
 }
 
 /* ---- the gather cache
@@ -146,7 +139,7 @@ static dc_ent *dc_find(plX_cta *c, int sm, uint64_t desc, int t, int mn, uint32_
 static int dc_serve(plX_cta *c, const dc_ent *x, uint32_t want, int skew, double *out,
                     const double **res, plX_wgrd *span) {
   const uint32_t *pw = c->h.pw;
-  const uint8_t *psw = c->h.psw, *snap = x->snap;
+  const uint8_t *snap = x->snap;
   for (uint32_t q = 0; q < x->nrun; q++) {
     uint32_t a = x->ra[q], n = x->rn[q];
     if (n == 16) { /* the common run, a 16-byte chunk: compared as two words */
@@ -155,8 +148,8 @@ static int dc_serve(plX_cta *c, const dc_ent *x, uint32_t want, int skew, double
       memcpy(&s1, snap + 8, 8);
       memcpy(&m0, c->smem + a, 8);
       memcpy(&m1, c->smem + a + 8, 8);
-      if ((s0 ^ m0) | (s1 ^ m1) || (pw && !run_clean(pw + a, psw + a, 16, want, skew))) return 0;
-    } else if ((pw && !run_clean(pw + a, psw + a, n, want, skew)) || memcmp(c->smem + a, snap, n))
+      if ((s0 ^ m0) | (s1 ^ m1) || (pw && !run_clean(&c->h, a, 16, want, skew))) return 0;
+    } else if ((pw && !run_clean(&c->h, a, n, want, skew)) || memcmp(c->smem + a, snap, n))
       return 0;
     snap += n;
   }
@@ -218,7 +211,6 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
   }
   /* with res, straight into the entry (handed out in place below) */
   double *dst = rec && res ? rec->val : out;
-  const uint8_t *psw = c->h.psw;
   const uint32_t *pw = c->h.pw;
   uint32_t per = 16 / (uint32_t)elt, lo = UINT32_MAX, hi = 0, want = (uint32_t)d->swizzle + 1;
   /* along K (K-major) or along the rows (MN-major) */
@@ -234,8 +226,7 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
                        a + n - (uint32_t)elt)
         L = 1, n = (uint32_t)elt;
       if ((uint64_t)a + n > e->smem_size) return 0;
-      if (pw && (n == 16 ? !run_clean(pw + a, psw + a, 16, want, skew)
-                         : !run_clean(pw + a, psw + a, n, want, skew)))
+      if (pw && (n == 16 ? !run_clean(&c->h, a, 16, want, skew) : !run_clean(&c->h, a, n, want, skew)))
         return 0;
       const uint8_t *p = c->smem + a;
       if (rec && !dc_run(rec, p, a, n)) {

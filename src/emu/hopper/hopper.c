@@ -266,7 +266,9 @@ int plX__hop_setup(plX_emu *e, plX_cta *c) {
   for (uint32_t w = 0; w < e->nwarps; w++) c->h.nreg[w] = H->budget;
   if (H->track) {
     c->h.psw = calloc(sm, 1);
-    c->h.pw = calloc(sm, sizeof *c->h.pw);
+    /* (pw padded to whole blocks: the pad stays 0) */
+    c->h.pw = calloc((sm + PW_BLK - 1) / PW_BLK * PW_BLK, sizeof *c->h.pw);
+    c->h.pwd = calloc((sm + PW_BLK - 1) / PW_BLK, 1);
     c->h.ps = calloc(sm, sizeof *c->h.ps);
     c->h.fences = calloc(e->nthreads, sizeof *c->h.fences);
     c->h.cfences = calloc(e->nthreads, sizeof *c->h.cfences);
@@ -274,7 +276,7 @@ int plX__hop_setup(plX_emu *e, plX_cta *c) {
     c->h.cfsnap = calloc(e->nthreads, sizeof *c->h.cfsnap);
     if (!c->h.fsnap || !c->h.cfsnap) return plX__fail(e, X_NOSLOT, "out of memory");
     c->h.bg = calloc((size_t)e->nthreads * 3, sizeof *c->h.bg);
-    if (!c->h.psw || !c->h.pw || !c->h.ps || !c->h.fences || !c->h.cfences || !c->h.bg)
+    if (!c->h.psw || !c->h.pw || !c->h.pwd || !c->h.ps || !c->h.fences || !c->h.cfences || !c->h.bg)
       return plX__fail(e, X_NOSLOT, "out of memory");
   }
   if (H->has_wgmma) {
@@ -295,6 +297,8 @@ void plX__hop_free(plX_cta *c) {
   plX__h_desc_free(c);
   free(c->h.psw);
   free(c->h.pw);
+  free(c->h.pwd);
+  c->h.pwd = NULL;
   free(c->h.ps);
   free(c->h.fences);
   free(c->h.cfences);

@@ -29,6 +29,27 @@ static inline void whot(plX_emu *e, plB_buf *b, const plX_cta *c, uint32_t tid) 
   plX__who(e, b, c->ctaid, tid);
 }
 
+/* the async-proxy summary (plX_cta_hop.pwd): no generic writer on record in shared bytes
+** [a, a + n) of h; a flagged block found clean is unflagged */
+#define PW_BLK 16
+static inline int plX__h_pw_none(plX_cta_hop *h, uint32_t a, uint32_t n) {
+  if (!n) return 1;
+  for (uint32_t b = a / PW_BLK, last = (a + n - 1) / PW_BLK; b <= last; b++) {
+    if (!h->pwd[b]) continue;
+    const uint32_t *p = h->pw + (size_t)b * PW_BLK;
+    uint32_t any = 0;
+    for (int i = 0; i < PW_BLK; i++) any |= p[i];
+    if (any) return 0;
+    h->pwd[b] = 0;
+  }
+  return 1;
+}
+/* the generic writers: bytes [off, off + n) of h may have one on record */
+static inline void plX__h_pw_mark(plX_cta_hop *h, uint32_t off, uint32_t n) {
+  if (!n) return;
+  for (uint32_t b = off / PW_BLK, last = (off + n - 1) / PW_BLK; b <= last; b++) h->pwd[b] = 1;
+}
+
 typedef struct plX_tmap {
   uint64_t addr;
   int rank, dtype, sw, esize;

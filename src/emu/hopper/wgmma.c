@@ -181,6 +181,14 @@ int plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uin
   return plX__h_wg_check(e, stmt, c, off, n, warp, 0, who);
 }
 
+static int sw_fail(plX_emu *e, const plX_ins *in, plX_warp *w, int l, const plX_cta_hop *h,
+                   uint32_t i, int want_sw, const char *what) {
+  return plX__fail_lanef(e, in, w, l,
+                         "%s reads shared byte 0x%x through a descriptor declaring swizzle %s, "
+                         "but a TMA load wrote it with swizzle %s",
+                         what, i, plB_sm_swizzle_name(want_sw), plB_sm_swizzle_name(h->psw[i] - 1));
+}
+
 /* an async-proxy read of shared bytes [off, off + n) of CTA c: written by a generic store without a
 ** fence.proxy.async by its writer since is an error; want_sw >= 0 also checks the TMA swizzle */
 int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t off,
@@ -189,6 +197,15 @@ int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta
   if (!h->pw) return 0;
   uint32_t me = (uint32_t)w->idx * 32 + (uint32_t)l;
   for (uint32_t i = off; i < off + n; i++) {
+    if (plX__h_pw_none(h, i, 1)) { /* a block with no generic writer: only the swizzle is left */
+      uint32_t end = (i / PW_BLK + 1) * PW_BLK;
+      if (end > off + n) end = off + n;
+      if (want_sw >= 0)
+        for (; i < end; i++)
+          if (h->psw[i] && h->psw[i] - 1 != want_sw) return sw_fail(e, in, w, l, h, i, want_sw, what);
+      i = end - 1;
+      continue;
+    }
     uint32_t wr = h->pw[i], r = wr ? (wr - 1) / e->nthreads : 0,
              t = wr ? (wr - 1) % e->nthreads : 0;
     const plX_cta *wc = r == c->rank ? c : &e->ctas[r]; /* the writer's CTA */
@@ -222,11 +239,7 @@ int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta
       return e->status;
     }
     if (want_sw >= 0 && h->psw[i] && h->psw[i] - 1 != want_sw)
-      return plX__fail_lanef(e, in, w, l,
-                             "%s reads shared byte 0x%x through a descriptor declaring swizzle %s, "
-                             "but a TMA load wrote it with swizzle %s",
-                             what, i, plB_sm_swizzle_name(want_sw),
-                             plB_sm_swizzle_name(h->psw[i] - 1));
+      return sw_fail(e, in, w, l, h, i, want_sw, what);
   }
   return 0;
 }
