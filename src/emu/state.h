@@ -411,6 +411,9 @@ typedef struct plX_cta_hop {
   PLB_VEC(plX_wgrd) rd; /* the wgmma operand reads not yet waited for */
   /* a range holding every record of rd (while rd.n: the shared-write check's filter) */
   uint32_t rd_lo, rd_hi;
+  /* an early release's index of rd (hopper/wgmma.c, wg_forward): fwcap slots of two words (the
+  ** generation fwgen that filled it, the record), open addressing */
+  uint32_t *fwt, fwcap, fwgen;
   /* per shared byte: 1 + the swizzle a TMA load wrote it with; 0 other writers */
   uint8_t *psw;
   /* per shared byte: the generic writer (1 + its rank x threads + thread, rank: the CTA it ran

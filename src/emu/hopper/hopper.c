@@ -299,6 +299,9 @@ void plX__hop_free(plX_cta *c) {
   free(c->h.pw);
   free(c->h.pwd);
   c->h.pwd = NULL;
+  free(c->h.fwt);
+  c->h.fwt = NULL;
+  c->h.fwcap = c->h.fwgen = 0;
   free(c->h.ps);
   free(c->h.fences);
   free(c->h.cfences);

@@ -54,26 +54,88 @@ static int wg_push(plX_cta *c, const plX_wgrd *r) {
   return plB_vec_push(c->h.rd, *r);
 }
 
-/* r, released again into phase `phase` of the mbarrier at `mb` of CTA `rank`: a copy whose
-** waiters are ordered after that arrive, unless one exists; rel: the early arrive the messages
-** name (1 + pc; 0: r's, when the release runs through a chain) */
-static void wg_forward(plX_cta *o, uint32_t i, uint32_t mb, uint32_t phase, uint32_t rank,
-                       uint32_t rel) {
+/* the records of o released into one (mbarrier, phase, CTA), the key of one release: a hash set
+** over rd's indices, built at the first copy the release makes (o->h.fwt; fwgen tells this
+** release's slots from older ones). A record is in it when its (rel_mb, rel_phase, rel_rank) is
+** the key; the duplicate test below is on (pc, warp, group, lo) among those. */
+typedef struct fw_idx {
+  int built, ok; /* ok 0: no memory for the set, scanned instead */
+  uint32_t mb, phase, rank;
+} fw_idx;
+
+static uint32_t fw_hash(uint32_t pc, uint32_t warp, uint32_t group, uint32_t lo) {
+  uint32_t h = pc * 0x9e3779b1u ^ warp * 0x85ebca77u ^ group * 0xc2b2ae3du ^ lo * 0x27d4eb2fu;
+  h ^= h >> 15;
+  h *= 0x2c1b3c6du;
+  return h ^ h >> 13;
+}
+
+static int fw_match(const plX_wgrd *q, const plX_wgrd *f, const fw_idx *x) {
+  return q->pc == f->pc && q->warp == f->warp && q->group == f->group && q->lo == f->lo &&
+         q->rel_mb == x->mb && q->rel_phase == x->phase && q->rel_rank == x->rank;
+}
+
+static void fw_insert(plX_cta *o, uint32_t i) {
+  const plX_wgrd *r = &o->h.rd.p[i];
+  uint32_t mask = o->h.fwcap - 1, *t = o->h.fwt;
+  for (uint32_t s = fw_hash(r->pc, r->warp, r->group, r->lo) & mask;; s = (s + 1) & mask)
+    if (t[2 * s] != o->h.fwgen) {
+      t[2 * s] = o->h.fwgen;
+      t[2 * s + 1] = i;
+      return;
+    }
+}
+
+/* the set for a release that may still add `more` records (each record of rd enters once) */
+static void fw_build(plX_cta *o, fw_idx *x, uint32_t more) {
+  x->built = 1;
+  x->ok = 0;
+  uint64_t want = 2 * ((uint64_t)o->h.rd.n + 2 * (uint64_t)more) + 16;
+  if (want > (1u << 30)) return;
+  if (o->h.fwcap < want) {
+    uint32_t cap = 64;
+    while (cap < want) cap *= 2;
+    uint32_t *t = calloc((size_t)cap * 2, sizeof *t);
+    if (!t) return;
+    free(o->h.fwt);
+    o->h.fwt = t;
+    o->h.fwcap = cap;
+    o->h.fwgen = 0;
+  }
+  if (++o->h.fwgen == 0) { /* the generations wrapped: every slot free again */
+    memset(o->h.fwt, 0, (size_t)o->h.fwcap * 2 * sizeof *o->h.fwt);
+    o->h.fwgen = 1;
+  }
+  x->ok = 1;
+  for (uint32_t j = 0; j < o->h.rd.n; j++) {
+    const plX_wgrd *q = &o->h.rd.p[j];
+    if (q->rel_mb == x->mb && q->rel_phase == x->phase && q->rel_rank == x->rank) fw_insert(o, j);
+  }
+}
+
+/* r, released again into phase `phase` of the mbarrier at `mb` of CTA `rank` (x's key): a copy
+** whose waiters are ordered after that arrive, unless one exists; rel: the early arrive the
+** messages name (1 + pc; 0: r's, when the release runs through a chain); more: the bound on the
+** records this release may still add to o */
+static void wg_forward(plX_cta *o, uint32_t i, fw_idx *x, uint32_t rel, uint32_t more) {
   plX_wgrd f = o->h.rd.p[i];
   if (rel) f.rel = rel;
-  /* (newest first: a copy made by an earlier arrive on the same phase is near the end) */
-  for (uint32_t j = o->h.rd.n; j-- > 0;) {
-    const plX_wgrd *q = &o->h.rd.p[j];
-    if (q->pc == f.pc && q->warp == f.warp && q->group == f.group && q->lo == f.lo &&
-        q->rel_mb == mb && q->rel_phase == phase && q->rel_rank == rank)
-      return;
-  }
-  f.rel_mb = mb;
-  f.rel_phase = phase;
-  f.rel_rank = rank;
+  if (!x->built) fw_build(o, x, more);
+  if (x->ok) {
+    uint32_t mask = o->h.fwcap - 1;
+    const uint32_t *t = o->h.fwt;
+    for (uint32_t s = fw_hash(f.pc, f.warp, f.group, f.lo) & mask; t[2 * s] == o->h.fwgen;
+         s = (s + 1) & mask)
+      if (fw_match(&o->h.rd.p[t[2 * s + 1]], &f, x)) return;
+  } else
+    for (uint32_t j = o->h.rd.n; j-- > 0;)
+      if (fw_match(&o->h.rd.p[j], &f, x)) return;
+  f.rel_mb = x->mb;
+  f.rel_phase = x->phase;
+  f.rel_rank = x->rank;
   f.acq = 0;
   /* out of memory: the chain is not followed */
-  wg_push(o, &f);
+  if (wg_push(o, &f) && x->ok) fw_insert(o, o->h.rd.n - 1);
 }
 
 /* warp w (of e->C) arrives on m (of CTA c, local or remote) while wgmma reads of its own are
@@ -93,18 +155,21 @@ void plX__h_wg_release(plX_emu *e, plX_warp *w, plX_ins *in, plX_cta *c, plX_mba
   for (uint32_t k = 0; k < e->H.ncl || (k == 0 && !e->H.ncl); k++) {
     plX_cta *o = e->H.ncl ? &e->ctas[k] : e->C;
     uint32_t n = o->h.rd.n;
+    fw_idx x = { 0, 0, m->off, m->phase, c->rank };
     for (uint32_t i = 0; i < n; i++) {
       plX_wgrd *r = &o->h.rd.p[i];
       if (o == e->C && r->warp == wi && wg_pending(o, r)) { /* its own pending reads */
         if (!r->rel) {
+          int was = r->rel_mb == x.mb && r->rel_phase == x.phase && r->rel_rank == x.rank;
           r->rel = (uint32_t)(in - e->xf.code) + 1;
           r->rel_mb = m->off;
           r->rel_phase = m->phase;
           r->rel_rank = c->rank;
+          if (x.built && x.ok && !was) fw_insert(o, i);
         } else if (r->rel_mb != m->off || r->rel_phase != m->phase || r->rel_rank != c->rank)
-          wg_forward(o, i, m->off, m->phase, c->rank, (uint32_t)(in - e->xf.code) + 1);
+          wg_forward(o, i, &x, (uint32_t)(in - e->xf.code) + 1, n - i);
       } else if (r->rel_rank == me && wi < 32 && (r->acq >> wi & 1)) /* reads w acquired early */
-        wg_forward(o, i, m->off, m->phase, c->rank, 0);
+        wg_forward(o, i, &x, 0, n - i);
     }
   }
 }
