@@ -509,91 +509,106 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   uint32_t scd = (in->sub & 32) ? ((in->sub & 64) ? ~0u : 0) : w->P[in->c];
   int nd = dt == PLT_F16 ? N / 4 : N / 2, halves = dt == PLT_F16 ? 2 : 1;
   double *D = B + (size_t)N * (size_t)KB;
-  if (dt ==
-      PLT_F32) /* register 4 c + 2 h + x of lane l: row l / 4 + 8 h, column 8 c + 2 (l % 4) + x */
-    for (int i = 0; i < nd; i++) {
-      const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
-      double *Dc = D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
-      if (scd == ~0u) /* lane 4 g + q: row g, column 2 q */
-        for (int g = 0; g < 8; g++, Dc += N, R += 4) {
-          Dc[0] = (double)f32(R[0]);
-          Dc[2] = (double)f32(R[1]);
-          Dc[4] = (double)f32(R[2]);
-          Dc[6] = (double)f32(R[3]);
-        }
-      else
-        for (int l = 0; l < 32; l++)
-          Dc[(l >> 2) * N + 2 * (l & 3)] = (scd >> l & 1) ? (double)f32(R[l]) : 0;
-    }
-  else
-    for (int i = 0; i < nd; i++) {
-      const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
-      for (int l = 0; l < 32; l++) {
-        int keep = (scd >> l) & 1;
-        for (int h = 0; h < halves; h++) {
-          int row, col;
-          wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
-          double x = 0;
-          if (keep)
-            x = integer         ? (double)(int32_t)R[l]
-                : dt == PLT_F16 ? plX__to_double((R[l] >> (16 * h)) & 0xffff, XFMT_F16)
-                                : (double)f32(R[l]);
-          D[row * N + col] = x;
-        }
-      }
-    }
   if (!integer && sa < 0)
     for (int q = 0; q < 16 * K; q++) A[q] = -A[q];
   if (!integer && sb < 0) {
     for (size_t q = 0; q < (size_t)N * (size_t)KB; q++) B[q] = -Bv[q];
     Bv = B;
   }
-  if (!sparse)
-    plX__tc_gemm(16, N, K, A, (size_t)K, Bv, (size_t)KB, D, (size_t)N);
-  else { /* row by row: B's columns that row's metadata selects, in its order */
-    double *Br = D + 16 * (size_t)N;
-    for (int r = 0; r < 16; r++) {
-      for (int n = 0; n < N; n++)
-        for (int k = 0; k < K; k++) Br[n * K + k] = Bv[(size_t)n * (size_t)KB + kx[r][k]];
-      plX__tc_gemm(N, 1, K, Br, (size_t)K, A + r * K, (size_t)K, D + r * N, 1);
+  /* f32 accumulators of every lane kept or every lane zeroed: the engine works on the registers in
+  ** place (the same sums, the same roundings) */
+  int done = 0;
+  if (dt == PLT_F32 && !sparse && (scd == ~0u || scd == 0)) {
+    /* (the slots distinct: rising; else a register named twice goes the staged way) */
+    uint64_t *Rs[128];
+    int rising = 1;
+    for (int i = 0; i < nd; i++) {
+      Rs[i] = wslot(w, vs[in->vs + (uint32_t)i]);
+      if (i && vs[in->vs + (uint32_t)i] <= vs[in->vs + (uint32_t)i - 1]) rising = 0;
     }
+    done = rising && plX__tc_wgmma_f32(N, K, A, Bv, (size_t)KB, Rs, scd == 0);
   }
-  if (dt == PLT_F32) /* the f32 accumulators: one rounding each */
-    for (int i = 0; i < nd; i++) {
-      uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
-      const double *Dc =
-          D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
-      for (int g = 0; g < 8; g++, Dc += N, R += 4) {
-        R[0] = c32((float)Dc[0]);
-        R[1] = c32((float)Dc[2]);
-        R[2] = c32((float)Dc[4]);
-        R[3] = c32((float)Dc[6]);
+  if (!done) {
+    if (dt ==
+        PLT_F32) /* register 4 c + 2 h + x of lane l: row l / 4 + 8 h, column 8 c + 2 (l % 4) + x */
+      for (int i = 0; i < nd; i++) {
+        const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+        double *Dc = D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
+        if (scd == ~0u) /* lane 4 g + q: row g, column 2 q */
+          for (int g = 0; g < 8; g++, Dc += N, R += 4) {
+            Dc[0] = (double)f32(R[0]);
+            Dc[2] = (double)f32(R[1]);
+            Dc[4] = (double)f32(R[2]);
+            Dc[6] = (double)f32(R[3]);
+          }
+        else
+          for (int l = 0; l < 32; l++)
+            Dc[(l >> 2) * N + 2 * (l & 3)] = (scd >> l & 1) ? (double)f32(R[l]) : 0;
       }
-    }
-  else
-    for (int i = 0; i < nd; i++) {
-      uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
-      for (int l = 0; l < 32; l++) {
-        uint64_t out = 0;
-        for (int h = 0; h < halves; h++) {
-          int row, col;
-          wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
-          double s = D[row * N + col];
-          if (integer) {
-            int64_t si = (int64_t)s;
-            if (in->fl & XF_SATF) {
-              if (si > INT32_MAX) si = INT32_MAX;
-              if (si < INT32_MIN) si = INT32_MIN;
-            }
-            out = (uint32_t)si;
-          } else if (dt == PLT_F16)
-            out |= plX__round(s, 0, XFMT_F16, XR_RN, 0) << (16 * h);
-          else
-            out = c32((float)s);
+    else
+      for (int i = 0; i < nd; i++) {
+        const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+        for (int l = 0; l < 32; l++) {
+          int keep = (scd >> l) & 1;
+          for (int h = 0; h < halves; h++) {
+            int row, col;
+            wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
+            double x = 0;
+            if (keep)
+              x = integer         ? (double)(int32_t)R[l]
+                  : dt == PLT_F16 ? plX__to_double((R[l] >> (16 * h)) & 0xffff, XFMT_F16)
+                                  : (double)f32(R[l]);
+            D[row * N + col] = x;
+          }
         }
-        R[l] = out;
+      }
+    if (!sparse)
+      plX__tc_gemm(16, N, K, A, (size_t)K, Bv, (size_t)KB, D, (size_t)N);
+    else { /* row by row: B's columns that row's metadata selects, in its order */
+      double *Br = D + 16 * (size_t)N;
+      for (int r = 0; r < 16; r++) {
+        for (int n = 0; n < N; n++)
+          for (int k = 0; k < K; k++) Br[n * K + k] = Bv[(size_t)n * (size_t)KB + kx[r][k]];
+        plX__tc_gemm(N, 1, K, Br, (size_t)K, A + r * K, (size_t)K, D + r * N, 1);
       }
     }
+    if (dt == PLT_F32) /* the f32 accumulators: one rounding each */
+      for (int i = 0; i < nd; i++) {
+        uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+        const double *Dc =
+            D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
+        for (int g = 0; g < 8; g++, Dc += N, R += 4) {
+          R[0] = c32((float)Dc[0]);
+          R[1] = c32((float)Dc[2]);
+          R[2] = c32((float)Dc[4]);
+          R[3] = c32((float)Dc[6]);
+        }
+      }
+    else
+      for (int i = 0; i < nd; i++) {
+        uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+        for (int l = 0; l < 32; l++) {
+          uint64_t out = 0;
+          for (int h = 0; h < halves; h++) {
+            int row, col;
+            wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
+            double s = D[row * N + col];
+            if (integer) {
+              int64_t si = (int64_t)s;
+              if (in->fl & XF_SATF) {
+                if (si > INT32_MAX) si = INT32_MAX;
+                if (si < INT32_MIN) si = INT32_MIN;
+              }
+              out = (uint32_t)si;
+            } else if (dt == PLT_F16)
+              out |= plX__round(s, 0, XFMT_F16, XR_RN, 0) << (16 * h);
+            else
+              out = c32((float)s);
+          }
+          R[l] = out;
+        }
+      }
+  }
   /* the operands stay in use until a wait_group covers the open group */
   plX_cta *cc = e->C;
   if (cc->h.rd.n >= 4096) plX__h_wg_retire(e, cc);
