@@ -50,6 +50,20 @@ static inline void plX__h_pw_mark(plX_cta_hop *h, uint32_t off, uint32_t n) {
   for (uint32_t b = off / PW_BLK, last = (off + n - 1) / PW_BLK; b <= last; b++) h->pwd[b] = 1;
 }
 
+/* no generic writer on record in bytes [off, off + n) of h any more (a copy landed there): pw
+** zeroed, where the summary does not already say so */
+static inline void plX__h_pw_clear(plX_cta_hop *h, uint32_t off, uint32_t n) {
+  uint32_t end = off + n;
+  while (off < end) {
+    uint32_t b = off / PW_BLK, bend = (b + 1) * PW_BLK, to = bend < end ? bend : end;
+    if (h->pwd[b]) {
+      memset(h->pw + off, 0, (to - off) * sizeof *h->pw);
+      if (off == b * PW_BLK && to == bend) h->pwd[b] = 0;
+    }
+    off = to;
+  }
+}
+
 typedef struct plX_tmap {
   uint64_t addr;
   int rank, dtype, sw, esize;

@@ -163,7 +163,7 @@ int plX__hop_flush(plX_emu *e) {
         memcpy(c->smem + o, a->data + j, k - j);
         if (c->smem_def) memset(c->smem_def + o, 1, k - j);
         if (c->h.pw) {
-          memset(c->h.pw + o, 0, (k - j) * sizeof *c->h.pw);
+          plX__h_pw_clear(&c->h, o, k - j);
           memset(c->h.psw + o, a->sw >= 0 ? a->sw + 1 : 0, k - j);
         }
         j = k;

@@ -83,6 +83,10 @@ static int load_rows(plX_emu *e, const plX_tmap *t, int dims, const int64_t *c0,
                      uint8_t *valid) {
   uint32_t es = (uint32_t)t->esize, n0 = cnt[0];
   int32_t cache = -1;
+  /* the swizzle (plB_sm_swizzle's): it moves whole 16-byte pieces; within 128-byte groups when
+  ** the XOR lands in bits 4-6 */
+  uint32_t mask = plB_sm_swizzle_mask(t->sw), in128 = ((mask >> 3) & ~0x70u) == 0;
+#define SWZ(p) ((p) ^ (((p)&mask) >> 3))
   for (uint32_t k = 0; k < total; k += n0) {
     uint32_t rem = k / n0;
     int inb = 1;
@@ -106,16 +110,18 @@ static int load_rows(plX_emu *e, const plX_tmap *t, int dims, const int64_t *c0,
       if (hi < lo) hi = lo;
     }
     uint32_t p0 = off + k * es, pe = p0 + n0 * es;
-    for (uint32_t p = p0; p < pe;) { /* every byte of the row is written */
-      uint32_t n = 16 - (p & 15);
-      if (n > pe - p) n = pe - p;
-      memset(valid + (plB_sm_swizzle(t->sw, p) - off), 1, n);
-      p += n;
-    }
+    if (in128 && !((p0 | pe) & 127)) /* every byte of the row is written: whole groups */
+      memset(valid + (p0 - off), 1, pe - p0);
+    else
+      for (uint32_t p = p0; p < pe;) {
+        uint32_t n = 16 - (p & 15);
+        if (n > pe - p) n = pe - p;
+        memset(valid + (SWZ(p) - off), 1, n);
+        p += n;
+      }
     if (t->oob)
       for (int64_t j = 0; j < n0; j++)
-        if (j < lo || j >= hi)
-          oob_nan(data + (plB_sm_swizzle(t->sw, p0 + (uint32_t)j * es) - off), t->esize);
+        if (j < lo || j >= hi) oob_nan(data + (SWZ(p0 + (uint32_t)j * es) - off), t->esize);
     if (hi == lo) continue;
     ga += (uint64_t)(c0[0] + lo) * es;
     uint32_t nb = (uint32_t)(hi - lo) * es;
@@ -125,11 +131,15 @@ static int load_rows(plX_emu *e, const plX_tmap *t, int dims, const int64_t *c0,
     for (uint32_t p = p0 + (uint32_t)lo * es, q = p + nb; p < q;) {
       uint32_t n = 16 - (p & 15);
       if (n > q - p) n = q - p;
-      memcpy(data + (plB_sm_swizzle(t->sw, p) - off), gp, n);
+      if (n == 16)
+        memcpy(data + (SWZ(p) - off), gp, 16);
+      else
+        memcpy(data + (SWZ(p) - off), gp, n);
       gp += n;
       p += n;
     }
   }
+#undef SWZ
   return 0;
 }
 
