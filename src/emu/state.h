@@ -393,7 +393,11 @@ typedef struct plX_wgrd {
 typedef struct plX_bst {
   uint32_t tid, grp, pc; /* issuer (CTA-linear thread), its bulk group, the instruction */
   uint32_t slo, shi;     /* shared source bytes; slo == shi once checked as read */
-  uint64_t glo, ghi;     /* global destination bytes */
+  /* global destination bytes: rows rows (the box rows of one TMA store, one after another) at
+  ** glo + r gstride, each rw bytes but the last, which ends at ghi (one row: [glo, ghi)) */
+  uint64_t glo, ghi;
+  uint64_t gstride, rw;
+  uint32_t rows;
 } plX_bst;
 
 typedef struct plX_cta_hop {
@@ -406,6 +410,7 @@ typedef struct plX_cta_hop {
   /* while bs.n: a range holding every unread source of bs, and an index before which every
   ** source is read (the generic-write check's filters) */
   uint32_t bs_lo, bs_hi, bs_live;
+  uint32_t bs_rows; /* the rows of bs (the tracking's bound) */
   /* per thread, 3 words: bulk groups committed, completed (writes), source-read */
   uint32_t *bg;
   PLB_VEC(plX_wgrd) rd; /* the wgmma operand reads not yet waited for */

@@ -261,50 +261,58 @@ int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta
   plX_cta_hop *h = &c->h;
   if (!h->pw) return 0;
   uint32_t me = (uint32_t)w->idx * 32 + (uint32_t)l;
-  for (uint32_t i = off; i < off + n; i++) {
-    if (plX__h_pw_none(h, i, 1)) { /* a block with no generic writer: only the swizzle is left */
-      uint32_t end = (i / PW_BLK + 1) * PW_BLK;
-      if (end > off + n) end = off + n;
+  /* the last writer seen (lw, 0: none yet) and what follows from it */
+  uint32_t lw = 0, t = 0, now = 0, before = 0;
+  const plX_cta *wc = c;
+  for (uint32_t i = off; i < off + n;) { /* a block at a time */
+    uint32_t end = (i / PW_BLK + 1) * PW_BLK;
+    if (end > off + n) end = off + n;
+    if (plX__h_pw_none(h, i, 1)) { /* no generic writer in the block: only the swizzle is left */
       if (want_sw >= 0)
         for (; i < end; i++)
           if (h->psw[i] && h->psw[i] - 1 != want_sw) return sw_fail(e, in, w, l, h, i, want_sw, what);
-      i = end - 1;
+      i = end;
       continue;
     }
-    uint32_t wr = h->pw[i], r = wr ? (wr - 1) / e->nthreads : 0,
-             t = wr ? (wr - 1) % e->nthreads : 0;
-    const plX_cta *wc = r == c->rank ? c : &e->ctas[r]; /* the writer's CTA */
-    /* the writer's fences so far */
-    uint32_t now = wr ? (wc == c ? wc->h.fences : wc->h.cfences)[t] : 0;
-    /* another thread is ordered after the store by a barrier: the fence must precede it */
-    uint32_t before =
-        !wr || (wc == e->C && t == me) ? now : (wc == c ? wc->h.fsnap : wc->h.cfsnap)[t];
-    if (wr && before == h->ps[i]) {
-      plB_buf b;
-      plB_buf_init(&b);
-      plB_buf_printf(&b, "%s reads shared byte 0x%x", what, i);
-      if (wc != c) plB_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
-      plB_buf_puts(&b, ", written by ");
-      whot(e, &b, wc, t);
-      if (now != h->ps[i])
-        plB_buf_puts(&b, " with an ordinary store, whose fence.proxy.async by that thread comes "
-                         "after the barrier that orders it before"
-                         " this read: the fence must come between the store and the barrier (the "
-                         "async proxy may not see it)");
-      else if (wc == c)
-        plB_buf_puts(&b, " with an ordinary store and no fence.proxy.async by that thread since: "
-                         "the async proxy may not see it");
-      else
-        plB_buf_puts(&b, " with an ordinary store through shared::cluster and no fence.proxy.async "
-                         "(or .shared::cluster; .shared::cta does"
-                         " not cover another CTA's memory) by that thread since: the async proxy "
-                         "may not see it");
-      plX__fail_lane(e, in, w, l, plB_buf_cstr(&b));
-      plB_buf_free(&b);
-      return e->status;
+    for (; i < end; i++) {
+      uint32_t wr = h->pw[i];
+      if (wr && wr != lw) { /* a writer other than the last byte's */
+        uint32_t r = (wr - 1) / e->nthreads;
+        t = (wr - 1) % e->nthreads;
+        wc = r == c->rank ? c : &e->ctas[r]; /* the writer's CTA */
+        /* the writer's fences so far */
+        now = (wc == c ? wc->h.fences : wc->h.cfences)[t];
+        /* another thread is ordered after the store by a barrier: the fence must precede it */
+        before = wc == e->C && t == me ? now : (wc == c ? wc->h.fsnap : wc->h.cfsnap)[t];
+        lw = wr;
+      }
+      if (wr && before == h->ps[i]) {
+        plB_buf b;
+        plB_buf_init(&b);
+        plB_buf_printf(&b, "%s reads shared byte 0x%x", what, i);
+        if (wc != c) plB_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+        plB_buf_puts(&b, ", written by ");
+        whot(e, &b, wc, t);
+        if (now != h->ps[i])
+          plB_buf_puts(&b, " with an ordinary store, whose fence.proxy.async by that thread comes "
+                           "after the barrier that orders it before"
+                           " this read: the fence must come between the store and the barrier (the "
+                           "async proxy may not see it)");
+        else if (wc == c)
+          plB_buf_puts(&b, " with an ordinary store and no fence.proxy.async by that thread since: "
+                           "the async proxy may not see it");
+        else
+          plB_buf_puts(&b, " with an ordinary store through shared::cluster and no fence.proxy.async "
+                           "(or .shared::cluster; .shared::cta does"
+                           " not cover another CTA's memory) by that thread since: the async proxy "
+                           "may not see it");
+        plX__fail_lane(e, in, w, l, plB_buf_cstr(&b));
+        plB_buf_free(&b);
+        return e->status;
+      }
+      if (want_sw >= 0 && h->psw[i] && h->psw[i] - 1 != want_sw)
+        return sw_fail(e, in, w, l, h, i, want_sw, what);
     }
-    if (want_sw >= 0 && h->psw[i] && h->psw[i] - 1 != want_sw)
-      return sw_fail(e, in, w, l, h, i, want_sw, what);
   }
   return 0;
 }
