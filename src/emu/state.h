@@ -424,9 +424,11 @@ typedef struct plX_cta_hop {
   /* per shared byte: the generic writer (1 + its rank x threads + thread, rank: the CTA it ran
   ** in, which may be another of the cluster) and its fence count then */
   uint32_t *pw, *ps;
-  /* per 16-byte block of shared memory (PW_BLK): 0 when every pw of the block is 0 (nonzero:
-  ** some may not be; set by the generic writers, cleared when a check finds the block clean),
-  ** so that the async-proxy checks skip clean blocks without reading their 64 bytes of pw */
+  /* per 16-byte block of shared memory (PW_BLK), a summary of pw and psw there (hopper.h): bit
+  ** 0x80 clear when every pw of the block is 0 (set: some may not be), the low bits the one psw
+  ** value of all 16 bytes, 0x7f when not known to be one; the writers keep it true, a check that
+  ** finds it unsure looks at the block and makes it exact, so that the async-proxy checks of a
+  ** descriptor's reads take a byte a block */
   uint8_t *pwd;
   /* per thread: fence.proxy.async covering its own CTA's shared memory (none, ::cta, ::cluster) */
   uint32_t *fences;

@@ -57,11 +57,9 @@ static inline uint64_t nz8(uint64_t v) {
   return (((v & lo7) + lo7) | v) & ~lo7;
 }
 
-/* nothing in the n bytes at a the per-byte checks could report: no generic writer on record (the
-** block summary), no TMA swizzle but the descriptor's (want: 1 + it), and under a skewed base
-** offset no TMA swizzle at all (psw 0 or 1 + PLSM_SW_NONE = 1); eight bytes a step, branch-free */
-static inline int run_clean(plX_cta_hop *h, uint32_t a, uint32_t n, uint32_t want, int skew) {
-  const uint8_t *psw = h->psw + a;
+/* psw bytes that pass: 0 or want, and under a skew no TMA swizzle at all (0 or 1 +
+** PLSM_SW_NONE = 1); eight bytes a step, branch-free */
+static inline int psw_ok(const uint8_t *psw, uint32_t n, uint32_t want, int skew) {
   uint64_t bad = 0, wv = want * 0x0101010101010101ull;
   uint64_t top = skew ? 0xfefefefefefefefeull : 0;
   uint32_t b = 0;
@@ -72,7 +70,23 @@ static inline int run_clean(plX_cta_hop *h, uint32_t a, uint32_t n, uint32_t wan
   }
   for (; b < n; b++)
     bad |= (uint64_t)(psw[b] != 0 && psw[b] != want) | (uint64_t)(skew && psw[b] > 1);
-  return !bad && plX__h_pw_none(h, a, n);
+  return !bad;
+}
+
+/* nothing in the n bytes at a the per-byte checks could report: no generic writer on record, no
+** TMA swizzle but the descriptor's (want: 1 + it), and under a skewed base offset no TMA swizzle
+** at all; a whole block from its summary (hopper.h) */
+static inline int run_clean(plX_cta_hop *h, uint32_t a, uint32_t n, uint32_t want, int skew) {
+  if (n == PW_BLK && !(a % PW_BLK)) { /* the common run: one block */
+    uint32_t b = a / PW_BLK;
+    uint8_t f = h->pwd[b];
+    if ((f & BLK_PW) || (f & BLK_MIX) == BLK_MIX) f = plX__h_blk_fix(h, b); /* unsure: exact */
+    if (f & BLK_PW) return 0;
+    uint32_t v = f & BLK_MIX;
+    if (v == BLK_MIX) return psw_ok(h->psw + a, n, want, skew);
+    return (v == 0 || v == want) && !(skew && v > 1);
+  }
+  return psw_ok(h->psw + a, n, want, skew) && plX__h_pw_none(h, a, n);
 }
 
 /* ---- the gather cache

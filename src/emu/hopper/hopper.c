@@ -265,7 +265,7 @@ int plX__hop_setup(plX_emu *e, plX_cta *c) {
   if (!c->h.nreg || !c->h.clarr) return plX__fail(e, X_NOSLOT, "out of memory");
   for (uint32_t w = 0; w < e->nwarps; w++) c->h.nreg[w] = H->budget;
   if (H->track) {
-    c->h.psw = calloc(sm, 1);
+    c->h.psw = calloc((sm + PW_BLK - 1) / PW_BLK * PW_BLK, 1);
     /* (pw padded to whole blocks: the pad stays 0) */
     c->h.pw = calloc((sm + PW_BLK - 1) / PW_BLK * PW_BLK, sizeof *c->h.pw);
     c->h.pwd = calloc((sm + PW_BLK - 1) / PW_BLK, 1);

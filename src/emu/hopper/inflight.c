@@ -162,10 +162,7 @@ int plX__hop_flush(plX_emu *e) {
         while (k < a->n && (!a->valid || a->valid[k])) k++;
         memcpy(c->smem + o, a->data + j, k - j);
         if (c->smem_def) memset(c->smem_def + o, 1, k - j);
-        if (c->h.pw) {
-          plX__h_pw_clear(&c->h, o, k - j);
-          memset(c->h.psw + o, a->sw >= 0 ? a->sw + 1 : 0, k - j);
-        }
+        if (c->h.pw) plX__h_land(&c->h, o, k - j, (uint8_t)(a->sw >= 0 ? a->sw + 1 : 0));
         j = k;
       }
       for (uint32_t j = 0; a->red >= 0 && j < a->n; j++) {
@@ -180,10 +177,7 @@ int plX__hop_flush(plX_emu *e) {
         }
         c->smem[o] = a->data[j];
         if (c->smem_def) c->smem_def[o] = 1;
-        if (c->h.pw) {
-          c->h.pw[o] = 0;
-          c->h.psw[o] = (uint8_t)(a->sw >= 0 ? a->sw + 1 : 0);
-        }
+        if (c->h.pw) plX__h_land(&c->h, o, 1, (uint8_t)(a->sw >= 0 ? a->sw + 1 : 0));
       }
       if (a->mbar == X_NOSLOT) continue;
       if (a->bpar >= 0) c = &e->ctas[(r & ~1u) | (uint32_t)a->bpar]; /* cta_group::2 */
