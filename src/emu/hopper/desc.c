@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 double plX__h_elem(uint32_t bits, int t) {
   switch (t) {
@@ -251,6 +254,18 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
       size_t oi = mn ? (size_t)x * K + o : (size_t)o * K + x, os = mn ? K : 1;
       switch (t) {
       case PLT_BF16:
+#if defined(__SSE2__)
+        if (L == 8 && os == 1) { /* a K-major chunk: bf16 to f32 is a shift, f32 to double exact */
+          __m128i v = _mm_loadu_si128((const __m128i *)p), z = _mm_setzero_si128();
+          __m128 f0 = _mm_castsi128_ps(_mm_unpacklo_epi16(z, v)),
+                 f1 = _mm_castsi128_ps(_mm_unpackhi_epi16(z, v));
+          _mm_storeu_pd(dst + oi, _mm_cvtps_pd(f0));
+          _mm_storeu_pd(dst + oi + 2, _mm_cvtps_pd(_mm_movehl_ps(f0, f0)));
+          _mm_storeu_pd(dst + oi + 4, _mm_cvtps_pd(f1));
+          _mm_storeu_pd(dst + oi + 6, _mm_cvtps_pd(_mm_movehl_ps(f1, f1)));
+          break;
+        }
+#endif
         for (uint32_t q = 0; q < L; q++, p += step, oi += os) {
           uint16_t h;
           memcpy(&h, p, 2);

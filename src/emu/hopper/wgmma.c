@@ -389,9 +389,9 @@ void plX__hop_wg_touch(plX_emu *e, plX_warp *w, const plX_ins *in) {
 ** wgmma.mma_async, and between any other access to a register and a wgmma that uses it as an
 ** accumulator or as an A fragment (accumulator accesses by wgmmas of the same shape need none):
 ** else what the tensor cores read or write there is undefined */
-static int wg_fenced(plX_emu *e, plX_warp *w, const plX_ins *in, uint32_t slot, const char *as) {
+static __attribute__((noinline)) int wg_unfenced(plX_emu *e, plX_warp *w, const plX_ins *in,
+                                                 uint32_t slot, const char *as) {
   size_t k = (size_t)w->idx * e->xf.nslots + slot;
-  if (e->C->h.wga[k] <= w->wgf) return 0;
   plB_buf b;
   plB_buf_init(&b);
   plB_buf_puts(&b, "it uses ");
@@ -405,6 +405,12 @@ static int wg_fenced(plX_emu *e, plX_warp *w, const plX_ins *in, uint32_t slot, 
   plX__fail_warp(e, in, w, plB_buf_cstr(&b), 0);
   plB_buf_free(&b);
   return e->status;
+}
+
+static inline int wg_fenced(plX_emu *e, plX_warp *w, const plX_ins *in, uint32_t slot,
+                            const char *as) {
+  if (e->C->h.wga[(size_t)w->idx * e->xf.nslots + slot] <= w->wgf) return 0;
+  return wg_unfenced(e, w, in, slot, as);
 }
 
 /* a new read record joins a recent one of the same warp, group and source line (the k-steps of one
