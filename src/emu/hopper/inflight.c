@@ -159,7 +159,15 @@ int plX__hop_flush(plX_emu *e) {
           continue;
         }
         uint32_t k = j + 1, o = a->lo + j;
-        while (k < a->n && (!a->valid || a->valid[k])) k++;
+        if (!a->valid)
+          k = a->n;
+        else {
+          for (uint64_t v8; k + 8 <= a->n; k += 8) { /* (eight valid bytes a step) */
+            memcpy(&v8, a->valid + k, 8);
+            if (v8 != 0x0101010101010101ull) break;
+          }
+          while (k < a->n && a->valid[k]) k++;
+        }
         memcpy(c->smem + o, a->data + j, k - j);
         if (c->smem_def) memset(c->smem_def + o, 1, k - j);
         if (c->h.pw) plX__h_land(&c->h, o, k - j, (uint8_t)(a->sw >= 0 ? a->sw + 1 : 0));
