@@ -33,16 +33,18 @@ static int wg_keep(plX_emu *e, plX_cta *c, const plX_wgrd *r) {
 
 /* drop the records nothing can race with any more */
 void plX__h_wg_retire(plX_emu *e, plX_cta *c) {
-  uint32_t k = 0;
+  uint32_t k = 0, acq = 0;
   uint32_t lo = UINT32_MAX, hi = 0;
   for (uint32_t i = 0; i < c->h.rd.n; i++)
     if (wg_keep(e, c, &c->h.rd.p[i])) {
       const plX_wgrd *r = &c->h.rd.p[i];
       if (r->lo < lo) lo = r->lo;
       if (r->hi > hi) hi = r->hi;
+      acq |= r->acq;
       c->h.rd.p[k++] = *r;
     }
   c->h.rd.n = k;
+  c->h.rd_acq = acq;
   c->h.rd_lo = lo;
   c->h.rd_hi = hi;
 }
@@ -154,6 +156,8 @@ void plX__h_wg_release(plX_emu *e, plX_warp *w, plX_ins *in, plX_cta *c, plX_mba
     if (kw[j] > dv[j]) dv[j] = kw[j];
   for (uint32_t k = 0; k < e->H.ncl || (k == 0 && !e->H.ncl); k++) {
     plX_cta *o = e->H.ncl ? &e->ctas[k] : e->C;
+    /* another CTA's records matter only through what wi acquired */
+    if (o != e->C && !(wi < 32 && (o->h.rd_acq >> wi & 1))) continue;
     uint32_t n = o->h.rd.n;
     fw_idx x = { 0, 0, m->off, m->phase, c->rank };
     for (uint32_t i = 0; i < n; i++) {
@@ -196,7 +200,7 @@ void plX__h_wg_acquire(plX_emu *e, plX_warp *w, plX_cta *c, plX_mbar *m) {
       plX_wgrd *r = &o->h.rd.p[i];
       if (!r->rel || r->rel_rank != c->rank) continue;
       if (r->rel_mb == m->off && r->rel_phase < m->phase && (o != c || r->warp != wi))
-        r->acq |= 1u << wi;
+        r->acq |= 1u << wi, o->h.rd_acq |= 1u << wi;
       if ((r->acq >> wi & 1) && kw[o->rank * e->nwarps + r->warp] > r->group) r->acq &= ~(1u << wi);
     }
   }
