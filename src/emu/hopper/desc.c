@@ -32,10 +32,14 @@ double plX__h_elem(uint32_t bits, int t) {
 ** bits 7-9, which select the 16-byte chunk's XOR) counts from the start address's row plus the
 ** base offset: with base offset (start >> 7) & 7, the ISA's value for a tile that does not start on
 ** the pattern's repeat, that is the absolute address's row, the pattern a TMA load writes. */
-static inline uint32_t desc_at(const plB_sm_desc *d, uint32_t mask, int elt, int mn, uint32_t i,
-                               uint32_t j) {
-  uint32_t W = d->swizzle == PLSM_SW_128B_32B ? 128u : (uint32_t)plB_sm_swizzle_bytes(d->swizzle),
-           per = 16 / (uint32_t)elt, lin;
+/* the swizzle's row bytes W of d (0: none), desc_at's */
+static inline uint32_t desc_w(const plB_sm_desc *d) {
+  return d->swizzle == PLSM_SW_128B_32B ? 128u : (uint32_t)plB_sm_swizzle_bytes(d->swizzle);
+}
+
+static inline uint32_t desc_at(const plB_sm_desc *d, uint32_t W, uint32_t mask, int elt, int mn,
+                               uint32_t i, uint32_t j) {
+  uint32_t per = 16 / (uint32_t)elt, lin;
   if (!mn) {
     uint32_t jb = j * (uint32_t)elt;
     if (W)
@@ -229,7 +233,8 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
   /* with res, straight into the entry (handed out in place below) */
   double *dst = rec && res ? rec->val : out;
   const uint32_t *pw = c->h.pw;
-  uint32_t per = 16 / (uint32_t)elt, lo = UINT32_MAX, hi = 0, want = (uint32_t)d->swizzle + 1;
+  uint32_t per = 16 / (uint32_t)elt, lo = UINT32_MAX, hi = 0, want = (uint32_t)d->swizzle + 1,
+           W = desc_w(d);
   /* along K (K-major) or along the rows (MN-major) */
   uint32_t outer = mn ? K : rows, inner = mn ? rows : K;
   for (uint32_t o = 0; o < outer; o++)
@@ -237,9 +242,9 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
       uint32_t pos = mn ? r0 + x : x, L = per - pos % per;
       if (L > inner - x) L = inner - x;
       uint32_t i = mn ? r0 + x : r0 + o, j = mn ? o : x;
-      uint32_t a = desc_at(d, mask, elt, mn, i, j), n = L * (uint32_t)elt;
+      uint32_t a = desc_at(d, W, mask, elt, mn, i, j), n = L * (uint32_t)elt;
       size_t step = (size_t)elt;
-      if (L > 1 && desc_at(d, mask, elt, mn, mn ? i + L - 1 : i, mn ? j : j + L - 1) !=
+      if (L > 1 && desc_at(d, W, mask, elt, mn, mn ? i + L - 1 : i, mn ? j : j + L - 1) !=
                        a + n - (uint32_t)elt)
         L = 1, n = (uint32_t)elt;
       if ((uint64_t)a + n > e->smem_size) return 0;
@@ -364,9 +369,10 @@ int plX__h_desc_load_ref(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t 
   }
   char what[96];
   snprintf(what, sizeof what, "%s (%s)", plX__opname(e, in->stmt), which);
+  uint32_t W = desc_w(&d);
   for (uint32_t r = 0; r < rows; r++)
     for (uint32_t k = 0; k < K; k++) {
-      uint32_t a = desc_at(&d, mask, elt, mn, r0 + r, k);
+      uint32_t a = desc_at(&d, W, mask, elt, mn, r0 + r, k);
       if ((uint64_t)a + (uint32_t)elt > e->smem_size)
         return plX__fail_warp(e, in, w, "a matrix descriptor reads outside shared memory",
                               0xffffffffu);
