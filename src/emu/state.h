@@ -422,7 +422,7 @@ typedef struct plX_cta_hop {
   /* every bit an acq of rd holds (and perhaps bits one held: an early release skips the CTAs
   ** none of whose records its warp acquired) */
   uint32_t rd_acq;
-  uint32_t mb_hint; /* mb's index plX__h_mb_find found last */
+  uint32_t mb_hint; /* the index in mb of the mbarrier last looked up */
   /* per shared byte: 1 + the swizzle a TMA load wrote it with; 0 other writers */
   uint8_t *psw;
   /* per shared byte: the generic writer (1 + its rank x threads + thread, rank: the CTA it ran

@@ -125,9 +125,9 @@ void plX__tc_gemm(int M, int N, int K, const double *A, size_t lda, const double
 /* c[2 j + hp]: column j, rows 2 hp, 2 hp + 1 of the tile at L */
 static inline void frag_load(const uint64_t *L, __m128d c[8]) {
   for (int hp = 0; hp < 2; hp++)
-    for (int jp = 0; jp < 2; jp++) { /* columns 2 jp, 2 jp + 1 */
+    for (int jp = 0; jp < 2; jp++) { /* columns 2 jp, 2 jp + 1 of rows 2 hp (r0), 2 hp + 1 (r1) */
       __m128 r0 = _mm_loadu_ps((const float *)(L + 8 * hp + 2 * jp)); /* [j, -, j + 1, -] */
-      __m128 r1 = _mm_loadu_ps((const float *)(L + 8 * hp + 4 + 2 * jp)); /* the next row */
+      __m128 r1 = _mm_loadu_ps((const float *)(L + 8 * hp + 4 + 2 * jp));
       __m128 t = _mm_shuffle_ps(r0, r1, _MM_SHUFFLE(2, 0, 2, 0)); /* [g j, g j+1, g' j, g' j+1] */
       t = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 1, 2, 0));          /* [g j, g' j, g j+1, g' j+1] */
       c[2 * (2 * jp) + hp] = _mm_cvtps_pd(t);
@@ -168,8 +168,8 @@ int plX__tc_wgmma_f32(int N, int K, const double *A, const double *B, size_t ldb
           for (int q = 0; q < 8; q++) c[q] = _mm_setzero_pd();
         else
           frag_load(L, c);
-        __m128d c00 = c[0], c01 = c[1], c10 = c[2], c11 = c[3], c20 = c[4], c21 = c[5],
-                c30 = c[6], c31 = c[7];
+        __m128d c00 = c[0], c01 = c[1], c10 = c[2], c11 = c[3], c20 = c[4], c21 = c[5], c30 = c[6],
+                c31 = c[7];
         for (int k = 0; k < K; k++, a += TM) {
           __m128d a0 = _mm_load_pd(a), a1 = _mm_load_pd(a + 2);
           __m128d y = _mm_load1_pd(b0 + k);

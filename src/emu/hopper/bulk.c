@@ -171,8 +171,8 @@ int plX__hop_gload(plX_emu *e, const plX_ins *in, uint64_t a, uint32_t n, uint32
     plB_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
     whot(e, &b, c, tid);
     plB_buf_printf(&b, " reads global address 0x%llx, which the %s of line %s (by ",
-                   (unsigned long long)(a > lo ? a : lo),
-                   plX__opname(e, e->xf.code[r->pc].stmt), line_of(e, r->pc));
+                   (unsigned long long)(a > lo ? a : lo), plX__opname(e, e->xf.code[r->pc].stmt),
+                   line_of(e, r->pc));
     whot(e, &b, c, r->tid);
     if (readonly)
       plB_buf_puts(&b,

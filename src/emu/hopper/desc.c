@@ -248,7 +248,8 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
                        a + n - (uint32_t)elt)
         L = 1, n = (uint32_t)elt;
       if ((uint64_t)a + n > e->smem_size) return 0;
-      if (pw && (n == 16 ? !run_clean(&c->h, a, 16, want, skew) : !run_clean(&c->h, a, n, want, skew)))
+      if (pw &&
+          (n == 16 ? !run_clean(&c->h, a, 16, want, skew) : !run_clean(&c->h, a, n, want, skew)))
         return 0;
       const uint8_t *p = c->smem + a;
       if (rec && !dc_run(rec, p, a, n)) {

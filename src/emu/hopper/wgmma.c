@@ -274,7 +274,8 @@ int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta
     if (plX__h_pw_none(h, i, 1)) { /* no generic writer in the block: only the swizzle is left */
       if (want_sw >= 0)
         for (; i < end; i++)
-          if (h->psw[i] && h->psw[i] - 1 != want_sw) return sw_fail(e, in, w, l, h, i, want_sw, what);
+          if (h->psw[i] && h->psw[i] - 1 != want_sw)
+            return sw_fail(e, in, w, l, h, i, want_sw, what);
       i = end;
       continue;
     }
@@ -294,7 +295,8 @@ int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta
         plB_buf b;
         plB_buf_init(&b);
         plB_buf_printf(&b, "%s reads shared byte 0x%x", what, i);
-        if (wc != c) plB_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+        if (wc != c)
+          plB_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
         plB_buf_puts(&b, ", written by ");
         whot(e, &b, wc, t);
         if (now != h->ps[i])
@@ -306,10 +308,11 @@ int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta
           plB_buf_puts(&b, " with an ordinary store and no fence.proxy.async by that thread since: "
                            "the async proxy may not see it");
         else
-          plB_buf_puts(&b, " with an ordinary store through shared::cluster and no fence.proxy.async "
-                           "(or .shared::cluster; .shared::cta does"
-                           " not cover another CTA's memory) by that thread since: the async proxy "
-                           "may not see it");
+          plB_buf_puts(&b,
+                       " with an ordinary store through shared::cluster and no fence.proxy.async "
+                       "(or .shared::cluster; .shared::cta does"
+                       " not cover another CTA's memory) by that thread since: the async proxy "
+                       "may not see it");
         plX__fail_lane(e, in, w, l, plB_buf_cstr(&b));
         plB_buf_free(&b);
         return e->status;
@@ -551,7 +554,8 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
         PLT_F32) /* register 4 c + 2 h + x of lane l: row l / 4 + 8 h, column 8 c + 2 (l % 4) + x */
       for (int i = 0; i < nd; i++) {
         const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
-        double *Dc = D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
+        double *Dc =
+            D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
         if (scd == ~0u) /* lane 4 g + q: row g, column 2 q */
           for (int g = 0; g < 8; g++, Dc += N, R += 4) {
             Dc[0] = (double)f32(R[0]);
