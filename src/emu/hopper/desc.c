@@ -84,14 +84,17 @@ static inline int psw_ok(const uint8_t *psw, uint32_t n, uint32_t want, int skew
 ** TMA swizzle but the descriptor's (want: 1 + it), and under a skewed base offset no TMA swizzle
 ** at all; a whole block from its summary (hopper.h) */
 static inline int run_clean(plX_cta_hop *h, uint32_t a, uint32_t n, uint32_t want, int skew) {
-  if (n == PW_BLK && !(a % PW_BLK)) { /* the common run: one block */
-    uint32_t b = a / PW_BLK;
-    uint8_t f = h->pwd[b];
-    if ((f & BLK_PW) || (f & BLK_MIX) == BLK_MIX) f = plX__h_blk_fix(h, b); /* unsure: exact */
-    if (f & BLK_PW) return 0;
-    uint32_t v = f & BLK_MIX;
-    if (v == BLK_MIX) return psw_ok(h->psw + a, n, want, skew);
-    return (v == 0 || v == want) && !(skew && v > 1);
+  if (!(a % PW_BLK) && !(n % PW_BLK)) { /* the common runs: whole blocks */
+    for (uint32_t b = a / PW_BLK, e = (a + n) / PW_BLK; b < e; b++) {
+      uint8_t f = h->pwd[b];
+      if ((f & BLK_PW) || (f & BLK_MIX) == BLK_MIX) f = plX__h_blk_fix(h, b); /* unsure: exact */
+      if (f & BLK_PW) return 0;
+      uint32_t v = f & BLK_MIX;
+      if (v == BLK_MIX ? !psw_ok(h->psw + b * PW_BLK, PW_BLK, want, skew)
+                       : !((v == 0 || v == want) && !(skew && v > 1)))
+        return 0;
+    }
+    return 1;
   }
   return psw_ok(h->psw + a, n, want, skew) && plX__h_pw_none(h, a, n);
 }
@@ -163,13 +166,15 @@ static int dc_serve(plX_cta *c, const dc_ent *x, uint32_t want, int skew, double
   const uint8_t *snap = x->snap;
   for (uint32_t q = 0; q < x->nrun; q++) {
     uint32_t a = x->ra[q], n = x->rn[q];
-    if (n == 16) { /* the common run, a 16-byte chunk: compared as two words */
-      uint64_t s0, s1, m0, m1;
-      memcpy(&s0, snap, 8);
-      memcpy(&s1, snap + 8, 8);
-      memcpy(&m0, c->smem + a, 8);
-      memcpy(&m1, c->smem + a + 8, 8);
-      if ((s0 ^ m0) | (s1 ^ m1) || (pw && !run_clean(&c->h, a, 16, want, skew))) return 0;
+    if (n == 16 || n == 32) { /* the common runs, one or two 16-byte chunks: compared in words */
+      uint64_t d = 0;
+      for (uint32_t o = 0; o < n; o += 8) {
+        uint64_t sv, mv;
+        memcpy(&sv, snap + o, 8);
+        memcpy(&mv, c->smem + a + o, 8);
+        d |= sv ^ mv;
+      }
+      if (d || (pw && !run_clean(&c->h, a, n, want, skew))) return 0;
     } else if ((pw && !run_clean(&c->h, a, n, want, skew)) || memcmp(c->smem + a, snap, n))
       return 0;
     snap += n;
@@ -201,6 +206,22 @@ static int dc_run(dc_ent *x, const uint8_t *p, uint32_t a, uint32_t n) {
     if (!sn) return 0;
     x->snap = sn;
     x->capsnap = cap;
+  }
+  /* a run next to the last one joins it (the entry holds a set of bytes: a swizzled row's two
+  ** chunks in either order are one run) */
+  uint32_t L = x->nrun - 1, la = x->nrun ? x->ra[L] : 0, ln = x->nrun ? x->rn[L] : 0;
+  if (x->nrun && ln + n <= 255 && (a == la + ln || a + n == la)) {
+    uint8_t *t = x->snap + x->nsnap - ln; /* the last run's bytes */
+    if (a == la + ln)
+      memcpy(t + ln, p, n);
+    else {
+      memmove(t + n, t, ln);
+      memcpy(t, p, n);
+      x->ra[L] = a;
+    }
+    x->rn[L] = (uint8_t)(ln + n);
+    x->nsnap += n;
+    return 1;
   }
   x->ra[x->nrun] = a;
   x->rn[x->nrun++] = (uint8_t)n;
