@@ -422,6 +422,9 @@ typedef struct plX_cta_hop {
   /* every bit an acq of rd holds (and perhaps bits one held: an early release skips the CTAs
   ** none of whose records its warp acquired) */
   uint32_t rd_acq;
+  /* per warp w < 32: no record of rd before this index is w's and pending, or has w's acq bit
+  ** (an early release by w starts there); exact again at each retire */
+  uint32_t rd_first[32];
   uint32_t mb_hint; /* the index in mb of the mbarrier last looked up */
   /* per shared byte: 1 + the swizzle a TMA load wrote it with; 0 other writers */
   uint8_t *psw;

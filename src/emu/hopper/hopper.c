@@ -253,6 +253,8 @@ int plX__hop_setup(plX_emu *e, plX_cta *c) {
   c->h.clc_fail = 0;
   c->h.nslot = (H->ncl ? H->ncl : 1) * e->nwarps;
   c->h.rd.n = 0;
+  c->h.rd_acq = 0;
+  for (int w = 0; w < 32; w++) c->h.rd_first[w] = UINT32_MAX;
   for (uint32_t w = 0; w < e->nwarps; w++) {
     plX_warp *W = &c->warps[w];
     W->wg_cur = W->wg_done = W->wg_last = 0;
@@ -325,6 +327,7 @@ void plX__hop_free(plX_cta *c) {
   plB_vec_free(c->h.rd);
   memset(&c->h.rd, 0, sizeof c->h.rd);
   plB_vec_free(c->h.bs);
+  c->h.bs_rows = 0;
   free(c->h.bg);
   c->h.bg = NULL;
 }

@@ -35,12 +35,17 @@ static int wg_keep(plX_emu *e, plX_cta *c, const plX_wgrd *r) {
 void plX__h_wg_retire(plX_emu *e, plX_cta *c) {
   uint32_t k = 0, acq = 0;
   uint32_t lo = UINT32_MAX, hi = 0;
+  for (int w = 0; w < 32; w++) c->h.rd_first[w] = UINT32_MAX;
   for (uint32_t i = 0; i < c->h.rd.n; i++)
     if (wg_keep(e, c, &c->h.rd.p[i])) {
       const plX_wgrd *r = &c->h.rd.p[i];
       if (r->lo < lo) lo = r->lo;
       if (r->hi > hi) hi = r->hi;
       acq |= r->acq;
+      for (uint32_t m = r->acq; m; m &= m - 1)
+        if (c->h.rd_first[__builtin_ctz(m)] > k) c->h.rd_first[__builtin_ctz(m)] = k;
+      if (r->warp < 32 && c->h.rd_first[r->warp] > k && wg_pending(c, r))
+        c->h.rd_first[r->warp] = k;
       c->h.rd.p[k++] = *r;
     }
   c->h.rd.n = k;
@@ -53,6 +58,8 @@ void plX__h_wg_retire(plX_emu *e, plX_cta *c) {
 static int wg_push(plX_cta *c, const plX_wgrd *r) {
   if (!c->h.rd.n || r->lo < c->h.rd_lo) c->h.rd_lo = r->lo;
   if (!c->h.rd.n || r->hi > c->h.rd_hi) c->h.rd_hi = r->hi;
+  if (r->warp < 32 && c->h.rd_first[r->warp] > c->h.rd.n && wg_pending(c, r))
+    c->h.rd_first[r->warp] = c->h.rd.n;
   return plB_vec_push(c->h.rd, *r);
 }
 
@@ -160,7 +167,11 @@ void plX__h_wg_release(plX_emu *e, plX_warp *w, plX_ins *in, plX_cta *c, plX_mba
     if (o != e->C && !(wi < 32 && (o->h.rd_acq >> wi & 1))) continue;
     uint32_t n = o->h.rd.n;
     fw_idx x = { 0, 0, m->off, m->phase, c->rank };
-    for (uint32_t i = 0; i < n; i++) {
+    /* (the records before rd_first[wi] are neither wi's pending ones nor acquired by wi) */
+    for (uint32_t i = wi < 32 && o->h.rd_first[wi] < n ? o->h.rd_first[wi]
+                      : wi < 32                        ? n
+                                                       : 0;
+         i < n; i++) {
       plX_wgrd *r = &o->h.rd.p[i];
       if (o == e->C && r->warp == wi && wg_pending(o, r)) { /* its own pending reads */
         if (!r->rel) {
@@ -199,8 +210,10 @@ void plX__h_wg_acquire(plX_emu *e, plX_warp *w, plX_cta *c, plX_mbar *m) {
     for (uint32_t i = 0; i < o->h.rd.n; i++) {
       plX_wgrd *r = &o->h.rd.p[i];
       if (!r->rel || r->rel_rank != c->rank) continue;
-      if (r->rel_mb == m->off && r->rel_phase < m->phase && (o != c || r->warp != wi))
+      if (r->rel_mb == m->off && r->rel_phase < m->phase && (o != c || r->warp != wi)) {
         r->acq |= 1u << wi, o->h.rd_acq |= 1u << wi;
+        if (o->h.rd_first[wi] > i) o->h.rd_first[wi] = i;
+      }
       if ((r->acq >> wi & 1) && kw[o->rank * e->nwarps + r->warp] > r->group) r->acq &= ~(1u << wi);
     }
   }
