@@ -83,17 +83,28 @@ static inline int psw_ok(const uint8_t *psw, uint32_t n, uint32_t want, int skew
 /* nothing in the n bytes at a the per-byte checks could report: no generic writer on record, no
 ** TMA swizzle but the descriptor's (want: 1 + it), and under a skewed base offset no TMA swizzle
 ** at all; a whole block from its summary (hopper.h) */
+static int blk_slow(plX_cta_hop *h, uint32_t b, uint32_t want, int skew) {
+  uint8_t f = plX__h_blk_fix(h, b); /* unsure: made exact */
+  if (f & BLK_PW) return 0;
+  uint32_t v = f & BLK_MIX;
+  return v == BLK_MIX ? psw_ok(h->psw + b * PW_BLK, PW_BLK, want, skew)
+                      : (v == 0 || v == want) && !(skew && v > 1);
+}
+
+/* block b from its summary */
+static inline int blk_ok(plX_cta_hop *h, uint32_t b, uint32_t want, int skew) {
+  uint32_t f = h->pwd[b], v = f & BLK_MIX;
+  if ((f & BLK_PW) || v == BLK_MIX) return blk_slow(h, b, want, skew);
+  return (v == 0 || v == want) && !(skew && v > 1);
+}
+
 static inline int run_clean(plX_cta_hop *h, uint32_t a, uint32_t n, uint32_t want, int skew) {
-  if (!(a % PW_BLK) && !(n % PW_BLK)) { /* the common runs: whole blocks */
-    for (uint32_t b = a / PW_BLK, e = (a + n) / PW_BLK; b < e; b++) {
-      uint8_t f = h->pwd[b];
-      if ((f & BLK_PW) || (f & BLK_MIX) == BLK_MIX) f = plX__h_blk_fix(h, b); /* unsure: exact */
-      if (f & BLK_PW) return 0;
-      uint32_t v = f & BLK_MIX;
-      if (v == BLK_MIX ? !psw_ok(h->psw + b * PW_BLK, PW_BLK, want, skew)
-                       : !((v == 0 || v == want) && !(skew && v > 1)))
-        return 0;
-    }
+  if (!(a % PW_BLK) && (n == PW_BLK || n == 2 * PW_BLK)) /* the common runs: one or two blocks */
+    return blk_ok(h, a / PW_BLK, want, skew) &&
+           (n == PW_BLK || blk_ok(h, a / PW_BLK + 1, want, skew));
+  if (!(a % PW_BLK) && !(n % PW_BLK)) {
+    for (uint32_t b = a / PW_BLK, e = (a + n) / PW_BLK; b < e; b++)
+      if (!blk_ok(h, b, want, skew)) return 0;
     return 1;
   }
   return psw_ok(h->psw + a, n, want, skew) && plX__h_pw_none(h, a, n);

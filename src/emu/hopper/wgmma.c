@@ -24,11 +24,18 @@ static int wg_pending(const plX_cta *c, const plX_wgrd *r) {
 
 /* a retired read still matters while a warp ordered after its early release may write there, or one
 ** may still complete a wait on the phase it was released into */
-static int wg_keep(plX_emu *e, plX_cta *c, const plX_wgrd *r) {
+static int wg_keep(plX_emu *e, plX_cta *c, const plX_wgrd *r, plX_mbar **lm, uint32_t *lrank,
+                   uint32_t *lmb) {
   if (wg_pending(c, r) || r->acq) return 1;
   if (!r->rel || r->rel_rank >= e->H.ncl) return 0;
-  plX_mbar *m = plX__h_mb_find(&e->ctas[r->rel_rank], r->rel_mb);
-  return m && m->valid && m->phase <= r->rel_phase + 1;
+  if (!*lm || *lrank != r->rel_rank || *lmb != r->rel_mb) { /* (the last record's, else found) */
+    *lm = plX__h_mb_find(&e->ctas[r->rel_rank], r->rel_mb);
+    *lrank = r->rel_rank;
+    *lmb = r->rel_mb;
+    if (!*lm) return 0;
+  }
+  plX_mbar *m = *lm;
+  return m->valid && m->phase <= r->rel_phase + 1;
 }
 
 /* drop the records nothing can race with any more */
@@ -36,8 +43,10 @@ void plX__h_wg_retire(plX_emu *e, plX_cta *c) {
   uint32_t k = 0, acq = 0;
   uint32_t lo = UINT32_MAX, hi = 0;
   for (int w = 0; w < 32; w++) c->h.rd_first[w] = UINT32_MAX;
+  plX_mbar *lm = NULL; /* wg_keep's last mbarrier */
+  uint32_t lrank = 0, lmb = 0;
   for (uint32_t i = 0; i < c->h.rd.n; i++)
-    if (wg_keep(e, c, &c->h.rd.p[i])) {
+    if (wg_keep(e, c, &c->h.rd.p[i], &lm, &lrank, &lmb)) {
       const plX_wgrd *r = &c->h.rd.p[i];
       if (r->lo < lo) lo = r->lo;
       if (r->hi > hi) hi = r->hi;
