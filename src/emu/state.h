@@ -393,7 +393,11 @@ typedef struct plX_wgrd {
 typedef struct plX_bst {
   uint32_t tid, grp, pc; /* issuer (CTA-linear thread), its bulk group, the instruction */
   uint32_t slo, shi;     /* shared source bytes; slo == shi once checked as read */
-  uint64_t glo, ghi;     /* global destination bytes */
+  /* global destination bytes: rows rows (the box rows of one TMA store, one after another) at
+  ** glo + r gstride, each rw bytes but the last, which ends at ghi (one row: [glo, ghi)) */
+  uint64_t glo, ghi;
+  uint64_t gstride, rw;
+  uint32_t rows;
 } plX_bst;
 
 typedef struct plX_cta_hop {
@@ -406,16 +410,33 @@ typedef struct plX_cta_hop {
   /* while bs.n: a range holding every unread source of bs, and an index before which every
   ** source is read (the generic-write check's filters) */
   uint32_t bs_lo, bs_hi, bs_live;
+  uint32_t bs_rows; /* the rows of bs (the tracking's bound) */
   /* per thread, 3 words: bulk groups committed, completed (writes), source-read */
   uint32_t *bg;
   PLB_VEC(plX_wgrd) rd; /* the wgmma operand reads not yet waited for */
   /* a range holding every record of rd (while rd.n: the shared-write check's filter) */
   uint32_t rd_lo, rd_hi;
+  /* an early release's index of rd (hopper/wgmma.c, wg_forward): fwcap slots of two words (the
+  ** generation fwgen that filled it, the record), open addressing */
+  uint32_t *fwt, fwcap, fwgen;
+  /* every bit an acq of rd holds (and perhaps bits one held: an early release skips the CTAs
+  ** none of whose records its warp acquired) */
+  uint32_t rd_acq;
+  /* per warp w < 32: no record of rd before this index is w's and pending, or has w's acq bit
+  ** (an early release by w starts there); exact again at each retire */
+  uint32_t rd_first[32];
+  uint32_t mb_hint; /* the index in mb of the mbarrier last looked up */
   /* per shared byte: 1 + the swizzle a TMA load wrote it with; 0 other writers */
   uint8_t *psw;
   /* per shared byte: the generic writer (1 + its rank x threads + thread, rank: the CTA it ran
   ** in, which may be another of the cluster) and its fence count then */
   uint32_t *pw, *ps;
+  /* per 16-byte block of shared memory (PW_BLK), a summary of pw and psw there (hopper.h): bit
+  ** 0x80 clear when every pw of the block is 0 (set: some may not be), the low bits the one psw
+  ** value of all 16 bytes, 0x7f when not known to be one; the writers keep it true, a check that
+  ** finds it unsure looks at the block and makes it exact, so that the async-proxy checks of a
+  ** descriptor's reads take a byte a block */
+  uint8_t *pwd;
   /* per thread: fence.proxy.async covering its own CTA's shared memory (none, ::cta, ::cluster) */
   uint32_t *fences;
   /* per thread: those covering other CTAs' shared memory too (no space, .shared::cluster) */

@@ -113,3 +113,86 @@ void plX__tc_gemm(int M, int N, int K, const double *A, size_t lda, const double
     }
   }
 }
+
+/* ---- the f32 accumulators of one warp's wgmma, in place
+** ------------------------------------------------------------------------------------------------
+** Register i = 4 cb + 2 h + x of lane 4 g + q holds D[8 h + g][8 cb + 2 q + x]: for one register,
+** lanes 4 g0 .. 4 g0 + 15 (g0 0 or 4) are the 4 x 4 tile of rows 8 h + g0 .. + 3 and columns
+** 8 cb + x + 2 q (q = 0..3), sixteen words one after another. Each tile is micro's: SSE2 pairs of
+** rows (g, g + 1) of one column, started from the f32 words (exact in double), the k steps in
+** order, then one rounding each (NaN as c32 writes it, the high word 0). */
+#if defined(__SSE2__)
+/* c[2 j + hp]: column j, rows 2 hp, 2 hp + 1 of the tile at L */
+static inline void frag_load(const uint64_t *L, __m128d c[8]) {
+  for (int hp = 0; hp < 2; hp++)
+    for (int jp = 0; jp < 2; jp++) { /* columns 2 jp, 2 jp + 1 of rows 2 hp (r0), 2 hp + 1 (r1) */
+      __m128 r0 = _mm_loadu_ps((const float *)(L + 8 * hp + 2 * jp)); /* [j, -, j + 1, -] */
+      __m128 r1 = _mm_loadu_ps((const float *)(L + 8 * hp + 4 + 2 * jp));
+      __m128 t = _mm_shuffle_ps(r0, r1, _MM_SHUFFLE(2, 0, 2, 0)); /* [g j, g j+1, g' j, g' j+1] */
+      t = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 1, 2, 0));          /* [g j, g' j, g j+1, g' j+1] */
+      c[2 * (2 * jp) + hp] = _mm_cvtps_pd(t);
+      c[2 * (2 * jp + 1) + hp] = _mm_cvtps_pd(_mm_movehl_ps(t, t));
+    }
+}
+
+static inline void frag_store(uint64_t *L, const __m128d c[8]) {
+  const __m128 canon = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), z = _mm_setzero_ps();
+  for (int hp = 0; hp < 2; hp++)
+    for (int jp = 0; jp < 2; jp++) {
+      __m128 t = _mm_unpacklo_ps(_mm_cvtpd_ps(c[2 * (2 * jp) + hp]),
+                                 _mm_cvtpd_ps(c[2 * (2 * jp + 1) + hp])); /* as frag_load's */
+      __m128 nan = _mm_cmpunord_ps(t, t);
+      t = _mm_or_ps(_mm_andnot_ps(nan, t), _mm_and_ps(nan, canon));
+      _mm_storeu_ps((float *)(L + 8 * hp + 2 * jp), _mm_unpacklo_ps(t, z));
+      _mm_storeu_ps((float *)(L + 8 * hp + 4 + 2 * jp), _mm_unpackhi_ps(t, z));
+    }
+}
+#endif
+
+int plX__tc_wgmma_f32(int N, int K, const double *A, const double *B, size_t ldb,
+                      uint64_t *const *R, int zero) {
+#if defined(__SSE2__)
+  if (K > 32 || K <= 0 || N <= 0 || N % 8) return 0;
+  /* panel p = 2 h + g0 / 4: rows 8 h + g0 .. + 3, k-major */
+  _Alignas(16) double ap[4][TM * 32];
+  for (int p = 0; p < 4; p++) pack_a(TM, K, A, (size_t)K, 8 * (p / 2) + 4 * (p % 2), 0, ap[p]);
+  for (int cb = 0; cb < N / 8; cb++)
+    for (int x = 0; x < 2; x++) {
+      const double *__restrict b0 = B + (size_t)(8 * cb + x) * ldb, *__restrict b1 = b0 + 2 * ldb,
+                               *__restrict b2 = b0 + 4 * ldb, *__restrict b3 = b0 + 6 * ldb;
+      for (int p = 0; p < 4; p++) {
+        uint64_t *L = R[4 * cb + 2 * (p / 2) + x] + 16 * (p % 2); /* lane 4 g0 */
+        const double *__restrict a = ap[p];
+        __m128d c[8];
+        if (zero)
+          for (int q = 0; q < 8; q++) c[q] = _mm_setzero_pd();
+        else
+          frag_load(L, c);
+        __m128d c00 = c[0], c01 = c[1], c10 = c[2], c11 = c[3], c20 = c[4], c21 = c[5], c30 = c[6],
+                c31 = c[7];
+        for (int k = 0; k < K; k++, a += TM) {
+          __m128d a0 = _mm_load_pd(a), a1 = _mm_load_pd(a + 2);
+          __m128d y = _mm_load1_pd(b0 + k);
+          c00 = _mm_add_pd(c00, _mm_mul_pd(a0, y));
+          c01 = _mm_add_pd(c01, _mm_mul_pd(a1, y));
+          y = _mm_load1_pd(b1 + k);
+          c10 = _mm_add_pd(c10, _mm_mul_pd(a0, y));
+          c11 = _mm_add_pd(c11, _mm_mul_pd(a1, y));
+          y = _mm_load1_pd(b2 + k);
+          c20 = _mm_add_pd(c20, _mm_mul_pd(a0, y));
+          c21 = _mm_add_pd(c21, _mm_mul_pd(a1, y));
+          y = _mm_load1_pd(b3 + k);
+          c30 = _mm_add_pd(c30, _mm_mul_pd(a0, y));
+          c31 = _mm_add_pd(c31, _mm_mul_pd(a1, y));
+        }
+        c[0] = c00, c[1] = c01, c[2] = c10, c[3] = c11, c[4] = c20, c[5] = c21, c[6] = c30,
+        c[7] = c31;
+        frag_store(L, c);
+      }
+    }
+  return 1;
+#else
+  (void)N, (void)K, (void)A, (void)B, (void)ldb, (void)R, (void)zero;
+  return 0;
+#endif
+}

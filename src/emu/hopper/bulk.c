@@ -39,6 +39,12 @@ static void bs_range(plX_cta *c) {
   c->h.bs_live = first;
 }
 
+/* row j of r's global bytes */
+static inline void bst_row(const plX_bst *r, uint32_t j, uint64_t *lo, uint64_t *hi) {
+  *lo = r->glo + (uint64_t)j * r->gstride;
+  *hi = j + 1 == r->rows ? r->ghi : *lo + r->rw;
+}
+
 static void bst_drop(plX_emu *e, plX_cta *c) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < c->h.bs.n; i++) {
@@ -46,7 +52,13 @@ static void bst_drop(plX_emu *e, plX_cta *c) {
     const uint32_t *g = bg_of(c, r->tid);
     if (r->grp < g[1]) { /* written: gone */
       e->H.gst--;
-      if (e->gsync) plX__global_done(e, r->glo, r->ghi);
+      c->h.bs_rows -= r->rows;
+      if (e->gsync)
+        for (uint32_t j = 0; j < r->rows; j++) {
+          uint64_t lo, hi;
+          bst_row(r, j, &lo, &hi);
+          plX__global_done(e, lo, hi);
+        }
       continue;
     }
     if (r->grp < g[2]) r->shi = r->slo; /* its source was read */
@@ -64,22 +76,48 @@ int plX__h_bst_push(plX_emu *e, const plX_ins *in, uint32_t tid, uint32_t slo, u
   plX_cta *c = e->C;
   if (!c->h.bg) return 0;
   uint32_t grp = bg_of(c, tid)[0], pc = (uint32_t)(in - e->xf.code);
-  /* the next row of the same TMA store */
+  /* the same TMA store: the bytes after its last row's (that row grows), or its next row (a
+  ** record of rows: the ranges one record per row would hold, in the same order) */
   if (c->h.bs.n) {
     plX_bst *l = &c->h.bs.p[c->h.bs.n - 1];
-    if (l->tid == tid && l->pc == pc && l->grp == grp && l->ghi == glo && l->slo == slo) {
-      l->ghi = ghi;
-      return 0;
+    if (l->tid == tid && l->pc == pc && l->grp == grp && l->slo == slo) {
+      uint64_t last = l->glo + (uint64_t)(l->rows - 1) * l->gstride; /* the last row's start */
+      if (l->ghi == glo) {
+        if (l->rows == 1 || ghi - last <= l->rw) { /* (a row no wider than the others) */
+          l->ghi = ghi;
+          return 0;
+        }
+        /* wider than the others: the last row becomes a record of its own */
+        l->rows--;
+        l->ghi = l->glo + (uint64_t)(l->rows - 1) * l->gstride + l->rw;
+        plX_bst r = { tid, grp, pc, l->slo, l->shi, last, ghi, 0, 0, 1 };
+        if (!plB_vec_push(c->h.bs, r)) return plX__fail(e, in->stmt, "out of memory");
+        e->H.gst++;
+        return 0;
+      }
+      if (c->h.bs_rows >= 65536) return 0; /* a program that never waits: stop tracking */
+      if (l->shi == shi && glo > l->glo) {
+        uint64_t stride = l->rows == 1 ? glo - l->glo : l->gstride, w = l->ghi - last;
+        if (l->rows == 1 ? stride > w : (w == l->rw && glo == last + stride)) {
+          l->rw = w;
+          l->gstride = stride;
+          l->rows++;
+          l->ghi = ghi;
+          c->h.bs_rows++;
+          return 0;
+        }
+      }
     }
   }
   /* a program that never waits: stop tracking */
-  if (c->h.bs.n >= 65536) return 0;
-  plX_bst r = { tid, grp, pc, slo, shi, glo, ghi };
+  if (c->h.bs_rows >= 65536) return 0;
+  plX_bst r = { tid, grp, pc, slo, shi, glo, ghi, 0, 0, 1 };
   if (!c->h.bs.n) c->h.bs_live = 0;
   if (!c->h.bs.n || slo < c->h.bs_lo) c->h.bs_lo = slo;
   if (!c->h.bs.n || shi > c->h.bs_hi) c->h.bs_hi = shi;
   if (!plB_vec_push(c->h.bs, r)) return plX__fail(e, in->stmt, "out of memory");
   e->H.gst++;
+  c->h.bs_rows++;
   return 0;
 }
 
@@ -116,14 +154,25 @@ int plX__hop_gload(plX_emu *e, const plX_ins *in, uint64_t a, uint32_t n, uint32
   for (uint32_t i = 0; i < c->h.bs.n; i++) {
     const plX_bst *r = &c->h.bs.p[i];
     if (a >= r->ghi || a + n <= r->glo) continue;
+    /* the first row it touches */
+    uint64_t lo = r->glo, hi = r->ghi;
+    if (r->rows > 1) {
+      uint32_t j = a > r->glo ? (uint32_t)((a - r->glo) / r->gstride) : 0;
+      for (; j < r->rows; j++) {
+        bst_row(r, j, &lo, &hi);
+        if (a < hi && a + n > lo) break;
+        if (lo >= a + n) j = r->rows - 1; /* past it */
+      }
+      if (j >= r->rows) continue;
+    }
     int readonly = r->grp < bg_of(c, r->tid)[2];
     plB_buf b;
     plB_buf_init(&b);
     plB_buf_printf(&b, "%s by ", plX__opname(e, in->stmt));
     whot(e, &b, c, tid);
     plB_buf_printf(&b, " reads global address 0x%llx, which the %s of line %s (by ",
-                   (unsigned long long)(a > r->glo ? a : r->glo),
-                   plX__opname(e, e->xf.code[r->pc].stmt), line_of(e, r->pc));
+                   (unsigned long long)(a > lo ? a : lo), plX__opname(e, e->xf.code[r->pc].stmt),
+                   line_of(e, r->pc));
     whot(e, &b, c, r->tid);
     if (readonly)
       plB_buf_puts(&b,

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 double plX__h_elem(uint32_t bits, int t) {
   switch (t) {
@@ -29,10 +32,14 @@ double plX__h_elem(uint32_t bits, int t) {
 ** bits 7-9, which select the 16-byte chunk's XOR) counts from the start address's row plus the
 ** base offset: with base offset (start >> 7) & 7, the ISA's value for a tile that does not start on
 ** the pattern's repeat, that is the absolute address's row, the pattern a TMA load writes. */
-static inline uint32_t desc_at(const plB_sm_desc *d, uint32_t mask, int elt, int mn, uint32_t i,
-                               uint32_t j) {
-  uint32_t W = d->swizzle == PLSM_SW_128B_32B ? 128u : (uint32_t)plB_sm_swizzle_bytes(d->swizzle),
-           per = 16 / (uint32_t)elt, lin;
+/* the swizzle's row bytes W of d (0: none), desc_at's */
+static inline uint32_t desc_w(const plB_sm_desc *d) {
+  return d->swizzle == PLSM_SW_128B_32B ? 128u : (uint32_t)plB_sm_swizzle_bytes(d->swizzle);
+}
+
+static inline uint32_t desc_at(const plB_sm_desc *d, uint32_t W, uint32_t mask, int elt, int mn,
+                               uint32_t i, uint32_t j) {
+  uint32_t per = 16 / (uint32_t)elt, lin;
   if (!mn) {
     uint32_t jb = j * (uint32_t)elt;
     if (W)
@@ -57,29 +64,50 @@ static inline uint64_t nz8(uint64_t v) {
   return (((v & lo7) + lo7) | v) & ~lo7;
 }
 
-/* nothing in these n bytes the per-byte checks could report: no generic writer on record, no TMA
-** swizzle but the descriptor's (want: 1 + it), and under a skewed base offset no TMA swizzle at
-** all (psw 0 or 1 + PLSM_SW_NONE = 1); eight bytes a step, branch-free */
-static inline int run_clean(const uint32_t *pw, const uint8_t *psw, uint32_t n, uint32_t want,
-                            int skew) {
-  uint64_t any = 0, bad = 0, wv = want * 0x0101010101010101ull;
+/* psw bytes that pass: 0 or want, and under a skew no TMA swizzle at all (0 or 1 +
+** PLSM_SW_NONE = 1); eight bytes a step, branch-free */
+static inline int psw_ok(const uint8_t *psw, uint32_t n, uint32_t want, int skew) {
+  uint64_t bad = 0, wv = want * 0x0101010101010101ull;
   uint64_t top = skew ? 0xfefefefefefefefeull : 0;
   uint32_t b = 0;
-  for (; b + 8 <= n; b += 8) { /* (scalar words: an array here goes through the stack) */
-    uint64_t p0, p1, p2, p3, x;
-    memcpy(&p0, pw + b, 8);
-    memcpy(&p1, pw + b + 2, 8);
-    memcpy(&p2, pw + b + 4, 8);
-    memcpy(&p3, pw + b + 6, 8);
+  for (; b + 8 <= n; b += 8) {
+    uint64_t x;
     memcpy(&x, psw + b, 8);
-    any |= p0 | p1 | p2 | p3;
     bad |= (nz8(x) & nz8(x ^ wv)) | nz8(x & top);
   }
-  for (; b < n; b++) {
-    any |= pw[b];
+  for (; b < n; b++)
     bad |= (uint64_t)(psw[b] != 0 && psw[b] != want) | (uint64_t)(skew && psw[b] > 1);
+  return !bad;
+}
+
+/* nothing in the n bytes at a the per-byte checks could report: no generic writer on record, no
+** TMA swizzle but the descriptor's (want: 1 + it), and under a skewed base offset no TMA swizzle
+** at all; a whole block from its summary (hopper.h) */
+static int blk_slow(plX_cta_hop *h, uint32_t b, uint32_t want, int skew) {
+  uint8_t f = plX__h_blk_fix(h, b); /* unsure: made exact */
+  if (f & BLK_PW) return 0;
+  uint32_t v = f & BLK_MIX;
+  return v == BLK_MIX ? psw_ok(h->psw + b * PW_BLK, PW_BLK, want, skew)
+                      : (v == 0 || v == want) && !(skew && v > 1);
+}
+
+/* block b from its summary */
+static inline int blk_ok(plX_cta_hop *h, uint32_t b, uint32_t want, int skew) {
+  uint32_t f = h->pwd[b], v = f & BLK_MIX;
+  if ((f & BLK_PW) || v == BLK_MIX) return blk_slow(h, b, want, skew);
+  return (v == 0 || v == want) && !(skew && v > 1);
+}
+
+static inline int run_clean(plX_cta_hop *h, uint32_t a, uint32_t n, uint32_t want, int skew) {
+  if (!(a % PW_BLK) && (n == PW_BLK || n == 2 * PW_BLK)) /* the common runs: one or two blocks */
+    return blk_ok(h, a / PW_BLK, want, skew) &&
+           (n == PW_BLK || blk_ok(h, a / PW_BLK + 1, want, skew));
+  if (!(a % PW_BLK) && !(n % PW_BLK)) {
+    for (uint32_t b = a / PW_BLK, e = (a + n) / PW_BLK; b < e; b++)
+      if (!blk_ok(h, b, want, skew)) return 0;
+    return 1;
   }
-  return !(any | bad);
+  return psw_ok(h->psw + a, n, want, skew) && plX__h_pw_none(h, a, n);
 }
 
 /* ---- the gather cache
@@ -146,17 +174,19 @@ static dc_ent *dc_find(plX_cta *c, int sm, uint64_t desc, int t, int mn, uint32_
 static int dc_serve(plX_cta *c, const dc_ent *x, uint32_t want, int skew, double *out,
                     const double **res, plX_wgrd *span) {
   const uint32_t *pw = c->h.pw;
-  const uint8_t *psw = c->h.psw, *snap = x->snap;
+  const uint8_t *snap = x->snap;
   for (uint32_t q = 0; q < x->nrun; q++) {
     uint32_t a = x->ra[q], n = x->rn[q];
-    if (n == 16) { /* the common run, a 16-byte chunk: compared as two words */
-      uint64_t s0, s1, m0, m1;
-      memcpy(&s0, snap, 8);
-      memcpy(&s1, snap + 8, 8);
-      memcpy(&m0, c->smem + a, 8);
-      memcpy(&m1, c->smem + a + 8, 8);
-      if ((s0 ^ m0) | (s1 ^ m1) || (pw && !run_clean(pw + a, psw + a, 16, want, skew))) return 0;
-    } else if ((pw && !run_clean(pw + a, psw + a, n, want, skew)) || memcmp(c->smem + a, snap, n))
+    if (n == 16 || n == 32) { /* the common runs, one or two 16-byte chunks: compared in words */
+      uint64_t d = 0;
+      for (uint32_t o = 0; o < n; o += 8) {
+        uint64_t sv, mv;
+        memcpy(&sv, snap + o, 8);
+        memcpy(&mv, c->smem + a + o, 8);
+        d |= sv ^ mv;
+      }
+      if (d || (pw && !run_clean(&c->h, a, n, want, skew))) return 0;
+    } else if ((pw && !run_clean(&c->h, a, n, want, skew)) || memcmp(c->smem + a, snap, n))
       return 0;
     snap += n;
   }
@@ -188,6 +218,22 @@ static int dc_run(dc_ent *x, const uint8_t *p, uint32_t a, uint32_t n) {
     x->snap = sn;
     x->capsnap = cap;
   }
+  /* a run next to the last one joins it (the entry holds a set of bytes: a swizzled row's two
+  ** chunks in either order are one run) */
+  uint32_t L = x->nrun - 1, la = x->nrun ? x->ra[L] : 0, ln = x->nrun ? x->rn[L] : 0;
+  if (x->nrun && ln + n <= 255 && (a == la + ln || a + n == la)) {
+    uint8_t *t = x->snap + x->nsnap - ln; /* the last run's bytes */
+    if (a == la + ln)
+      memcpy(t + ln, p, n);
+    else {
+      memmove(t + n, t, ln);
+      memcpy(t, p, n);
+      x->ra[L] = a;
+    }
+    x->rn[L] = (uint8_t)(ln + n);
+    x->nsnap += n;
+    return 1;
+  }
   x->ra[x->nrun] = a;
   x->rn[x->nrun++] = (uint8_t)n;
   memcpy(x->snap + x->nsnap, p, n);
@@ -218,9 +264,9 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
   }
   /* with res, straight into the entry (handed out in place below) */
   double *dst = rec && res ? rec->val : out;
-  const uint8_t *psw = c->h.psw;
   const uint32_t *pw = c->h.pw;
-  uint32_t per = 16 / (uint32_t)elt, lo = UINT32_MAX, hi = 0, want = (uint32_t)d->swizzle + 1;
+  uint32_t per = 16 / (uint32_t)elt, lo = UINT32_MAX, hi = 0, want = (uint32_t)d->swizzle + 1,
+           W = desc_w(d);
   /* along K (K-major) or along the rows (MN-major) */
   uint32_t outer = mn ? K : rows, inner = mn ? rows : K;
   for (uint32_t o = 0; o < outer; o++)
@@ -228,14 +274,14 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
       uint32_t pos = mn ? r0 + x : x, L = per - pos % per;
       if (L > inner - x) L = inner - x;
       uint32_t i = mn ? r0 + x : r0 + o, j = mn ? o : x;
-      uint32_t a = desc_at(d, mask, elt, mn, i, j), n = L * (uint32_t)elt;
+      uint32_t a = desc_at(d, W, mask, elt, mn, i, j), n = L * (uint32_t)elt;
       size_t step = (size_t)elt;
-      if (L > 1 && desc_at(d, mask, elt, mn, mn ? i + L - 1 : i, mn ? j : j + L - 1) !=
+      if (L > 1 && desc_at(d, W, mask, elt, mn, mn ? i + L - 1 : i, mn ? j : j + L - 1) !=
                        a + n - (uint32_t)elt)
         L = 1, n = (uint32_t)elt;
       if ((uint64_t)a + n > e->smem_size) return 0;
-      if (pw && (n == 16 ? !run_clean(pw + a, psw + a, 16, want, skew)
-                         : !run_clean(pw + a, psw + a, n, want, skew)))
+      if (pw &&
+          (n == 16 ? !run_clean(&c->h, a, 16, want, skew) : !run_clean(&c->h, a, n, want, skew)))
         return 0;
       const uint8_t *p = c->smem + a;
       if (rec && !dc_run(rec, p, a, n)) {
@@ -246,6 +292,18 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
       size_t oi = mn ? (size_t)x * K + o : (size_t)o * K + x, os = mn ? K : 1;
       switch (t) {
       case PLT_BF16:
+#if defined(__SSE2__)
+        if (L == 8 && os == 1) { /* a K-major chunk: bf16 to f32 is a shift, f32 to double exact */
+          __m128i v = _mm_loadu_si128((const __m128i *)p), z = _mm_setzero_si128();
+          __m128 f0 = _mm_castsi128_ps(_mm_unpacklo_epi16(z, v)),
+                 f1 = _mm_castsi128_ps(_mm_unpackhi_epi16(z, v));
+          _mm_storeu_pd(dst + oi, _mm_cvtps_pd(f0));
+          _mm_storeu_pd(dst + oi + 2, _mm_cvtps_pd(_mm_movehl_ps(f0, f0)));
+          _mm_storeu_pd(dst + oi + 4, _mm_cvtps_pd(f1));
+          _mm_storeu_pd(dst + oi + 6, _mm_cvtps_pd(_mm_movehl_ps(f1, f1)));
+          break;
+        }
+#endif
         for (uint32_t q = 0; q < L; q++, p += step, oi += os) {
           uint16_t h;
           memcpy(&h, p, 2);
@@ -344,9 +402,10 @@ int plX__h_desc_load_ref(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t 
   }
   char what[96];
   snprintf(what, sizeof what, "%s (%s)", plX__opname(e, in->stmt), which);
+  uint32_t W = desc_w(&d);
   for (uint32_t r = 0; r < rows; r++)
     for (uint32_t k = 0; k < K; k++) {
-      uint32_t a = desc_at(&d, mask, elt, mn, r0 + r, k);
+      uint32_t a = desc_at(&d, W, mask, elt, mn, r0 + r, k);
       if ((uint64_t)a + (uint32_t)elt > e->smem_size)
         return plX__fail_warp(e, in, w, "a matrix descriptor reads outside shared memory",
                               0xffffffffu);

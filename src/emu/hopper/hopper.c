@@ -253,6 +253,8 @@ int plX__hop_setup(plX_emu *e, plX_cta *c) {
   c->h.clc_fail = 0;
   c->h.nslot = (H->ncl ? H->ncl : 1) * e->nwarps;
   c->h.rd.n = 0;
+  c->h.rd_acq = 0;
+  for (int w = 0; w < 32; w++) c->h.rd_first[w] = UINT32_MAX;
   for (uint32_t w = 0; w < e->nwarps; w++) {
     plX_warp *W = &c->warps[w];
     W->wg_cur = W->wg_done = W->wg_last = 0;
@@ -265,8 +267,10 @@ int plX__hop_setup(plX_emu *e, plX_cta *c) {
   if (!c->h.nreg || !c->h.clarr) return plX__fail(e, X_NOSLOT, "out of memory");
   for (uint32_t w = 0; w < e->nwarps; w++) c->h.nreg[w] = H->budget;
   if (H->track) {
-    c->h.psw = calloc(sm, 1);
-    c->h.pw = calloc(sm, sizeof *c->h.pw);
+    c->h.psw = calloc((sm + PW_BLK - 1) / PW_BLK * PW_BLK, 1);
+    /* (pw padded to whole blocks: the pad stays 0) */
+    c->h.pw = calloc((sm + PW_BLK - 1) / PW_BLK * PW_BLK, sizeof *c->h.pw);
+    c->h.pwd = calloc((sm + PW_BLK - 1) / PW_BLK, 1);
     c->h.ps = calloc(sm, sizeof *c->h.ps);
     c->h.fences = calloc(e->nthreads, sizeof *c->h.fences);
     c->h.cfences = calloc(e->nthreads, sizeof *c->h.cfences);
@@ -274,7 +278,7 @@ int plX__hop_setup(plX_emu *e, plX_cta *c) {
     c->h.cfsnap = calloc(e->nthreads, sizeof *c->h.cfsnap);
     if (!c->h.fsnap || !c->h.cfsnap) return plX__fail(e, X_NOSLOT, "out of memory");
     c->h.bg = calloc((size_t)e->nthreads * 3, sizeof *c->h.bg);
-    if (!c->h.psw || !c->h.pw || !c->h.ps || !c->h.fences || !c->h.cfences || !c->h.bg)
+    if (!c->h.psw || !c->h.pw || !c->h.pwd || !c->h.ps || !c->h.fences || !c->h.cfences || !c->h.bg)
       return plX__fail(e, X_NOSLOT, "out of memory");
   }
   if (H->has_wgmma) {
@@ -295,6 +299,11 @@ void plX__hop_free(plX_cta *c) {
   plX__h_desc_free(c);
   free(c->h.psw);
   free(c->h.pw);
+  free(c->h.pwd);
+  c->h.pwd = NULL;
+  free(c->h.fwt);
+  c->h.fwt = NULL;
+  c->h.fwcap = c->h.fwgen = 0;
   free(c->h.ps);
   free(c->h.fences);
   free(c->h.cfences);
@@ -318,6 +327,7 @@ void plX__hop_free(plX_cta *c) {
   plB_vec_free(c->h.rd);
   memset(&c->h.rd, 0, sizeof c->h.rd);
   plB_vec_free(c->h.bs);
+  c->h.bs_rows = 0;
   free(c->h.bg);
   c->h.bg = NULL;
 }

@@ -29,6 +29,70 @@ static inline void whot(plX_emu *e, plB_buf *b, const plX_cta *c, uint32_t tid) 
   plX__who(e, b, c->ctaid, tid);
 }
 
+/* the async-proxy summary (plX_cta_hop.pwd): per 16-byte block, BLK_PW when some pw may be
+** nonzero, the low bits psw's one value there or BLK_MIX */
+#define PW_BLK  16
+#define BLK_PW  0x80
+#define BLK_MIX 0x7f
+
+/* block b's summary made exact */
+static inline uint8_t plX__h_blk_fix(plX_cta_hop *h, uint32_t b) {
+  const uint32_t *p = h->pw + (size_t)b * PW_BLK;
+  const uint8_t *s = h->psw + (size_t)b * PW_BLK;
+  uint32_t any = 0, mix = 0;
+  for (int i = 0; i < PW_BLK; i++) {
+    any |= p[i];
+    mix |= (uint32_t)(s[i] ^ s[0]);
+  }
+  uint8_t f = (uint8_t)((any ? BLK_PW : 0) | (mix || s[0] >= BLK_MIX ? BLK_MIX : s[0]));
+  h->pwd[b] = f;
+  return f;
+}
+
+/* no generic writer on record in shared bytes [a, a + n) of h */
+static inline int plX__h_pw_none(plX_cta_hop *h, uint32_t a, uint32_t n) {
+  if (!n) return 1;
+  for (uint32_t b = a / PW_BLK, last = (a + n - 1) / PW_BLK; b <= last; b++) {
+    if (!(h->pwd[b] & BLK_PW)) continue;
+    uint32_t lo = b * PW_BLK, hi = lo + PW_BLK;
+    if (a <= lo && a + n >= hi) {
+      if (plX__h_blk_fix(h, b) & BLK_PW) return 0;
+    } else { /* part of the block: those bytes */
+      uint32_t from = a > lo ? a : lo, to = a + n < hi ? a + n : hi;
+      for (uint32_t i = from; i < to; i++)
+        if (h->pw[i]) return 0;
+    }
+  }
+  return 1;
+}
+
+/* a generic write of bytes [off, off + n) of h: a writer on record there, psw 0 */
+static inline void plX__h_pw_mark(plX_cta_hop *h, uint32_t off, uint32_t n) {
+  if (!n) return;
+  for (uint32_t b = off / PW_BLK, last = (off + n - 1) / PW_BLK; b <= last; b++) {
+    uint32_t lo = b * PW_BLK;
+    int whole = off <= lo && off + n >= lo + PW_BLK;
+    h->pwd[b] = (uint8_t)(BLK_PW | (whole || !(h->pwd[b] & BLK_MIX) ? 0 : BLK_MIX));
+  }
+}
+
+/* a copy landed in bytes [off, off + n) of h: no generic writer on record there (pw zeroed,
+** where the summary does not already say so), psw v */
+static inline void plX__h_land(plX_cta_hop *h, uint32_t off, uint32_t n, uint8_t v) {
+  memset(h->psw + off, v, n);
+  uint32_t end = off + n;
+  while (off < end) {
+    uint32_t b = off / PW_BLK, bend = (b + 1) * PW_BLK, to = bend < end ? bend : end;
+    uint8_t f = h->pwd[b];
+    if (f & BLK_PW) memset(h->pw + off, 0, (to - off) * sizeof *h->pw);
+    if (off == b * PW_BLK && to == bend)
+      h->pwd[b] = v < BLK_MIX ? v : BLK_MIX;
+    else
+      h->pwd[b] = (uint8_t)((f & BLK_PW) | ((f & BLK_MIX) == v ? v : BLK_MIX));
+    off = to;
+  }
+}
+
 typedef struct plX_tmap {
   uint64_t addr;
   int rank, dtype, sw, esize;

@@ -159,13 +159,18 @@ int plX__hop_flush(plX_emu *e) {
           continue;
         }
         uint32_t k = j + 1, o = a->lo + j;
-        while (k < a->n && (!a->valid || a->valid[k])) k++;
+        if (!a->valid)
+          k = a->n;
+        else {
+          for (uint64_t v8; k + 8 <= a->n; k += 8) { /* (eight valid bytes a step) */
+            memcpy(&v8, a->valid + k, 8);
+            if (v8 != 0x0101010101010101ull) break;
+          }
+          while (k < a->n && a->valid[k]) k++;
+        }
         memcpy(c->smem + o, a->data + j, k - j);
         if (c->smem_def) memset(c->smem_def + o, 1, k - j);
-        if (c->h.pw) {
-          memset(c->h.pw + o, 0, (k - j) * sizeof *c->h.pw);
-          memset(c->h.psw + o, a->sw >= 0 ? a->sw + 1 : 0, k - j);
-        }
+        if (c->h.pw) plX__h_land(&c->h, o, k - j, (uint8_t)(a->sw >= 0 ? a->sw + 1 : 0));
         j = k;
       }
       for (uint32_t j = 0; a->red >= 0 && j < a->n; j++) {
@@ -180,10 +185,7 @@ int plX__hop_flush(plX_emu *e) {
         }
         c->smem[o] = a->data[j];
         if (c->smem_def) c->smem_def[o] = 1;
-        if (c->h.pw) {
-          c->h.pw[o] = 0;
-          c->h.psw[o] = (uint8_t)(a->sw >= 0 ? a->sw + 1 : 0);
-        }
+        if (c->h.pw) plX__h_land(&c->h, o, 1, (uint8_t)(a->sw >= 0 ? a->sw + 1 : 0));
       }
       if (a->mbar == X_NOSLOT) continue;
       if (a->bpar >= 0) c = &e->ctas[(r & ~1u) | (uint32_t)a->bpar]; /* cta_group::2 */

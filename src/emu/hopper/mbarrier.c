@@ -10,8 +10,13 @@
 /* ---- mbarrier objects
 ** ---------------------------------------------------------------------------- */
 plX_mbar *plX__h_mb_find(plX_cta *c, uint32_t off) {
+  uint32_t h = c->h.mb_hint; /* (the offsets are distinct: the first match is the only one) */
+  if (h < c->h.mb.n && c->h.mb.p[h].off == off) return &c->h.mb.p[h];
   for (uint32_t i = 0; i < c->h.mb.n; i++)
-    if (c->h.mb.p[i].off == off) return &c->h.mb.p[i];
+    if (c->h.mb.p[i].off == off) {
+      c->h.mb_hint = i;
+      return &c->h.mb.p[i];
+    }
   return NULL;
 }
 

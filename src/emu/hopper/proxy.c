@@ -23,6 +23,7 @@ void plX__hop_generic_write(plX_emu *e, const plX_ins *in, uint32_t off, uint32_
     h->ps[i] = f;
     h->psw[i] = 0;
   }
+  plX__h_pw_mark(h, off, n);
   if (h->bs.n) plX__h_bst_overwrite(e, in, e->C, off, n, tid);
 }
 
@@ -35,6 +36,7 @@ void plX__hop_remote_write(plX_emu *e, const plX_ins *in, plX_cta *c, uint32_t o
     h->ps[i] = f;
     h->psw[i] = 0;
   }
+  plX__h_pw_mark(h, off, n);
   if (h->bs.n) plX__h_bst_overwrite(e, in, c, off, n, tid);
 }
 

@@ -83,6 +83,10 @@ static int load_rows(plX_emu *e, const plX_tmap *t, int dims, const int64_t *c0,
                      uint8_t *valid) {
   uint32_t es = (uint32_t)t->esize, n0 = cnt[0];
   int32_t cache = -1;
+  /* the swizzle (plB_sm_swizzle's): it moves whole 16-byte pieces; within 128-byte groups when
+  ** the XOR lands in bits 4-6 */
+  uint32_t mask = plB_sm_swizzle_mask(t->sw), in128 = ((mask >> 3) & ~0x70u) == 0;
+#define SWZ(p) ((p) ^ (((p)&mask) >> 3))
   for (uint32_t k = 0; k < total; k += n0) {
     uint32_t rem = k / n0;
     int inb = 1;
@@ -106,16 +110,18 @@ static int load_rows(plX_emu *e, const plX_tmap *t, int dims, const int64_t *c0,
       if (hi < lo) hi = lo;
     }
     uint32_t p0 = off + k * es, pe = p0 + n0 * es;
-    for (uint32_t p = p0; p < pe;) { /* every byte of the row is written */
-      uint32_t n = 16 - (p & 15);
-      if (n > pe - p) n = pe - p;
-      memset(valid + (plB_sm_swizzle(t->sw, p) - off), 1, n);
-      p += n;
-    }
+    if (in128 && !((p0 | pe) & 127)) /* every byte of the row is written: whole groups */
+      memset(valid + (p0 - off), 1, pe - p0);
+    else
+      for (uint32_t p = p0; p < pe;) {
+        uint32_t n = 16 - (p & 15);
+        if (n > pe - p) n = pe - p;
+        memset(valid + (SWZ(p) - off), 1, n);
+        p += n;
+      }
     if (t->oob)
       for (int64_t j = 0; j < n0; j++)
-        if (j < lo || j >= hi)
-          oob_nan(data + (plB_sm_swizzle(t->sw, p0 + (uint32_t)j * es) - off), t->esize);
+        if (j < lo || j >= hi) oob_nan(data + (SWZ(p0 + (uint32_t)j * es) - off), t->esize);
     if (hi == lo) continue;
     ga += (uint64_t)(c0[0] + lo) * es;
     uint32_t nb = (uint32_t)(hi - lo) * es;
@@ -125,9 +131,70 @@ static int load_rows(plX_emu *e, const plX_tmap *t, int dims, const int64_t *c0,
     for (uint32_t p = p0 + (uint32_t)lo * es, q = p + nb; p < q;) {
       uint32_t n = 16 - (p & 15);
       if (n > q - p) n = q - p;
-      memcpy(data + (plB_sm_swizzle(t->sw, p) - off), gp, n);
+      if (n == 16)
+        memcpy(data + (SWZ(p) - off), gp, 16);
+      else
+        memcpy(data + (SWZ(p) - off), gp, n);
       gp += n;
       p += n;
+    }
+  }
+#undef SWZ
+  return 0;
+}
+
+/* a tile-mode store (no reduction) whose innermost dimension has element stride 1, without the
+** races check on global memory: first every row's run in bounds is checked to lie in one
+** writable buffer (else 1, nothing done: the element loop does it all and names the element),
+** then each run is pushed to the bulk group as one range (what its elements would make, one after
+** another) and copied from the swizzled source in 16-byte pieces; *stored: the elements written */
+static int store_rows(plX_emu *e, const plX_ins *in, uint32_t tid, const plX_tmap *t, int dims,
+                      const int64_t *c0, const uint32_t *cnt, uint32_t total, uint32_t off,
+                      uint32_t span, uint32_t *stored) {
+  uint32_t es = (uint32_t)t->esize, n0 = cnt[0];
+  uint32_t mask = plB_sm_swizzle_mask(t->sw);
+  const plX_cta *c = e->C;
+  for (int pass = 0; pass < 2; pass++) {
+    int32_t cache = -1;
+    for (uint32_t k = 0; k < total; k += n0) {
+      uint32_t rem = k / n0;
+      int inb = 1;
+      uint64_t ga = t->addr;
+      for (int i = 1; i < dims; i++) {
+        uint32_t ki = rem % cnt[i];
+        rem /= cnt[i];
+        int64_t g = c0[i] + (int64_t)ki * t->es[i];
+        if (g < 0 || (uint64_t)g >= t->dims[i])
+          inb = 0;
+        else
+          ga += (uint64_t)g * t->strides[i];
+      }
+      if (!inb) continue;
+      int64_t lo = c0[0] < 0 ? -c0[0] : 0, end = (int64_t)t->dims[0] - c0[0];
+      if (lo > n0) lo = n0;
+      int64_t hi = end < (int64_t)n0 ? end : n0;
+      if (hi <= lo) continue;
+      ga += (uint64_t)(c0[0] + lo) * es;
+      uint32_t nb = (uint32_t)(hi - lo) * es;
+      plX_buf *gb = plX__find(e->mem, ga, &cache);
+      if (!pass) {
+        if (!gb || ga - gb->addr + nb > gb->size || gb->ro) return 1;
+        continue;
+      }
+      if (plX__h_bst_push(e, in, tid, off, off + span, ga, ga + nb)) return -1;
+      *stored += (uint32_t)(hi - lo);
+      uint8_t *gp = gb->p + (ga - gb->addr);
+      for (uint32_t p = off + (k + (uint32_t)lo) * es, q = p + nb; p < q;) {
+        uint32_t n = 16 - (p & 15);
+        if (n > q - p) n = q - p;
+        uint32_t sp = p ^ ((p & mask) >> 3); /* plB_sm_swizzle's */
+        if (n == 16)
+          memcpy(gp, c->smem + sp, 16);
+        else
+          memcpy(gp, c->smem + sp, n);
+        gp += n;
+        p += n;
+      }
     }
   }
   return 0;
@@ -196,6 +263,11 @@ int plX__h_exec_tma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     uint32_t stored = 0;
     int rows = ld && !i2c && t.es[0] == 1 && !e->gsync &&
                !load_rows(e, &t, dims, c0, cnt, total, off, data, valid);
+    if (!ld && in->sub == 1 && !i2c && t.es[0] == 1 && !e->gsync) {
+      int r = store_rows(e, in, tid, &t, dims, c0, cnt, total, off, span, &stored);
+      if (r < 0) return e->status;
+      rows = r == 0;
+    }
     for (uint32_t k = rows ? total : 0; k < total; k++) {
       uint32_t lin = k * (uint32_t)t.esize;
       int64_t g[5];

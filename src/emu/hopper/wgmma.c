@@ -24,25 +24,41 @@ static int wg_pending(const plX_cta *c, const plX_wgrd *r) {
 
 /* a retired read still matters while a warp ordered after its early release may write there, or one
 ** may still complete a wait on the phase it was released into */
-static int wg_keep(plX_emu *e, plX_cta *c, const plX_wgrd *r) {
+static int wg_keep(plX_emu *e, plX_cta *c, const plX_wgrd *r, plX_mbar **lm, uint32_t *lrank,
+                   uint32_t *lmb) {
   if (wg_pending(c, r) || r->acq) return 1;
   if (!r->rel || r->rel_rank >= e->H.ncl) return 0;
-  plX_mbar *m = plX__h_mb_find(&e->ctas[r->rel_rank], r->rel_mb);
-  return m && m->valid && m->phase <= r->rel_phase + 1;
+  if (!*lm || *lrank != r->rel_rank || *lmb != r->rel_mb) { /* (the last record's, else found) */
+    *lm = plX__h_mb_find(&e->ctas[r->rel_rank], r->rel_mb);
+    *lrank = r->rel_rank;
+    *lmb = r->rel_mb;
+    if (!*lm) return 0;
+  }
+  plX_mbar *m = *lm;
+  return m->valid && m->phase <= r->rel_phase + 1;
 }
 
 /* drop the records nothing can race with any more */
 void plX__h_wg_retire(plX_emu *e, plX_cta *c) {
-  uint32_t k = 0;
+  uint32_t k = 0, acq = 0;
   uint32_t lo = UINT32_MAX, hi = 0;
+  for (int w = 0; w < 32; w++) c->h.rd_first[w] = UINT32_MAX;
+  plX_mbar *lm = NULL; /* wg_keep's last mbarrier */
+  uint32_t lrank = 0, lmb = 0;
   for (uint32_t i = 0; i < c->h.rd.n; i++)
-    if (wg_keep(e, c, &c->h.rd.p[i])) {
+    if (wg_keep(e, c, &c->h.rd.p[i], &lm, &lrank, &lmb)) {
       const plX_wgrd *r = &c->h.rd.p[i];
       if (r->lo < lo) lo = r->lo;
       if (r->hi > hi) hi = r->hi;
+      acq |= r->acq;
+      for (uint32_t m = r->acq; m; m &= m - 1)
+        if (c->h.rd_first[__builtin_ctz(m)] > k) c->h.rd_first[__builtin_ctz(m)] = k;
+      if (r->warp < 32 && c->h.rd_first[r->warp] > k && wg_pending(c, r))
+        c->h.rd_first[r->warp] = k;
       c->h.rd.p[k++] = *r;
     }
   c->h.rd.n = k;
+  c->h.rd_acq = acq;
   c->h.rd_lo = lo;
   c->h.rd_hi = hi;
 }
@@ -51,29 +67,93 @@ void plX__h_wg_retire(plX_emu *e, plX_cta *c) {
 static int wg_push(plX_cta *c, const plX_wgrd *r) {
   if (!c->h.rd.n || r->lo < c->h.rd_lo) c->h.rd_lo = r->lo;
   if (!c->h.rd.n || r->hi > c->h.rd_hi) c->h.rd_hi = r->hi;
+  if (r->warp < 32 && c->h.rd_first[r->warp] > c->h.rd.n && wg_pending(c, r))
+    c->h.rd_first[r->warp] = c->h.rd.n;
   return plB_vec_push(c->h.rd, *r);
 }
 
-/* r, released again into phase `phase` of the mbarrier at `mb` of CTA `rank`: a copy whose
-** waiters are ordered after that arrive, unless one exists; rel: the early arrive the messages
-** name (1 + pc; 0: r's, when the release runs through a chain) */
-static void wg_forward(plX_cta *o, uint32_t i, uint32_t mb, uint32_t phase, uint32_t rank,
-                       uint32_t rel) {
+/* the records of o released into one (mbarrier, phase, CTA), the key of one release: a hash set
+** over rd's indices, built at the first copy the release makes (o->h.fwt; fwgen tells this
+** release's slots from older ones). A record is in it when its (rel_mb, rel_phase, rel_rank) is
+** the key; the duplicate test below is on (pc, warp, group, lo) among those. */
+typedef struct fw_idx {
+  int built, ok; /* ok 0: no memory for the set, scanned instead */
+  uint32_t mb, phase, rank;
+} fw_idx;
+
+static uint32_t fw_hash(uint32_t pc, uint32_t warp, uint32_t group, uint32_t lo) {
+  uint32_t h = pc * 0x9e3779b1u ^ warp * 0x85ebca77u ^ group * 0xc2b2ae3du ^ lo * 0x27d4eb2fu;
+  h ^= h >> 15;
+  h *= 0x2c1b3c6du;
+  return h ^ h >> 13;
+}
+
+static int fw_match(const plX_wgrd *q, const plX_wgrd *f, const fw_idx *x) {
+  return q->pc == f->pc && q->warp == f->warp && q->group == f->group && q->lo == f->lo &&
+         q->rel_mb == x->mb && q->rel_phase == x->phase && q->rel_rank == x->rank;
+}
+
+static void fw_insert(plX_cta *o, uint32_t i) {
+  const plX_wgrd *r = &o->h.rd.p[i];
+  uint32_t mask = o->h.fwcap - 1, *t = o->h.fwt;
+  for (uint32_t s = fw_hash(r->pc, r->warp, r->group, r->lo) & mask;; s = (s + 1) & mask)
+    if (t[2 * s] != o->h.fwgen) {
+      t[2 * s] = o->h.fwgen;
+      t[2 * s + 1] = i;
+      return;
+    }
+}
+
+/* the set for a release that may still add `more` records (each record of rd enters once) */
+static void fw_build(plX_cta *o, fw_idx *x, uint32_t more) {
+  x->built = 1;
+  x->ok = 0;
+  uint64_t want = 2 * ((uint64_t)o->h.rd.n + 2 * (uint64_t)more) + 16;
+  if (want > (1u << 30)) return;
+  if (o->h.fwcap < want) {
+    uint32_t cap = 64;
+    while (cap < want) cap *= 2;
+    uint32_t *t = calloc((size_t)cap * 2, sizeof *t);
+    if (!t) return;
+    free(o->h.fwt);
+    o->h.fwt = t;
+    o->h.fwcap = cap;
+    o->h.fwgen = 0;
+  }
+  if (++o->h.fwgen == 0) { /* the generations wrapped: every slot free again */
+    memset(o->h.fwt, 0, (size_t)o->h.fwcap * 2 * sizeof *o->h.fwt);
+    o->h.fwgen = 1;
+  }
+  x->ok = 1;
+  for (uint32_t j = 0; j < o->h.rd.n; j++) {
+    const plX_wgrd *q = &o->h.rd.p[j];
+    if (q->rel_mb == x->mb && q->rel_phase == x->phase && q->rel_rank == x->rank) fw_insert(o, j);
+  }
+}
+
+/* r, released again into phase `phase` of the mbarrier at `mb` of CTA `rank` (x's key): a copy
+** whose waiters are ordered after that arrive, unless one exists; rel: the early arrive the
+** messages name (1 + pc; 0: r's, when the release runs through a chain); more: the bound on the
+** records this release may still add to o */
+static void wg_forward(plX_cta *o, uint32_t i, fw_idx *x, uint32_t rel, uint32_t more) {
   plX_wgrd f = o->h.rd.p[i];
   if (rel) f.rel = rel;
-  /* (newest first: a copy made by an earlier arrive on the same phase is near the end) */
-  for (uint32_t j = o->h.rd.n; j-- > 0;) {
-    const plX_wgrd *q = &o->h.rd.p[j];
-    if (q->pc == f.pc && q->warp == f.warp && q->group == f.group && q->lo == f.lo &&
-        q->rel_mb == mb && q->rel_phase == phase && q->rel_rank == rank)
-      return;
-  }
-  f.rel_mb = mb;
-  f.rel_phase = phase;
-  f.rel_rank = rank;
+  if (!x->built) fw_build(o, x, more);
+  if (x->ok) {
+    uint32_t mask = o->h.fwcap - 1;
+    const uint32_t *t = o->h.fwt;
+    for (uint32_t s = fw_hash(f.pc, f.warp, f.group, f.lo) & mask; t[2 * s] == o->h.fwgen;
+         s = (s + 1) & mask)
+      if (fw_match(&o->h.rd.p[t[2 * s + 1]], &f, x)) return;
+  } else
+    for (uint32_t j = o->h.rd.n; j-- > 0;)
+      if (fw_match(&o->h.rd.p[j], &f, x)) return;
+  f.rel_mb = x->mb;
+  f.rel_phase = x->phase;
+  f.rel_rank = x->rank;
   f.acq = 0;
   /* out of memory: the chain is not followed */
-  wg_push(o, &f);
+  if (wg_push(o, &f) && x->ok) fw_insert(o, o->h.rd.n - 1);
 }
 
 /* warp w (of e->C) arrives on m (of CTA c, local or remote) while wgmma reads of its own are
@@ -92,19 +172,28 @@ void plX__h_wg_release(plX_emu *e, plX_warp *w, plX_ins *in, plX_cta *c, plX_mba
     if (kw[j] > dv[j]) dv[j] = kw[j];
   for (uint32_t k = 0; k < e->H.ncl || (k == 0 && !e->H.ncl); k++) {
     plX_cta *o = e->H.ncl ? &e->ctas[k] : e->C;
+    /* another CTA's records matter only through what wi acquired */
+    if (o != e->C && !(wi < 32 && (o->h.rd_acq >> wi & 1))) continue;
     uint32_t n = o->h.rd.n;
-    for (uint32_t i = 0; i < n; i++) {
+    fw_idx x = { 0, 0, m->off, m->phase, c->rank };
+    /* (the records before rd_first[wi] are neither wi's pending ones nor acquired by wi) */
+    for (uint32_t i = wi < 32 && o->h.rd_first[wi] < n ? o->h.rd_first[wi]
+                      : wi < 32                        ? n
+                                                       : 0;
+         i < n; i++) {
       plX_wgrd *r = &o->h.rd.p[i];
       if (o == e->C && r->warp == wi && wg_pending(o, r)) { /* its own pending reads */
         if (!r->rel) {
+          int was = r->rel_mb == x.mb && r->rel_phase == x.phase && r->rel_rank == x.rank;
           r->rel = (uint32_t)(in - e->xf.code) + 1;
           r->rel_mb = m->off;
           r->rel_phase = m->phase;
           r->rel_rank = c->rank;
+          if (x.built && x.ok && !was) fw_insert(o, i);
         } else if (r->rel_mb != m->off || r->rel_phase != m->phase || r->rel_rank != c->rank)
-          wg_forward(o, i, m->off, m->phase, c->rank, (uint32_t)(in - e->xf.code) + 1);
+          wg_forward(o, i, &x, (uint32_t)(in - e->xf.code) + 1, n - i);
       } else if (r->rel_rank == me && wi < 32 && (r->acq >> wi & 1)) /* reads w acquired early */
-        wg_forward(o, i, m->off, m->phase, c->rank, 0);
+        wg_forward(o, i, &x, 0, n - i);
     }
   }
 }
@@ -130,8 +219,10 @@ void plX__h_wg_acquire(plX_emu *e, plX_warp *w, plX_cta *c, plX_mbar *m) {
     for (uint32_t i = 0; i < o->h.rd.n; i++) {
       plX_wgrd *r = &o->h.rd.p[i];
       if (!r->rel || r->rel_rank != c->rank) continue;
-      if (r->rel_mb == m->off && r->rel_phase < m->phase && (o != c || r->warp != wi))
-        r->acq |= 1u << wi;
+      if (r->rel_mb == m->off && r->rel_phase < m->phase && (o != c || r->warp != wi)) {
+        r->acq |= 1u << wi, o->h.rd_acq |= 1u << wi;
+        if (o->h.rd_first[wi] > i) o->h.rd_first[wi] = i;
+      }
       if ((r->acq >> wi & 1) && kw[o->rank * e->nwarps + r->warp] > r->group) r->acq &= ~(1u << wi);
     }
   }
@@ -181,6 +272,14 @@ int plX__hop_wg_clobber(plX_emu *e, uint32_t stmt, plX_cta *c, uint32_t off, uin
   return plX__h_wg_check(e, stmt, c, off, n, warp, 0, who);
 }
 
+static int sw_fail(plX_emu *e, const plX_ins *in, plX_warp *w, int l, const plX_cta_hop *h,
+                   uint32_t i, int want_sw, const char *what) {
+  return plX__fail_lanef(e, in, w, l,
+                         "%s reads shared byte 0x%x through a descriptor declaring swizzle %s, "
+                         "but a TMA load wrote it with swizzle %s",
+                         what, i, plB_sm_swizzle_name(want_sw), plB_sm_swizzle_name(h->psw[i] - 1));
+}
+
 /* an async-proxy read of shared bytes [off, off + n) of CTA c: written by a generic store without a
 ** fence.proxy.async by its writer since is an error; want_sw >= 0 also checks the TMA swizzle */
 int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta *c, uint32_t off,
@@ -188,45 +287,61 @@ int plX__h_proxy_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, plX_cta
   plX_cta_hop *h = &c->h;
   if (!h->pw) return 0;
   uint32_t me = (uint32_t)w->idx * 32 + (uint32_t)l;
-  for (uint32_t i = off; i < off + n; i++) {
-    uint32_t wr = h->pw[i], r = wr ? (wr - 1) / e->nthreads : 0,
-             t = wr ? (wr - 1) % e->nthreads : 0;
-    const plX_cta *wc = r == c->rank ? c : &e->ctas[r]; /* the writer's CTA */
-    /* the writer's fences so far */
-    uint32_t now = wr ? (wc == c ? wc->h.fences : wc->h.cfences)[t] : 0;
-    /* another thread is ordered after the store by a barrier: the fence must precede it */
-    uint32_t before =
-        !wr || (wc == e->C && t == me) ? now : (wc == c ? wc->h.fsnap : wc->h.cfsnap)[t];
-    if (wr && before == h->ps[i]) {
-      plB_buf b;
-      plB_buf_init(&b);
-      plB_buf_printf(&b, "%s reads shared byte 0x%x", what, i);
-      if (wc != c) plB_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
-      plB_buf_puts(&b, ", written by ");
-      whot(e, &b, wc, t);
-      if (now != h->ps[i])
-        plB_buf_puts(&b, " with an ordinary store, whose fence.proxy.async by that thread comes "
-                         "after the barrier that orders it before"
-                         " this read: the fence must come between the store and the barrier (the "
-                         "async proxy may not see it)");
-      else if (wc == c)
-        plB_buf_puts(&b, " with an ordinary store and no fence.proxy.async by that thread since: "
-                         "the async proxy may not see it");
-      else
-        plB_buf_puts(&b, " with an ordinary store through shared::cluster and no fence.proxy.async "
-                         "(or .shared::cluster; .shared::cta does"
-                         " not cover another CTA's memory) by that thread since: the async proxy "
-                         "may not see it");
-      plX__fail_lane(e, in, w, l, plB_buf_cstr(&b));
-      plB_buf_free(&b);
-      return e->status;
+  /* the last writer seen (lw, 0: none yet) and what follows from it */
+  uint32_t lw = 0, t = 0, now = 0, before = 0;
+  const plX_cta *wc = c;
+  for (uint32_t i = off; i < off + n;) { /* a block at a time */
+    uint32_t end = (i / PW_BLK + 1) * PW_BLK;
+    if (end > off + n) end = off + n;
+    if (plX__h_pw_none(h, i, 1)) { /* no generic writer in the block: only the swizzle is left */
+      if (want_sw >= 0)
+        for (; i < end; i++)
+          if (h->psw[i] && h->psw[i] - 1 != want_sw)
+            return sw_fail(e, in, w, l, h, i, want_sw, what);
+      i = end;
+      continue;
     }
-    if (want_sw >= 0 && h->psw[i] && h->psw[i] - 1 != want_sw)
-      return plX__fail_lanef(e, in, w, l,
-                             "%s reads shared byte 0x%x through a descriptor declaring swizzle %s, "
-                             "but a TMA load wrote it with swizzle %s",
-                             what, i, plB_sm_swizzle_name(want_sw),
-                             plB_sm_swizzle_name(h->psw[i] - 1));
+    for (; i < end; i++) {
+      uint32_t wr = h->pw[i];
+      if (wr && wr != lw) { /* a writer other than the last byte's */
+        uint32_t r = (wr - 1) / e->nthreads;
+        t = (wr - 1) % e->nthreads;
+        wc = r == c->rank ? c : &e->ctas[r]; /* the writer's CTA */
+        /* the writer's fences so far */
+        now = (wc == c ? wc->h.fences : wc->h.cfences)[t];
+        /* another thread is ordered after the store by a barrier: the fence must precede it */
+        before = wc == e->C && t == me ? now : (wc == c ? wc->h.fsnap : wc->h.cfsnap)[t];
+        lw = wr;
+      }
+      if (wr && before == h->ps[i]) {
+        plB_buf b;
+        plB_buf_init(&b);
+        plB_buf_printf(&b, "%s reads shared byte 0x%x", what, i);
+        if (wc != c)
+          plB_buf_printf(&b, " of CTA (%u,%u,%u)", c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+        plB_buf_puts(&b, ", written by ");
+        whot(e, &b, wc, t);
+        if (now != h->ps[i])
+          plB_buf_puts(&b, " with an ordinary store, whose fence.proxy.async by that thread comes "
+                           "after the barrier that orders it before"
+                           " this read: the fence must come between the store and the barrier (the "
+                           "async proxy may not see it)");
+        else if (wc == c)
+          plB_buf_puts(&b, " with an ordinary store and no fence.proxy.async by that thread since: "
+                           "the async proxy may not see it");
+        else
+          plB_buf_puts(&b,
+                       " with an ordinary store through shared::cluster and no fence.proxy.async "
+                       "(or .shared::cluster; .shared::cta does"
+                       " not cover another CTA's memory) by that thread since: the async proxy "
+                       "may not see it");
+        plX__fail_lane(e, in, w, l, plB_buf_cstr(&b));
+        plB_buf_free(&b);
+        return e->status;
+      }
+      if (want_sw >= 0 && h->psw[i] && h->psw[i] - 1 != want_sw)
+        return sw_fail(e, in, w, l, h, i, want_sw, what);
+    }
   }
   return 0;
 }
@@ -303,9 +418,9 @@ void plX__hop_wg_touch(plX_emu *e, plX_warp *w, const plX_ins *in) {
 ** wgmma.mma_async, and between any other access to a register and a wgmma that uses it as an
 ** accumulator or as an A fragment (accumulator accesses by wgmmas of the same shape need none):
 ** else what the tensor cores read or write there is undefined */
-static int wg_fenced(plX_emu *e, plX_warp *w, const plX_ins *in, uint32_t slot, const char *as) {
+static __attribute__((noinline)) int wg_unfenced(plX_emu *e, plX_warp *w, const plX_ins *in,
+                                                 uint32_t slot, const char *as) {
   size_t k = (size_t)w->idx * e->xf.nslots + slot;
-  if (e->C->h.wga[k] <= w->wgf) return 0;
   plB_buf b;
   plB_buf_init(&b);
   plB_buf_puts(&b, "it uses ");
@@ -319,6 +434,12 @@ static int wg_fenced(plX_emu *e, plX_warp *w, const plX_ins *in, uint32_t slot, 
   plX__fail_warp(e, in, w, plB_buf_cstr(&b), 0);
   plB_buf_free(&b);
   return e->status;
+}
+
+static inline int wg_fenced(plX_emu *e, plX_warp *w, const plX_ins *in, uint32_t slot,
+                            const char *as) {
+  if (e->C->h.wga[(size_t)w->idx * e->xf.nslots + slot] <= w->wgf) return 0;
+  return wg_unfenced(e, w, in, slot, as);
 }
 
 /* a new read record joins a recent one of the same warp, group and source line (the k-steps of one
@@ -431,91 +552,107 @@ int plX__h_exec_wgmma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   uint32_t scd = (in->sub & 32) ? ((in->sub & 64) ? ~0u : 0) : w->P[in->c];
   int nd = dt == PLT_F16 ? N / 4 : N / 2, halves = dt == PLT_F16 ? 2 : 1;
   double *D = B + (size_t)N * (size_t)KB;
-  if (dt ==
-      PLT_F32) /* register 4 c + 2 h + x of lane l: row l / 4 + 8 h, column 8 c + 2 (l % 4) + x */
-    for (int i = 0; i < nd; i++) {
-      const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
-      double *Dc = D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
-      if (scd == ~0u) /* lane 4 g + q: row g, column 2 q */
-        for (int g = 0; g < 8; g++, Dc += N, R += 4) {
-          Dc[0] = (double)f32(R[0]);
-          Dc[2] = (double)f32(R[1]);
-          Dc[4] = (double)f32(R[2]);
-          Dc[6] = (double)f32(R[3]);
-        }
-      else
-        for (int l = 0; l < 32; l++)
-          Dc[(l >> 2) * N + 2 * (l & 3)] = (scd >> l & 1) ? (double)f32(R[l]) : 0;
-    }
-  else
-    for (int i = 0; i < nd; i++) {
-      const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
-      for (int l = 0; l < 32; l++) {
-        int keep = (scd >> l) & 1;
-        for (int h = 0; h < halves; h++) {
-          int row, col;
-          wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
-          double x = 0;
-          if (keep)
-            x = integer         ? (double)(int32_t)R[l]
-                : dt == PLT_F16 ? plX__to_double((R[l] >> (16 * h)) & 0xffff, XFMT_F16)
-                                : (double)f32(R[l]);
-          D[row * N + col] = x;
-        }
-      }
-    }
   if (!integer && sa < 0)
     for (int q = 0; q < 16 * K; q++) A[q] = -A[q];
   if (!integer && sb < 0) {
     for (size_t q = 0; q < (size_t)N * (size_t)KB; q++) B[q] = -Bv[q];
     Bv = B;
   }
-  if (!sparse)
-    plX__tc_gemm(16, N, K, A, (size_t)K, Bv, (size_t)KB, D, (size_t)N);
-  else { /* row by row: B's columns that row's metadata selects, in its order */
-    double *Br = D + 16 * (size_t)N;
-    for (int r = 0; r < 16; r++) {
-      for (int n = 0; n < N; n++)
-        for (int k = 0; k < K; k++) Br[n * K + k] = Bv[(size_t)n * (size_t)KB + kx[r][k]];
-      plX__tc_gemm(N, 1, K, Br, (size_t)K, A + r * K, (size_t)K, D + r * N, 1);
+  /* f32 accumulators of every lane kept or every lane zeroed: the engine works on the registers in
+  ** place (the same sums, the same roundings) */
+  int done = 0;
+  if (dt == PLT_F32 && !sparse && (scd == ~0u || scd == 0)) {
+    /* (the slots distinct: rising; else a register named twice goes the staged way) */
+    uint64_t *Rs[128];
+    int rising = 1;
+    for (int i = 0; i < nd; i++) {
+      Rs[i] = wslot(w, vs[in->vs + (uint32_t)i]);
+      if (i && vs[in->vs + (uint32_t)i] <= vs[in->vs + (uint32_t)i - 1]) rising = 0;
     }
+    done = rising && plX__tc_wgmma_f32(N, K, A, Bv, (size_t)KB, Rs, scd == 0);
   }
-  if (dt == PLT_F32) /* the f32 accumulators: one rounding each */
-    for (int i = 0; i < nd; i++) {
-      uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
-      const double *Dc =
-          D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
-      for (int g = 0; g < 8; g++, Dc += N, R += 4) {
-        R[0] = c32((float)Dc[0]);
-        R[1] = c32((float)Dc[2]);
-        R[2] = c32((float)Dc[4]);
-        R[3] = c32((float)Dc[6]);
+  if (!done) {
+    if (dt ==
+        PLT_F32) /* register 4 c + 2 h + x of lane l: row l / 4 + 8 h, column 8 c + 2 (l % 4) + x */
+      for (int i = 0; i < nd; i++) {
+        const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+        double *Dc =
+            D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
+        if (scd == ~0u) /* lane 4 g + q: row g, column 2 q */
+          for (int g = 0; g < 8; g++, Dc += N, R += 4) {
+            Dc[0] = (double)f32(R[0]);
+            Dc[2] = (double)f32(R[1]);
+            Dc[4] = (double)f32(R[2]);
+            Dc[6] = (double)f32(R[3]);
+          }
+        else
+          for (int l = 0; l < 32; l++)
+            Dc[(l >> 2) * N + 2 * (l & 3)] = (scd >> l & 1) ? (double)f32(R[l]) : 0;
       }
-    }
-  else
-    for (int i = 0; i < nd; i++) {
-      uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
-      for (int l = 0; l < 32; l++) {
-        uint64_t out = 0;
-        for (int h = 0; h < halves; h++) {
-          int row, col;
-          wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
-          double s = D[row * N + col];
-          if (integer) {
-            int64_t si = (int64_t)s;
-            if (in->fl & XF_SATF) {
-              if (si > INT32_MAX) si = INT32_MAX;
-              if (si < INT32_MIN) si = INT32_MIN;
-            }
-            out = (uint32_t)si;
-          } else if (dt == PLT_F16)
-            out |= plX__round(s, 0, XFMT_F16, XR_RN, 0) << (16 * h);
-          else
-            out = c32((float)s);
+    else
+      for (int i = 0; i < nd; i++) {
+        const uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+        for (int l = 0; l < 32; l++) {
+          int keep = (scd >> l) & 1;
+          for (int h = 0; h < halves; h++) {
+            int row, col;
+            wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
+            double x = 0;
+            if (keep)
+              x = integer         ? (double)(int32_t)R[l]
+                  : dt == PLT_F16 ? plX__to_double((R[l] >> (16 * h)) & 0xffff, XFMT_F16)
+                                  : (double)f32(R[l]);
+            D[row * N + col] = x;
+          }
         }
-        R[l] = out;
+      }
+    if (!sparse)
+      plX__tc_gemm(16, N, K, A, (size_t)K, Bv, (size_t)KB, D, (size_t)N);
+    else { /* row by row: B's columns that row's metadata selects, in its order */
+      double *Br = D + 16 * (size_t)N;
+      for (int r = 0; r < 16; r++) {
+        for (int n = 0; n < N; n++)
+          for (int k = 0; k < K; k++) Br[n * K + k] = Bv[(size_t)n * (size_t)KB + kx[r][k]];
+        plX__tc_gemm(N, 1, K, Br, (size_t)K, A + r * K, (size_t)K, D + r * N, 1);
       }
     }
+    if (dt == PLT_F32) /* the f32 accumulators: one rounding each */
+      for (int i = 0; i < nd; i++) {
+        uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+        const double *Dc =
+            D + (size_t)(8 * ((i >> 1) & 1)) * (size_t)N + (size_t)(8 * (i >> 2) + (i & 1));
+        for (int g = 0; g < 8; g++, Dc += N, R += 4) {
+          R[0] = c32((float)Dc[0]);
+          R[1] = c32((float)Dc[2]);
+          R[2] = c32((float)Dc[4]);
+          R[3] = c32((float)Dc[6]);
+        }
+      }
+    else
+      for (int i = 0; i < nd; i++) {
+        uint64_t *R = wslot(w, vs[in->vs + (uint32_t)i]);
+        for (int l = 0; l < 32; l++) {
+          uint64_t out = 0;
+          for (int h = 0; h < halves; h++) {
+            int row, col;
+            wg_cell(dt, l / 4, l % 4, i, h, &row, &col);
+            double s = D[row * N + col];
+            if (integer) {
+              int64_t si = (int64_t)s;
+              if (in->fl & XF_SATF) {
+                if (si > INT32_MAX) si = INT32_MAX;
+                if (si < INT32_MIN) si = INT32_MIN;
+              }
+              out = (uint32_t)si;
+            } else if (dt == PLT_F16)
+              out |= plX__round(s, 0, XFMT_F16, XR_RN, 0) << (16 * h);
+            else
+              out = c32((float)s);
+          }
+          R[l] = out;
+        }
+      }
+  }
   /* the operands stay in use until a wait_group covers the open group */
   plX_cta *cc = e->C;
   if (cc->h.rd.n >= 4096) plX__h_wg_retire(e, cc);
