@@ -334,8 +334,10 @@ int plX__h_tm_read(plX_emu *e, plX_ins *in, plX_warp *w, int l, uint64_t a, plX_
     snprintf(why, sizeof why, "mode byte %d", t->mode);
   else if (t->esize != plX__h_tm_esize(t->dtype))
     snprintf(why, sizeof why, "element type %d with %d-byte elements", t->dtype, t->esize);
-  else if (t->sw > 3)
-    snprintf(why, sizeof why, "swizzle mode %d (96B needs sm_100a)", t->sw);
+  else if (t->sw == 4)
+    snprintf(why, sizeof why, "swizzle mode 4 (96B, sm_103a's alone: not emulated)");
+  else if (t->sw > 4)
+    snprintf(why, sizeof why, "swizzle mode %d outside 0..4", t->sw);
   else if (t->oob > 1 || (t->oob && t->esize != 2 && t->esize != 4))
     snprintf(why, sizeof why,
              "fill mode %d with %d-byte elements (the NaN fill is for 16- and 32-bit floats)",
@@ -636,7 +638,8 @@ int plX__h_exec_tmap(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
       break;
     case 8:
       if (v == 4)
-        return plX__fail_lanef(e, in, w, l, "swizzle_mode 4 (96B) needs sm_100a or later");
+        return plX__fail_lanef(e, in, w, l,
+                               "swizzle_mode 4 (96B, sm_103a's alone) is not emulated");
       if (v > 4)
         return plX__fail_lanef(e, in, w, l, "swizzle_mode %llu outside 0..4",
                                (unsigned long long)v);
