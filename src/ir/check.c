@@ -61,8 +61,33 @@ static int want_vec(const plA_res *r, const plA_opspec *s) {
 
 /* the operands by role with what each takes, for a form beside the one that was tried:
 ** "d {128 x .f32}, a {4 x .b32}, b .b64, scale-d .pred, imm-scale-a .s32" */
+#define MAXALTS_IV 16 /* alternatives compared for put_roles_typed_iv */
+static void put_roles_typed_iv(plB_buf *b, const plA_res *r, const plA_opspec *ops, int nops,
+                               int nopt, const plA_ctx *isa);
 static void put_roles_typed(plB_buf *b, const plA_res *r, const plA_opspec *ops, int nops,
                             int nopt) {
+  put_roles_typed_iv(b, r, ops, nops, nopt, NULL);
+}
+
+/* an immediate's value constraint after its type: " 13 to 15", " -1/1", " a multiple of 16" */
+static void put_ival(plB_buf *b, const plA_opspec *o, const plA_ctx *isa) {
+  const plA_ival *iv = isa && o->ival ? plA_ival_of(isa, o->ival) : NULL;
+  if (!iv) return;
+  if (o->ikind & (PLA_IV_SET | PLA_IV_SIZES))
+    for (int k = 0; k < iv->nvals; k++) plB_buf_printf(b, "%c%d", k ? '/' : ' ', (int)iv->vals[k]);
+  if (o->ikind & PLA_IV_RANGE) {
+    if (iv->lo == iv->hi)
+      plB_buf_printf(b, " %lld", (long long)iv->lo);
+    else
+      plB_buf_printf(b, " %lld to %lld", (long long)iv->lo, (long long)iv->hi);
+  }
+  if (o->ikind & PLA_IV_MULT) plB_buf_printf(b, " a multiple of %u", iv->mult);
+}
+
+/* put_roles_typed, with the immediates' value constraints when isa is given (for forms whose
+** operands differ in their values alone: tensormap.replace's swizzle_mode on sm_103a) */
+static void put_roles_typed_iv(plB_buf *b, const plA_res *r, const plA_opspec *ops, int nops,
+                               int nopt, const plA_ctx *isa) {
   uint8_t opt[MAXOPS] = { 0 };
   for (int j = nops - 1; j >= 0 && nopt > 0; j--)
     if (ops[j].flags & PLA_OPTIONAL) {
@@ -85,6 +110,7 @@ static void put_roles_typed(plB_buf *b, const plA_res *r, const plA_opspec *ops,
       plB_buf_printf(b, " {%d}", v);
     else if (tn)
       plB_buf_printf(b, " .%s", tn);
+    put_ival(b, o, isa);
     if (opt[i]) plB_buf_putc(b, '}');
   }
 }
@@ -543,10 +569,30 @@ int plI_check_ops(const plA_res *r, const plI_module *m, const char *opc, const 
     return aneed;
   }
   if (err) {
+    /* an alternative that reads like the form or an earlier one (they differ in the values of
+    ** their immediates alone) is written with those values */
+    const plA_ctx *iv[MAXALTS_IV];
+    plB_buf seen[MAXALTS_IV + 1];
+    int nseen = r->nalt <= MAXALTS_IV ? r->nalt + 1 : 0; /* more: every one with its values */
+    for (int i = 0; i < nseen; i++) {
+      plB_buf_init(&seen[i]);
+      if (i == 0)
+        put_roles_typed(&seen[0], r, r->ops, r->nops, r->nopt);
+      else
+        put_roles_typed(&seen[i], r, r->alt[i - 1].ops, r->alt[i - 1].nops, r->alt[i - 1].nopt);
+    }
+    for (int i = 0; i < r->nalt && i < MAXALTS_IV; i++) { /* seen[i + 1] is alternative i */
+      iv[i] = NULL;
+      for (int j = 0; j < nseen; j++)
+        if (j != i + 1 && strcmp(plB_buf_cstr(&seen[j]), plB_buf_cstr(&seen[i + 1])) == 0)
+          iv[i] = m->isa;
+    }
+    for (int i = 0; i < nseen; i++) plB_buf_free(&seen[i]);
+#define ALT_IV(i) ((i) < MAXALTS_IV ? iv[i] : m->isa)
     if (target_miss >= 0) { /* the operands fit a form this target lacks */
       plB_buf_printf(err, "'%s' with operands (", opc);
-      put_roles_typed(err, r, r->alt[target_miss].ops, r->alt[target_miss].nops,
-                      r->alt[target_miss].nopt);
+      put_roles_typed_iv(err, r, r->alt[target_miss].ops, r->alt[target_miss].nops,
+                         r->alt[target_miss].nopt, ALT_IV(target_miss));
       plB_buf_puts(err, "): ");
       plA_target_ok(r->alt[target_miss].sm_min, r->alt[target_miss].flags,
                     r->alt[target_miss].ptx_min, opc, &t, 0, err);
@@ -568,9 +614,10 @@ int plI_check_ops(const plA_res *r, const plI_module *m, const char *opc, const 
     plB_buf_puts(err, "; other forms take (");
     for (int i = 0; i < r->nalt; i++) {
       if (i) plB_buf_puts(err, "), (");
-      put_roles_typed(err, r, r->alt[i].ops, r->alt[i].nops, r->alt[i].nopt);
+      put_roles_typed_iv(err, r, r->alt[i].ops, r->alt[i].nops, r->alt[i].nopt, ALT_IV(i));
     }
     plB_buf_puts(err, ")");
+#undef ALT_IV
   }
   return 0;
 }

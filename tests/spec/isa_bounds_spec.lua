@@ -148,6 +148,16 @@ describe("immediates narrower than their type", function()
       bad = function(line) local d, a = ptx.reg.b32(), ptx.reg.b32(); ptx.mov.b32(a, 0); line(); ptx.add.u16x2(d, a, 1) end,
       raw = "mov.b32 %r2, 0;\nadd.u16x2 %r1, %r2, 1;" },
   }
+  it("forms told apart by an immediate's values alone: the other form is written with its values", function()
+    -- tensormap.replace's swizzle_mode takes 0..3 everywhere and 4 (96B) on sm_103a: the message
+    -- says so instead of listing the same operands twice
+    ptxas_rejects(module("sm_103a", "8.8", kernel_body("tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [sv], 5;")),
+                  "sm_103a", "5 is out of range (0 to 3); other forms take (addr [address], new_val .b32 4)")
+    ptxas_rejects(module("sm_100a", "8.8", kernel_body("tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [sv], 4;")),
+                  "sm_100a", "with operands (addr [address], new_val .b32 4): ")
+    ptxas_rejects(module("sm_100a", "8.8", kernel_body("tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [sv], 16;")),
+                  "sm_100a", "16 is out of range (0 to 12); other forms take (addr [address], new_val .b32 13 to 15)")
+  end)
   for _, c in ipairs(CASES) do
     it(c.what, function()
       refused("sm_90a", c.bad, nil, "error: operand", c.msg)
