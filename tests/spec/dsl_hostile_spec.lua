@@ -16,11 +16,13 @@ local function where_ok(msg)
   return type(msg) == "string" and msg:match("^[^\n]*dsl_hostile_spec%.lua:%d+: error: ") ~= nil
 end
 
-local function run(seed, trials)
+local function run(seed, trials, target)
   local ptx = H.fresh()
   local bad, calls, nnames, nmethods = {}, 0, 0, 0
-  ptx.kernel { name = "k", target = "sm_90a", params = { {"a", "u64"}, {"n", "u32"}, {"x", "f32*"} }, body = function(_, a, n, x)
+  ptx.kernel { name = "k", target = target or "sm_90a", params = { {"a", "u64"}, {"n", "u32"}, {"x", "f32*"} }, body = function(_, a, n, x)
     local rnd = lcg(seed)
+    local tplan                                   -- sm_100a: the tensor-memory plan (one a kernel), a range in it
+    if target == "sm_100a" then tplan = ptx.tmem_plan(); tplan:alloc("acc", 128) end
     local r, f, p, rd = ptx.reg.u32(), ptx.reg.f32(), ptx.pred(), ptx.reg.u64()
     local h, s64, b16 = ptx.reg.f16(), ptx.reg.s64(), ptx.reg.b16()
     local V = { false, true, 0, -1, 7, 2^40, 1e300, 0 / 0, "", "x", "f32", "u64", "128B", {}, { 1, 2 }, { [0] = 99 },
@@ -45,8 +47,10 @@ local function run(seed, trials)
     local plan = ptx.smem_plan { name = "sm" }
     objs.plan = plan
     objs.alloc = plan:alloc("A", "bf16", { 64, 64 }, { swizzle = "128B", stages = 2 })
+    objs.tplan = tplan
     for oname, o in pairs(objs) do
-      local idx = getmetatable(o).__index
+      local mt = getmetatable(o)                  -- (a tensor-memory range is a plain table)
+      local idx = mt and mt.__index
       local ms = {}
       if type(idx) == "table" then
         for k, fn in pairs(idx) do if type(fn) == "function" and not SKIP[k] then ms[#ms + 1] = k end end
@@ -103,9 +107,10 @@ describe("the DSL under hostile calls", function()
   end)
 
 
-  for _, seed in ipairs { 1, 2 } do
-    it("places every error at the caller's line (seed " .. seed .. ")", function()
-      local bad, calls, nnames, nmethods = run(seed, 40)
+  for _, c in ipairs { { 1, "sm_90a" }, { 2, "sm_90a" }, { 3, "sm_100a" }, { 4, "sm_100a" } } do
+    local seed, target = c[1], c[2]
+    it("places every error at the caller's line (seed " .. seed .. ", " .. target .. ")", function()
+      local bad, calls, nnames, nmethods = run(seed, 40, target)
       assert.is_true(nnames > 40 and nmethods > 100, nnames .. " functions, " .. nmethods .. " methods")
       assert.is_true(calls > 5000, calls .. " calls")
       assert.are.same({}, bad)
