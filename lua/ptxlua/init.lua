@@ -902,7 +902,7 @@ function P.label(name)
   return { [0] = K_LABEL, name and ("$" .. name) or label_name("") }
 end
 function P.place(l)
-  if type(l) ~= "table" or rawget(l, 0) ~= K_LABEL then perr("ptx.place expects a label from ptx.label()") end
+  if type(l) ~= "table" or rawget(l, 0) ~= K_LABEL or type(rawget(l, 1)) ~= "string" then perr("ptx.place expects a label from ptx.label()") end
   local m = MOD or need_trace()
   m:place(l[1])
 end
