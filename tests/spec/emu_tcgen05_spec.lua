@@ -129,6 +129,16 @@ local function enc(v, eb, mb, bias)          -- a value exact in the format, nor
   local m, e = frexp(math.abs(v))             -- m in [0.5, 1)
   return s + (e - 1 + bias) * 2 ^ mb + (m * 2 - 1) * 2 ^ mb
 end
+-- a value rounded to f16, to nearest even (normal and subnormal; no overflow here)
+local function rn16(x)
+  if x == 0 then return 0 end
+  local _, e = frexp(math.abs(x))              -- |x| in [2^(e-1), 2^e)
+  local ulp = 2 ^ math.max(e - 11, -24)
+  local q = math.abs(x) / ulp
+  local r = floor(q)
+  if q - r > 0.5 or (q - r == 0.5 and r % 2 == 1) then r = r + 1 end
+  return (x < 0 and -1 or 1) * r * ulp
+end
 local TYPES = {
   f16 = { bytes = 2, bits = function(v) return enc(v, 5, 10, 15) end, val = function(b) return minifloat(b, 5, 10, 15) end },
   bf16 = { bytes = 2, bits = function(v) return enc(v, 8, 7, 127) end, val = function(b) return minifloat(b, 8, 7, 127) end },
@@ -139,7 +149,7 @@ local TYPES = {
   u8 = { bytes = 1, code = true, val = function(b) return b end },
 }
 -- deterministic inputs: exact small values for the float kinds, codes for the 8-bit ones
-local function gen(tn, count, seed)
+local function gen(tn, count, seed, small)
   local r, out = seed, {}
   local T = TYPES[tn]
   for i = 1, count do
@@ -149,6 +159,7 @@ local function gen(tn, count, seed)
       if tn == "e4m3" and bit.band(c, 0x7f) == 0x7f then c = 0x38 end     -- not NaN
       if tn == "e5m2" and bit.band(c, 0x7c) == 0x7c then c = 0x3c end     -- not inf/NaN
       if tn == "e5m2" and bit.band(c, 0x7c) >= 0x58 then c = bit.band(c, 0x83) + 0x38 end   -- keep sums finite
+      if small and (tn == "e4m3" or tn == "e5m2") then c = bit.band(c, 0xbf) end  -- below 2: f16 sums stay finite
       out[i] = c
     else
       out[i] = T.bits((r % 65 - 32) / 8)
@@ -318,7 +329,8 @@ describe("emulated tcgen05.mma", function()
     local K = ({ f16 = 16, tf32 = 8, f8f6f4 = 32, i8 = 32 })[c.kind]
     local TA, TB = TYPES[c.a], TYPES[c.b]
     local M, N = c.M, c.N
-    local A, B = gen(c.a, M * K, 11 + M + N), gen(c.b, N * K, 17 + N)
+    local small = c.d == "f16"
+    local A, B = gen(c.a, M * K, 11 + M + N, small), gen(c.b, N * K, 17 + N, small)
     local o = { M = M, N = N, kind = c.kind, mmas = c.mmas or { { acc = false } }, asw = c.asw or "128B", bsw = c.bsw or "128B",
                 pair = c.pair }
     local nc = c.pair and 2 or 1
@@ -410,6 +422,15 @@ describe("emulated tcgen05.mma", function()
           if c.saturate then want = math.max(-2 ^ 31, math.min(2 ^ 31 - 1, want)) end
           g = g >= 2 ^ 31 and g - 2 ^ 32 or g
           e = g == want and 0 or math.huge
+        elseif c.d == "f16" then                       -- the lower 16 bits of the cell, the upper 0
+          local gv = TYPES.f16.val(g % 65536)
+          if #o.mmas == 1 then                        -- one MMA of exact small values: RN(sum) exactly
+            e = gv == rn16(want) and 0 or math.huge
+          else                                        -- half an ulp of each MMA's result
+            e = math.abs(gv - want) / (#o.mmas * (math.abs(want) + bound) * 2 ^ -11 + 1e-30)
+          end
+          if g >= 65536 then e = math.huge end
+          if e ~= e then e = math.huge end
         else
           local gv = ffi.cast("float*", ffi.new("uint32_t[1]", g))[0]
           e = math.abs(gv - want) / (bound * 2 ^ -22 + 1e-30)
@@ -562,6 +583,11 @@ describe("emulated tcgen05.mma", function()
     { kind = "f16", a = "bf16", b = "bf16", d = "f32", M = 64, N = 64, atmem = true },
     { kind = "f16", a = "bf16", b = "bf16", d = "f32", M = 128, N = 64, mmas = { { acc = false }, { acc = true, scale = 0 } } },
     { kind = "f16", a = "f16", b = "f16", d = "f32", M = 128, N = 64, mmas = { { acc = false }, { acc = true, scale = 3 } } },
+    -- an f16 D: each cell holds one f16 in its lower 16 bits (the ISA's packing format of D)
+    { kind = "f16", a = "f16", b = "f16", d = "f16", M = 128, N = 64 },
+    { kind = "f16", a = "f16", b = "f16", d = "f16", M = 64, N = 32, mmas = { { acc = false }, { acc = true, scale = 1 } } },
+    { kind = "f16", a = "f16", b = "f16", d = "f16", M = 256, N = 64, pair = true },
+    { kind = "f8f6f4", a = "e4m3", b = "e5m2", d = "f16", M = 128, N = 32 },
     { kind = "tf32", a = "tf32", b = "tf32", d = "f32", M = 128, N = 64 },
     { kind = "tf32", a = "tf32", b = "tf32", d = "f32", M = 64, N = 32, neg_b = true, bsw = "64B" },
     { kind = "tf32", a = "tf32", b = "tf32", d = "f32", M = 128, N = 32, trans_a = true, trans_b = true, asw = "128B_32B", bsw = "128B_32B" },

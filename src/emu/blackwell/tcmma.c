@@ -238,10 +238,11 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
                  ".kind::%s with %s x %s is not emulated (the shared-memory container of 6- "
                  "and 4-bit elements is not pinned)",
                  plB_tc_kind_name(in->sub2), plB_tc_type_name(id.a), plB_tc_type_name(id.b));
-  if (id.d == PLTC_T_F16)
-    return lfail(e, in, w, l,
-                 "an f16 D is not emulated (where 16-bit accumulators land in tensor memory is "
-                 "not pinned)");
+  /* an f16 D (the ISA, "Packing format for matrix D in Tensor Memory": a sub-word D element is
+  ** not packed, a 16-bit one stands in the lower 16 bits of its 32-bit cell): summed as wgmma's
+  ** f16 accumulators are, in double from the f16 values and rounded to f16 (RN) once; the upper
+  ** 16 bits are written 0 */
+  int d16 = id.d == PLTC_T_F16;
   if (atmem && id.trans_a)
     return lfail(e, in, w, l,
                  "instruction descriptor 0x%08x transposes A, which is in tensor memory (only a "
@@ -493,6 +494,9 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
         uint32_t cnt = sg[i].cnt;
         if (integer)
           for (uint32_t j = 0; j < cnt; j++) dst[j] = (double)(int32_t)src[j];
+        else if (d16)
+          for (uint32_t j = 0; j < cnt; j++)
+            dst[j] = scale * plX__to_double(src[j] & 0xffffu, XFMT_F16);
         else
           get_f32(dst, src, cnt, scale);
       }
@@ -517,6 +521,9 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
             v = v > 2147483647.0 ? 2147483647.0 : v < -2147483648.0 ? -2147483648.0 : v;
           cell[j] = (uint32_t)(int64_t)v; /* (wraps without saturate: 8-bit sums are exact) */
         }
+      else if (d16)
+        for (uint32_t j = 0; j < cnt; j++)
+          cell[j] = (uint32_t)plX__round(src[j], 0, XFMT_F16, XR_RN, 0) & 0xffffu;
       else
         put_f32(cell, src, cnt);
       fill_tag(tg, cnt, tag);
