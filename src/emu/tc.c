@@ -19,6 +19,34 @@
 #define TN 4   /* rows of B (columns of D) per micro-tile */
 #define KC 256 /* k per chunk */
 
+#if defined(__SSE2__)
+/* the k steps of one 4 x 4 micro-tile: c[2 j + h] holds column j, rows 2 h and 2 h + 1 (SSE2
+** pairs), a[k * TM + i] the packed panel of A, bj[k] row j of B; a multiply then an add per pair,
+** never fused, k in order */
+static inline void mk_steps(int K, const double *__restrict a, const double *__restrict b0,
+                            const double *__restrict b1, const double *__restrict b2,
+                            const double *__restrict b3, __m128d c[8]) {
+  __m128d c00 = c[0], c01 = c[1], c10 = c[2], c11 = c[3], c20 = c[4], c21 = c[5], c30 = c[6],
+          c31 = c[7];
+  for (int k = 0; k < K; k++, a += TM) {
+    __m128d a0 = _mm_loadu_pd(a), a1 = _mm_loadu_pd(a + 2);
+    __m128d y = _mm_load1_pd(b0 + k);
+    c00 = _mm_add_pd(c00, _mm_mul_pd(a0, y));
+    c01 = _mm_add_pd(c01, _mm_mul_pd(a1, y));
+    y = _mm_load1_pd(b1 + k);
+    c10 = _mm_add_pd(c10, _mm_mul_pd(a0, y));
+    c11 = _mm_add_pd(c11, _mm_mul_pd(a1, y));
+    y = _mm_load1_pd(b2 + k);
+    c20 = _mm_add_pd(c20, _mm_mul_pd(a0, y));
+    c21 = _mm_add_pd(c21, _mm_mul_pd(a1, y));
+    y = _mm_load1_pd(b3 + k);
+    c30 = _mm_add_pd(c30, _mm_mul_pd(a0, y));
+    c31 = _mm_add_pd(c31, _mm_mul_pd(a1, y));
+  }
+  c[0] = c00, c[1] = c01, c[2] = c10, c[3] = c11, c[4] = c20, c[5] = c21, c[6] = c30, c[7] = c31;
+}
+#endif
+
 /* the TM x TN sums of one micro-tile over kc steps onto d[i * ldd + j]: ap[k * TM + i] (the packed
 ** panel of A), rows b[j][k] of B */
 static void micro(int kc, const double *__restrict ap, const double *const b[TN], double *d,
@@ -27,38 +55,17 @@ static void micro(int kc, const double *__restrict ap, const double *const b[TN]
                            *__restrict b3 = b[3];
   double *d0 = d, *d1 = d + ldd, *d2 = d + 2 * ldd, *d3 = d + 3 * ldd;
 #if defined(__SSE2__)
-  /* cJh: column J, rows 2h and 2h + 1 */
-  __m128d c00 = _mm_loadh_pd(_mm_load_sd(d0 + 0), d1 + 0),
-          c01 = _mm_loadh_pd(_mm_load_sd(d2 + 0), d3 + 0);
-  __m128d c10 = _mm_loadh_pd(_mm_load_sd(d0 + 1), d1 + 1),
-          c11 = _mm_loadh_pd(_mm_load_sd(d2 + 1), d3 + 1);
-  __m128d c20 = _mm_loadh_pd(_mm_load_sd(d0 + 2), d1 + 2),
-          c21 = _mm_loadh_pd(_mm_load_sd(d2 + 2), d3 + 2);
-  __m128d c30 = _mm_loadh_pd(_mm_load_sd(d0 + 3), d1 + 3),
-          c31 = _mm_loadh_pd(_mm_load_sd(d2 + 3), d3 + 3);
-  for (int k = 0; k < kc; k++) {
-    __m128d a0 = _mm_loadu_pd(ap + (size_t)k * TM), a1 = _mm_loadu_pd(ap + (size_t)k * TM + 2);
-    __m128d x = _mm_load1_pd(b0 + k);
-    c00 = _mm_add_pd(c00, _mm_mul_pd(a0, x));
-    c01 = _mm_add_pd(c01, _mm_mul_pd(a1, x));
-    x = _mm_load1_pd(b1 + k);
-    c10 = _mm_add_pd(c10, _mm_mul_pd(a0, x));
-    c11 = _mm_add_pd(c11, _mm_mul_pd(a1, x));
-    x = _mm_load1_pd(b2 + k);
-    c20 = _mm_add_pd(c20, _mm_mul_pd(a0, x));
-    c21 = _mm_add_pd(c21, _mm_mul_pd(a1, x));
-    x = _mm_load1_pd(b3 + k);
-    c30 = _mm_add_pd(c30, _mm_mul_pd(a0, x));
-    c31 = _mm_add_pd(c31, _mm_mul_pd(a1, x));
+  /* c[2 j + h]: column j, rows 2 h and 2 h + 1 */
+  __m128d c[8];
+  for (int j = 0; j < TN; j++) {
+    c[2 * j] = _mm_loadh_pd(_mm_load_sd(d0 + j), d1 + j);
+    c[2 * j + 1] = _mm_loadh_pd(_mm_load_sd(d2 + j), d3 + j);
   }
-  _mm_storel_pd(d0 + 0, c00), _mm_storeh_pd(d1 + 0, c00);
-  _mm_storel_pd(d2 + 0, c01), _mm_storeh_pd(d3 + 0, c01);
-  _mm_storel_pd(d0 + 1, c10), _mm_storeh_pd(d1 + 1, c10);
-  _mm_storel_pd(d2 + 1, c11), _mm_storeh_pd(d3 + 1, c11);
-  _mm_storel_pd(d0 + 2, c20), _mm_storeh_pd(d1 + 2, c20);
-  _mm_storel_pd(d2 + 2, c21), _mm_storeh_pd(d3 + 2, c21);
-  _mm_storel_pd(d0 + 3, c30), _mm_storeh_pd(d1 + 3, c30);
-  _mm_storel_pd(d2 + 3, c31), _mm_storeh_pd(d3 + 3, c31);
+  mk_steps(kc, ap, b0, b1, b2, b3, c);
+  for (int j = 0; j < TN; j++) {
+    _mm_storel_pd(d0 + j, c[2 * j]), _mm_storeh_pd(d1 + j, c[2 * j]);
+    _mm_storel_pd(d2 + j, c[2 * j + 1]), _mm_storeh_pd(d3 + j, c[2 * j + 1]);
+  }
 #else
   double *dr[TM] = { d0, d1, d2, d3 };
   const double *br[TN] = { b0, b1, b2, b3 };
@@ -168,25 +175,7 @@ int plX__tc_wgmma_f32(int N, int K, const double *A, const double *B, size_t ldb
           for (int q = 0; q < 8; q++) c[q] = _mm_setzero_pd();
         else
           frag_load(L, c);
-        __m128d c00 = c[0], c01 = c[1], c10 = c[2], c11 = c[3], c20 = c[4], c21 = c[5], c30 = c[6],
-                c31 = c[7];
-        for (int k = 0; k < K; k++, a += TM) {
-          __m128d a0 = _mm_load_pd(a), a1 = _mm_load_pd(a + 2);
-          __m128d y = _mm_load1_pd(b0 + k);
-          c00 = _mm_add_pd(c00, _mm_mul_pd(a0, y));
-          c01 = _mm_add_pd(c01, _mm_mul_pd(a1, y));
-          y = _mm_load1_pd(b1 + k);
-          c10 = _mm_add_pd(c10, _mm_mul_pd(a0, y));
-          c11 = _mm_add_pd(c11, _mm_mul_pd(a1, y));
-          y = _mm_load1_pd(b2 + k);
-          c20 = _mm_add_pd(c20, _mm_mul_pd(a0, y));
-          c21 = _mm_add_pd(c21, _mm_mul_pd(a1, y));
-          y = _mm_load1_pd(b3 + k);
-          c30 = _mm_add_pd(c30, _mm_mul_pd(a0, y));
-          c31 = _mm_add_pd(c31, _mm_mul_pd(a1, y));
-        }
-        c[0] = c00, c[1] = c01, c[2] = c10, c[3] = c11, c[4] = c20, c[5] = c21, c[6] = c30,
-        c[7] = c31;
+        mk_steps(K, a, b0, b1, b2, b3, c);
         frag_store(L, c);
       }
     }

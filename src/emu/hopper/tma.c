@@ -73,6 +73,30 @@ static void oob_nan(uint8_t *p, int es) {
   memcpy(p, &v, (size_t)es);
 }
 
+/* the box row that starts at box element k (a multiple of cnt[0]): 0 when its outer coordinates
+** lie outside the tensor; else 1, *ga the global address of the row's element 0 (coordinate
+** c0[0]), elements [*lo, *hi) of the row in bounds (*lo == *hi: none) */
+static int row_place(const plX_tmap *t, int dims, const int64_t *c0, const uint32_t *cnt,
+                     uint32_t k, uint64_t *ga, int64_t *lo, int64_t *hi) {
+  uint32_t rem = k / cnt[0];
+  uint64_t a = t->addr;
+  for (int i = 1; i < dims; i++) {
+    uint32_t ki = rem % cnt[i];
+    rem /= cnt[i];
+    int64_t g = c0[i] + (int64_t)ki * t->es[i];
+    if (g < 0 || (uint64_t)g >= t->dims[i]) return 0;
+    a += (uint64_t)g * t->strides[i];
+  }
+  int64_t n0 = cnt[0], l = c0[0] < 0 ? -c0[0] : 0, end = (int64_t)t->dims[0] - c0[0];
+  if (l > n0) l = n0;
+  int64_t h = end < n0 ? end : n0;
+  if (h < l) h = l;
+  *ga = a;
+  *lo = l;
+  *hi = h;
+  return 1;
+}
+
 /* a tile-mode load whose innermost dimension has element stride 1, without the races check on
 ** global memory: a row of the box at a time, the run of it in bounds read from one buffer and
 ** written in the 16-byte pieces the swizzle keeps whole; the same bytes as the element loop.
@@ -88,27 +112,9 @@ static int load_rows(plX_emu *e, const plX_tmap *t, int dims, const int64_t *c0,
   uint32_t mask = plB_sm_swizzle_mask(t->sw), in128 = ((mask >> 3) & ~0x70u) == 0;
 #define SWZ(p) ((p) ^ (((p)&mask) >> 3))
   for (uint32_t k = 0; k < total; k += n0) {
-    uint32_t rem = k / n0;
-    int inb = 1;
-    uint64_t ga = t->addr;
-    for (int i = 1; i < dims; i++) {
-      uint32_t ki = rem % cnt[i];
-      rem /= cnt[i];
-      int64_t g = c0[i] + (int64_t)ki * t->es[i];
-      if (g < 0 || (uint64_t)g >= t->dims[i])
-        inb = 0;
-      else
-        ga += (uint64_t)g * t->strides[i];
-    }
-    /* elements lo .. hi - 1 of the row are in bounds */
-    int64_t lo = n0, hi = n0;
-    if (inb) {
-      lo = c0[0] < 0 ? -c0[0] : 0;
-      if (lo > n0) lo = n0;
-      int64_t end = (int64_t)t->dims[0] - c0[0];
-      hi = end < (int64_t)n0 ? end : n0;
-      if (hi < lo) hi = lo;
-    }
+    uint64_t ga = 0;
+    int64_t lo, hi;
+    if (!row_place(t, dims, c0, cnt, k, &ga, &lo, &hi)) lo = hi = n0;
     uint32_t p0 = off + k * es, pe = p0 + n0 * es;
     if (in128 && !((p0 | pe) & 127)) /* every byte of the row is written: whole groups */
       memset(valid + (p0 - off), 1, pe - p0);
@@ -157,23 +163,9 @@ static int store_rows(plX_emu *e, const plX_ins *in, uint32_t tid, const plX_tma
   for (int pass = 0; pass < 2; pass++) {
     int32_t cache = -1;
     for (uint32_t k = 0; k < total; k += n0) {
-      uint32_t rem = k / n0;
-      int inb = 1;
-      uint64_t ga = t->addr;
-      for (int i = 1; i < dims; i++) {
-        uint32_t ki = rem % cnt[i];
-        rem /= cnt[i];
-        int64_t g = c0[i] + (int64_t)ki * t->es[i];
-        if (g < 0 || (uint64_t)g >= t->dims[i])
-          inb = 0;
-        else
-          ga += (uint64_t)g * t->strides[i];
-      }
-      if (!inb) continue;
-      int64_t lo = c0[0] < 0 ? -c0[0] : 0, end = (int64_t)t->dims[0] - c0[0];
-      if (lo > n0) lo = n0;
-      int64_t hi = end < (int64_t)n0 ? end : n0;
-      if (hi <= lo) continue;
+      uint64_t ga = 0;
+      int64_t lo, hi;
+      if (!row_place(t, dims, c0, cnt, k, &ga, &lo, &hi) || hi <= lo) continue;
       ga += (uint64_t)(c0[0] + lo) * es;
       uint32_t nb = (uint32_t)(hi - lo) * es;
       plX_buf *gb = plX__find(e->mem, ga, &cache);
