@@ -1290,6 +1290,7 @@ int plX__exec(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t am, uint32_t em) {
     if (!em) break;
     uint32_t mk[32];
     if (member_check(e, in, w, em, mk)) return e->status;
+    plX__hop_fence_snap_lanes(e, (uint32_t)w->idx, em);
     break;
   }
   case X_MBAR:

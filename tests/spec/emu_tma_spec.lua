@@ -521,6 +521,55 @@ describe("emulated bulk-group waits", function()
   end)
 end)
 
+describe("a warp-synchronous hand-off to the async proxy (bar.warp.sync)", function()
+  -- one warp: every lane stores its word of the tile, fences for the async proxy, bar.warp.sync
+  -- (what __syncwarp() compiles to), then lane 0 bulk-stores the tile: bar.warp.sync orders the
+  -- lanes' accesses among themselves, so this is correct; the fence after it, or no bar.warp.sync,
+  -- is not
+  local function run(order)
+    local ptx = H.fresh()
+    local at
+    local k = ptx.kernel { name = "ws", target = "sm_90a", grid = { 1 }, block = { 32 }, params = { { "out", "u32*" } },
+      body = function(_, out)
+        local plan = ptx.smem_plan()
+        local tile = plan:alloc("tile", "u32", 32, { align = 128 })
+        local po = ptx.global_ptrs(out)
+        local tid = ptx.special "tid.x"
+        local sa = ptx.reg.u32()
+        ptx.mov.u32(sa, ptx.sym "smem")
+        ptx.st.shared.u32(ptx.addr(sa + tile.offset + tid:shl(2)), tid * 3 + 1)
+        for _, step in ipairs(order) do
+          if step == "fence" then ptx.op "fence.proxy.async.shared::cta" () else ptx.op "bar.warp.sync" (0xffffffff) end
+        end
+        ptx.if_(tid:eq(0), function()
+          at = here() + 1
+          ptx.op "cp.async.bulk.global.shared::cta.bulk_group" (ptx.addr(po), tile:addr(0), 128)
+          ptx.op "cp.async.bulk.commit_group" ()
+          ptx.op "cp.async.bulk.wait_group" (0)
+        end)
+      end }
+    assembles(ptx)
+    local dev = rt.device("emu")
+    local out = dev:array("u32", 32, 0)
+    local ok, err = pcall(rt.launch, k, { device = dev, args = { out } })
+    return ok, err, at, out
+  end
+  it("takes the lanes' fences before bar.warp.sync as ordering their stores before lane 0's bulk store", function()
+    local ok, err, _, out = run { "fence", "sync" }
+    assert.is_true(ok, err)
+    local got = out:read()
+    for i = 0, 31 do assert.are.equal(i * 3 + 1, got[i + 1]) end
+  end)
+  it("reports a fence after bar.warp.sync, and no bar.warp.sync at all, at the store", function()
+    for _, order in ipairs { { "sync", "fence" }, { "fence" } } do
+      local ok, err, at = run(order)
+      assert.is_false(ok, table.concat(order, ", "))
+      assert.matches(fmt(":%d: error: cp.async.bulk.global.shared::cta.bulk_group", at), err, 1, true)
+      assert.matches("reads shared byte 0x4, written by thread (1,0,0) of CTA (0,0,0) with an ordinary store", err, 1, true)
+    end
+  end)
+end)
+
 describe("emulated cp.reduce.async.bulk into shared::cluster", function()
   -- a 2-CTA cluster: each CTA fills `acc` (its own values) and `mine`, then its thread 0 reduces
   -- `mine` into the OTHER CTA's acc (mapa), completing on that CTA's mbarrier, which announced the

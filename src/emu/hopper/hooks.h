@@ -40,6 +40,9 @@ void plX__hop_bar_sync(plX_cta *c);
 void plX__hop_wg_touch(plX_emu *e, plX_warp *w, const plX_ins *in);
 /* a barrier of the cluster completed: the fences before it (proxy check) */
 void plX__hop_fence_snap(plX_emu *e);
+/* bar.warp.sync of lanes `lanes` of warp w: their fences so far precede it (for their async-proxy
+** reads after it) */
+void plX__hop_fence_snap_lanes(plX_emu *e, uint32_t w, uint32_t lanes);
 /* a read of CTA c's shared bytes [lo, hi) while a copy still writes some of them: the error (lane
 ** l of w, -1 the warp) */
 int plX__hop_inflight_read(plX_emu *e, const plX_ins *in, plX_warp *w, int l, const plX_cta *c,

@@ -44,6 +44,20 @@ void plX__hop_remote_write(plX_emu *e, const plX_ins *in, plX_cta *c, uint32_t o
 ** proxy's reads after it only if its writer's fence.proxy.async came before it
 ** (plX__h_proxy_read). Every CTA of the cluster takes its snapshot (lenient: the barrier that
 ** completed need not be the one ordering the two) */
+/* bar.warp.sync by lanes `lanes` of warp w of the executing CTA: it orders their memory
+** accesses among themselves (the ISA: lanes may store, bar.warp.sync, then read each other's
+** values), so their fences so far count as before it, as a CTA barrier's do for all threads */
+void plX__hop_fence_snap_lanes(plX_emu *e, uint32_t w, uint32_t lanes) {
+  plX_cta *c = e->C;
+  if (!c->h.fsnap) return;
+  for (; lanes; lanes &= lanes - 1) {
+    uint32_t tid = w * 32 + (uint32_t)__builtin_ctz(lanes);
+    if (tid >= e->nthreads) continue;
+    c->h.fsnap[tid] = c->h.fences[tid];
+    c->h.cfsnap[tid] = c->h.cfences[tid];
+  }
+}
+
 void plX__hop_fence_snap(plX_emu *e) {
   for (uint32_t r = 0; r < (e->H.ncl ? e->H.ncl : 1); r++) {
     plX_cta *c = e->H.ncl ? &e->ctas[r] : e->C;
