@@ -225,9 +225,12 @@ static uint32_t new_decl(plI_module *m, int func, const char *name, int type, ui
       }
     }
   }
-  plI_regdecl d = {
-    sid, plB_type_info[type].decl, count, (uint8_t)(pool != 0), (uint8_t)(bare != 0), 0, scope
-  };
+  plI_regdecl d = { .name = sid,
+                    .count = count,
+                    .type = plB_type_info[type].decl,
+                    .pool = (uint8_t)(pool != 0),
+                    .bare = (uint8_t)(bare != 0),
+                    .scope = scope };
   if (!plB_vec_push(f->regdecls, d) || !declmap_set(m, (uint32_t)func, sid, f->regdecls.n - 1))
     return plI_fail(m, 2, "out of memory"), 0;
   if (lazy) return f->regdecls.n;

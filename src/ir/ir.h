@@ -70,8 +70,8 @@ typedef struct plI_reg {
 
 typedef struct plI_regdecl {
   uint32_t name;  /* base name */
-  uint8_t type;   /* PTX declaration type */
   uint32_t count; /* 0: scalar %name; else %name<count> */
+  uint8_t type;   /* PTX declaration type */
   uint8_t pool;   /* a pool of generated registers (%f1, %f2, ...), grown as they are handed out */
   uint8_t bare;   /* the name has no '%' */
   /* printed elsewhere by whoever lays the body out (a sugared script's sugar.regs) */
@@ -79,6 +79,7 @@ typedef struct plI_regdecl {
   /* 0: the function's top; else 1 + the index of the `{` statement opening the nested block it
   ** is declared in (printed at the top of that block) */
   uint32_t scope;
+  uint32_t off; /* a parsed module: the source offset of its name (0 otherwise) */
 } plI_regdecl;
 
 /* state spaces of variables and parameters */

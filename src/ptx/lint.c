@@ -462,6 +462,137 @@ done:
   plB_vec_free(names);
 }
 
+/* registers declared twice in one scope (ptxas: "Duplicate definition of variable"): a name twice,
+** a range twice (whatever the counts), a scalar %bK beside a range %b<N> with K < N; the same name
+** in a nested { } block only shadows. Sorted by (scope, name), so a function of many declarations
+** is one sort, not a scan per pair. */
+typedef struct {
+  uint32_t scope, i;
+  const char *name;
+} rd_ent;
+static int rd_cmp(const void *x, const void *y) {
+  const rd_ent *a = x, *b = y;
+  if (a->scope != b->scope) return a->scope < b->scope ? -1 : 1;
+  int c = strcmp(a->name, b->name);
+  if (c) return c;
+  return a->i < b->i ? -1 : a->i > b->i;
+}
+/* the range of scope `scope` named exactly name[0..n) in the sorted ranges, or NULL */
+static const rd_ent *rd_find(const rd_ent *r, size_t nr, uint32_t scope, const char *name,
+                             size_t n) {
+  size_t lo = 0, hi = nr;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = r[mid].scope != scope ? (r[mid].scope < scope ? -1 : 1) : strncmp(r[mid].name, name, n);
+    if (!c && r[mid].scope == scope && r[mid].name[n]) c = 1; /* longer: after */
+    if (c < 0)
+      lo = mid + 1;
+    else if (c > 0)
+      hi = mid;
+    else
+      return &r[mid];
+  }
+  return NULL;
+}
+static void lint_regdecls(LT *l, const plI_module *m, uint32_t fi) {
+  const plI_func *f = &m->funcs.p[fi];
+  uint32_t n = f->regdecls.n, ns = 0, nr = 0;
+  if (n < 2) return;
+  rd_ent *sc = malloc(sizeof *sc * n), *rg = malloc(sizeof *rg * n);
+  uint8_t *bad = calloc(n, 1); /* reported already (one report a declaration) */
+  if (!sc || !rg || !bad) goto done;
+  for (uint32_t i = 0; i < n; i++) {
+    const plI_regdecl *d = &f->regdecls.p[i];
+    if (d->pool || d->laid) continue;
+    rd_ent e = { d->scope, i, plI_cstr(m, d->name) };
+    if (d->count)
+      rg[nr++] = e;
+    else
+      sc[ns++] = e;
+  }
+  qsort(sc, ns, sizeof *sc, rd_cmp);
+  qsort(rg, nr, sizeof *rg, rd_cmp);
+  for (uint32_t k = 1; k < ns; k++)
+    if (sc[k].scope == sc[k - 1].scope && !strcmp(sc[k].name, sc[k - 1].name)) bad[sc[k].i] = 1;
+  for (uint32_t k = 1; k < nr; k++)
+    if (rg[k].scope == rg[k - 1].scope && !strcmp(rg[k].name, rg[k - 1].name)) bad[rg[k].i] = 2;
+  for (uint32_t k = 0; k < ns; k++) { /* %bK with a range %b<N>, K < N, in its scope */
+    const char *nm = sc[k].name;
+    size_t len = strlen(nm), q = len;
+    while (q > 0 && nm[q - 1] >= '0' && nm[q - 1] <= '9') q--;
+    if (q == len || q == 0 || len - q > 9) continue;
+    const rd_ent *r = rd_find(rg, nr, sc[k].scope, nm, q);
+    if (!r) continue;
+    if (strtoul(nm + q, NULL, 10) < f->regdecls.p[r->i].count) {
+      uint32_t later = r->i > sc[k].i ? r->i : sc[k].i; /* the second declaration */
+      if (!bad[later]) bad[later] = later == sc[k].i ? 3 : 4;
+    }
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (!bad[i]) continue;
+    const plI_regdecl *d = &f->regdecls.p[i];
+    char nm[160];
+    snprintf(nm, sizeof nm, "%s%.100s%s", d->bare ? "" : "%", plI_cstr(m, d->name),
+             d->count ? "<..>" : "");
+    report(l, d->off ? d->off : f->vhead.off,
+           bad[i] == 1   ? "register '%s' is declared twice in one scope (ptxas: duplicate "
+                           "definition)%s"
+           : bad[i] == 2 ? "register range '%s' is declared twice in one scope (ptxas: duplicate "
+                           "definition; a range's name is declared whatever its count)%s"
+           : bad[i] == 3 ? "register '%s' is declared twice in one scope: a range declared before "
+                           "it holds it (ptxas: duplicate definition)%s"
+                         : "register range '%s' holds a register declared before it in this scope "
+                           "(ptxas: duplicate definition)%s",
+           nm, "");
+  }
+done:
+  free(sc);
+  free(rg);
+  free(bad);
+}
+
+/* a label defined twice in one block (ptxas: "Duplicate definition of label"); the same label in
+** another { } block is another label. The blocks are the "{" and "}" statements. */
+static void lint_labels(LT *l, const plI_module *m, uint32_t fi) {
+  const plI_func *f = &m->funcs.p[fi];
+  uint32_t n = 0, depth = 0, stack[66];
+  for (uint32_t si = 0; si < f->stmts.n; si++) n += f->stmts.p[si].kind == PLS_LABEL;
+  if (n < 2) return;
+  rd_ent *e = malloc(sizeof *e * n);
+  if (!e) return;
+  n = 0;
+  for (uint32_t si = 0; si < f->stmts.n; si++) {
+    const plI_stmt *st = &f->stmts.p[si];
+    if (st->kind == PLS_RAW && st->opc) {
+      const char *t = plI_cstr(m, st->opc);
+      if (t[0] == '{' && !t[1] && depth < 64) stack[++depth] = si + 1;
+      if (t[0] == '}' && !t[1] && depth) depth--;
+    } else if (st->kind == PLS_LABEL)
+      e[n++] = (rd_ent){ depth ? stack[depth] : 0, si, plI_cstr(m, st->opc) };
+  }
+  qsort(e, n, sizeof *e, rd_cmp);
+  PLB_VEC(uint32_t) twice = { 0 };
+  for (uint32_t k = 1; k < n; k++)
+    if (e[k].scope == e[k - 1].scope && !strcmp(e[k].name, e[k - 1].name) &&
+        !plB_vec_push(twice, e[k].i))
+      break;
+  /* in file order */
+  for (uint32_t a = 1; a < twice.n; a++)
+    for (uint32_t b = a; b > 0 && twice.p[b - 1] > twice.p[b]; b--) {
+      uint32_t t = twice.p[b];
+      twice.p[b] = twice.p[b - 1];
+      twice.p[b - 1] = t;
+    }
+  for (uint32_t k = 0; k < twice.n; k++) {
+    uint32_t si = twice.p[k];
+    report(l, si < f->vtext.n ? f->vtext.p[si].tok : f->vhead.off,
+           "label '%s' is defined twice in one block (ptxas: duplicate definition)%s",
+           plI_cstr(m, f->stmts.p[si].opc), "");
+  }
+  plB_vec_free(twice);
+  free(e);
+}
+
 /* module scope: a function defined twice, a module-scope variable named like a function */
 static void lint_module_names(LT *l, const plI_module *m) {
   for (uint32_t g = 0; g < m->globals.n; g++) lint_reserved(l, m, m->globals.p[g].name, 0);
@@ -524,7 +655,11 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
   lint_module_names(&l, m);
   for (uint32_t fi = 0; fi < m->funcs.n; fi++) {
     plI_func *f = &m->funcs.p[fi];
-    if (!f->declared_only) lint_names(&l, m, fi);
+    if (!f->declared_only) {
+      lint_names(&l, m, fi);
+      lint_regdecls(&l, m, fi);
+      lint_labels(&l, m, fi);
+    }
     if (f->kind == PLF_ENTRY && !f->declared_only) {
       /* the sizes ptxas checks for a kernel: its static .shared variables and its parameters */
       char a[64], b[200];

@@ -353,13 +353,12 @@ static int declare(R *r, uint32_t a, uint32_t b, int type, uint32_t count) {
   if (!name) return 0;
   plI_func *f = &r->m->funcs.p[r->func];
   int bare = r->s[a] != '%';
-  plI_regdecl d = { name,
-                    plB_type_info[type].decl,
-                    count,
-                    0,
-                    (uint8_t)bare,
-                    0,
-                    r->depth ? r->bstmt[r->depth] + 1 : 0 };
+  plI_regdecl d = { .name = name,
+                    .count = count,
+                    .type = plB_type_info[type].decl,
+                    .bare = (uint8_t)bare,
+                    .scope = r->depth ? r->bstmt[r->depth] + 1 : 0,
+                    .off = a };
   if (!plB_vec_push(f->regdecls, d)) return oom(r);
   RegEnt e = {
     a,   b - a, plB_hash(r->s + a, b - a), 0, 0, count, ++r->serial, (uint8_t)type, (uint8_t)bare,

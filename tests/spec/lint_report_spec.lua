@@ -91,3 +91,41 @@ describe("ptxlua --lint beside operands it keeps as text", function()
     assert.are.equal(0, grc, gerr)
   end)
 end)
+
+describe("ptxlua --lint on names declared twice in one scope", function()
+  -- each body is what ptxas refuses ("Duplicate definition of variable/label") or takes (the same
+  -- name in a nested { } block, a register past a range's count); --lint says the same
+  local CASES = {
+    { ".reg .u32 %a; .reg .u32 %a;", "register '%a' is declared twice in one scope" },
+    { ".reg .u32 %a; .reg .f32 %a;", "register '%a' is declared twice in one scope" },
+    { ".reg .u32 %r<4>; .reg .u32 %r2;", "register '%r2' is declared twice in one scope: a range declared before it holds it" },
+    { ".reg .u32 %r<4>; .reg .u32 %r02;", "register '%r02' is declared twice in one scope: a range declared before it holds it" },
+    { ".reg .u32 %r2; .reg .u32 %r<4>;", "register range '%r<..>' holds a register declared before it in this scope" },
+    { ".reg .u32 %r<4>; .reg .f32 %r<2>;", "register range '%r<..>' is declared twice in one scope" },
+    { "{ .reg .pred p; .reg .pred p; }", "register 'p' is declared twice in one scope" },
+    { "L1: L1: ret;", "label 'L1' is defined twice in one block" },
+    { "{ L1: L1: }", "label 'L1' is defined twice in one block" },
+    { ".reg .u32 %a; { .reg .u32 %a; }" },
+    { ".reg .u32 %r<4>; { .reg .u32 %r<4>; }" },
+    { ".reg .u32 %r<4>; .reg .u32 %r7;" },
+    { ".reg .u32 %r10; .reg .u32 %r<2>;" },
+    { "L1: { L1: } { L1: }" },
+  }
+  for _, c in ipairs(CASES) do
+    it((c[2] and "refuses " or "takes ") .. c[1], function()
+      local text = (".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n%s\nret;\n}\n"):format(c[1])
+      local p = H.write(H.tmpfile(".ptx"), text)
+      local _, err, rc = H.ptxlua { "--lint", p }
+      local ok, out = H.assemble(text, "sm_80")
+      if c[2] then
+        assert.are.equal(1, rc, err)
+        local esc = function(x) return (x:gsub("%p", "%%%0")) end
+        assert.truthy(err:find(esc(p) .. ":6:%d+: error: " .. esc(c[2])), err)
+        if ok ~= nil then assert(ok == false and out:find("Duplicate definition", 1, true), out) end
+      else
+        assert.are.equal(0, rc, err)
+        if ok ~= nil then assert(ok, out) end
+      end
+    end)
+  end
+end)
