@@ -1415,7 +1415,7 @@ PL_FORM("tensormap.replace.tile.swizzle_atomicity$tmsp.b1024.b32", "mg, i:b32^3"
 /* copy a tensor map from shared to global memory with the fence that makes the tensormap proxy
 ** see it */
 PL_FORM("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release(.cta|.cluster|.gpu|"
-        ".sys).sync.aligned", "m, m, i:u32~128", 83, 90, 0, TMAP)
+        ".sys).sync.aligned", "mg>, mg2, i:u32~128", 83, 90, 0, TMAP)
 /* tcgen05 (PTX 8.6): tensor memory and the 5th-generation tensor core, on sm_100a/f, sm_103a/f
 ** and sm_110a/f (PTX 9.0; PLA_SM110). Tensor-memory addresses are 32-bit registers in brackets
 ** ([%r1]): .b32 only for tcgen05.mma's [d-tmem], [a-tmem], scale vectors and sparse metadata
@@ -1791,17 +1791,17 @@ PL_FORM("tcgen05.cp$tccg.(.128x256b|.4x256b|.128x128b|.64x128b.warpx2::02_13|.64
         86, 100, PLA_FAMILY_A | PLA_SM110, TCCP)
 PL_FORM("tcgen05.shift$tccg.down", "m:b32=i", 86, 100, PLA_ARCH_A | PLA_SM110, _)
 /* cluster launch control (sm_100, PTX 8.6): try_cancel writes a 16-byte response to shared memory
-** and completes 16 bytes of tx on an mbarrier (at any address ptxas takes without .shared::cta;
-** .shared::cta variables with it); .multicast::cluster::all writes it in every CTA of the cluster,
+** and completes 16 bytes of tx on an mbarrier (without .shared::cta at any generic address: a
+** variable of .shared, .global or .local, not .const or .param; .shared::cta variables with it); .multicast::cluster::all writes it in every CTA of the cluster,
 ** on the arch- and family-specific targets; query_cancel decodes the response (a .b128 register) */
 PL_FORM("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128",
         "mg>, mg", 86, 100, 0, CLCTRY)
-PL_FORM("clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.b128", "m, m", 86, 100,
-        0, CLCTRY)
+PL_FORM("clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.b128", "mg>, mg", 86,
+        100, 0, CLCTRY)
 PL_FORM("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes"
         ".multicast::cluster::all.b128", "mg>, mg", 86, 100, PLA_SPECIFIC, CLCTRY)
 PL_FORM("clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes"
-        ".multicast::cluster::all.b128", "m, m", 86, 100, PLA_SPECIFIC, CLCTRY)
+        ".multicast::cluster::all.b128", "mg>, mg", 86, 100, PLA_SPECIFIC, CLCTRY)
 PL_FORM("clusterlaunchcontrol.query_cancel.is_canceled.pred.b128", "p, r:b128", 86, 100, 0,
         CLCQUERY)
 PL_FORM("clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128", "d[4]:b32_, r:b128", 86,
