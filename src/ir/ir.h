@@ -93,6 +93,9 @@ typedef struct plI_var {
   uint64_t count;                    /* 0 = scalar; UINT64_MAX = unsized [] */
   uint32_t init;                     /* initializer text string id ("{1, 2}"), 0 = none */
   uint32_t file, line;
+  /* a parsed function body's variable: 0 the body's top, else 1 + the index of the `{` statement
+  ** of its nested block; and its name's source offset (0: not parsed) */
+  uint32_t scope, off;
 } plI_var;
 
 enum { PLF_ENTRY, PLF_FUNC };

@@ -1792,8 +1792,9 @@ PL_FORM("tcgen05.cp$tccg.(.128x256b|.4x256b|.128x128b|.64x128b.warpx2::02_13|.64
 PL_FORM("tcgen05.shift$tccg.down", "m:b32=i", 86, 100, PLA_ARCH_A | PLA_SM110, _)
 /* cluster launch control (sm_100, PTX 8.6): try_cancel writes a 16-byte response to shared memory
 ** and completes 16 bytes of tx on an mbarrier (without .shared::cta at any generic address: a
-** variable of .shared, .global or .local, not .const or .param; .shared::cta variables with it); .multicast::cluster::all writes it in every CTA of the cluster,
-** on the arch- and family-specific targets; query_cancel decodes the response (a .b128 register) */
+** variable of .shared, .global or .local, not .const or .param; .shared::cta variables with
+** it); .multicast::cluster::all writes it in every CTA of the cluster, on the arch- and
+** family-specific targets; query_cancel decodes the response (a .b128 register) */
 PL_FORM("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128",
         "mg>, mg", 86, 100, 0, CLCTRY)
 PL_FORM("clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.b128", "mg>, mg", 86,

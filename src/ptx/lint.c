@@ -593,6 +593,36 @@ static void lint_labels(LT *l, const plI_module *m, uint32_t fi) {
   free(e);
 }
 
+/* a variable declared twice in one scope of a body, or at the body's top under a parameter's or
+** result's name (ptxas: "Duplicate definition of variable"); a nested { } block's own variables
+** only shadow (nvcc's call sequences declare .param variables again in each) */
+static void lint_vars(LT *l, const plI_module *m, uint32_t fi) {
+  const plI_func *f = &m->funcs.p[fi];
+  uint32_t np = f->params.n + f->rets.n, n = np + f->vars.n;
+  if (!f->vars.n || n < 2) return;
+  rd_ent *e = malloc(sizeof *e * n);
+  if (!e) return;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < f->params.n; i++)
+    e[k++] = (rd_ent){ 0, i, plI_cstr(m, f->params.p[i].name) };
+  for (uint32_t i = 0; i < f->rets.n; i++)
+    e[k++] = (rd_ent){ 0, f->params.n + i, plI_cstr(m, f->rets.p[i].name) };
+  for (uint32_t i = 0; i < f->vars.n; i++)
+    e[k++] = (rd_ent){ f->vars.p[i].scope, np + i, plI_cstr(m, f->vars.p[i].name) };
+  qsort(e, n, sizeof *e, rd_cmp);
+  for (uint32_t j = 1; j < n; j++) {
+    if (e[j].scope != e[j - 1].scope || strcmp(e[j].name, e[j - 1].name) || e[j].i < np) continue;
+    const plI_var *v = &f->vars.p[e[j].i - np];
+    report(l, v->off ? v->off : f->vhead.off,
+           e[j - 1].i < np ? "variable '%s' has the name of a parameter of '%s' (ptxas: duplicate "
+                             "definition)"
+                           : "variable '%s' is declared twice in one scope of '%s' (ptxas: "
+                             "duplicate definition)",
+           e[j].name, plI_cstr(m, f->name));
+  }
+  free(e);
+}
+
 /* module scope: a function defined twice, a module-scope variable named like a function */
 static void lint_module_names(LT *l, const plI_module *m) {
   for (uint32_t g = 0; g < m->globals.n; g++) lint_reserved(l, m, m->globals.p[g].name, 0);
@@ -659,6 +689,7 @@ int plP_lint_each(plI_module *m, void (*each)(void *ud, int line, int col, const
       lint_names(&l, m, fi);
       lint_regdecls(&l, m, fi);
       lint_labels(&l, m, fi);
+      lint_vars(&l, m, fi);
     }
     if (f->kind == PLF_ENTRY && !f->declared_only) {
       /* the sizes ptxas checks for a kernel: its static .shared variables and its parameters */

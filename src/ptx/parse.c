@@ -987,6 +987,8 @@ static int var_decl(R *r, uint32_t a, uint32_t e, int func, int param_ret) {
         i = s3;
       v.file = r->fileid;
       v.line = line_of(r, t.a);
+      v.off = t.a;
+      v.scope = func >= 0 && !param_ret && r->depth ? r->bstmt[r->depth] + 1 : 0;
       int ok = 1;
       if (func < 0)
         ok = plB_vec_push(r->m->globals, v);

@@ -110,10 +110,17 @@ describe("ptxlua --lint on names declared twice in one scope", function()
     { ".reg .u32 %r<4>; .reg .u32 %r7;" },
     { ".reg .u32 %r10; .reg .u32 %r<2>;" },
     { "L1: { L1: } { L1: }" },
+    { ".shared .u32 s; .shared .u32 s;", "variable 's' is declared twice in one scope of 'k'" },
+    { ".local .u32 s; .shared .u32 s;", "variable 's' is declared twice in one scope of 'k'" },
+    { ".shared .u32 a, a;", "variable 'a' is declared twice in one scope of 'k'" },
+    { ".shared .u32 x;", "variable 'x' has the name of a parameter of 'k'" },
+    { ".shared .u32 s; { .shared .u32 s; }" },
+    { "{ .shared .u32 x; }" },
+    { "{ .param .b32 p0; } { .param .b32 p0; }" },
   }
   for _, c in ipairs(CASES) do
     it((c[2] and "refuses " or "takes ") .. c[1], function()
-      local text = (".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n%s\nret;\n}\n"):format(c[1])
+      local text = (".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u32 x)\n{\n%s\nret;\n}\n"):format(c[1])
       local p = H.write(H.tmpfile(".ptx"), text)
       local _, err, rc = H.ptxlua { "--lint", p }
       local ok, out = H.assemble(text, "sm_80")
