@@ -198,6 +198,29 @@ static int sf_read(plX_emu *e, plX_ins *in, plX_warp *w, int l, plX_cta *kc, uin
   return 0;
 }
 
+/* the CTAs of a cta_group::2 op (tcgen05.<op>) issued by thread l of w: cs[0] the executing one,
+** cs[1] its peer (rank ^ 1), which must exist and still run; the even CTA leads. 0 ok */
+static int pair_ctas(plX_emu *e, plX_warp *w, plX_ins *in, int l, const char *op, plX_cta *cs[2]) {
+  const plX_cta *c = e->C;
+  if (e->H.ncl < 2 || e->H.ncl % 2)
+    return lfail(e, in, w, l,
+                 "tcgen05.%s.cta_group::2 in a cluster of %u CTA%s: a CTA pair is two CTAs of a "
+                 "cluster whose ranks differ in bit 0",
+                 op, e->H.ncl ? e->H.ncl : 1, e->H.ncl == 1 ? "" : "s");
+  if (c->rank & 1)
+    return lfail(e, in, w, l,
+                 "tcgen05.%s.cta_group::2 issued by the odd CTA of its pair is not emulated (the "
+                 "even one leads)",
+                 op);
+  cs[1] = &e->ctas[c->rank ^ 1];
+  if (cs[1]->done || !cs[1]->bw)
+    return lfail(e, in, w, l,
+                 "tcgen05.%s.cta_group::2: the peer CTA (%u,%u,%u) has exited (its tensor memory "
+                 "and shared memory are gone)",
+                 op, cs[1]->ctaid[0], cs[1]->ctaid[1], cs[1]->ctaid[2]);
+  return 0;
+}
+
 int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   if (!em) return 0;
   int l = one_lane(e, in, w, em, "MMA");
@@ -270,23 +293,7 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   ** rows), half of B (its columns) and its rows of D at the same addresses */
   int pair = in->rnd == 2;
   plX_cta *cs[2] = { c, c };
-  if (pair) {
-    if (e->H.ncl < 2 || e->H.ncl % 2)
-      return lfail(e, in, w, l,
-                   "tcgen05.mma.cta_group::2 in a cluster of %u CTA%s: a CTA pair is two CTAs of a "
-                   "cluster whose ranks differ in bit 0",
-                   e->H.ncl ? e->H.ncl : 1, e->H.ncl == 1 ? "" : "s");
-    if (c->rank & 1)
-      return lfail(e, in, w, l,
-                   "tcgen05.mma.cta_group::2 issued by the odd CTA of its pair is not emulated "
-                   "(the even one leads)");
-    cs[1] = &e->ctas[c->rank ^ 1];
-    if (cs[1]->done || !cs[1]->bw)
-      return lfail(e, in, w, l,
-                   "tcgen05.mma.cta_group::2: the peer CTA (%u,%u,%u) has exited (its tensor "
-                   "memory and shared memory are gone)",
-                   cs[1]->ctaid[0], cs[1]->ctaid[1], cs[1]->ctaid[2]);
-  }
+  if (pair && pair_ctas(e, w, in, l, "mma", cs)) return e->status;
   int nc = pair ? 2 : 1, lay_b = pair && M == 128;
   /* D: its lanes and columns (layout B: each CTA's 64 rows over 128 lanes, N/2 columns) */
   uint32_t dta = (uint32_t)(wslot(w, in->abase)[l] + (uint64_t)in->off), dl = dta >> 16,
@@ -598,23 +605,7 @@ int plX__b_exec_cp(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   plX_bw_cta *b = c->bw;
   int pair = in->rnd == 2;
   plX_cta *cs[2] = { c, c };
-  if (pair) {
-    if (e->H.ncl < 2 || e->H.ncl % 2)
-      return lfail(e, in, w, l,
-                   "tcgen05.cp.cta_group::2 in a cluster of %u CTA%s: a CTA pair is two CTAs of a "
-                   "cluster whose ranks differ in bit 0",
-                   e->H.ncl ? e->H.ncl : 1, e->H.ncl == 1 ? "" : "s");
-    if (c->rank & 1)
-      return lfail(e, in, w, l,
-                   "tcgen05.cp.cta_group::2 issued by the odd CTA of its pair is not emulated "
-                   "(the even one leads)");
-    cs[1] = &e->ctas[c->rank ^ 1];
-    if (cs[1]->done || !cs[1]->bw)
-      return lfail(e, in, w, l,
-                   "tcgen05.cp.cta_group::2: the peer CTA (%u,%u,%u) has exited (its tensor "
-                   "memory and shared memory are gone)",
-                   cs[1]->ctaid[0], cs[1]->ctaid[1], cs[1]->ctaid[2]);
-  }
+  if (pair && pair_ctas(e, w, in, l, "cp", cs)) return e->status;
   int nc = pair ? 2 : 1;
   uint32_t ta = (uint32_t)(wslot(w, in->abase)[l] + (uint64_t)in->off), tl = ta >> 16,
            tc = ta & 0xffff, rows = ROWS[s], nby = BYTES[s], ncol = nby / 4;
