@@ -198,6 +198,43 @@ local function place(img, base, codes, R, K, esz, mn, sw)
 end
 local SWCODE = { none = 0, ["128B_32B"] = 1, ["128B"] = 2, ["64B"] = 4, ["32B"] = 6 }
 
+-- an sm_100 shared-memory descriptor without swizzle of the bytes at sb + at (sb: the block's
+-- address register), LBO and SBO in bytes: start (>> 4) and LBO in the low word, SBO and the
+-- fixed bit 46 in the high one
+local function plain_desc(ptx, sb, at, lbo, sbo)
+  local lo = ptx.reg.u32()
+  ptx.op "add.u32" (lo, sb, at)
+  ptx.op "shr.u32" (lo, lo, 4)
+  ptx.op "or.b32" (lo, lo, (lbo / 16) * 65536)
+  local dl, dh, dd = ptx.reg.u64(), ptx.reg.u64(), ptx.reg.b64()
+  ptx.op "cvt.u64.u32" (dl, lo)
+  ptx.op "mov.u64" (dh, sbo / 16 + 2 ^ 14)
+  ptx.op "shl.b64" (dh, dh, 32)
+  ptx.op "or.b64" (dd, dh, dl)
+  return dd
+end
+
+-- a CTA barrier, or for a pair the cluster barrier
+local function sync_ctas(ptx, pair)
+  if not pair then ptx.bar.sync(0); return end
+  ptx.op "barrier.cluster.arrive.aligned" ()
+  ptx.op "barrier.cluster.wait.aligned" ()
+end
+
+-- the operands written by every thread reach the MMA or copy: fence.proxy.async (when proxy), the
+-- pair's mbarrier-init fence, tcgen05.fence before, the CTA (cluster) barrier, tcgen05.fence
+-- after; then the allocated base from its slot. Returns the base and acc's address
+local function handoff(ptx, pair, proxy, slot, tm, acc)
+  if proxy then ptx.op "fence.proxy.async.shared::cta" () end
+  if pair then ptx.op "fence.mbarrier_init.release.cluster" () end
+  ptx.tcgen05_fence("before")
+  sync_ctas(ptx, pair)
+  ptx.tcgen05_fence("after")
+  local base = ptx.reg.u32()
+  ptx.ld.shared.u32(base, slot:addr(0))
+  return base, tm:address(base, acc)
+end
+
 describe("emulated tcgen05.mma", function()
   local dev = rt.device("emu")
 
@@ -228,11 +265,7 @@ describe("emulated tcgen05.mma", function()
         local rank = ptx.reg.u32()
         ptx.mov.u32(rank, pair and ptx.special "cluster_ctarank" or 0)
         gi = gi + rank:mul_wide(4 * nimg)                 -- a pair: each CTA its own image
-        local function cta_sync()
-          if not pair then ptx.bar.sync(0); return end
-          ptx.op "barrier.cluster.arrive.aligned" ()
-          ptx.op "barrier.cluster.wait.aligned" ()
-        end
+        local function cta_sync() sync_ctas(ptx, pair) end
         local sb = ptx.reg.u32()
         ptx.mov.u32(sb, ptx.sym "smem")
         for i = 0, nimg - 1, 128 do
@@ -243,14 +276,7 @@ describe("emulated tcgen05.mma", function()
             ptx.st.shared.u32(ptx.addr(sb + region.offset + idx:shl(2)), v)
           end)
         end
-        ptx.op "fence.proxy.async.shared::cta" ()
-        if pair then ptx.op "fence.mbarrier_init.release.cluster" () end
-        ptx.tcgen05_fence("before")
-        cta_sync()
-        ptx.tcgen05_fence("after")
-        local base = ptx.reg.u32()
-        ptx.ld.shared.u32(base, slot:addr(0))
-        local d = tm:address(base, acc)
+        local base, d = handoff(ptx, pair, true, slot, tm, acc)
         local at
         if o.atmem then                                 -- A in tensor memory after D: row m at lane m
           local ab = tm:address(base, acc, 0, N)
@@ -1259,11 +1285,7 @@ describe("emulated tcgen05.cp", function()
       ptx.mov.u32(sb, ptx.sym "smem")
       local rank = ptx.reg.u32()
       ptx.mov.u32(rank, pair and ptx.special "cluster_ctarank" or 0)
-      local function cta_sync()
-        if not pair then ptx.bar.sync(0); return end
-        ptx.op "barrier.cluster.arrive.aligned" ()
-        ptx.op "barrier.cluster.wait.aligned" ()
-      end
+      local function cta_sync() sync_ctas(ptx, pair) end
       for i = 0, 2047, 128 do
         local w = ptx.reg.u32()
         local idx = tid + i
@@ -1282,24 +1304,9 @@ describe("emulated tcgen05.cp", function()
         end
         ptx.st.shared.u32(ptx.addr(sb + region.offset + idx:shl(2)), w)
       end
-      if not o.noproxy then ptx.op "fence.proxy.async.shared::cta" () end
-      if pair then ptx.op "fence.mbarrier_init.release.cluster" () end
-      ptx.tcgen05_fence("before")
-      cta_sync()
-      ptx.tcgen05_fence("after")
-      local base = ptx.reg.u32()
-      ptx.ld.shared.u32(base, slot:addr(0))
-      local d = tm:address(base, acc)
+      local base, d = handoff(ptx, pair, not o.noproxy, slot, tm, acc)
       ptx.if_(tid:eq(0):band(rank:eq(0)), function()
-        local lo = ptx.reg.u32()
-        ptx.op "add.u32" (lo, sb, region.offset)
-        ptx.op "shr.u32" (lo, lo, 4)
-        ptx.op "or.b32" (lo, lo, (LBO / 16) * 65536)
-        local dl, dh, dd = ptx.reg.u64(), ptx.reg.u64(), ptx.reg.b64()
-        ptx.op "cvt.u64.u32" (dl, lo)
-        ptx.op "mov.u64" (dh, SBO / 16 + 2 ^ 14)
-        ptx.op "shl.b64" (dh, dh, 32)
-        ptx.op "or.b64" (dd, dh, dl)
+        local dd = plain_desc(ptx, sb, region.offset, LBO, SBO)
         o.lcp = nextline()
         ptx.op("tcgen05.cp.cta_group::" .. (pair and 2 or 1) .. "." .. o.cp) (ptx.addr(d), dd)
         if pair then
@@ -1440,26 +1447,9 @@ describe("emulated tcgen05.mma block-scaled", function()
         ptx.ld.global.u32(v, ptx.addr(gi + (tid + i):mul_wide(4)))
         ptx.st.shared.u32(ptx.addr(sb + region.offset + (tid + i):shl(2)), v)
       end
-      ptx.op "fence.proxy.async.shared::cta" ()
-      ptx.tcgen05_fence("before")
-      ptx.bar.sync(0)
-      ptx.tcgen05_fence("after")
-      local base = ptx.reg.u32()
-      ptx.ld.shared.u32(base, slot:addr(0))
-      local d = tm:address(base, acc)
+      local base, d = handoff(ptx, false, true, slot, tm, acc)
       local sfa, sfb = tm:address(base, acc, 0, N), tm:address(base, acc, 0, N + 4)
-      local function desc(off, lbo, sbo)
-        local lo = ptx.reg.u32()
-        ptx.op "add.u32" (lo, sb, region.offset + off)
-        ptx.op "shr.u32" (lo, lo, 4)
-        ptx.op "or.b32" (lo, lo, (lbo / 16) * 65536)
-        local dl, dh, dd = ptx.reg.u64(), ptx.reg.u64(), ptx.reg.b64()
-        ptx.op "cvt.u64.u32" (dl, lo)
-        ptx.op "mov.u64" (dh, sbo / 16 + 2 ^ 14)
-        ptx.op "shl.b64" (dh, dh, 32)
-        ptx.op "or.b64" (dd, dh, dl)
-        return dd
-      end
+      local function desc(off, lbo, sbo) return plain_desc(ptx, sb, region.offset + off, lbo, sbo) end
       if o.st_sfa then                                -- scale-A by tcgen05.st: every warp its quarter
         local l = tid:band(31)
         local regs = {}
