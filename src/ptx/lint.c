@@ -571,25 +571,18 @@ static void lint_labels(LT *l, const plI_module *m, uint32_t fi) {
       e[n++] = (rd_ent){ depth ? stack[depth] : 0, si, plI_cstr(m, st->opc) };
   }
   qsort(e, n, sizeof *e, rd_cmp);
-  PLB_VEC(uint32_t) twice = { 0 };
-  for (uint32_t k = 1; k < n; k++)
-    if (e[k].scope == e[k - 1].scope && !strcmp(e[k].name, e[k - 1].name) &&
-        !plB_vec_push(twice, e[k].i))
-      break;
-  /* in file order */
-  for (uint32_t a = 1; a < twice.n; a++)
-    for (uint32_t b = a; b > 0 && twice.p[b - 1] > twice.p[b]; b--) {
-      uint32_t t = twice.p[b];
-      twice.p[b] = twice.p[b - 1];
-      twice.p[b - 1] = t;
-    }
-  for (uint32_t k = 0; k < twice.n; k++) {
-    uint32_t si = twice.p[k];
-    report(l, si < f->vtext.n ? f->vtext.p[si].tok : f->vhead.off,
-           "label '%s' is defined twice in one block (ptxas: duplicate definition)%s",
-           plI_cstr(m, f->stmts.p[si].opc), "");
+  /* the later definitions, then reported in file order (statement order) */
+  uint8_t *twice = calloc(f->stmts.n, 1);
+  if (twice) {
+    for (uint32_t k = 1; k < n; k++)
+      if (e[k].scope == e[k - 1].scope && !strcmp(e[k].name, e[k - 1].name)) twice[e[k].i] = 1;
+    for (uint32_t si = 0; si < f->stmts.n; si++)
+      if (twice[si])
+        report(l, si < f->vtext.n ? f->vtext.p[si].tok : f->vhead.off,
+               "label '%s' is defined twice in one block (ptxas: duplicate definition)%s",
+               plI_cstr(m, f->stmts.p[si].opc), "");
   }
-  plB_vec_free(twice);
+  free(twice);
   free(e);
 }
 
@@ -610,16 +603,24 @@ static void lint_vars(LT *l, const plI_module *m, uint32_t fi) {
   for (uint32_t i = 0; i < f->vars.n; i++)
     e[k++] = (rd_ent){ f->vars.p[i].scope, np + i, plI_cstr(m, f->vars.p[i].name) };
   qsort(e, n, sizeof *e, rd_cmp);
-  for (uint32_t j = 1; j < n; j++) {
-    if (e[j].scope != e[j - 1].scope || strcmp(e[j].name, e[j - 1].name) || e[j].i < np) continue;
-    const plI_var *v = &f->vars.p[e[j].i - np];
-    report(l, v->off ? v->off : f->vhead.off,
-           e[j - 1].i < np ? "variable '%s' has the name of a parameter of '%s' (ptxas: duplicate "
+  /* the later declarations (1: after a variable, 2: after a parameter), reported in file order */
+  uint8_t *twice = calloc(f->vars.n, 1);
+  if (twice) {
+    for (uint32_t j = 1; j < n; j++)
+      if (e[j].scope == e[j - 1].scope && !strcmp(e[j].name, e[j - 1].name) && e[j].i >= np)
+        twice[e[j].i - np] = e[j - 1].i < np ? 2 : 1;
+    for (uint32_t i = 0; i < f->vars.n; i++) {
+      if (!twice[i]) continue;
+      const plI_var *v = &f->vars.p[i];
+      report(l, v->off ? v->off : f->vhead.off,
+             twice[i] == 2 ? "variable '%s' has the name of a parameter of '%s' (ptxas: duplicate "
                              "definition)"
                            : "variable '%s' is declared twice in one scope of '%s' (ptxas: "
                              "duplicate definition)",
-           e[j].name, plI_cstr(m, f->name));
+             plI_cstr(m, v->name), plI_cstr(m, f->name));
+    }
   }
+  free(twice);
   free(e);
 }
 
