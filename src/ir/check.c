@@ -61,7 +61,6 @@ static int want_vec(const plA_res *r, const plA_opspec *s) {
 
 /* the operands by role with what each takes, for a form beside the one that was tried:
 ** "d {128 x .f32}, a {4 x .b32}, b .b64, scale-d .pred, imm-scale-a .s32" */
-#define MAXALTS_IV 16 /* alternatives compared for put_roles_typed_iv */
 static void put_roles_typed_iv(plB_buf *b, const plA_res *r, const plA_opspec *ops, int nops,
                                int nopt, const plA_ctx *isa);
 static void put_roles_typed(plB_buf *b, const plA_res *r, const plA_opspec *ops, int nops,
@@ -545,6 +544,29 @@ static int check_ops_one(const plA_res *r, const plI_module *m, const char *opc,
   return need;
 }
 
+/* the ISA context when alternative i of r reads (put_roles_typed) like the form or another
+** alternative -- they differ in the values of their immediates alone, which it is then written
+** with -- else NULL. An error's text only: it renders the forms again for each alternative */
+static const plA_ctx *alt_values(const plA_res *r, const plI_module *m, int i) {
+  plB_buf me, other;
+  plB_buf_init(&me);
+  plB_buf_init(&other);
+  put_roles_typed(&me, r, r->alt[i].ops, r->alt[i].nops, r->alt[i].nopt);
+  int same = 0;
+  for (int j = -1; j < r->nalt && !same; j++) { /* -1: the form itself */
+    if (j == i) continue;
+    other.n = 0;
+    if (j < 0)
+      put_roles_typed(&other, r, r->ops, r->nops, r->nopt);
+    else
+      put_roles_typed(&other, r, r->alt[j].ops, r->alt[j].nops, r->alt[j].nopt);
+    same = strcmp(plB_buf_cstr(&me), plB_buf_cstr(&other)) == 0;
+  }
+  plB_buf_free(&me);
+  plB_buf_free(&other);
+  return same ? m->isa : NULL;
+}
+
 int plI_check_ops(const plA_res *r, const plI_module *m, const char *opc, const plI_opnd *ops,
                   int n, plB_buf *err) {
   int need = check_ops_one(r, m, opc, ops, n, r->nalt ? NULL : err);
@@ -569,30 +591,10 @@ int plI_check_ops(const plA_res *r, const plI_module *m, const char *opc, const 
     return aneed;
   }
   if (err) {
-    /* an alternative that reads like the form or an earlier one (they differ in the values of
-    ** their immediates alone) is written with those values */
-    const plA_ctx *iv[MAXALTS_IV];
-    plB_buf seen[MAXALTS_IV + 1];
-    int nseen = r->nalt <= MAXALTS_IV ? r->nalt + 1 : 0; /* more: every one with its values */
-    for (int i = 0; i < nseen; i++) {
-      plB_buf_init(&seen[i]);
-      if (i == 0)
-        put_roles_typed(&seen[0], r, r->ops, r->nops, r->nopt);
-      else
-        put_roles_typed(&seen[i], r, r->alt[i - 1].ops, r->alt[i - 1].nops, r->alt[i - 1].nopt);
-    }
-    for (int i = 0; i < r->nalt && i < MAXALTS_IV; i++) { /* seen[i + 1] is alternative i */
-      iv[i] = NULL;
-      for (int j = 0; j < nseen; j++)
-        if (j != i + 1 && strcmp(plB_buf_cstr(&seen[j]), plB_buf_cstr(&seen[i + 1])) == 0)
-          iv[i] = m->isa;
-    }
-    for (int i = 0; i < nseen; i++) plB_buf_free(&seen[i]);
-#define ALT_IV(i) ((i) < MAXALTS_IV ? iv[i] : m->isa)
     if (target_miss >= 0) { /* the operands fit a form this target lacks */
       plB_buf_printf(err, "'%s' with operands (", opc);
       put_roles_typed_iv(err, r, r->alt[target_miss].ops, r->alt[target_miss].nops,
-                         r->alt[target_miss].nopt, ALT_IV(target_miss));
+                         r->alt[target_miss].nopt, alt_values(r, m, target_miss));
       plB_buf_puts(err, "): ");
       plA_target_ok(r->alt[target_miss].sm_min, r->alt[target_miss].flags,
                     r->alt[target_miss].ptx_min, opc, &t, 0, err);
@@ -614,10 +616,10 @@ int plI_check_ops(const plA_res *r, const plI_module *m, const char *opc, const 
     plB_buf_puts(err, "; other forms take (");
     for (int i = 0; i < r->nalt; i++) {
       if (i) plB_buf_puts(err, "), (");
-      put_roles_typed_iv(err, r, r->alt[i].ops, r->alt[i].nops, r->alt[i].nopt, ALT_IV(i));
+      put_roles_typed_iv(err, r, r->alt[i].ops, r->alt[i].nops, r->alt[i].nopt,
+                         alt_values(r, m, i));
     }
     plB_buf_puts(err, ")");
-#undef ALT_IV
   }
   return 0;
 }
