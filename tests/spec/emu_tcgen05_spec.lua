@@ -1392,47 +1392,128 @@ describe("emulated tcgen05.cp", function()
   end
 end)
 
--- ---- tcgen05.mma .kind::mxf8f6f4.block_scale ----------------------------------------------------
--- M 128, N 64, K 64 as two MMAs of K 32 (the second accumulating), e4m3 A and e5m2 B (no swizzle,
--- K-major), a ue8m0 scale factor per row of A and column of B and 32-K block, each different: both
--- atoms (512 bytes: row r, k-block j at byte 16 (r % 32) + 4 (r / 32) + j) copied to tensor memory
--- with tcgen05.cp .32x128b.warpx4, the j-th MMA reading byte j (the SF IDs of its descriptor).
-describe("emulated tcgen05.mma block-scaled", function()
-  local dev = rt.device("emu")
-  local M, N, K = 128, 64, 64
-  local A, B = gen("e4m3", M * K, 23), gen("e5m2", N * K, 29)
-  local function ue(r, j, salt) return 127 + (r * 5 + j * 3 + salt) % 9 - 4 end   -- 2^-4 .. 2^4
-  local function sfbyte(r, j) return 16 * (r % 32) + 4 * floor(r / 32) + j end
-  local AOFF, BOFF, SAOFF, SBOFF, TOTAL = 0, 8192, 12288, 12800, 13312
-
-  local function image()
-    local img = {}
-    for i = 1, TOTAL do img[i] = 0 end
-    place(img, AOFF, A, M, K, 1, false, "none")
-    place(img, BOFF, B, N, K, 1, false, "none")
-    for r = 0, 127 do
-      for j = 0, 3 do
-        img[SAOFF + sfbyte(r, j) + 1] = ue(r, j, 0)
-        img[SBOFF + sfbyte(r, j) + 1] = ue(r, j, 4)
+-- ---- tcgen05.mma, the block-scaled kinds and the 4- and 6-bit elements ---------------------------
+-- M 128, N 64, two MMAs into D (the second accumulating), K-major A and B without swizzle, 64 bytes
+-- a row: 8-bit elements (K 32 an MMA); e2m1 two a byte (.kind::mxf4, mxf4nvf4: K 64); 4- and 6-bit
+-- elements in 16-byte chunks of 16 (.kind::f8f6f4, mxf8f6f4: K 32), the chunk's padding filled
+-- with junk the MMA must not read as elements. Block-scaled: nsf scale factors a row of A (column
+-- of B) and MMA, each different, over blocks of K / nsf; factor g of a row (g = j nsf + s for MMA
+-- j) in atom g // 4 (512 bytes: row r at byte 16 (r % 32) + 4 (r / 32) + g % 4), each atom copied
+-- to four tensor-memory columns with tcgen05.cp .32x128b.warpx4; MMA j names its atom and byte
+-- (the SF IDs of its descriptor: 1X byte j, 2X half-word 2j, 4X a whole atom, ID 0).
+TYPES.e2m1 = { code = true, nbits = 4, val = function(c) return minifloat(c, 2, 1, 1) end }
+TYPES.e2m3 = { code = true, nbits = 6, val = function(c) return minifloat(c, 2, 3, 1) end }
+TYPES.e3m2 = { code = true, nbits = 6, val = function(c) return minifloat(c, 3, 2, 3) end }
+local UE = {
+  ue8m0 = { code = function(r, g, salt) return 127 + (r * 5 + g * 3 + salt) % 9 - 4 end,    -- 2^-4 .. 2^4
+            val = function(c) return 2 ^ (c - 127) end },
+  ue4m3 = { code = function(r, g, salt) return 0x28 + (r * 5 + g * 3 + salt) % 32 end,     -- 0.25 .. 3.75
+            val = function(c) return minifloat(c, 4, 3, 7) end },
+}
+local function gen_small(tn, count, seed)
+  if not TYPES[tn].nbits then return gen(tn, count, seed) end
+  local r, out = seed, {}
+  for i = 1, count do r = r * 16807 % 2147483647; out[i] = r % 2 ^ TYPES[tn].nbits end
+  return out
+end
+-- row i of an R x K operand (codes) as its 64 shared bytes
+local function row_bytes(codes, i, K, tn, packed)
+  local nb, out = TYPES[tn].nbits, {}
+  local function c(k) return codes[i * K + k + 1] end
+  if not nb then for k = 0, K - 1 do out[k + 1] = c(k) end return out end
+  if packed then for j = 0, K / 2 - 1 do out[j + 1] = c(2 * j) + 16 * c(2 * j + 1) end return out end
+  for ch = 0, K / 16 - 1 do                           -- 16 elements packed from the chunk's byte 0
+    local bytes = {}
+    for q = 0, 15 do bytes[q] = (q * 37 + 0xa5) % 256 end   -- the padding: junk
+    for q = 0, nb * 2 - 1 do bytes[q] = 0 end
+    for e = 0, 15 do
+      local v, b0 = c(16 * ch + e), nb * e
+      for t = 0, nb - 1 do
+        if bit.band(v, 2 ^ t) ~= 0 then
+          local p = b0 + t
+          bytes[floor(p / 8)] = bytes[floor(p / 8)] + 2 ^ (p % 8)
+        end
       end
     end
+    for q = 0, 15 do out[16 * ch + q + 1] = bytes[q] end
+  end
+  return out
+end
+
+describe("emulated tcgen05.mma block-scaled", function()
+  local dev = rt.device("emu")
+  local M, N = 128, 64
+  local CASES = {
+    { name = ".kind::mxf8f6f4 e4m3 x e5m2, scale_vec::1X", kind = "mxf8f6f4", a = "e4m3", b = "e5m2", sv = "1X", scale = "ue8m0", nsf = 1 },
+    { name = ".kind::mxf4 e2m1, scale_vec::2X (the j-th MMA half-word 2j)", kind = "mxf4", a = "e2m1", b = "e2m1", sv = "2X", scale = "ue8m0", nsf = 2 },
+    { name = ".kind::mxf4 e2m1, no scale vector (block32)", kind = "mxf4", a = "e2m1", b = "e2m1", scale = "ue8m0", nsf = 2 },
+    { name = ".kind::mxf4nvf4 e2m1, scale_vec::4X with ue4m3 factors (nvfp4)", kind = "mxf4nvf4", a = "e2m1", b = "e2m1", sv = "4X", scale = "ue4m3", nsf = 4 },
+    { name = ".kind::mxf4nvf4 e2m1, block16 with ue8m0 factors", kind = "mxf4nvf4", a = "e2m1", b = "e2m1", block = 16, scale = "ue8m0", nsf = 4 },
+    { name = ".kind::mxf4nvf4 e2m1, block32 (2X) with ue8m0 factors", kind = "mxf4nvf4", a = "e2m1", b = "e2m1", block = 32, scale = "ue8m0", nsf = 2 },
+    { name = ".kind::mxf8f6f4 e2m1 x e3m2 (padded 4- and 6-bit chunks)", kind = "mxf8f6f4", a = "e2m1", b = "e3m2", sv = "1X", scale = "ue8m0", nsf = 1 },
+    { name = ".kind::mxf8f6f4 e2m3 x e4m3", kind = "mxf8f6f4", a = "e2m3", b = "e4m3", sv = "1X", scale = "ue8m0", nsf = 1 },
+    { name = ".kind::f8f6f4 e2m1 x e2m3, no scales", kind = "f8f6f4", a = "e2m1", b = "e2m3" },
+    { name = ".kind::f8f6f4 e3m2 x e5m2, no scales", kind = "f8f6f4", a = "e3m2", b = "e5m2" },
+  }
+  local function setup(c)
+    local packed = c.kind == "mxf4" or c.kind == "mxf4nvf4"
+    local KM = packed and 64 or 32                   -- K of one MMA
+    local K = 2 * KM
+    local nsf = c.nsf or 0
+    local na = math.max(1, math.ceil(2 * nsf / 4))    -- scale atoms a matrix
+    local S = {
+      c = c, packed = packed, KM = KM, K = K, nsf = nsf, na = na,
+      A = gen_small(c.a, M * K, 23), B = gen_small(c.b, N * K, 29),
+      AOFF = 0, BOFF = 8192, SAOFF = 12288, SBOFF = 12288 + 512 * na, TOTAL = 12288 + 1024 * na,
+    }
+    function S.sfcode(r, g, salt) return UE[c.scale or "ue8m0"].code(r, g, salt) end
+    return S
+  end
+
+  local function image(S)
+    local img = {}
+    for i = 1, S.TOTAL do img[i] = 0 end
+    local function operand(off, codes, R, tn)
+      local bytes = {}
+      for i = 0, R - 1 do
+        local rb = row_bytes(codes, i, S.K, tn, S.packed)
+        for j = 1, 64 do bytes[i * 64 + j] = rb[j] end
+      end
+      place(img, off, bytes, R, 64, 1, false, "none")
+    end
+    operand(S.AOFF, S.A, M, S.c.a)
+    operand(S.BOFF, S.B, N, S.c.b)
+    for r = 0, 127 do
+      for g = 0, 2 * S.nsf - 1 do
+        local at = 512 * floor(g / 4) + 16 * (r % 32) + 4 * floor(r / 32) + g % 4
+        img[S.SAOFF + at + 1] = S.sfcode(r, g, 0)
+        img[S.SBOFF + at + 1] = S.sfcode(r, g, 4)
+      end
+    end
+    if S.spoil_sf then img[S.SAOFF + 1] = S.spoil_sf end
     local words = {}
-    for i = 1, TOTAL, 4 do words[#words + 1] = img[i] + img[i + 1] * 256 + img[i + 2] * 65536 + img[i + 3] * 16777216 end
+    for i = 1, S.TOTAL, 4 do words[#words + 1] = img[i] + img[i + 1] * 256 + img[i + 2] * 65536 + img[i + 3] * 16777216 end
     return words
   end
 
-  -- o.cp_tid: the thread that issues the copies (0: the MMA thread); o.lmma, o.lcp: their lines
-  local function kernel(o)
+  -- o.cp_tid: the thread that issues the copies (0: the MMA thread); o.st_sfa: scale-A's first
+  -- atom by tcgen05.st instead ("spoil": warp 2's copy of row 0 differs); o.sfa_id: MMA 0's IDs
+  -- instead of its own; o.lmma, o.lcp: their lines
+  local function kernel(S, o)
+    local c = S.c
     local ptx = H.fresh()
     local idesc = {}
     for j = 0, 1 do
-      idesc[j] = ptx.tcgen05_idesc { kind = "mxf8f6f4", a = "e4m3", b = "e5m2", m = M, n = N, scale = "ue8m0", sfa_id = j, sfb_id = j }
+      local id = (j * S.nsf) % 4
+      if o.sfa_id and j == 0 then id = o.sfa_id end
+      idesc[j] = c.nsf and ptx.tcgen05_idesc { kind = c.kind, a = c.a, b = c.b, m = M, n = N, scale = c.scale, sfa_id = id, sfb_id = id }
+                 or ptx.tcgen05_idesc { kind = c.kind, d = "f32", a = c.a, b = c.b, m = M, n = N }
     end
     return ptx.kernel { name = "bs", target = "sm_100a", params = { { "img", "u32*" }, { "out", "u32*" } }, body = function(_, img, out)
       local plan = ptx.smem_plan()
       local slot = plan:alloc("slot", "u32", 1, { align = 16 })
       local bar = plan:alloc("bar", "b64", 1, { align = 8 })
-      local region = plan:alloc("ab", "u32", TOTAL / 4, { align = 1024 })
+      local region = plan:alloc("ab", "u32", S.TOTAL / 4, { align = 1024 })
       local tm = ptx.tmem_plan()
       local acc = tm:alloc("acc", 128)
       local tid = ptx.special "tid.x"
@@ -1442,21 +1523,33 @@ describe("emulated tcgen05.mma block-scaled", function()
       local gi = ptx.global_ptrs(img)
       local sb = ptx.reg.u32()
       ptx.mov.u32(sb, ptx.sym "smem")
-      for i = 0, TOTAL / 4 - 1, 128 do
-        local v = ptx.reg.u32()
-        ptx.ld.global.u32(v, ptx.addr(gi + (tid + i):mul_wide(4)))
-        ptx.st.shared.u32(ptx.addr(sb + region.offset + (tid + i):shl(2)), v)
+      for i = 0, S.TOTAL / 4 - 1, 128 do
+        local function copy()
+          local v = ptx.reg.u32()
+          ptx.ld.global.u32(v, ptx.addr(gi + (tid + i):mul_wide(4)))
+          ptx.st.shared.u32(ptx.addr(sb + region.offset + (tid + i):shl(2)), v)
+        end
+        -- o.skip: A's words left unwritten, "pad" its chunks' padding (words 2-3 of 4, 4-bit A),
+        -- "data" a word of elements
+        if o.skip and i < S.BOFF / 4 then
+          local keep = o.skip == "pad" and tid:band(3):lt(2) or tid:ne(5)
+          ptx.if_(keep, copy)
+        else copy() end
       end
       local base, d = handoff(ptx, false, true, slot, tm, acc)
-      local sfa, sfb = tm:address(base, acc, 0, N), tm:address(base, acc, 0, N + 4)
+      local sfa, sfb = {}, {}
+      for a = 0, S.na - 1 do
+        sfa[a] = tm:address(base, acc, 0, N + 4 * a)
+        sfb[a] = tm:address(base, acc, 0, N + 4 * S.na + 4 * a)
+      end
       local function desc(off, lbo, sbo) return plain_desc(ptx, sb, region.offset + off, lbo, sbo) end
-      if o.st_sfa then                                -- scale-A by tcgen05.st: every warp its quarter
+      if o.st_sfa then                                -- scale-A's atom 0 by tcgen05.st: every warp its quarter
         local l = tid:band(31)
         local regs = {}
-        for c = 0, 3 do
+        for q = 0, 3 do
           local v = ptx.reg.u32()
-          ptx.ld.global.u32(v, ptx.addr(gi + (l:shl(2) + (SAOFF / 4 + c)):mul_wide(4)))
-          if c == 0 and o.st_sfa == "spoil" then       -- warp 2's copy of row 0 differs
+          ptx.ld.global.u32(v, ptx.addr(gi + (l:shl(2) + (S.SAOFF / 4 + q)):mul_wide(4)))
+          if q == 0 and o.st_sfa == "spoil" then       -- warp 2's copy of row 0 differs
             local p = ptx.reg.pred()
             ptx.setp.eq.u32(p, tid, 64)
             ptx.at(p).add.u32(v, v, 1)
@@ -1464,27 +1557,38 @@ describe("emulated tcgen05.mma block-scaled", function()
           regs[#regs + 1] = v
         end
         local q = ptx.reg.u32()
-        ptx.op "add.u32" (q, sfa, warp:shl(21))
+        ptx.op "add.u32" (q, sfa[0], warp:shl(21))
         ptx.tcgen05_st { shape = "32x32b", num = 4, taddr = q, regs = regs }
         ptx.tcgen05_wait("st")
       end
-      ptx.if_(tid:eq(o.cp_tid or 0), function()
-        o.lcp = nextline()
-        if not o.st_sfa then ptx.op "tcgen05.cp.cta_group::1.32x128b.warpx4" (ptx.addr(sfa), desc(SAOFF, 16, 128)) end
-        ptx.op "tcgen05.cp.cta_group::1.32x128b.warpx4" (ptx.addr(sfb), desc(SBOFF, 16, 128))
-      end)
+      if c.nsf then
+        ptx.if_(tid:eq(o.cp_tid or 0), function()
+          for a = 0, S.na - 1 do
+            if a == 0 then o.lcp = nextline() end
+            if not (o.st_sfa and a == 0) then ptx.op "tcgen05.cp.cta_group::1.32x128b.warpx4" (ptx.addr(sfa[a]), desc(S.SAOFF + 512 * a, 16, 128)) end
+            ptx.op "tcgen05.cp.cta_group::1.32x128b.warpx4" (ptx.addr(sfb[a]), desc(S.SBOFF + 512 * a, 16, 128))
+          end
+        end)
+      end
       if o.cp_tid or o.st_sfa then
         ptx.tcgen05_fence("before")
         ptx.bar.sync(0)
         ptx.tcgen05_fence("after")
       end
       ptx.if_(tid:eq(0), function()
-        for j = 0, 1 do                               -- k-block j: 2 core matrices (LBO 128) on
+        for j = 0, 1 do                               -- MMA j: 32 bytes a row on, 2 core matrices (LBO 128)
           local p = ptx.reg.pred()
           if j > 0 then ptx.setp.eq.u32(p, tid, tid) else ptx.setp.ne.u32(p, tid, tid) end
-          if j == 0 then o.lmma = nextline() end
-          ptx.tcgen05_mma { d = d, a = desc(AOFF + 256 * j, 128, 512), b = desc(BOFF + 256 * j, 128, 512), idesc = idesc[j],
-                            accumulate = p, kind = "mxf8f6f4", scale_vec = "1X", scale_a = sfa, scale_b = sfb }
+          local ad, bd = desc(S.AOFF + 256 * j, 128, 512), desc(S.BOFF + 256 * j, 128, 512)
+          if c.nsf then
+            local at = floor(j * S.nsf / 4)
+            if j == 0 then o.lmma = nextline() end
+            ptx.tcgen05_mma { d = d, a = ad, b = bd, idesc = idesc[j], accumulate = p, kind = c.kind,
+                              scale_vec = c.sv, block = c.block, scale_a = sfa[at], scale_b = sfb[at] }
+          else
+            if j == 0 then o.lmma = nextline() end
+            ptx.tcgen05_mma { d = d, a = ad, b = bd, idesc = idesc[j], accumulate = p, kind = c.kind }
+          end
         end
         ptx.tcgen05_commit(bar)
       end)
@@ -1501,61 +1605,112 @@ describe("emulated tcgen05.mma block-scaled", function()
       ptx.if_(warp:eq(0), function() tm:deallocate(base) end)
     end }
   end
-  local function launch(o)
-    local k = kernel(o)
-    local words = image()
+  local function launch(S, o)
+    local k = kernel(S, o)
+    local words = image(S)
     local gimg = dev:array("u32", #words, words)
     local out = dev:array("u32", 128 * N):poison()
-    local ok, err = pcall(rt.launch, k, { device = dev, args = { gimg, out }, grid = { 1 }, block = { 128 } })
-    local got = ok and out:read() or nil
+    local ok, err, got = pcall(rt.launch, k, { device = dev, args = { gimg, out }, grid = { 1 }, block = { 128 },
+                                               checks = o.skip and { uninit_shared = true } or nil })
+    got = ok and out:read() or nil
     gimg:free(); out:free()
     return ok, err, got
   end
 
-  local function check(got)
-    local EA, EB = TYPES.e4m3.val, TYPES.e5m2.val
+  local function check(S, got)
+    local EA, EB, K = TYPES[S.c.a].val, TYPES[S.c.b].val, S.K
+    local blk = S.nsf > 0 and S.KM / S.nsf or K
+    local SV = UE[S.c.scale or "ue8m0"].val
     local plain = 0                                    -- the products without scales differ somewhere
     for m = 0, M - 1 do
       for n = 0, N - 1 do
         local s, sabs, u = 0, 0, 0
         for kk = 0, K - 1 do
-          local j = floor(kk / 32)
-          local a, b = EA(A[m * K + kk + 1]), EB(B[n * K + kk + 1])
-          local p = a * 2 ^ (ue(m, j, 0) - 127) * b * 2 ^ (ue(n, j, 4) - 127)
+          local g = floor(kk / blk)
+          local a, b = EA(S.A[m * K + kk + 1]), EB(S.B[n * K + kk + 1])
+          local p = a * b
+          if S.nsf > 0 then p = p * SV(S.sfcode(m, g, 0)) * SV(S.sfcode(n, g, 4)) end
           s = s + p; sabs = sabs + math.abs(p); u = u + a * b
         end
-        local g = ffi.cast("float*", ffi.new("uint32_t[1]", got[m * N + n + 1]))[0]
-        assert(math.abs(g - s) <= sabs * 2 ^ -22 + 1e-30, fmt("D[%d][%d] = %.9g, want %.9g", m, n, g, s))
+        local gv = ffi.cast("float*", ffi.new("uint32_t[1]", got[m * N + n + 1]))[0]
+        assert(math.abs(gv - s) <= sabs * 2 ^ -22 + 1e-30, fmt("D[%d][%d] = %.9g, want %.9g", m, n, gv, s))
         if math.abs(u - s) > sabs * 2 ^ -20 then plain = plain + 1 end
       end
     end
-    assert.is_true(plain > M * N / 2, "the scales change most results")
+    if S.nsf > 0 then assert.is_true(plain > M * N / 2, "the scales change most results") end
   end
-  it("scales each 32-K block of each row of A and column of B by its own factor (against a double reference)", function()
-    local ok, err, got = launch {}
-    assert.is_true(ok, err)
-    check(got)
-  end)
+  for _, c in ipairs(CASES) do
+    it(c.name .. ": each block of each row of A and column of B by its own factor (against a double reference)", function()
+      local S = setup(c)
+      local ok, err, got = launch(S, {})
+      assert.is_true(ok, err)
+      check(S, got)
+    end)
+  end
+
+  local base = setup(CASES[1])
   it("takes scale-A written by tcgen05.st, every warp its lane quarter (the same result)", function()
-    local ok, err, got = launch { st_sfa = true }
+    local ok, err, got = launch(base, { st_sfa = true })
     assert.is_true(ok, err)
-    check(got)
+    check(base, got)
   end)
   it("flags scale factors a lane quarter holds differently, at the MMA", function()
     local o = { st_sfa = "spoil" }
-    local ok, err = launch(o)
+    local ok, err = launch(base, o)
     assert.is_false(ok, "it ran")
     assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: ", o.lmma), err, 1, true)
     assert.matches("scale-A of row 0: byte 0 of lane 0, column 64", err, 1, true)
     assert.matches("lane 64 0x", err, 1, true)
     assert.matches("duplicated in all four lane quarters", err, 1, true)
   end)
-
   it("flags an MMA reading scale factors another thread's tcgen05.cp wrote, with no commit -> wait chain, naming the cp", function()
     local o = { cp_tid = 32 }
-    local ok, err = launch(o)
+    local ok, err = launch(base, o)
     assert.is_false(ok, "it ran")
     assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: ", o.lmma), err, 1, true)
     assert.matches(fmt("written by the tcgen05.cp of line %d", o.lcp), err, 1, true)
+  end)
+  it("flags scale-factor IDs other than 0 with .scale_vec::4X, at the MMA", function()
+    local o = { sfa_id = 2 }
+    local ok, err = launch(setup(CASES[4]), o)
+    assert.is_false(ok, "it ran")
+    assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: ", o.lmma), err, 1, true)
+    assert.matches("scale-factor IDs A 2, B 2 with .scale_vec::4X / .block16", err, 1, true)
+  end)
+  it("flags a 2X MMA reading the wrong half-word (both MMAs ID 2: the first reads the second's factors)", function()
+    local o = { sfa_id = 2 }
+    local S = setup(CASES[2])
+    local ok, err, got = launch(S, o)
+    assert.is_true(ok, err)
+    assert.has_error(function() check(S, got) end)
+  end)
+  it("flags ue4m3 factors with .scale_vec::2X (ue4m3 goes with 4X), at the MMA", function()
+    local c = { kind = "mxf4nvf4", a = "e2m1", b = "e2m1", sv = "2X", scale = "ue4m3", nsf = 2 }
+    local o = {}
+    local ok, err = launch(setup(c), o)
+    assert.is_false(ok, "it ran")
+    assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: ", o.lmma), err, 1, true)
+    assert.matches("ue4m3 goes with .scale_vec::4X / .block16 only", err, 1, true)
+  end)
+  it("reads no 4-bit chunk's padding as elements: unwritten padding passes the uninitialized-shared check, unwritten elements do not", function()
+    local S = setup(CASES[7])
+    local ok, err, got = launch(S, { skip = "pad" })
+    assert.is_true(ok, err)
+    check(S, got)
+    local o = { skip = "data" }
+    ok, err = launch(S, o)
+    assert.is_false(ok, "it ran")
+    assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: ", o.lmma), err, 1, true)
+    assert.matches("operand A reads shared byte 0x", err, 1, true)
+    assert.matches("which nothing has written", err, 1, true)
+  end)
+  it("stops at a ue4m3 factor with its top bit set (not emulated), at the MMA", function()
+    local S = setup(CASES[4])
+    S.spoil_sf = 0xb8
+    local o = {}
+    local ok, err = launch(S, o)
+    assert.is_false(ok, "it ran")
+    assert.matches(fmt("emu_tcgen05_spec.lua:%d: error: ", o.lmma), err, 1, true)
+    assert.matches("holds 0xb8, a ue4m3 code with its top bit set", err, 1, true)
   end)
 end)

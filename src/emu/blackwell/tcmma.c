@@ -159,12 +159,16 @@ static int rd_note(plX_emu *e, plX_cta *c, const plX_wgrd *span, uint32_t warp, 
 }
 
 /* the block-scaled kinds' scale factors: rows (M's rows or N's columns, at most 256) of one CTA's
-** scale matrix at column sc, byte id of each cell: row r at lane r % 32 of column sc + r / 32,
-** duplicated in all four lane quarters (the ISA: "Scale factors for A and B matrices need to be
-** duplicated to all 32 lane partitions"); the cells are read as the MMA reads D (written, and known
-** complete unless this thread's own ops wrote them). UE8M0: 2^(e - 127), 0xff NaN. 0 ok */
+** scale matrix at column sc, nsf of them a row (the scale vector: 1X, 2X or 4X), bytes id .. id +
+** nsf - 1 of each cell, byte id + s the factor of the row's s-th chunk of K / nsf elements (the
+** ISA, "Scale Factor A ID": the ID is a byte offset for 1X, a half-word one for 2X, 0 for 4X):
+** row r at lane r % 32 of column sc + r / 32, duplicated in all four lane quarters (the ISA:
+** "Scale factors for A and B matrices need to be duplicated to all 32 lane partitions"); the cells
+** are read as the MMA reads D (written, and known complete unless this thread's own ops wrote
+** them). UE8M0: 2^(e - 127), 0xff NaN; UE4M3: the unsigned e4m3 of the low 7 bits, 0x7f NaN.
+** out[r * nsf + s]. 0 ok */
 static int sf_read(plX_emu *e, plX_ins *in, plX_warp *w, int l, plX_cta *kc, uint32_t sta,
-                   uint32_t rows, int id, const char *what, double *out) {
+                   uint32_t rows, int id, int nsf, int ue4m3, const char *what, double *out) {
   uint32_t sl = sta >> 16, sc = sta & 0xffff, ncol = (rows + 31) / 32;
   if (sl != 0)
     return lfail(e, in, w, l,
@@ -181,19 +185,89 @@ static int sf_read(plX_emu *e, plX_ins *in, plX_warp *w, int l, plX_cta *kc, uin
         return e->status;
   }
   const uint32_t *cell = kc->bw->cell;
-  for (uint32_t r = 0; r < rows; r++) {
-    uint32_t col = sc + r / 32, v = cell[(r % 32) * BW_COLS + col] >> (8 * id) & 0xff;
-    for (uint32_t q = 1; q < 4; q++) {
-      uint32_t u = cell[(r % 32 + 32 * q) * BW_COLS + col] >> (8 * id) & 0xff;
-      if (u != v)
+  for (uint32_t r = 0; r < rows; r++)
+    for (int s = 0; s < nsf; s++) {
+      int by = id + s;
+      uint32_t col = sc + r / 32, v = cell[(r % 32) * BW_COLS + col] >> (8 * by) & 0xff;
+      for (uint32_t q = 1; q < 4; q++) {
+        uint32_t u = cell[(r % 32 + 32 * q) * BW_COLS + col] >> (8 * by) & 0xff;
+        if (u != v)
+          return lfail(e, in, w, l,
+                       "%s of row %u: byte %d of lane %u, column %u of CTA (%u,%u,%u) holds "
+                       "0x%02x, lane %u 0x%02x: the scale factors are duplicated in all four lane "
+                       "quarters (tcgen05.cp .32x128b.warpx4 does that)",
+                       what, r, by, r % 32, col, kc->ctaid[0], kc->ctaid[1], kc->ctaid[2], v,
+                       r % 32 + 32 * q, u);
+      }
+      double x;
+      if (!ue4m3)
+        x = v == 0xff ? NAN : ldexp(1.0, (int)v - 127);
+      else if (v & 0x80)
         return lfail(e, in, w, l,
-                     "%s of row %u: byte %d of lane %u, column %u of CTA (%u,%u,%u) holds 0x%02x, "
-                     "lane %u 0x%02x: the scale factors are duplicated in all four lane quarters "
-                     "(tcgen05.cp .32x128b.warpx4 does that)",
-                     what, r, id, r % 32, col, kc->ctaid[0], kc->ctaid[1], kc->ctaid[2], v,
-                     r % 32 + 32 * q, u);
+                     "%s of row %u: byte %d of lane %u, column %u holds 0x%02x, a ue4m3 code with "
+                     "its top bit set: what the tensor core makes of it is not emulated (a ue4m3 "
+                     "value is 7 bits, the top one 0)",
+                     what, r, by, r % 32, col, v);
+      else
+        x = v == 0x7f ? NAN : plX__to_double(v, XFMT_E4M3);
+      out[(size_t)r * (size_t)nsf + (size_t)s] = x;
     }
-    out[r] = v == 0xff ? NAN : ldexp(1.0, (int)v - 127);
+  return 0;
+}
+
+/* the 4- and 6-bit element types: their bits (0: another type) */
+static int sub_bits(int t) {
+  return t == PLTC_T_E2M1 ? 4 : t == PLTC_T_E2M3 || t == PLTC_T_E3M2 ? 6 : 0;
+}
+
+/* the value of code c of e2m1, e2m3 or e3m2 (OCP MX: a sign, no infinity or NaN; subnormal at
+** exponent 0; bias 1 for 2 exponent bits, 3 for 3) */
+static double small_val(uint32_t c, int t) {
+  int eb = t == PLTC_T_E3M2 ? 3 : 2, mb = t == PLTC_T_E2M1 ? 1 : t == PLTC_T_E2M3 ? 3 : 2;
+  int bias = (1 << (eb - 1)) - 1;
+  uint32_t s = c >> (eb + mb) & 1, ex = c >> mb & ((1u << eb) - 1), m = c & ((1u << mb) - 1);
+  double v =
+      ex ? ldexp(1.0 + ldexp((double)m, -mb), (int)ex - bias) : ldexp((double)m, 1 - bias - mb);
+  return s ? -v : v;
+}
+
+/* a K-major operand of 4- or 6-bit elements (rows x K of type t) through descriptor desc: its
+** bytes read as an 8-bit operand's are (every check of plX__h_desc_load), into tmp, then unpacked.
+** packed (.kind::mxf4, mxf4nvf4; the ISA: "two 4-bit elements in a 8-bit container, with no
+** padding"): K / 2 bytes a row, element 2j in the low nibble of byte j. Else (.kind::f8f6f4,
+** mxf8f6f4: "contiguously packed along with padding", the .b4x16_p64 / .b6x16_p32 layouts a TMA
+** load makes: sixteen elements packed, then 64 or 32 bits of padding): K bytes a row as 8-bit
+** elements take, each 16-byte chunk holding 16 elements from its first byte, element i at bits
+** [b i, b i + b) of the chunk read little-endian. 0 ok */
+static int sub_load(plX_emu *e, plX_ins *in, plX_warp *w, uint64_t desc, int t, int packed,
+                    uint32_t rows, uint32_t K, double *out, double *tmp, const char *which,
+                    plX_wgrd *span) {
+  uint32_t kb = packed ? K / 2 : K, b = (uint32_t)sub_bits(t);
+  e->H.data_bytes = packed ? 0 : 2 * b; /* 8 or 12 bytes of a chunk, the rest padding */
+  int rc = plX__h_desc_load(e, in, w, 100, desc, PLT_U8, 0, 0, rows, kb, tmp, which, span);
+  e->H.data_bytes = 0;
+  if (rc) return e->status;
+  double lut[64];
+  for (uint32_t c = 0; c < (1u << b); c++) lut[c] = small_val(c, t);
+  for (uint32_t r = 0; r < rows; r++) {
+    const double *src = tmp + (size_t)r * kb;
+    double *dst = out + (size_t)r * K;
+    if (packed) {
+      for (uint32_t j = 0; j < kb; j++) {
+        uint32_t v = (uint32_t)src[j];
+        dst[2 * j] = lut[v & 15];
+        dst[2 * j + 1] = lut[v >> 4];
+      }
+      continue;
+    }
+    for (uint32_t c = 0; c < kb / 16; c++) {
+      uint8_t q[16];
+      for (int i = 0; i < 16; i++) q[i] = (uint8_t)src[16 * c + (uint32_t)i];
+      for (uint32_t i = 0; i < 16; i++) {
+        uint32_t bit = b * i, v = (uint32_t)q[bit / 8] | (uint32_t)q[bit / 8 + 1] << 8;
+        dst[16 * c + i] = lut[v >> (bit % 8) & ((1u << b) - 1)];
+      }
+    }
   }
   return 0;
 }
@@ -239,28 +313,51 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
                  "tcgen05.mma.sp",
                  iv);
   int M = id.m, N = id.n, at = elem_type(id.a), bt = elem_type(id.b);
-  int bs = in->sub2 >= PLTC_MXF8F6F4; /* block scaled */
-  if (bs && in->sub2 != PLTC_MXF8F6F4)
+  int bs = in->sub2 >= PLTC_MXF8F6F4;                            /* block scaled */
+  int fp4k = in->sub2 == PLTC_MXF4 || in->sub2 == PLTC_MXF4NVF4; /* packed e2m1 */
+  int sba = sub_bits(id.a), sbb = sub_bits(id.b), atmem = in->sub & 1;
+  if (id.k96)
     return lfail(e, in, w, l,
-                 ".kind::%s is not emulated (the shared-memory container of packed e2m1 "
-                 "elements, and the 2X/4X scale-factor sub-columns, are not pinned)",
-                 plB_tc_kind_name(in->sub2));
-  if (bs && id.scale != PLTC_T_UE8M0)
-    return lfail(e, in, w, l,
-                 ".kind::mxf8f6f4 with %s scale factors is not emulated (the ISA's combinations "
-                 "give it ue8m0)",
-                 plB_tc_type_name(id.scale));
+                 "K = 96 (bit 31 of the instruction descriptor, sm_103a) is not emulated (where "
+                 "its three or six scale factors a row lie is given by figures only)");
   if (bs && in->rnd == 2 && M == 128)
     return lfail(e, in, w, l,
                  "a block-scaled M=128 cta_group::2 MMA is not emulated (where each CTA's 64 rows "
                  "of scale factors lie is not pinned)");
-  int K = in->sub2 == PLTC_F16 ? 16 : in->sub2 == PLTC_TF32 ? 8 : 32;
-  int integer = in->sub2 == PLTC_I8, atmem = in->sub & 1;
-  if (at < 0 || bt < 0)
+  int K = in->sub2 == PLTC_F16 ? 16 : in->sub2 == PLTC_TF32 ? 8 : fp4k ? 64 : 32;
+  int integer = in->sub2 == PLTC_I8;
+  /* the scale vector: nsf factors a row of A (column of B) and MMA, each over K / nsf elements */
+  int nsf = bs ? K / (in->t2 ? in->t2 : 32) : 0, ue4m3 = bs && id.scale == PLTC_T_UE4M3;
+  if (bs && (in->sub2 == PLTC_MXF8F6F4 ? nsf != 1 : nsf != 2 && nsf != 4))
+    return lfail(e, in, w, l, ".kind::%s with %d scale factors a row (K = %d, blocks of %d)",
+                 plB_tc_kind_name(in->sub2), nsf, K, in->t2);
+  if (ue4m3 && nsf != 4)
     return lfail(e, in, w, l,
-                 ".kind::%s with %s x %s is not emulated (the shared-memory container of 6- "
-                 "and 4-bit elements is not pinned)",
-                 plB_tc_kind_name(in->sub2), plB_tc_type_name(id.a), plB_tc_type_name(id.b));
+                 "ue4m3 scale factors (instruction descriptor 0x%08x, bit 23 clear) with "
+                 ".scale_vec::2X / .block32: ue4m3 goes with .scale_vec::4X / .block16 only "
+                 "(ue8m0 sets bit 23)",
+                 iv);
+  if (nsf == 4 && (id.sfa_id || id.sfb_id))
+    return lfail(e, in, w, l,
+                 "scale-factor IDs A %d, B %d with .scale_vec::4X / .block16: the four factors "
+                 "of a row fill the whole 32-bit cell, so both IDs are 0",
+                 id.sfa_id, id.sfb_id);
+  for (int o = 0; o < 2; o++) {
+    int sb = o ? sbb : sba, tr = o ? id.trans_b : id.trans_a;
+    if (!sb) continue;
+    if (o == 0 && atmem)
+      return lfail(e, in, w, l,
+                   "A of %d-bit %s elements in tensor memory is not emulated (where an element "
+                   "lies in its container is given by figures only)",
+                   sb, plB_tc_type_name(id.a));
+    if (tr)
+      return lfail(e, in, w, l,
+                   "a transposed (MN-major) operand %c of %d-bit %s elements is not emulated",
+                   o ? 'B' : 'A', sb, plB_tc_type_name(o ? id.b : id.a));
+  }
+  if ((at < 0 && !sba) || (bt < 0 && !sbb))
+    return lfail(e, in, w, l, ".kind::%s with %s x %s is not emulated", plB_tc_kind_name(in->sub2),
+                 plB_tc_type_name(id.a), plB_tc_type_name(id.b));
   /* an f16 D (the ISA, "Packing format for matrix D in Tensor Memory": a sub-word D element is
   ** not packed, a 16-bit one stands in the lower 16 bits of its 32-bit cell): summed as wgmma's
   ** f16 accumulators are, in double from the f16 values and rounded to f16 (RN) once; the upper
@@ -381,14 +478,15 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
     }
   /* the operands, as doubles: A's rows and B's rows (D's columns) half from each CTA of a pair */
   size_t na = (size_t)M * (size_t)K, nb = (size_t)N * (size_t)K, nd = (size_t)M * (size_t)N;
-  if (b->nscr < na + nb + nd) {
-    double *p = realloc(b->scr, sizeof(double) * (na + nb + nd));
+  size_t nt = sba || sbb ? (na > nb ? na : nb) : 0; /* sub_load's bytes */
+  if (b->nscr < na + nb + nd + nt) {
+    double *p = realloc(b->scr, sizeof(double) * (na + nb + nd + nt));
     if (!p) return plX__fail(e, in->stmt, "out of memory");
     b->scr = p;
-    b->nscr = na + nb + nd;
+    b->nscr = na + nb + nd + nt;
   }
   double *A = b->scr;
-  double *B = A + na, *D = B + nb;
+  double *B = A + na, *D = B + nb, *T = D + nd;
   plX_wgrd sa[2], sb[2];
   memset(sa, 0, sizeof sa);
   memset(sb, 0, sizeof sb);
@@ -405,36 +503,48 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
           A[(k * ma + m) * (size_t)K + (size_t)kk] = plX__h_elem(row[bit / 32] >> (bit % 32), at);
         }
       }
-    } else
+    } else if (sba)
+      rc = sub_load(e, in, w, adesc, id.a, fp4k, ma, (uint32_t)K, A + (size_t)k * ma * (size_t)K, T,
+                    "operand A", &sa[k]);
+    else
       rc = plX__h_desc_load(e, in, w, 100, adesc, at, id.trans_a, 0, ma, (uint32_t)K,
                             A + (size_t)k * ma * (size_t)K, "operand A", &sa[k]);
-    if (!rc)
+    if (!rc && sbb)
+      rc = sub_load(e, in, w, bdesc, id.b, fp4k, nbr, (uint32_t)K, B + (size_t)k * nbr * (size_t)K,
+                    T, "operand B", &sb[k]);
+    else if (!rc)
       rc = plX__h_desc_load(e, in, w, 100, bdesc, bt, id.trans_b, 0, nbr, (uint32_t)K,
                             B + (size_t)k * nbr * (size_t)K, "operand B", &sb[k]);
   }
   e->C = c;
   if (rc) return e->status;
-  /* the block-scaled kinds: each row of A and column of B times its scale factor (K = 32: one a
-  ** row); A's rows from each CTA's own scale matrix, B's from the even CTA's (the odd one must
-  ** hold the same: which one a pair's MMA reads is not pinned) */
+  /* the block-scaled kinds: each row of A and column of B times its nsf scale factors (the s-th
+  ** over elements s K / nsf .. (s + 1) K / nsf - 1); A's rows from each CTA's own scale matrix,
+  ** B's from the even CTA's (the odd one must hold the same: which one a pair's MMA reads is not
+  ** pinned) */
   double *sfa = NULL, *sfb = NULL;
+  size_t nsz = (size_t)nsf;
   if (bs) {
-    sfa = malloc(sizeof(double) * (size_t)(M + 2 * N));
+    sfa = malloc(sizeof(double) * (size_t)(M + 2 * N) * nsz);
     if (!sfa) return plX__fail(e, in->stmt, "out of memory");
-    sfb = sfa + M;
+    sfb = sfa + (size_t)M * nsz;
     uint32_t sat = (uint32_t)(wslot(w, in->d)[l] + (uint64_t)in->target),
              sbt = (uint32_t)(wslot(w, in->d2)[l] + (uint64_t)in->vs);
     for (int k = 0; k < nc && !rc; k++) {
-      rc = sf_read(e, in, w, l, cs[k], sat, ma, id.sfa_id, "scale-A", sfa + (size_t)k * ma);
+      rc = sf_read(e, in, w, l, cs[k], sat, ma, id.sfa_id, nsf, ue4m3, "scale-A",
+                   sfa + (size_t)k * ma * nsz);
       if (!rc)
-        rc = sf_read(e, in, w, l, cs[k], sbt, (uint32_t)N, id.sfb_id, "scale-B", k ? sfb + N : sfb);
+        rc = sf_read(e, in, w, l, cs[k], sbt, (uint32_t)N, id.sfb_id, nsf, ue4m3, "scale-B",
+                     k ? sfb + (size_t)N * nsz : sfb);
     }
-    for (int n = 0; n < N && !rc && nc == 2; n++)
-      if (sfb[n] != sfb[N + n] && !(sfb[n] != sfb[n] && sfb[N + n] != sfb[N + n]))
+    for (size_t i = 0; i < (size_t)N * nsz && !rc && nc == 2; i++) {
+      double x = sfb[i], y = sfb[(size_t)N * nsz + i];
+      if (x != y && !(x != x && y != y))
         rc = lfail(e, in, w, l,
-                   "scale-B of column %d differs between the CTAs of the pair (%g and %g): "
+                   "scale-B of column %u differs between the CTAs of the pair (%g and %g): "
                    "which CTA's scale factors a cta_group::2 MMA reads for B is not emulated",
-                   n, sfb[n], sfb[N + n]);
+                   (uint32_t)(i / nsz), x, y);
+    }
     if (rc) {
       free(sfa);
       return e->status;
@@ -477,10 +587,13 @@ int plX__b_exec_mma(plX_emu *e, plX_warp *w, plX_ins *in, uint32_t em) {
   } else if (in->t3 == 3 || in->t3 == 4)
     b->coll_pc = 0;
   if (bs) {
+    int chunk = K / nsf;
     for (uint32_t m = 0; m < (uint32_t)M; m++)
-      for (int kk = 0; kk < K; kk++) A[m * (size_t)K + (size_t)kk] *= sfa[m];
+      for (int kk = 0; kk < K; kk++)
+        A[m * (size_t)K + (size_t)kk] *= sfa[m * nsz + (size_t)(kk / chunk)];
     for (uint32_t n = 0; n < (uint32_t)N; n++)
-      for (int kk = 0; kk < K; kk++) B[n * (size_t)K + (size_t)kk] *= sfb[n];
+      for (int kk = 0; kk < K; kk++)
+        B[n * (size_t)K + (size_t)kk] *= sfb[n * nsz + (size_t)(kk / chunk)];
     free(sfa);
   }
   if (id.neg_a)

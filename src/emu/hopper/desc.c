@@ -423,7 +423,8 @@ int plX__h_desc_load_ref(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t 
         return plX__fail_warp(e, in, w, m, 0xffffffffu);
       }
       /* opt-in: kept, the run goes on (a copy in flight there: the always-on check names it) */
-      if ((e->checks & PLX_CHECK_UNINIT_SHARED) && c->smem_def && !e->ndeferred) {
+      if ((e->checks & PLX_CHECK_UNINIT_SHARED) && c->smem_def && !e->ndeferred &&
+          (!e->H.data_bytes || k % 16 < e->H.data_bytes)) {
         for (int b = 0; b < elt; b++) {
           if (c->smem_def[a + (uint32_t)b]) continue;
           const uint32_t *id = e->C->ctaid;
