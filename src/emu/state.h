@@ -502,9 +502,6 @@ typedef struct plX_hop {
   int track;           /* proxy and swizzle tracking arrays are kept */
   uint32_t cl[3], ncl; /* cluster shape and size */
   int explicit_cl;
-  /* a descriptor read of padded sub-byte chunks (tcmma.c): only bytes k % 16 < data_bytes of a row
-  ** hold elements, the rest is padding the uninitialized-read check passes over (0: all bytes) */
-  uint32_t data_bytes;
   uint32_t clphase, clcount; /* barrier.cluster */
   PLB_VEC(plX_async) q;      /* copies in flight */
   uint32_t budget;           /* setmaxnreg: registers per thread at launch */

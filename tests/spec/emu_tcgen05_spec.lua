@@ -154,7 +154,9 @@ local function gen(tn, count, seed, small)
   local T = TYPES[tn]
   for i = 1, count do
     r = r * 16807 % 2147483647
-    if T.code then
+    if T.nbits then
+      out[i] = r % 2 ^ T.nbits                        -- a 4- or 6-bit code: every one finite
+    elseif T.code then
       local c = r % 256
       if tn == "e4m3" and bit.band(c, 0x7f) == 0x7f then c = 0x38 end     -- not NaN
       if tn == "e5m2" and bit.band(c, 0x7c) == 0x7c then c = 0x3c end     -- not inf/NaN
@@ -1410,12 +1412,6 @@ local UE = {
   ue4m3 = { code = function(r, g, salt) return 0x28 + (r * 5 + g * 3 + salt) % 32 end,     -- 0.25 .. 3.75
             val = function(c) return minifloat(c, 4, 3, 7) end },
 }
-local function gen_small(tn, count, seed)
-  if not TYPES[tn].nbits then return gen(tn, count, seed) end
-  local r, out = seed, {}
-  for i = 1, count do r = r * 16807 % 2147483647; out[i] = r % 2 ^ TYPES[tn].nbits end
-  return out
-end
 -- row i of an R x K operand (codes) as its 64 shared bytes
 local function row_bytes(codes, i, K, tn, packed)
   local nb, out = TYPES[tn].nbits, {}
@@ -1463,7 +1459,7 @@ describe("emulated tcgen05.mma block-scaled", function()
     local na = math.max(1, math.ceil(2 * nsf / 4))    -- scale atoms a matrix
     local S = {
       c = c, packed = packed, KM = KM, K = K, nsf = nsf, na = na,
-      A = gen_small(c.a, M * K, 23), B = gen_small(c.b, N * K, 29),
+      A = gen(c.a, M * K, 23), B = gen(c.b, N * K, 29),
       AOFF = 0, BOFF = 8192, SAOFF = 12288, SBOFF = 12288 + 512 * na, TOTAL = 12288 + 1024 * na,
     }
     function S.sfcode(r, g, salt) return UE[c.scale or "ue8m0"].code(r, g, salt) end

@@ -232,7 +232,8 @@ static double small_val(uint32_t c, int t) {
 }
 
 /* a K-major operand of 4- or 6-bit elements (rows x K of type t) through descriptor desc: its
-** bytes read as an 8-bit operand's are (every check of plX__h_desc_load), into tmp, then unpacked.
+** bytes read as an 8-bit operand's are (every check of plX__h_desc_load_pad), into tmp, then
+** unpacked.
 ** packed (.kind::mxf4, mxf4nvf4; the ISA: "two 4-bit elements in a 8-bit container, with no
 ** padding"): K / 2 bytes a row, element 2j in the low nibble of byte j. Else (.kind::f8f6f4,
 ** mxf8f6f4: "contiguously packed along with padding", the .b4x16_p64 / .b6x16_p32 layouts a TMA
@@ -243,10 +244,10 @@ static int sub_load(plX_emu *e, plX_ins *in, plX_warp *w, uint64_t desc, int t, 
                     uint32_t rows, uint32_t K, double *out, double *tmp, const char *which,
                     plX_wgrd *span) {
   uint32_t kb = packed ? K / 2 : K, b = (uint32_t)sub_bits(t);
-  e->H.data_bytes = packed ? 0 : 2 * b; /* 8 or 12 bytes of a chunk, the rest padding */
-  int rc = plX__h_desc_load(e, in, w, 100, desc, PLT_U8, 0, 0, rows, kb, tmp, which, span);
-  e->H.data_bytes = 0;
-  if (rc) return e->status;
+  /* a chunk's data: all 16 bytes packed, else 8 or 12, the rest padding */
+  if (plX__h_desc_load_pad(e, in, w, 100, desc, PLT_U8, rows, kb, packed ? 16 : 2 * b, tmp, which,
+                           span))
+    return e->status;
   double lut[64];
   for (uint32_t c = 0; c < (1u << b); c++) lut[c] = small_val(c, t);
   for (uint32_t r = 0; r < rows; r++) {

@@ -335,15 +335,11 @@ static int desc_fast(plX_emu *e, const plB_sm_desc *d, uint32_t mask, int elt, i
   return 1;
 }
 
-int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t, int mn,
-                     uint32_t r0, uint32_t rows, uint32_t K, double *out, const char *which,
-                     plX_wgrd *span) {
-  return plX__h_desc_load_ref(e, in, w, sm, desc, t, mn, r0, rows, K, out, NULL, which, span);
-}
-
-int plX__h_desc_load_ref(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t, int mn,
-                         uint32_t r0, uint32_t rows, uint32_t K, double *out, const double **res,
-                         const char *which, plX_wgrd *span) {
+/* the gather; data: the bytes of each 16-byte chunk along K that the uninitialized-read check
+** covers (16: all of them) */
+static int desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t, int mn,
+                     uint32_t r0, uint32_t rows, uint32_t K, uint32_t data, double *out,
+                     const double **res, const char *which, plX_wgrd *span) {
   plB_sm_desc d;
   if (res) *res = out;
   if (sm >= 100) {
@@ -423,8 +419,7 @@ int plX__h_desc_load_ref(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t 
         return plX__fail_warp(e, in, w, m, 0xffffffffu);
       }
       /* opt-in: kept, the run goes on (a copy in flight there: the always-on check names it) */
-      if ((e->checks & PLX_CHECK_UNINIT_SHARED) && c->smem_def && !e->ndeferred &&
-          (!e->H.data_bytes || k % 16 < e->H.data_bytes)) {
+      if ((e->checks & PLX_CHECK_UNINIT_SHARED) && c->smem_def && !e->ndeferred && k % 16 < data) {
         for (int b = 0; b < elt; b++) {
           if (c->smem_def[a + (uint32_t)b]) continue;
           const uint32_t *id = e->C->ctaid;
@@ -445,4 +440,22 @@ int plX__h_desc_load_ref(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t 
       plX__hop_inflight_read(e, in, w, -1, c, span->lo, span->hi, what))
     return e->status;
   return 0;
+}
+
+int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t, int mn,
+                     uint32_t r0, uint32_t rows, uint32_t K, double *out, const char *which,
+                     plX_wgrd *span) {
+  return desc_load(e, in, w, sm, desc, t, mn, r0, rows, K, 16, out, NULL, which, span);
+}
+
+int plX__h_desc_load_ref(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t, int mn,
+                         uint32_t r0, uint32_t rows, uint32_t K, double *out, const double **res,
+                         const char *which, plX_wgrd *span) {
+  return desc_load(e, in, w, sm, desc, t, mn, r0, rows, K, 16, out, res, which, span);
+}
+
+int plX__h_desc_load_pad(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t,
+                         uint32_t rows, uint32_t K, uint32_t data, double *out, const char *which,
+                         plX_wgrd *span) {
+  return desc_load(e, in, w, sm, desc, t, 0, 0, rows, K, data, out, NULL, which, span);
 }

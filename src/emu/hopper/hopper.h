@@ -115,6 +115,12 @@ int plX__h_desc_load(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc
 int plX__h_desc_load_ref(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t, int mn,
                          uint32_t r0, uint32_t rows, uint32_t K, double *out, const double **res,
                          const char *which, plX_wgrd *span);
+/* plX__h_desc_load of a K-major byte matrix (t an 8-bit type) whose 16-byte chunks hold elements
+** in their first data bytes only, the rest padding that the uninitialized-read check passes over
+** (the .b4x16_p64 / .b6x16_p32 containers of tcgen05.mma) */
+int plX__h_desc_load_pad(plX_emu *e, plX_ins *in, plX_warp *w, int sm, uint64_t desc, int t,
+                         uint32_t rows, uint32_t K, uint32_t data, double *out, const char *which,
+                         plX_wgrd *span);
 void plX__h_desc_free(plX_cta *c); /* the gather cache desc_load keeps per CTA */
 
 /* cluster.c */
